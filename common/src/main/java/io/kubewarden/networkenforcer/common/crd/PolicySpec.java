@@ -1,0 +1,87 @@
+package io.kubewarden.networkenforcer.common.crd;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import java.util.Objects;
+
+/**
+ * The spec both kinds share: a backend, exactly one payload of that backend, the target workload
+ * and the direction. The CEL rules here are the five of the API contract.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value = "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
+        + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
+    message = "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend")
+@ValidationRule(
+    value = "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
+        + " && ((has(self.kubernetes.podSelector.matchLabels) && size(self.kubernetes.podSelector.matchLabels) > 0)"
+        + " || (has(self.kubernetes.podSelector.matchExpressions) && size(self.kubernetes.podSelector.matchExpressions) > 0)))",
+    message = "spec.kubernetes.podSelector must have matchLabels or matchExpressions")
+@ValidationRule(
+    value = "self.backend != 'istio' || !has(self.istio) || (has(self.istio.selector)"
+        + " && ((has(self.istio.selector.matchLabels) && size(self.istio.selector.matchLabels) > 0)"
+        + " || (has(self.istio.selector.matchExpressions) && size(self.istio.selector.matchExpressions) > 0)))",
+    message = "spec.istio.selector must not be empty")
+@ValidationRule(
+    value = "self.backend != 'istio' || self.direction == 'Ingress'",
+    message = "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)")
+@ValidationRule(
+    value = "self.backend != 'kubernetes' || !has(self.kubernetes)"
+        + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
+    message = "spec.kubernetes.policyTypes must be exactly [spec.direction]")
+public abstract class PolicySpec {
+
+  @Required
+  @ValidationRule(value = "self == oldSelf", message = "spec.backend is immutable")
+  private Backend backend;
+  private NetworkPolicySpec kubernetes;
+  private IstioPolicy istio;
+  @Required
+  private TargetRef targetRef;
+  @Required
+  private Direction direction;
+
+  public Backend getBackend() { return backend; }
+  public void setBackend(Backend backend) { this.backend = backend; }
+  public NetworkPolicySpec getKubernetes() { return kubernetes; }
+  public void setKubernetes(NetworkPolicySpec kubernetes) { this.kubernetes = kubernetes; }
+  public IstioPolicy getIstio() { return istio; }
+  public void setIstio(IstioPolicy istio) { this.istio = istio; }
+  public TargetRef getTargetRef() { return targetRef; }
+  public void setTargetRef(TargetRef targetRef) { this.targetRef = targetRef; }
+  public Direction getDirection() { return direction; }
+  public void setDirection(Direction direction) { this.direction = direction; }
+
+  /** Copies the fields shared by both kinds from another spec (used on promotion). */
+  public void copySharedFrom(PolicySpec other) {
+    backend = other.backend;
+    kubernetes = other.kubernetes;
+    istio = other.istio;
+    targetRef = other.targetRef;
+    direction = other.direction;
+  }
+
+  /** Whether the payload of the other spec (backend, payload, target, direction) equals ours. */
+  @JsonIgnore
+  public boolean sameAllowListAs(PolicySpec other) {
+    return other != null && backend == other.backend && direction == other.direction
+        && Objects.equals(targetRef, other.targetRef) && Objects.equals(kubernetes, other.kubernetes)
+        && Objects.equals(istio, other.istio);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o != null && o.getClass() == getClass() && sameAllowListAs((PolicySpec) o);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(backend, kubernetes, istio, targetRef, direction);
+  }
+}

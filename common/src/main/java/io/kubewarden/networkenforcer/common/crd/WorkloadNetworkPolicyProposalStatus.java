@@ -1,0 +1,29 @@
+package io.kubewarden.networkenforcer.common.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/** Status of a proposal (ours): per-rule, per-port evidence of what was observed. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class WorkloadNetworkPolicyProposalStatus {
+  private List<RuleEvidence> evidence = new ArrayList<>();
+
+  public WorkloadNetworkPolicyProposalStatus() {}
+
+  public WorkloadNetworkPolicyProposalStatus(List<RuleEvidence> evidence) {
+    this.evidence = evidence;
+  }
+
+  public List<RuleEvidence> getEvidence() { return evidence; }
+  public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence);
+  }
+
+  @Override
+  public int hashCode() { return Objects.hashCode(evidence); }
+}

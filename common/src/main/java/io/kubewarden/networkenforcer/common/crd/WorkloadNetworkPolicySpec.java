@@ -1,0 +1,25 @@
+package io.kubewarden.networkenforcer.common.crd;
+
+import io.fabric8.crd.generator.annotation.PrinterColumn;
+import io.fabric8.generator.annotation.Default;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import java.util.Objects;
+
+/** Spec of a WorkloadNetworkPolicy: the allow-list plus the enforcement mode. */
+public class WorkloadNetworkPolicySpec extends PolicySpec {
+
+  @Default("monitor")
+  @PrinterColumn(name = "Mode", priority = 0)
+  private Mode mode = Mode.monitor;
+
+  public Mode getMode() { return mode; }
+  public void setMode(Mode mode) { this.mode = mode; }
+
+  @Override
+  public boolean equals(Object o) {
+    return super.equals(o) && mode == ((WorkloadNetworkPolicySpec) o).mode;
+  }
+
+  @Override
+  public int hashCode() { return Objects.hash(super.hashCode(), mode); }
+}

@@ -1,0 +1,51 @@
+package io.kubewarden.networkenforcer.common.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Status of a WorkloadNetworkPolicy. {@code violationCount} only grows;
+ * {@code activeViolationCount == violations.size()}; both lists newest first, at most 100.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class WorkloadNetworkPolicyStatus {
+  public static final int MAX_RECORDS = 100;
+
+  private Long observedGeneration;
+  private long violationCount;
+  private long activeViolationCount;
+  private List<ViolationRecord> violations = new ArrayList<>();
+  private List<AcknowledgedViolation> acknowledgedViolations = new ArrayList<>();
+  /** Ours: rendering problems, unmatched acknowledgements. */
+  private List<Condition> conditions = new ArrayList<>();
+
+  public Long getObservedGeneration() { return observedGeneration; }
+  public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
+  public long getViolationCount() { return violationCount; }
+  public void setViolationCount(long violationCount) { this.violationCount = violationCount; }
+  public long getActiveViolationCount() { return activeViolationCount; }
+  public void setActiveViolationCount(long activeViolationCount) { this.activeViolationCount = activeViolationCount; }
+  public List<ViolationRecord> getViolations() { return violations; }
+  public void setViolations(List<ViolationRecord> violations) { this.violations = violations; }
+  public List<AcknowledgedViolation> getAcknowledgedViolations() { return acknowledgedViolations; }
+  public void setAcknowledgedViolations(List<AcknowledgedViolation> v) { this.acknowledgedViolations = v; }
+  public List<Condition> getConditions() { return conditions; }
+  public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorkloadNetworkPolicyStatus s && Objects.equals(observedGeneration, s.observedGeneration)
+        && violationCount == s.violationCount && activeViolationCount == s.activeViolationCount
+        && Objects.equals(violations, s.violations) && Objects.equals(acknowledgedViolations, s.acknowledgedViolations)
+        && Objects.equals(conditions, s.conditions);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(observedGeneration, violationCount, activeViolationCount, violations,
+        acknowledgedViolations, conditions);
+  }
+}

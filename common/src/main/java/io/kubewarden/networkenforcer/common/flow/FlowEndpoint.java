@@ -1,0 +1,113 @@
+package io.kubewarden.networkenforcer.common.flow;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One end of a flow, resolved at ingest time so that a replayed topic gives the same result even
+ * when the workload is gone. {@code workloadKind}/{@code workloadName} are null when the pod is not
+ * owned by a workload (allowed only for an Istio source that has an identity).
+ *
+ * @param workloadSelector the workload's {@code spec.selector}
+ * @param identity the SPIFFE identity, {@code spiffe://<trust domain>/ns/<ns>/sa/<sa>} (Istio)
+ * @param namedPorts the pod's named container ports, when known
+ */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record FlowEndpoint(
+    String namespace,
+    WorkloadKind workloadKind,
+    String workloadName,
+    LabelSelector workloadSelector,
+    Map<String, String> podLabels,
+    Map<String, String> namespaceLabels,
+    String podName,
+    String ip,
+    String serviceAccount,
+    String identity,
+    List<NamedPort> namedPorts) {
+
+  public FlowEndpoint {
+    podLabels = podLabels == null ? Map.of() : Map.copyOf(podLabels);
+    namespaceLabels = namespaceLabels == null ? Map.of() : Map.copyOf(namespaceLabels);
+    namedPorts = namedPorts == null ? List.of() : List.copyOf(namedPorts);
+  }
+
+  /** The workload this endpoint belongs to, if any. */
+  @JsonIgnore
+  public Optional<WorkloadRef> workload() {
+    if (namespace == null || workloadKind == null || workloadName == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new WorkloadRef(namespace, workloadKind, workloadName));
+  }
+
+  /**
+   * The Istio principal, {@code <trust domain>/ns/<ns>/sa/<sa>}: the identity without its
+   * {@code spiffe://} scheme.
+   */
+  @JsonIgnore
+  public Optional<String> principal() {
+    if (identity == null || identity.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(identity.startsWith("spiffe://") ? identity.substring("spiffe://".length()) : identity);
+  }
+
+  /** The namespace labels, with {@code kubernetes.io/metadata.name} always present. */
+  @JsonIgnore
+  public Map<String, String> effectiveNamespaceLabels() {
+    if (namespace == null || namespaceLabels.containsKey("kubernetes.io/metadata.name")) {
+      return namespaceLabels;
+    }
+    var labels = new java.util.HashMap<>(namespaceLabels);
+    labels.put("kubernetes.io/metadata.name", namespace);
+    return Map.copyOf(labels);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    return new Builder().namespace(namespace).workload(workloadKind, workloadName)
+        .workloadSelector(workloadSelector).podLabels(podLabels).namespaceLabels(namespaceLabels)
+        .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts);
+  }
+
+  /** Builder: endpoints have many optional fields. */
+  public static final class Builder {
+    private String namespace;
+    private WorkloadKind workloadKind;
+    private String workloadName;
+    private LabelSelector workloadSelector;
+    private Map<String, String> podLabels = Map.of();
+    private Map<String, String> namespaceLabels = Map.of();
+    private String podName;
+    private String ip;
+    private String serviceAccount;
+    private String identity;
+    private List<NamedPort> namedPorts = List.of();
+
+    public Builder namespace(String v) { namespace = v; return this; }
+    public Builder workload(WorkloadKind kind, String name) { workloadKind = kind; workloadName = name; return this; }
+    public Builder workloadSelector(LabelSelector v) { workloadSelector = v; return this; }
+    public Builder podLabels(Map<String, String> v) { podLabels = v; return this; }
+    public Builder namespaceLabels(Map<String, String> v) { namespaceLabels = v; return this; }
+    public Builder podName(String v) { podName = v; return this; }
+    public Builder ip(String v) { ip = v; return this; }
+    public Builder serviceAccount(String v) { serviceAccount = v; return this; }
+    public Builder identity(String v) { identity = v; return this; }
+    public Builder namedPorts(List<NamedPort> v) { namedPorts = v; return this; }
+
+    public FlowEndpoint build() {
+      return new FlowEndpoint(namespace, workloadKind, workloadName, workloadSelector, podLabels,
+          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts);
+    }
+  }
+}

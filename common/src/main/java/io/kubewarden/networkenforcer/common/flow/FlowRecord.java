@@ -1,0 +1,55 @@
+package io.kubewarden.networkenforcer.common.flow;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One observed connection between two endpoints, normalized from any provider: the value of the
+ * flows topic. Self-contained, so a topic replayed months later yields the same proposals.
+ *
+ * @param dstPort destination port, 0 when unknown
+ * @param verdict what the data plane did
+ * @param denyingPolicy the policy the data plane named for a deny, if it named one
+ * @param count how many connections this record stands for (Goldmane aggregates 15 s windows)
+ * @param reporter which end observed the flow; for a deny, the end that enforced it
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record FlowRecord(
+    Instant time,
+    Provider provider,
+    Protocol protocol,
+    int dstPort,
+    FlowEndpoint src,
+    FlowEndpoint dst,
+    Verdict verdict,
+    PolicyRef denyingPolicy,
+    long count,
+    Reporter reporter) {
+
+  public FlowRecord {
+    Objects.requireNonNull(time, "time");
+    Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(protocol, "protocol");
+    Objects.requireNonNull(src, "src");
+    Objects.requireNonNull(dst, "dst");
+    verdict = verdict == null ? Verdict.FORWARDED : verdict;
+    reporter = reporter == null ? Reporter.UNKNOWN : reporter;
+    if (count <= 0) {
+      count = 1;
+    }
+    if (dstPort < 0 || dstPort > 65535) {
+      throw new IllegalArgumentException("dstPort out of range: " + dstPort);
+    }
+  }
+
+  /**
+   * The key of the flows topic: the source workload, or for an identity-only Istio source the
+   * destination workload, so that flows of one workload stay in order.
+   */
+  @JsonIgnore
+  public String partitionKey() {
+    return src.workload().or(dst::workload).map(w -> w.key()).orElse(src.namespace() + "/" + src.identity());
+  }
+}

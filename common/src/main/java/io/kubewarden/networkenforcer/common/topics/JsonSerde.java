@@ -1,0 +1,69 @@
+package io.kubewarden.networkenforcer.common.topics;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.kubewarden.networkenforcer.common.json.Json;
+import java.io.IOException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * JSON serde for one value type. A null payload is a tombstone and reads as null; anything that
+ * is not a valid record raises {@link RecordDecodeException}.
+ */
+public final class JsonSerde<T> implements Serde<T> {
+  private final Class<T> type;
+  private final ObjectMapper mapper = Json.mapper();
+
+  public JsonSerde(Class<T> type) {
+    this.type = type;
+  }
+
+  public Class<T> type() {
+    return type;
+  }
+
+  public byte[] write(T value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return mapper.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new SerializationException("cannot write " + type.getSimpleName() + ": " + e.getOriginalMessage(), e);
+    }
+  }
+
+  public T read(String topic, byte[] data) {
+    if (data == null) {
+      return null;
+    }
+    try {
+      T value = mapper.readValue(data, type);
+      if (value == null) {
+        throw new RecordDecodeException(topic, "empty " + type.getSimpleName(), null);
+      }
+      return value;
+    } catch (IOException e) {
+      String reason = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + reason + ")", e);
+    } catch (RuntimeException e) {
+      if (e instanceof RecordDecodeException rde) {
+        throw rde;
+      }
+      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  @Override
+  public Serializer<T> serializer() {
+    return (topic, value) -> write(value);
+  }
+
+  @Override
+  public Deserializer<T> deserializer() {
+    return this::read;
+  }
+}

@@ -1,0 +1,58 @@
+package io.kubewarden.networkenforcer.common.topics;
+
+import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * Every topic of the pipeline, named {@code <prefix><topic>}. See DESIGN.md "Topics" for who
+ * writes and reads each one.
+ */
+public final class Topics {
+  public static final String DEFAULT_PREFIX = "network-enforcer.";
+  /** The replay window of the flows topic. */
+  public static final Duration FLOWS_RETENTION = Duration.ofDays(7);
+
+  private final Topic<String, FlowRecord> flows;
+  private final Topic<String, PolicySnapshot> policies;
+  private final Topic<String, ControlCommand> control;
+  private final Topic<String, ProposalSnapshot> proposals;
+  private final Topic<String, ViolationObservation> violations;
+  private final Topic<byte[], byte[]> deadLetter;
+
+  public Topics(String prefix) {
+    String p = prefix == null ? "" : prefix;
+    flows = new Topic<>(p + "flows", Serdes.String(), new JsonSerde<>(FlowRecord.class), false,
+        Optional.of(FLOWS_RETENTION));
+    policies = new Topic<>(p + "policies", Serdes.String(), new JsonSerde<>(PolicySnapshot.class), true,
+        Optional.empty());
+    control = new Topic<>(p + "control", Serdes.String(), new JsonSerde<>(ControlCommand.class), false,
+        Optional.empty());
+    proposals = new Topic<>(p + "proposals", Serdes.String(), new JsonSerde<>(ProposalSnapshot.class), true,
+        Optional.empty());
+    violations = new Topic<>(p + "violations", Serdes.String(), new JsonSerde<>(ViolationObservation.class),
+        false, Optional.empty());
+    deadLetter = new Topic<>(p + "dead-letter", Serdes.ByteArray(), Serdes.ByteArray(), false, Optional.empty());
+  }
+
+  public static Topics withDefaultPrefix() {
+    return new Topics(DEFAULT_PREFIX);
+  }
+
+  public Topic<String, FlowRecord> flows() { return flows; }
+  public Topic<String, PolicySnapshot> policies() { return policies; }
+  public Topic<String, ControlCommand> control() { return control; }
+  public Topic<String, ProposalSnapshot> proposals() { return proposals; }
+  public Topic<String, ViolationObservation> violations() { return violations; }
+  public Topic<byte[], byte[]> deadLetter() { return deadLetter; }
+
+  public List<Topic<?, ?>> all() {
+    return List.of(flows, policies, control, proposals, violations, deadLetter);
+  }
+}

@@ -1,0 +1,66 @@
+package io.kubewarden.networkenforcer.common.violation;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.Objects;
+
+/**
+ * One observed violation of one policy, value of the violations topic keyed by {@code ns/name} of
+ * the policy. It carries every field of a status violation record plus where it came from.
+ *
+ * @param count how many observations this record stands for; each counts in violationCount
+ */
+public record ViolationObservation(
+    String policyNamespace,
+    String policyName,
+    Instant timestamp,
+    ViolationEndpoint source,
+    ViolationEndpoint dest,
+    Protocol protocol,
+    int dstPort,
+    Mode action,
+    String denyingPolicyNamespace,
+    String denyingPolicyName,
+    Provider provider,
+    Backend backend,
+    Direction direction,
+    long count) {
+
+  public ViolationObservation {
+    Objects.requireNonNull(policyNamespace, "policyNamespace");
+    Objects.requireNonNull(policyName, "policyName");
+    Objects.requireNonNull(timestamp, "timestamp");
+    Objects.requireNonNull(action, "action");
+    if (count <= 0) {
+      count = 1;
+    }
+  }
+
+  /** {@code ns/name} of the policy: the key of the violations topic. */
+  @JsonIgnore
+  public String policyKey() {
+    return policyNamespace + "/" + policyName;
+  }
+
+  /** A status record of this observation, without an id (the status merge assigns it). */
+  public ViolationRecord toRecord() {
+    ViolationRecord r = new ViolationRecord();
+    r.setTimestamp(DateTimeFormatter.ISO_INSTANT.format(timestamp));
+    r.setSource(source);
+    r.setDest(dest);
+    r.setProtocol(protocol);
+    r.setDstPort(dstPort);
+    r.setAction(action);
+    r.setDenyingPolicyNamespace(denyingPolicyNamespace);
+    r.setDenyingPolicyName(denyingPolicyName);
+    return r;
+  }
+}

@@ -1,0 +1,28 @@
+package io.kubewarden.networkenforcer.common.workload;
+
+import java.util.Optional;
+
+/** The controllers whose pods get a learned policy. Anything else (Job, bare Pod) is not a workload. */
+public enum WorkloadKind {
+  Deployment,
+  StatefulSet,
+  DaemonSet;
+
+  /** Parses the Kubernetes kind name; empty when the kind is not a workload kind. */
+  public static Optional<WorkloadKind> fromKind(String kind) {
+    if (kind == null) {
+      return Optional.empty();
+    }
+    for (WorkloadKind k : values()) {
+      if (k.name().equals(kind)) {
+        return Optional.of(k);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The kind in lower case, as used in proposal and policy names. */
+  public String lowerCase() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}
