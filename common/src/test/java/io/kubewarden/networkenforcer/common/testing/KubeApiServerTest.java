@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -72,10 +73,15 @@ class KubeApiServerTest {
       assertThatThrownBy(() -> reader.configMaps().inNamespace("default").list())
           .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
 
+      // Our own role: the aggregated built-in ones (view, edit) are filled by a controller not running here.
+      api.client().rbac().clusterRoles().resource(new ClusterRoleBuilder()
+          .withNewMetadata().withName("configmap-reader").endMetadata()
+          .addNewRule().withApiGroups("").withResources("configmaps").withVerbs("get", "list").endRule()
+          .build()).create();
       api.client().rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder()
-          .withNewMetadata().withName("readers-view").endMetadata()
-          .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName("view")
-          .endRoleRef()
+          .withNewMetadata().withName("readers-read-configmaps").endMetadata()
+          .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole")
+          .withName("configmap-reader").endRoleRef()
           .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("Group").withName("readers").endSubject()
           .build()).create();
 
