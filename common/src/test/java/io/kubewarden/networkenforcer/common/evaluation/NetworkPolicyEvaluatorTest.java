@@ -671,6 +671,7 @@ class NetworkPolicyEvaluatorTest {
   @MethodSource("cases")
   void evaluates(Case c) {
     assertThat(NetworkPolicyEvaluator.evaluate(c.spec(), c.direction(), c.src(), c.dst(), c.protocol(), c.port()))
+        .as(c.name())
         .isEqualTo(c.expected());
   }
 
@@ -694,12 +695,12 @@ class NetworkPolicyEvaluatorTest {
         .isInstanceOf(NullPointerException.class).hasMessage("protocol");
   }
 
-  record Case(NetworkPolicySpec spec, Direction direction, FlowEndpoint src, FlowEndpoint dst, Protocol protocol,
+  record Case(String name, NetworkPolicySpec spec, Direction direction, FlowEndpoint src, FlowEndpoint dst, Protocol protocol,
       int port, Decision expected) {}
 
   private static Arguments c(String name, String policy, Direction direction, FlowEndpoint src, FlowEndpoint dst,
       Protocol protocol, int port, Decision expected) {
-    return Arguments.of(Named.of(name, new Case(spec(policy), direction, src, dst, protocol, port, expected)));
+    return Arguments.of(Named.of(name, new Case(name, spec(policy), direction, src, dst, protocol, port, expected)));
   }
 
   static NetworkPolicySpec spec(String yaml) {
