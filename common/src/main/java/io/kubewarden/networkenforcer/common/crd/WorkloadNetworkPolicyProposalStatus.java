@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -18,6 +19,13 @@ public class WorkloadNetworkPolicyProposalStatus {
 
   public List<RuleEvidence> getEvidence() { return evidence; }
   public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
+
+  /**
+   * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
+   * cannot count a list). Derived, so it is written but never read back.
+   */
+  @JsonProperty(value = "ruleCount", access = JsonProperty.Access.READ_ONLY)
+  public int getRuleCount() { return evidence == null ? 0 : evidence.size(); }
 
   @Override
   public boolean equals(Object o) {

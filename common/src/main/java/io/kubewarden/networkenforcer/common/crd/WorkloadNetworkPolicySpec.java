@@ -1,6 +1,5 @@
 package io.kubewarden.networkenforcer.common.crd;
 
-import io.fabric8.crd.generator.annotation.PrinterColumn;
 import io.fabric8.generator.annotation.Default;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.Objects;
@@ -9,7 +8,6 @@ import java.util.Objects;
 public class WorkloadNetworkPolicySpec extends PolicySpec {
 
   @Default("monitor")
-  @PrinterColumn(name = "Mode", priority = 0)
   private Mode mode = Mode.monitor;
 
   public Mode getMode() { return mode; }

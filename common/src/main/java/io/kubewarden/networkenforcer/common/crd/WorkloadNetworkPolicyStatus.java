@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +18,10 @@ public class WorkloadNetworkPolicyStatus {
   private Long observedGeneration;
   private long violationCount;
   private long activeViolationCount;
+  // The caps of the contract, also enforced by the API server.
+  @Size(max = MAX_RECORDS)
   private List<ViolationRecord> violations = new ArrayList<>();
+  @Size(max = MAX_RECORDS)
   private List<AcknowledgedViolation> acknowledgedViolations = new ArrayList<>();
   /** Ours: rendering problems, unmatched acknowledgements. */
   private List<Condition> conditions = new ArrayList<>();
