@@ -11,16 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The project's CustomResourceDefinitions as shipped in the Helm chart
- * ({@code charts/network-enforcer/crds/*.yml}); when the chart has none (a checkout without it),
- * generated from the {@code common.crd} classes the same way.
+ * The project's CustomResourceDefinitions exactly as shipped in the Helm chart
+ * ({@code charts/network-enforcer/crds/*.yml}), so tests prove what users install.
  */
 public final class ProjectCrds {
 
@@ -30,18 +28,17 @@ public final class ProjectCrds {
 
   private ProjectCrds() {}
 
-  /** The CRDs, from the chart when present. */
+  /** The chart's CRDs; fails when the checkout has none. */
   public static List<CustomResourceDefinition> load() {
-    Optional<Path> chartDir = RepositoryRoot.find().map(root -> root.resolve(CHART_CRDS)).filter(Files::isDirectory);
-    if (chartDir.isPresent()) {
-      List<CustomResourceDefinition> crds = read(chartDir.get());
-      if (!crds.isEmpty()) {
-        LOG.info("CRDs from the chart: {}", chartDir.get());
-        return crds;
-      }
+    Path root = RepositoryRoot.find().orElseThrow(() -> new IllegalStateException(
+        "not inside a network-enforcer checkout (no hack/tools above " + Path.of("").toAbsolutePath() + ")"));
+    Path chartDir = root.resolve(CHART_CRDS);
+    List<CustomResourceDefinition> crds = Files.isDirectory(chartDir) ? read(chartDir) : List.of();
+    if (crds.isEmpty()) {
+      throw new IllegalStateException("no CRD manifests in " + chartDir);
     }
-    LOG.info("no CRDs in {}: generating them from the common.crd classes", CHART_CRDS);
-    return read(GeneratedCrds.generate());
+    LOG.debug("CRDs from {}", chartDir);
+    return crds;
   }
 
   /** Creates (or replaces) the CRDs and waits until each is Established. */
