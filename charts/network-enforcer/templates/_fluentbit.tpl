@@ -2,7 +2,7 @@
 {{- define "ne.fluentBit.config" -}}
 {{- $fb := .Values.controller.provider.istio.fluentBit }}
 {{- $tls := .Values.controller.provider.istio.tls }}
-{{- $svcHost := printf "%s.%s.svc.%s" (include "ne.istioOtlpService" .) .Release.Namespace .Values.kubernetesClusterDomain }}
+{{- $svcHost := printf "%s.%s.svc.%s" (include "ne.istioOtlpService" .) .Release.Namespace .Values.kubernetesClusterDomain -}}
 fluent-bit.conf: |
   [SERVICE]
       Flush                     1

@@ -1,3 +1,13 @@
+{{/*
+Renders a named template at an indentation, or nothing at all when it renders empty: optional
+env, volume and scheduling blocks then leave no blank lines behind.
+Call with (dict "template" "ne.env.kafka" "context" $ctx "indent" 12).
+*/}}
+{{- define "ne.render" -}}
+{{- $out := include .template .context | trim -}}
+{{- if $out }}{{ $out | nindent (int .indent) }}{{ end -}}
+{{- end -}}
+
 {{/* ---------------------------------------------------------------- names and labels */}}
 
 {{- define "ne.name" -}}
