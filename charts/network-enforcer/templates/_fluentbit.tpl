@@ -59,6 +59,7 @@ fluent-bit.conf: |
       {{- else }}
       tls           on
       tls.verify    on
+      tls.verify_hostname on
       tls.vhost     {{ $svcHost }}
       tls.ca_file   /etc/provider/certs/ca.crt
       tls.crt_file  /etc/provider/certs/tls.crt

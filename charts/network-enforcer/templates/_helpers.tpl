@@ -491,17 +491,31 @@ prometheus.io/path: /metrics
 {{- end }}
 {{- end -}}
 
+{{/*
+nodeSelector, tolerations and affinity of a component; call with
+(dict "ctx" $ "component" "writer" "values" .Values.writer). Without an affinity of the user's,
+replicas prefer different nodes, so one node going away does not take all of them.
+*/}}
 {{- define "ne.podScheduling" -}}
-{{- with .nodeSelector }}
+{{- with .values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .tolerations }}
+{{- with .values.tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .affinity }}
 affinity:
-  {{- toYaml . | nindent 2 }}
+{{- if .values.affinity }}
+  {{- toYaml .values.affinity | nindent 2 }}
+{{- else }}
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "ne.selectorLabels" . | nindent 14 }}
 {{- end }}
 {{- end -}}
