@@ -144,6 +144,19 @@ class CrdSchemaTest {
     }
   }
 
+  /** {@code kubectl explain} has something to say about every field of ours. */
+  @Test
+  void ourSpecFieldsAreDescribed() {
+    for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
+      spec(crd).getProperties().forEach((name, field) ->
+          assertThat(field.getDescription()).as("description of spec.%s", name).isNotBlank());
+      at(spec(crd), "targetRef").getProperties().forEach((name, field) ->
+          assertThat(field.getDescription()).as("description of spec.targetRef.%s", name).isNotBlank());
+    }
+    root(wnp).getProperties().get("status").getProperties().forEach((name, field) ->
+        assertThat(field.getDescription()).as("description of status.%s", name).isNotBlank());
+  }
+
   @Test
   void onlyThePolicyHasAModeAndItDefaultsToMonitor() {
     JSONSchemaProps mode = at(spec(wnp), "mode");

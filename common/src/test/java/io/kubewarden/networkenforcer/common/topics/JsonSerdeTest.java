@@ -203,6 +203,9 @@ class JsonSerdeTest {
       "{\"time\":",
       "[1,2,3]",
       "42",
+      "{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"src\":{},\"dst\":{}}"
+          + "{\"time\":",
+      "{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"src\":{},\"dst\":{}} x",
       "{\"time\":\"yesterday\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"src\":{},\"dst\":{}}",
       "{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"linkerd\",\"protocol\":\"TCP\",\"src\":{},\"dst\":{}}",
       "{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"src\":{}}",
