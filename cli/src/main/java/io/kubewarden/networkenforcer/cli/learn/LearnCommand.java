@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
@@ -67,12 +68,17 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Longest time to wait for processing (default: ${DEFAULT-VALUE}).")
   String timeout;
 
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
+      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
+  String logLevel;
+
   @Mixin
   ConfigFileOption configFile;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    LogLevels.quiet(logLevel);
     LearnRequest request = validate();
     CaptureFormat captureFormat = CaptureInspection.inspect(request.input(), request.format());
     Backend chosenBackend = request.backend().orElse(OfflinePipeline.providerOf(captureFormat).backend());

@@ -54,8 +54,8 @@ final class LearnSummary {
     }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
     for (int i = 0; i < proposals.size(); i++) {
-      out.printf(Locale.ROOT, "    %s  (%s %s, %d rules)%n", files.get(i), proposals.get(i).spec().getDirection(),
-          proposals.get(i).spec().getTargetRef().getName(), rules(proposals.get(i)));
+      out.printf(Locale.ROOT, "    %s%n", files.get(i));
+      ProposalRules.describe(proposals.get(i)).forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
     }
   }
 
@@ -98,14 +98,5 @@ final class LearnSummary {
     }
     return byReason.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
         .collect(Collectors.joining(", ", " (", ")"));
-  }
-
-  private static int rules(ProposalSnapshot p) {
-    var spec = p.spec();
-    if (spec.getKubernetes() != null) {
-      var k = spec.getKubernetes();
-      return (k.getIngress() == null ? 0 : k.getIngress().size()) + (k.getEgress() == null ? 0 : k.getEgress().size());
-    }
-    return spec.getIstio() == null || spec.getIstio().getRules() == null ? 0 : spec.getIstio().getRules().size();
   }
 }
