@@ -2,7 +2,7 @@
 {{- define "ne.fluentBit.config" -}}
 {{- $fb := .Values.controller.provider.istio.fluentBit }}
 {{- $tls := .Values.controller.provider.istio.tls }}
-{{- $svcHost := printf "%s.%s.svc.%s" (include "ne.istioOtlpService" .) .Release.Namespace .Values.kubernetesClusterDomain }}
+{{- $svcHost := printf "%s.%s.svc.%s" (include "ne.istioOtlpService" .) .Release.Namespace .Values.kubernetesClusterDomain -}}
 fluent-bit.conf: |
   [SERVICE]
       Flush                     1
@@ -59,6 +59,7 @@ fluent-bit.conf: |
       {{- else }}
       tls           on
       tls.verify    on
+      tls.verify_hostname on
       tls.vhost     {{ $svcHost }}
       tls.ca_file   /etc/provider/certs/ca.crt
       tls.crt_file  /etc/provider/certs/tls.crt

@@ -1,3 +1,13 @@
+{{/*
+Renders a named template at an indentation, or nothing at all when it renders empty: optional
+env, volume and scheduling blocks then leave no blank lines behind.
+Call with (dict "template" "ne.env.kafka" "context" $ctx "indent" 12).
+*/}}
+{{- define "ne.render" -}}
+{{- $out := include .template .context | trim -}}
+{{- if $out }}{{ $out | nindent (int .indent) }}{{ end -}}
+{{- end -}}
+
 {{/* ---------------------------------------------------------------- names and labels */}}
 
 {{- define "ne.name" -}}
@@ -481,17 +491,31 @@ prometheus.io/path: /metrics
 {{- end }}
 {{- end -}}
 
+{{/*
+nodeSelector, tolerations and affinity of a component; call with
+(dict "ctx" $ "component" "writer" "values" .Values.writer). Without an affinity of the user's,
+replicas prefer different nodes, so one node going away does not take all of them.
+*/}}
 {{- define "ne.podScheduling" -}}
-{{- with .nodeSelector }}
+{{- with .values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .tolerations }}
+{{- with .values.tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .affinity }}
 affinity:
-  {{- toYaml . | nindent 2 }}
+{{- if .values.affinity }}
+  {{- toYaml .values.affinity | nindent 2 }}
+{{- else }}
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "ne.selectorLabels" . | nindent 14 }}
 {{- end }}
 {{- end -}}

@@ -89,6 +89,14 @@ class ChartMatrixTest {
       assertThat(env(container(ingest, "ingest"))).doesNotContainKeys("NE_OTEL_ENDPOINT",
           "NE_TELEMETRY_COLLECTOR_STRATEGY", "NE_STATUS_SYNC_INTERVAL", "NE_LEADER_ELECTION");
 
+      // Replicas prefer different nodes.
+      for (JsonNode workload : List.of(ingest, processor, writer)) {
+        JsonNode term = podSpec(workload).path("affinity").path("podAntiAffinity")
+            .path("preferredDuringSchedulingIgnoredDuringExecution").get(0).path("podAffinityTerm");
+        assertThat(term.path("topologyKey").asText()).isEqualTo("kubernetes.io/hostname");
+        assertThat(term.path("labelSelector").path("matchLabels"))
+            .isEqualTo(workload.path("spec").path("selector").path("matchLabels"));
+      }
       assertThat(m.ofKind("PodDisruptionBudget")).extracting(p -> p.path("metadata").path("name").asText())
           .contains(FULLNAME + "-processor", FULLNAME + "-writer");
       assertThat(m.find("PodDisruptionBudget", FULLNAME + "-ingest"))

@@ -118,6 +118,22 @@ class FluentBitConfigTest {
   }
 
   @Test
+  void checksTheReceiversNameWhenTlsIsOn() {
+    Map<String, List<String>> output = config.section("OUTPUT");
+    assertThat(output.get("tls.verify")).containsExactly("on");
+    assertThat(output.get("tls.verify_hostname")).containsExactly("on");
+  }
+
+  @Test
+  void imageMayBeGivenAsOneString() {
+    Manifests m = HelmChart.render(values("controller.provider.istio.fluentBit.image", "registry.local/fluent-bit:4.2.0"));
+    assertThat(container(m.get("DaemonSet", FULLNAME + "-istio-fluent-bit"), "fluent-bit").path("image").asText())
+        .isEqualTo("registry.local/fluent-bit:4.2.0");
+    assertThat(container(manifests.get("DaemonSet", FULLNAME + "-istio-fluent-bit"), "fluent-bit").path("image")
+        .asText()).isEqualTo("cr.fluentbit.io/fluent/fluent-bit:4.2.0");
+  }
+
+  @Test
   void ownPortChangesBothEndsOfTheHop() {
     Manifests m = HelmChart.render(values("controller.provider.istio.endpoint", "14317"));
     FluentBitConfig changed = FluentBitConfig.parse(m.get("ConfigMap", FULLNAME + "-fluent-bit")

@@ -33,6 +33,7 @@ public final class WriterService implements AutoCloseable {
   /** Sessions start and stop on their own thread, never on the election's. */
   private final ExecutorService lifecycle;
   private LeaderSession session;
+  private boolean closed;
 
   /** The production wiring: server-side apply and the configured telemetry export. */
   public static WriterService create(KubernetesClient client, WriterConfig config, MeterRegistry meters) {
@@ -56,16 +57,24 @@ public final class WriterService implements AutoCloseable {
         config.leaseDuration(), config.renewDeadline(), config.retryPeriod(), new LeaderElection.Listener() {
           @Override
           public void startedLeading() {
-            lifecycle.execute(WriterService.this::startSession);
+            onLifecycle(WriterService.this::startSession);
           }
 
           @Override
           public void stoppedLeading() {
-            lifecycle.execute(WriterService.this::stopSession);
+            onLifecycle(WriterService.this::stopSession);
           }
         });
     this.guardedWriter = new LeaderGuardedWriter(writer, election::isLeader, meters);
     meters.gauge("network.enforcer.writer.leader", election, e -> e.isLeader() ? 1 : 0);
+  }
+
+  private void onLifecycle(Runnable r) {
+    try {
+      lifecycle.execute(r);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      LOG.debug("writer {} is closed; lifecycle event ignored", config.identity());
+    }
   }
 
   public void start() {
@@ -104,9 +113,13 @@ public final class WriterService implements AutoCloseable {
 
   /** Stops writing at once, leaves the election (releasing the lease), flushes telemetry. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     election.close();
-    lifecycle.execute(this::stopSession);
+    onLifecycle(this::stopSession);
     lifecycle.shutdown();
     try {
       lifecycle.awaitTermination(60, TimeUnit.SECONDS);

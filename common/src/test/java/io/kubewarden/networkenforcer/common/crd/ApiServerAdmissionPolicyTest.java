@@ -3,10 +3,8 @@ package io.kubewarden.networkenforcer.common.crd;
 import static io.kubewarden.networkenforcer.common.crd.TestManifests.KUBERNETES_SPEC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,11 +13,9 @@ import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,35 +24,25 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The two ValidatingAdmissionPolicies of the API contract on a real kube-apiserver: a promote
- * label must be monitor or protect, and a proposal's ownerReferences cannot change; good cases
- * are admitted.
+ * The chart's two ValidatingAdmissionPolicies (rendered with helm) on a real kube-apiserver: a
+ * promote label must be monitor or protect, and a proposal's ownerReferences cannot change; good
+ * cases are admitted.
  */
 class ApiServerAdmissionPolicyTest {
 
   private static final String NAMESPACE = "default";
-  private static final String PROMOTE_MESSAGE = "networkenforcer.kubewarden.io/promote must be \"monitor\" or \"protect\"";
-  /** Any message naming ownerReferences, from a policy (the text of rule 2 is not part of the contract). */
-  private static final String OWNER_MESSAGE = "ownerReferences";
-  private static final String POLICY_DENIAL = "denied request";
-  private static final Duration POLICY_ACTIVATION = Duration.ofSeconds(60);
+  private static final String PROMOTE_MESSAGE = ChartAdmission.PROMOTE_MESSAGE;
   private static final Kind WNPP = Kind.WorkloadNetworkPolicyProposal;
 
   private static KubeApiServer api;
   private static KubernetesClient client;
 
   @BeforeAll
-  static void startApiServerWithPolicies() throws Exception {
+  static void startApiServerWithPolicies() {
     api = KubeApiServer.builder().start();
     client = api.client();
     ProjectCrds.install(client, Duration.ofSeconds(60));
-    try (InputStream policies = ApiServerAdmissionPolicyTest.class
-        .getResourceAsStream("/admission/validating-admission-policies.yaml")) {
-      List<HasMetadata> objects = client.load(policies).items();
-      assertThat(objects).hasSize(4);
-      objects.forEach(object -> client.resource(object).create());
-    }
-    awaitPoliciesEnforced();
+    ChartAdmission.install(client, NAMESPACE);
   }
 
   @AfterAll
@@ -151,45 +137,12 @@ class ApiServerAdmissionPolicyTest {
     assertThatThrownBy(() -> proposals().withName(name).edit(change::apply))
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("ValidatingAdmissionPolicy")
-        .hasMessageContaining(POLICY_DENIAL)
-        .hasMessageContaining(OWNER_MESSAGE);
-  }
-
-  /** A policy takes effect shortly after it is created: probe each until it denies. */
-  private static void awaitPoliciesEnforced() {
-    await("promote label policy enforced").atMost(POLICY_ACTIVATION).pollInterval(Duration.ofMillis(250))
-        .until(() -> {
-          String probe = TestManifests.uniqueName("probe-promote");
-          try {
-            createProposal(probe, Map.of(Labels.PROMOTE, "probe"), null);
-          } catch (KubernetesClientException denied) {
-            return denied.getMessage().contains(PROMOTE_MESSAGE);
-          }
-          proposals().withName(probe).delete();
-          return false;
-        });
-    await("ownerReferences policy enforced").atMost(POLICY_ACTIVATION).pollInterval(Duration.ofMillis(250))
-        .until(() -> {
-          String probe = TestManifests.uniqueName("probe-owner");
-          createProposal(probe, Map.of(), deploymentOwner("probe"));
-          try {
-            proposals().withName(probe).edit(p -> withOwners(p, List.of()));
-          } catch (KubernetesClientException denied) {
-            return denied.getMessage().contains(POLICY_DENIAL) && denied.getMessage().contains(OWNER_MESSAGE);
-          }
-          proposals().withName(probe).delete();
-          return false;
-        });
+        .satisfies(e -> assertThat(ChartAdmission.deniedForOwnerReferences((KubernetesClientException) e)).isTrue());
   }
 
   private static GenericKubernetesResource createProposal(String name, Map<String, String> labels,
       OwnerReference owner) {
-    GenericKubernetesResource proposal = TestManifests.object(client, WNPP, name, "", KUBERNETES_SPEC);
-    proposal.getMetadata().setLabels(labels);
-    if (owner != null) {
-      proposal.getMetadata().setOwnerReferences(List.of(owner));
-    }
-    return proposals().resource(proposal).create();
+    return proposals().resource(ChartAdmission.proposal(client, name, labels, owner)).create();
   }
 
   private static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,
@@ -213,9 +166,7 @@ class ApiServerAdmissionPolicyTest {
     return resource;
   }
 
-  /** A controller reference to a Deployment; the Deployment need not exist (no garbage collector here). */
   private static OwnerReference deploymentOwner(String name) {
-    return new OwnerReferenceBuilder().withApiVersion("apps/v1").withKind("Deployment").withName(name)
-        .withUid(UUID.randomUUID().toString()).withController(true).withBlockOwnerDeletion(true).build();
+    return ChartAdmission.deploymentOwner(name);
   }
 }

@@ -4,6 +4,7 @@ import static io.kubewarden.networkenforcer.common.crd.TestManifests.KUBERNETES_
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Ownership as the product relies on it, with kube-controller-manager's garbage collector: a
  * proposal owned by a workload goes away with the workload, a NetworkPolicy owned by a
- * WorkloadNetworkPolicy goes away with the policy, and objects without that owner stay.
+ * WorkloadNetworkPolicy goes away with the policy, and objects without that owner stay; the chart's
+ * admission policies let the collector orphan a proposal.
  */
 class ApiServerGarbageCollectionTest {
 
@@ -45,6 +47,8 @@ class ApiServerGarbageCollectionTest {
     api.startControllerManager();
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .create();
+    // The chart's policies too: the ownerReferences policy must not stop the collector.
+    ChartAdmission.install(client, NAMESPACE);
   }
 
   @AfterAll
@@ -68,7 +72,26 @@ class ApiServerGarbageCollectionTest {
         .until(() -> proposal(owned) == null);
     assertThat(proposal(ownedByOther)).isNotNull();
     assertThat(proposal(unowned)).isNotNull();
-    assertThat(api.controllerManagerRunning()).isTrue();
+    // The collector ran under its own service account, as in a real cluster.
+    assertThat(client.serviceAccounts().inNamespace("kube-system").withName("generic-garbage-collector").get())
+        .isNotNull();
+  }
+
+  @Test
+  void orphaningAWorkloadKeepsItsProposalAndTheCollectorMayDropTheReference() {
+    Deployment batch = createDeployment("batch");
+    GenericKubernetesResource owned = createProposal("deployment-batch-ingress", ownerOf(batch));
+
+    client.apps().deployments().inNamespace(NAMESPACE).withName("batch")
+        .withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
+
+    // The Deployment only goes once the collector has removed the reference from the proposal,
+    // an UPDATE the chart's ownerReferences policy exempts for the collector.
+    await("orphaned Deployment gone").atMost(COLLECTION).pollInterval(Duration.ofMillis(500))
+        .until(() -> client.apps().deployments().inNamespace(NAMESPACE).withName("batch").get() == null);
+    GenericKubernetesResource orphan = proposal(owned);
+    assertThat(orphan).isNotNull();
+    assertThat(orphan.getMetadata().getOwnerReferences()).isNullOrEmpty();
   }
 
   @Test

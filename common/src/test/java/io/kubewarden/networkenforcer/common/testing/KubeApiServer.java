@@ -111,16 +111,16 @@ public final class KubeApiServer implements AutoCloseable {
       return;
     }
     Path binary = KubeTools.require(KubeTools.KUBE_CONTROLLER_MANAGER);
-    // Its own identity; in system:masters because without per-controller service accounts the
-    // bootstrap RBAC role of that user cannot delete arbitrary custom resources.
+    // As in a real cluster: its own identity with the bootstrap RBAC role, and each controller
+    // under its own service account (the garbage collector is generic-garbage-collector).
     Path config = KubeconfigFile.write(workDir.resolve("controller-manager.kubeconfig"), url, pki.caPem(),
-        pki.client(CONTROLLER_MANAGER_USER, MASTERS_GROUP), CONTROLLER_MANAGER_USER);
+        pki.client(CONTROLLER_MANAGER_USER), CONTROLLER_MANAGER_USER);
     List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--kubeconfig=" + config,
         "--controllers=" + String.join(",", settings.controllers),
         "--leader-elect=false",
         "--secure-port=0",
-        "--use-service-account-credentials=false",
+        "--use-service-account-credentials=true",
         "--concurrent-gc-syncs=5"));
     controllerManager = startProcess(KubeTools.KUBE_CONTROLLER_MANAGER, command);
     LOG.info("kube-controller-manager {} started with controllers {}",

@@ -4,7 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Finds the Kubernetes binaries that {@code hack/tools/kube.sh} builds from source into
+ * Finds the binaries that {@code hack/tools/kube.sh} (and {@code helm.sh}) build from source into
  * {@code $NE_TOOLS_DIR/bin} (default {@code ~/.cache/network-enforcer/tools/bin}).
  */
 public final class KubeTools {
@@ -13,6 +13,8 @@ public final class KubeTools {
   public static final String ETCD = "etcd";
   public static final String KUBE_APISERVER = "kube-apiserver";
   public static final String KUBE_CONTROLLER_MANAGER = "kube-controller-manager";
+  public static final String HELM = "helm";
+  public static final String HELM_BUILD_SCRIPT = "hack/tools/helm.sh";
 
   private KubeTools() {}
 
@@ -33,9 +35,10 @@ public final class KubeTools {
   static Path require(Path binDir, String binary) {
     Path path = binDir.resolve(binary);
     if (!Files.isExecutable(path)) {
+      String how = HELM.equals(binary) ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
+          : BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
       throw new IllegalStateException(binary + " not found at " + path
-          + ": run `" + BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;"
-          + " set NE_TOOLS_DIR to use another tools directory)");
+          + ": run `" + how + " set NE_TOOLS_DIR to use another tools directory)");
     }
     return path;
   }

@@ -24,6 +24,6 @@ public interface ClusterWriter {
   /** Deletes the object; false when it was already gone. */
   boolean delete(HasMetadata object);
 
-  /** Removes these annotations (a merge patch; annotations others own are removed too). */
+  /** Removes these annotations, whoever set them (a JSON patch, not an apply). */
   void removeAnnotations(HasMetadata object, Collection<String> keys);
 }

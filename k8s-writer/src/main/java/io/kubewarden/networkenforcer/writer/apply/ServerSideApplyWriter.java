@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer.apply;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -44,15 +45,21 @@ public final class ServerSideApplyWriter implements ClusterWriter {
 
   @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
-    ResourceOperations.of(client, object).patch(PatchContext.of(PatchType.JSON_MERGE), removalPatch(keys));
+    ResourceOperations.of(client, object).patch(PatchContext.of(PatchType.JSON), removalPatch(keys));
   }
 
-  /** {@code {"metadata":{"annotations":{"k":null}}}}: a merge patch deletes keys set to null. */
+  /**
+   * A JSON patch of one {@code remove} per key ({@code /} escaped as {@code ~1}). It fails as a whole
+   * when a key is gone already, which the next status sync sorts out.
+   */
   public static String removalPatch(Collection<String> keys) {
-    ObjectNode root = JsonNodeFactory.instance.objectNode();
-    ObjectNode annotations = root.putObject("metadata").putObject("annotations");
-    keys.forEach(annotations::putNull);
-    return root.toString();
+    ArrayNode ops = JsonNodeFactory.instance.arrayNode();
+    for (String key : keys) {
+      ObjectNode op = ops.addObject();
+      op.put("op", "remove");
+      op.put("path", "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"));
+    }
+    return ops.toString();
   }
 
   private static void clearServerFields(HasMetadata o) {

@@ -32,13 +32,20 @@ public final class ViolationBuffer {
   public void add(TopicPartition tp, long offset, ViolationObservation o) {
     byPolicy.computeIfAbsent(o.policyKey(), k -> new ArrayList<>()).add(new Pending(tp, offset, o));
     pinned.computeIfAbsent(tp, k -> new TreeSet<>()).add(offset);
+    startAt(tp, offset);
     seen.merge(tp, offset + 1, Math::max);
     size++;
   }
 
   /** A record that needs no status write (sent to the dead-letter topic): only moves the offset. */
   public void skip(TopicPartition tp, long offset) {
+    startAt(tp, offset);
     seen.merge(tp, offset + 1, Math::max);
+  }
+
+  /** The first record read of a partition is where its committed position already is. */
+  private void startAt(TopicPartition tp, long offset) {
+    committed.putIfAbsent(tp, offset);
   }
 
   public Set<String> policies() {

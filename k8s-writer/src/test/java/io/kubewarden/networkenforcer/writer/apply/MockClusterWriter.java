@@ -120,7 +120,7 @@ public final class MockClusterWriter implements ClusterWriter {
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     record("remove-annotations", object);
     ResourceOperations.of(client, object).patch(
-        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
         ServerSideApplyWriter.removalPatch(keys));
   }
 
