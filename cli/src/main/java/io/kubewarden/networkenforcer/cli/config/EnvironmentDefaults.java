@@ -1,0 +1,90 @@
+package io.kubewarden.networkenforcer.cli.config;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.json.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine.IDefaultValueProvider;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Where an option gets its value when it is not given as a flag: first the environment
+ * ({@code --kafka-bootstrap-servers} reads {@code NE_KAFKA_BOOTSTRAP_SERVERS}), then the config
+ * file ({@code kafka-bootstrap-servers: ...} in YAML or JSON, named by {@code --config} or
+ * {@code NE_CONFIG}), then the option's built-in default.
+ */
+public final class EnvironmentDefaults implements IDefaultValueProvider {
+  public static final String ENV_PREFIX = "NE_";
+  private final Map<String, String> env;
+  private final Map<String, String> file;
+
+  public EnvironmentDefaults(Map<String, String> env, Map<String, String> file) {
+    this.env = Map.copyOf(env);
+    this.file = Map.copyOf(file);
+  }
+
+  /** Reads the environment and the config file named by {@code --config FILE} / {@code NE_CONFIG}. */
+  public static EnvironmentDefaults fromProcess(String[] args) {
+    Map<String, String> env = System.getenv();
+    String configFile = env.get(ENV_PREFIX + "CONFIG");
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--config") && i + 1 < args.length) {
+        configFile = args[i + 1];
+      } else if (args[i].startsWith("--config=")) {
+        configFile = args[i].substring("--config=".length());
+      }
+    }
+    return new EnvironmentDefaults(env, configFile == null ? Map.of() : readFile(Path.of(configFile)));
+  }
+
+  /** The environment variable an option reads: {@code NE_} + the long name in upper snake case. */
+  public static String envName(String longOption) {
+    return ENV_PREFIX + longOption.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
+  }
+
+  @Override
+  public String defaultValue(ArgSpec arg) {
+    if (!(arg instanceof OptionSpec option)) {
+      return null;
+    }
+    String longName = option.longestName();
+    if (!longName.startsWith("--")) {
+      return null;
+    }
+    String fromEnv = env.get(envName(longName));
+    if (fromEnv != null && !fromEnv.isEmpty()) {
+      return fromEnv;
+    }
+    String fromFile = file.get(longName.substring(2));
+    return fromFile != null ? fromFile : arg.defaultValue();
+  }
+
+  static Map<String, String> readFile(Path path) {
+    if (!Files.isRegularFile(path)) {
+      throw new ConfigException("config file " + path + " does not exist; fix --config or NE_CONFIG");
+    }
+    try {
+      Map<?, ?> raw = Json.yaml().readValue(path.toFile(), Map.class);
+      Map<String, String> flat = new HashMap<>();
+      if (raw != null) {
+        raw.forEach((k, v) -> flat.put(String.valueOf(k), v instanceof Iterable<?> list
+            ? String.join(",", toStrings(list)) : String.valueOf(v)));
+      }
+      return flat;
+    } catch (IOException e) {
+      throw new ConfigException("config file " + path + " is not valid YAML: " + e.getMessage()
+          + "; write one option per line, for example 'kafka-bootstrap-servers: kafka:9092'");
+    }
+  }
+
+  private static Iterable<String> toStrings(Iterable<?> list) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    list.forEach(o -> out.add(String.valueOf(o)));
+    return out;
+  }
+}
