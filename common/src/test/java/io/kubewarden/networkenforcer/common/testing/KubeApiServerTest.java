@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
@@ -91,6 +92,24 @@ class KubeApiServerTest {
           .resource(new ConfigMapBuilder().withNewMetadata().withName("denied").endMetadata().build()).create())
           .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     }
+  }
+
+  @Test
+  void istioAuthorizationPolicyKindCanBeServed() {
+    IstioCrds.installAuthorizationPolicy(api.client(), Duration.ofSeconds(60));
+
+    GenericKubernetesResource created = api.client().resource(api.client().getKubernetesSerialization().unmarshal("""
+        apiVersion: security.istio.io/v1
+        kind: AuthorizationPolicy
+        metadata: {name: web, namespace: default, annotations: {istio.io/dry-run: "true"}}
+        spec:
+          action: ALLOW
+          selector: {matchLabels: {app: web}}
+          rules: [{from: [{source: {principals: [cluster.local/ns/shop/sa/client]}}]}]
+        """, GenericKubernetesResource.class)).create();
+
+    assertThat(created.getMetadata().getUid()).isNotBlank();
+    assertThat(created.get("spec", "action").toString()).isEqualTo("ALLOW");
   }
 
   @Test
