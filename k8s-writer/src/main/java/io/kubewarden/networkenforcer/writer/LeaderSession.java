@@ -173,16 +173,14 @@ final class LeaderSession {
     };
     SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
         .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-    npInformer.addEventHandler(drift);
-    informers.add(npInformer);
+    startDriftWatch("NetworkPolicy", npInformer, drift);
     if (istio.available()) {
       SharedIndexInformer<GenericKubernetesResource> apInformer = client
           .genericKubernetesResources(AuthorizationPolicies.CONTEXT).inAnyNamespace()
           .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-      apInformer.addEventHandler(drift);
-      informers.add(apInformer);
+      startDriftWatch("AuthorizationPolicy", apInformer, drift);
     }
-    for (SharedIndexInformer<?> i : informers) {
+    for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
     if (stopped) {
@@ -203,6 +201,24 @@ final class LeaderSession {
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());
+  }
+
+  /**
+   * Watches rendered objects for drift. Not needed to start: the chart grants only the native kind
+   * of its backend, so the other one may be forbidden; then there is no watch, only the resync.
+   */
+  private <T extends HasMetadata> void startDriftWatch(String kind, SharedIndexInformer<T> informer,
+      ResourceEventHandler<HasMetadata> drift) {
+    informer.addEventHandler(drift);
+    informer.exceptionHandler((started, t) -> {
+      boolean forbidden = t instanceof io.fabric8.kubernetes.client.KubernetesClientException e
+          && (e.getCode() == 403 || e.getCode() == 404);
+      LOG.warn("watch of rendered {} objects {}: {}", kind, forbidden ? "not permitted, drift is repaired on resync"
+          : "failed, retrying", t.toString());
+      return !forbidden;
+    });
+    informers.add(informer);
+    informer.start();
   }
 
   private void rerenderOwner(HasMetadata o, ClusterCache cache, NativeRenderer renderer) {
