@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
@@ -211,10 +212,13 @@ final class LeaderSession {
       ResourceEventHandler<HasMetadata> drift) {
     informer.addEventHandler(drift);
     informer.exceptionHandler((started, t) -> {
-      boolean forbidden = t instanceof io.fabric8.kubernetes.client.KubernetesClientException e
-          && (e.getCode() == 403 || e.getCode() == 404);
+      Throwable cause = t;
+      while (cause.getCause() != null && !(cause instanceof KubernetesClientException)) {
+        cause = cause.getCause();
+      }
+      boolean forbidden = cause instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404);
       LOG.warn("watch of rendered {} objects {}: {}", kind, forbidden ? "not permitted, drift is repaired on resync"
-          : "failed, retrying", t.toString());
+          : "failed, retrying", cause.getMessage());
       return !forbidden;
     });
     informers.add(informer);
