@@ -38,6 +38,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -73,9 +74,11 @@ final class LeaderSession {
   private ProposalConsumer proposalConsumer;
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
+  private final BooleanSupplier leading;
 
   LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
-      MeterRegistry meters, Clock clock) {
+      MeterRegistry meters, Clock clock, BooleanSupplier leading) {
+    this.leading = leading;
     this.client = client;
     this.config = config;
     this.writer = writer;
@@ -103,7 +106,7 @@ final class LeaderSession {
     ClusterCache cache = new ClusterCache(policyInformer, proposalInformer);
 
     PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), ownDeletes, cache,
-        meters, clock);
+        meters, clock, leading);
     Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
 
@@ -184,7 +187,7 @@ final class LeaderSession {
     for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    if (stopped) {
+    if (stopped || !leading.getAsBoolean()) {
       return;
     }
     // The informers' initial adds publish every policy; tombstone what the cluster no longer has.
@@ -235,19 +238,23 @@ final class LeaderSession {
     if (stopped) {
       return;
     }
-    worker.execute(() -> {
-      if (stopped) {
-        return;
-      }
-      try {
-        task.run();
-      } catch (NotLeaderException e) {
-        LOG.debug("{}: {}", what, e.getMessage());
-      } catch (RuntimeException e) {
-        meters.counter("network.enforcer.writer.reconcile.failures").increment();
-        LOG.warn("{}: {}", what, e.toString());
-      }
-    });
+    try {
+      worker.execute(() -> {
+        if (stopped || !leading.getAsBoolean()) {
+          return;
+        }
+        try {
+          task.run();
+        } catch (NotLeaderException e) {
+          LOG.debug("{}: {}", what, e.getMessage());
+        } catch (RuntimeException e) {
+          meters.counter("network.enforcer.writer.reconcile.failures").increment();
+          LOG.warn("{}: {}", what, e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The session is stopping: the next leader reconciles from its own informers.
+    }
   }
 
   private void startThread(String name, Runnable r) {
