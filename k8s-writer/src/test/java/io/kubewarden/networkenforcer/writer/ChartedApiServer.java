@@ -2,10 +2,14 @@ package io.kubewarden.networkenforcer.writer;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.util.function.UnaryOperator;
 import io.kubewarden.networkenforcer.common.testing.ChartTemplates;
 import io.kubewarden.networkenforcer.common.testing.IstioCrds;
 import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
+import io.kubewarden.networkenforcer.common.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
 import java.time.Duration;
 import java.util.List;
@@ -17,13 +21,13 @@ import java.util.List;
  * backend) and {@link #ISTIO}. A writer under test authenticates as its release's service account,
  * so it has exactly the permissions the chart grants.
  */
-final class ChartedApiServer implements AutoCloseable {
+public final class ChartedApiServer implements AutoCloseable {
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChartedApiServer.class);
 
-  static final String RELEASE_NAMESPACE = "network-enforcer";
-  static final String KUBERNETES = "ne";
-  static final String ISTIO = "ist";
+  public static final String RELEASE_NAMESPACE = "network-enforcer";
+  public static final String KUBERNETES = "ne";
+  public static final String ISTIO = "ist";
   private static final Duration SETUP = Duration.ofSeconds(60);
 
   private final KubeApiServer api;
@@ -32,7 +36,7 @@ final class ChartedApiServer implements AutoCloseable {
     this.api = api;
   }
 
-  static ChartedApiServer start() {
+  public static ChartedApiServer start() {
     KubeApiServer api = KubeApiServer.builder().start();
     try {
       KubernetesClient admin = api.client();
@@ -99,19 +103,27 @@ final class ChartedApiServer implements AutoCloseable {
     }
   }
 
-  KubeApiServer api() { return api; }
+  public KubeApiServer api() { return api; }
 
   /** The admin client (a person: promotes, acknowledges, deletes). */
-  KubernetesClient admin() { return api.client(); }
+  public KubernetesClient admin() { return api.client(); }
 
   /** A new client (caller closes) authenticated as the writer service account of that release. */
-  KubernetesClient writerClient(String release) {
+  public KubernetesClient writerClient(String release) {
     return api.clientFor("system:serviceaccount:" + RELEASE_NAMESPACE + ":" + release + "-network-enforcer-writer",
         "system:serviceaccounts", "system:serviceaccounts:" + RELEASE_NAMESPACE);
   }
 
+  /** The same through a proxy the test can cut (a partitioned replica). */
+  public KubernetesClient writerClientVia(LoopbackProxy proxy, String release, UnaryOperator<Config> tuning) {
+    Config config = Config.fromKubeconfig(api.kubeconfigVia(proxy, "system:serviceaccount:" + RELEASE_NAMESPACE + ":"
+        + release + "-network-enforcer-writer", "system:serviceaccounts", "system:serviceaccounts:" + RELEASE_NAMESPACE)
+        .toFile());
+    return new KubernetesClientBuilder().withConfig(tuning.apply(config)).build();
+  }
+
   /** The Lease the chart lets that release's writers hold. */
-  static String leaseName(String release) {
+  public static String leaseName(String release) {
     return release + "-network-enforcer-writer";
   }
 
