@@ -1,0 +1,190 @@
+package io.kubewarden.networkenforcer.processor.config;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * Everything the stream processor can be told, with defaults and one {@link #validate()} that says
+ * what to fix. {@link #streamsProperties()} turns it into the Kafka Streams configuration.
+ *
+ * @param applicationId Kafka Streams application id: consumer group, state directory and prefix of the
+ *     internal topics
+ * @param processingGuarantee {@code exactly_once_v2} (default: violation counts must not double on
+ *     failover) or {@code at_least_once}
+ * @param evidenceFlushInterval how often changed evidence (first/last seen, counts) is published
+ * @param commitInterval how often offsets and transactions are committed
+ * @param cacheMaxBytes record cache in front of the state stores, shared by all stream threads
+ * @param rocksDbMemoryBytes off-heap memory all RocksDB stores of this process may use together
+ * @param provider the installation's flow provider
+ * @param backend the policy model learned proposals use; {@code provider.backend()} when null
+ * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
+ */
+public record ProcessorConfig(
+    String applicationId,
+    KafkaSettings kafka,
+    String processingGuarantee,
+    Duration evidenceFlushInterval,
+    Duration commitInterval,
+    long cacheMaxBytes,
+    Path stateDir,
+    int standbyReplicas,
+    int streamThreads,
+    long rocksDbMemoryBytes,
+    Provider provider,
+    Backend backend,
+    boolean createTopics) {
+
+  public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
+  public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
+  /** Chosen from the benchmark in README.md: 1 s keeps transactions few without delaying proposals. */
+  public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+  public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
+  public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
+  /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
+  public static final String ROCKSDB_MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
+
+  public ProcessorConfig {
+    Objects.requireNonNull(kafka, "kafka settings");
+    applicationId = applicationId == null ? DEFAULT_APPLICATION_ID : applicationId;
+    processingGuarantee = processingGuarantee == null ? StreamsConfig.EXACTLY_ONCE_V2 : processingGuarantee;
+    evidenceFlushInterval = evidenceFlushInterval == null ? DEFAULT_EVIDENCE_FLUSH_INTERVAL : evidenceFlushInterval;
+    commitInterval = commitInterval == null ? DEFAULT_COMMIT_INTERVAL : commitInterval;
+    stateDir = stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams") : stateDir;
+    provider = provider == null ? Provider.istio : provider;
+    backend = backend == null ? provider.backend() : backend;
+  }
+
+  public static Builder builder(KafkaSettings kafka) {
+    return new Builder(kafka);
+  }
+
+  public Builder toBuilder() {
+    return new Builder(kafka).applicationId(applicationId).processingGuarantee(processingGuarantee)
+        .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
+        .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
+        .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics);
+  }
+
+  /** Checks every value and says what to fix. Returns this for chaining. */
+  public ProcessorConfig validate() {
+    kafka.validate();
+    if (applicationId.isBlank() || !applicationId.matches("[a-zA-Z0-9._-]+")) {
+      throw new ConfigException("processor application id '" + applicationId
+          + "' must be non-empty and contain only letters, digits, '.', '_' and '-'");
+    }
+    if (!StreamsConfig.EXACTLY_ONCE_V2.equals(processingGuarantee)
+        && !StreamsConfig.AT_LEAST_ONCE.equals(processingGuarantee)) {
+      throw new ConfigException("processing guarantee must be exactly_once_v2 or at_least_once, got '"
+          + processingGuarantee + "'");
+    }
+    requirePositive("evidence flush interval", evidenceFlushInterval);
+    requirePositive("commit interval", commitInterval);
+    if (cacheMaxBytes < 0) {
+      throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
+    }
+    if (standbyReplicas < 0) {
+      throw new ConfigException("standby replicas must be 0 or more, got " + standbyReplicas);
+    }
+    if (streamThreads < 1) {
+      throw new ConfigException("stream threads must be at least 1, got " + streamThreads);
+    }
+    if (rocksDbMemoryBytes < 8L * 1024 * 1024) {
+      throw new ConfigException("RocksDB memory must be at least 8 MiB, got " + rocksDbMemoryBytes + " bytes");
+    }
+    if (provider == Provider.istio && backend != Backend.istio) {
+      throw new ConfigException("the istio provider learns the istio backend only; backend '" + backend
+          + "' does not fit");
+    }
+    if ((provider == Provider.calico || provider == Provider.cilium) && backend != Backend.kubernetes) {
+      throw new ConfigException("the " + provider + " provider learns the kubernetes backend only; backend '"
+          + backend + "' does not fit");
+    }
+    return this;
+  }
+
+  private static void requirePositive(String name, Duration d) {
+    if (d.isZero() || d.isNegative()) {
+      throw new ConfigException(name + " must be positive, got " + d);
+    }
+  }
+
+  public Topics topics() {
+    return kafka.topics();
+  }
+
+  /** The processor's own loop topic: denies re-attributed from a destination to a source target. */
+  public String reattributionTopic() {
+    return applicationId + "-deny-reattribution";
+  }
+
+  /** The Kafka Streams configuration of this processor. */
+  public Properties streamsProperties() {
+    Properties p = kafka.clientConfig();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
+    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitInterval.toMillis()));
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.toString(cacheMaxBytes));
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, Integer.toString(standbyReplicas));
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(streamThreads));
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Short.toString(kafka.replicationFactor()));
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName());
+    p.put(ROCKSDB_MEMORY_CONFIG, Long.toString(rocksDbMemoryBytes));
+    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
+    // Outputs are JSON and compress well; proposals and violations repeat most of their bytes.
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    return p;
+  }
+
+  /** Builder: most settings have good defaults. */
+  public static final class Builder {
+    private final KafkaSettings kafka;
+    private String applicationId;
+    private String processingGuarantee;
+    private Duration evidenceFlushInterval;
+    private Duration commitInterval;
+    private long cacheMaxBytes = DEFAULT_CACHE_MAX_BYTES;
+    private Path stateDir;
+    private int standbyReplicas;
+    private int streamThreads = 1;
+    private long rocksDbMemoryBytes = DEFAULT_ROCKSDB_MEMORY_BYTES;
+    private Provider provider;
+    private Backend backend;
+    private boolean createTopics = true;
+
+    private Builder(KafkaSettings kafka) {
+      this.kafka = kafka;
+    }
+
+    public Builder applicationId(String v) { applicationId = v; return this; }
+    public Builder processingGuarantee(String v) { processingGuarantee = v; return this; }
+    public Builder evidenceFlushInterval(Duration v) { evidenceFlushInterval = v; return this; }
+    public Builder commitInterval(Duration v) { commitInterval = v; return this; }
+    public Builder cacheMaxBytes(long v) { cacheMaxBytes = v; return this; }
+    public Builder stateDir(Path v) { stateDir = v; return this; }
+    public Builder standbyReplicas(int v) { standbyReplicas = v; return this; }
+    public Builder streamThreads(int v) { streamThreads = v; return this; }
+    public Builder rocksDbMemoryBytes(long v) { rocksDbMemoryBytes = v; return this; }
+    public Builder provider(Provider v) { provider = v; return this; }
+    public Builder backend(Backend v) { backend = v; return this; }
+    public Builder createTopics(boolean v) { createTopics = v; return this; }
+
+    public ProcessorConfig build() {
+      return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
+          cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
+          createTopics);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package io.kubewarden.networkenforcer.processor.learning;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRuleBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRuleBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
+import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
+import io.kubewarden.networkenforcer.common.crd.PortEvidence;
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
+import io.kubewarden.networkenforcer.common.crd.TargetRef;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renders a learned allow-list as the complete proposal in the exact CRD shape, plus its evidence.
+ * Rules follow the peers' key order and ports follow protocol then number, so equal allow-lists
+ * always give equal bytes.
+ */
+public final class ProposalRenderer {
+
+  private ProposalRenderer() {}
+
+  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state) {
+    WorkloadNetworkPolicyProposalSpec spec = new WorkloadNetworkPolicyProposalSpec();
+    spec.setBackend(state.backend());
+    spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
+    spec.setDirection(target.direction());
+    if (state.backend() == Backend.istio) {
+      spec.setIstio(istio(state));
+    } else {
+      spec.setKubernetes(kubernetes(target.direction(), state));
+    }
+    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, evidence(state), state.lastSeen());
+  }
+
+  private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(Direction direction,
+      LearnedAllowList state) {
+    NetworkPolicySpecBuilder spec = new NetworkPolicySpecBuilder()
+        .withPodSelector(copy(state.ownSelector()))
+        .withPolicyTypes(direction.name());
+    for (LearnedPeer peer : state.peers().values()) {
+      NetworkPolicyPeer from = new NetworkPolicyPeerBuilder()
+          .withNamespaceSelector(new LabelSelectorBuilder()
+              .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, peer.namespace())).build())
+          .withPodSelector(copy(peer.selector()))
+          .build();
+      List<NetworkPolicyPort> ports = new ArrayList<>();
+      for (PortStats p : peer.ports().values()) {
+        ports.add(new NetworkPolicyPortBuilder().withProtocol(p.protocol().name())
+            .withPort(new IntOrString(p.port())).build());
+      }
+      if (direction == Direction.Ingress) {
+        spec.addToIngress(new NetworkPolicyIngressRuleBuilder().withFrom(from).withPorts(ports).build());
+      } else {
+        spec.addToEgress(new NetworkPolicyEgressRuleBuilder().withTo(from).withPorts(ports).build());
+      }
+    }
+    return spec.build();
+  }
+
+  private static IstioPolicy istio(LearnedAllowList state) {
+    List<IstioPolicy.Rule> rules = new ArrayList<>();
+    state.peers().forEach((principal, peer) -> {
+      List<String> ports = new ArrayList<>();
+      for (PortStats p : peer.ports().values()) {
+        ports.add(Integer.toString(p.port()));
+      }
+      rules.add(IstioPolicy.Rule.of(List.of(principal), ports));
+    });
+    return new IstioPolicy(copy(state.ownSelector()), rules);
+  }
+
+  private static List<RuleEvidence> evidence(LearnedAllowList state) {
+    List<RuleEvidence> rules = new ArrayList<>();
+    int index = 0;
+    for (Map.Entry<String, LearnedPeer> e : state.peers().entrySet()) {
+      List<PortEvidence> ports = new ArrayList<>();
+      for (PortStats p : e.getValue().ports().values()) {
+        ports.add(new PortEvidence(p.protocol().name(), Integer.toString(p.port()),
+            DateTimeFormatter.ISO_INSTANT.format(p.firstSeen()), DateTimeFormatter.ISO_INSTANT.format(p.lastSeen()),
+            p.count()));
+      }
+      rules.add(new RuleEvidence(index++, e.getKey(), ports));
+    }
+    return rules;
+  }
+
+  private static LabelSelector copy(LabelSelector selector) {
+    return selector == null ? null : new LabelSelectorBuilder(selector).build();
+  }
+}

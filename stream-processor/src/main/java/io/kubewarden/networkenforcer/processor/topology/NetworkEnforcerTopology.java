@@ -1,0 +1,145 @@
+package io.kubewarden.networkenforcer.processor.topology;
+
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.topics.JsonSerde;
+import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.decoding.DeadLetterForwarder;
+import io.kubewarden.networkenforcer.processor.decoding.Decoded;
+import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
+import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
+import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
+import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.kubewarden.networkenforcer.processor.observation.Observation;
+import io.kubewarden.networkenforcer.processor.observation.ObservationMapper;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The processor's topology: (flows, policies, control) → (proposals, violations, dead-letter).
+ * Built by {@link #build} for the application and for the TopologyTestDriver tests alike.
+ *
+ * <pre>
+ * flows ─decode─ observe per target ─repartition(observations, by target)─┐
+ * policies ─decode──────────────────────────────────────────────────────────┤
+ * control ─decode───────────────────────────────────────────────────────────┼─ targets (stores) ─┬─ proposals
+ * &lt;app&gt;-deny-reattribution ─decode──────────────────────────────────────────┘                    ├─ violations
+ * every unreadable record ─────────────────────────────────────── dead-letter                  └─ &lt;app&gt;-deny-reattribution
+ * </pre>
+ *
+ * <p>policies, control, the re-attribution topic and the observations repartition topic must have
+ * the same partition count (checked at start by the application).
+ */
+public final class NetworkEnforcerTopology {
+  /** The repartition topic is {@code <application id>-observations-repartition}. */
+  public static final String OBSERVATIONS = "observations";
+  private static final Duration REATTRIBUTION_RETENTION = Duration.ofDays(1);
+
+  private NetworkEnforcerTopology() {}
+
+  /** The name of the internal repartition topic Kafka Streams creates for observations. */
+  public static String observationsRepartitionTopic(ProcessorConfig config) {
+    return config.applicationId() + "-" + OBSERVATIONS + "-repartition";
+  }
+
+  /** The processor's loop topic, created by the application with the co-partitioned count. */
+  public static Topic<String, Observation> reattributionTopic(ProcessorConfig config) {
+    return new Topic<>(config.reattributionTopic(), Serdes.String(), new JsonSerde<>(Observation.class), false,
+        Optional.of(REATTRIBUTION_RETENTION));
+  }
+
+  public static Topology build(ProcessorConfig config, MeterRegistry registry) {
+    ProcessorMetrics metrics = new ProcessorMetrics(registry);
+    Topics topics = config.topics();
+    StreamsBuilder builder = new StreamsBuilder();
+    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.LEARNED),
+        Serdes.String(), new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
+    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.POLICIES),
+        Serdes.String(), new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
+    String deadLetter = topics.deadLetter().name();
+
+    ObservationMapper mapper = new ObservationMapper(config.backend(), metrics);
+    Topic<String, Observation> reattribution = reattributionTopic(config);
+    KStream<String, TargetEvent> observations = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
+        .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
+        .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"))
+        .repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
+            .withKeySerde(Serdes.String())
+            .withValueSerde(reattribution.valueSerde())
+            .withNumberOfPartitions(config.kafka().partitions()))
+        .mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
+
+    KStream<String, TargetEvent> policies = decoded(builder, topics.policies(), TargetKey::parse, "policies",
+        deadLetter, metrics)
+        .mapValues(TargetEvent.PolicyChanged::new, Named.as("policy-event"));
+
+    KStream<String, TargetEvent> control = decoded(builder, topics.control(), TargetKey::parse, "control",
+        deadLetter, metrics)
+        .filter((key, command) -> command != null, Named.as("skip-control-tombstones"))
+        .mapValues(TargetEvent.Command::new, Named.as("control-event"));
+
+    KStream<String, TargetEvent> reattributed = decoded(builder, reattribution, TargetKey::parse, "reattributed",
+        deadLetter, metrics)
+        .filter((key, observation) -> observation != null, Named.as("skip-reattribution-tombstones"))
+        .mapValues(TargetEvent.Observed::new, Named.as("reattributed-event"));
+
+    Map<String, KStream<String, TargetOutput>> outputs = observations
+        .merge(policies, Named.as("merge-policies"))
+        .merge(control, Named.as("merge-control"))
+        .merge(reattributed, Named.as("merge-reattributed"))
+        .process(() -> new TargetProcessor(config.evidenceFlushInterval(), new AllowListLearner(config.backend()),
+            metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.POLICIES)
+        .split(Named.as("output-"))
+        .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
+        .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))
+        .defaultBranch(Branched.as("reattributions"));
+
+    outputs.get("output-proposals")
+        .mapValues(out -> ((TargetOutput.Proposal) out).snapshot(), Named.as("proposal-value"))
+        .to(topics.proposals().name(), Produced.with(topics.proposals().keySerde(), topics.proposals().valueSerde())
+            .withName("write-proposals"));
+    outputs.get("output-violations")
+        .mapValues(out -> ((TargetOutput.Violation) out).observation(), Named.as("violation-value"))
+        .to(topics.violations().name(), Produced.with(topics.violations().keySerde(),
+            topics.violations().valueSerde()).withName("write-violations"));
+    outputs.get("output-reattributions")
+        .mapValues(out -> ((TargetOutput.Reattribution) out).observation(), Named.as("reattribution-value"))
+        .to(reattribution.name(), Produced.with(reattribution.keySerde(), reattribution.valueSerde())
+            .withName("write-reattributions"));
+    return builder.build();
+  }
+
+  /**
+   * Reads a topic as bytes and decodes it; unreadable records go to the dead-letter topic with the
+   * reason, readable ones (tombstones as null values) continue.
+   */
+  private static <V> KStream<String, V> decoded(StreamsBuilder builder, Topic<String, V> topic,
+      Consumer<String> keyCheck, String name, String deadLetterTopic, ProcessorMetrics metrics) {
+    Map<String, KStream<String, Decoded<V>>> branches = builder
+        .stream(topic.name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-" + name))
+        .process(() -> new RecordDecoder<>(topic.name(), topic.valueSerde().deserializer(), keyCheck, metrics),
+            Named.as("decode-" + name))
+        .split(Named.as(name + "-"))
+        .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
+        .defaultBranch(Branched.as("readable"));
+    branches.get(name + "-unreadable")
+        .process(DeadLetterForwarder<V>::new, Named.as("dead-letter-" + name))
+        .to(deadLetterTopic, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("write-dead-letter-" + name));
+    return branches.get(name + "-readable").mapValues(Decoded::value, Named.as("value-of-" + name));
+  }
+}

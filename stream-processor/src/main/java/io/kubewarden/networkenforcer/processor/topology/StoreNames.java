@@ -1,0 +1,11 @@
+package io.kubewarden.networkenforcer.processor.topology;
+
+/** Names of the processor's state stores (their changelog topics derive from them). */
+public final class StoreNames {
+  /** Learned allow-lists, keyed by target. */
+  public static final String LEARNED = "learned-allow-lists";
+  /** Known policies, keyed by target. */
+  public static final String POLICIES = "known-policies";
+
+  private StoreNames() {}
+}

@@ -1,0 +1,182 @@
+package io.kubewarden.networkenforcer.processor.topology;
+
+import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
+import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
+import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
+import io.kubewarden.networkenforcer.processor.learning.ProposalRenderer;
+import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.kubewarden.networkenforcer.processor.observation.Observation;
+import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one stateful step: every event of a target meets the target's learned allow-list and its
+ * policy here (both stores are local because observations, policies and control are co-partitioned
+ * by target key).
+ *
+ * <ul>
+ *   <li>No policy: forwarded flows are learned; a proposal is emitted only when the allow-list
+ *       changes; evidence-only changes are flushed by a wall-clock punctuator.
+ *   <li>A policy: learning stops. Denies become violations with the action of the deny;
+ *       Kubernetes monitor mode evaluates forwarded flows in software.
+ *   <li>Policy upsert clears the learned state; a policy delete lets the next flow start afresh;
+ *       ResetLearning clears the state and tombstones the proposal.
+ * </ul>
+ */
+public final class TargetProcessor implements Processor<String, TargetEvent, String, TargetOutput> {
+  private static final Logger LOG = LoggerFactory.getLogger(TargetProcessor.class);
+
+  private final Duration evidenceFlushInterval;
+  private final AllowListLearner learner;
+  private final MonitorModeEvaluation monitor;
+  private final ProcessorMetrics metrics;
+  /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
+  private final SortedSet<String> dirty = new TreeSet<>();
+  private ProcessorContext<String, TargetOutput> context;
+  private KeyValueStore<String, LearnedAllowList> learned;
+  private KeyValueStore<String, PolicySnapshot> policies;
+
+  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
+    this.evidenceFlushInterval = evidenceFlushInterval;
+    this.learner = learner;
+    this.metrics = metrics;
+    this.monitor = new MonitorModeEvaluation(metrics);
+  }
+
+  @Override
+  public void init(ProcessorContext<String, TargetOutput> context) {
+    this.context = context;
+    this.learned = context.getStateStore(StoreNames.LEARNED);
+    this.policies = context.getStateStore(StoreNames.POLICIES);
+    try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, LearnedAllowList> e = all.next();
+        if (e.value != null && e.value.evidenceDirty()) {
+          dirty.add(e.key);
+        }
+      }
+    }
+    context.schedule(evidenceFlushInterval, PunctuationType.WALL_CLOCK_TIME, this::flushEvidence);
+  }
+
+  @Override
+  public void process(Record<String, TargetEvent> record) {
+    String key = record.key();
+    TargetEvent event = record.value();
+    if (event instanceof TargetEvent.PolicyChanged p) {
+      policyChanged(key, p.policy());
+    } else if (event instanceof TargetEvent.Command c) {
+      command(record, c.command());
+    } else if (event instanceof TargetEvent.Observed o) {
+      observed(record, TargetKey.parse(key), o.observation());
+    }
+  }
+
+  private void policyChanged(String key, PolicySnapshot policy) {
+    if (policy == null) {
+      policies.delete(key);
+      LOG.info("policy of {} deleted: the next flow starts a new proposal", key);
+      return;
+    }
+    policies.put(key, policy);
+    if (learned.delete(key) != null) {
+      LOG.info("policy {}/{} exists for {}: learned state cleared, learning stopped", policy.namespace(),
+          policy.name(), key);
+    }
+    dirty.remove(key);
+  }
+
+  private void command(Record<String, TargetEvent> record, ControlCommand command) {
+    if (command.type() == ControlCommand.Type.RESET_LEARNING) {
+      learned.delete(record.key());
+      dirty.remove(record.key());
+      metrics.proposalReset();
+      LOG.info("learning of {} reset ({})", record.key(), command.reason());
+      context.forward(new Record<>(record.key(), new TargetOutput.Proposal(null), record.timestamp()));
+    }
+  }
+
+  private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
+    FlowRecord flow = observation.flow();
+    PolicySnapshot policy = policies.get(record.key());
+    if (flow.verdict() == Verdict.FORWARDED) {
+      if (policy == null) {
+        learn(record, target, flow);
+      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow)) {
+        violation(record, policy, target, flow, Mode.monitor);
+      }
+      return;
+    }
+    Mode action = flow.verdict() == Verdict.DENIED ? Mode.protect : Mode.monitor;
+    if (policy != null) {
+      violation(record, policy, target, flow, action);
+    } else if (observation.fallbackTarget() != null) {
+      metrics.reattributed();
+      context.forward(new Record<>(observation.fallbackTarget(),
+          new TargetOutput.Reattribution(Observation.of(flow)), record.timestamp()));
+    } else {
+      metrics.unattributed("target-has-no-policy");
+    }
+  }
+
+  private void learn(Record<String, TargetEvent> record, TargetKey target, FlowRecord flow) {
+    AllowListLearner.Outcome outcome = learner.learn(learned.get(record.key()), target, flow);
+    if (outcome instanceof AllowListLearner.Skipped skipped) {
+      metrics.learningSkipped(skipped.reason());
+      return;
+    }
+    AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
+    if (result.allowListChanged()) {
+      LearnedAllowList state = result.state().withEvidenceDirty(false);
+      learned.put(record.key(), state);
+      dirty.remove(record.key());
+      metrics.proposalEmitted();
+      context.forward(new Record<>(record.key(), new TargetOutput.Proposal(ProposalRenderer.render(target, state)),
+          record.timestamp()));
+    } else {
+      learned.put(record.key(), result.state().withEvidenceDirty(true));
+      dirty.add(record.key());
+    }
+  }
+
+  private void violation(Record<String, TargetEvent> record, PolicySnapshot policy, TargetKey target,
+      FlowRecord flow, Mode action) {
+    var violation = ViolationFactory.create(policy, target.direction(), flow, action);
+    metrics.violation(action.value());
+    context.forward(new Record<>(violation.policyKey(), new TargetOutput.Violation(violation), record.timestamp()));
+  }
+
+  /** Publishes the evidence of every target whose evidence changed since its last snapshot. */
+  private void flushEvidence(long now) {
+    for (String key : new ArrayList<>(dirty)) {
+      LearnedAllowList state = learned.get(key);
+      if (state == null || !state.evidenceDirty()) {
+        continue;
+      }
+      LearnedAllowList clean = state.withEvidenceDirty(false);
+      learned.put(key, clean);
+      metrics.evidenceFlushed();
+      context.forward(new Record<>(key, new TargetOutput.Proposal(ProposalRenderer.render(TargetKey.parse(key),
+          clean)), now));
+    }
+    dirty.clear();
+  }
+}
