@@ -72,12 +72,21 @@ public final class ProcessorRuntime implements AutoCloseable {
   private void checkCoPartitioning(Admin admin) throws InterruptedException, java.util.concurrent.TimeoutException {
     var topics = config.topics();
     List<String> names = List.of(topics.policies().name(), topics.control().name(), config.reattributionTopic());
-    Map<String, TopicDescription> found;
-    try {
-      found = admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new ConfigException("the topics " + names + " must exist (" + e.getCause().getMessage() + "); create them "
-          + "with " + config.kafka().partitions() + " partitions each, or set --kafka-create-topics=true");
+    Map<String, TopicDescription> found = null;
+    // Topics created a moment ago may not be in the metadata yet: ask again for a while.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (found == null) {
+      try {
+        found = admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw new ConfigException("the topics " + names + " must exist (" + e.getCause().getMessage()
+              + "); create them with " + config.kafka().partitions() + " partitions each, or set "
+              + "--kafka-create-topics=true");
+        }
+        Thread.sleep(200);
+      }
     }
     for (String name : names) {
       int count = found.get(name).partitions().size();

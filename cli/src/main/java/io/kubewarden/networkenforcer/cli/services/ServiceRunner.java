@@ -23,6 +23,8 @@ public final class ServiceRunner implements AutoCloseable {
   private final int managementPort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
   private final List<ManagementServer.Check> readiness = new ArrayList<>();
+  /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
+  private static final java.util.Set<ServiceRunner> ACTIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
 
@@ -65,7 +67,27 @@ public final class ServiceRunner implements AutoCloseable {
       close();
     }, name + "-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    stopped.await();
+    ACTIVE.add(this);
+    try {
+      stopped.await();
+    } finally {
+      ACTIVE.remove(this);
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // Already shutting down: the hook is running.
+      }
+    }
+  }
+
+  /** Stops every waiting runner of this JVM (as SIGTERM would). */
+  public static void stopAll() {
+    ACTIVE.forEach(ServiceRunner::stop);
+  }
+
+  /** The runners currently serving, for tests that wait for a service to come up. */
+  public static java.util.Set<ServiceRunner> active() {
+    return java.util.Set.copyOf(ACTIVE);
   }
 
   public void stop() {
