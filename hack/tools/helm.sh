@@ -20,7 +20,7 @@ mkdir -p "$BIN_DIR"
 # helm's own Makefile injects its version and the Kubernetes version it assumes (from the
 # client-go it is built with) through ldflags. Without them `helm version` reports a dev version
 # (this script could not tell a stale install) and `helm template` assumes Kubernetes 1.20.
-GOMOD="$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod go mod download -json "helm.sh/helm/v3@$HELM_VERSION" \
+GOMOD="$(cd "${TMPDIR:-/tmp}" && GOFLAGS=-mod=mod GOTOOLCHAIN=local go mod download -json "helm.sh/helm/v3@$HELM_VERSION" \
   | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
 CLIENT_GO="$(awk '$1 == "k8s.io/client-go" { print $2 }' "$GOMOD")"   # v0.MINOR.PATCH
 K8S_MINOR="$(echo "$CLIENT_GO" | cut -d. -f2)"
@@ -31,7 +31,7 @@ LDFLAGS="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
 for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   LDFLAGS+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$K8S_MINOR"
 done
-GOFLAGS="${GOFLAGS:--buildvcs=false}" CGO_ENABLED=0 GOBIN="$BIN_DIR" \
+GOFLAGS="${GOFLAGS:--buildvcs=false}" GOTOOLCHAIN=local CGO_ENABLED=0 GOBIN="$BIN_DIR" \
   go install -trimpath -ldflags "$LDFLAGS" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 
 "$HELM" version --template '{{.Version}}{{"\n"}}'
