@@ -17,6 +17,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class TopicPreparation {
   private static final Logger LOG = LoggerFactory.getLogger(TopicPreparation.class);
   private static final long TIMEOUT_SECONDS = 60;
+  private static final long RETRY_BACKOFF_MS = 200;
 
   private final ProcessorConfig config;
 
@@ -80,18 +82,7 @@ public final class TopicPreparation {
   public void checkCoPartitioning(Admin admin) {
     Topics t = config.topics();
     List<String> names = List.of(t.policies().name(), t.control().name(), config.reattributionTopic());
-    Map<String, TopicDescription> found;
-    try {
-      found = admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new ConfigException("cannot describe the topics " + names + " (" + e.getCause().getMessage()
-          + "); create them with " + config.kafka().partitions() + " partitions each, or enable topic creation");
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while describing topics", e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not describe the topics within " + TIMEOUT_SECONDS + " s", e);
-    }
+    Map<String, TopicDescription> found = describe(admin, names);
     Map<String, Integer> counts = new LinkedHashMap<>();
     for (String name : names) {
       counts.put(name, found.get(name).partitions().size());
@@ -106,6 +97,40 @@ public final class TopicPreparation {
           .append("They must all be equal: set the kafka partitions setting to the count of the existing topics, ")
           .append("or increase the partitions of the topics to ").append(expected).append('.');
       throw new ConfigException(msg.toString());
+    }
+  }
+
+  /**
+   * Describes the topics; a topic created a moment ago may not be known to every broker yet, so
+   * "unknown topic" is retried until the deadline before it counts as missing.
+   */
+  private Map<String, TopicDescription> describe(Admin admin, List<String> names) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+    while (true) {
+      try {
+        return admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        boolean unknown = e.getCause() instanceof UnknownTopicOrPartitionException;
+        if (!unknown || System.nanoTime() > deadline) {
+          throw new ConfigException("cannot describe the topics " + names + " (" + e.getCause().getMessage()
+              + "); create them with " + config.kafka().partitions() + " partitions each, or enable topic creation");
+        }
+        pause();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while describing topics", e);
+      } catch (TimeoutException e) {
+        throw new IllegalStateException("Kafka did not describe the topics within " + TIMEOUT_SECONDS + " s", e);
+      }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(RETRY_BACKOFF_MS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for topic metadata", e);
     }
   }
 
