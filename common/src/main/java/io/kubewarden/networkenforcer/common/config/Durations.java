@@ -29,14 +29,18 @@ public final class Durations {
       if (m.start() != end) {
         break;
       }
-      long n = Long.parseLong(m.group(1));
-      total = total.plus(switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        case "m" -> Duration.ofMinutes(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofDays(n);
-      });
+      try {
+        long n = Long.parseLong(m.group(1));
+        total = total.plus(switch (m.group(2)) {
+          case "ms" -> Duration.ofMillis(n);
+          case "s" -> Duration.ofSeconds(n);
+          case "m" -> Duration.ofMinutes(n);
+          case "h" -> Duration.ofHours(n);
+          default -> Duration.ofDays(n);
+        });
+      } catch (ArithmeticException | NumberFormatException e) {
+        throw new ConfigException(name + " = '" + text + "' is too long a duration; write for example 30s, 5m or 1h");
+      }
       end = m.end();
     }
     if (end != t.length() || end == 0) {

@@ -41,7 +41,8 @@ public record KafkaSettings(String bootstrapServers, String topicPrefix, int par
     for (String server : bootstrapServers.split(",")) {
       String s = server.trim();
       int colon = s.lastIndexOf(':');
-      if (colon <= 0 || colon == s.length() - 1 || !s.substring(colon + 1).chars().allMatch(Character::isDigit)) {
+      if (colon <= 0 || colon == s.length() - 1 || !s.substring(colon + 1).chars().allMatch(Character::isDigit)
+          || !validPort(s.substring(colon + 1))) {
         throw new ConfigException("kafka bootstrap server '" + s + "' is not host:port");
       }
     }
@@ -79,9 +80,15 @@ public record KafkaSettings(String bootstrapServers, String topicPrefix, int par
         + partitions + ", replicationFactor=" + replicationFactor + ", clientProperties=" + shown + "]";
   }
 
+  private static boolean validPort(String digits) {
+    // At most 5 digits first, so a very long number cannot overflow the parse.
+    return digits.length() <= 5 && Integer.parseInt(digits) >= 1 && Integer.parseInt(digits) <= 65535;
+  }
+
   private static boolean isSecret(String key) {
     String k = key.toLowerCase(java.util.Locale.ROOT);
+    // user.info: the user:password of basic auth (schema registry style clients).
     return k.contains("password") || k.contains("jaas") || k.contains("secret") || k.contains("token")
-        || k.contains("key");
+        || k.contains("key") || k.contains("credential") || k.contains("user.info");
   }
 }

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.ArrayList;
@@ -14,7 +15,9 @@ import java.util.Objects;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class IstioPolicy {
   @Required
+  @JsonPropertyDescription("Selects the pods the rules protect (the workload's selector).")
   private LabelSelector selector;
+  @JsonPropertyDescription("ALLOW rules: a request matching any rule is allowed.")
   private List<Rule> rules = new ArrayList<>();
 
   public IstioPolicy() {}
@@ -87,6 +90,7 @@ public class IstioPolicy {
 
   /** {@code from[].source}: the principals allowed. {@code *} matches any authenticated peer. */
   public static class Source {
+    @JsonPropertyDescription("Allowed source principals, e.g. cluster.local/ns/<ns>/sa/<sa>; * matches any.")
     private List<String> principals;
 
     public Source() {}
@@ -117,6 +121,7 @@ public class IstioPolicy {
 
   /** {@code to[].operation}: destination ports as strings (a port or a range {@code a-b}). */
   public static class Operation {
+    @JsonPropertyDescription("Allowed destination ports as strings: a port or a range a-b.")
     private List<String> ports;
 
     public Operation() {}

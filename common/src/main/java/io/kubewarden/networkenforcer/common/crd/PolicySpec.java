@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
@@ -39,12 +40,17 @@ public abstract class PolicySpec {
 
   @Required
   @ValidationRule(value = "self == oldSelf", message = "spec.backend is immutable")
+  @JsonPropertyDescription("The policy model: kubernetes (a NetworkPolicy) or istio (an AuthorizationPolicy). Immutable.")
   private Backend backend;
+  @JsonPropertyDescription("The NetworkPolicy spec to enforce; set exactly when backend is kubernetes.")
   private NetworkPolicySpec kubernetes;
+  @JsonPropertyDescription("The AuthorizationPolicy (ALLOW) to enforce; set exactly when backend is istio.")
   private IstioPolicy istio;
   @Required
+  @JsonPropertyDescription("The workload this allow-list is for, in the same namespace.")
   private TargetRef targetRef;
   @Required
+  @JsonPropertyDescription("The traffic direction covered: Ingress or Egress (istio: Ingress only).")
   private Direction direction;
 
   public Backend getBackend() { return backend; }

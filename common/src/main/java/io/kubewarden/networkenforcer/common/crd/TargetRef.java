@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.crd;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import java.util.Objects;
@@ -7,8 +8,10 @@ import java.util.Objects;
 /** The workload a proposal or policy is for, in the same namespace. */
 public class TargetRef {
   @Required
+  @JsonPropertyDescription("Deployment, StatefulSet or DaemonSet.")
   private WorkloadKind kind;
   @Required
+  @JsonPropertyDescription("Name of the workload.")
   private String name;
 
   public TargetRef() {}

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.Objects;
@@ -12,14 +13,18 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ViolationRecord {
+  @JsonPropertyDescription("Unique per policy: the violationCount when the record was added.")
   private long id;
   /** Last occurrence, RFC 3339. */
+  @JsonPropertyDescription("Last occurrence (RFC 3339).")
   private String timestamp;
   private ViolationEndpoint source;
   private ViolationEndpoint dest;
   private Protocol protocol;
   /** 0 when unknown; always 0 on Istio. */
+  @JsonPropertyDescription("Destination port; 0 when unknown (always 0 on istio).")
   private int dstPort;
+  @JsonPropertyDescription("monitor: seen in monitor mode; protect: blocked by the data plane.")
   private Mode action;
   private String denyingPolicyNamespace;
   private String denyingPolicyName;

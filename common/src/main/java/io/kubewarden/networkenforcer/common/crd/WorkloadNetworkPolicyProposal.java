@@ -22,7 +22,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Backend", jsonPath = ".spec.backend", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Direction", jsonPath = ".spec.direction", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Target", jsonPath = ".spec.targetRef.name", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Rules", jsonPath = ".status.evidence.length()", type = AdditionalPrinterColumn.Type.INTEGER)
+// kubectl's JSONPath has no length(): the count is a status field.
+@AdditionalPrinterColumn(name = "Rules", jsonPath = ".status.ruleCount", type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class WorkloadNetworkPolicyProposal
     extends CustomResource<WorkloadNetworkPolicyProposalSpec, WorkloadNetworkPolicyProposalStatus>

@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -8,6 +10,7 @@ import java.util.Objects;
 /** Status of a proposal (ours): per-rule, per-port evidence of what was observed. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class WorkloadNetworkPolicyProposalStatus {
+  @JsonPropertyDescription("Per rule and port: first seen, last seen and observation count.")
   private List<RuleEvidence> evidence = new ArrayList<>();
 
   public WorkloadNetworkPolicyProposalStatus() {}
@@ -18,6 +21,14 @@ public class WorkloadNetworkPolicyProposalStatus {
 
   public List<RuleEvidence> getEvidence() { return evidence; }
   public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
+
+  /**
+   * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
+   * cannot count a list). Derived, so it is written but never read back.
+   */
+  @JsonProperty(value = "ruleCount", access = JsonProperty.Access.READ_ONLY)
+  @JsonPropertyDescription("The number of rules with evidence (derived; shown as the Rules column).")
+  public int getRuleCount() { return evidence == null ? 0 : evidence.size(); }
 
   @Override
   public boolean equals(Object o) {

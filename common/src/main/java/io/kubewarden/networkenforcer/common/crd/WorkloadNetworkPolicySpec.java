@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.common.crd;
 
-import io.fabric8.crd.generator.annotation.PrinterColumn;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.Objects;
@@ -9,7 +9,7 @@ import java.util.Objects;
 public class WorkloadNetworkPolicySpec extends PolicySpec {
 
   @Default("monitor")
-  @PrinterColumn(name = "Mode", priority = 0)
+  @JsonPropertyDescription("monitor: report violations only; protect: also render the native policy that blocks.")
   private Mode mode = Mode.monitor;
 
   public Mode getMode() { return mode; }

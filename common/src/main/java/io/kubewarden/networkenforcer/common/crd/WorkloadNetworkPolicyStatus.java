@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,12 +16,21 @@ import java.util.Objects;
 public class WorkloadNetworkPolicyStatus {
   public static final int MAX_RECORDS = 100;
 
+  @JsonPropertyDescription("The spec generation this status reflects.")
   private Long observedGeneration;
+  @JsonPropertyDescription("Every observed violation, repeats included; never decreases.")
   private long violationCount;
+  @JsonPropertyDescription("The number of entries in violations.")
   private long activeViolationCount;
+  // The caps of the contract, also enforced by the API server.
+  @Size(max = MAX_RECORDS)
+  @JsonPropertyDescription("Unacknowledged violations, newest first, at most 100.")
   private List<ViolationRecord> violations = new ArrayList<>();
+  @Size(max = MAX_RECORDS)
+  @JsonPropertyDescription("Acknowledged violations, newest first, at most 100.")
   private List<AcknowledgedViolation> acknowledgedViolations = new ArrayList<>();
   /** Ours: rendering problems, unmatched acknowledgements. */
+  @JsonPropertyDescription("Rendering problems and acknowledgements that match no record.")
   private List<Condition> conditions = new ArrayList<>();
 
   public Long getObservedGeneration() { return observedGeneration; }

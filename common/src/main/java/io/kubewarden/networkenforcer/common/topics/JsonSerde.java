@@ -1,7 +1,9 @@
 package io.kubewarden.networkenforcer.common.topics;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.IOException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -16,9 +18,12 @@ import org.apache.kafka.common.serialization.Serializer;
 public final class JsonSerde<T> implements Serde<T> {
   private final Class<T> type;
   private final ObjectMapper mapper = Json.mapper();
+  // A record with bytes after its value (two records glued together, a torn write) is not valid.
+  private final ObjectReader reader;
 
   public JsonSerde(Class<T> type) {
     this.type = type;
+    this.reader = mapper.readerFor(type).with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   }
 
   public Class<T> type() {
@@ -41,7 +46,7 @@ public final class JsonSerde<T> implements Serde<T> {
       return null;
     }
     try {
-      T value = mapper.readValue(data, type);
+      T value = reader.readValue(data);
       if (value == null) {
         throw new RecordDecodeException(topic, "empty " + type.getSimpleName(), null);
       }

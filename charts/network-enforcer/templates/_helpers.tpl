@@ -1,0 +1,521 @@
+{{/*
+Renders a named template at an indentation, or nothing at all when it renders empty: optional
+env, volume and scheduling blocks then leave no blank lines behind.
+Call with (dict "template" "ne.env.kafka" "context" $ctx "indent" 12).
+*/}}
+{{- define "ne.render" -}}
+{{- $out := include .template .context | trim -}}
+{{- if $out }}{{ $out | nindent (int .indent) }}{{ end -}}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- names and labels */}}
+
+{{- define "ne.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "ne.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "ne.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "ne.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: network-enforcer
+{{- end -}}
+
+{{/* Selector labels of one component; call with (dict "ctx" $ "component" "ingest"). */}}
+{{- define "ne.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "ne.name" .ctx }}
+app.kubernetes.io/instance: {{ .ctx.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "ne.componentLabels" -}}
+{{ include "ne.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "ne.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "ne.serviceAccountName" -}}
+{{- printf "%s-%s" (include "ne.fullname" .ctx) .component -}}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- provider */}}
+
+{{/* The settings block of the selected provider. Returned as YAML: use with fromYaml. */}}
+{{- define "ne.provider.settings" -}}
+{{- toYaml (get .Values.controller.provider .Values.controller.provider.name) -}}
+{{- end -}}
+
+{{/* The backend the provider writes: istio or kubernetes. */}}
+{{- define "ne.backend" -}}
+{{- if eq .Values.controller.provider.name "istio" -}}istio{{- else -}}kubernetes{{- end -}}
+{{- end -}}
+
+{{/*
+Where the provider's TLS material comes from:
+  csi          cert-manager CSI volume (tls.mode issuer)
+  secret       a Secret of the release namespace, mounted (tls.mode existingSecret)
+  api          a Secret of another namespace, read through the API (tls.mode existingSecret)
+  none         plain text (tls.mode insecure)
+*/}}
+{{- define "ne.provider.tlsSource" -}}
+{{- $tls := (fromYaml (include "ne.provider.settings" .)).tls -}}
+{{- if eq $tls.mode "issuer" -}}csi
+{{- else if eq $tls.mode "insecure" -}}none
+{{- else if and $tls.existingSecret.namespace (ne $tls.existingSecret.namespace .Release.Namespace) -}}api
+{{- else -}}secret
+{{- end -}}
+{{- end -}}
+
+{{/* The flow source address: for istio the listen port; Cilium insecure on the default :443 moves to :80. */}}
+{{- define "ne.provider.endpoint" -}}
+{{- $p := .Values.controller.provider -}}
+{{- if eq $p.name "istio" -}}
+{{- $p.istio.endpoint -}}
+{{- else if eq $p.name "cilium" -}}
+{{- if and (eq $p.cilium.tls.mode "insecure") (eq $p.cilium.endpoint "hubble-relay.kube-system.svc:443") -}}
+hubble-relay.kube-system.svc:80
+{{- else -}}
+{{- $p.cilium.endpoint -}}
+{{- end -}}
+{{- else -}}
+{{- $p.calico.endpoint -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "ne.provider.certDir" -}}/etc/provider/certs{{- end -}}
+
+{{- define "ne.istioOtlpService" -}}
+{{- printf "%s-istio-otlp" (include "ne.fullname" .) -}}
+{{- end -}}
+
+{{- define "ne.caIssuerName" -}}
+{{- printf "%s-ca" (include "ne.fullname" .) -}}
+{{- end -}}
+
+{{/* "true" when something mounts a certificate from the chart CA. */}}
+{{- define "ne.caIssuerNeeded" -}}
+{{- $tls := (fromYaml (include "ne.provider.settings" .)).tls -}}
+{{- if eq .Values.telemetry.collectorStrategy "default" -}}true
+{{- else if and (eq $tls.mode "issuer") (or (eq .Values.controller.provider.name "istio") (not (default (dict) $tls.issuer).name)) -}}true
+{{- end -}}
+{{- end -}}
+
+{{/* CSI volume attributes of a cert-manager certificate; call with (dict "ctx" $ "issuer" dict "dnsNames" "..." "usages" "..."). */}}
+{{- define "ne.csiCertificate" -}}
+csi:
+  driver: csi.cert-manager.io
+  readOnly: true
+  volumeAttributes:
+    csi.cert-manager.io/issuer-name: {{ .issuer.name | default (include "ne.caIssuerName" .ctx) | quote }}
+    csi.cert-manager.io/issuer-kind: {{ .issuer.kind | default "Issuer" | quote }}
+    csi.cert-manager.io/common-name: {{ .commonName | quote }}
+    {{- with .dnsNames }}
+    csi.cert-manager.io/dns-names: {{ . | quote }}
+    {{- end }}
+    csi.cert-manager.io/key-usages: {{ .usages | quote }}
+    csi.cert-manager.io/fs-group: {{ .fsGroup | default .ctx.Values.podSecurityContext.fsGroup | toString | quote }}
+{{- end -}}
+
+{{/* DNS names of the Istio OTLP Service, for the receiver's server certificate and fluent-bit's SNI. */}}
+{{- define "ne.istioOtlpDnsNames" -}}
+{{- $svc := include "ne.istioOtlpService" . -}}
+{{- printf "%s,%s.%s,%s.%s.svc,%s.%s.svc.%s" $svc $svc .Release.Namespace $svc .Release.Namespace $svc .Release.Namespace .Values.kubernetesClusterDomain -}}
+{{- end -}}
+
+{{/* Provider env vars (ingest and standalone). */}}
+{{- define "ne.env.provider" -}}
+{{- $p := .Values.controller.provider -}}
+{{- $s := fromYaml (include "ne.provider.settings" .) -}}
+{{- $source := include "ne.provider.tlsSource" . -}}
+- name: NE_PROVIDER
+  value: {{ $p.name | quote }}
+{{- if eq $p.name "istio" }}
+- name: NE_OTLP_PORT
+  value: {{ include "ne.provider.endpoint" . | quote }}
+{{- else if eq $p.name "cilium" }}
+- name: NE_HUBBLE_ENDPOINT
+  value: {{ include "ne.provider.endpoint" . | quote }}
+{{- else }}
+- name: NE_GOLDMANE_ENDPOINT
+  value: {{ include "ne.provider.endpoint" . | quote }}
+{{- end }}
+- name: NE_PROVIDER_TLS_MODE
+  value: {{ $s.tls.mode | quote }}
+{{- if or (eq $source "csi") (eq $source "secret") }}
+- name: NE_PROVIDER_TLS_CERT_DIR
+  value: {{ include "ne.provider.certDir" . | quote }}
+{{- end }}
+{{- if eq $source "api" }}
+- name: NE_PROVIDER_TLS_SECRET_NAMESPACE
+  value: {{ $s.tls.existingSecret.namespace | quote }}
+- name: NE_PROVIDER_TLS_SECRET_NAME
+  value: {{ $s.tls.existingSecret.name | quote }}
+{{- with $s.tls.existingSecret.caConfigMap }}
+- name: NE_PROVIDER_TLS_CA_CONFIGMAP
+  value: {{ . | quote }}
+- name: NE_PROVIDER_TLS_CA_CONFIGMAP_KEY
+  value: {{ $s.tls.existingSecret.caConfigMapKey | default "ca.crt" | quote }}
+{{- end }}
+{{- end }}
+{{- if and (eq $p.name "cilium") $s.tls.serverName }}
+- name: NE_PROVIDER_TLS_SERVER_NAME
+  value: {{ $s.tls.serverName | quote }}
+{{- end }}
+- name: NE_FLOW_DUMPER_ENABLED
+  value: {{ .Values.controller.flowDumper.enabled | quote }}
+{{- if .Values.controller.flowDumper.enabled }}
+- name: NE_FLOW_DUMPER_PORT
+  value: {{ .Values.controller.flowDumper.port | quote }}
+- name: NE_FLOW_DUMPER_BUFFER_SIZE
+  value: {{ .Values.controller.flowDumper.bufferSize | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* Provider TLS volume (ingest and standalone); empty when nothing is mounted. */}}
+{{- define "ne.volumes.provider" -}}
+{{- $p := .Values.controller.provider -}}
+{{- $s := fromYaml (include "ne.provider.settings" .) -}}
+{{- $source := include "ne.provider.tlsSource" . -}}
+{{- if eq $source "csi" }}
+{{- $dns := "" -}}
+{{- $usages := "digital signature,key encipherment,client auth" -}}
+{{- if eq $p.name "istio" -}}
+{{- $dns = include "ne.istioOtlpDnsNames" . -}}
+{{- $usages = "digital signature,key encipherment,server auth" -}}
+{{- else if eq $p.name "cilium" -}}
+{{- $dns = "network-enforcer.hubble-relay.cilium.io" -}}
+{{- end }}
+- name: provider-certs
+  {{- include "ne.csiCertificate" (dict "ctx" . "issuer" (default (dict) $s.tls.issuer) "commonName" (printf "%s.${POD_NAMESPACE}" (include "ne.fullname" .)) "dnsNames" $dns "usages" $usages) | nindent 2 }}
+{{- else if eq $source "secret" }}
+{{- /* a Secret of the release namespace carries tls.crt, tls.key and ca.crt itself */}}
+- name: provider-certs
+  secret:
+    secretName: {{ $s.tls.existingSecret.name }}
+{{- end }}
+{{- end -}}
+
+{{- define "ne.volumeMounts.provider" -}}
+{{- $source := include "ne.provider.tlsSource" . -}}
+{{- if or (eq $source "csi") (eq $source "secret") }}
+- name: provider-certs
+  mountPath: {{ include "ne.provider.certDir" . }}
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- common */}}
+
+{{- define "ne.env.common" -}}
+- name: NE_LOG_LEVEL
+  value: {{ .Values.controller.logLevel | quote }}
+- name: NE_MANAGEMENT_PORT
+  value: {{ .Values.managementPort | quote }}
+- name: NE_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: NE_POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: JAVA_TOOL_OPTIONS
+  value: {{ .Values.jvmOptions | quote }}
+{{- end -}}
+
+{{- define "ne.env.backend" -}}
+- name: NE_PROVIDER
+  value: {{ .Values.controller.provider.name | quote }}
+{{- end -}}
+
+{{/* Kafka Streams settings; standalone runs one instance without standbys. */}}
+{{- define "ne.env.streams" -}}
+- name: NE_NUM_STANDBY_REPLICAS
+  value: {{ .standby | quote }}
+- name: NE_NUM_STREAM_THREADS
+  value: {{ .ctx.Values.processor.streamThreads | quote }}
+- name: NE_PROCESSING_GUARANTEE
+  value: {{ .ctx.Values.processor.processingGuarantee | quote }}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- kafka */}}
+
+{{- define "ne.kafka.dir" -}}/etc/network-enforcer/kafka{{- end -}}
+
+{{/* "true" when the Kafka clients need a properties file (TLS, SASL or extra properties). */}}
+{{- define "ne.kafka.propertiesNeeded" -}}
+{{- $k := .Values.kafka -}}
+{{- if or $k.tls.enabled $k.sasl.enabled $k.extraProperties -}}true{{- end -}}
+{{- end -}}
+
+{{- define "ne.env.kafka" -}}
+{{- $k := .ctx.Values.kafka -}}
+{{- if not .standalone }}
+- name: NE_KAFKA_BOOTSTRAP_SERVERS
+  value: {{ $k.bootstrapServers | quote }}
+{{- end }}
+- name: NE_KAFKA_TOPIC_PREFIX
+  value: {{ $k.topicPrefix | quote }}
+- name: NE_KAFKA_PARTITIONS
+  value: {{ $k.partitions | quote }}
+- name: NE_KAFKA_REPLICATION_FACTOR
+  value: {{ ternary 1 $k.replicationFactor .standalone | quote }}
+- name: NE_KAFKA_FLOWS_RETENTION_MS
+  value: {{ $k.flowsRetentionMs | int64 | quote }}
+- name: NE_KAFKA_CREATE_TOPICS
+  value: {{ and $k.createTopics (or .standalone (not $k.strimzi.createTopics)) | quote }}
+{{- if and (not .standalone) (include "ne.kafka.propertiesNeeded" .ctx) }}
+- name: NE_KAFKA_PROPERTIES_FILE
+  value: {{ printf "%s/config/client.properties" (include "ne.kafka.dir" .ctx) | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "ne.volumes.kafka" -}}
+{{- $k := .Values.kafka -}}
+{{- if include "ne.kafka.propertiesNeeded" . }}
+- name: kafka-config
+  configMap:
+    name: {{ include "ne.fullname" . }}-kafka-client
+{{- end }}
+{{- if and $k.tls.enabled $k.tls.caSecret.name }}
+- name: kafka-ca
+  secret:
+    secretName: {{ $k.tls.caSecret.name }}
+    items:
+      - key: {{ $k.tls.caSecret.key }}
+        path: ca.crt
+{{- end }}
+{{- if and $k.tls.enabled $k.tls.clientSecret.name }}
+- name: kafka-client-cert
+  secret:
+    secretName: {{ $k.tls.clientSecret.name }}
+    items:
+      - key: {{ $k.tls.clientSecret.certKey }}
+        path: tls.crt
+      - key: {{ $k.tls.clientSecret.keyKey }}
+        path: tls.key
+{{- end }}
+{{- if $k.sasl.enabled }}
+- name: kafka-sasl
+  secret:
+    secretName: {{ $k.sasl.passwordSecret.name }}
+    items:
+      - key: {{ $k.sasl.passwordSecret.key }}
+        path: password
+{{- end }}
+{{- end -}}
+
+{{- define "ne.volumeMounts.kafka" -}}
+{{- $k := .Values.kafka -}}
+{{- $dir := include "ne.kafka.dir" . -}}
+{{- if include "ne.kafka.propertiesNeeded" . }}
+- name: kafka-config
+  mountPath: {{ $dir }}/config
+  readOnly: true
+{{- end }}
+{{- if and $k.tls.enabled $k.tls.caSecret.name }}
+- name: kafka-ca
+  mountPath: {{ $dir }}/ca
+  readOnly: true
+{{- end }}
+{{- if and $k.tls.enabled $k.tls.clientSecret.name }}
+- name: kafka-client-cert
+  mountPath: {{ $dir }}/client
+  readOnly: true
+{{- end }}
+{{- if $k.sasl.enabled }}
+- name: kafka-sasl
+  mountPath: {{ $dir }}/sasl
+  readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- telemetry (writer and standalone) */}}
+
+{{- define "ne.otel.dir" -}}/etc/network-enforcer/otel{{- end -}}
+
+{{- define "ne.otelCollectorName" -}}
+{{- printf "%s-otel-collector" (include "ne.fullname" .) -}}
+{{- end -}}
+
+{{- define "ne.env.telemetry" -}}
+{{- $t := .Values.telemetry -}}
+{{- $dir := include "ne.otel.dir" . -}}
+- name: NE_TELEMETRY_COLLECTOR_STRATEGY
+  value: {{ $t.collectorStrategy | quote }}
+{{- if eq $t.collectorStrategy "default" }}
+- name: NE_OTEL_ENDPOINT
+  value: {{ printf "https://%s.%s.svc.%s:4317" (include "ne.otelCollectorName" .) .Release.Namespace .Values.kubernetesClusterDomain | quote }}
+- name: NE_OTEL_PROTOCOL
+  value: "grpc"
+- name: NE_OTEL_CA_FILE
+  value: {{ printf "%s/certs/ca.crt" $dir | quote }}
+{{- else if eq $t.collectorStrategy "external" }}
+- name: NE_OTEL_ENDPOINT
+  value: {{ $t.externalCollector.endpoint | quote }}
+- name: NE_OTEL_PROTOCOL
+  value: {{ $t.externalCollector.protocol | quote }}
+{{- if $t.externalCollector.otelCollectorCertificateSecret }}
+- name: NE_OTEL_CA_FILE
+  value: {{ printf "%s/ca/ca.crt" $dir | quote }}
+{{- end }}
+{{- if $t.externalCollector.otelCollectorClientCertificateSecret }}
+- name: NE_OTEL_CLIENT_CERT_FILE
+  value: {{ printf "%s/client/tls.crt" $dir | quote }}
+- name: NE_OTEL_CLIENT_KEY_FILE
+  value: {{ printf "%s/client/tls.key" $dir | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "ne.volumes.telemetry" -}}
+{{- $t := .Values.telemetry -}}
+{{- if eq $t.collectorStrategy "default" }}
+- name: otel-certs
+  {{- include "ne.csiCertificate" (dict "ctx" . "issuer" (dict) "commonName" (printf "%s.${POD_NAMESPACE}" (include "ne.fullname" .)) "usages" "digital signature,key encipherment,client auth") | nindent 2 }}
+{{- else if eq $t.collectorStrategy "external" }}
+{{- with $t.externalCollector.otelCollectorCertificateSecret }}
+- name: otel-ca
+  secret:
+    secretName: {{ . }}
+    items:
+      - key: ca.crt
+        path: ca.crt
+{{- end }}
+{{- with $t.externalCollector.otelCollectorClientCertificateSecret }}
+- name: otel-client-cert
+  secret:
+    secretName: {{ . }}
+    items:
+      - key: tls.crt
+        path: tls.crt
+      - key: tls.key
+        path: tls.key
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{- define "ne.volumeMounts.telemetry" -}}
+{{- $t := .Values.telemetry -}}
+{{- $dir := include "ne.otel.dir" . -}}
+{{- if eq $t.collectorStrategy "default" }}
+- name: otel-certs
+  mountPath: {{ $dir }}/certs
+  readOnly: true
+{{- else if eq $t.collectorStrategy "external" }}
+{{- if $t.externalCollector.otelCollectorCertificateSecret }}
+- name: otel-ca
+  mountPath: {{ $dir }}/ca
+  readOnly: true
+{{- end }}
+{{- if $t.externalCollector.otelCollectorClientCertificateSecret }}
+- name: otel-client-cert
+  mountPath: {{ $dir }}/client
+  readOnly: true
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- writer */}}
+
+{{- define "ne.leaseName" -}}
+{{- .Values.writer.leaseName | default (printf "%s-writer" (include "ne.fullname" .)) -}}
+{{- end -}}
+
+{{- define "ne.env.writer" -}}
+- name: NE_STATUS_SYNC_INTERVAL
+  value: {{ .ctx.Values.controller.wnpStatusUpdateInterval | quote }}
+- name: NE_LEADER_ELECTION
+  value: {{ .leaderElection | quote }}
+{{- if .leaderElection }}
+- name: NE_LEASE_NAME
+  value: {{ include "ne.leaseName" .ctx | quote }}
+- name: NE_LEASE_NAMESPACE
+  value: {{ .ctx.Release.Namespace | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* ---------------------------------------------------------------- pod plumbing */}}
+
+{{- define "ne.managementPort" -}}
+- name: management
+  containerPort: {{ .Values.managementPort }}
+  protocol: TCP
+{{- end -}}
+
+{{- define "ne.probes" -}}
+startupProbe:
+  httpGet:
+    path: /healthz
+    port: management
+  periodSeconds: 5
+  failureThreshold: 60
+livenessProbe:
+  httpGet:
+    path: /healthz
+    port: management
+  periodSeconds: 10
+  failureThreshold: 3
+readinessProbe:
+  httpGet:
+    path: /readyz
+    port: management
+  periodSeconds: 5
+  failureThreshold: 3
+{{- end -}}
+
+{{- define "ne.podAnnotations" -}}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .ctx.Values.managementPort | quote }}
+prometheus.io/path: /metrics
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+nodeSelector, tolerations and affinity of a component; call with
+(dict "ctx" $ "component" "writer" "values" .Values.writer). Without an affinity of the user's,
+replicas prefer different nodes, so one node going away does not take all of them.
+*/}}
+{{- define "ne.podScheduling" -}}
+{{- with .values.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .values.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+affinity:
+{{- if .values.affinity }}
+  {{- toYaml .values.affinity | nindent 2 }}
+{{- else }}
+  podAntiAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 100
+        podAffinityTerm:
+          topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels:
+              {{- include "ne.selectorLabels" . | nindent 14 }}
+{{- end }}
+{{- end -}}

@@ -1,0 +1,248 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
+import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.EndpointType;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowKey;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Endpoint;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The cluster state a capture implies when no {@code --cluster-state} file is given: pods, their
+ * owners and namespaces rebuilt from what the flow records say about their endpoints. A workload's
+ * selector is the set of labels every one of its pods in the capture carries, minus the labels
+ * controllers generate ({@link ControllerLabels}).
+ *
+ * <p>Hubble names the pod, its labels and its workload; Goldmane names an aggregated pod prefix and
+ * its labels, so the owner is inferred from the prefix (a pod-template-hash suffix means a
+ * Deployment, otherwise a DaemonSet; a pod name ending in an ordinal is a StatefulSet pod).
+ * ztunnel logs carry no labels: those captures need a cluster-state file.
+ */
+public final class CaptureClusterState {
+  private static final String LABEL_PREFIX = "k8s:";
+  private static final String SERVICE_ACCOUNT_LABEL = "k8s:io.cilium.k8s.policy.serviceaccount=";
+  private static final String NAMESPACE_LABEL_PREFIX = "k8s:io.cilium.k8s.namespace.labels.";
+  private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+  /** The suffix a Deployment's ReplicaSet gets: its pod-template-hash (letters and digits, at least one digit). */
+  private static final Pattern TEMPLATE_HASH = Pattern.compile("^(.+)-([a-z0-9]{5,10})$");
+  private static final Pattern ORDINAL = Pattern.compile("^(.+)-(\\d+)$");
+
+  private final Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
+  /** ns/Kind/name -> labels all its pods share (selectable ones only). */
+  private final Map<String, Map<String, String>> workloadSelectors = new LinkedHashMap<>();
+  private final Map<String, HasMetadata> pods = new LinkedHashMap<>();
+  private final Map<String, HasMetadata> replicaSets = new HashMap<>();
+
+  private CaptureClusterState() {}
+
+  /** Reads the capture once and returns the cluster it describes. */
+  public static ClusterIndex derive(Path capture, CaptureFormat format) {
+    if (format == CaptureFormat.ZTUNNEL) {
+      throw new LearnInputException("ztunnel access logs carry no pod labels, so workload selectors cannot be "
+          + "learned from the capture alone; pass --cluster-state FILE (write it with: "
+          + "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster-state.json)");
+    }
+    CaptureClusterState state = new CaptureClusterState();
+    try (BufferedReader reader = Files.newBufferedReader(capture, StandardCharsets.UTF_8)) {
+      String line;
+      while ((line = reader.readLine()) != null) {
+        if (!line.isBlank()) {
+          state.line(line, format);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
+    }
+    return state.toIndex();
+  }
+
+  private void line(String line, CaptureFormat format) {
+    // Lines that do not decode are skipped here; the real read counts and dead-letters them.
+    try {
+      JsonNode node = Json.mapper().readTree(line);
+      if (format == CaptureFormat.HUBBLE && HubbleJson.looksLikeHubble(node)) {
+        GetFlowsResponse response = HubbleJson.decode(line, node);
+        if (response.hasFlow()) {
+          Flow flow = response.getFlow();
+          hubbleEndpoint(flow.getSource(), flow.hasIP() ? flow.getIP().getSource() : "");
+          hubbleEndpoint(flow.getDestination(), flow.hasIP() ? flow.getIP().getDestination() : "");
+        }
+      } else if (format == CaptureFormat.GOLDMANE && GoldmaneJson.looksLikeGoldmane(node)) {
+        FlowResult result = GoldmaneJson.decode(line);
+        FlowKey key = result.getFlow().getKey();
+        if (key.getSourceTypeValue() == EndpointType.WorkloadEndpoint_VALUE) {
+          goldmaneEndpoint(key.getSourceNamespace(), key.getSourceName(), result.getFlow().getSourceLabelsList());
+        }
+        if (key.getDestTypeValue() == EndpointType.WorkloadEndpoint_VALUE) {
+          goldmaneEndpoint(key.getDestNamespace(), key.getDestName(), result.getFlow().getDestLabelsList());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // skipped, see above
+    }
+  }
+
+  private void hubbleEndpoint(Endpoint ep, String ip) {
+    if (ep.getPodName().isEmpty() || ep.getNamespace().isEmpty() || ep.getWorkloadsCount() == 0) {
+      return;
+    }
+    Optional<WorkloadKind> kind = WorkloadKind.fromKind(ep.getWorkloads(0).getKind());
+    if (kind.isEmpty()) {
+      return;
+    }
+    String ns = ep.getNamespace();
+    Map<String, String> labels = new TreeMap<>();
+    Map<String, String> nsLabels = new TreeMap<>();
+    String serviceAccount = null;
+    for (String label : ep.getLabelsList()) {
+      if (label.startsWith(SERVICE_ACCOUNT_LABEL)) {
+        serviceAccount = label.substring(SERVICE_ACCOUNT_LABEL.length());
+      } else if (label.startsWith(NAMESPACE_LABEL_PREFIX)) {
+        put(nsLabels, label.substring(NAMESPACE_LABEL_PREFIX.length()));
+      } else if (label.startsWith(LABEL_PREFIX) && !label.startsWith("k8s:io.cilium.k8s.")
+          && !label.startsWith("k8s:io.kubernetes.pod.namespace=")) {
+        put(labels, label.substring(LABEL_PREFIX.length()));
+      }
+    }
+    namespace(ns).putAll(nsLabels);
+    String workload = ep.getWorkloads(0).getName();
+    String ownerRs = kind.get() == WorkloadKind.Deployment
+        ? workload + "-" + labels.getOrDefault("pod-template-hash", "capture") : null;
+    pod(ns, ep.getPodName(), null, ip, serviceAccount, labels, kind.get(), workload, ownerRs);
+  }
+
+  private void goldmaneEndpoint(String ns, String aggregatedName, List<String> labelList) {
+    if (ns.isEmpty() || aggregatedName.isEmpty()) {
+      return;
+    }
+    Map<String, String> labels = new TreeMap<>();
+    labelList.forEach(l -> put(labels, l));
+    namespace(ns);
+    if (!aggregatedName.endsWith("*")) {
+      Matcher ordinal = ORDINAL.matcher(aggregatedName);
+      if (ordinal.matches()) {
+        pod(ns, aggregatedName, null, null, null, labels, WorkloadKind.StatefulSet, ordinal.group(1), null);
+      }
+      return;
+    }
+    String generateName = aggregatedName.substring(0, aggregatedName.length() - 1);
+    String prefix = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
+    String podName = generateName + "capture";
+    String hash = labels.get("pod-template-hash");
+    Matcher m = TEMPLATE_HASH.matcher(prefix);
+    boolean daemonSetLabels = labels.containsKey("pod-template-generation");
+    if (hash != null && prefix.endsWith("-" + hash)) {
+      pod(ns, podName, generateName, null, null, labels, WorkloadKind.Deployment,
+          prefix.substring(0, prefix.length() - hash.length() - 1), prefix);
+    } else if (!daemonSetLabels && m.matches() && m.group(2).chars().anyMatch(Character::isDigit)) {
+      pod(ns, podName, generateName, null, null, labels, WorkloadKind.Deployment, m.group(1), prefix);
+    } else {
+      pod(ns, podName, generateName, null, null, labels, WorkloadKind.DaemonSet, prefix, null);
+    }
+  }
+
+  private void pod(String ns, String name, String generateName, String ip, String serviceAccount,
+      Map<String, String> labels, WorkloadKind kind, String workload, String replicaSet) {
+    String workloadKey = ns + "/" + kind.name() + "/" + workload;
+    Map<String, String> selectable = ControllerLabels.selectable(labels);
+    // The selector must match every pod of the workload seen: keep the labels they all share.
+    workloadSelectors.merge(workloadKey, selectable, (old, now) -> {
+      Map<String, String> common = new TreeMap<>(old);
+      common.entrySet().removeIf(e -> !e.getValue().equals(now.get(e.getKey())));
+      return common;
+    });
+    OwnerReference owner;
+    if (replicaSet != null) {
+      owner = controller("ReplicaSet", replicaSet, "apps/v1");
+      replicaSets.computeIfAbsent(ns + "/" + replicaSet, k -> new ReplicaSetBuilder()
+          .withMetadata(meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "apps/v1"))).build());
+    } else {
+      owner = controller(kind.name(), workload, "apps/v1");
+    }
+    ObjectMeta meta = meta(ns, name, labels, owner);
+    meta.setGenerateName(generateName);
+    PodBuilder pod = new PodBuilder().withMetadata(meta)
+        .withNewSpec().withServiceAccountName(serviceAccount).endSpec()
+        .withNewStatus().withPhase("Running").withPodIP(ip == null || ip.isEmpty() ? null : ip).endStatus();
+    pods.putIfAbsent(ns + "/" + name, pod.build());
+  }
+
+  private Map<String, String> namespace(String ns) {
+    return namespaceLabels.computeIfAbsent(ns, k -> new TreeMap<>(Map.of(NAMESPACE_NAME_LABEL, k)));
+  }
+
+  private ClusterIndex toIndex() {
+    ClusterIndex index = new ClusterIndex();
+    namespaceLabels.forEach((ns, labels) -> index.upsert(new NamespaceBuilder()
+        .withMetadata(new ObjectMetaBuilder().withName(ns).withLabels(labels).build()).build()));
+    workloadSelectors.forEach((key, selector) -> {
+      String[] parts = key.split("/", 3);
+      ObjectMeta meta = meta(parts[0], parts[2], Map.of(), null);
+      var labelSelector = new LabelSelectorBuilder().withMatchLabels(selector).build();
+      switch (WorkloadKind.valueOf(parts[1])) {
+        case Deployment -> index.upsert(new DeploymentBuilder().withMetadata(meta)
+            .withNewSpec().withSelector(labelSelector).endSpec().build());
+        case StatefulSet -> index.upsert(new StatefulSetBuilder().withMetadata(meta)
+            .withNewSpec().withSelector(labelSelector).endSpec().build());
+        case DaemonSet -> index.upsert(new DaemonSetBuilder().withMetadata(meta)
+            .withNewSpec().withSelector(labelSelector).endSpec().build());
+      }
+    });
+    replicaSets.values().forEach(index::upsert);
+    pods.values().forEach(index::upsert);
+    return index;
+  }
+
+  private static ObjectMeta meta(String ns, String name, Map<String, String> labels, OwnerReference owner) {
+    ObjectMetaBuilder b = new ObjectMetaBuilder().withNamespace(ns).withName(name).withLabels(new TreeMap<>(labels));
+    if (owner != null) {
+      b.withOwnerReferences(owner);
+    }
+    return b.build();
+  }
+
+  private static OwnerReference controller(String kind, String name, String apiVersion) {
+    return new OwnerReferenceBuilder().withApiVersion(apiVersion).withKind(kind).withName(name)
+        .withController(true).build();
+  }
+
+  private static void put(Map<String, String> labels, String keyValue) {
+    int eq = keyValue.indexOf('=');
+    if (eq > 0) {
+      labels.put(keyValue.substring(0, eq), keyValue.substring(eq + 1));
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.kubewarden.networkenforcer.cli.VersionProvider;
+import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code network-enforcer learn}: runs the real pipeline over a capture file and writes the learned
+ * proposals as manifests, then prints what happened.
+ */
+@Command(name = "learn", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description = {
+        "Learns proposals offline from a capture file: runs ingest and the stream processor on an embedded "
+            + "Kafka broker and writes one WorkloadNetworkPolicyProposal per workload and direction to "
+            + "DIR/<namespace>/<name>.yaml.",
+        "",
+        "Captures: 'hubble observe -o jsonpb' lines, Goldmane FlowResult JSON lines, ztunnel JSON access logs.",
+        "Cluster state: 'kubectl get ns,deploy,sts,ds,rs,pods -A -o json' (JSON or YAML). Without it, selectors "
+            + "come from the pod labels in the capture (ztunnel captures have none and need it)."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:proposals written", "1:nothing could be learned, or the pipeline failed",
+        "2:bad options or unusable input files (the message says what to fix)"})
+public final class LearnCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--input", paramLabel = "FILE", description = "The capture file (required).")
+  Path input;
+
+  @Option(names = "--format", paramLabel = "hubble|goldmane|ztunnel",
+      description = "Format of the capture; detected from its first records when not given.")
+  String format;
+
+  @Option(names = "--cluster-state", paramLabel = "FILE",
+      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml).")
+  Path clusterState;
+
+  @Option(names = "--backend", paramLabel = "kubernetes|istio",
+      description = "Policy model of the proposals; default kubernetes for hubble and goldmane, istio for ztunnel.")
+  String backend;
+
+  @Option(names = "--output-dir", paramLabel = "DIR", description = "Where the manifests go (required).")
+  Path outputDir;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
+      description = "Longest time to wait for processing (default: ${DEFAULT-VALUE}).")
+  String timeout;
+
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
+      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
+  String logLevel;
+
+  @Mixin
+  ConfigFileOption configFile;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    LogLevels.quiet(logLevel);
+    LearnRequest request = validate();
+    CaptureFormat captureFormat = CaptureInspection.inspect(request.input(), request.format());
+    Backend chosenBackend = request.backend().orElse(OfflinePipeline.providerOf(captureFormat).backend());
+    ClusterView view = request.clusterState()
+        .<ClusterView>map(ClusterStateFile::load)
+        .orElseGet(() -> CaptureClusterState.derive(request.input(), captureFormat));
+    OfflinePipeline.checkBackend(captureFormat, chosenBackend);
+
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
+    OfflinePipeline.Result result;
+    try (OfflinePipeline pipeline = new OfflinePipeline(registry)) {
+      result = pipeline.run(request.input(), captureFormat, chosenBackend, view, request.timeout(), progress);
+    }
+    List<ProposalSnapshot> proposals = List.copyOf(result.proposals().values());
+    List<Path> files = ProposalManifests.write(request.outputDir(), proposals, request.input().getFileName().toString());
+    LearnSummary summary = new LearnSummary(request.input(), captureFormat, chosenBackend,
+        request.clusterState().isPresent(), result.capture(), registry, proposals, files);
+    summary.print(out);
+    out.flush();
+    if (proposals.isEmpty()) {
+      spec.commandLine().getErr().println("error: " + summary.whyNothingLearned());
+      return 1;
+    }
+    return 0;
+  }
+
+  /** The options, checked, with messages that say what to fix. */
+  record LearnRequest(Path input, Optional<CaptureFormat> format, Optional<Path> clusterState,
+      Optional<Backend> backend, Path outputDir, Duration timeout) {}
+
+  LearnRequest validate() {
+    if (input == null) {
+      throw new LearnInputException("--input FILE is required: the capture to learn from");
+    }
+    if (outputDir == null) {
+      throw new LearnInputException("--output-dir DIR is required: where the proposal manifests go");
+    }
+    if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
+      throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
+    }
+    Optional<CaptureFormat> f = Optional.empty();
+    if (format != null && !format.isBlank()) {
+      try {
+        f = Optional.of(CaptureFormat.parse(format));
+      } catch (IllegalArgumentException e) {
+        throw new LearnInputException("--format: " + e.getMessage());
+      }
+    }
+    Optional<Backend> b = Optional.empty();
+    if (backend != null && !backend.isBlank()) {
+      try {
+        b = Optional.of(Backend.parse(backend.trim()));
+      } catch (IllegalArgumentException e) {
+        throw new LearnInputException("--backend: " + e.getMessage());
+      }
+    }
+    if (clusterState != null && !Files.isRegularFile(clusterState)) {
+      throw new LearnInputException("cluster-state file " + clusterState + " does not exist; fix --cluster-state "
+          + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
+    }
+    Duration t = Durations.parse("--timeout", timeout);
+    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t);
+  }
+}

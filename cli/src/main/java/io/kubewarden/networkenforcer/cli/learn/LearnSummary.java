@@ -1,0 +1,102 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
+import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** What {@code learn} prints at the end: records read, dropped by reason, proposals and their files. */
+final class LearnSummary {
+  private final Path input;
+  private final CaptureFormat format;
+  private final Backend backend;
+  private final boolean clusterStateGiven;
+  private final CaptureSummary capture;
+  private final MeterRegistry registry;
+  private final List<ProposalSnapshot> proposals;
+  private final List<Path> files;
+
+  LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
+      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files) {
+    this.input = input;
+    this.format = format;
+    this.backend = backend;
+    this.clusterStateGiven = clusterStateGiven;
+    this.capture = capture;
+    this.registry = registry;
+    this.proposals = proposals;
+    this.files = files;
+  }
+
+  void print(PrintWriter out) {
+    out.printf(Locale.ROOT, "Learned from %s (%s, backend %s, selectors from %s)%n", input,
+        format.source(), backend, clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
+    out.printf(Locale.ROOT, "  records read:        %d%n", capture.lines());
+    out.printf(Locale.ROOT, "  flows published:     %d%n", capture.published());
+    out.printf(Locale.ROOT, "  dropped at ingest:   %d%s%n", capture.droppedTotal(), reasons(dropReasons()));
+    out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
+        capture.badLines() == 0 ? "" : " (kept in the dead-letter topic)");
+    capture.errors().stream().limit(5).forEach(e -> out.printf(Locale.ROOT, "      %s%n", e));
+    Map<String, Long> notLearned = processorSkips();
+    if (!notLearned.isEmpty()) {
+      out.printf(Locale.ROOT, "  not learned:         %d%s%n", notLearned.values().stream().mapToLong(Long::longValue)
+          .sum(), reasons(notLearned));
+    }
+    out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
+    for (int i = 0; i < proposals.size(); i++) {
+      out.printf(Locale.ROOT, "    %s%n", files.get(i));
+      ProposalRules.describe(proposals.get(i)).forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
+    }
+  }
+
+  /** The reason to give when no proposal came out. */
+  String whyNothingLearned() {
+    if (capture.published() == 0) {
+      Map<String, Long> drops = dropReasons();
+      String hint = drops.containsKey(DropReason.UNKNOWN_POD.tag()) || drops.containsKey(DropReason.UNKNOWN_WORKLOAD.tag())
+          ? (clusterStateGiven ? "; the cluster-state file lacks the pods or workloads the flows name (export it "
+              + "while the capture's pods run)" : "; pass --cluster-state FILE")
+          : "";
+      return "no flow of " + input + " could be used (" + capture.lines() + " records, "
+          + capture.droppedTotal() + " dropped" + reasons(drops) + ", " + capture.badLines() + " unreadable)" + hint;
+    }
+    return "the " + capture.published() + " flows of " + input + " produced no proposal" + reasons(processorSkips());
+  }
+
+  private Map<String, Long> dropReasons() {
+    Map<String, Long> out = new TreeMap<>();
+    capture.dropped().forEach((reason, n) -> out.put(reason.tag(), n));
+    return out;
+  }
+
+  private Map<String, Long> processorSkips() {
+    Map<String, Long> out = new TreeMap<>();
+    for (String name : List.of("network_enforcer.processor.flows.ignored", "network_enforcer.processor.learning.skipped")) {
+      for (Counter c : registry.find(name).counters()) {
+        String reason = c.getId().getTag("reason");
+        if (c.count() > 0) {
+          out.merge(reason == null ? "other" : reason, Math.round(c.count()), Long::sum);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static String reasons(Map<String, Long> byReason) {
+    if (byReason.isEmpty()) {
+      return "";
+    }
+    return byReason.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+        .collect(Collectors.joining(", ", " (", ")"));
+  }
+}

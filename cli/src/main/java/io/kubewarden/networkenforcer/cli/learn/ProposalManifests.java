@@ -1,0 +1,58 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalStatus;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Writes proposals as Kubernetes manifests, one file per target at
+ * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply -f}.
+ */
+final class ProposalManifests {
+  /** fabric8's YAML quotes strings that look like numbers (Istio ports), which a plain mapper would not. */
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  private ProposalManifests() {}
+
+  static WorkloadNetworkPolicyProposal toResource(ProposalSnapshot snapshot) {
+    WorkloadNetworkPolicyProposal proposal = new WorkloadNetworkPolicyProposal();
+    proposal.setMetadata(new ObjectMetaBuilder().withName(snapshot.name()).withNamespace(snapshot.namespace())
+        .build());
+    proposal.setSpec(snapshot.spec());
+    if (!snapshot.evidence().isEmpty()) {
+      proposal.setStatus(new WorkloadNetworkPolicyProposalStatus(new ArrayList<>(snapshot.evidence())));
+    }
+    return proposal;
+  }
+
+  /** Writes every proposal and returns the files written, in the order given. */
+  static List<Path> write(Path dir, Collection<ProposalSnapshot> proposals, String source) {
+    List<Path> written = new ArrayList<>();
+    for (ProposalSnapshot snapshot : proposals) {
+      Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
+      String yaml = "# Learned by 'network-enforcer learn' from " + source + ".\n"
+          + "# Review, then: kubectl apply -f " + file.getFileName()
+          + " (status.evidence is informational; the API server keeps only spec on create).\n"
+          + SERIALIZATION.asYaml(toResource(snapshot)).replaceFirst("^---\\n", "");
+      try {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, yaml, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage()
+            + "; choose a writable --output-dir", e);
+      }
+      written.add(file);
+    }
+    return written;
+  }
+}

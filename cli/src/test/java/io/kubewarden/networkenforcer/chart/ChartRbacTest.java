@@ -1,0 +1,125 @@
+package io.kubewarden.networkenforcer.chart;
+
+import static io.kubewarden.networkenforcer.chart.HelmChart.FULLNAME;
+import static io.kubewarden.networkenforcer.chart.HelmChart.NAMESPACE;
+import static io.kubewarden.networkenforcer.chart.Manifests.elements;
+import static io.kubewarden.networkenforcer.chart.Manifests.texts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Least privilege: what each ServiceAccount may do, computed from the rendered Roles and bindings. */
+class ChartRbacTest {
+  private static final Set<String> WRITE_VERBS = Set.of("create", "update", "patch", "delete", "deletecollection", "*");
+  private static final Set<String> READ_ONLY = Set.of("get", "list", "watch");
+
+  /** One rule granted to a service account, with where it applies ("" = cluster-wide). */
+  record Grant(String namespace, String apiGroup, String resource, List<String> resourceNames, List<String> verbs) {
+    boolean writes() {
+      return verbs.stream().anyMatch(WRITE_VERBS::contains);
+    }
+  }
+
+  static Stream<Combination> combinations() {
+    return Combination.all().stream().filter(Combination::valid)
+        .filter(c -> c.collector().equals("none")); // RBAC does not depend on the collector strategy
+  }
+
+  static List<Grant> grants(Manifests m, String serviceAccount) {
+    List<Grant> grants = new ArrayList<>();
+    for (String bindingKind : List.of("ClusterRoleBinding", "RoleBinding")) {
+      for (JsonNode binding : m.ofKind(bindingKind)) {
+        boolean bound = elements(binding.path("subjects")).stream().anyMatch(s ->
+            s.path("kind").asText().equals("ServiceAccount") && s.path("name").asText().equals(serviceAccount)
+                && s.path("namespace").asText().equals(NAMESPACE));
+        if (!bound) {
+          continue;
+        }
+        String namespace = binding.path("metadata").path("namespace").asText("");
+        JsonNode role = m.get(binding.path("roleRef").path("kind").asText(), binding.path("roleRef").path("name").asText());
+        for (JsonNode rule : elements(role.path("rules"))) {
+          for (String group : texts(rule.path("apiGroups"))) {
+            for (String resource : texts(rule.path("resources"))) {
+              grants.add(new Grant(namespace, group, resource, texts(rule.path("resourceNames")),
+                  texts(rule.path("verbs"))));
+            }
+          }
+        }
+      }
+    }
+    return grants;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("combinations")
+  void onlyTheWriterWrites(Combination c) {
+    Manifests m = HelmChart.render(c.values());
+    String writer = FULLNAME + (c.distributed() ? "-writer" : "-standalone");
+    String reader = FULLNAME + (c.distributed() ? "-ingest" : "-standalone");
+    String nativeObject = c.provider().equals("istio") ? "security.istio.io/authorizationpolicies"
+        : "networking.k8s.io/networkpolicies";
+
+    for (JsonNode sa : m.ofKind("ServiceAccount")) {
+      String name = sa.path("metadata").path("name").asText();
+      List<Grant> grants = grants(m, name);
+      if (!name.equals(writer)) {
+        assertThat(grants).as("write access of %s", name).noneMatch(Grant::writes);
+      }
+    }
+
+    List<Grant> writes = grants(m, writer).stream().filter(Grant::writes).toList();
+    assertThat(writes).extracting(g -> g.apiGroup() + "/" + g.resource()).containsExactlyInAnyOrder(
+        "networkenforcer.kubewarden.io/workloadnetworkpolicyproposals",
+        "networkenforcer.kubewarden.io/workloadnetworkpolicies",
+        "networkenforcer.kubewarden.io/workloadnetworkpolicyproposals/status",
+        "networkenforcer.kubewarden.io/workloadnetworkpolicies/status",
+        nativeObject,
+        "coordination.k8s.io/leases", "coordination.k8s.io/leases");
+    // Leases: only in the release namespace, and updates only on the writer's own Lease.
+    writes.stream().filter(g -> g.resource().equals("leases")).forEach(g -> {
+      assertThat(g.namespace()).isEqualTo(NAMESPACE);
+      if (!g.verbs().equals(List.of("create"))) {
+        assertThat(g.resourceNames()).containsExactly(FULLNAME + "-writer");
+      }
+    });
+    assertThat(grants(m, writer)).noneMatch(g -> g.resource().equals("secrets") && g.namespace().isEmpty());
+
+    // The flow source reads workloads cluster-wide and nothing else (plus the provider Secret, below).
+    List<Grant> ingest = grants(m, reader).stream().filter(g -> g.namespace().isEmpty()
+        && !g.apiGroup().equals("networkenforcer.kubewarden.io") && !g.resource().equals(nativeObject.split("/")[1]))
+        .toList();
+    assertThat(ingest).extracting(g -> g.apiGroup() + "/" + g.resource()).contains(
+        "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets");
+    if (c.distributed()) {
+      assertThat(grants(m, reader)).allMatch(g -> READ_ONLY.containsAll(g.verbs()));
+      assertThat(grants(m, reader)).noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());
+      // The processor talks to Kafka only.
+      assertThat(grants(m, FULLNAME + "-processor")).isEmpty();
+      assertThat(m.get("ServiceAccount", FULLNAME + "-processor").path("automountServiceAccountToken").asBoolean(true))
+          .isFalse();
+    }
+
+    List<Grant> secrets = grants(m, reader).stream()
+        .filter(g -> g.resource().equals("secrets") || g.resource().equals("configmaps")).toList();
+    if (c.tlsMode().equals("existingSecret") && !c.provider().equals("istio")) {
+      String namespace = c.provider().equals("cilium") ? "kube-system" : "calico-system";
+      Map<String, String> expected = c.provider().equals("cilium")
+          ? Map.of("secrets", "hubble-relay-client-certs")
+          : Map.of("secrets", "goldmane-key-pair", "configmaps", "goldmane-ca-bundle");
+      assertThat(secrets).hasSize(expected.size()).allSatisfy(g -> {
+        assertThat(g.namespace()).isEqualTo(namespace);
+        assertThat(g.verbs()).containsExactly("get");
+        assertThat(g.resourceNames()).containsExactly(expected.get(g.resource()));
+      });
+    } else {
+      assertThat(secrets).isEmpty();
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.kubewarden.networkenforcer.chart;
+
+import static io.kubewarden.networkenforcer.chart.HelmChart.FULLNAME;
+import static io.kubewarden.networkenforcer.chart.HelmChart.NAMESPACE;
+import static io.kubewarden.networkenforcer.chart.HelmChart.values;
+import static io.kubewarden.networkenforcer.chart.Manifests.container;
+import static io.kubewarden.networkenforcer.chart.Manifests.env;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every invalid combination is refused at install time, with a message that says what to change. */
+class ChartValidationTest {
+
+  static Stream<Arguments> invalidValues() {
+    return Stream.of(
+        // the api.md rules (templates/validate.yaml)
+        Arguments.of("calico refuses insecure", values("controller.provider.name", "calico",
+            "controller.provider.calico.tls.mode", "insecure"),
+            "controller.provider.calico.tls.mode=insecure is not allowed: Goldmane only accepts mutual TLS"),
+        Arguments.of("cilium insecure keeps no server name", values("controller.provider.name", "cilium",
+            "controller.provider.cilium.tls.mode", "insecure"),
+            "controller.provider.cilium.tls.serverName is not allowed with tls.mode=insecure"),
+        Arguments.of("istio secret in another namespace", values("controller.provider.istio.tls.mode", "existingSecret",
+            "controller.provider.istio.tls.existingSecret.name", "certs",
+            "controller.provider.istio.tls.existingSecret.namespace", "istio-system"),
+            "controller.provider.istio.tls.existingSecret must be in the release namespace \"" + NAMESPACE + "\""),
+        Arguments.of("existingSecret without a name", values("controller.provider.istio.tls.mode", "existingSecret"),
+            "controller.provider.istio.tls.existingSecret.name is required when "
+                + "controller.provider.istio.tls.mode=existingSecret"),
+        Arguments.of("calico cross-namespace secret without CA bundle", values("controller.provider.name", "calico",
+            "controller.provider.calico.tls.existingSecret.caConfigMap", ""),
+            "controller.provider.calico.tls.existingSecret.caConfigMap is required"),
+        // ours
+        Arguments.of("distributed without brokers", values("mode", "distributed"),
+            "kafka.bootstrapServers is required when mode=distributed"),
+        Arguments.of("strimzi topics without cluster", values("mode", "distributed",
+            "kafka.bootstrapServers", "kafka:9092", "kafka.strimzi.createTopics", "true"),
+            "kafka.strimzi.clusterName is required when kafka.strimzi.createTopics=true"),
+        Arguments.of("strimzi topics in standalone", values("kafka.strimzi.createTopics", "true",
+            "kafka.strimzi.clusterName", "my-cluster"),
+            "kafka.strimzi.createTopics requires mode=distributed"),
+        Arguments.of("two ingest replicas read Hubble twice", values("controller.provider.name", "cilium",
+            "ingest.replicas", "2"),
+            "ingest.replicas must be 1 with the cilium provider"),
+        Arguments.of("standbys need another instance", values("mode", "distributed", "kafka.bootstrapServers",
+            "kafka:9092", "processor.replicas", "1"),
+            "processor.standbyReplicas must be lower than processor.replicas"),
+        Arguments.of("sasl without credentials", values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
+            "kafka.sasl.enabled", "true"),
+            "kafka.sasl.username and kafka.sasl.passwordSecret.name are required when kafka.sasl.enabled=true"),
+        Arguments.of("client certificate without CA", values("mode", "distributed", "kafka.bootstrapServers",
+            "kafka:9092", "kafka.tls.enabled", "true", "kafka.tls.clientSecret.name", "user"),
+            "kafka.tls.caSecret.name is required with kafka.tls.clientSecret"),
+        Arguments.of("TLS secrets while TLS is off", values("kafka.tls.caSecret.name", "ca"),
+            "kafka.tls.caSecret / kafka.tls.clientSecret are set but kafka.tls.enabled=false"),
+        Arguments.of("external collector without endpoint", values("telemetry.collectorStrategy", "external"),
+            "telemetry.externalCollector.endpoint is required when telemetry.collectorStrategy=external"),
+        // values.schema.json
+        Arguments.of("unknown provider", values("controller.provider.name", "linkerd"),
+            "at '/controller/provider/name': value must be one of 'istio', 'calico', 'cilium'"),
+        Arguments.of("unknown mode", values("mode", "cluster"),
+            "at '/mode': value must be one of 'standalone', 'distributed'"),
+        Arguments.of("unknown TLS mode", values("controller.provider.cilium.tls.mode", "plaintext"),
+            "at '/controller/provider/cilium/tls/mode': value must be one of"),
+        Arguments.of("unknown collector strategy", values("telemetry.collectorStrategy", "otel"),
+            "at '/telemetry/collectorStrategy': value must be one of 'default', 'external', 'none'"),
+        Arguments.of("unknown collector protocol", values("telemetry.externalCollector.protocol", "http"),
+            "at '/telemetry/externalCollector/protocol'"),
+        Arguments.of("unknown SASL mechanism", values("kafka.sasl.mechanism", "GSSAPI"),
+            "at '/kafka/sasl/mechanism'"),
+        Arguments.of("zero partitions", values("kafka.partitions", "0"), "at '/kafka/partitions'"),
+        Arguments.of("bootstrap without port", values("kafka.bootstrapServers", "kafka"), "at '/kafka/bootstrapServers'"),
+        Arguments.of("bad status interval", values("controller.wnpStatusUpdateInterval", "thirty"),
+            "at '/controller/wnpStatusUpdateInterval'"),
+        Arguments.of("flow dumper port out of range", values("controller.flowDumper.port", "70000"),
+            "at '/controller/flowDumper/port'"),
+        Arguments.of("misspelt key", values("controller.wnpStatusUpdateIntervall", "30s"), "wnpStatusUpdateIntervall"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidValues")
+  void refusesWithItsMessage(String description, Map<String, String> values, String message) {
+    HelmChart.Result result = HelmChart.template(values);
+    assertThat(result.ok()).as("helm template should fail: " + description).isFalse();
+    assertThat(result.stderr()).contains(message);
+  }
+
+  @Test
+  void calicoInsecureIsRefusedInEveryModeAndCollectorStrategy() {
+    Combination.all().stream().filter(c -> !c.valid()).forEach(c -> {
+      HelmChart.Result result = HelmChart.template(c.values());
+      assertThat(result.ok()).as(c.toString()).isFalse();
+      assertThat(result.stderr()).as(c.toString()).contains("controller.provider.calico.tls.mode=insecure is not allowed");
+    });
+  }
+
+  @Test
+  void ciliumInsecureOnACustomPortKeepsThePort() {
+    Manifests m = HelmChart.render(values("controller.provider.name", "cilium",
+        "controller.provider.cilium.tls.mode", "insecure", "controller.provider.cilium.tls.serverName", "",
+        "controller.provider.cilium.endpoint", "relay.example.svc:4245"));
+    assertThat(env(container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer")))
+        .containsEntry("NE_HUBBLE_ENDPOINT", "relay.example.svc:4245");
+  }
+
+  @Test
+  void istioSecretNamingTheReleaseNamespaceIsAccepted() {
+    Manifests m = HelmChart.render(values("controller.provider.istio.tls.mode", "existingSecret",
+        "controller.provider.istio.tls.existingSecret.name", "certs",
+        "controller.provider.istio.tls.existingSecret.namespace", NAMESPACE));
+    assertThat(Manifests.volume(m.get("StatefulSet", FULLNAME + "-standalone"), "provider-certs").orElseThrow()
+        .path("secret").path("secretName").asText()).isEqualTo("certs");
+  }
+
+  @Test
+  void calicoSecretOfTheReleaseNamespaceIsMountedNotReadThroughTheApi() {
+    Manifests m = HelmChart.render(values("controller.provider.name", "calico",
+        "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
+        "controller.provider.calico.tls.existingSecret.namespace", ""));
+    var standalone = m.get("StatefulSet", FULLNAME + "-standalone");
+    assertThat(Manifests.volume(standalone, "provider-certs").orElseThrow().path("secret").path("secretName").asText())
+        .isEqualTo("net-enf-goldmane-client-certs");
+    assertThat(env(container(standalone, "network-enforcer")))
+        .containsEntry("NE_PROVIDER_TLS_CERT_DIR", "/etc/provider/certs")
+        .doesNotContainKeys("NE_PROVIDER_TLS_SECRET_NAMESPACE", "NE_PROVIDER_TLS_CA_CONFIGMAP");
+    assertThat(m.find("Role", FULLNAME + "-provider-tls")).isEmpty();
+  }
+}

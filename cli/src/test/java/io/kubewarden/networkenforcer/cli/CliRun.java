@@ -1,0 +1,36 @@
+package io.kubewarden.networkenforcer.cli;
+
+import io.kubewarden.networkenforcer.cli.config.EnvironmentDefaults;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import picocli.CommandLine;
+
+/** Runs the command line in-process with a given environment and captures what it prints. */
+public record CliRun(int exitCode, String out, String err) {
+
+  public static CliRun run(String... args) {
+    return run(Map.of(), args);
+  }
+
+  public static CliRun run(Map<String, String> env, String... args) {
+    CommandLine cl = NetworkEnforcerCommand.commandLine(new EnvironmentDefaults(env, Map.of()));
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new CliRun(code, out.toString(), err.toString());
+  }
+
+  /** The repository root (tests run in the cli module directory). */
+  public static Path repoRoot() {
+    Path cwd = Path.of("").toAbsolutePath();
+    return cwd.getFileName().toString().equals("cli") ? cwd.getParent() : cwd;
+  }
+
+  public static Path sample(String name) {
+    return repoRoot().resolve("samples/basic").resolve(name);
+  }
+}

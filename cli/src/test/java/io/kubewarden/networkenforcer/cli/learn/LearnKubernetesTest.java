@@ -1,0 +1,116 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import static io.kubewarden.networkenforcer.cli.CliRun.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code learn} over the basic sample with the Kubernetes backend: the real pipeline (embedded
+ * broker, ingest file source, the processor topology) must write exactly the proposals of
+ * fixtures/README.md, whether selectors come from the cluster state or from the capture's labels.
+ */
+class LearnKubernetesTest {
+  static final Map<String, Set<String>> EXPECTED_RULES = Map.of(
+      "demo/deployment-http-client-egress", Set.of(
+          "demo {app=http-server} -> TCP/18080,UDP/18081",
+          "kube-system {k8s-app=kube-dns} -> UDP/53"),
+      "demo/deployment-http-server-ingress", Set.of("demo {app=http-client} -> TCP/18080,UDP/18081"),
+      "kube-system/deployment-coredns-ingress", Set.of("demo {app=http-client} -> UDP/53"));
+  static final Map<String, String> OWN_SELECTORS = Map.of(
+      "demo/deployment-http-client-egress", "{app=http-client}",
+      "demo/deployment-http-server-ingress", "{app=http-server}",
+      "kube-system/deployment-coredns-ingress", "{k8s-app=kube-dns}");
+
+  @TempDir
+  Path out;
+
+  @Test
+  void hubbleCaptureWithClusterStateGivesTheFixtureProposals() {
+    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
+        "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertExpectedProposals(out);
+    assertThat(run.out())
+        .contains("(hubble, backend kubernetes, selectors from the cluster-state file)")
+        .contains("records read:        34")
+        .contains("proposals written:   3")
+        .contains(out.resolve("demo/deployment-http-client-egress.yaml").toString())
+        // The internet egress and the node's connection are dropped and counted, never learned.
+        .containsPattern("dropped at ingest: +\\d+ \\(.*external 1.*host 1")
+        .contains("unreadable lines:    0");
+  }
+
+  @Test
+  void hubbleCaptureAloneTakesSelectorsFromPodLabelsWithoutGeneratedOnes() throws Exception {
+    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--output-dir",
+        out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertExpectedProposals(out);
+    assertThat(run.out()).contains("selectors from the capture's pod labels");
+    assertThat(Files.readString(out.resolve("demo/deployment-http-server-ingress.yaml")))
+        .doesNotContain("pod-template-hash");
+  }
+
+  @Test
+  void goldmaneCaptureGivesTheSameKubernetesProposals() {
+    CliRun run = CliRun.run("learn", "--input", sample("goldmane-flows.jsonl").toString(),
+        "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("(goldmane, backend kubernetes");
+    assertExpectedProposals(out);
+  }
+
+  @Test
+  void garbageLinesAreCountedAndTheRestIsStillLearned() throws Exception {
+    List<String> lines = new ArrayList<>(Files.readAllLines(sample("hubble-flows.jsonl")));
+    lines.add(3, "this is not JSON");
+    lines.add(10, "{\"flow\": {\"verdict\": 12345, \"source\": \"not an object\"}}");
+    lines.add("[1, 2, 3]");
+    Path capture = out.getParent().resolve(out.getFileName() + "-garbage.jsonl");
+    Files.write(capture, lines);
+    Path dir = out.resolve("proposals");
+
+    CliRun run = CliRun.run("learn", "--input", capture.toString(), "--format", "hubble", "--cluster-state",
+        sample("cluster-state.json").toString(), "--output-dir", dir.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("records read:        37").contains("unreadable lines:    3")
+        .contains("line 4: not JSON");
+    assertExpectedProposals(dir);
+    Files.deleteIfExists(capture);
+  }
+
+  static void assertExpectedProposals(Path dir) {
+    Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(dir);
+    assertThat(proposals).containsOnlyKeys(EXPECTED_RULES.keySet());
+    proposals.forEach((key, p) -> {
+      assertThat(p.getSpec().getBackend()).isEqualTo(Backend.kubernetes);
+      assertThat(p.getSpec().getIstio()).isNull();
+      Direction direction = key.endsWith("-egress") ? Direction.Egress : Direction.Ingress;
+      assertThat(p.getSpec().getDirection()).isEqualTo(direction);
+      assertThat(p.getSpec().getKubernetes().getPolicyTypes()).containsExactly(direction.name());
+      assertThat(p.getSpec().getTargetRef().getKind().name()).isEqualTo("Deployment");
+      assertThat(LearnedProposals.selector(p.getSpec().getKubernetes().getPodSelector()))
+          .isEqualTo(OWN_SELECTORS.get(key));
+      assertThat(LearnedProposals.kubernetesRules(p)).as(key).isEqualTo(EXPECTED_RULES.get(key));
+      assertThat(p.getStatus().getEvidence()).as("evidence of " + key).isNotEmpty();
+      assertThat(p.getStatus().getEvidence()).allSatisfy(e -> assertThat(e.getPorts())
+          .allSatisfy(port -> assertThat(port.getCount()).isPositive()));
+    });
+  }
+}

@@ -1,0 +1,305 @@
+package io.kubewarden.networkenforcer.common.testing;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kubernetes control plane for tests: etcd and kube-apiserver (optionally
+ * kube-controller-manager running the garbage collector and namespace controllers) on loopback,
+ * with a freshly generated PKI, RBAC authorization and the ValidatingAdmissionPolicy admission
+ * plugin. The binaries come from {@code hack/tools/kube.sh}.
+ *
+ * <p>Start one per test class ({@code @BeforeAll}) and close it in {@code @AfterAll}:
+ * <pre>{@code
+ * static KubeApiServer api;
+ * @BeforeAll static void start() { api = KubeApiServer.builder().withControllerManager().start(); }
+ * @AfterAll static void stop() { api.close(); }
+ * }</pre>
+ * {@link #client()} is an admin ({@code system:masters}) client; {@link #kubeconfig()} is the same
+ * identity as a file for code under test that reads one.
+ */
+public final class KubeApiServer implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
+  private static final Duration POLL = Duration.ofMillis(250);
+  static final String ADMIN_USER = "network-enforcer-test-admin";
+  static final String CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
+  static final String MASTERS_GROUP = "system:masters";
+
+  private final Builder settings;
+  private final Path workDir;
+  private final ClusterPki pki = new ClusterPki();
+  private final List<ManagedProcess> processes = new ArrayList<>();
+  private String etcdUrl;
+  private String url;
+  private Path kubeconfig;
+  private KubernetesClient client;
+  private ManagedProcess controllerManager;
+
+  private KubeApiServer(Builder settings) {
+    this.settings = settings;
+    try {
+      this.workDir = Files.createTempDirectory("ne-kube-apiserver-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a work directory", e);
+    }
+  }
+
+  public static Builder builder() { return new Builder(); }
+
+  /** The API server URL, {@code https://127.0.0.1:<port>}. */
+  public String url() { return url; }
+
+  /** A kubeconfig file for the admin user, valid until {@link #close()}. */
+  public Path kubeconfig() { return kubeconfig; }
+
+  /** The fabric8 config of the admin user. */
+  public Config config() { return Config.fromKubeconfig(kubeconfig.toFile()); }
+
+  /** The shared admin client; closed by {@link #close()}. */
+  public KubernetesClient client() { return client; }
+
+  /** A new admin client the caller closes, e.g. for code under test that owns its client. */
+  public KubernetesClient newClient() { return new KubernetesClientBuilder().withConfig(config()).build(); }
+
+  /**
+   * A kubeconfig for another user, authenticated by a client certificate with that user name and
+   * those groups; RBAC decides what it may do. Lets tests run code under test with the
+   * permissions the chart grants instead of as admin.
+   */
+  public Path kubeconfigFor(String user, String... groups) {
+    String fileName = user.replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + System.nanoTime() + ".kubeconfig";
+    return KubeconfigFile.write(workDir.resolve(fileName), url, pki.caPem(), pki.client(user, groups), user);
+  }
+
+  /** A new client (the caller closes it) for that user in those groups, see {@link #kubeconfigFor}. */
+  public KubernetesClient clientFor(String user, String... groups) {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigFor(user, groups).toFile()))
+        .build();
+  }
+
+  /** Whether kube-controller-manager runs. */
+  public boolean controllerManagerRunning() { return controllerManager != null && controllerManager.isAlive(); }
+
+  /**
+   * Starts kube-controller-manager if it does not run yet. The garbage collector discovers new
+   * resource types (CRDs) on a 30 s cycle, so start it after installing CRDs when a test needs
+   * garbage collection of custom resources quickly.
+   */
+  public synchronized void startControllerManager() {
+    if (controllerManager != null) {
+      controllerManager.requireAlive();
+      return;
+    }
+    Path binary = KubeTools.require(KubeTools.KUBE_CONTROLLER_MANAGER);
+    // As in a real cluster: its own identity with the bootstrap RBAC role, and each controller
+    // under its own service account (the garbage collector is generic-garbage-collector).
+    Path config = KubeconfigFile.write(workDir.resolve("controller-manager.kubeconfig"), url, pki.caPem(),
+        pki.client(CONTROLLER_MANAGER_USER), CONTROLLER_MANAGER_USER);
+    List<String> command = new ArrayList<>(List.of(binary.toString(),
+        "--kubeconfig=" + config,
+        "--controllers=" + String.join(",", settings.controllers),
+        "--leader-elect=false",
+        "--secure-port=0",
+        "--use-service-account-credentials=true",
+        "--concurrent-gc-syncs=5"));
+    controllerManager = startProcess(KubeTools.KUBE_CONTROLLER_MANAGER, command);
+    LOG.info("kube-controller-manager {} started with controllers {}",
+        KubeTools.version(KubeTools.KUBE_CONTROLLER_MANAGER), settings.controllers);
+  }
+
+  private KubeApiServer start() {
+    Path etcdBinary = KubeTools.require(KubeTools.ETCD);
+    Path apiServerBinary = KubeTools.require(KubeTools.KUBE_APISERVER);
+    if (settings.controllerManager) {
+      KubeTools.require(KubeTools.KUBE_CONTROLLER_MANAGER);
+    }
+    Instant started = Instant.now();
+    try {
+      startEtcd(etcdBinary, LoopbackPorts.free(), LoopbackPorts.free());
+      startApiServer(apiServerBinary);
+      awaitReady(started.plus(settings.startupTimeout));
+      client = newClient();
+      if (settings.controllerManager) {
+        startControllerManager();
+      }
+      LOG.info("kube-apiserver {} ready at {} in {} ms", KubeTools.version(KubeTools.KUBE_APISERVER), url,
+          Duration.between(started, Instant.now()).toMillis());
+      return this;
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void startEtcd(Path binary, int clientPort, int peerPort) {
+    etcdUrl = "http://127.0.0.1:" + clientPort;
+    String peerUrl = "http://127.0.0.1:" + peerPort;
+    // Plain HTTP on loopback only, reachable by nothing but the API server of this test.
+    startProcess(KubeTools.ETCD, List.of(binary.toString(),
+        "--name=test",
+        "--data-dir=" + workDir.resolve("etcd"),
+        "--listen-client-urls=" + etcdUrl,
+        "--advertise-client-urls=" + etcdUrl,
+        "--listen-peer-urls=" + peerUrl,
+        "--initial-advertise-peer-urls=" + peerUrl,
+        "--initial-cluster=test=" + peerUrl,
+        "--unsafe-no-fsync=true",
+        "--log-level=warn"));
+  }
+
+  private void startApiServer(Path binary) {
+    int port = LoopbackPorts.free();
+    url = "https://127.0.0.1:" + port;
+    Path certs = workDir.resolve("pki");
+    try {
+      Files.createDirectories(certs);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    ClusterPki.Credential serving = pki.server();
+    ClusterPki.write(certs.resolve("ca.crt"), pki.caPem());
+    ClusterPki.write(certs.resolve("apiserver.crt"), serving.certificatePem());
+    ClusterPki.write(certs.resolve("apiserver.key"), serving.privateKeyPem());
+    ClusterPki.write(certs.resolve("sa.key"), pki.serviceAccountPrivateKeyPem());
+    ClusterPki.write(certs.resolve("sa.pub"), pki.serviceAccountPublicKeyPem());
+    kubeconfig = KubeconfigFile.write(workDir.resolve("admin.kubeconfig"), url, pki.caPem(),
+        pki.client(ADMIN_USER, MASTERS_GROUP), ADMIN_USER);
+    List<String> command = new ArrayList<>(List.of(binary.toString(),
+        "--etcd-servers=" + etcdUrl,
+        "--bind-address=127.0.0.1",
+        "--advertise-address=127.0.0.1",
+        "--secure-port=" + port,
+        "--cert-dir=" + certs,
+        "--tls-cert-file=" + certs.resolve("apiserver.crt"),
+        "--tls-private-key-file=" + certs.resolve("apiserver.key"),
+        "--client-ca-file=" + certs.resolve("ca.crt"),
+        "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+        "--service-account-key-file=" + certs.resolve("sa.pub"),
+        "--service-account-signing-key-file=" + certs.resolve("sa.key"),
+        "--service-cluster-ip-range=10.96.0.0/24",
+        "--authorization-mode=RBAC",
+        "--enable-admission-plugins=NamespaceLifecycle,ValidatingAdmissionPolicy",
+        "--profiling=false",
+        "--enable-priority-and-fairness=false"));
+    command.addAll(settings.extraApiServerArgs);
+    startProcess(KubeTools.KUBE_APISERVER, command);
+  }
+
+  private ManagedProcess startProcess(String name, List<String> command) {
+    ManagedProcess process = ManagedProcess.start(name, command, workDir);
+    processes.add(process);
+    return process;
+  }
+
+  /** Polls {@code /readyz} as the admin user until it answers 200 or the deadline passes. */
+  private void awaitReady(Instant deadline) {
+    SSLContext tls = pki.clientTls(pki.client(ADMIN_USER, MASTERS_GROUP));
+    HttpClient http = HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(2)).build();
+    HttpRequest readyz = HttpRequest.newBuilder(URI.create(url + "/readyz")).timeout(Duration.ofSeconds(5)).build();
+    String last = "no answer yet";
+    while (Instant.now().isBefore(deadline)) {
+      processes.forEach(ManagedProcess::requireAlive);
+      try {
+        HttpResponse<String> response = http.send(readyz, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+        last = "HTTP " + response.statusCode() + ": " + response.body();
+      } catch (IOException e) {
+        last = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for kube-apiserver", e);
+      }
+      LockSupport.parkNanos(POLL.toNanos());
+    }
+    StringBuilder logs = new StringBuilder();
+    processes.forEach(p -> logs.append("\n--- ").append(p.name()).append(" ---\n").append(p.logTail()));
+    throw new IllegalStateException("kube-apiserver at " + url + " not ready within " + settings.startupTimeout
+        + " (last /readyz: " + last + ")" + logs);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+    // Stop in reverse order: controller manager, API server, then etcd.
+    for (int i = processes.size() - 1; i >= 0; i--) {
+      processes.get(i).close();
+    }
+    processes.clear();
+    deleteRecursively(workDir);
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("could not delete {}: {}", dir, e.toString());
+    }
+  }
+
+  /** Options of a {@link KubeApiServer}. */
+  public static final class Builder {
+    private boolean controllerManager;
+    private List<String> controllers = List.of("garbagecollector", "namespace");
+    private Duration startupTimeout = Duration.ofSeconds(90);
+    private final List<String> extraApiServerArgs = new ArrayList<>();
+
+    private Builder() {}
+
+    /** Also runs kube-controller-manager (garbage collector and namespace controllers by default). */
+    public Builder withControllerManager() {
+      this.controllerManager = true;
+      return this;
+    }
+
+    /** The controllers kube-controller-manager runs when started. */
+    public Builder controllers(String... names) {
+      this.controllers = List.of(names);
+      return this;
+    }
+
+    /** How long etcd plus kube-apiserver may take to become ready (default 90 s: shared CI cores). */
+    public Builder startupTimeout(Duration timeout) {
+      this.startupTimeout = timeout;
+      return this;
+    }
+
+    /** Extra kube-apiserver flags, e.g. {@code --feature-gates=...}. */
+    public Builder apiServerArg(String flag) {
+      this.extraApiServerArgs.add(flag);
+      return this;
+    }
+
+    /** Starts the control plane and waits until {@code /readyz} passes. */
+    public KubeApiServer start() {
+      return new KubeApiServer(this).start();
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.kubewarden.networkenforcer.common.testing;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Finds the binaries that {@code hack/tools/kube.sh} (and {@code helm.sh}) build from source into
+ * {@code $NE_TOOLS_DIR/bin} (default {@code ~/.cache/network-enforcer/tools/bin}).
+ */
+public final class KubeTools {
+
+  public static final String BUILD_SCRIPT = "hack/tools/kube.sh";
+  public static final String ETCD = "etcd";
+  public static final String KUBE_APISERVER = "kube-apiserver";
+  public static final String KUBE_CONTROLLER_MANAGER = "kube-controller-manager";
+  public static final String HELM = "helm";
+  public static final String HELM_BUILD_SCRIPT = "hack/tools/helm.sh";
+
+  private KubeTools() {}
+
+  /** The directory the binaries live in. */
+  public static Path binDir() {
+    String configured = System.getenv("NE_TOOLS_DIR");
+    Path toolsDir = configured == null || configured.isBlank()
+        ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
+        : Path.of(configured);
+    return toolsDir.resolve("bin");
+  }
+
+  /** The executable of that name, or a failure telling how to build it. */
+  public static Path require(String binary) {
+    return require(binDir(), binary);
+  }
+
+  static Path require(Path binDir, String binary) {
+    Path path = binDir.resolve(binary);
+    if (!Files.isExecutable(path)) {
+      String how = HELM.equals(binary) ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
+          : BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
+      throw new IllegalStateException(binary + " not found at " + path
+          + ": run `" + how + " set NE_TOOLS_DIR to use another tools directory)");
+    }
+    return path;
+  }
+
+  /** The version kube.sh recorded next to the binary, {@code unknown} when it did not. */
+  public static String version(String binary) {
+    Path marker = binDir().resolve(binary + ".version");
+    try {
+      return Files.isReadable(marker) ? Files.readString(marker).strip() : "unknown";
+    } catch (java.io.IOException e) {
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package io.kubewarden.networkenforcer.ingest;
+
+/**
+ * Why an input record did not become a {@code FlowRecord}. Every reason is counted in the
+ * {@code network.enforcer.ingest.flows.dropped} metric, tagged with {@link #tag()}.
+ */
+public enum DropReason {
+  /** A peer is the node itself (Hubble host identity, Calico HostEndpoint). */
+  HOST("host"),
+  /** A pod running with hostNetwork: its traffic cannot be told apart from the node's. */
+  HOST_NETWORK("host-network"),
+  /** A pod not owned by a Deployment, StatefulSet or DaemonSet (Job, bare pod, bare ReplicaSet). */
+  NOT_A_WORKLOAD("not-a-workload"),
+  /** A peer outside the cluster (world, public or private network, network set). */
+  EXTERNAL("external"),
+  /** A Cilium reserved identity other than host and world (kube-apiserver, health, ...). */
+  RESERVED_IDENTITY("reserved-identity"),
+  /** No pod with that name or IP is known. */
+  UNKNOWN_POD("unknown-pod"),
+  /** The pod's owner chain leads to a workload we do not (yet) know. */
+  UNKNOWN_WORKLOAD("unknown-workload"),
+  /** A reply packet of a connection already seen in its request direction. */
+  REPLY("reply"),
+  /** Goldmane reports an allowed connection from both ends; the source's copy is not counted. */
+  DUPLICATE_REPORT("duplicate-report"),
+  /** A verdict that is neither forwarded nor a policy deny (other drops, errors, translations, L7). */
+  NOT_A_POLICY_VERDICT("not-a-policy-verdict"),
+  /** ICMP and other protocols we do not learn. */
+  UNSUPPORTED_PROTOCOL("unsupported-protocol"),
+  /** A required field is missing or empty. */
+  INCOMPLETE("incomplete"),
+  /** A well-formed record that carries no flow (node status, lost events, unrelated log lines). */
+  NOT_A_FLOW("not-a-flow"),
+  /** A ztunnel access log that is not the inbound, mutual-TLS, successful "connection complete". */
+  IGNORED_LOG("ignored-log");
+
+  private final String tag;
+
+  DropReason(String tag) {
+    this.tag = tag;
+  }
+
+  /** The metric tag value. */
+  public String tag() {
+    return tag;
+  }
+}

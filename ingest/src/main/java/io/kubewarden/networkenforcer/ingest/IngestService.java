@@ -1,0 +1,177 @@
+package io.kubewarden.networkenforcer.ingest;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
+import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
+import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
+import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.ingest.resolution.InformerClusterView;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
+import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpGrpcReceiver;
+import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpHttpReceiver;
+import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpLogIngestor;
+import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ingest service: resolves pods with informers (or a cluster-state file), runs the source of
+ * the configured provider and publishes flow records to Kafka. {@link #start()} / {@link #close()}.
+ */
+public final class IngestService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
+
+  private final IngestConfig config;
+  private final KafkaSettings kafka;
+  private final IngestMetrics metrics;
+  private final KubernetesClient client;
+  private final Deque<AutoCloseable> running = new ArrayDeque<>();
+  private volatile BooleanSupplier ready = () -> false;
+  private FlowDumperServer dumperServer;
+  private OtlpGrpcReceiver otlpGrpc;
+  private OtlpHttpReceiver otlpHttp;
+
+  /**
+   * @param client read-only API access for informers and TLS Secrets; may be null when a
+   *     cluster-state file is set and no certificate is read through the API
+   */
+  public IngestService(IngestConfig config, KafkaSettings kafka, MeterRegistry registry, KubernetesClient client) {
+    this.config = config.validate();
+    this.kafka = kafka.validate();
+    this.metrics = new IngestMetrics(registry);
+    this.client = client;
+  }
+
+  public synchronized IngestService start() {
+    try {
+      ClusterView view = clusterView();
+      WorkloadResolver resolver = new WorkloadResolver(view);
+      FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
+      List<FlowSink> sinks = new ArrayList<>();
+      sinks.add(flows);
+      if (config.dumper().enabled()) {
+        FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
+        sinks.add(dumper);
+        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
+        LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
+      }
+      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics);
+      TlsMaterialLoader tls = new TlsMaterialLoader(client);
+      Clock clock = Clock.systemUTC();
+      switch (config.provider()) {
+        case cilium -> {
+          HubbleSource hubble = track(new HubbleSource(config.hubble(), tls, resolver, intake, clock));
+          hubble.start();
+          ready = hubble::isReady;
+        }
+        case calico -> {
+          GoldmaneSource goldmane = track(new GoldmaneSource(config.goldmane(), tls, resolver, intake, clock));
+          goldmane.start();
+          ready = goldmane::isReady;
+        }
+        case istio -> startOtlp(tls, resolver, intake, clock);
+        default -> throw new ConfigException("provider " + config.provider() + " has no ingest source");
+      }
+      LOG.info("ingest started: provider {}, flows to {}", config.provider(), kafka.topics().flows().name());
+      return this;
+    } catch (IOException e) {
+      close();
+      throw new UncheckedIOException("cannot open a listening port: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void startOtlp(TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake, Clock clock)
+      throws IOException {
+    var istio = config.istio();
+    TlsMaterial material = istio.tls().isInsecure() ? null : tls.load(istio.tls());
+    OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
+    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), material, istio.requireClientCertificate(), ingestor)
+        .start());
+    if (istio.httpPort() > 0) {
+      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), material, istio.requireClientCertificate(), ingestor)
+          .start());
+    }
+    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}", otlpGrpc.port(),
+        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe());
+    ready = otlpGrpc::isRunning;
+  }
+
+  private ClusterView clusterView() {
+    if (config.clusterStateFile() != null) {
+      LOG.info("resolving pods against cluster-state file {}", config.clusterStateFile());
+      return ClusterStateFile.load(config.clusterStateFile());
+    }
+    if (client == null) {
+      throw new ConfigException("ingest needs Kubernetes API access to resolve pods (or a cluster-state file)");
+    }
+    InformerClusterView view = track(InformerClusterView.start(client));
+    view.awaitSynced(Duration.ofMinutes(1));
+    return view;
+  }
+
+  /** Ready when the provider stream is connected (cilium, calico) or the receiver listens (istio). */
+  public boolean isReady() {
+    return ready.getAsBoolean();
+  }
+
+  public IngestMetrics metrics() {
+    return metrics;
+  }
+
+  /** The OTLP gRPC port actually bound (istio), for tests that ask for port 0. */
+  public int otlpGrpcPort() {
+    return otlpGrpc == null ? -1 : otlpGrpc.port();
+  }
+
+  public int otlpHttpPort() {
+    return otlpHttp == null ? -1 : otlpHttp.port();
+  }
+
+  public int dumperPort() {
+    return dumperServer == null ? -1 : dumperServer.port();
+  }
+
+  private <T extends AutoCloseable> T track(T resource) {
+    running.push(resource);
+    return resource;
+  }
+
+  @Override
+  public synchronized void close() {
+    ready = () -> false;
+    while (!running.isEmpty()) {
+      AutoCloseable resource = running.pop();
+      try {
+        resource.close();
+      } catch (Exception e) {
+        LOG.warn("error while stopping {}: {}", resource.getClass().getSimpleName(), e.toString());
+      }
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.kubewarden.networkenforcer.ingest.dumper;
+
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.json.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/** Serves {@code GET /flow}: drains the dumper's buffer as JSON lines (one FlowRecord per line). */
+public final class FlowDumperServer implements AutoCloseable {
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final FlowDumper dumper;
+  private final ObjectWriter writer = Json.mapper().writer();
+
+  public FlowDumperServer(FlowDumper dumper, InetSocketAddress address) throws IOException {
+    this.dumper = dumper;
+    this.server = HttpServer.create(address, 0);
+    this.executor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "flow-dumper");
+      t.setDaemon(true);
+      return t;
+    });
+    server.setExecutor(executor);
+    server.createContext("/flow", this::handle);
+  }
+
+  public FlowDumperServer start() {
+    server.start();
+    return this;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!"GET".equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().add("Allow", "GET");
+        exchange.sendResponseHeaders(405, -1);
+        return;
+      }
+      if (!"/flow".equals(exchange.getRequestURI().getPath())) {
+        exchange.sendResponseHeaders(404, -1);
+        return;
+      }
+      List<FlowRecord> records = dumper.drain();
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      for (FlowRecord r : records) {
+        body.write(writer.writeValueAsBytes(r));
+        body.write('\n');
+      }
+      exchange.getResponseHeaders().add("Content-Type", "application/x-ndjson");
+      exchange.sendResponseHeaders(200, body.size() == 0 ? -1 : body.size());
+      if (body.size() > 0) {
+        try (OutputStream out = exchange.getResponseBody()) {
+          body.writeTo(out);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,48 @@
+package io.kubewarden.networkenforcer.ingest.file;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
+import java.util.Locale;
+import java.util.Optional;
+
+/** The three capture formats, one record per line. */
+public enum CaptureFormat {
+  /** {@code hubble observe -o jsonpb}: one GetFlowsResponse per line (also bare flows of {@code -o json}). */
+  HUBBLE,
+  /** One Goldmane FlowResult per line, protobuf JSON. */
+  GOLDMANE,
+  /** ztunnel JSON log lines ({@code LOG_FORMAT=json}). */
+  ZTUNNEL;
+
+  /** The format one parsed line belongs to, if it is recognizable. */
+  public static Optional<CaptureFormat> detect(JsonNode line) {
+    if (GoldmaneJson.looksLikeGoldmane(line)) {
+      return Optional.of(GOLDMANE);
+    }
+    if (HubbleJson.looksLikeHubble(line)) {
+      return Optional.of(HUBBLE);
+    }
+    if (ZtunnelLogParser.looksLikeZtunnel(line)) {
+      return Optional.of(ZTUNNEL);
+    }
+    return Optional.empty();
+  }
+
+  /** Parses {@code hubble|cilium}, {@code goldmane|calico}, {@code ztunnel|istio}. */
+  public static CaptureFormat parse(String text) {
+    return switch (text == null ? "" : text.trim().toLowerCase(Locale.ROOT)) {
+      case "hubble", "cilium" -> HUBBLE;
+      case "goldmane", "calico" -> GOLDMANE;
+      case "ztunnel", "istio" -> ZTUNNEL;
+      default -> throw new IllegalArgumentException("capture format '" + text
+          + "' is not one of hubble (cilium), goldmane (calico), ztunnel (istio)");
+    };
+  }
+
+  /** The metric source tag of this format's records. */
+  public String source() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

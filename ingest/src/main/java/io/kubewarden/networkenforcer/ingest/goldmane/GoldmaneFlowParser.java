@@ -1,0 +1,122 @@
+package io.kubewarden.networkenforcer.ingest.goldmane;
+
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.PolicyRef;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.Action;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.EndpointType;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.Flow;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowKey;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyHit;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyKind;
+import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import java.time.Clock;
+import java.time.Instant;
+
+/**
+ * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
+ * Only pod-to-pod flows count. An allowed connection is reported by both ends; only the
+ * destination's report is kept so it counts once. A deny is kept from either end, with that end
+ * as the reporter (the side whose policy dropped it).
+ */
+public final class GoldmaneFlowParser {
+  private final WorkloadResolver resolver;
+  private final Clock clock;
+
+  public GoldmaneFlowParser(WorkloadResolver resolver, Clock clock) {
+    this.resolver = resolver;
+    this.clock = clock;
+  }
+
+  public ParseOutcome parse(FlowResult result) {
+    if (!result.hasFlow() || !result.getFlow().hasKey()) {
+      return ParseOutcome.dropped(DropReason.INCOMPLETE);
+    }
+    Flow flow = result.getFlow();
+    FlowKey key = flow.getKey();
+    DropReason peer = peerReason(key.getSourceTypeValue());
+    if (peer == null) {
+      peer = peerReason(key.getDestTypeValue());
+    }
+    if (peer != null) {
+      return ParseOutcome.dropped(peer);
+    }
+    Verdict verdict;
+    Reporter reporter = switch (key.getReporterValue()) {
+      case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Src_VALUE -> Reporter.SOURCE;
+      case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Dst_VALUE -> Reporter.DESTINATION;
+      default -> Reporter.UNKNOWN;
+    };
+    switch (key.getActionValue()) {
+      case Action.Allow_VALUE -> {
+        if (reporter != Reporter.DESTINATION) {
+          return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+        }
+        verdict = Verdict.FORWARDED;
+      }
+      case Action.Deny_VALUE -> verdict = Verdict.DENIED;
+      default -> {
+        return ParseOutcome.dropped(DropReason.NOT_A_POLICY_VERDICT);
+      }
+    }
+    Protocol protocol = Protocol.parse(key.getProto()).orElse(null);
+    if (protocol == null) {
+      return ParseOutcome.dropped(key.getProto().isEmpty() ? DropReason.INCOMPLETE : DropReason.UNSUPPORTED_PROTOCOL);
+    }
+    if (key.getDestPort() < 0 || key.getDestPort() > 65535) {
+      return ParseOutcome.dropped(DropReason.INCOMPLETE);
+    }
+    Resolution src = resolver.byAggregatedName(key.getSourceNamespace(), key.getSourceName());
+    if (!src.resolved()) {
+      return ParseOutcome.dropped(src.dropReason());
+    }
+    Resolution dst = resolver.byAggregatedName(key.getDestNamespace(), key.getDestName());
+    if (!dst.resolved()) {
+      return ParseOutcome.dropped(dst.dropReason());
+    }
+    PolicyRef denying = verdict == Verdict.DENIED ? denyingPolicy(key) : null;
+    Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
+    return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
+        src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
+  }
+
+  private static DropReason peerReason(int endpointType) {
+    return switch (endpointType) {
+      case EndpointType.WorkloadEndpoint_VALUE -> null;
+      case EndpointType.HostEndpoint_VALUE -> DropReason.HOST;
+      case EndpointType.Network_VALUE, EndpointType.NetworkSet_VALUE -> DropReason.EXTERNAL;
+      default -> DropReason.INCOMPLETE;
+    };
+  }
+
+  /** The enforced policy that denied: the policy itself, or the trigger of an end-of-tier deny. */
+  private static PolicyRef denyingPolicy(FlowKey key) {
+    if (!key.hasPolicies()) {
+      return null;
+    }
+    for (PolicyHit hit : key.getPolicies().getEnforcedPoliciesList()) {
+      if (hit.getActionValue() != Action.Deny_VALUE) {
+        continue;
+      }
+      PolicyHit named = hit.getKindValue() == PolicyKind.EndOfTier_VALUE && hit.hasTrigger() ? hit.getTrigger() : hit;
+      if (named.getName().isEmpty()) {
+        continue;
+      }
+      return new PolicyRef(kindName(named), named.getNamespace().isEmpty() ? null : named.getNamespace(),
+          named.getName());
+    }
+    return null;
+  }
+
+  private static String kindName(PolicyHit hit) {
+    PolicyKind kind = PolicyKind.forNumber(hit.getKindValue());
+    return kind == null || kind == PolicyKind.KindUnspecified ? null : kind.name();
+  }
+}

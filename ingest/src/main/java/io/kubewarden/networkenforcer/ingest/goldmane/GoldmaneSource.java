@@ -1,0 +1,95 @@
+package io.kubewarden.networkenforcer.ingest.goldmane;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.MethodDescriptor;
+import io.grpc.protobuf.ProtoUtils;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.Action;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.Filter;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowStreamRequest;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.Backoff;
+import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
+import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
+import io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream;
+import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
+import java.security.SecureRandom;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Follows Goldmane's {@code Flows.Stream} (allowed and denied flows) over mutual TLS. */
+public final class GoldmaneSource implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GoldmaneSource.class);
+  public static final String SOURCE = "goldmane";
+
+  static final MethodDescriptor<FlowStreamRequest, byte[]> STREAM = MethodDescriptor.<FlowStreamRequest, byte[]>newBuilder()
+      .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+      .setFullMethodName(FlowsGrpc.getStreamMethod().getFullMethodName())
+      .setRequestMarshaller(ProtoUtils.marshaller(FlowStreamRequest.getDefaultInstance()))
+      .setResponseMarshaller(RawBytes.INSTANCE)
+      .build();
+
+  /** From now on (start_time_gte 0), allowed and denied flows only. */
+  static final FlowStreamRequest REQUEST = FlowStreamRequest.newBuilder().setStartTimeGte(0)
+      .setFilter(Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny)).build();
+
+  private final ReconnectingStream<FlowStreamRequest> stream;
+  private final GoldmaneFlowParser parser;
+  private final FlowIntake intake;
+
+  public GoldmaneSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
+      Clock clock) {
+    if (settings.tls().isInsecure()) {
+      throw new ConfigException("Goldmane only accepts mutual TLS: controller.provider.calico.tls.mode cannot be "
+          + "insecure; use existingSecret (the default, Secret calico-system/goldmane-key-pair) or issuer");
+    }
+    this.parser = new GoldmaneFlowParser(resolver, clock);
+    this.intake = intake;
+    LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
+    this.stream = new ReconnectingStream<>(SOURCE,
+        () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
+        STREAM, REQUEST, this::handle,
+        new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
+  }
+
+  public void start() {
+    stream.start();
+  }
+
+  public boolean isReady() {
+    return stream.isReady();
+  }
+
+  public long connects() {
+    return stream.connects();
+  }
+
+  void handle(byte[] message) {
+    FlowResult result;
+    try {
+      result = FlowResult.parseFrom(message);
+    } catch (InvalidProtocolBufferException e) {
+      intake.invalid(SOURCE, "not a FlowResult: " + e.getMessage(), message, e);
+      return;
+    }
+    ParseOutcome outcome;
+    try {
+      outcome = parser.parse(result);
+    } catch (RuntimeException e) {
+      intake.invalid(SOURCE, "cannot read flow: " + e.getMessage(), message, e);
+      return;
+    }
+    intake.accept(SOURCE, outcome);
+  }
+
+  @Override
+  public void close() {
+    stream.close();
+  }
+}

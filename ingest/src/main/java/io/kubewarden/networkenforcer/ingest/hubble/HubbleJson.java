@@ -1,0 +1,42 @@
+package io.kubewarden.networkenforcer.ingest.hubble;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+
+/**
+ * Reads the JSON that {@code hubble observe -o jsonpb} prints (one {@code GetFlowsResponse} per
+ * line, proto field names) and the bare flows of {@code -o json}. Fields newer than our subset are
+ * ignored; unknown enum names read as the enum's zero value.
+ */
+public final class HubbleJson {
+  private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+
+  private HubbleJson() {}
+
+  /** True when the object looks like a Hubble response or flow. */
+  public static boolean looksLikeHubble(JsonNode node) {
+    if (node == null || !node.isObject()) {
+      return false;
+    }
+    JsonNode flow = node.get("flow");
+    if (flow != null && flow.isObject() && !flow.has("Key") && !flow.has("key")) {
+      return true;
+    }
+    return node.has("node_status") || node.has("nodeStatus") || node.has("lost_events") || node.has("lostEvents")
+        || node.has("verdict") && (node.has("IP") || node.has("l4") || node.has("source"));
+  }
+
+  public static GetFlowsResponse decode(String line, JsonNode parsed) throws InvalidProtocolBufferException {
+    if (parsed != null && parsed.isObject() && parsed.has("verdict") && !parsed.has("flow")) {
+      Flow.Builder flow = Flow.newBuilder();
+      PARSER.merge(line, flow);
+      return GetFlowsResponse.newBuilder().setFlow(flow).build();
+    }
+    GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
+    PARSER.merge(line, response);
+    return response.build();
+  }
+}

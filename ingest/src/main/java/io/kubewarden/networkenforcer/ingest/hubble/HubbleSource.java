@@ -1,0 +1,85 @@
+package io.kubewarden.networkenforcer.ingest.hubble;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.MethodDescriptor;
+import io.grpc.protobuf.ProtoUtils;
+import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.Backoff;
+import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
+import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
+import io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream;
+import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
+import java.security.SecureRandom;
+import java.time.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Follows Hubble Relay's {@code GetFlows} stream and feeds every response to the intake. */
+public final class HubbleSource implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HubbleSource.class);
+  public static final String SOURCE = "hubble";
+
+  /** GetFlows with the responses left as bytes: we decode them and dead-letter what does not decode. */
+  static final MethodDescriptor<GetFlowsRequest, byte[]> GET_FLOWS = MethodDescriptor.<GetFlowsRequest, byte[]>newBuilder()
+      .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+      .setFullMethodName(ObserverGrpc.getGetFlowsMethod().getFullMethodName())
+      .setRequestMarshaller(ProtoUtils.marshaller(GetFlowsRequest.getDefaultInstance()))
+      .setResponseMarshaller(RawBytes.INSTANCE)
+      .build();
+
+  private final ReconnectingStream<GetFlowsRequest> stream;
+  private final HubbleFlowParser parser;
+  private final FlowIntake intake;
+
+  public HubbleSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
+      Clock clock) {
+    this.parser = new HubbleFlowParser(resolver, clock);
+    this.intake = intake;
+    LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
+    this.stream = new ReconnectingStream<>(SOURCE,
+        () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
+        GET_FLOWS, GetFlowsRequest.newBuilder().setFollow(true).build(), this::handle,
+        new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
+  }
+
+  public void start() {
+    stream.start();
+  }
+
+  public boolean isReady() {
+    return stream.isReady();
+  }
+
+  public long connects() {
+    return stream.connects();
+  }
+
+  void handle(byte[] message) {
+    GetFlowsResponse response;
+    try {
+      response = GetFlowsResponse.parseFrom(message);
+    } catch (InvalidProtocolBufferException e) {
+      intake.invalid(SOURCE, "not a GetFlowsResponse: " + e.getMessage(), message, e);
+      return;
+    }
+    ParseOutcome outcome;
+    try {
+      outcome = parser.parse(response);
+    } catch (RuntimeException e) {
+      intake.invalid(SOURCE, "cannot read flow: " + e.getMessage(), message, e);
+      return;
+    }
+    intake.accept(SOURCE, outcome);
+  }
+
+  @Override
+  public void close() {
+    stream.close();
+  }
+}

@@ -1,0 +1,63 @@
+package io.kubewarden.networkenforcer.ingest.publishing;
+
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The one place every source hands its results to: records go to the sinks, drops and lost events
+ * are counted, unreadable input goes to the dead-letter sink and is counted.
+ */
+public final class FlowIntake {
+  private final List<FlowSink> sinks;
+  private final DeadLetterSink deadLetters;
+  private final IngestMetrics metrics;
+  private final AtomicLong published = new AtomicLong();
+
+  public FlowIntake(List<FlowSink> sinks, DeadLetterSink deadLetters, IngestMetrics metrics) {
+    this.sinks = List.copyOf(sinks);
+    this.deadLetters = deadLetters;
+    this.metrics = metrics;
+  }
+
+  /**
+   * @param source the source tag for drop metrics ({@code hubble}, {@code goldmane}, {@code ztunnel},
+   *     {@code file})
+   */
+  public void accept(String source, ParseOutcome outcome) {
+    if (outcome.lostEvents() > 0) {
+      metrics.lostEvents(outcome.lostEvents());
+    }
+    if (outcome.isDropped()) {
+      metrics.dropped(source, outcome.dropReason());
+      return;
+    }
+    for (FlowRecord record : outcome.records()) {
+      for (FlowSink sink : sinks) {
+        sink.accept(record);
+      }
+      metrics.published(record.provider());
+      published.incrementAndGet();
+    }
+  }
+
+  /** Input that could not be decoded: kept in the dead-letter topic, counted, never fatal. */
+  public void invalid(String source, String reason, byte[] payload, Throwable error) {
+    metrics.badInput(source);
+    deadLetters.deadLetter("ingest/" + source, reason, payload, error);
+  }
+
+  public void invalid(String source, String reason, String payload, Throwable error) {
+    invalid(source, reason, payload.getBytes(StandardCharsets.UTF_8), error);
+  }
+
+  public long publishedCount() {
+    return published.get();
+  }
+
+  public IngestMetrics metrics() {
+    return metrics;
+  }
+}

@@ -1,0 +1,69 @@
+package io.kubewarden.networkenforcer.ingest.publishing;
+
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Every number the ingest service reports. Prometheus names end in {@code _total} for counters. */
+public final class IngestMetrics {
+  private final MeterRegistry registry;
+
+  public IngestMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public void published(Provider provider) {
+    counter("network.enforcer.ingest.flows.published", "provider", provider.name()).increment();
+  }
+
+  public void dropped(String source, DropReason reason) {
+    registry.counter("network.enforcer.ingest.flows.dropped", "source", source, "reason", reason.tag()).increment();
+  }
+
+  public double droppedCount(String source, DropReason reason) {
+    Counter c = registry.find("network.enforcer.ingest.flows.dropped").tag("source", source)
+        .tag("reason", reason.tag()).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  public void badInput(String source) {
+    counter("network.enforcer.ingest.input.invalid", "source", source).increment();
+  }
+
+  public double badInputCount(String source) {
+    Counter c = registry.find("network.enforcer.ingest.input.invalid").tag("source", source).counter();
+    return c == null ? 0 : c.count();
+  }
+
+  public void lostEvents(long count) {
+    counter("network.enforcer.ingest.hubble.lost.events", "source", "hubble").increment(count);
+  }
+
+  public void reconnect(String source) {
+    counter("network.enforcer.ingest.stream.reconnects", "source", source).increment();
+  }
+
+  public void publishFailed() {
+    registry.counter("network.enforcer.ingest.publish.errors").increment();
+  }
+
+  public void deadLettered() {
+    registry.counter("network.enforcer.ingest.dead.letters").increment();
+  }
+
+  /** A 0/1 gauge: the provider stream is connected. */
+  public AtomicInteger streamUp(String source) {
+    return registry.gauge("network.enforcer.ingest.stream.up", java.util.List.of(
+        io.micrometer.core.instrument.Tag.of("source", source)), new AtomicInteger());
+  }
+
+  private Counter counter(String name, String tagKey, String tagValue) {
+    return registry.counter(name, tagKey, tagValue);
+  }
+}

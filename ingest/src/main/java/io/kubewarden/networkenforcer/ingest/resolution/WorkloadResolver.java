@@ -1,0 +1,198 @@
+package io.kubewarden.networkenforcer.ingest.resolution;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.NamedPort;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns a pod (found by name, IP or generateName) into a {@link FlowEndpoint} of its Deployment,
+ * StatefulSet or DaemonSet, following controller owner references (pod -> ReplicaSet ->
+ * Deployment). Pods on the host network and pods of anything else are dropped with a reason.
+ */
+public final class WorkloadResolver {
+  private static final String POD_TEMPLATE_HASH = "pod-template-hash";
+
+  private final ClusterView view;
+
+  public WorkloadResolver(ClusterView view) {
+    this.view = view;
+  }
+
+  public ClusterView view() {
+    return view;
+  }
+
+  public Resolution byName(String namespace, String podName) {
+    if (isBlank(namespace) || isBlank(podName)) {
+      return Resolution.dropped(DropReason.INCOMPLETE);
+    }
+    return view.podByName(namespace, podName).map(this::resolve)
+        .orElseGet(() -> Resolution.dropped(DropReason.UNKNOWN_POD));
+  }
+
+  public Resolution byIp(String ip) {
+    if (isBlank(ip)) {
+      return Resolution.dropped(DropReason.INCOMPLETE);
+    }
+    return view.podByIp(ip).map(this::resolve).orElseGet(() -> Resolution.dropped(DropReason.UNKNOWN_POD));
+  }
+
+  /**
+   * Resolves a Calico aggregated name: {@code <generateName>*} stands for every pod created with
+   * that generateName; any of them leads to the same workload. A name without {@code *} is a pod
+   * name (StatefulSet pods and bare pods have no generateName).
+   */
+  public Resolution byAggregatedName(String namespace, String aggregatedName) {
+    if (isBlank(namespace) || isBlank(aggregatedName)) {
+      return Resolution.dropped(DropReason.INCOMPLETE);
+    }
+    if (!aggregatedName.endsWith("*")) {
+      return byName(namespace, aggregatedName);
+    }
+    String generateName = aggregatedName.substring(0, aggregatedName.length() - 1);
+    List<Pod> pods = view.podsByGenerateName(namespace, generateName);
+    if (!pods.isEmpty()) {
+      Resolution r = resolve(pods.get(0));
+      return r.resolved() ? r.withoutPodIdentity() : r;
+    }
+    return byGenerateNameOwner(namespace, generateName);
+  }
+
+  /** When every pod of the prefix is gone, the prefix itself still names its owner. */
+  private Resolution byGenerateNameOwner(String namespace, String generateName) {
+    String owner = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
+    Optional<ReplicaSet> rs = view.replicaSet(namespace, owner);
+    if (rs.isPresent()) {
+      Optional<OwnerReference> controller = controllerOf(rs.get());
+      if (controller.isEmpty() || !"Deployment".equals(controller.get().getKind())) {
+        return Resolution.dropped(DropReason.NOT_A_WORKLOAD);
+      }
+      return workloadEndpoint(namespace, WorkloadKind.Deployment, controller.get().getName(), Map.of(), null);
+    }
+    if (view.daemonSet(namespace, owner).isPresent()) {
+      return workloadEndpoint(namespace, WorkloadKind.DaemonSet, owner, Map.of(), null);
+    }
+    return Resolution.dropped(DropReason.UNKNOWN_POD);
+  }
+
+  /** Resolves a known pod to its workload. */
+  public Resolution resolve(Pod pod) {
+    if (pod.getSpec() != null && Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
+      return Resolution.dropped(DropReason.HOST_NETWORK, pod);
+    }
+    String namespace = pod.getMetadata().getNamespace();
+    Optional<OwnerReference> owner = controllerOf(pod);
+    if (owner.isEmpty()) {
+      return Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
+    }
+    String ownerName = owner.get().getName();
+    return switch (owner.get().getKind()) {
+      case "ReplicaSet" -> deploymentOf(pod, namespace, ownerName);
+      case "StatefulSet" -> workloadEndpoint(namespace, WorkloadKind.StatefulSet, ownerName, pod);
+      case "DaemonSet" -> workloadEndpoint(namespace, WorkloadKind.DaemonSet, ownerName, pod);
+      default -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
+    };
+  }
+
+  private Resolution deploymentOf(Pod pod, String namespace, String replicaSetName) {
+    Optional<ReplicaSet> rs = view.replicaSet(namespace, replicaSetName);
+    if (rs.isPresent()) {
+      Optional<OwnerReference> controller = controllerOf(rs.get());
+      if (controller.isPresent() && "Deployment".equals(controller.get().getKind())) {
+        return workloadEndpoint(namespace, WorkloadKind.Deployment, controller.get().getName(), pod);
+      }
+      return Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
+    }
+    // ReplicaSet not seen (yet): a Deployment names its ReplicaSets <deployment>-<pod-template-hash>.
+    String hash = labels(pod).get(POD_TEMPLATE_HASH);
+    if (hash != null && replicaSetName.endsWith("-" + hash)) {
+      String deployment = replicaSetName.substring(0, replicaSetName.length() - hash.length() - 1);
+      return workloadEndpoint(namespace, WorkloadKind.Deployment, deployment, pod);
+    }
+    return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);
+  }
+
+  private Resolution workloadEndpoint(String namespace, WorkloadKind kind, String name, Pod pod) {
+    return workloadEndpoint(namespace, kind, name, labels(pod), pod);
+  }
+
+  private Resolution workloadEndpoint(String namespace, WorkloadKind kind, String name,
+      Map<String, String> podLabels, Pod pod) {
+    Optional<LabelSelector> selector = switch (kind) {
+      case Deployment -> view.deployment(namespace, name).map(d -> d.getSpec().getSelector());
+      case StatefulSet -> view.statefulSet(namespace, name).map(s -> s.getSpec().getSelector());
+      case DaemonSet -> view.daemonSet(namespace, name).map(d -> d.getSpec().getSelector());
+    };
+    if (selector.isEmpty()) {
+      return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);
+    }
+    FlowEndpoint.Builder b = FlowEndpoint.builder()
+        .namespace(namespace)
+        .workload(kind, name)
+        .workloadSelector(selector.get())
+        .podLabels(podLabels)
+        .namespaceLabels(view.namespaceLabels(namespace));
+    if (pod != null) {
+      b.podName(pod.getMetadata().getName())
+          .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
+          .serviceAccount(serviceAccount(pod))
+          .namedPorts(namedPorts(pod));
+    }
+    return Resolution.of(b.build(), pod);
+  }
+
+  /** The pod's service account; Kubernetes uses {@code default} when none is set. */
+  public static String serviceAccount(Pod pod) {
+    String sa = pod.getSpec() == null ? null : pod.getSpec().getServiceAccountName();
+    return isBlank(sa) ? "default" : sa;
+  }
+
+  static List<NamedPort> namedPorts(Pod pod) {
+    List<NamedPort> ports = new ArrayList<>();
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return ports;
+    }
+    for (Container c : pod.getSpec().getContainers()) {
+      if (c.getPorts() == null) {
+        continue;
+      }
+      for (ContainerPort p : c.getPorts()) {
+        if (!isBlank(p.getName()) && p.getContainerPort() != null) {
+          ports.add(new NamedPort(p.getName(), p.getContainerPort(),
+              Protocol.parse(p.getProtocol()).orElse(Protocol.TCP)));
+        }
+      }
+    }
+    return ports;
+  }
+
+  private static Optional<OwnerReference> controllerOf(HasMetadata object) {
+    List<OwnerReference> refs = object.getMetadata().getOwnerReferences();
+    if (refs == null) {
+      return Optional.empty();
+    }
+    return refs.stream().filter(r -> Boolean.TRUE.equals(r.getController())).findFirst();
+  }
+
+  private static Map<String, String> labels(Pod pod) {
+    Map<String, String> l = pod == null ? null : pod.getMetadata().getLabels();
+    return l == null ? Map.of() : l;
+  }
+
+  private static boolean isBlank(String s) {
+    return s == null || s.isBlank();
+  }
+}

@@ -1,0 +1,90 @@
+package io.kubewarden.networkenforcer.ingest.ztunnel;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCredentials;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.TlsServerCredentials;
+import io.grpc.stub.ServerCalls;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc;
+import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The OTLP logs gRPC server ({@code LogsService/Export}). Requests arrive as bytes and are decoded
+ * by us, so that an undecodable request is dead-lettered and answered INVALID_ARGUMENT (which
+ * fluent-bit does not retry) instead of vanishing inside the framework.
+ */
+public final class OtlpGrpcReceiver implements AutoCloseable {
+  private static final int MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+  static final MethodDescriptor<byte[], byte[]> EXPORT = MethodDescriptor.<byte[], byte[]>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY)
+      .setFullMethodName(LogsServiceGrpc.getExportMethod().getFullMethodName())
+      .setRequestMarshaller(RawBytes.INSTANCE)
+      .setResponseMarshaller(RawBytes.INSTANCE)
+      .build();
+
+  private final Server server;
+
+  /** @param material null for plaintext (h2c, as fluent-bit 4+ speaks with {@code grpc on}) */
+  public OtlpGrpcReceiver(int port, TlsMaterial material, boolean requireClientCertificate, OtlpLogIngestor ingestor) {
+    ServerServiceDefinition service = ServerServiceDefinition.builder(LogsServiceGrpc.SERVICE_NAME)
+        .addMethod(EXPORT, ServerCalls.asyncUnaryCall((request, response) -> {
+          try {
+            response.onNext(ingestor.export(request).toByteArray());
+            response.onCompleted();
+          } catch (InvalidProtocolBufferException e) {
+            response.onError(Status.INVALID_ARGUMENT
+                .withDescription("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).asRuntimeException());
+          }
+        }))
+        .build();
+    ServerCredentials credentials;
+    if (material == null) {
+      credentials = InsecureServerCredentials.create();
+    } else {
+      TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder().keyManager(material.keyManagers());
+      if (material.trustedCa() != null) {
+        tls.trustManager(material.trustManagers());
+        tls.clientAuth(requireClientCertificate ? TlsServerCredentials.ClientAuth.REQUIRE
+            : TlsServerCredentials.ClientAuth.OPTIONAL);
+      }
+      credentials = tls.build();
+    }
+    this.server = Grpc.newServerBuilderForPort(port, credentials).maxInboundMessageSize(MAX_REQUEST_BYTES)
+        .addService(service).build();
+  }
+
+  public OtlpGrpcReceiver start() throws IOException {
+    server.start();
+    return this;
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  public boolean isRunning() {
+    return !server.isShutdown();
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.kubewarden.networkenforcer.ingest.ztunnel;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.zip.GZIPInputStream;
+import javax.net.ssl.SSLContext;
+
+/**
+ * OTLP/HTTP {@code POST /v1/logs} (protobuf, or JSON; optionally gzip): where fluent-bit sends when
+ * it cannot negotiate HTTP/2, and what it uses with {@code grpc off}.
+ */
+public final class OtlpHttpReceiver implements AutoCloseable {
+  public static final String PATH = "/v1/logs";
+  private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final OtlpLogIngestor ingestor;
+
+  /** @param material null for plain HTTP */
+  public OtlpHttpReceiver(int port, TlsMaterial material, boolean requireClientCertificate, OtlpLogIngestor ingestor)
+      throws IOException {
+    this.ingestor = ingestor;
+    InetSocketAddress address = new InetSocketAddress(port);
+    if (material == null) {
+      server = HttpServer.create(address, 0);
+    } else {
+      HttpsServer https = HttpsServer.create(address, 0);
+      SSLContext context = material.sslContext();
+      boolean needClientAuth = requireClientCertificate && material.trustedCa() != null;
+      https.setHttpsConfigurator(new HttpsConfigurator(context) {
+        @Override
+        public void configure(HttpsParameters params) {
+          var ssl = context.getDefaultSSLParameters();
+          ssl.setNeedClientAuth(needClientAuth);
+          params.setSSLParameters(ssl);
+        }
+      });
+      server = https;
+    }
+    executor = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "otlp-http");
+      t.setDaemon(true);
+      return t;
+    });
+    server.setExecutor(executor);
+    server.createContext(PATH, this::handle);
+  }
+
+  public OtlpHttpReceiver start() {
+    server.start();
+    return this;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      if (!"POST".equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().add("Allow", "POST");
+        exchange.sendResponseHeaders(405, -1);
+        return;
+      }
+      if (!PATH.equals(exchange.getRequestURI().getPath())) {
+        exchange.sendResponseHeaders(404, -1);
+        return;
+      }
+      byte[] body;
+      try {
+        body = readBody(exchange);
+      } catch (IOException e) {
+        respond(exchange, 400, "text/plain", ("unreadable body: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        return;
+      }
+      if (body == null) {
+        respond(exchange, 413, "text/plain", "request larger than 16 MiB".getBytes(StandardCharsets.UTF_8));
+        return;
+      }
+      String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+      boolean json = contentType != null && contentType.startsWith("application/json");
+      try {
+        if (json) {
+          ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
+          try {
+            JsonFormat.parser().ignoringUnknownFields().merge(new String(body, StandardCharsets.UTF_8), request);
+          } catch (InvalidProtocolBufferException e) {
+            ingestor.rejected(body, "not an OTLP JSON ExportLogsServiceRequest: " + e.getMessage(), e);
+            throw e;
+          }
+          ExportLogsServiceResponse response = ingestor.export(request.build());
+          respond(exchange, 200, "application/json", JsonFormat.printer().print(response).getBytes(StandardCharsets.UTF_8));
+        } else {
+          respond(exchange, 200, "application/x-protobuf", ingestor.export(body).toByteArray());
+        }
+      } catch (InvalidProtocolBufferException e) {
+        respond(exchange, 400, "text/plain",
+            ("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+  }
+
+  /** The body, un-gzipped when needed; null when it is too large. */
+  private static byte[] readBody(HttpExchange exchange) throws IOException {
+    InputStream in = exchange.getRequestBody();
+    if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
+      in = new GZIPInputStream(in);
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] chunk = new byte[8192];
+    int n;
+    while ((n = in.read(chunk)) > 0) {
+      out.write(chunk, 0, n);
+      if (out.size() > MAX_BODY_BYTES) {
+        return null;
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static void respond(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+    exchange.getResponseHeaders().add("Content-Type", contentType);
+    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    if (body.length > 0) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

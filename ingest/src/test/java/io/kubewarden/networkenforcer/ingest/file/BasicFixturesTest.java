@@ -1,0 +1,171 @@
+package io.kubewarden.networkenforcer.ingest.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.Fixtures;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Every capture in shared/fixtures/basic, resolved with its cluster-state.json. */
+class BasicFixturesTest {
+  private static ClusterIndex cluster;
+
+  @BeforeAll
+  static void loadCluster() {
+    cluster = Fixtures.clusterState();
+  }
+
+  private record Edge(String src, String dst, Protocol protocol, int port) {
+    static Edge of(FlowRecord r) {
+      return new Edge(r.src().workload().map(w -> w.key()).orElse(r.src().identity()),
+          r.dst().workload().orElseThrow().key(), r.protocol(), r.dstPort());
+    }
+  }
+
+  private static final Set<Edge> KUBERNETES_EDGES = Set.of(
+      new Edge("demo/Deployment/http-client", "demo/Deployment/http-server", Protocol.TCP, 18080),
+      new Edge("demo/Deployment/http-client", "demo/Deployment/http-server", Protocol.UDP, 18081),
+      new Edge("demo/Deployment/http-client", "kube-system/Deployment/coredns", Protocol.UDP, 53));
+
+  @Test
+  void hubbleCaptureGivesTheThreeConnectionsAndCountsEverythingElse() {
+    List<FlowRecord> records = new ArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    CaptureSummary summary = new CaptureFile(cluster, "cluster.local", DeadLetterSink.discard(),
+        new IngestMetrics(registry), Clock.systemUTC())
+        .read(Fixtures.file("hubble-flows.jsonl"), Optional.empty(), records::add);
+
+    assertThat(summary.format()).isEqualTo(CaptureFormat.HUBBLE);
+    assertThat(summary.lines()).isEqualTo(34);
+    assertThat(summary.badLines()).isZero();
+    // 3 TCP connections x 3 non-reply trace events, 6 UDP exchanges x 2.
+    assertThat(summary.published()).isEqualTo(21).isEqualTo(records.size());
+    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(
+        DropReason.REPLY, 9L, DropReason.EXTERNAL, 1L, DropReason.HOST, 1L, DropReason.NOT_A_FLOW, 2L));
+    assertThat(registry.get("network.enforcer.ingest.hubble.lost.events").counter().count()).isEqualTo(42);
+    assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "reply").counter().count())
+        .isEqualTo(9);
+
+    assertThat(records.stream().map(Edge::of).collect(Collectors.toSet())).isEqualTo(KUBERNETES_EDGES);
+    assertThat(records).allSatisfy(r -> {
+      assertThat(r.provider()).isEqualTo(Provider.cilium);
+      assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED);
+      assertThat(r.partitionKey()).isEqualTo("demo/Deployment/http-client");
+    });
+
+    FlowRecord first = records.get(0);
+    assertThat(first.time()).isEqualTo(Instant.parse("2026-08-03T15:40:01.575398922Z"));
+    assertThat(first.reporter()).isEqualTo(Reporter.SOURCE);
+    assertThat(records.get(1).reporter()).isEqualTo(Reporter.DESTINATION);
+    assertThat(first.count()).isEqualTo(1);
+    assertClient(first.src(), true);
+    assertThat(first.dst().podName()).isEqualTo("http-server-a7c45ae475-cf0f3");
+    assertThat(first.dst().ip()).isEqualTo("10.244.1.103");
+    assertThat(first.dst().serviceAccount()).isEqualTo("http-server-sa");
+    assertThat(first.dst().workloadSelector())
+        .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "http-server").build());
+  }
+
+  @Test
+  void goldmaneCaptureCountsAllowedFlowsOnceFromTheDestination() {
+    List<FlowRecord> records = new ArrayList<>();
+    CaptureSummary summary = CaptureFile.read(Fixtures.file("goldmane-flows.jsonl"), Optional.empty(), cluster,
+        records::add);
+
+    assertThat(summary.format()).isEqualTo(CaptureFormat.GOLDMANE);
+    assertThat(summary.lines()).isEqualTo(7);
+    assertThat(summary.badLines()).isZero();
+    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(
+        DropReason.DUPLICATE_REPORT, 3L, DropReason.EXTERNAL, 1L));
+    assertThat(records).hasSize(3);
+    assertThat(records.stream().map(Edge::of).collect(Collectors.toSet())).isEqualTo(KUBERNETES_EDGES);
+    assertThat(records).allSatisfy(r -> {
+      assertThat(r.provider()).isEqualTo(Provider.calico);
+      assertThat(r.reporter()).isEqualTo(Reporter.DESTINATION);
+      assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED);
+      assertThat(r.count()).isEqualTo(3);
+      assertThat(r.denyingPolicy()).isNull();
+    });
+    FlowRecord tcp = records.stream().filter(r -> r.protocol() == Protocol.TCP).findFirst().orElseThrow();
+    assertThat(tcp.time()).isEqualTo(Instant.ofEpochSecond(1785771600L));
+    // Aggregated over every pod of the workload: no single pod name or IP.
+    assertClient(tcp.src(), false);
+    FlowRecord dns = records.stream().filter(r -> r.dstPort() == 53).findFirst().orElseThrow();
+    assertThat(dns.dst().namespace()).isEqualTo("kube-system");
+    assertThat(dns.dst().serviceAccount()).isEqualTo("coredns");
+    assertThat(dns.dst().namespaceLabels()).containsEntry("kubernetes.io/metadata.name", "kube-system");
+  }
+
+  @Test
+  void ztunnelCaptureLearnsOnlyTheInboundMutualTlsConnection() {
+    List<FlowRecord> records = new ArrayList<>();
+    CaptureSummary summary = CaptureFile.read(Fixtures.file("ztunnel.jsonl"), Optional.empty(), cluster,
+        records::add);
+
+    assertThat(summary.format()).isEqualTo(CaptureFormat.ZTUNNEL);
+    assertThat(summary.lines()).isEqualTo(4);
+    assertThat(summary.badLines()).isZero();
+    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.IGNORED_LOG, 3L));
+    assertThat(records).hasSize(1);
+    FlowRecord r = records.get(0);
+    assertThat(r.provider()).isEqualTo(Provider.istio);
+    assertThat(r.provider().backend().name()).isEqualTo("istio");
+    assertThat(r.protocol()).isEqualTo(Protocol.TCP);
+    assertThat(r.dstPort()).isEqualTo(18080);
+    assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED);
+    assertThat(r.reporter()).isEqualTo(Reporter.DESTINATION);
+    assertThat(r.time()).isEqualTo(Instant.parse("2026-08-03T15:40:01.081390Z"));
+    assertThat(r.src().principal()).contains("cluster.local/ns/demo/sa/http-client-sa");
+    assertThat(r.dst().identity()).isEqualTo("spiffe://cluster.local/ns/demo/sa/http-server-sa");
+    assertClient(r.src(), true);
+    assertThat(r.dst().workload().orElseThrow().key()).isEqualTo("demo/Deployment/http-server");
+  }
+
+  @Test
+  void clusterStateResolvesEveryWorkloadOfTheScenario() {
+    assertThat(cluster.podCount()).isEqualTo(3);
+    assertThat(cluster.podByIp("10.244.0.20")).get().extracting(p -> p.getMetadata().getName())
+        .isEqualTo("coredns-f33ebdf0e5-404e1");
+    assertThat(cluster.podsByGenerateName("demo", "http-client-29e797ec96-")).hasSize(1);
+    assertThat(cluster.namespaceLabels("demo")).containsEntry("kubernetes.io/metadata.name", "demo");
+  }
+
+  private static void assertClient(FlowEndpoint src, boolean withPod) {
+    assertThat(src.namespace()).isEqualTo("demo");
+    assertThat(src.workloadKind()).isEqualTo(WorkloadKind.Deployment);
+    assertThat(src.workloadName()).isEqualTo("http-client");
+    assertThat(src.workloadSelector())
+        .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "http-client").build());
+    assertThat(src.podLabels()).containsEntry("app", "http-client").containsEntry("pod-template-hash", "29e797ec96");
+    assertThat(src.namespaceLabels()).containsEntry("kubernetes.io/metadata.name", "demo");
+    assertThat(src.serviceAccount()).isEqualTo("http-client-sa");
+    if (withPod) {
+      assertThat(src.podName()).isEqualTo("http-client-29e797ec96-1e669");
+      assertThat(src.ip()).isEqualTo("10.244.2.244");
+    } else {
+      assertThat(src.podName()).isNull();
+      assertThat(src.ip()).isNull();
+    }
+  }
+}

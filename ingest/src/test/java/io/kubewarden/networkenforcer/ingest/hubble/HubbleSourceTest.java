@@ -1,0 +1,139 @@
+package io.kubewarden.networkenforcer.ingest.hubble;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.util.JsonFormat;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.ingest.Fixtures;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
+import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
+import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
+import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
+import io.kubewarden.networkenforcer.ingest.transport.TestServers;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
+import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Hubble client against our own Observer server (same path and field numbers) over mutual
+ * TLS, whose certificate is only valid for the Relay's wildcard name: the server-name override is
+ * what makes the connection work.
+ */
+class HubbleSourceTest {
+  @TempDir Path dir;
+
+  private final List<FlowRecord> published = new CopyOnWriteArrayList<>();
+  private final List<String> deadLetters = new CopyOnWriteArrayList<>();
+  private SimpleMeterRegistry registry;
+  private ScriptedStreamService<GetFlowsRequest> observer;
+  private Server server;
+  private HubbleSource source;
+  private List<String> fixtureLines;
+  private TestCertificates ca;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    ca = TestCertificates.newCa("hubble-ca");
+    Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
+        List.of("*.hubble-relay.cilium.io"), List.of(), false);
+    observer = new ScriptedStreamService<>("observer.Observer", "observer.Observer/GetFlows",
+        GetFlowsRequest.getDefaultInstance());
+    server = TestServers.mutualTls(serverCerts, observer.definition());
+    fixtureLines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
+    registry = new SimpleMeterRegistry();
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (source != null) {
+      source.close();
+    }
+    server.shutdownNow();
+  }
+
+  private HubbleSource start(TlsSettings tls) {
+    FlowIntake intake = new FlowIntake(List.of(published::add),
+        (src, reason, payload, error) -> deadLetters.add(reason), new IngestMetrics(registry));
+    source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(), tls, Duration.ofMillis(50),
+        Duration.ofMillis(400), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
+        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC());
+    source.start();
+    return source;
+  }
+
+  private byte[] fixture(int lineIndex) throws Exception {
+    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
+    JsonFormat.parser().ignoringUnknownFields().merge(fixtureLines.get(lineIndex), b);
+    return b.build().toByteArray();
+  }
+
+  @Test
+  void followsTheStreamSurvivesABreakAndGarbageAndResumes() throws Exception {
+    Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+
+    start(TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+
+    StreamObserver<byte[]> first = observer.nextCall();
+    assertThat(observer.requests().get(0).getFollow()).isTrue();
+    first.onNext(fixture(0)); // node status
+    first.onNext(fixture(1)); // http-client -> http-server SYN
+    first.onNext(new byte[] {(byte) 0x0a, (byte) 0xff, 0x01}); // truncated garbage
+    first.onNext(fixture(33)); // lost events: 42
+    await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 1 && source.isReady());
+    await().atMost(Duration.ofSeconds(20)).until(() -> deadLetters.size() == 1);
+    assertThat(deadLetters.get(0)).startsWith("not a GetFlowsResponse");
+    await().atMost(Duration.ofSeconds(20))
+        .until(() -> registry.find("network.enforcer.ingest.hubble.lost.events").counter() != null
+            && registry.get("network.enforcer.ingest.hubble.lost.events").counter().count() == 42);
+
+    // The relay goes away mid-stream; the client comes back by itself.
+    first.onError(Status.UNAVAILABLE.withDescription("relay restarting").asRuntimeException());
+    StreamObserver<byte[]> second = observer.nextCall();
+    second.onNext(fixture(2));
+    second.onNext(fixture(3)); // a reply: skipped
+    second.onNext(fixture(5));
+    await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 3);
+    assertThat(source.connects()).isEqualTo(2);
+    assertThat(observer.requests()).hasSize(2).allSatisfy(r -> assertThat(r.getFollow()).isTrue());
+    assertThat(published).extracting(r -> r.dst().workloadName()).containsOnly("http-server");
+    assertThat(registry.get("network.enforcer.ingest.stream.reconnects").counter().count()).isEqualTo(1);
+    assertThat(registry.get("network.enforcer.ingest.input.invalid").counter().count()).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(20)).until(source::isReady);
+  }
+
+  @Test
+  void aClientCertificateFromAnotherCaIsRejectedAndTheClientKeepsRetrying() throws Exception {
+    TestCertificates other = TestCertificates.newCa("someone-else");
+    Path clientCerts = other.issue(dir.resolve("client"), "intruder", List.of(), List.of(), true);
+    // Trust the real server CA so only the client side of the handshake is wrong.
+    Files.writeString(clientCerts.resolve("ca.crt"), Files.readString(dir.resolve("server/ca.crt")));
+
+    start(TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.stream.reconnects")
+        .counter() != null && registry.get("network.enforcer.ingest.stream.reconnects").counter().count() >= 2);
+    assertThat(source.isReady()).isFalse();
+    assertThat(observer.requests()).isEmpty();
+    assertThat(published).isEmpty();
+  }
+}

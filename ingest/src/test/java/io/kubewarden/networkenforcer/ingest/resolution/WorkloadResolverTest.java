@@ -1,0 +1,90 @@
+package io.kubewarden.networkenforcer.ingest.resolution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.flow.NamedPort;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.ingest.DropReason;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkloadResolverTest {
+  private static WorkloadResolver resolver;
+
+  @BeforeAll
+  static void load() throws URISyntaxException {
+    Path yaml = Path.of(WorkloadResolverTest.class.getResource("/edge-cluster-state.yaml").toURI());
+    resolver = new WorkloadResolver(ClusterStateFile.load(yaml));
+  }
+
+  @Test
+  void statefulSetPodResolvesWithNamedPortsAndServiceAccount() {
+    Resolution r = resolver.byName("shop", "db-0");
+    assertThat(r.resolved()).isTrue();
+    assertThat(r.endpoint().workloadKind()).isEqualTo(WorkloadKind.StatefulSet);
+    assertThat(r.endpoint().workloadName()).isEqualTo("db");
+    assertThat(r.endpoint().serviceAccount()).isEqualTo("db-sa");
+    assertThat(r.endpoint().namedPorts()).containsExactly(new NamedPort("sql", 5432, Protocol.TCP));
+    assertThat(r.endpoint().namespaceLabels()).containsEntry("team", "red");
+  }
+
+  @Test
+  void daemonSetPodResolvesByIpAndByGenerateName() {
+    Resolution byIp = resolver.byIp("10.1.0.11");
+    assertThat(byIp.endpoint().workloadKind()).isEqualTo(WorkloadKind.DaemonSet);
+    assertThat(byIp.endpoint().workloadSelector().getMatchExpressions()).hasSize(1);
+    assertThat(byIp.endpoint().serviceAccount()).isEqualTo("default");
+    Resolution byPrefix = resolver.byAggregatedName("shop", "agent-*");
+    assertThat(byPrefix.endpoint().workloadName()).isEqualTo("agent");
+    assertThat(byPrefix.endpoint().podName()).isNull();
+  }
+
+  @Test
+  void deploymentResolvesThroughThePodTemplateHashWhenTheReplicaSetIsNotKnown() {
+    Resolution r = resolver.byName("shop", "web-6d4cf56db6-abcde");
+    assertThat(r.endpoint().workload().orElseThrow().key()).isEqualTo("shop/Deployment/web");
+  }
+
+  @Test
+  void nonWorkloadsAreDroppedWithTheirReason() {
+    assertThat(resolver.byIp("172.18.0.3").dropReason()).isEqualTo(DropReason.HOST_NETWORK);
+    assertThat(resolver.byName("shop", "migrate-28391-xyz12").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byName("shop", "debug").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byName("shop", "lonely-q1w2e").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byAggregatedName("shop", "lonely-*").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byName("shop", "nope").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
+    assertThat(resolver.byAggregatedName("shop", "gone-abc-*").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
+    // A finished pod no longer owns its IP.
+    assertThat(resolver.byIp("10.1.0.14").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
+    // The pod is kept for an Istio source that only needs an identity.
+    assertThat(resolver.byName("shop", "migrate-28391-xyz12").pod()).isNotNull();
+  }
+
+  @Test
+  void podIpMovesToTheNewPodAndIsForgottenOnDelete() {
+    ClusterIndex index = new ClusterIndex();
+    var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("a").withNamespace("n")
+        .endMetadata().withNewStatus().withPhase("Running").withPodIP("10.9.9.9").endStatus().build();
+    index.upsert(pod);
+    assertThat(index.podByIp("10.9.9.9")).isPresent();
+    index.remove(pod);
+    assertThat(index.podByIp("10.9.9.9")).isEmpty();
+    assertThat(index.podByName("n", "a")).isEmpty();
+  }
+
+  @Test
+  void aBrokenClusterStateFileSaysWhatToRun(@TempDir Path dir) throws Exception {
+    Path bad = Files.writeString(dir.resolve("state.json"), "{ this is not json");
+    assertThatThrownBy(() -> ClusterStateFile.load(bad)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("kubectl get");
+    assertThatThrownBy(() -> ClusterStateFile.load(dir.resolve("missing.json")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("cannot read");
+  }
+}

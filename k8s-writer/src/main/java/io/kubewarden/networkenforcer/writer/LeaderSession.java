@@ -1,0 +1,290 @@
+package io.kubewarden.networkenforcer.writer;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
+import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.policies.OwnDeletes;
+import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
+import io.kubewarden.networkenforcer.writer.policies.PolicyTopicReader;
+import io.kubewarden.networkenforcer.writer.promotion.Promoter;
+import io.kubewarden.networkenforcer.writer.proposals.ProposalApplier;
+import io.kubewarden.networkenforcer.writer.proposals.ProposalConsumer;
+import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
+import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
+import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
+import io.kubewarden.networkenforcer.writer.rendering.Ownership;
+import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
+import io.kubewarden.networkenforcer.writer.status.StatusMerger;
+import io.kubewarden.networkenforcer.writer.status.StatusSync;
+import io.kubewarden.networkenforcer.writer.status.ViolationConsumer;
+import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the writer does while it holds the lease: informers on policies, proposals and the
+ * rendered objects, the consumers of proposals and violations, and one worker thread that runs
+ * every reaction to a cluster event in order. Built on leading, torn down on losing it.
+ */
+final class LeaderSession {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderSession.class);
+  private static final Duration SYNC_TIMEOUT = Duration.ofSeconds(60);
+
+  private final KubernetesClient client;
+  private final WriterConfig config;
+  private final ClusterWriter writer;
+  private final ViolationEvents events;
+  private final MeterRegistry meters;
+  private final Clock clock;
+  private final Topics topics;
+  private final ExecutorService worker;
+  private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+  private final List<Thread> threads = new ArrayList<>();
+  private KafkaProducer<String, byte[]> producer;
+  private KafkaProducer<byte[], byte[]> deadLetterProducer;
+  private ProposalConsumer proposalConsumer;
+  private ViolationConsumer violationConsumer;
+  private volatile boolean stopped;
+
+  LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
+      MeterRegistry meters, Clock clock) {
+    this.client = client;
+    this.config = config;
+    this.writer = writer;
+    this.events = events;
+    this.meters = meters;
+    this.clock = clock;
+    this.topics = config.kafka().topics();
+    this.worker = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-reconcile-" + config.identity()));
+  }
+
+  void start() throws Exception {
+    producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), new ByteArraySerializer());
+    deadLetterProducer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+    DeadLetters deadLetters = new DeadLetters(deadLetterProducer, topics.deadLetter(), meters);
+    OwnDeletes ownDeletes = new OwnDeletes(Duration.ofMinutes(5), clock);
+    RenderConditions renderConditions = new RenderConditions();
+    IstioAvailability istio = new IstioAvailability(client, Duration.ofMinutes(1), clock);
+    long resync = config.resyncPeriod().toMillis();
+
+    SharedIndexInformer<WorkloadNetworkPolicy> policyInformer = client.resources(WorkloadNetworkPolicy.class)
+        .inAnyNamespace().runnableInformer(resync);
+    policyInformer.addIndexers(ClusterCache.targetIndex());
+    SharedIndexInformer<WorkloadNetworkPolicyProposal> proposalInformer = client
+        .resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(resync);
+    ClusterCache cache = new ClusterCache(policyInformer, proposalInformer);
+
+    PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), ownDeletes, cache,
+        meters, clock);
+    Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
+    NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
+
+    policyInformer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(WorkloadNetworkPolicy wnp) {
+        submit("policy added", () -> {
+          publisher.upsert(wnp);
+          renderer.render(wnp);
+          promoter.deleteLeftoversOf(wnp);
+        });
+      }
+
+      @Override
+      public void onUpdate(WorkloadNetworkPolicy old, WorkloadNetworkPolicy wnp) {
+        boolean resyncEvent = Objects.equals(old.getMetadata().getResourceVersion(),
+            wnp.getMetadata().getResourceVersion());
+        boolean specOrLabels = !Objects.equals(old.getMetadata().getGeneration(), wnp.getMetadata().getGeneration())
+            || !Objects.equals(old.getMetadata().getLabels(), wnp.getMetadata().getLabels());
+        if (resyncEvent || specOrLabels) {
+          submit("policy changed", () -> {
+            publisher.upsert(wnp);
+            renderer.render(wnp);
+          });
+        }
+      }
+
+      @Override
+      public void onDelete(WorkloadNetworkPolicy wnp, boolean unknownFinalState) {
+        submit("policy deleted", () -> {
+          publisher.delete(wnp);
+          renderConditions.forget(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName());
+        });
+      }
+    });
+    proposalInformer.addEventHandler(new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(WorkloadNetworkPolicyProposal p) {
+        submit("proposal added", () -> promoter.reconcile(p));
+      }
+
+      @Override
+      public void onUpdate(WorkloadNetworkPolicyProposal old, WorkloadNetworkPolicyProposal p) {
+        submit("proposal changed", () -> promoter.reconcile(p));
+      }
+
+      @Override
+      public void onDelete(WorkloadNetworkPolicyProposal p, boolean unknownFinalState) {
+        submit("proposal deleted", () -> publisher.proposalDeleted(p));
+      }
+    });
+    informers.add(policyInformer);
+    informers.add(proposalInformer);
+    // Drift: a rendered object changed or deleted behind our back is rendered again.
+    ResourceEventHandler<HasMetadata> drift = new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(HasMetadata o) {}
+
+      @Override
+      public void onUpdate(HasMetadata old, HasMetadata o) {
+        rerenderOwner(o, cache, renderer);
+      }
+
+      @Override
+      public void onDelete(HasMetadata o, boolean unknownFinalState) {
+        rerenderOwner(o, cache, renderer);
+      }
+    };
+    SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
+        .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
+    npInformer.addEventHandler(drift);
+    informers.add(npInformer);
+    if (istio.available()) {
+      SharedIndexInformer<GenericKubernetesResource> apInformer = client
+          .genericKubernetesResources(AuthorizationPolicies.CONTEXT).inAnyNamespace()
+          .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
+      apInformer.addEventHandler(drift);
+      informers.add(apInformer);
+    }
+    for (SharedIndexInformer<?> i : informers) {
+      i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    if (stopped) {
+      return;
+    }
+    // The informers' initial adds publish every policy; tombstone what the cluster no longer has.
+    var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
+    worker.submit(() -> publisher.resync(cache.allPolicies(), keysOnTopic)).get();
+
+    ProposalApplier applier = new ProposalApplier(client, writer, cache, ownDeletes, meters);
+    proposalConsumer = new ProposalConsumer(new KafkaConsumer<>(consumerConfig("proposals"), new StringDeserializer(),
+        new ByteArrayDeserializer()), topics.proposals(), applier, deadLetters);
+    StatusSync sync = new StatusSync(client, writer, cache, renderConditions, events, new StatusMerger(), meters,
+        clock);
+    violationConsumer = new ViolationConsumer(new KafkaConsumer<>(consumerConfig("violations"),
+        new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), sync, events, deadLetters,
+        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock);
+    startThread("writer-proposals-" + config.identity(), proposalConsumer);
+    startThread("writer-violations-" + config.identity(), violationConsumer);
+    LOG.info("leader session of {} running", config.identity());
+  }
+
+  private void rerenderOwner(HasMetadata o, ClusterCache cache, NativeRenderer renderer) {
+    Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
+        .flatMap(r -> cache.policy(o.getMetadata().getNamespace(), r.getName()))
+        .ifPresent(wnp -> submit("rendered object drifted", () -> renderer.render(wnp)));
+  }
+
+  private void submit(String what, Runnable task) {
+    if (stopped) {
+      return;
+    }
+    worker.execute(() -> {
+      if (stopped) {
+        return;
+      }
+      try {
+        task.run();
+      } catch (NotLeaderException e) {
+        LOG.debug("{}: {}", what, e.getMessage());
+      } catch (RuntimeException e) {
+        meters.counter("network.enforcer.writer.reconcile.failures").increment();
+        LOG.warn("{}: {}", what, e.toString());
+      }
+    });
+  }
+
+  private void startThread(String name, Runnable r) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    threads.add(t);
+    t.start();
+  }
+
+  private Properties producerConfig() {
+    Properties p = config.kafka().clientConfig();
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + config.identity());
+    return p;
+  }
+
+  private Properties consumerConfig(String what) {
+    Properties p = config.kafka().clientConfig();
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.consumerGroup() + "-" + what);
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // A new group starts at the beginning: nothing produced before the first writer started is lost.
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + what + "-" + config.identity());
+    return p;
+  }
+
+  /** Stops everything at once. Nothing is committed that was not written. */
+  void stop() {
+    stopped = true;
+    if (proposalConsumer != null) {
+      proposalConsumer.stop();
+    }
+    if (violationConsumer != null) {
+      violationConsumer.stop();
+    }
+    informers.forEach(SharedIndexInformer::stop);
+    worker.shutdownNow();
+    for (Thread t : threads) {
+      try {
+        t.join(Duration.ofSeconds(30).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (producer != null) {
+      producer.close(Duration.ofSeconds(5));
+    }
+    if (deadLetterProducer != null) {
+      deadLetterProducer.close(Duration.ofSeconds(5));
+    }
+    LOG.info("leader session of {} stopped", config.identity());
+  }
+}

@@ -1,0 +1,73 @@
+package io.kubewarden.networkenforcer.writer.apply;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.Collection;
+
+/** The real writer: server-side apply with one field manager, forcing conflicts. */
+public final class ServerSideApplyWriter implements ClusterWriter {
+  private final KubernetesClient client;
+  private final String fieldManager;
+
+  public ServerSideApplyWriter(KubernetesClient client, String fieldManager) {
+    this.client = client;
+    this.fieldManager = fieldManager;
+  }
+
+  @Override
+  public <T extends HasMetadata> T apply(T desired) {
+    clearServerFields(desired);
+    return ResourceOperations.of(client, desired).fieldManager(fieldManager).forceConflicts().serverSideApply();
+  }
+
+  @Override
+  public <T extends HasMetadata> T applyStatus(T desired) {
+    clearServerFields(desired);
+    PatchContext ssa = new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
+        .withFieldManager(fieldManager).withForce(true).build();
+    return ResourceOperations.of(client, desired).subresource("status").patch(ssa, desired);
+  }
+
+  @Override
+  public <T extends HasMetadata> T updateStatus(T withStatus) {
+    return ResourceOperations.of(client, withStatus).updateStatus();
+  }
+
+  @Override
+  public boolean delete(HasMetadata object) {
+    return !ResourceOperations.of(client, object).delete().isEmpty();
+  }
+
+  @Override
+  public void removeAnnotations(HasMetadata object, Collection<String> keys) {
+    ResourceOperations.of(client, object).patch(PatchContext.of(PatchType.JSON), removalPatch(keys));
+  }
+
+  /**
+   * A JSON patch of one {@code remove} per key ({@code /} escaped as {@code ~1}). It fails as a whole
+   * when a key is gone already, which the next status sync sorts out.
+   */
+  public static String removalPatch(Collection<String> keys) {
+    ArrayNode ops = JsonNodeFactory.instance.arrayNode();
+    for (String key : keys) {
+      ObjectNode op = ops.addObject();
+      op.put("op", "remove");
+      op.put("path", "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"));
+    }
+    return ops.toString();
+  }
+
+  private static void clearServerFields(HasMetadata o) {
+    // An apply must not carry a stale resourceVersion or managedFields from a cached copy.
+    o.getMetadata().setResourceVersion(null);
+    o.getMetadata().setManagedFields(null);
+    o.getMetadata().setUid(null);
+    o.getMetadata().setCreationTimestamp(null);
+    o.getMetadata().setGeneration(null);
+  }
+}

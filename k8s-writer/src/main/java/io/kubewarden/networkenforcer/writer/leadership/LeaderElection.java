@@ -1,0 +1,121 @@
+package io.kubewarden.networkenforcer.writer.leadership;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Competes for a {@code coordination.k8s.io} Lease. {@link #isLeader()} turns false before the
+ * stop callback runs, so every guarded write is refused from that instant on.
+ */
+public final class LeaderElection implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
+
+  /** What to do when leadership starts and ends. */
+  public interface Listener {
+    void startedLeading();
+
+    void stoppedLeading();
+  }
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final String leaseName;
+  private final String identity;
+  private final Duration leaseDuration;
+  private final Duration renewDeadline;
+  private final Duration retryPeriod;
+  private final Listener listener;
+  private final AtomicBoolean leader = new AtomicBoolean();
+  private ExecutorService executor;
+  private CompletableFuture<?> running;
+
+  public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
+      Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Listener listener) {
+    this.client = client;
+    this.namespace = namespace;
+    this.leaseName = leaseName;
+    this.identity = identity;
+    this.leaseDuration = leaseDuration;
+    this.renewDeadline = renewDeadline;
+    this.retryPeriod = retryPeriod;
+    this.listener = listener;
+  }
+
+  public synchronized void start() {
+    if (running != null) {
+      return;
+    }
+    executor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "leader-election-" + identity);
+      t.setDaemon(true);
+      return t;
+    });
+    LeaderElector elector = new LeaderElector(client, new LeaderElectionConfigBuilder()
+        .withName(leaseName)
+        .withLock(new LeaseLock(namespace, leaseName, identity))
+        .withLeaseDuration(leaseDuration)
+        .withRenewDeadline(renewDeadline)
+        .withRetryPeriod(retryPeriod)
+        .withReleaseOnCancel(true)
+        .withLeaderCallbacks(new LeaderCallbacks(this::onStart, this::onStop,
+            id -> LOG.info("lease {}/{} is held by {}", namespace, leaseName, id)))
+        .build(), executor);
+    running = elector.start();
+    running.whenComplete((v, e) -> {
+      if (e != null && !(e instanceof java.util.concurrent.CancellationException)) {
+        LOG.error("leader election of {} ended with an error: {}", identity, e.toString());
+      }
+    });
+  }
+
+  private void onStart() {
+    leader.set(true);
+    LOG.info("{} is now the leader (lease {}/{})", identity, namespace, leaseName);
+    listener.startedLeading();
+  }
+
+  private void onStop() {
+    if (leader.getAndSet(false)) {
+      LOG.warn("{} is no longer the leader: writing stops now", identity);
+      listener.stoppedLeading();
+    }
+  }
+
+  public boolean isLeader() {
+    return leader.get();
+  }
+
+  /** Leaves the election and joins it again: for a leader that found it cannot work. */
+  public synchronized void rejoin() {
+    close();
+    start();
+  }
+
+  /** Leaves the election, releasing the lease when we hold it and the API server is reachable. */
+  @Override
+  public synchronized void close() {
+    boolean was = leader.getAndSet(false);
+    if (running != null) {
+      running.cancel(true);
+      running = null;
+    }
+    if (was) {
+      LOG.info("{} leaves the election", identity);
+      listener.stoppedLeading();
+    }
+    if (executor != null) {
+      executor.shutdownNow();
+      executor = null;
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package io.kubewarden.networkenforcer.writer.policies;
+
+import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The processor's view of the cluster: every policy on {@code policies} keyed by target (tombstone
+ * when it goes), and a ResetLearning on {@code control} when a person deletes a proposal.
+ */
+public final class PolicyPublisher {
+  private static final Logger LOG = LoggerFactory.getLogger(PolicyPublisher.class);
+
+  private final Producer<String, byte[]> producer;
+  private final Topic<String, PolicySnapshot> policies;
+  private final Topic<String, ControlCommand> control;
+  private final OwnDeletes ownDeletes;
+  private final ClusterCache cache;
+  private final MeterRegistry meters;
+  private final Clock clock;
+  /** What was last published per target, so status-only updates publish nothing. */
+  private final Map<String, PolicySnapshot> published = new ConcurrentHashMap<>();
+
+  public PolicyPublisher(Producer<String, byte[]> producer, Topic<String, PolicySnapshot> policies,
+      Topic<String, ControlCommand> control, OwnDeletes ownDeletes, ClusterCache cache, MeterRegistry meters,
+      Clock clock) {
+    this.producer = producer;
+    this.policies = policies;
+    this.control = control;
+    this.ownDeletes = ownDeletes;
+    this.cache = cache;
+    this.meters = meters;
+    this.clock = clock;
+  }
+
+  public static PolicySnapshot snapshotOf(WorkloadNetworkPolicy wnp) {
+    Map<String, String> labels = wnp.getMetadata().getLabels();
+    Long generation = wnp.getMetadata().getGeneration();
+    return new PolicySnapshot(wnp.getMetadata().getName(), wnp.getMetadata().getNamespace(), wnp.getSpec(),
+        generation == null ? 0 : generation, labels == null ? null : labels.get(Labels.PROMOTED_FROM));
+  }
+
+  /** A policy was created or changed. */
+  public void upsert(WorkloadNetworkPolicy wnp) {
+    Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
+    if (target.isEmpty()) {
+      LOG.warn("policy {}/{} has no complete targetRef and direction; not published", wnp.getMetadata().getNamespace(),
+          wnp.getMetadata().getName());
+      return;
+    }
+    PolicySnapshot snapshot = snapshotOf(wnp);
+    String key = target.get().key();
+    if (snapshot.equals(published.get(key))) {
+      return;
+    }
+    send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(), snapshot));
+    published.put(key, snapshot);
+    meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
+  }
+
+  /** A policy was deleted: tombstone its target, unless another policy still covers it. */
+  public void delete(WorkloadNetworkPolicy wnp) {
+    Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
+    if (target.isEmpty()) {
+      return;
+    }
+    Optional<WorkloadNetworkPolicy> other = cache.policyFor(target.get())
+        .filter(p -> !p.getMetadata().getName().equals(wnp.getMetadata().getName()));
+    if (other.isPresent()) {
+      upsert(other.get());
+      return;
+    }
+    tombstone(target.get().key());
+  }
+
+  private void tombstone(String key) {
+    send(policies.name(), key, null);
+    published.remove(key);
+    meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment();
+  }
+
+  /** A proposal disappeared: if a person deleted it, learning for its target starts over. */
+  public void proposalDeleted(WorkloadNetworkPolicyProposal wnpp) {
+    String ns = wnpp.getMetadata().getNamespace();
+    String name = wnpp.getMetadata().getName();
+    if (ownDeletes.consume(ns, name)) {
+      return;
+    }
+    Optional<TargetKey> target = ClusterCache.targetOf(ns, wnpp.getSpec());
+    if (target.isEmpty()) {
+      return;
+    }
+    ControlCommand reset = ControlCommand.resetLearning(target.get().key(), clock.instant(),
+        "proposal " + ns + "/" + name + " was deleted by hand");
+    send(control.name(), target.get().key(), control.valueSerde().serializer().serialize(control.name(), reset));
+    meters.counter("network.enforcer.writer.control.reset.learning").increment();
+    LOG.info("proposal {}/{} deleted by hand: learning of {} reset", ns, name, target.get().key());
+  }
+
+  /**
+   * On becoming leader: publish every policy and tombstone every key of the topic that has no policy
+   * any more, so the topic matches the cluster even after changes nobody was leader for.
+   */
+  public void resync(Collection<WorkloadNetworkPolicy> live, Set<String> keysOnTopic) {
+    published.clear();
+    Set<String> liveKeys = new HashSet<>();
+    for (WorkloadNetworkPolicy wnp : live) {
+      ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec()).ifPresent(t -> liveKeys.add(t.key()));
+      upsert(wnp);
+    }
+    int stale = 0;
+    for (String key : keysOnTopic) {
+      if (!liveKeys.contains(key)) {
+        tombstone(key);
+        stale++;
+      }
+    }
+    producer.flush();
+    LOG.info("policies topic resynced: {} policies published, {} stale targets tombstoned", liveKeys.size(), stale);
+  }
+
+  private void send(String topic, String key, byte[] value) {
+    producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
+      if (e != null) {
+        meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();
+        LOG.error("cannot publish {} to {}: {}", key, topic, e.toString());
+      }
+    });
+  }
+}

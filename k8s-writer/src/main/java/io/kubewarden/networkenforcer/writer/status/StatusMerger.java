@@ -1,0 +1,228 @@
+package io.kubewarden.networkenforcer.writer.status;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
+import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+
+/**
+ * The status rules of the API contract as one pure function: merge new observations, clear the
+ * records the current spec allows, apply acknowledgements, set counts and observedGeneration.
+ * No I/O; the status sync feeds it and writes the result.
+ */
+public final class StatusMerger {
+
+  private final int maxRecords;
+
+  public StatusMerger() {
+    this(WorkloadNetworkPolicyStatus.MAX_RECORDS);
+  }
+
+  public StatusMerger(int maxRecords) {
+    this.maxRecords = maxRecords;
+  }
+
+  /**
+   * What one status sync starts from.
+   *
+   * @param current the live status (null for a new policy)
+   * @param generation the policy's metadata.generation
+   * @param observations new observations for this policy, in arrival order
+   * @param allowedNow true for a record the current spec allows (it is cleared)
+   * @param annotations the policy's annotations (acknowledge-&lt;id&gt; = reason)
+   * @param renderConditions conditions reported by rendering, replacing the previous ones of their types
+   */
+  public record Input(WorkloadNetworkPolicyStatus current, Long generation, List<ViolationObservation> observations,
+      Predicate<ViolationRecord> allowedNow, Map<String, String> annotations, List<Condition> renderConditions,
+      Instant now) {
+    public Input {
+      observations = observations == null ? List.of() : observations;
+      allowedNow = allowedNow == null ? r -> false : allowedNow;
+      annotations = annotations == null ? Map.of() : annotations;
+      renderConditions = renderConditions == null ? List.of() : renderConditions;
+      Objects.requireNonNull(now, "now");
+    }
+  }
+
+  /**
+   * The merged status and what to do after it is written.
+   *
+   * @param acknowledged records moved to acknowledgedViolations by this sync (or earlier, if their
+   *     annotation is still there): emit their event after the annotation is removed
+   * @param annotationsToRemove acknowledge annotations that were applied
+   * @param unmatchedAcknowledgements acknowledge annotations that match no active record; they stay
+   * @param cleared records removed because the current spec allows them
+   * @param changed whether the status differs from the current one (write only then)
+   */
+  public record Result(WorkloadNetworkPolicyStatus status, List<AcknowledgedViolation> acknowledged,
+      List<String> annotationsToRemove, List<String> unmatchedAcknowledgements, int cleared, boolean changed) {}
+
+  public Result merge(Input in) {
+    // Copies normalise missing lists to empty ones, so "changed" compares like with like.
+    WorkloadNetworkPolicyStatus before = copy(in.current() == null ? new WorkloadNetworkPolicyStatus() : in.current());
+    WorkloadNetworkPolicyStatus next = copy(before);
+    String now = DateTimeFormatter.ISO_INSTANT.format(in.now());
+
+    mergeObservations(next, in.observations());
+    int cleared = clearAllowed(next, in.allowedNow());
+    AckOutcome acks = applyAcknowledgements(next, in.annotations(), now);
+
+    trim(next);
+    next.setActiveViolationCount(next.getViolations().size());
+    next.setObservedGeneration(in.generation());
+    next.setConditions(conditions(before.getConditions(), in.renderConditions(), acks.unmatched, in.generation(), now));
+
+    boolean changed = !next.equals(before);
+    return new Result(next, acks.acknowledged, acks.toRemove, acks.unmatched, cleared, changed);
+  }
+
+  /** New records take id = violationCount at insert; repeats refresh the timestamp; all count. */
+  private void mergeObservations(WorkloadNetworkPolicyStatus s, List<ViolationObservation> observations) {
+    List<ViolationObservation> ordered = new ArrayList<>(observations);
+    ordered.sort(Comparator.comparing(ViolationObservation::timestamp)); // stable: arrival order on ties
+    List<ViolationRecord> records = s.getViolations();
+    for (ViolationObservation o : ordered) {
+      ViolationRecord incoming = o.toRecord();
+      ViolationRecord existing = findRepeat(records, incoming);
+      if (existing != null) {
+        if (Instant.parse(incoming.getTimestamp()).isAfter(Instant.parse(existing.getTimestamp()))) {
+          existing.setTimestamp(incoming.getTimestamp());
+          records.remove(existing);
+          records.add(0, existing);
+        }
+      } else {
+        incoming.setId(s.getViolationCount());
+        records.add(0, incoming);
+      }
+      s.setViolationCount(s.getViolationCount() + o.count());
+    }
+  }
+
+  private static ViolationRecord findRepeat(List<ViolationRecord> records, ViolationRecord incoming) {
+    for (ViolationRecord r : records) {
+      if (r.sameViolationAs(incoming)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static int clearAllowed(WorkloadNetworkPolicyStatus s, Predicate<ViolationRecord> allowedNow) {
+    int cleared = 0;
+    for (Iterator<ViolationRecord> it = s.getViolations().iterator(); it.hasNext(); ) {
+      if (allowedNow.test(it.next())) {
+        it.remove();
+        cleared++;
+      }
+    }
+    return cleared;
+  }
+
+  private record AckOutcome(List<AcknowledgedViolation> acknowledged, List<String> toRemove, List<String> unmatched) {}
+
+  private static AckOutcome applyAcknowledgements(WorkloadNetworkPolicyStatus s, Map<String, String> annotations,
+      String now) {
+    // Ascending ids: applied oldest first, so the newest acknowledgement ends up first.
+    TreeMap<Long, String> byId = new TreeMap<>();
+    Map<Long, String> keyById = new LinkedHashMap<>();
+    List<String> unmatched = new ArrayList<>();
+    annotations.forEach((key, reason) -> {
+      if (key.startsWith(Labels.ACKNOWLEDGE_PREFIX)) {
+        OptionalLong id = Labels.acknowledgedId(key);
+        if (id.isPresent()) {
+          byId.put(id.getAsLong(), reason == null ? "" : reason);
+          keyById.put(id.getAsLong(), key);
+        } else {
+          unmatched.add(key);
+        }
+      }
+    });
+    List<AcknowledgedViolation> acknowledged = new ArrayList<>();
+    List<String> toRemove = new ArrayList<>();
+    byId.forEach((id, reason) -> {
+      ViolationRecord active = s.getViolations().stream().filter(r -> r.getId() == id).findFirst().orElse(null);
+      if (active != null) {
+        s.getViolations().remove(active);
+        AcknowledgedViolation ack = new AcknowledgedViolation(active, reason, now);
+        s.getAcknowledgedViolations().add(0, ack);
+        acknowledged.add(ack);
+        toRemove.add(keyById.get(id));
+        return;
+      }
+      // Applied by an earlier sync whose annotation removal did not go through: finish the job.
+      AcknowledgedViolation earlier = s.getAcknowledgedViolations().stream()
+          .filter(a -> a.getViolation() != null && a.getViolation().getId() == id).findFirst().orElse(null);
+      if (earlier != null) {
+        acknowledged.add(earlier);
+        toRemove.add(keyById.get(id));
+      } else {
+        unmatched.add(keyById.get(id));
+      }
+    });
+    unmatched.sort(Comparator.naturalOrder());
+    return new AckOutcome(acknowledged, toRemove, unmatched);
+  }
+
+  private void trim(WorkloadNetworkPolicyStatus s) {
+    if (s.getViolations().size() > maxRecords) {
+      s.setViolations(new ArrayList<>(s.getViolations().subList(0, maxRecords)));
+    }
+    if (s.getAcknowledgedViolations().size() > maxRecords) {
+      s.setAcknowledgedViolations(new ArrayList<>(s.getAcknowledgedViolations().subList(0, maxRecords)));
+    }
+  }
+
+  /** Rendering conditions plus the acknowledgement condition; unchanged ones keep their transition time. */
+  private static List<Condition> conditions(List<Condition> before, List<Condition> render, List<String> unmatched,
+      Long generation, String now) {
+    Map<String, Condition> wanted = new TreeMap<>();
+    for (Condition c : before == null ? List.<Condition>of() : before) {
+      if (!StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS.equals(c.getType())) {
+        wanted.put(c.getType(), c);
+      }
+    }
+    for (Condition c : render) {
+      wanted.put(c.getType(), c);
+    }
+    if (!unmatched.isEmpty()) {
+      wanted.put(StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS, new ConditionBuilder()
+          .withType(StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS).withStatus("True")
+          .withReason(StatusConditions.REASON_UNKNOWN_VIOLATION_ID)
+          .withMessage("these annotations match no active violation record: " + String.join(", ", unmatched))
+          .build());
+    }
+    List<Condition> out = new ArrayList<>();
+    for (Condition c : wanted.values()) {
+      Condition old = before == null ? null : before.stream().filter(b -> Objects.equals(b.getType(), c.getType()))
+          .findFirst().orElse(null);
+      boolean same = old != null && Objects.equals(old.getStatus(), c.getStatus())
+          && Objects.equals(old.getReason(), c.getReason()) && Objects.equals(old.getMessage(), c.getMessage());
+      out.add(new ConditionBuilder(c)
+          .withObservedGeneration(same ? old.getObservedGeneration() : generation)
+          .withLastTransitionTime(same && old.getLastTransitionTime() != null ? old.getLastTransitionTime() : now)
+          .build());
+    }
+    return out;
+  }
+
+  private static WorkloadNetworkPolicyStatus copy(WorkloadNetworkPolicyStatus s) {
+    // A deep copy through JSON: the merge must never mutate the cached live object.
+    return Json.mapper().convertValue(s, WorkloadNetworkPolicyStatus.class);
+  }
+}

@@ -1,0 +1,97 @@
+package io.kubewarden.networkenforcer.writer.telemetry;
+
+import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
+import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import io.opentelemetry.api.logs.Logger;
+import io.opentelemetry.api.logs.LoggerProvider;
+import io.opentelemetry.api.logs.Severity;
+import java.time.Instant;
+
+/**
+ * The two OpenTelemetry log events of the API contract, with their exact attribute keys. Empty
+ * values are left out, so a query never has to tell "" from missing.
+ */
+public final class ViolationEvents {
+  public static final String SCOPE = "network-enforcer";
+  public static final String OBSERVED = "policy_violation_observed";
+  public static final String ACKNOWLEDGED = "policy_violation_acknowledged";
+
+  private final Logger logger;
+
+  public ViolationEvents(LoggerProvider provider) {
+    this.logger = provider.get(SCOPE);
+  }
+
+  /** One event per observation, at once (the status follows within one sync interval). */
+  public void observed(ViolationObservation o) {
+    AttributesBuilder a = Attributes.builder();
+    String provider = o.backend() != null ? o.backend().value()
+        : o.provider() != null ? o.provider().backend().value() : null;
+    put(a, "enforcement.provider", provider);
+    put(a, "action", o.action().value());
+    endpoint(a, "source.workload.", o.source());
+    endpoint(a, "destination.workload.", o.dest());
+    put(a, "network.transport", o.protocol() == null ? null : o.protocol().name());
+    a.put("destination.port", (long) o.dstPort());
+    put(a, "policy.ref.namespace", o.policyNamespace());
+    put(a, "policy.ref.name", o.policyName());
+    emit(OBSERVED, Severity.WARN, o.timestamp(), a.build());
+  }
+
+  /** After the status patch and the annotation removal went through. */
+  public void acknowledged(AcknowledgedViolation ack) {
+    ViolationRecord r = ack.getViolation();
+    AttributesBuilder a = Attributes.builder();
+    a.put("id", r.getId());
+    put(a, "timestamp", r.getTimestamp());
+    put(a, "reason", ack.getReason());
+    ViolationEndpoint s = r.getSource();
+    ViolationEndpoint d = r.getDest();
+    put(a, "source.namespace", s == null ? null : s.getNamespace());
+    put(a, "source.workload.kind", s == null ? null : s.getOwnerKind());
+    put(a, "source.workload.name", s == null ? null : s.getOwnerName());
+    put(a, "source.workload.identity", s == null ? null : s.getIdentity());
+    put(a, "dest.namespace", d == null ? null : d.getNamespace());
+    put(a, "dest.workload.kind", d == null ? null : d.getOwnerKind());
+    put(a, "dest.workload.name", d == null ? null : d.getOwnerName());
+    put(a, "dest.workload.identity", d == null ? null : d.getIdentity());
+    put(a, "protocol", r.getProtocol() == null ? null : r.getProtocol().name());
+    a.put("dstPort", (long) r.getDstPort());
+    put(a, "action", r.getAction() == null ? null : r.getAction().value());
+    put(a, "denyingPolicy.namespace", r.getDenyingPolicyNamespace());
+    put(a, "denyingPolicy.name", r.getDenyingPolicyName());
+    emit(ACKNOWLEDGED, Severity.INFO, Instant.now(), a.build());
+  }
+
+  private static void endpoint(AttributesBuilder a, String prefix, ViolationEndpoint e) {
+    if (e == null) {
+      return;
+    }
+    put(a, prefix + "name", e.getOwnerName());
+    put(a, prefix + "namespace", e.getNamespace());
+    put(a, prefix + "kind", e.getOwnerKind());
+    put(a, prefix + "identity", e.getIdentity());
+  }
+
+  private static void put(AttributesBuilder a, String key, String value) {
+    if (value != null && !value.isEmpty()) {
+      a.put(key, value);
+    }
+  }
+
+  private void emit(String name, Severity severity, Instant at, Attributes attributes) {
+    logger.logRecordBuilder()
+        .setEventName(name)
+        // The body repeats the name for collectors and backends that do not show event names.
+        .setBody(name)
+        .setSeverity(severity)
+        .setSeverityText(severity == Severity.WARN ? "WARN" : "INFO")
+        .setTimestamp(at)
+        .setAllAttributes(attributes)
+        .emit();
+  }
+}

@@ -1,0 +1,138 @@
+package io.kubewarden.networkenforcer.writer.leadership;
+
+import static io.kubewarden.networkenforcer.writer.Fixtures.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
+import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.writer.Fixtures;
+import io.kubewarden.networkenforcer.writer.KafkaTopics;
+import io.kubewarden.networkenforcer.writer.MockCluster;
+import io.kubewarden.networkenforcer.writer.WriterConfig;
+import io.kubewarden.networkenforcer.writer.WriterService;
+import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
+import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
+import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two writers, one lease. The leader is killed while it holds read but unwritten violations; the
+ * other takes over and every violation, before and after, ends up in the status at least once.
+ */
+class LeaderFailoverTest {
+  static EmbeddedKafkaBroker broker;
+
+  @BeforeAll
+  static void startKafka() {
+    broker = EmbeddedKafkaBroker.startDefault();
+  }
+
+  @AfterAll
+  static void stopKafka() {
+    broker.close();
+  }
+
+  WriterConfig config(String identity) {
+    return WriterConfig.builder()
+        .namespace("network-enforcer")
+        .identity(identity)
+        .leaseDuration(Duration.ofSeconds(3))
+        .renewDeadline(Duration.ofSeconds(2))
+        .retryPeriod(Duration.ofMillis(300))
+        // Long enough that the leader dies holding observations it has not written yet.
+        .statusUpdateInterval(Duration.ofSeconds(8))
+        .consumerGroup("failover-writer")
+        .kafka(new KafkaSettings(broker.bootstrapServers(), "failover.", 1, (short) 1, Map.of()))
+        .build()
+        .validate();
+  }
+
+  WriterService writer(KubernetesClient client, String identity, SimpleMeterRegistry meters) {
+    return new WriterService(client, config(identity), new MockClusterWriter(client),
+        TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"), meters, Clock.systemUTC());
+  }
+
+  @Test
+  void theSurvivorTakesOverAndNoViolationIsLost() throws Exception {
+    String bootstrap = broker.bootstrapServers();
+    Topics topics = new Topics("failover.");
+    KafkaTopics.create(bootstrap, topics, 1);
+    try (MockCluster cluster = MockCluster.start()) {
+      cluster.client().resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+      KubernetesClient clientA = cluster.newClient();
+      KubernetesClient clientB = cluster.newClient();
+      SimpleMeterRegistry metersA = new SimpleMeterRegistry();
+      WriterService a = writer(clientA, "writer-a", metersA);
+      WriterService b = writer(clientB, "writer-b", new SimpleMeterRegistry());
+      try {
+        a.start();
+        await().atMost(Duration.ofSeconds(30)).until(a::isLeader);
+        b.start();
+
+        Instant t = Instant.parse("2026-03-01T10:00:00Z");
+        String key = NS + "/deployment-api-ingress";
+        for (int i = 0; i < 20; i++) {
+          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
+              t.plusSeconds(i)));
+        }
+        // The leader has read all twenty and, with an 8 s interval, written none of them yet.
+        await().atMost(Duration.ofSeconds(30))
+            .until(() -> metersA.counter("network.enforcer.writer.violations.consumed").count() >= 20);
+        double writtenBeforeKill = metersA.counter("network.enforcer.writer.violations.written").count();
+        // Kill it: its API connection drops (no lease release, no more writes) and it stops
+        // without committing what it read.
+        clientA.close();
+        a.close();
+        assertThat(b.isLeader()).isFalse();
+        assertThat(writtenBeforeKill).as("the leader died holding unwritten violations").isZero();
+
+        await().atMost(Duration.ofSeconds(60)).until(b::isLeader);
+        for (int i = 20; i < 40; i++) {
+          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
+              t.plusSeconds(i)));
+        }
+
+        Set<String> expected = IntStream.range(0, 40).mapToObj(i -> "w" + i).collect(Collectors.toSet());
+        await().atMost(Duration.ofSeconds(60)).until(() -> sources(status(cluster)).containsAll(expected));
+        WorkloadNetworkPolicyStatus status = status(cluster);
+        assertThat(status.getViolationCount()).isGreaterThanOrEqualTo(40);
+        assertThat(status.getViolations()).hasSize(40);
+        assertThat(status.getActiveViolationCount()).isEqualTo(40);
+        await().atMost(Duration.ofSeconds(30)).until(() -> KafkaTopics.committed(bootstrap,
+            "failover-writer-violations", topics.violations().name()) == 40);
+      } finally {
+        b.close();
+        a.close();
+        clientB.close();
+      }
+    }
+  }
+
+  static WorkloadNetworkPolicyStatus status(MockCluster cluster) {
+    WorkloadNetworkPolicy wnp = cluster.client().resources(WorkloadNetworkPolicy.class).inNamespace(NS)
+        .withName("deployment-api-ingress").get();
+    return wnp.getStatus() == null ? new WorkloadNetworkPolicyStatus() : wnp.getStatus();
+  }
+
+  static Set<String> sources(WorkloadNetworkPolicyStatus s) {
+    return s.getViolations().stream().map(ViolationRecord::getSource).map(e -> e.getOwnerName())
+        .collect(Collectors.toSet());
+  }
+}

@@ -1,0 +1,117 @@
+package io.kubewarden.networkenforcer.writer.telemetry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
+import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.logs.Severity;
+import io.opentelemetry.sdk.logs.SdkLoggerProvider;
+import io.opentelemetry.sdk.logs.data.LogRecordData;
+import io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor;
+import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
+import java.time.Instant;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class ViolationEventsTest {
+  InMemoryLogRecordExporter exporter;
+  SdkLoggerProvider provider;
+  ViolationEvents events;
+
+  @BeforeEach
+  void setUp() {
+    exporter = InMemoryLogRecordExporter.create();
+    provider = SdkLoggerProvider.builder().addLogRecordProcessor(SimpleLogRecordProcessor.create(exporter)).build();
+    events = new ViolationEvents(provider);
+  }
+
+  @AfterEach
+  void tearDown() {
+    provider.close();
+  }
+
+  @Test
+  void observedCarriesEveryAttributeOfTheContractWithPortAsInt() {
+    ViolationObservation o = new ViolationObservation("shop", "deployment-api-ingress",
+        Instant.parse("2026-03-01T10:00:00Z"),
+        new ViolationEndpoint("shop", "Deployment", "web", "spiffe://cluster.local/ns/shop/sa/web", null),
+        new ViolationEndpoint("shop", "Deployment", "api", "spiffe://cluster.local/ns/shop/sa/api", null),
+        Protocol.TCP, 8080, Mode.protect, "shop", "deployment-api-ingress", Provider.istio, Backend.istio,
+        Direction.Ingress, 1);
+    events.observed(o);
+
+    LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
+    assertThat(r.getEventName()).isEqualTo("policy_violation_observed");
+    assertThat(r.getSeverity()).isEqualTo(Severity.WARN);
+    assertThat(r.getInstrumentationScopeInfo().getName()).isEqualTo("network-enforcer");
+    assertThat(keys(r)).containsExactlyInAnyOrder("enforcement.provider", "action", "source.workload.name",
+        "source.workload.namespace", "source.workload.kind", "source.workload.identity", "destination.workload.name",
+        "destination.workload.namespace", "destination.workload.kind", "destination.workload.identity",
+        "network.transport", "destination.port", "policy.ref.namespace", "policy.ref.name");
+    assertThat(r.getAttributes().get(AttributeKey.longKey("destination.port"))).isEqualTo(8080L);
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("enforcement.provider"))).isEqualTo("istio");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("action"))).isEqualTo("protect");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("network.transport"))).isEqualTo("TCP");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("source.workload.identity")))
+        .isEqualTo("spiffe://cluster.local/ns/shop/sa/web");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("policy.ref.name"))).isEqualTo("deployment-api-ingress");
+    assertThat(r.getTimestampEpochNanos()).isEqualTo(Instant.parse("2026-03-01T10:00:00Z").toEpochMilli() * 1_000_000);
+  }
+
+  @Test
+  void observedLeavesEmptyValuesOutButAlwaysHasThePort() {
+    ViolationObservation o = new ViolationObservation("shop", "deployment-api-ingress", Instant.now(),
+        new ViolationEndpoint("shop", "Deployment", "web", "", null),
+        new ViolationEndpoint("shop", "Deployment", "api", null, null),
+        Protocol.UDP, 0, Mode.monitor, null, "", Provider.cilium, Backend.kubernetes, Direction.Ingress, 1);
+    events.observed(o);
+
+    LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
+    assertThat(keys(r)).doesNotContain("source.workload.identity", "destination.workload.identity")
+        .contains("destination.port", "enforcement.provider");
+    assertThat(r.getAttributes().get(AttributeKey.longKey("destination.port"))).isZero();
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("enforcement.provider"))).isEqualTo("kubernetes");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("action"))).isEqualTo("monitor");
+  }
+
+  @Test
+  void acknowledgedCarriesEveryAttributeOfTheContract() {
+    ViolationRecord v = new ViolationRecord();
+    v.setId(7);
+    v.setTimestamp("2026-03-01T10:00:00Z");
+    v.setSource(new ViolationEndpoint("shop", "Deployment", "web", "spiffe://cluster.local/ns/shop/sa/web", null));
+    v.setDest(new ViolationEndpoint("shop", "Deployment", "api", "spiffe://cluster.local/ns/shop/sa/api", null));
+    v.setProtocol(Protocol.TCP);
+    v.setDstPort(8080);
+    v.setAction(Mode.protect);
+    v.setDenyingPolicyNamespace("shop");
+    v.setDenyingPolicyName("deployment-api-ingress");
+    events.acknowledged(new AcknowledgedViolation(v, "expected during migration", "2026-03-01T11:00:00Z"));
+
+    LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
+    assertThat(r.getEventName()).isEqualTo("policy_violation_acknowledged");
+    assertThat(r.getSeverity()).isEqualTo(Severity.INFO);
+    assertThat(keys(r)).containsExactlyInAnyOrder("id", "timestamp", "reason", "source.namespace",
+        "source.workload.kind", "source.workload.name", "source.workload.identity", "dest.namespace",
+        "dest.workload.kind", "dest.workload.name", "dest.workload.identity", "protocol", "dstPort", "action",
+        "denyingPolicy.namespace", "denyingPolicy.name");
+    assertThat(r.getAttributes().get(AttributeKey.longKey("id"))).isEqualTo(7L);
+    assertThat(r.getAttributes().get(AttributeKey.longKey("dstPort"))).isEqualTo(8080L);
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("reason"))).isEqualTo("expected during migration");
+  }
+
+  static Set<String> keys(LogRecordData r) {
+    return r.getAttributes().asMap().keySet().stream().map(AttributeKey::getKey).collect(Collectors.toSet());
+  }
+}
