@@ -147,6 +147,8 @@ class StatusSyncTest {
     @Override
     public <T extends HasMetadata> T apply(T o) { return d.apply(o); }
     @Override
+    public <T extends HasMetadata> T create(T o) { return d.create(o); }
+    @Override
     public <T extends HasMetadata> T applyStatus(T o) { return d.applyStatus(o); }
     @Override
     public <T extends HasMetadata> T updateStatus(T o) { return d.updateStatus(o); }
