@@ -27,10 +27,15 @@ public final class ChartTemplates {
 
   /** {@code helm template ne charts/network-enforcer --namespace network-enforcer <args>}: the YAML. */
   public static String render(String... args) {
+    return renderRelease(RELEASE, args);
+  }
+
+  /** The same for another release name (two installs side by side). */
+  public static String renderRelease(String release, String... args) {
     Path helm = KubeTools.require(KubeTools.HELM);
     Path chart = RepositoryRoot.find().map(root -> root.resolve(CHART)).filter(Files::isDirectory)
         .orElseThrow(() -> new IllegalStateException("no chart at " + CHART + " above " + Path.of("").toAbsolutePath()));
-    List<String> command = new ArrayList<>(List.of(helm.toString(), "template", RELEASE, chart.toString(),
+    List<String> command = new ArrayList<>(List.of(helm.toString(), "template", release, chart.toString(),
         "--namespace", NAMESPACE));
     command.addAll(List.of(args));
     try {
@@ -60,9 +65,13 @@ public final class ChartTemplates {
     }
   }
 
+  /** Rendered YAML as objects. */
+  public static List<HasMetadata> objects(KubernetesClient client, String yaml) {
+    return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+  }
+
   /** The chart's ValidatingAdmissionPolicies and their bindings, with default values. */
   public static List<HasMetadata> admissionPolicies(KubernetesClient client) {
-    String yaml = render("--show-only", ADMISSION_POLICIES);
-    return client.load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8))).items();
+    return objects(client, render("--show-only", ADMISSION_POLICIES));
   }
 }

@@ -97,6 +97,21 @@ public final class KubeApiServer implements AutoCloseable {
         .build();
   }
 
+  /**
+   * A new client (the caller closes it) for that user that reaches the API server through the
+   * proxy, so the test can cut it off with {@link LoopbackProxy#cut()}.
+   */
+  public KubernetesClient clientVia(LoopbackProxy proxy, String user, String... groups) {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigVia(proxy, user, groups).toFile()))
+        .build();
+  }
+
+  /** A kubeconfig for that user pointing at the proxy instead of the API server. */
+  public Path kubeconfigVia(LoopbackProxy proxy, String user, String... groups) {
+    String fileName = "via-" + user.replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + System.nanoTime() + ".kubeconfig";
+    return KubeconfigFile.write(workDir.resolve(fileName), proxy.url(), pki.caPem(), pki.client(user, groups), user);
+  }
+
   /** Whether kube-controller-manager runs. */
   public boolean controllerManagerRunning() { return controllerManager != null && controllerManager.isAlive(); }
 

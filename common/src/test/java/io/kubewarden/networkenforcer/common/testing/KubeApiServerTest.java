@@ -113,6 +113,20 @@ class KubeApiServerTest {
   }
 
   @Test
+  void aClientBehindACutProxyIsPartitionedWhileOthersCarryOn() {
+    try (LoopbackProxy proxy = LoopbackProxy.to(api.url());
+        KubernetesClient partitioned = api.clientVia(proxy, "partitioned", KubeApiServer.MASTERS_GROUP)) {
+      assertThat(partitioned.namespaces().withName("default").get()).isNotNull();
+
+      proxy.cut();
+
+      assertThatThrownBy(() -> partitioned.namespaces().withName("default").get())
+          .isInstanceOf(KubernetesClientException.class);
+      assertThat(api.client().namespaces().withName("default").get()).isNotNull();
+    }
+  }
+
+  @Test
   void closeStopsTheProcessesAndDeletesTheWorkDirectory() {
     KubeApiServer second = KubeApiServer.builder().start();
     Path kubeconfig = second.kubeconfig();
