@@ -18,6 +18,7 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -84,23 +85,15 @@ public final class ViolationConsumer implements Runnable {
       Instant nextSync = clock.instant().plus(interval);
       while (running) {
         long wait = Math.max(10, Math.min(200, Duration.between(clock.instant(), nextSync).toMillis()));
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(wait))) {
-          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-          ViolationObservation o;
-          try {
-            o = serde.read(r.topic(), r.value());
-          } catch (RecordDecodeException e) {
-            deadLetters.send(r, e.getMessage(), e);
-            buffer.skip(tp, r.offset());
-            continue;
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(wait));
+        for (TopicPartition tp : records.partitions()) {
+          for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
+            if (!take(tp, r, serde)) {
+              // Could not park a bad record on the dead-letter topic: read it again next poll.
+              consumer.seek(tp, r.offset());
+              break;
+            }
           }
-          if (o == null) {
-            buffer.skip(tp, r.offset());
-            continue;
-          }
-          meters.counter("network.enforcer.writer.violations.consumed").increment(o.count());
-          events.observed(o);
-          buffer.add(tp, r.offset(), o);
         }
         applyBackPressure();
         if (!clock.instant().isBefore(nextSync)) {
@@ -119,6 +112,31 @@ public final class ViolationConsumer implements Runnable {
     } finally {
       consumer.close();
     }
+  }
+
+  /** Buffers one record and sends its event; false when it must be read again. */
+  private boolean take(TopicPartition tp, ConsumerRecord<String, byte[]> r, JsonSerde<ViolationObservation> serde) {
+    ViolationObservation o;
+    try {
+      o = serde.read(r.topic(), r.value());
+    } catch (RecordDecodeException e) {
+      try {
+        deadLetters.send(r, e.getMessage(), e);
+      } catch (RuntimeException dlq) {
+        LOG.warn("cannot park unreadable violation {}@{}: {}", tp, r.offset(), dlq.getMessage());
+        return false;
+      }
+      buffer.skip(tp, r.offset());
+      return true;
+    }
+    if (o == null) {
+      buffer.skip(tp, r.offset());
+      return true;
+    }
+    meters.counter("network.enforcer.writer.violations.consumed").increment(o.count());
+    events.observed(o);
+    buffer.add(tp, r.offset(), o);
+    return true;
   }
 
   private void commit() {
