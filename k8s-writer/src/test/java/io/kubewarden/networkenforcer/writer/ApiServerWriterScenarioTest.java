@@ -30,6 +30,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
@@ -69,7 +70,7 @@ class ApiServerWriterScenarioTest {
   @BeforeAll
   static void start() {
     broker = EmbeddedKafkaBroker.startDefault();
-    cluster = ChartedApiServer.start();
+    cluster = ChartedApiServer.start(NS);
   }
 
   @AfterAll

@@ -11,9 +11,9 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.writer.ChartedApiServer;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.KafkaTopics;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
@@ -51,7 +51,7 @@ class ApiServerLeaderHandOverTest {
   @BeforeAll
   static void start() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
-    cluster = ChartedApiServer.start();
+    cluster = ChartedApiServer.start(NS);
     KafkaTopics.create(broker.bootstrapServers(), TOPICS, 1);
   }
 
