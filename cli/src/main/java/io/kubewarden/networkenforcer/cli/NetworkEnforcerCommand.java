@@ -3,6 +3,10 @@ package io.kubewarden.networkenforcer.cli;
 import io.kubewarden.networkenforcer.cli.config.EnvironmentDefaults;
 import io.kubewarden.networkenforcer.cli.learn.LearnCommand;
 import io.kubewarden.networkenforcer.cli.learn.LearnInputException;
+import io.kubewarden.networkenforcer.cli.services.IngestCommand;
+import io.kubewarden.networkenforcer.cli.services.ProcessorCommand;
+import io.kubewarden.networkenforcer.cli.services.WriterCommand;
+import io.kubewarden.networkenforcer.cli.standalone.StandaloneCommand;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -15,7 +19,8 @@ import picocli.CommandLine.ParseResult;
         + "over Kafka Streams.", "",
         "Every option can also be set as an environment variable (--foo-bar reads NE_FOO_BAR) or in the file "
         + "named by --config (key foo-bar)."},
-    subcommands = {LearnCommand.class},
+    subcommands = {IngestCommand.class, ProcessorCommand.class, WriterCommand.class, StandaloneCommand.class,
+        LearnCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:runtime failure", "2:bad configuration or input (the message says what to fix)"})
 public final class NetworkEnforcerCommand implements Runnable {

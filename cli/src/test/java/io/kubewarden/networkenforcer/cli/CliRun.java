@@ -15,7 +15,16 @@ public record CliRun(int exitCode, String out, String err) {
   }
 
   public static CliRun run(Map<String, String> env, String... args) {
-    CommandLine cl = NetworkEnforcerCommand.commandLine(new EnvironmentDefaults(env, Map.of()));
+    return run(new EnvironmentDefaults(env, Map.of()), args);
+  }
+
+  /** With the options of a YAML config file as the last source of defaults. */
+  public static CliRun runWithConfigFile(Map<String, String> env, Path configFile, String... args) {
+    return run(new EnvironmentDefaults(env, EnvironmentDefaults.readFile(configFile)), args);
+  }
+
+  private static CliRun run(EnvironmentDefaults defaults, String... args) {
+    CommandLine cl = NetworkEnforcerCommand.commandLine(defaults);
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));

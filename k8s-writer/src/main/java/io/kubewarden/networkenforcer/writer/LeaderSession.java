@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
@@ -37,6 +38,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -72,9 +74,11 @@ final class LeaderSession {
   private ProposalConsumer proposalConsumer;
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
+  private final BooleanSupplier leading;
 
   LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
-      MeterRegistry meters, Clock clock) {
+      MeterRegistry meters, Clock clock, BooleanSupplier leading) {
+    this.leading = leading;
     this.client = client;
     this.config = config;
     this.writer = writer;
@@ -102,7 +106,7 @@ final class LeaderSession {
     ClusterCache cache = new ClusterCache(policyInformer, proposalInformer);
 
     PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), ownDeletes, cache,
-        meters, clock);
+        meters, clock, leading);
     Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
 
@@ -173,19 +177,17 @@ final class LeaderSession {
     };
     SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
         .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-    npInformer.addEventHandler(drift);
-    informers.add(npInformer);
+    startDriftWatch("NetworkPolicy", npInformer, drift);
     if (istio.available()) {
       SharedIndexInformer<GenericKubernetesResource> apInformer = client
           .genericKubernetesResources(AuthorizationPolicies.CONTEXT).inAnyNamespace()
           .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-      apInformer.addEventHandler(drift);
-      informers.add(apInformer);
+      startDriftWatch("AuthorizationPolicy", apInformer, drift);
     }
-    for (SharedIndexInformer<?> i : informers) {
+    for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    if (stopped) {
+    if (stopped || !leading.getAsBoolean()) {
       return;
     }
     // The informers' initial adds publish every policy; tombstone what the cluster no longer has.
@@ -205,6 +207,27 @@ final class LeaderSession {
     LOG.info("leader session of {} running", config.identity());
   }
 
+  /**
+   * Watches rendered objects for drift. Not needed to start: the chart grants only the native kind
+   * of its backend, so the other one may be forbidden; then there is no watch, only the resync.
+   */
+  private <T extends HasMetadata> void startDriftWatch(String kind, SharedIndexInformer<T> informer,
+      ResourceEventHandler<HasMetadata> drift) {
+    informer.addEventHandler(drift);
+    informer.exceptionHandler((started, t) -> {
+      Throwable cause = t;
+      while (cause.getCause() != null && !(cause instanceof KubernetesClientException)) {
+        cause = cause.getCause();
+      }
+      boolean forbidden = cause instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404);
+      LOG.warn("watch of rendered {} objects {}: {}", kind, forbidden ? "not permitted, drift is repaired on resync"
+          : "failed, retrying", cause.getMessage());
+      return !forbidden;
+    });
+    informers.add(informer);
+    informer.start();
+  }
+
   private void rerenderOwner(HasMetadata o, ClusterCache cache, NativeRenderer renderer) {
     Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
         .flatMap(r -> cache.policy(o.getMetadata().getNamespace(), r.getName()))
@@ -215,19 +238,23 @@ final class LeaderSession {
     if (stopped) {
       return;
     }
-    worker.execute(() -> {
-      if (stopped) {
-        return;
-      }
-      try {
-        task.run();
-      } catch (NotLeaderException e) {
-        LOG.debug("{}: {}", what, e.getMessage());
-      } catch (RuntimeException e) {
-        meters.counter("network.enforcer.writer.reconcile.failures").increment();
-        LOG.warn("{}: {}", what, e.toString());
-      }
-    });
+    try {
+      worker.execute(() -> {
+        if (stopped || !leading.getAsBoolean()) {
+          return;
+        }
+        try {
+          task.run();
+        } catch (NotLeaderException e) {
+          LOG.debug("{}: {}", what, e.getMessage());
+        } catch (RuntimeException e) {
+          meters.counter("network.enforcer.writer.reconcile.failures").increment();
+          LOG.warn("{}: {}", what, e.toString());
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // The session is stopping: the next leader reconciles from its own informers.
+    }
   }
 
   private void startThread(String name, Runnable r) {

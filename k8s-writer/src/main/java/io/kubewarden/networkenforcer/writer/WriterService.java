@@ -91,7 +91,7 @@ public final class WriterService implements AutoCloseable {
     if (!election.isLeader() || session != null) {
       return;
     }
-    LeaderSession s = new LeaderSession(client, config, guardedWriter, events, meters, clock);
+    LeaderSession s = new LeaderSession(client, config, guardedWriter, events, meters, clock, election::isLeader);
     session = s;
     try {
       s.start();

@@ -136,7 +136,8 @@ class WriterServiceTest {
         assertThat(c.getType()).isEqualTo("Rendered");
         assertThat(c.getStatus()).isEqualTo("True");
       });
-      assertThat(events(otel, "policy_violation_observed")).hasSize(3);
+      // The SDK batches exports (up to a second): poll for the events.
+      await().atMost(WAIT).until(() -> events(otel, "policy_violation_observed").size() == 3);
       await().atMost(WAIT).until(() -> KafkaTopics.committed(bootstrap, prefix + "writer-violations",
           topics.violations().name()) == 3);
 

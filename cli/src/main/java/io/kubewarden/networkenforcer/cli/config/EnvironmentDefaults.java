@@ -64,7 +64,7 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
     return fromFile != null ? fromFile : arg.defaultValue();
   }
 
-  static Map<String, String> readFile(Path path) {
+  public static Map<String, String> readFile(Path path) {
     if (!Files.isRegularFile(path)) {
       throw new ConfigException("config file " + path + " does not exist; fix --config or NE_CONFIG");
     }

@@ -38,6 +38,27 @@ public class KafkaOptions {
       description = "A Java properties file of Kafka client properties (TLS/SASL secrets live here, not in flags).")
   Path propertiesFile;
 
+  @Option(names = "--kafka-flows-retention-ms", paramLabel = "MS", defaultValue = "604800000",
+      description = "Retention of the flows topic when it is created: the replay window (default: ${DEFAULT-VALUE}, 7 days).")
+  long flowsRetentionMs;
+
+  @Option(names = "--kafka-create-topics", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+      defaultValue = "true", description = "Create missing topics at start (default: ${DEFAULT-VALUE}); "
+          + "false when an operator such as Strimzi owns them.")
+  boolean createTopics;
+
+  public long flowsRetentionMs() {
+    if (flowsRetentionMs < 60_000) {
+      throw new ConfigException("--kafka-flows-retention-ms " + flowsRetentionMs
+          + " is below one minute; the flows topic is the replay window (default 604800000 = 7 days)");
+    }
+    return flowsRetentionMs;
+  }
+
+  public boolean createTopics() {
+    return createTopics;
+  }
+
   /** Validated settings; {@code fallbackBootstrap} is used when none was given (standalone). */
   public KafkaSettings settings(String fallbackBootstrap) {
     Map<String, String> all = new HashMap<>();

@@ -178,12 +178,13 @@ public final class CaptureClusterState {
       Map<String, String> labels, WorkloadKind kind, String workload, String replicaSet) {
     String workloadKey = ns + "/" + kind.name() + "/" + workload;
     Map<String, String> selectable = ControllerLabels.selectable(labels);
-    // The selector must match every pod of the workload seen: keep the labels they all share.
-    workloadSelectors.merge(workloadKey, selectable, (old, now) -> {
-      Map<String, String> common = new TreeMap<>(old);
-      common.entrySet().removeIf(e -> !e.getValue().equals(now.get(e.getKey())));
-      return common;
-    });
+    if (labels.isEmpty()) {
+      // A record that names no labels (Goldmane's other reporter) says nothing about the selector.
+      workloadSelectors.putIfAbsent(workloadKey, null);
+    } else {
+      // The selector must match every pod of the workload seen: keep the labels they all share.
+      workloadSelectors.merge(workloadKey, selectable, (old, now) -> old == null ? now : common(old, now));
+    }
     OwnerReference owner;
     if (replicaSet != null) {
       owner = controller("ReplicaSet", replicaSet, "apps/v1");
@@ -200,6 +201,12 @@ public final class CaptureClusterState {
     pods.putIfAbsent(ns + "/" + name, pod.build());
   }
 
+  private static Map<String, String> common(Map<String, String> a, Map<String, String> b) {
+    Map<String, String> common = new TreeMap<>(a);
+    common.entrySet().removeIf(e -> !e.getValue().equals(b.get(e.getKey())));
+    return common;
+  }
+
   private Map<String, String> namespace(String ns) {
     return namespaceLabels.computeIfAbsent(ns, k -> new TreeMap<>(Map.of(NAMESPACE_NAME_LABEL, k)));
   }
@@ -209,6 +216,10 @@ public final class CaptureClusterState {
     namespaceLabels.forEach((ns, labels) -> index.upsert(new NamespaceBuilder()
         .withMetadata(new ObjectMetaBuilder().withName(ns).withLabels(labels).build()).build()));
     workloadSelectors.forEach((key, selector) -> {
+      if (selector == null || selector.isEmpty()) {
+        // No labels seen: an empty selector would select every pod; its flows are dropped as unknown.
+        return;
+      }
       String[] parts = key.split("/", 3);
       ObjectMeta meta = meta(parts[0], parts[2], Map.of(), null);
       var labelSelector = new LabelSelectorBuilder().withMatchLabels(selector).build();

@@ -76,6 +76,16 @@ class LearnKubernetesTest {
   }
 
   @Test
+  void goldmaneCaptureAloneInfersOwnersFromAggregatedNamesAndLabels() {
+    CliRun run = CliRun.run("learn", "--input", sample("goldmane-flows.jsonl").toString(), "--output-dir",
+        out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("selectors from the capture's pod labels");
+    assertExpectedProposals(out);
+  }
+
+  @Test
   void garbageLinesAreCountedAndTheRestIsStillLearned() throws Exception {
     List<String> lines = new ArrayList<>(Files.readAllLines(sample("hubble-flows.jsonl")));
     lines.add(3, "this is not JSON");

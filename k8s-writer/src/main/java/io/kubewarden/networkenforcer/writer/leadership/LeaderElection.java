@@ -38,6 +38,7 @@ public final class LeaderElection implements AutoCloseable {
   private final AtomicBoolean leader = new AtomicBoolean();
   private ExecutorService executor;
   private CompletableFuture<?> running;
+  private boolean closed;
 
   public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
       Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Listener listener) {
@@ -51,15 +52,18 @@ public final class LeaderElection implements AutoCloseable {
     this.listener = listener;
   }
 
+  /** Joins the election; after a lost lease it joins again by itself until {@link #close()}. */
   public synchronized void start() {
-    if (running != null) {
+    if (closed || running != null) {
       return;
     }
-    executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "leader-election-" + identity);
-      t.setDaemon(true);
-      return t;
-    });
+    if (executor == null) {
+      executor = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "leader-election-" + identity);
+        t.setDaemon(true);
+        return t;
+      });
+    }
     LeaderElector elector = new LeaderElector(client, new LeaderElectionConfigBuilder()
         .withName(leaseName)
         .withLock(new LeaseLock(namespace, leaseName, identity))
@@ -70,12 +74,29 @@ public final class LeaderElection implements AutoCloseable {
         .withLeaderCallbacks(new LeaderCallbacks(this::onStart, this::onStop,
             id -> LOG.info("lease {}/{} is held by {}", namespace, leaseName, id)))
         .build(), executor);
-    running = elector.start();
-    running.whenComplete((v, e) -> {
-      if (e != null && !(e instanceof java.util.concurrent.CancellationException)) {
-        LOG.error("leader election of {} ended with an error: {}", identity, e.toString());
+    CompletableFuture<?> term = elector.start();
+    running = term;
+    term.whenComplete((v, e) -> ended(term, e));
+  }
+
+  /**
+   * The elector's run is over: it could not renew (or never got the lease and failed). fabric8 does
+   * not compete again by itself, so a replica that lost the lease rejoins as a candidate.
+   */
+  private void ended(CompletableFuture<?> term, Throwable error) {
+    onStop();
+    synchronized (this) {
+      if (closed || running != term) {
+        return;
       }
-    });
+      running = null;
+      if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {
+        LOG.warn("leader election of {} ended with an error: {}", identity, error.toString());
+      }
+      LOG.info("{} competes for lease {}/{} again", identity, namespace, leaseName);
+      CompletableFuture.delayedExecutor(retryPeriod.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .execute(this::start);
+    }
   }
 
   private void onStart() {
@@ -97,13 +118,19 @@ public final class LeaderElection implements AutoCloseable {
 
   /** Leaves the election and joins it again: for a leader that found it cannot work. */
   public synchronized void rejoin() {
-    close();
+    CompletableFuture<?> term = running;
+    running = null;
+    if (term != null) {
+      term.cancel(true);
+    }
+    onStop();
     start();
   }
 
   /** Leaves the election, releasing the lease when we hold it and the API server is reachable. */
   @Override
   public synchronized void close() {
+    closed = true;
     boolean was = leader.getAndSet(false);
     if (running != null) {
       running.cancel(true);

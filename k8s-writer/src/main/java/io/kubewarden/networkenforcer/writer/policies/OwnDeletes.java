@@ -26,6 +26,11 @@ public final class OwnDeletes {
     marks.put(namespace + "/" + name, clock.instant().plus(ttl));
   }
 
+  /** The delete did not happen after all. */
+  public void forget(String namespace, String name) {
+    marks.remove(namespace + "/" + name);
+  }
+
   /** Call on the delete event: true when we deleted it (the mark is used up). */
   public boolean consume(String namespace, String name) {
     Instant until = marks.remove(namespace + "/" + name);

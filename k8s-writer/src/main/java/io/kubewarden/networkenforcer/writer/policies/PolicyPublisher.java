@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.util.Collection;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.slf4j.Logger;
@@ -35,12 +37,13 @@ public final class PolicyPublisher {
   private final ClusterCache cache;
   private final MeterRegistry meters;
   private final Clock clock;
+  private final BooleanSupplier leading;
   /** What was last published per target, so status-only updates publish nothing. */
   private final Map<String, PolicySnapshot> published = new ConcurrentHashMap<>();
 
   public PolicyPublisher(Producer<String, byte[]> producer, Topic<String, PolicySnapshot> policies,
       Topic<String, ControlCommand> control, OwnDeletes ownDeletes, ClusterCache cache, MeterRegistry meters,
-      Clock clock) {
+      Clock clock, BooleanSupplier leading) {
     this.producer = producer;
     this.policies = policies;
     this.control = control;
@@ -48,6 +51,7 @@ public final class PolicyPublisher {
     this.cache = cache;
     this.meters = meters;
     this.clock = clock;
+    this.leading = leading;
   }
 
   public static PolicySnapshot snapshotOf(WorkloadNetworkPolicy wnp) {
@@ -137,6 +141,10 @@ public final class PolicyPublisher {
   }
 
   private void send(String topic, String key, byte[] value) {
+    if (!leading.getAsBoolean()) {
+      // The topics are the leader's view of the cluster; a former leader must not add to them.
+      throw new NotLeaderException("publish " + key + " to " + topic);
+    }
     producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
       if (e != null) {
         meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();

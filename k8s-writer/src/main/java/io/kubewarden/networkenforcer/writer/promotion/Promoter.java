@@ -60,8 +60,7 @@ public final class Promoter {
       return;
     }
     writer.apply(policyFrom(wnpp, mode.get()));
-    ownDeletes.mark(ns, name);
-    writer.delete(wnpp);
+    deleteOwn(wnpp);
     meters.counter("network.enforcer.writer.promotions", "mode", mode.get().value()).increment();
     LOG.info("promoted proposal {}/{} to a policy in {} mode", ns, name, mode.get());
   }
@@ -73,11 +72,23 @@ public final class Promoter {
   }
 
   private void deleteLeftover(WorkloadNetworkPolicyProposal wnpp, WorkloadNetworkPolicy policy) {
-    ownDeletes.mark(wnpp.getMetadata().getNamespace(), wnpp.getMetadata().getName());
-    if (writer.delete(wnpp)) {
+    if (deleteOwn(wnpp)) {
       meters.counter("network.enforcer.writer.proposals.leftovers.deleted").increment();
       LOG.info("deleted leftover proposal {}/{}: policy {} covers its target", wnpp.getMetadata().getNamespace(),
           wnpp.getMetadata().getName(), policy.getMetadata().getName());
+    }
+  }
+
+  /** Deletes a proposal, marked as our own delete so it does not reset learning. */
+  private boolean deleteOwn(WorkloadNetworkPolicyProposal wnpp) {
+    String ns = wnpp.getMetadata().getNamespace();
+    String name = wnpp.getMetadata().getName();
+    ownDeletes.mark(ns, name);
+    try {
+      return writer.delete(wnpp);
+    } catch (RuntimeException e) {
+      ownDeletes.forget(ns, name);
+      throw e;
     }
   }
 

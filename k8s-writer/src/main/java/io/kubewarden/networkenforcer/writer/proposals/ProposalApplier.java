@@ -62,7 +62,13 @@ public final class ProposalApplier {
       return Outcome.ALREADY_GONE;
     }
     ownDeletes.mark(ns, name);
-    boolean deleted = writer.delete(live);
+    boolean deleted;
+    try {
+      deleted = writer.delete(live);
+    } catch (RuntimeException e) {
+      ownDeletes.forget(ns, name);
+      throw e;
+    }
     LOG.info("proposal {}/{} reset by the processor: {}", ns, name, deleted ? "deleted" : "already gone");
     return deleted ? Outcome.DELETED : Outcome.ALREADY_GONE;
   }

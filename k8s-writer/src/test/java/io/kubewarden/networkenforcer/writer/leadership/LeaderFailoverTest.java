@@ -50,6 +50,10 @@ class LeaderFailoverTest {
   }
 
   WriterConfig config(String identity) {
+    return config(identity, "failover.", "failover-writer");
+  }
+
+  WriterConfig config(String identity, String prefix, String group) {
     return WriterConfig.builder()
         .namespace("network-enforcer")
         .identity(identity)
@@ -58,8 +62,8 @@ class LeaderFailoverTest {
         .retryPeriod(Duration.ofMillis(300))
         // Long enough that the leader dies holding observations it has not written yet.
         .statusUpdateInterval(Duration.ofSeconds(8))
-        .consumerGroup("failover-writer")
-        .kafka(new KafkaSettings(broker.bootstrapServers(), "failover.", 1, (short) 1, Map.of()))
+        .consumerGroup(group)
+        .kafka(new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1, Map.of()))
         .build()
         .validate();
   }
@@ -121,6 +125,45 @@ class LeaderFailoverTest {
         b.close();
         a.close();
         clientB.close();
+      }
+    }
+  }
+
+  @Test
+  void aLeaderThatLosesItsLeaseStopsAndCompetesAgain() throws Exception {
+    String bootstrap = broker.bootstrapServers();
+    Topics topics = new Topics("stolen.");
+    KafkaTopics.create(bootstrap, topics, 1);
+    try (MockCluster cluster = MockCluster.start()) {
+      cluster.client().resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+      KubernetesClient client = cluster.newClient();
+      SimpleMeterRegistry meters = new SimpleMeterRegistry();
+      WriterService a = new WriterService(client, config("writer-a", "stolen.", "stolen-writer")
+          .toBuilder().statusUpdateInterval(Duration.ofMillis(300)).build(), new MockClusterWriter(client),
+          TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"), meters, Clock.systemUTC());
+      try {
+        a.start();
+        await().atMost(Duration.ofSeconds(30)).until(a::isLeader);
+        // Someone else takes the lease (as after a long pause of this replica).
+        // The leader renews concurrently, so an edit may meet a 409: try again until it lands.
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cluster.client().leases()
+            .inNamespace("network-enforcer").withName(WriterConfig.DEFAULT_LEASE_NAME).edit(l -> {
+              l.getSpec().setHolderIdentity("intruder");
+              l.getSpec().setLeaseDurationSeconds(4);
+              l.getSpec().setRenewTime(java.time.ZonedDateTime.now());
+              return l;
+            }) != null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> !a.isLeader());
+        assertThat(meters.get("network.enforcer.writer.leader").gauge().value()).isZero();
+
+        KafkaTopics.produce(bootstrap, topics.violations(), NS + "/deployment-api-ingress",
+            Fixtures.violation("api", "web", 9090, Instant.parse("2026-03-01T10:00:00Z")));
+        // The intruder never renews: the lease expires and the replica, still a candidate, wins it back.
+        await().atMost(Duration.ofSeconds(60)).until(a::isLeader);
+        await().atMost(Duration.ofSeconds(60)).until(() -> status(cluster).getViolationCount() == 1);
+      } finally {
+        a.close();
+        client.close();
       }
     }
   }

@@ -1,0 +1,66 @@
+package io.kubewarden.networkenforcer.cli.config;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** Options every long-running service shares: management port, logging, identity, API server. */
+public class ServiceOptions {
+  @Option(names = "--management-port", paramLabel = "PORT", defaultValue = "8080",
+      description = "Port of /healthz, /readyz and /metrics (default: ${DEFAULT-VALUE}).")
+  int managementPort;
+
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "info",
+      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}).")
+  String logLevel;
+
+  @Option(names = "--pod-name", paramLabel = "NAME",
+      description = "This replica's name (leader election identity); default the host name.")
+  String podName;
+
+  @Option(names = "--pod-namespace", paramLabel = "NAMESPACE", defaultValue = "network-enforcer",
+      description = "The namespace the service runs in (default: ${DEFAULT-VALUE}).")
+  String podNamespace;
+
+  @Option(names = "--kubeconfig", paramLabel = "FILE",
+      description = "kubeconfig to reach the API server; default KUBECONFIG, ~/.kube/config or in-cluster.")
+  Path kubeconfig;
+
+  public void validate() {
+    if (managementPort < 0 || managementPort > 65535) {
+      throw new ConfigException("--management-port " + managementPort + " is not a port (0-65535)");
+    }
+    LogLevels.apply(logLevel);
+    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
+      throw new ConfigException("kubeconfig " + kubeconfig + " does not exist or cannot be read; fix --kubeconfig");
+    }
+  }
+
+  public int managementPort() {
+    return managementPort;
+  }
+
+  public String podName() {
+    return podName;
+  }
+
+  public String podNamespace() {
+    return podNamespace;
+  }
+
+  /** A client for the configured API server (not yet contacted). */
+  public KubernetesClient kubernetesClient() {
+    if (kubeconfig == null) {
+      return new KubernetesClientBuilder().build();
+    }
+    try {
+      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
+    } catch (java.io.IOException e) {
+      throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
+    }
+  }
+}

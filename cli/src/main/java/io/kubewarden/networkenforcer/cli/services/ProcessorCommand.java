@@ -1,0 +1,56 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import io.kubewarden.networkenforcer.cli.VersionProvider;
+import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
+import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code network-enforcer processor}: the Kafka Streams topology. */
+@Command(name = "processor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description = "Runs the stream processor: learns allow-lists from flows, emits proposals, stops learning "
+        + "where a policy exists and turns denies and monitor-mode mismatches into violations.")
+public final class ProcessorCommand implements Callable<Integer> {
+  @Mixin ServiceOptions service;
+  @Mixin ProviderNameOption provider;
+  @Mixin StreamsOptions streams;
+  @Mixin KafkaOptions kafka;
+  @Mixin ConfigFileOption configFile;
+
+  @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/network-enforcer/state",
+      description = "Kafka Streams state (RocksDB) directory (default: ${DEFAULT-VALUE}).")
+  Path stateDir;
+
+  @Option(names = "--check-config", description = "Validate the configuration and exit.")
+  boolean checkConfig;
+
+  @Override
+  public Integer call() throws Exception {
+    service.validate();
+    KafkaSettings settings = kafka.settings(null);
+    ProcessorConfig config = streams.config(settings, provider.provider(), stateDir);
+    if (checkConfig) {
+      return 0;
+    }
+    try (ServiceRunner runner = new ServiceRunner("processor", ServiceMetrics.create("processor"),
+        service.managementPort())) {
+      runner.startManagement();
+      if (kafka.createTopics()) {
+        TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
+      }
+      ProcessorRuntime processor = runner.add(new ProcessorRuntime(config, runner.registry()));
+      runner.ready("kafka-streams", processor::isReady);
+      processor.start(kafka.createTopics());
+      runner.awaitShutdown();
+    }
+    return 0;
+  }
+}

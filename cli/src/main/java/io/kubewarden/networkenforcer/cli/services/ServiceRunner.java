@@ -1,0 +1,113 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import io.kubewarden.networkenforcer.cli.management.ManagementServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the parts of one process until it is told to stop (SIGTERM, Ctrl-C, or {@link #stop()}):
+ * starts them in order with the management server, then closes them in reverse order.
+ */
+public final class ServiceRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceRunner.class);
+
+  private final String name;
+  private final PrometheusMeterRegistry registry;
+  private final int managementPort;
+  private final Deque<AutoCloseable> parts = new ArrayDeque<>();
+  private final List<ManagementServer.Check> readiness = new ArrayList<>();
+  /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
+  private static final java.util.Set<ServiceRunner> ACTIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private ManagementServer management;
+
+  public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort) {
+    this.name = name;
+    this.registry = registry;
+    this.managementPort = managementPort;
+  }
+
+  /** Starts the management server first, so /healthz answers while the rest starts. */
+  public ServiceRunner startManagement() {
+    management = new ManagementServer(managementPort, registry, readiness);
+    LOG.info("{}: /healthz, /readyz and /metrics on port {}", name, management.port());
+    return this;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public int managementPort() {
+    return management == null ? managementPort : management.port();
+  }
+
+  /** Something to close on the way out (closed in reverse order of adding). */
+  public <T extends AutoCloseable> T add(T part) {
+    parts.push(part);
+    return part;
+  }
+
+  public void ready(String check, BooleanSupplier ready) {
+    readiness.add(new ManagementServer.Check(check, ready));
+  }
+
+  /** Blocks until SIGTERM/Ctrl-C or {@link #stop()}. */
+  public void awaitShutdown() throws InterruptedException {
+    Thread hook = new Thread(() -> {
+      LOG.info("{}: stopping", name);
+      stop();
+      close();
+    }, name + "-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    ACTIVE.add(this);
+    try {
+      stopped.await();
+    } finally {
+      ACTIVE.remove(this);
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // Already shutting down: the hook is running.
+      }
+    }
+  }
+
+  /** Stops every waiting runner of this JVM (as SIGTERM would). */
+  public static void stopAll() {
+    ACTIVE.forEach(ServiceRunner::stop);
+  }
+
+  /** The runners currently serving, for tests that wait for a service to come up. */
+  public static java.util.Set<ServiceRunner> active() {
+    return java.util.Set.copyOf(ACTIVE);
+  }
+
+  public void stop() {
+    stopped.countDown();
+  }
+
+  @Override
+  public synchronized void close() {
+    while (!parts.isEmpty()) {
+      AutoCloseable part = parts.pop();
+      try {
+        part.close();
+      } catch (Exception e) {
+        LOG.warn("{}: closing {} failed: {}", name, part.getClass().getSimpleName(), e.toString());
+      }
+    }
+    if (management != null) {
+      management.close();
+      management = null;
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,56 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The stream processor's options (processor and standalone), named like the chart's variables. */
+public class StreamsOptions {
+  @Option(names = "--application-id", paramLabel = "ID", defaultValue = ProcessorConfig.DEFAULT_APPLICATION_ID,
+      description = "Kafka Streams application id: consumer group and internal topic prefix (default: ${DEFAULT-VALUE}).")
+  String applicationId;
+
+  @Option(names = "--processing-guarantee", paramLabel = "exactly_once_v2|at_least_once",
+      defaultValue = "exactly_once_v2", description = "Default: ${DEFAULT-VALUE} (violation counts never double).")
+  String processingGuarantee;
+
+  @Option(names = "--num-standby-replicas", paramLabel = "N", defaultValue = "0",
+      description = "Warm copies of each task's state on other instances (default: ${DEFAULT-VALUE}).")
+  int standbyReplicas;
+
+  @Option(names = "--num-stream-threads", paramLabel = "N", defaultValue = "1",
+      description = "Stream threads of this instance (default: ${DEFAULT-VALUE}).")
+  int streamThreads;
+
+  @Option(names = "--evidence-flush-interval", paramLabel = "DURATION", defaultValue = "30s",
+      description = "How often changed evidence is published to proposals (default: ${DEFAULT-VALUE}).")
+  String evidenceFlushInterval;
+
+  @Option(names = "--commit-interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "Offset and transaction commit interval (default: ${DEFAULT-VALUE}).")
+  String commitInterval;
+
+  /** The validated processor configuration; its state lives in {@code stateDir}. */
+  public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir) {
+    if (stateDir == null) {
+      throw new ConfigException("the processor needs a state directory; set --state-dir (NE_STATE_DIR)");
+    }
+    return ProcessorConfig.builder(kafka)
+        .applicationId(applicationId)
+        .processingGuarantee(processingGuarantee)
+        .standbyReplicas(standbyReplicas)
+        .streamThreads(streamThreads)
+        .evidenceFlushInterval(Durations.parse("--evidence-flush-interval", evidenceFlushInterval))
+        .commitInterval(Durations.parse("--commit-interval", commitInterval))
+        .stateDir(stateDir)
+        .provider(provider)
+        .backend(provider.backend())
+        .createTopics(false)
+        .build()
+        .validate();
+  }
+}

@@ -1,0 +1,56 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubewarden.networkenforcer.cli.VersionProvider;
+import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
+import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.writer.WriterConfig;
+import io.kubewarden.networkenforcer.writer.WriterService;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code network-enforcer writer}: the leader-elected writer against a Kafka cluster and the API server. */
+@Command(name = "writer", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
+    description = "Runs the k8s-writer: the only component that writes to the API server (leader-elected): "
+        + "proposals, promotion, native policies, violation status, OpenTelemetry events; publishes policies "
+        + "and control commands.")
+public final class WriterCommand implements Callable<Integer> {
+  @Mixin ServiceOptions service;
+  @Mixin KafkaOptions kafka;
+  @Mixin WriterOptions writer;
+  @Mixin ProviderNameOption provider;
+  @Mixin ConfigFileOption configFile;
+
+  @Option(names = "--check-config", description = "Validate the configuration and exit.")
+  boolean checkConfig;
+
+  @Override
+  public Integer call() throws Exception {
+    service.validate();
+    KafkaSettings settings = kafka.settings(null);
+    WriterConfig config = writer.config(settings, service.podNamespace(), service.podName());
+    provider.validate();
+    if (checkConfig) {
+      return 0;
+    }
+    try (ServiceRunner runner = new ServiceRunner("writer", ServiceMetrics.create("writer"), service.managementPort())) {
+      runner.startManagement();
+      KubernetesClient client = runner.add(service.kubernetesClient());
+      ApiServerCheck.check(client);
+      if (kafka.createTopics()) {
+        TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
+      }
+      WriterService writerService = runner.add(WriterService.create(client, config, runner.registry()));
+      // Leader or standby: both are ready; only the leader writes.
+      runner.ready("writer", () -> true);
+      writerService.start();
+      runner.awaitShutdown();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,66 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.writer.WriterConfig;
+import io.kubewarden.networkenforcer.writer.telemetry.CollectorStrategy;
+import io.kubewarden.networkenforcer.writer.telemetry.OtlpProtocol;
+import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The writer's options (writer and standalone), named like the chart's environment variables. */
+public class WriterOptions {
+  @Option(names = "--status-sync-interval", paramLabel = "DURATION", defaultValue = "30s",
+      description = "wnpStatusUpdateInterval: how often violations reach the WNP status (default: ${DEFAULT-VALUE}).")
+  String statusSyncInterval;
+
+  @Option(names = "--leader-election", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+      defaultValue = "true", description = "Compete for the writer Lease (default: ${DEFAULT-VALUE}). The writer "
+          + "always holds the Lease before writing; false only documents a single replica.")
+  boolean leaderElection;
+
+  @Option(names = "--lease-name", paramLabel = "NAME", defaultValue = WriterConfig.DEFAULT_LEASE_NAME,
+      description = "Name of the coordination.k8s.io Lease (default: ${DEFAULT-VALUE}).")
+  String leaseName;
+
+  @Option(names = "--lease-namespace", paramLabel = "NAMESPACE",
+      description = "Namespace of the Lease; default --pod-namespace.")
+  String leaseNamespace;
+
+  @Option(names = "--telemetry-collector-strategy", paramLabel = "default|external|none", defaultValue = "none",
+      description = "Where violation events go (default: ${DEFAULT-VALUE}; the chart sets it).")
+  String collectorStrategy;
+
+  @Option(names = "--otel-endpoint", paramLabel = "URL", description = "OTLP collector URL, https://host:4317.")
+  String otelEndpoint;
+
+  @Option(names = "--otel-protocol", paramLabel = "grpc|http", defaultValue = "grpc",
+      description = "OTLP protocol (default: ${DEFAULT-VALUE}).")
+  String otelProtocol;
+
+  @Option(names = "--otel-ca-file", paramLabel = "FILE", description = "PEM CA bundle of the collector.")
+  Path otelCaFile;
+
+  @Option(names = "--otel-client-cert-file", paramLabel = "FILE", description = "PEM client certificate (mTLS).")
+  Path otelClientCertFile;
+
+  @Option(names = "--otel-client-key-file", paramLabel = "FILE", description = "PEM PKCS#8 client key (mTLS).")
+  Path otelClientKeyFile;
+
+  /** The validated writer configuration. */
+  public WriterConfig config(KafkaSettings kafka, String podNamespace, String podName) {
+    TelemetrySettings telemetry = new TelemetrySettings(CollectorStrategy.parse(collectorStrategy), otelEndpoint,
+        OtlpProtocol.parse(otelProtocol), otelCaFile, otelClientCertFile, otelClientKeyFile);
+    WriterConfig.Builder b = WriterConfig.builder()
+        .namespace(leaseNamespace == null || leaseNamespace.isBlank() ? podNamespace : leaseNamespace)
+        .leaseName(leaseName)
+        .statusUpdateInterval(Durations.parse("--status-sync-interval", statusSyncInterval))
+        .telemetry(telemetry)
+        .kafka(kafka);
+    if (podName != null && !podName.isBlank()) {
+      b.identity(podName);
+    }
+    return b.build().validate();
+  }
+}

@@ -1,0 +1,123 @@
+package io.kubewarden.networkenforcer.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Help, version, and configuration errors of every command: clear message, exit 2, no stack trace. */
+class CommandLineTest {
+  @TempDir
+  Path dir;
+
+  @ParameterizedTest
+  @CsvSource({
+      "ingest, --hubble-endpoint, --provider-tls-mode",
+      "processor, --processing-guarantee, --state-dir",
+      "writer, --status-sync-interval, --telemetry-collector-strategy",
+      "standalone, --data-dir, --hubble-endpoint",
+      "learn, --input, --cluster-state"})
+  void everyCommandHasHelp(String command, String option1, String option2) {
+    CliRun run = CliRun.run(command, "--help");
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("Usage: network-enforcer " + command).contains(option1).contains(option2)
+        .contains("--help").contains("--version").contains("--config");
+    if (!command.equals("learn")) {
+      assertThat(run.out()).contains("--management-port").contains("--kafka-bootstrap-servers");
+    }
+  }
+
+  @Test
+  void theRootListsTheCommands() {
+    CliRun run = CliRun.run("--help");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("ingest").contains("processor").contains("writer").contains("standalone")
+        .contains("learn").contains("NE_FOO_BAR");
+
+    CliRun none = CliRun.run();
+    assertThat(none.exitCode()).isEqualTo(2);
+    assertThat(none.err()).contains("name a command");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "ingest", "processor", "writer", "standalone", "learn"})
+  void everyCommandPrintsTheVersion(String command) {
+    CliRun run = command.isEmpty() ? CliRun.run("--version") : CliRun.run(command, "--version");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).containsPattern("network-enforcer \\d+\\.\\d+\\.\\d+");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "processor --kafka-bootstrap-servers kafka --state-dir /tmp/x|kafka bootstrap server 'kafka' is not host:port",
+      "processor --state-dir /tmp/x|kafka bootstrap servers are not set",
+      "processor --kafka-bootstrap-servers k:9092 --processing-guarantee maybe --state-dir /tmp/x|processing guarantee must be exactly_once_v2 or at_least_once",
+      "processor --kafka-bootstrap-servers k:9092 --kafka-partitions 0 --state-dir /tmp/x|partitions must be at least 1",
+      "writer --kafka-bootstrap-servers k:9092 --status-sync-interval banana|--status-sync-interval",
+      "writer --kafka-bootstrap-servers k:9092 --telemetry-collector-strategy external|telemetry strategy external needs an endpoint",
+      "writer --kafka-bootstrap-servers k:9092 --pod-namespace Not_A_Name|must be a Kubernetes name",
+      "ingest --kafka-bootstrap-servers k:9092 --provider linkerd|--provider 'linkerd' must be istio, calico or cilium",
+      "ingest --kafka-bootstrap-servers k:9092 --provider calico --provider-tls-mode insecure|Goldmane only accepts mutual TLS",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode plain|is not a TLS mode",
+      "ingest --kafka-bootstrap-servers k:9092 --log-level loud|log level 'loud' is not one of",
+      "standalone --kafka-bootstrap-servers k:9092|standalone runs its own Kafka broker",
+      "processor --kafka-bootstrap-servers k:9092 --provider istio --kafka-flows-retention-ms 5 --state-dir /tmp/x|"})
+  void badConfigurationEndsWithExitTwoAndTheSettingToFix(String args, String message) {
+    CliRun run = CliRun.run((args + " --check-config").split(" "));
+
+    if (message == null) {
+      // Options that only matter once topics are created are accepted by --check-config.
+      assertThat(run.exitCode()).as(run.err()).isZero();
+      return;
+    }
+    assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(2);
+    assertThat(run.err()).startsWith("error: ").contains(message).doesNotContain("\tat ").doesNotContain("Exception");
+  }
+
+  @Test
+  void aValidConfigurationPassesTheCheck() {
+    assertThat(CliRun.run("processor", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
+        "--state-dir", dir.toString(), "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("writer", "--kafka-bootstrap-servers", "kafka:9092", "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("ingest", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
+        "--hubble-endpoint", "relay:4245", "--provider-tls-mode", "insecure", "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("standalone", "--provider", "cilium", "--data-dir", dir.toString(),
+        "--check-config").exitCode()).isZero();
+  }
+
+  @Test
+  void flagsWinOverEnvironmentWhichWinsOverTheConfigFile() throws Exception {
+    Path config = dir.resolve("ne.yaml");
+    Files.writeString(config, "kafka-bootstrap-servers: fromfile\nprocessing-guarantee: at_least_once\n");
+    Map<String, String> env = Map.of("NE_KAFKA_BOOTSTRAP_SERVERS", "fromenv");
+
+    CliRun fromEnv = CliRun.run(env, "processor", "--state-dir", dir.toString(), "--check-config");
+    assertThat(fromEnv.err()).contains("'fromenv' is not host:port");
+
+    CliRun fromFlag = CliRun.run(env, "processor", "--kafka-bootstrap-servers", "fromflag", "--state-dir",
+        dir.toString(), "--check-config");
+    assertThat(fromFlag.err()).contains("'fromflag' is not host:port");
+
+    CliRun withFile = CliRun.runWithConfigFile(Map.of(), config, "processor", "--config", config.toString(),
+        "--state-dir", dir.toString(), "--check-config");
+    assertThat(withFile.exitCode()).isEqualTo(2);
+    assertThat(withFile.err()).contains("'fromfile' is not host:port");
+
+    CliRun envOverFile = CliRun.runWithConfigFile(env, config, "processor", "--config", config.toString(),
+        "--state-dir", dir.toString(), "--check-config");
+    assertThat(envOverFile.err()).contains("'fromenv' is not host:port");
+  }
+
+  @Test
+  void aMissingConfigFileIsNamed() {
+    int code = NetworkEnforcerCommand.execute("processor", "--config", dir.resolve("nope.yaml").toString());
+    assertThat(code).isEqualTo(2);
+  }
+}

@@ -1,0 +1,51 @@
+package io.kubewarden.networkenforcer.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code ./network-enforcer} launcher: without the jar it says how to build it; with a jar it
+ * runs it with the arguments unchanged. (The build runs the README's learn command on the real jar
+ * after packaging, see the exec plugin in cli/pom.xml.)
+ */
+class LauncherScriptTest {
+  private static final Path SCRIPT = CliRun.repoRoot().resolve("network-enforcer");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void aMissingJarIsExplainedWithTheBuildCommand() throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--help").redirectErrorStream(true);
+    pb.environment().put("NE_JAR", dir.resolve("missing.jar").toString());
+    Process missing = pb.start();
+    assertThat(missing.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = new String(missing.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(missing.exitValue()).isEqualTo(2);
+    assertThat(out).contains("missing.jar is missing").contains("mvn -B -q -DskipTests package");
+  }
+
+  @Test
+  void itRunsTheJarWithTheArgumentsUnchanged() throws Exception {
+    // A fake "java" that prints what it was asked to run.
+    Path fakeJava = dir.resolve("java");
+    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
+    fakeJava.toFile().setExecutable(true);
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
+        .redirectErrorStream(true);
+    pb.environment().put("NE_JAR", jar.toString());
+    pb.environment().put("JAVA", fakeJava.toString());
+    Process run = pb.start();
+    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(run.exitValue()).isZero();
+    assertThat(out.lines().toList()).containsExactly("-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+  }
+}

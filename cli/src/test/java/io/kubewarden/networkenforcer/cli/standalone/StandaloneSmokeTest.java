@@ -1,0 +1,134 @@
+package io.kubewarden.networkenforcer.cli.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.VersionInfo;
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code standalone} end to end on one machine: against the fabric8 mock API server it starts the
+ * embedded broker, the processor, the writer and the Istio OTLP receiver, reports ready and serves
+ * Prometheus metrics (JVM, Kafka Streams); without a reachable API server it stops at once with a
+ * message naming the fix.
+ */
+class StandaloneSmokeTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void withoutAReachableApiServerItSaysWhatToFix() throws Exception {
+    Path kubeconfig = kubeconfig("https://127.0.0.1:1");
+
+    CliRun run = CliRun.run("standalone", "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(),
+        "--management-port", "0", "--embedded-kafka-port", "0", "--provider", "istio", "--provider-tls-mode",
+        "insecure", "--otlp-port", String.valueOf(freePort()), "--otlp-http-port", "0");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("cannot reach the Kubernetes API server at https://127.0.0.1:1")
+        .contains("--kubeconfig").doesNotContain("\tat ");
+    assertThat(dir.resolve("kafka")).as("nothing started").doesNotExist();
+  }
+
+  @Test
+  void startsEverythingAndServesHealthReadinessAndMetrics() throws Exception {
+    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
+    KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
+        new KubernetesMixedDispatcher(responses), false);
+    server.init();
+    try {
+      server.expect().get().withPath("/version").andReturn(200, new VersionInfo.Builder().withMajor("1")
+          .withMinor("33").build()).always();
+      server.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
+      server.expectCustomResource(CustomResourceDefinitionContext
+          .fromCustomResourceType(WorkloadNetworkPolicyProposal.class));
+      Path kubeconfig = kubeconfig(server.url("/").replaceAll("/$", ""));
+      String otlpPort = String.valueOf(freePort());
+
+      CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run("standalone",
+          "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(), "--management-port", "0",
+          "--embedded-kafka-port", "0", "--kafka-partitions", "2", "--provider", "istio", "--provider-tls-mode",
+          "insecure", "--otlp-port", otlpPort, "--otlp-http-port", "0",
+          "--pod-namespace", "network-enforcer", "--pod-name", "standalone-0"));
+      try {
+        await().atMost(Duration.ofMinutes(3)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+        assertThat(run.isDone()).as(() -> "standalone ended early: " + run.join().err()).isFalse();
+        int port = ServiceRunner.active().iterator().next().managementPort();
+        HttpClient http = HttpClient.newHttpClient();
+
+        assertThat(get(http, port, "/healthz").statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/readyz").statusCode() == 200);
+        assertThat(get(http, port, "/readyz").body()).contains("kafka-streams ok").contains("ingest ok")
+            .contains("writer ok");
+        String metrics = get(http, port, "/metrics").body();
+        assertThat(metrics).contains("jvm_memory_used_bytes").contains("service=\"standalone\"")
+            // Kafka Streams and its consumer (records-lag) through the Micrometer binder.
+            .containsPattern("kafka_stream_\\w+").containsPattern("kafka_consumer_\\w*lag\\w*")
+            .contains("network_enforcer_writer_leader");
+        // The data directory is on disk: Kafka's log and the Streams state.
+        assertThat(dir.resolve("kafka/log/meta.properties")).exists();
+        assertThat(Files.list(dir.resolve("streams")).count()).isPositive();
+      } finally {
+        ServiceRunner.stopAll();
+        CliRun result = run.get(2, java.util.concurrent.TimeUnit.MINUTES);
+        assertThat(result.exitCode()).as(result.err()).isZero();
+      }
+    } finally {
+      server.destroy();
+    }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private Path kubeconfig(String server) throws IOException {
+    Path file = dir.resolve("kubeconfig-" + System.nanoTime());
+    Files.writeString(file, """
+        apiVersion: v1
+        kind: Config
+        clusters:
+          - name: test
+            cluster: {server: "%s", insecure-skip-tls-verify: true}
+        users:
+          - name: test
+            user: {token: test-token}
+        contexts:
+          - name: test
+            context: {cluster: test, user: test, namespace: network-enforcer}
+        current-context: test
+        """.formatted(server));
+    return file;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
