@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
  */
 class ApiServerLeaderHandOverTest {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
+
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String PREFIX = "handover.";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
@@ -103,6 +105,13 @@ class ApiServerLeaderHandOverTest {
       next.proxy.cut();
       produceProposal("gamma");
       await("the partitioned leader steps down").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+          .conditionEvaluationListener(condition -> {
+            if (!condition.isSatisfied() && condition.getElapsedTimeInMS() > 10_000) {
+              Lease lease = lease();
+              LOG.warn("{} still leads {} ms after its partition; Lease holder {} renewed {}", next.identity,
+                  condition.getElapsedTimeInMS(), lease.getSpec().getHolderIdentity(), lease.getSpec().getRenewTime());
+            }
+          })
           .until(() -> leaderOf(b, c) != next);
       await("the last writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(100))
           .until(() -> leaderOf(b, c) == last);
