@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -13,13 +14,16 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
@@ -65,12 +69,17 @@ import org.junit.jupiter.api.io.TempDir;
  * Kubernetes backend (provider calico): learn → proposal with the exact spec and ownerReference →
  * promote to monitor → a flow the policy does not allow becomes violation 0 in the status →
  * acknowledge → protect renders the NetworkPolicy → back to monitor removes it → deleting the
- * policy lets learning resume.
+ * policy lets learning resume. Istio backend: learned principals and ports → dry-run
+ * AuthorizationPolicy in monitor → a dry-run deny is violation 0 → protect drops dry-run → back
+ * to monitor → deleting lets learning resume.
  */
 class ApiServerPipelineTest {
 
   private static final String NS = "shop";
   private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final ResourceDefinitionContext AUTHORIZATION_POLICY = new ResourceDefinitionContext.Builder()
+      .withGroup("security.istio.io").withVersion("v1").withKind("AuthorizationPolicy")
+      .withPlural("authorizationpolicies").withNamespaced(true).build();
 
   private static EmbeddedKafkaBroker broker;
   private static ChartedApiServer cluster;
@@ -179,6 +188,89 @@ class ApiServerPipelineTest {
       assertThat(writer.service.isLeader()).isTrue();
       assertThat(processor.streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
     }
+  }
+
+  @Test
+  void istioBackendFromFlowsToEnforcementAndBack(@TempDir Path stateDir) throws Exception {
+    String prefix = "pipeline-istio.";
+    KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1, Map.of());
+    deployment("checkout");
+    deployment("frontend");
+    deployment("scanner");
+
+    try (Processor processor = new Processor(ProcessorConfig.builder(kafka)
+            .applicationId(prefix.replace(".", "-") + "processor").provider(Provider.istio).backend(Backend.istio)
+            .evidenceFlushInterval(Duration.ofMillis(500)).commitInterval(Duration.ofMillis(200))
+            .stateDir(Files.createDirectories(stateDir.resolve("streams"))).build().validate());
+        Writer writer = new Writer(kafka, ChartedApiServer.ISTIO);
+        Flows flows = new Flows(kafka.topics())) {
+      await("processor running").atMost(WAIT).until(() -> processor.streams.state() == KafkaStreams.State.RUNNING);
+
+      // Learn: ztunnel saw frontend's identity reach checkout on 8080.
+      flows.send(istioFlow("frontend", "checkout", 8080, Verdict.FORWARDED));
+      WorkloadNetworkPolicyProposal learned = await("proposal learned").atMost(WAIT)
+          .until(() -> proposal("deployment-checkout-ingress"), p -> p != null);
+      assertThat(learned.getSpec().getBackend()).isEqualTo(Backend.istio);
+      assertThat(learned.getSpec().getIstio()).isEqualTo(new IstioPolicy(app("checkout"), List.of(
+          IstioPolicy.Rule.of(List.of(principal("frontend")), List.of("8080")))));
+      assertThat(learned.getSpec().getKubernetes()).isNull();
+      assertThat(proposal("deployment-frontend-egress")).as("istio learns ingress only").isNull();
+
+      // Promote to monitor: a dry-run AuthorizationPolicy.
+      admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-checkout-ingress")
+          .edit(p -> withLabel(p, Labels.PROMOTE, "monitor"));
+      GenericKubernetesResource dryRun = await("dry-run AuthorizationPolicy").atMost(WAIT)
+          .until(() -> authorizationPolicy("deployment-checkout-ingress"), ap -> ap != null);
+      assertThat(dryRun.getMetadata().getAnnotations()).containsEntry(Labels.ISTIO_DRY_RUN, "true");
+      assertControllerReference(dryRun, policy("deployment-checkout-ingress"));
+
+      // ztunnel's dry-run deny of an unknown identity is violation 0 (Istio records port 0).
+      await("violation in status").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() -> {
+        flows.send(istioFlow("scanner", "checkout", 8080, Verdict.DRY_RUN_DENIED));
+        return status("deployment-checkout-ingress").getViolationCount() > 0;
+      });
+      assertThat(status("deployment-checkout-ingress").getViolations()).first().satisfies(v -> {
+        assertThat(v.getId()).isZero();
+        assertThat(v.getSource().getOwnerName()).isEqualTo("scanner");
+        assertThat(v.getSource().getIdentity()).contains(principal("scanner"));
+        assertThat(v.getDstPort()).isZero();
+        assertThat(v.getAction()).isEqualTo(Mode.monitor);
+      });
+
+      // Protect: the AuthorizationPolicy loses its dry-run annotation; back to monitor: it returns.
+      setMode("deployment-checkout-ingress", Mode.protect);
+      await("enforced AuthorizationPolicy").atMost(WAIT).until(() -> !hasAnnotation(
+          authorizationPolicy("deployment-checkout-ingress"), Labels.ISTIO_DRY_RUN));
+      setMode("deployment-checkout-ingress", Mode.monitor);
+      await("dry-run again").atMost(WAIT).until(() -> hasAnnotation(
+          authorizationPolicy("deployment-checkout-ingress"), Labels.ISTIO_DRY_RUN));
+
+      // Delete the policy: learning resumes.
+      admin().resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-checkout-ingress").delete();
+      await("learning resumed").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() -> {
+        flows.send(istioFlow("frontend", "checkout", 8443, Verdict.FORWARDED));
+        return proposal("deployment-checkout-ingress") != null;
+      });
+      assertThat(writer.service.isLeader()).isTrue();
+      assertThat(processor.streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+    }
+  }
+
+  private static FlowRecord istioFlow(String from, String to, int port, Verdict verdict) {
+    PolicyRef denying = verdict == Verdict.FORWARDED ? null
+        : new PolicyRef("AuthorizationPolicy", NS, "deployment-" + to + "-ingress");
+    return new FlowRecord(Instant.now(), Provider.istio, Protocol.TCP, port,
+        endpoint(from).toBuilder().identity("spiffe://" + principal(from)).build(),
+        endpoint(to).toBuilder().identity("spiffe://" + principal(to)).build(),
+        verdict, denying, 1, Reporter.DESTINATION);
+  }
+
+  private static String principal(String workload) {
+    return "cluster.local/ns/" + NS + "/sa/" + workload;
+  }
+
+  private static GenericKubernetesResource authorizationPolicy(String name) {
+    return admin().genericKubernetesResources(AUTHORIZATION_POLICY).inNamespace(NS).withName(name).get();
   }
 
   /** The stream processor's topology on its topics, as the processor service runs it. */
@@ -312,7 +404,7 @@ class ApiServerPipelineTest {
   }
 
   private static boolean hasAnnotation(HasMetadata object, String key) {
-    return object.getMetadata().getAnnotations() != null && object.getMetadata().getAnnotations().containsKey(key);
+    return object != null && object.getMetadata().getAnnotations() != null && object.getMetadata().getAnnotations().containsKey(key);
   }
 
   private static void assertControllerReference(HasMetadata dependent, HasMetadata owner) {
