@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -110,6 +111,16 @@ final class LeaderSession {
     Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
 
+    // Reactions wait until both caches are complete: "does this target have a policy?" must not be
+    // answered from a half-filled cache (it would promote or apply over an existing policy).
+    CountDownLatch cachesSynced = new CountDownLatch(1);
+    worker.execute(() -> {
+      try {
+        cachesSynced.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
     policyInformer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(WorkloadNetworkPolicy wnp) {
@@ -187,6 +198,7 @@ final class LeaderSession {
     for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
+    cachesSynced.countDown();
     if (stopped || !leading.getAsBoolean()) {
       return;
     }

@@ -59,7 +59,7 @@ public final class ProposalConsumer implements Runnable {
           for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
             try {
               applier.apply(r.key(), serde.read(r.topic(), r.value()));
-            } catch (RecordDecodeException | IllegalArgumentException e) {
+            } catch (RecordDecodeException | InvalidProposalException e) {
               deadLetters.send(r, e.getMessage(), e);
             } catch (NotLeaderException e) {
               throw e;

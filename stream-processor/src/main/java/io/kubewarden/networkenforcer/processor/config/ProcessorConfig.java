@@ -29,6 +29,8 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param provider the installation's flow provider
  * @param backend the policy model learned proposals use; {@code provider.backend()} when null
  * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
+ * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
+ *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
  */
 public record ProcessorConfig(
     String applicationId,
@@ -43,7 +45,8 @@ public record ProcessorConfig(
     long rocksDbMemoryBytes,
     Provider provider,
     Backend backend,
-    boolean createTopics) {
+    boolean createTopics,
+    boolean inMemoryStores) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -73,7 +76,8 @@ public record ProcessorConfig(
     return new Builder(kafka).applicationId(applicationId).processingGuarantee(processingGuarantee)
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
-        .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics);
+        .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
+        .inMemoryStores(inMemoryStores);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -163,6 +167,7 @@ public record ProcessorConfig(
     private Provider provider;
     private Backend backend;
     private boolean createTopics = true;
+    private boolean inMemoryStores;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -180,11 +185,12 @@ public record ProcessorConfig(
     public Builder provider(Provider v) { provider = v; return this; }
     public Builder backend(Backend v) { backend = v; return this; }
     public Builder createTopics(boolean v) { createTopics = v; return this; }
+    public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics);
+          createTopics, inMemoryStores);
     }
   }
 }

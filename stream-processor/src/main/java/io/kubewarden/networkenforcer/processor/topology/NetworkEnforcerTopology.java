@@ -28,6 +28,7 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -67,10 +68,10 @@ public final class NetworkEnforcerTopology {
     ProcessorMetrics metrics = new ProcessorMetrics(registry);
     Topics topics = config.topics();
     StreamsBuilder builder = new StreamsBuilder();
-    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.LEARNED),
-        Serdes.String(), new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
-    builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(StoreNames.POLICIES),
-        Serdes.String(), new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
+    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED), Serdes.String(),
+        new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
+    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
+        new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
     String deadLetter = topics.deadLetter().name();
 
     ObservationMapper mapper = new ObservationMapper(config.backend(), metrics);
@@ -122,6 +123,10 @@ public final class NetworkEnforcerTopology {
         .to(reattribution.name(), Produced.with(reattribution.keySerde(), reattribution.valueSerde())
             .withName("write-reattributions"));
     return builder.build();
+  }
+
+  private static KeyValueBytesStoreSupplier store(ProcessorConfig config, String name) {
+    return config.inMemoryStores() ? Stores.inMemoryKeyValueStore(name) : Stores.persistentKeyValueStore(name);
   }
 
   /**

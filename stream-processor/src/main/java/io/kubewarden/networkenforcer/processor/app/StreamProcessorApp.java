@@ -1,0 +1,99 @@
+package io.kubewarden.networkenforcer.processor.app;
+
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream-processor service: prepares and checks the topics, then runs the topology with Kafka
+ * Streams. Ready while the Streams client is RUNNING; a fatal error stops the client (the process
+ * supervisor restarts it) rather than leaving a half-working instance.
+ */
+public final class StreamProcessorApp implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamProcessorApp.class);
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+  private final ProcessorConfig config;
+  private final MeterRegistry registry;
+  private final AtomicReference<KafkaStreams.State> state = new AtomicReference<>(KafkaStreams.State.CREATED);
+  private final AtomicReference<Throwable> fatalError = new AtomicReference<>();
+  private KafkaStreams streams;
+  private KafkaStreamsMetrics streamsMetrics;
+
+  public StreamProcessorApp(ProcessorConfig config, MeterRegistry registry) {
+    this.config = config.validate();
+    this.registry = registry;
+  }
+
+  /** Prepares the topics (fails on a co-partitioning mismatch) and starts processing. */
+  public synchronized StreamProcessorApp start() {
+    if (streams != null) {
+      return this;
+    }
+    LOG.info("starting stream processor {} against {} ({}, backend {})", config.applicationId(), config.kafka(),
+        config.processingGuarantee(), config.backend());
+    try (Admin admin = Admin.create(config.kafka().clientConfig())) {
+      new TopicPreparation(config).prepare(admin);
+    }
+    Topology topology = NetworkEnforcerTopology.build(config, registry);
+    LOG.debug("topology:\n{}", topology.describe());
+    KafkaStreams s = new KafkaStreams(topology, config.streamsProperties());
+    s.setStateListener((newState, oldState) -> {
+      state.set(newState);
+      LOG.info("stream processor {} -> {}", oldState, newState);
+    });
+    s.setUncaughtExceptionHandler(e -> {
+      fatalError.set(e);
+      LOG.error("stream processor failed, shutting down: {}", e.toString(), e);
+      return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    });
+    streamsMetrics = new KafkaStreamsMetrics(s);
+    streamsMetrics.bindTo(registry);
+    streams = s;
+    s.start();
+    return this;
+  }
+
+  /** Readiness: processing (not while rebalancing or restoring). */
+  public boolean isReady() {
+    return state.get() == KafkaStreams.State.RUNNING;
+  }
+
+  /** Liveness: not failed or stopped. */
+  public boolean isAlive() {
+    KafkaStreams.State s = state.get();
+    return s != KafkaStreams.State.ERROR && s != KafkaStreams.State.PENDING_ERROR
+        && s != KafkaStreams.State.NOT_RUNNING && s != KafkaStreams.State.PENDING_SHUTDOWN;
+  }
+
+  public KafkaStreams.State state() {
+    return state.get();
+  }
+
+  /** The error that stopped processing, if any. */
+  public Throwable fatalError() {
+    return fatalError.get();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (streams == null) {
+      return;
+    }
+    LOG.info("stopping stream processor {}", config.applicationId());
+    if (streamsMetrics != null) {
+      streamsMetrics.close();
+    }
+    streams.close(CLOSE_TIMEOUT);
+    streams = null;
+  }
+}

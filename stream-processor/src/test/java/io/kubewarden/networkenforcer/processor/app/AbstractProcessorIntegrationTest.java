@@ -1,0 +1,184 @@
+package io.kubewarden.networkenforcer.processor.app;
+
+import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.CLIENT;
+import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.CLIENT_EGRESS;
+import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.COREDNS_INGRESS;
+import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.SERVER;
+import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.SERVER_INGRESS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.PolicyRef;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
+import io.kubewarden.networkenforcer.processor.fixtures.Policies;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The processor against a real broker with exactly-once on: flows in, proposals, violations and
+ * dead letters out. Subclasses say which broker: the embedded KRaft broker or a Kafka container.
+ */
+abstract class AbstractProcessorIntegrationTest {
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final int PARTITIONS = 3;
+
+  /** {@code host:port} of the broker under test. */
+  protected abstract String bootstrapServers();
+
+  private ProcessorConfig config(String run, Path stateDir) {
+    KafkaSettings kafka = new KafkaSettings(bootstrapServers(), run + ".", PARTITIONS, (short) 1, Map.of());
+    return ProcessorConfig.builder(kafka)
+        .applicationId(run)
+        .provider(Provider.calico)
+        .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2)
+        .evidenceFlushInterval(Duration.ofSeconds(1))
+        .commitInterval(Duration.ofMillis(200))
+        .stateDir(stateDir)
+        .build();
+  }
+
+  @Test
+  void flowsInProposalsAndViolationsOutWithExactlyOnce(@TempDir Path stateDir) {
+    ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
+    Topics topics = config.topics();
+    try (var app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+        var producer = producer();
+        var proposals = consumer(topics.proposals().name());
+        var violations = consumer(topics.violations().name());
+        var deadLetters = consumer(topics.deadLetter().name())) {
+      await().atMost(DEADLINE).until(app::isReady);
+
+      for (FlowRecord flow : BasicFixture.goldmaneFlows()) {
+        send(producer, topics.flows().name(), flow.partitionKey(), topics.flows().valueSerde().serializer()
+            .serialize(topics.flows().name(), flow));
+      }
+      send(producer, topics.flows().name(), "demo/Deployment/http-client", "{broken".getBytes(StandardCharsets.UTF_8));
+
+      Map<String, ProposalSnapshot> latest = new HashMap<>();
+      await().atMost(DEADLINE).untilAsserted(() -> {
+        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
+        }
+        assertThat(latest).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
+        assertThat(latest.get(CLIENT_EGRESS).spec().getKubernetes().getEgress()).hasSize(2);
+        assertThat(latest.get(CLIENT_EGRESS).evidence().get(0).getPorts()).extracting(p -> p.getCount())
+            .containsExactly(6L, 6L);
+      });
+
+      List<ConsumerRecord<String, byte[]>> dead = new ArrayList<>();
+      await().atMost(DEADLINE).untilAsserted(() -> {
+        deadLetters.poll(Duration.ofMillis(200)).forEach(dead::add);
+        assertThat(dead).hasSize(1);
+      });
+      assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON))
+          .contains("not a valid FlowRecord");
+
+      // Promote the client's egress in protect mode; a drop at the source is then its violation.
+      PolicySnapshot policy = Policies.promoted(latest.get(CLIENT_EGRESS), Mode.protect);
+      send(producer, topics.policies().name(), CLIENT_EGRESS,
+          topics.policies().valueSerde().serializer().serialize(topics.policies().name(), policy));
+      List<ViolationObservation> seen = new ArrayList<>();
+      await().atMost(DEADLINE).untilAsserted(() -> {
+        // The policy and the flows travel on different topics: keep denying until it is applied.
+        FlowRecord drop = new FlowRecord(Instant.now(), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
+            Verdict.DENIED, new PolicyRef("NetworkPolicy", "demo", policy.name()), 1, Reporter.SOURCE);
+        send(producer, topics.flows().name(), drop.partitionKey(),
+            topics.flows().valueSerde().serializer().serialize(topics.flows().name(), drop));
+        for (ConsumerRecord<String, byte[]> r : violations.poll(Duration.ofMillis(300))) {
+          assertThat(r.key()).isEqualTo("demo/deployment-http-client-egress");
+          seen.add(topics.violations().valueSerde().deserializer().deserialize(r.topic(), r.value()));
+        }
+        assertThat(seen).isNotEmpty();
+      });
+      ViolationObservation v = seen.get(0);
+      assertThat(v.action()).isEqualTo(Mode.protect);
+      assertThat(v.dstPort()).isEqualTo(9999);
+      assertThat(v.source().getOwnerName()).isEqualTo("http-client");
+      assertThat(v.dest().getOwnerName()).isEqualTo("http-server");
+    }
+  }
+
+  @Test
+  void topicsWithDifferentPartitionCountsStopTheStartWithAClearMessage(@TempDir Path stateDir) throws Exception {
+    ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+      admin.createTopics(List.of(new NewTopic(config.topics().policies().name(), 2, (short) 1))).all().get();
+    }
+
+    StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry());
+    assertThatThrownBy(app::start)
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("not co-partitioned")
+        .hasMessageContaining(config.topics().policies().name() + " has 2 partitions")
+        .hasMessageContaining(config.topics().control().name() + " has 3 partitions");
+    app.close();
+    assertThat(app.isReady()).isFalse();
+  }
+
+  private KafkaProducer<String, byte[]> producer() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    return new KafkaProducer<>(p, new org.apache.kafka.common.serialization.StringSerializer(),
+        new ByteArraySerializer());
+  }
+
+  private static void send(KafkaProducer<String, byte[]> producer, String topic, String key, byte[] value) {
+    try {
+      producer.send(new ProducerRecord<>(topic, key, value)).get();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot produce to " + topic, e);
+    }
+  }
+
+  private KafkaConsumer<String, byte[]> consumer(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + UUID.randomUUID());
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    // Exactly-once output is visible only once committed.
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
+        new ByteArrayDeserializer());
+    consumer.subscribe(List.of(topic));
+    return consumer;
+  }
+}

@@ -1,0 +1,75 @@
+package io.kubewarden.networkenforcer.processor.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfig;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+class ProcessorConfigTest {
+  private static final KafkaSettings KAFKA = new KafkaSettings("kafka:9092", "ne.", 6, (short) 3,
+      Map.of("security.protocol", "SSL"));
+
+  @Test
+  void defaultsAreExactlyOnceWithA30sEvidenceFlushAndTheIstioBackend() {
+    ProcessorConfig config = ProcessorConfig.builder(KAFKA).build().validate();
+
+    assertThat(config.applicationId()).isEqualTo("network-enforcer-processor");
+    assertThat(config.processingGuarantee()).isEqualTo(StreamsConfig.EXACTLY_ONCE_V2);
+    assertThat(config.evidenceFlushInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(config.provider()).isEqualTo(Provider.istio);
+    assertThat(config.backend()).isEqualTo(Backend.istio);
+    assertThat(config.createTopics()).isTrue();
+    assertThat(config.reattributionTopic()).isEqualTo("network-enforcer-processor-deny-reattribution");
+  }
+
+  @Test
+  void streamsPropertiesCarryEverySetting() {
+    Properties p = ProcessorConfig.builder(KAFKA).provider(Provider.calico).applicationId("proc")
+        .commitInterval(Duration.ofMillis(500)).cacheMaxBytes(1234).standbyReplicas(1).streamThreads(2)
+        .rocksDbMemoryBytes(32L * 1024 * 1024).build().validate().streamsProperties();
+
+    assertThat(p).containsEntry(StreamsConfig.APPLICATION_ID_CONFIG, "proc")
+        .containsEntry(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "kafka:9092")
+        .containsEntry("security.protocol", "SSL")
+        .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
+        .containsEntry(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "500")
+        .containsEntry(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "1234")
+        .containsEntry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1")
+        .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2")
+        .containsEntry(StreamsConfig.REPLICATION_FACTOR_CONFIG, "3")
+        .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
+        .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
+  }
+
+  @Test
+  void validationSaysWhatToFix() {
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).processingGuarantee("exactly_once").build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("exactly_once_v2 or at_least_once");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).evidenceFlushInterval(Duration.ZERO).build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("evidence flush interval");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).applicationId("a b").build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("application id");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).rocksDbMemoryBytes(1024).build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("RocksDB memory");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).provider(Provider.cilium).backend(Backend.istio).build()
+        .validate()).isInstanceOf(ConfigException.class).hasMessageContaining("kubernetes backend only");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KafkaSettings.of("")).build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("bootstrap");
+  }
+
+  @Test
+  void theFileProviderTakesTheBackendItIsGiven() {
+    ProcessorConfig config = ProcessorConfig.builder(KAFKA).provider(Provider.file).backend(Backend.istio).build()
+        .validate();
+    assertThat(config.backend()).isEqualTo(Backend.istio);
+  }
+}
