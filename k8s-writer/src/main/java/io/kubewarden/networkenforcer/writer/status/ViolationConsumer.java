@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * The leader's loop over the violations topic: each observation is sent as an OpenTelemetry event
  * at once and buffered; every status interval the buffer is merged into the policies' status, and
  * offsets are committed only up to what is written. A crash or hand-over re-reads the rest.
+ * {@code buffered} is the service's gauge of observations waiting for a status write.
  */
 public final class ViolationConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(ViolationConsumer.class);
@@ -44,12 +46,13 @@ public final class ViolationConsumer implements Runnable {
   private final Clock clock;
   private final ViolationBuffer buffer = new ViolationBuffer();
   private final Backoff backoff;
+  private final AtomicInteger buffered;
   private volatile boolean running = true;
   private boolean paused;
 
   public ViolationConsumer(Consumer<String, byte[]> consumer, Topic<String, ViolationObservation> topic,
       StatusSync sync, ViolationEvents events, DeadLetters deadLetters, Duration interval, int maxBuffered,
-      MeterRegistry meters, Clock clock) {
+      MeterRegistry meters, Clock clock, AtomicInteger buffered) {
     this.consumer = consumer;
     this.topic = topic;
     this.sync = sync;
@@ -61,7 +64,7 @@ public final class ViolationConsumer implements Runnable {
     this.clock = clock;
     this.backoff = new Backoff(interval, Duration.ofMinutes(5).compareTo(interval) > 0 ? Duration.ofMinutes(5)
         : interval);
-    meters.gauge("network.enforcer.writer.violations.buffered", buffer, ViolationBuffer::size);
+    this.buffered = buffered;
   }
 
   @Override
@@ -96,6 +99,7 @@ public final class ViolationConsumer implements Runnable {
           }
         }
         applyBackPressure();
+        buffered.set(buffer.size());
         if (!clock.instant().isBefore(nextSync)) {
           boolean ok = sync.syncAll(buffer);
           commit();
@@ -108,6 +112,7 @@ public final class ViolationConsumer implements Runnable {
         }
       }
     } catch (WakeupException | NotLeaderException e) {
+      buffered.set(0);
       LOG.info("violation consumer stopping with {} unwritten observations left uncommitted", buffer.size());
     } finally {
       consumer.close();
