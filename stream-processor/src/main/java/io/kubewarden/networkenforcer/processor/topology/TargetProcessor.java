@@ -33,9 +33,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one stateful step: every event of a target meets the target's learned allow-list and its
- * policy here (both stores are local because observations, policies and control are co-partitioned
- * by target key).
+ * The one stateful step: every event of a target meets the target's learned allow-list, its
+ * evidence and its policy here (the stores are local because observations, policies and control
+ * are co-partitioned by target key).
  *
  * <ul>
  *   <li>No policy: forwarded flows are learned; a proposal is emitted only when the allow-list
