@@ -18,8 +18,6 @@ import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
@@ -48,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TargetProcessor implements Processor<String, TargetEvent, String, TargetOutput> {
   private static final Logger LOG = LoggerFactory.getLogger(TargetProcessor.class);
-  private static final int ALLOW_LIST_CACHE_ENTRIES = 10_000;
+  private static final int CACHE_ENTRIES = 10_000;
 
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
@@ -56,16 +54,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final ProcessorMetrics metrics;
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
-  /**
-   * Deserialized allow-lists of recently seen targets. This task is the only writer of its store,
-   * so the copy stays exact; it spares a JSON round trip of the whole allow-list per flow.
-   */
-  private final Map<String, LearnedAllowList> allowLists = new LinkedHashMap<>(256, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, LearnedAllowList> eldest) {
-      return size() > ALLOW_LIST_CACHE_ENTRIES;
-    }
-  };
+  /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
+  private final DeserializedCache<LearnedAllowList> allowLists = new DeserializedCache<>(CACHE_ENTRIES);
+  /** Policies of recently seen targets, so a flow does not decode the whole policy. */
+  private final DeserializedCache<PolicySnapshot> knownPolicies = new DeserializedCache<>(CACHE_ENTRIES);
   private ProcessorContext<String, TargetOutput> context;
   private KeyValueStore<String, LearnedAllowList> learned;
   private KeyValueStore<String, PortStats> evidence;
@@ -85,6 +77,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.evidence = context.getStateStore(StoreNames.EVIDENCE);
     this.policies = context.getStateStore(StoreNames.POLICIES);
     allowLists.clear();
+    knownPolicies.clear();
     dirty.clear();
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
@@ -111,6 +104,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void policyChanged(String key, PolicySnapshot policy) {
+    knownPolicies.put(key, policy);
     if (policy == null) {
       policies.delete(key);
       LOG.info("policy of {} deleted: the next flow starts a new proposal", key);
@@ -135,6 +129,15 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         .forEach(portKey -> evidence.delete(EvidenceKey.of(key, peerKey, portKey))));
     learned.delete(key);
     return true;
+  }
+
+  private PolicySnapshot policy(String key) {
+    PolicySnapshot policy = knownPolicies.get(key);
+    if (policy == null) {
+      policy = policies.get(key);
+      knownPolicies.put(key, policy);
+    }
+    return policy;
   }
 
   private LearnedAllowList allowList(String key) {
@@ -169,7 +172,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
     FlowRecord flow = observation.flow();
-    PolicySnapshot policy = policies.get(record.key());
+    PolicySnapshot policy = policy(record.key());
     if (flow.verdict() == Verdict.FORWARDED) {
       if (policy == null) {
         learn(record, target, flow);
