@@ -21,7 +21,10 @@ public enum DropReason {
   UNKNOWN_WORKLOAD("unknown-workload"),
   /** A reply packet of a connection already seen in its request direction. */
   REPLY("reply"),
-  /** Goldmane reports an allowed connection from both ends; the source's copy is not counted. */
+  /**
+   * The same connection reported again: Goldmane's source-side copy of an allowed flow, or Hubble's
+   * other observation points and later packets of a connection already counted.
+   */
   DUPLICATE_REPORT("duplicate-report"),
   /** A verdict that is neither forwarded nor a policy deny (other drops, errors, translations, L7). */
   NOT_A_POLICY_VERDICT("not-a-policy-verdict"),

@@ -38,7 +38,8 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
 
   public static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
   public static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
-  public static final String DEFAULT_OTLP_CERT_DIR = "/etc/network-enforcer/otlp-tls";
+  /** Where the chart mounts provider certificates ({@code NE_PROVIDER_TLS_CERT_DIR}). */
+  public static final String DEFAULT_PROVIDER_CERT_DIR = "/etc/provider/certs";
 
   /** Hubble Relay defaults: the client Secret and server name of the Cilium chart. */
   public static StreamSettings defaultHubble(TlsMode mode) {
@@ -60,8 +61,9 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
   }
 
   public static OtlpSettings defaultIstio() {
-    return new OtlpSettings(4317, 4318, TlsSettings.fromDirectory(TlsMode.issuer, Path.of(DEFAULT_OTLP_CERT_DIR), null),
-        false);
+    // The chart gives fluent-bit a client certificate of the same CA: mutual TLS by default.
+    return new OtlpSettings(4317, 4318, TlsSettings.fromDirectory(TlsMode.issuer, Path.of(DEFAULT_PROVIDER_CERT_DIR),
+        null), true);
   }
 
   public static IngestConfig defaults(Provider provider) {
@@ -121,7 +123,7 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
         istio.tls().validate("controller.provider.istio.tls");
         if (!istio.tls().isInsecure() && istio.tls().certDir() == null) {
           throw new ConfigException("controller.provider.istio.tls: the OTLP server reads its certificate from a "
-              + "mounted directory; set its path (default " + DEFAULT_OTLP_CERT_DIR + ")");
+              + "mounted directory; set its path (default " + DEFAULT_PROVIDER_CERT_DIR + ")");
         }
       }
       default -> { }

@@ -35,9 +35,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -75,10 +77,12 @@ final class LeaderSession {
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
   private final BooleanSupplier leading;
+  private final AtomicInteger buffered;
 
   LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
-      MeterRegistry meters, Clock clock, BooleanSupplier leading) {
+      MeterRegistry meters, Clock clock, BooleanSupplier leading, AtomicInteger buffered) {
     this.leading = leading;
+    this.buffered = buffered;
     this.client = client;
     this.config = config;
     this.writer = writer;
@@ -110,6 +114,16 @@ final class LeaderSession {
     Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
 
+    // Reactions wait until both caches are complete: "does this target have a policy?" must not be
+    // answered from a half-filled cache (it would promote or apply over an existing policy).
+    CountDownLatch cachesSynced = new CountDownLatch(1);
+    worker.execute(() -> {
+      try {
+        cachesSynced.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
     policyInformer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(WorkloadNetworkPolicy wnp) {
@@ -187,6 +201,7 @@ final class LeaderSession {
     for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
+    cachesSynced.countDown();
     if (stopped || !leading.getAsBoolean()) {
       return;
     }
@@ -201,7 +216,7 @@ final class LeaderSession {
         clock);
     violationConsumer = new ViolationConsumer(new KafkaConsumer<>(consumerConfig("violations"),
         new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), sync, events, deadLetters,
-        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock);
+        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());

@@ -5,7 +5,6 @@ import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
@@ -14,6 +13,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,17 +26,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -105,7 +101,7 @@ final class OfflinePipeline implements AutoCloseable {
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
     ProcessorConfig config = processorConfig(kafka, format, backend, workDir.resolve("streams"));
     try (Admin admin = Admin.create(kafka.clientConfig())) {
-      createTopics(admin, config);
+      new TopicPreparation(config).prepare(admin);
       streams = new KafkaStreams(NetworkEnforcerTopology.build(config, registry), config.streamsProperties());
       streams.start();
 
@@ -165,18 +161,6 @@ final class OfflinePipeline implements AutoCloseable {
   private static void checkDeadline(long deadline, Duration timeout, String what) {
     if (System.nanoTime() > deadline) {
       throw new IllegalStateException(what + " within " + timeout.toSeconds() + " s");
-    }
-  }
-
-  private static void createTopics(Admin admin, ProcessorConfig config) throws InterruptedException {
-    List<Topic<?, ?>> topics = new ArrayList<>(config.topics().all());
-    topics.add(NetworkEnforcerTopology.reattributionTopic(config));
-    List<NewTopic> create = topics.stream()
-        .map(t -> t.newTopic(config.kafka().partitions(), config.kafka().replicationFactor())).toList();
-    try {
-      admin.createTopics(create).all().get(60, TimeUnit.SECONDS);
-    } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("cannot create the topics of the offline pipeline: " + e.getMessage(), e);
     }
   }
 

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -36,7 +37,7 @@ public final class ProcessorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     service.validate();
     KafkaSettings settings = kafka.settings(null);
-    ProcessorConfig config = streams.config(settings, provider.provider(), stateDir);
+    ProcessorConfig config = streams.config(settings, provider.provider(), stateDir, kafka.createTopics());
     if (checkConfig) {
       return 0;
     }
@@ -46,9 +47,9 @@ public final class ProcessorCommand implements Callable<Integer> {
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }
-      ProcessorRuntime processor = runner.add(new ProcessorRuntime(config, runner.registry()));
+      StreamProcessorApp processor = runner.add(new StreamProcessorApp(config, runner.registry()));
       runner.ready("kafka-streams", processor::isReady);
-      processor.start(kafka.createTopics());
+      processor.start();
       runner.awaitShutdown();
     }
     return 0;

@@ -35,7 +35,7 @@ public class StreamsOptions {
   String commitInterval;
 
   /** The validated processor configuration; its state lives in {@code stateDir}. */
-  public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir) {
+  public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir, boolean createTopics) {
     if (stateDir == null) {
       throw new ConfigException("the processor needs a state directory; set --state-dir (NE_STATE_DIR)");
     }
@@ -49,7 +49,7 @@ public class StreamsOptions {
         .stateDir(stateDir)
         .provider(provider)
         .backend(provider.backend())
-        .createTopics(false)
+        .createTopics(createTopics)
         .build()
         .validate();
   }

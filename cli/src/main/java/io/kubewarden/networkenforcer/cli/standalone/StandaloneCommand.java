@@ -8,7 +8,6 @@ import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.services.ApiServerCheck;
 import io.kubewarden.networkenforcer.cli.services.IngestOptions;
-import io.kubewarden.networkenforcer.cli.services.ProcessorRuntime;
 import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.cli.services.StreamsOptions;
@@ -20,6 +19,7 @@ import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.IngestService;
+import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
@@ -74,7 +74,7 @@ public final class StandaloneCommand implements Callable<Integer> {
     IngestConfig ingestConfig = ingest.config(p);
     // Validate everything with a placeholder address before the broker exists.
     KafkaSettings placeholder = singleNode(kafka.settings("127.0.0.1:9092"));
-    streams.config(placeholder, p, dataDir.resolve("streams"));
+    streams.config(placeholder, p, dataDir.resolve("streams"), true);
     writer.config(placeholder, service.podNamespace(), service.podName());
     if (checkConfig) {
       return 0;
@@ -93,9 +93,9 @@ public final class StandaloneCommand implements Callable<Integer> {
       KafkaSettings settings = singleNode(kafka.settings(broker.bootstrapServers()));
       TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
 
-      ProcessorConfig processorConfig = streams.config(settings, p, dataDir.resolve("streams"));
-      ProcessorRuntime processor = runner.add(new ProcessorRuntime(processorConfig, runner.registry()));
-      processor.start(true);
+      ProcessorConfig processorConfig = streams.config(settings, p, dataDir.resolve("streams"), true);
+      StreamProcessorApp processor = runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
+      processor.start();
       WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName());
       WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
       writerService.start();

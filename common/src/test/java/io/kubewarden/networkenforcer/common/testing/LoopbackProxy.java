@@ -50,26 +50,39 @@ public final class LoopbackProxy implements AutoCloseable {
 
   /** Drops every connection and refuses new ones, for good. */
   public void cut() {
-    cut = true;
-    closeQuietly(listener);
-    sockets.forEach(LoopbackProxy::closeQuietly);
+    synchronized (sockets) {
+      cut = true;
+      closeQuietly(listener);
+      sockets.forEach(LoopbackProxy::closeQuietly);
+    }
   }
 
   private void accept() {
     while (!cut) {
+      Socket client = null;
+      Socket server = null;
       try {
-        Socket client = listener.accept();
-        Socket server = new Socket(target.getAddress(), target.getPort());
+        client = listener.accept();
+        server = new Socket(target.getAddress(), target.getPort());
+      } catch (IOException e) {
+        closeQuietly(client);
+        if (cut) {
+          return;
+        }
+        continue;
+      }
+      // A connection accepted while cutting must not slip through.
+      synchronized (sockets) {
+        if (cut) {
+          closeQuietly(client);
+          closeQuietly(server);
+          return;
+        }
         sockets.add(client);
         sockets.add(server);
-        pump(client, server);
-        pump(server, client);
-      } catch (IOException e) {
-        if (!cut) {
-          continue;
-        }
-        return;
       }
+      pump(client, server);
+      pump(server, client);
     }
   }
 
@@ -93,6 +106,9 @@ public final class LoopbackProxy implements AutoCloseable {
   }
 
   private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
     try {
       closeable.close();
     } catch (Exception ignored) {

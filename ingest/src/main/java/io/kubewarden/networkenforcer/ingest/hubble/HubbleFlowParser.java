@@ -21,6 +21,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRespon
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns a Hubble {@code GetFlowsResponse} into flow records: forwarded L3/L4 flows for learning,
  * policy drops (POLICY_DENIED, POLICY_DENY) as denies and audit verdicts as dry-run denies.
- * Replies, node-status and lost-events responses carry no new connection.
+ * Replies, node-status and lost-events responses carry no new connection, and a connection
+ * reported again (by the other node, for a later packet, as verdict and drop) counts once.
  */
 public final class HubbleFlowParser {
   private static final Logger LOG = LoggerFactory.getLogger(HubbleFlowParser.class);
@@ -43,8 +45,13 @@ public final class HubbleFlowParser {
   private static final String SERVICE_ACCOUNT_LABEL = "k8s:io.cilium.k8s.policy.serviceaccount=";
   private static final String NAMESPACE_LABEL_PREFIX = "k8s:io.cilium.k8s.namespace.labels.";
 
+  /** Long enough for both nodes' reports and a SYN retransmit, short enough to see repeat connections. */
+  private static final Duration SIGHTING_WINDOW = Duration.ofSeconds(30);
+  private static final int SIGHTING_CAPACITY = 100_000;
+
   private final WorkloadResolver resolver;
   private final Clock clock;
+  private final ConnectionSightings sightings = new ConnectionSightings(SIGHTING_WINDOW, SIGHTING_CAPACITY);
 
   public HubbleFlowParser(WorkloadResolver resolver, Clock clock) {
     this.resolver = resolver;
@@ -83,19 +90,23 @@ public final class HubbleFlowParser {
     }
     Protocol protocol;
     int port;
+    int sourcePort;
     Layer4 l4 = flow.getL4();
     switch (l4.getProtocolCase()) {
       case TCP -> {
         protocol = Protocol.TCP;
         port = l4.getTCP().getDestinationPort();
+        sourcePort = l4.getTCP().getSourcePort();
       }
       case UDP -> {
         protocol = Protocol.UDP;
         port = l4.getUDP().getDestinationPort();
+        sourcePort = l4.getUDP().getSourcePort();
       }
       case SCTP -> {
         protocol = Protocol.SCTP;
         port = l4.getSCTP().getDestinationPort();
+        sourcePort = l4.getSCTP().getSourcePort();
       }
       case PROTOCOL_NOT_SET -> {
         return ParseOutcome.dropped(DropReason.INCOMPLETE);
@@ -122,9 +133,14 @@ public final class HubbleFlowParser {
       case TrafficDirection.EGRESS_VALUE -> Reporter.SOURCE;
       default -> Reporter.UNKNOWN;
     };
+    Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
+    if (sourcePort != 0 && !sightings.firstSighting(srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/"
+        + protocol + "/" + verdict, time)) {
+      return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+    }
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
-    return ParseOutcome.of(new FlowRecord(time(flow.hasTime() ? flow.getTime() : responseTime), Provider.cilium,
-        protocol, port, src.endpoint(), dst.endpoint(), verdict, denying, 1, reporter));
+    return ParseOutcome.of(new FlowRecord(time, Provider.cilium, protocol, port, src.endpoint(), dst.endpoint(),
+        verdict, denying, 1, reporter));
   }
 
   private static boolean isReply(Flow flow) {

@@ -109,12 +109,18 @@ class HubbleSourceTest {
     // The relay goes away mid-stream; the client comes back by itself.
     first.onError(Status.UNAVAILABLE.withDescription("relay restarting").asRuntimeException());
     StreamObserver<byte[]> second = observer.nextCall();
-    second.onNext(fixture(2));
+    second.onNext(fixture(2)); // the same connection seen at the server's ingress: counted once
     second.onNext(fixture(3)); // a reply: skipped
-    second.onNext(fixture(5));
-    await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 3);
+    second.onNext(fixture(5)); // the next connection
+    await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 2);
+    assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "duplicate-report").counter()
+        .count()).isEqualTo(1);
     assertThat(source.connects()).isEqualTo(2);
     assertThat(observer.requests()).hasSize(2).allSatisfy(r -> assertThat(r.getFollow()).isTrue());
+    // The first call follows from now; the resumed one asks for what came after the last flow seen.
+    assertThat(observer.requests().get(0).hasSince()).isFalse();
+    GetFlowsResponse lastBeforeBreak = GetFlowsResponse.parseFrom(fixture(1));
+    assertThat(observer.requests().get(1).getSince()).isEqualTo(lastBeforeBreak.getFlow().getTime());
     assertThat(published).extracting(r -> r.dst().workloadName()).containsOnly("http-server");
     assertThat(registry.get("network.enforcer.ingest.stream.reconnects").counter().count()).isEqualTo(1);
     assertThat(registry.get("network.enforcer.ingest.input.invalid").counter().count()).isEqualTo(1);

@@ -12,6 +12,9 @@ public interface ClusterWriter {
   /** Server-side apply of the object's fields with our field manager, forcing conflicts. */
   <T extends HasMetadata> T apply(T desired);
 
+  /** Creates the object; a 409 {@code KubernetesClientException} when it exists already. */
+  <T extends HasMetadata> T create(T object);
+
   /** Server-side apply of the object's status subresource. */
   <T extends HasMetadata> T applyStatus(T desired);
 

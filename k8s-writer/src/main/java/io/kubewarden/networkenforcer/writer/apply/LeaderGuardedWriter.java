@@ -36,6 +36,12 @@ public final class LeaderGuardedWriter implements ClusterWriter {
   }
 
   @Override
+  public <T extends HasMetadata> T create(T object) {
+    check("create", object);
+    return delegate.create(object);
+  }
+
+  @Override
   public <T extends HasMetadata> T applyStatus(T desired) {
     check("apply-status", desired);
     return delegate.applyStatus(desired);

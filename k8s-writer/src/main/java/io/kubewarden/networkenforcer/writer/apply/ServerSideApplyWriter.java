@@ -26,6 +26,11 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   }
 
   @Override
+  public <T extends HasMetadata> T create(T object) {
+    return ResourceOperations.of(client, object).create();
+  }
+
+  @Override
   public <T extends HasMetadata> T applyStatus(T desired) {
     clearServerFields(desired);
     PatchContext ssa = new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.writer.promotion;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
@@ -59,7 +60,15 @@ public final class Promoter {
           Labels.PROMOTE, label);
       return;
     }
-    writer.apply(policyFrom(wnpp, mode.get()));
+    try {
+      // Create, never apply: a policy that exists already must not be overwritten by a proposal.
+      writer.create(policyFrom(wnpp, mode.get()));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      LOG.info("policy {}/{} exists already; proposal is a leftover", ns, name);
+    }
     deleteOwn(wnpp);
     meters.counter("network.enforcer.writer.promotions", "mode", mode.get().value()).increment();
     LOG.info("promoted proposal {}/{} to a policy in {} mode", ns, name, mode.get());

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalStatus;
 import io.kubewarden.networkenforcer.common.policy.Labels;
@@ -49,7 +50,17 @@ public final class ProposalApplier {
   }
 
   public Outcome apply(String key, ProposalSnapshot snapshot) {
-    Outcome outcome = snapshot == null ? delete(TargetKey.parse(key)) : upsert(snapshot);
+    Outcome outcome;
+    try {
+      outcome = snapshot == null ? delete(targetOfKey(key)) : upsert(snapshot);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 400 || e.getCode() == 422) {
+        // Retrying cannot help (the API server says the object is invalid): give it up, visibly.
+        throw new InvalidProposalException("the API server rejected proposal " + key + " (" + e.getCode() + "): "
+            + e.getMessage(), e);
+      }
+      throw e;
+    }
     meters.counter("network.enforcer.writer.proposals", "outcome", outcome.name().toLowerCase()).increment();
     return outcome;
   }
@@ -73,8 +84,18 @@ public final class ProposalApplier {
     return deleted ? Outcome.DELETED : Outcome.ALREADY_GONE;
   }
 
+  private static TargetKey targetOfKey(String key) {
+    try {
+      return TargetKey.parse(key);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidProposalException("tombstone key is not a target: " + e.getMessage(), e);
+    }
+  }
+
   private Outcome upsert(ProposalSnapshot snapshot) {
-    TargetKey target = snapshot.target();
+    TargetKey target = ClusterCache.targetOf(snapshot.namespace(), snapshot.spec()).orElseThrow(() ->
+        new InvalidProposalException("proposal " + snapshot.namespace() + "/" + snapshot.name()
+            + " has no complete spec.targetRef and spec.direction", null));
     if (cache.policyFor(target).isPresent()) {
       return Outcome.SKIPPED_POLICY_EXISTS;
     }
@@ -97,7 +118,16 @@ public final class ProposalApplier {
       WorkloadNetworkPolicyProposal withStatus = desired(snapshot, workload);
       withStatus.setSpec(null);
       withStatus.setStatus(status);
-      writer.applyStatus(withStatus);
+      try {
+        writer.applyStatus(withStatus);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        // Deleted between the two writes (by a person, or a reset): its evidence has no home now.
+        LOG.info("proposal {}/{} was deleted before its evidence was written", snapshot.namespace(), snapshot.name());
+        return Outcome.ALREADY_GONE;
+      }
       written = true;
     }
     return written ? Outcome.APPLIED : Outcome.UNCHANGED;

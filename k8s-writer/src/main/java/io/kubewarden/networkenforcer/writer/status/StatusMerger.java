@@ -5,13 +5,13 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
-import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -97,9 +97,11 @@ public final class StatusMerger {
     List<ViolationObservation> ordered = new ArrayList<>(observations);
     ordered.sort(Comparator.comparing(ViolationObservation::timestamp)); // stable: arrival order on ties
     List<ViolationRecord> records = s.getViolations();
+    Map<Signature, ViolationRecord> bySignature = new HashMap<>();
+    records.forEach(r -> bySignature.putIfAbsent(Signature.of(r), r));
     for (ViolationObservation o : ordered) {
       ViolationRecord incoming = o.toRecord();
-      ViolationRecord existing = findRepeat(records, incoming);
+      ViolationRecord existing = bySignature.get(Signature.of(incoming));
       if (existing != null) {
         if (Instant.parse(incoming.getTimestamp()).isAfter(Instant.parse(existing.getTimestamp()))) {
           existing.setTimestamp(incoming.getTimestamp());
@@ -109,18 +111,19 @@ public final class StatusMerger {
       } else {
         incoming.setId(s.getViolationCount());
         records.add(0, incoming);
+        bySignature.put(Signature.of(incoming), incoming);
       }
       s.setViolationCount(s.getViolationCount() + o.count());
     }
   }
 
-  private static ViolationRecord findRepeat(List<ViolationRecord> records, ViolationRecord incoming) {
-    for (ViolationRecord r : records) {
-      if (r.sameViolationAs(incoming)) {
-        return r;
-      }
+  /** Everything that makes two records the same violation ({@link ViolationRecord#sameViolationAs}). */
+  private record Signature(Object source, Object dest, Object protocol, int port, Object action, String policyNamespace,
+      String policyName) {
+    static Signature of(ViolationRecord r) {
+      return new Signature(r.getSource(), r.getDest(), r.getProtocol(), r.getDstPort(), r.getAction(),
+          r.getDenyingPolicyNamespace(), r.getDenyingPolicyName());
     }
-    return null;
   }
 
   private static int clearAllowed(WorkloadNetworkPolicyStatus s, Predicate<ViolationRecord> allowedNow) {
@@ -221,8 +224,24 @@ public final class StatusMerger {
     return out;
   }
 
+  /**
+   * A copy the merge may change: new lists and new records (their id and timestamp change). The
+   * endpoints, acknowledgements and conditions are never mutated, so they are shared. Missing
+   * lists become empty ones.
+   */
   private static WorkloadNetworkPolicyStatus copy(WorkloadNetworkPolicyStatus s) {
-    // A deep copy through JSON: the merge must never mutate the cached live object.
-    return Json.mapper().convertValue(s, WorkloadNetworkPolicyStatus.class);
+    WorkloadNetworkPolicyStatus c = new WorkloadNetworkPolicyStatus();
+    c.setObservedGeneration(s.getObservedGeneration());
+    c.setViolationCount(s.getViolationCount());
+    c.setActiveViolationCount(s.getActiveViolationCount());
+    List<ViolationRecord> records = new ArrayList<>();
+    if (s.getViolations() != null) {
+      s.getViolations().forEach(r -> records.add(r.copy()));
+    }
+    c.setViolations(records);
+    c.setAcknowledgedViolations(s.getAcknowledgedViolations() == null ? new ArrayList<>()
+        : new ArrayList<>(s.getAcknowledgedViolations()));
+    c.setConditions(s.getConditions() == null ? new ArrayList<>() : new ArrayList<>(s.getConditions()));
+    return c;
   }
 }

@@ -111,6 +111,15 @@ public final class StatusSync {
             LOG.debug("status of {} changed under us (attempt {}); reading it again", key, attempt);
             continue;
           }
+          if (e.getCode() == HttpURLConnection.HTTP_BAD_REQUEST || e.getCode() == 422) {
+            // The API server will never take this status: do not pin the partition on it forever.
+            meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
+                .increment(observations.size());
+            LOG.error("the API server rejects the status of {} ({}); {} observations dropped: {}", key, e.getCode(),
+                observations.size(), e.getMessage());
+            onWritten.run();
+            return;
+          }
           throw e;
         }
         meters.counter("network.enforcer.writer.status.writes").increment();

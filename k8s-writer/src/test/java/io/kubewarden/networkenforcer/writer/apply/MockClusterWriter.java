@@ -90,6 +90,12 @@ public final class MockClusterWriter implements ClusterWriter {
   }
 
   @Override
+  public <T extends HasMetadata> T create(T object) {
+    record("create", object);
+    return ResourceOperations.of(client, object).create();
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public <T extends HasMetadata> T applyStatus(T desired) {
     record("apply-status", desired);

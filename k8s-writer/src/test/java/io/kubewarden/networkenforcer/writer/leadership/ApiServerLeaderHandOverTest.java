@@ -11,9 +11,9 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.writer.ChartedApiServer;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.KafkaTopics;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
@@ -40,6 +40,8 @@ import org.junit.jupiter.api.Test;
  */
 class ApiServerLeaderHandOverTest {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
+
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String PREFIX = "handover.";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
@@ -51,7 +53,7 @@ class ApiServerLeaderHandOverTest {
   @BeforeAll
   static void start() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
-    cluster = ChartedApiServer.start();
+    cluster = ChartedApiServer.start(NS);
     KafkaTopics.create(broker.bootstrapServers(), TOPICS, 1);
   }
 
@@ -103,6 +105,13 @@ class ApiServerLeaderHandOverTest {
       next.proxy.cut();
       produceProposal("gamma");
       await("the partitioned leader steps down").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+          .conditionEvaluationListener(condition -> {
+            if (!condition.isSatisfied() && condition.getElapsedTimeInMS() > 10_000) {
+              Lease lease = lease();
+              LOG.warn("{} still leads {} ms after its partition; Lease holder {} renewed {}", next.identity,
+                  condition.getElapsedTimeInMS(), lease.getSpec().getHolderIdentity(), lease.getSpec().getRenewTime());
+            }
+          })
           .until(() -> leaderOf(b, c) != next);
       await("the last writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(100))
           .until(() -> leaderOf(b, c) == last);

@@ -69,7 +69,7 @@ class PromoterTest {
     assertThat(wnp.getMetadata().getLabels()).containsEntry(Labels.PROMOTED_FROM, "deployment-api-ingress");
     assertThat(proposal()).isNull();
     assertThat(ownDeletes.consume(NS, "deployment-api-ingress")).as("our delete, not a person's").isTrue();
-    assertThat(writer.calls()).extracting(MockClusterWriter.Call::operation).containsExactly("apply", "delete");
+    assertThat(writer.calls()).extracting(MockClusterWriter.Call::operation).containsExactly("create", "delete");
   }
 
   @Test
@@ -88,6 +88,25 @@ class PromoterTest {
     assertThat(policy()).isNull();
     assertThat(proposal()).isNotNull();
     assertThat(meters.counter("network.enforcer.writer.promotions.invalid.label").count()).isEqualTo(1);
+  }
+
+  @Test
+  void aPolicyTheCacheDoesNotKnowYetIsNeverOverwritten() {
+    WorkloadNetworkPolicy existing = Fixtures.wnp("api", "db", Mode.monitor);
+    existing.getMetadata().setLabels(Map.of("owner", "a-person"));
+    client.resource(existing).create();
+    WorkloadNetworkPolicyProposal p = client.resource(Fixtures.wnpp("api", "web", Map.of(Labels.PROMOTE, "protect")))
+        .create();
+    // Promote straight away, as if the policy informer had not delivered the policy yet.
+    var notStarted = client.resources(WorkloadNetworkPolicy.class).inAnyNamespace().runnableInformer(0);
+    notStarted.addIndexers(io.kubewarden.networkenforcer.writer.ClusterCache.targetIndex());
+    new Promoter(new io.kubewarden.networkenforcer.writer.ClusterCache(notStarted,
+        client.resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(0)), writer,
+        ownDeletes, meters).reconcile(p);
+
+    assertThat(policy().getSpec().getMode()).isEqualTo(Mode.monitor);
+    assertThat(policy().getSpec().getKubernetes()).isEqualTo(Fixtures.ingressFrom("api", "db"));
+    assertThat(proposal()).as("the proposal was a leftover").isNull();
   }
 
   @Test

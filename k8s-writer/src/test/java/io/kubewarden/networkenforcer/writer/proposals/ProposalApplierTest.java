@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.writer.proposals;
 
 import static io.kubewarden.networkenforcer.writer.Fixtures.NS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -114,5 +115,15 @@ class ProposalApplierTest {
     assertThat(applier.apply(snapshot.target().key(), null)).isEqualTo(Outcome.DELETED);
     assertThat(live()).isNull();
     assertThat(ownDeletes.consume(NS, "deployment-api-ingress")).isTrue();
+  }
+
+  @Test
+  void aRecordThatCanNeverBeAppliedIsRejectedNotRetried() {
+    ProposalSnapshot snapshot = Fixtures.proposal("api", "web");
+    snapshot.spec().setTargetRef(null);
+    assertThatThrownBy(() -> applier.apply("shop/Deployment/api/Ingress", snapshot))
+        .isInstanceOf(InvalidProposalException.class).hasMessageContaining("targetRef");
+    assertThatThrownBy(() -> applier.apply("not-a-target", null)).isInstanceOf(InvalidProposalException.class);
+    assertThat(writer.calls()).isEmpty();
   }
 }

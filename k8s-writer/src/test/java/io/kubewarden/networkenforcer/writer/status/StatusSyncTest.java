@@ -122,6 +122,20 @@ class StatusSyncTest {
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }
 
+  @Test
+  void aStatusTheApiServerRejectsIsDroppedAndCountedInsteadOfPinningTheOffset() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    MockClusterWriter writer = new MockClusterWriter(client);
+    writer.failWith(new KubernetesClientException("status.violations: Invalid value", 422, null));
+    ViolationBuffer buffer = new ViolationBuffer();
+    buffer.add(P0, 0, violation("api", "batch", 9090, T));
+
+    assertThat(sync(writer).syncAll(buffer)).isTrue();
+    assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
+        .isEqualTo(1);
+    assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
+  }
+
   /** Forwards every call; tests override the one they disturb. */
   static class Delegating implements ClusterWriter {
     final ClusterWriter d;
@@ -132,6 +146,8 @@ class StatusSyncTest {
 
     @Override
     public <T extends HasMetadata> T apply(T o) { return d.apply(o); }
+    @Override
+    public <T extends HasMetadata> T create(T o) { return d.create(o); }
     @Override
     public <T extends HasMetadata> T applyStatus(T o) { return d.applyStatus(o); }
     @Override

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer;
+package io.kubewarden.networkenforcer.common.testing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -6,11 +6,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.function.UnaryOperator;
-import io.kubewarden.networkenforcer.common.testing.ChartTemplates;
-import io.kubewarden.networkenforcer.common.testing.IstioCrds;
-import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
-import io.kubewarden.networkenforcer.common.testing.LoopbackProxy;
-import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
 import java.time.Duration;
 import java.util.List;
 
@@ -36,13 +31,14 @@ public final class ChartedApiServer implements AutoCloseable {
     this.api = api;
   }
 
-  public static ChartedApiServer start() {
+  /** Also creates the namespace the workloads under test live in. */
+  public static ChartedApiServer start(String workloadNamespace) {
     KubeApiServer api = KubeApiServer.builder().start();
     try {
       KubernetesClient admin = api.client();
       ProjectCrds.install(admin, SETUP);
       IstioCrds.installAuthorizationPolicy(admin, SETUP);
-      for (String namespace : List.of(RELEASE_NAMESPACE, "calico-system", Fixtures.NS)) {
+      for (String namespace : List.of(RELEASE_NAMESPACE, "calico-system", workloadNamespace)) {
         admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
             .build()).create();
       }
