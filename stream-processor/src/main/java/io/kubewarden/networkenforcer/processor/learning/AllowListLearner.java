@@ -31,9 +31,11 @@ public final class AllowListLearner {
 
   /**
    * The new state; {@code allowListChanged} when a peer, a port or the own selector is new (a new
-   * proposal must be emitted), otherwise only evidence moved.
+   * proposal must be emitted), otherwise {@code state} is the current one and only evidence moves.
+   * The flow's evidence belongs to {@code peerKey}/{@code portKey}.
    */
-  public record Learned(LearnedAllowList state, boolean allowListChanged) implements Outcome {}
+  public record Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey)
+      implements Outcome {}
 
   private final Backend backend;
 
@@ -85,26 +87,23 @@ public final class AllowListLearner {
 
   private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, String peerKey, String peerNamespace,
       LabelSelector peerSelector, FlowRecord flow) {
-    boolean changed = current == null || !Objects.equals(current.ownSelector(), ownSelector);
+    LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
+    String portKey = port.key();
+    // The hot path: a known port of a known peer changes nothing and copies nothing.
+    if (current != null && Objects.equals(current.ownSelector(), ownSelector)) {
+      LearnedPeer known = current.peers().get(peerKey);
+      if (known != null && Objects.equals(known.namespace(), peerNamespace)
+          && Objects.equals(known.selector(), peerSelector) && known.ports().containsKey(portKey)) {
+        return new Learned(current, false, peerKey, portKey);
+      }
+    }
     SortedMap<String, LearnedPeer> peers = current == null ? new TreeMap<>() : new TreeMap<>(current.peers());
     LearnedPeer peer = peers.get(peerKey);
-    if (peer == null || !Objects.equals(peer.namespace(), peerNamespace)
-        || !Objects.equals(peer.selector(), peerSelector)) {
-      // New peer, or the peer workload was recreated with another selector: the rule changes.
-      peer = new LearnedPeer(peerNamespace, peerSelector, peer == null ? null : peer.ports());
-      changed = true;
-    }
-    SortedMap<String, PortStats> ports = new TreeMap<>(peer.ports());
-    String portKey = PortStats.key(flow.protocol(), flow.dstPort());
-    PortStats stats = ports.get(portKey);
-    if (stats == null) {
-      ports.put(portKey, PortStats.first(flow.protocol(), flow.dstPort(), flow.time(), flow.count()));
-      changed = true;
-    } else {
-      ports.put(portKey, stats.observed(flow.time(), flow.count()));
-    }
+    // New peer, or the peer workload was recreated with another selector: the rule changes.
+    SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
+    ports.put(portKey, port);
     peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports));
     boolean dirty = current != null && current.evidenceDirty();
-    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty), changed);
+    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty), true, peerKey, portKey);
   }
 }

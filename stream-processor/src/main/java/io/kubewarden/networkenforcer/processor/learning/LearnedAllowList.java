@@ -2,12 +2,13 @@ package io.kubewarden.networkenforcer.processor.learning;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
-import java.time.Instant;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * What a target has learned so far: the value of the learned allow-lists store.
+ * What a target has learned so far, without the evidence (kept per port in the evidence store):
+ * the value of the learned allow-lists store. It changes only when the allow-list does, or when
+ * evidence turns dirty or is flushed.
  *
  * @param ownSelector the target workload's {@code spec.selector} (podSelector / istio selector)
  * @param peers keyed by peer workload {@code ns/Kind/name} (Kubernetes) or principal (Istio), so the
@@ -24,18 +25,5 @@ public record LearnedAllowList(Backend backend, LabelSelector ownSelector, Sorte
 
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
     return new LearnedAllowList(backend, ownSelector, peers, dirty);
-  }
-
-  /** The latest flow time in the allow-list: the snapshot's {@code updatedAt}, deterministic. */
-  public Instant lastSeen() {
-    Instant last = null;
-    for (LearnedPeer peer : peers.values()) {
-      for (PortStats port : peer.ports().values()) {
-        if (last == null || port.lastSeen().isAfter(last)) {
-          last = port.lastSeen();
-        }
-      }
-    }
-    return last;
   }
 }

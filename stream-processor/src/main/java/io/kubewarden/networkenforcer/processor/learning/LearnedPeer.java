@@ -8,9 +8,9 @@ import java.util.TreeMap;
  * One learned peer and its ports. Kubernetes: the peer workload's namespace and {@code spec.selector};
  * Istio: only the principal (the map key), namespace and selector stay null.
  *
- * @param ports keyed by {@link PortStats#key}, so iteration is in protocol, port order
+ * @param ports keyed by {@link LearnedPort#key}, so iteration is in protocol, port order
  */
-public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, PortStats> ports) {
+public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports) {
 
   public LearnedPeer {
     ports = ports == null ? new TreeMap<>() : new TreeMap<>(ports);

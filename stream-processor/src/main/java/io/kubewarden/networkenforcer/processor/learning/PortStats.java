@@ -4,8 +4,9 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import java.time.Instant;
 
 /**
- * What was observed on one port of one peer. First and last seen are the earliest and latest flow
- * times, not arrival order, so the same flows in any order give the same figures.
+ * What was observed on one port of one peer of one target: the value of the evidence store. First
+ * and last seen are the earliest and latest flow times, not arrival order, so the same flows in
+ * any order give the same figures.
  */
 public record PortStats(Protocol protocol, int port, Instant firstSeen, Instant lastSeen, long count) {
 
@@ -16,10 +17,5 @@ public record PortStats(Protocol protocol, int port, Instant firstSeen, Instant 
   public PortStats observed(Instant time, long n) {
     return new PortStats(protocol, port, time.isBefore(firstSeen) ? time : firstSeen,
         time.isAfter(lastSeen) ? time : lastSeen, count + n);
-  }
-
-  /** Sort key: protocol, then port number (zero-padded so text order is numeric order). */
-  public static String key(Protocol protocol, int port) {
-    return protocol.name() + "/" + String.format("%05d", port);
   }
 }

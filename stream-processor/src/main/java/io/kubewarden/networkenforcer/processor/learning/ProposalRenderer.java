@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,13 @@ public final class ProposalRenderer {
 
   private ProposalRenderer() {}
 
-  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state) {
+  /** Where the renderer finds the evidence of one port of one peer (null when there is none). */
+  @FunctionalInterface
+  public interface EvidenceLookup {
+    PortStats find(String peerKey, String portKey);
+  }
+
+  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state, EvidenceLookup evidence) {
     WorkloadNetworkPolicyProposalSpec spec = new WorkloadNetworkPolicyProposalSpec();
     spec.setBackend(state.backend());
     spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
@@ -44,7 +51,25 @@ public final class ProposalRenderer {
     } else {
       spec.setKubernetes(kubernetes(target.direction(), state));
     }
-    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, evidence(state), state.lastSeen());
+    List<RuleEvidence> rules = new ArrayList<>();
+    Instant lastSeen = null;
+    int index = 0;
+    for (Map.Entry<String, LearnedPeer> peer : state.peers().entrySet()) {
+      List<PortEvidence> ports = new ArrayList<>();
+      for (Map.Entry<String, LearnedPort> port : peer.getValue().ports().entrySet()) {
+        PortStats stats = evidence.find(peer.getKey(), port.getKey());
+        if (stats == null) {
+          continue;
+        }
+        ports.add(new PortEvidence(stats.protocol().name(), Integer.toString(stats.port()),
+            DateTimeFormatter.ISO_INSTANT.format(stats.firstSeen()),
+            DateTimeFormatter.ISO_INSTANT.format(stats.lastSeen()), stats.count()));
+        lastSeen = lastSeen == null || stats.lastSeen().isAfter(lastSeen) ? stats.lastSeen() : lastSeen;
+      }
+      rules.add(new RuleEvidence(index++, peer.getKey(), ports));
+    }
+    // updatedAt is the latest flow time, not the wall clock: equal inputs give equal bytes.
+    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen);
   }
 
   private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(Direction direction,
@@ -59,7 +84,7 @@ public final class ProposalRenderer {
           .withPodSelector(copy(peer.selector()))
           .build();
       List<NetworkPolicyPort> ports = new ArrayList<>();
-      for (PortStats p : peer.ports().values()) {
+      for (LearnedPort p : peer.ports().values()) {
         ports.add(new NetworkPolicyPortBuilder().withProtocol(p.protocol().name())
             .withPort(new IntOrString(p.port())).build());
       }
@@ -76,27 +101,12 @@ public final class ProposalRenderer {
     List<IstioPolicy.Rule> rules = new ArrayList<>();
     state.peers().forEach((principal, peer) -> {
       List<String> ports = new ArrayList<>();
-      for (PortStats p : peer.ports().values()) {
+      for (LearnedPort p : peer.ports().values()) {
         ports.add(Integer.toString(p.port()));
       }
       rules.add(IstioPolicy.Rule.of(List.of(principal), ports));
     });
     return new IstioPolicy(copy(state.ownSelector()), rules);
-  }
-
-  private static List<RuleEvidence> evidence(LearnedAllowList state) {
-    List<RuleEvidence> rules = new ArrayList<>();
-    int index = 0;
-    for (Map.Entry<String, LearnedPeer> e : state.peers().entrySet()) {
-      List<PortEvidence> ports = new ArrayList<>();
-      for (PortStats p : e.getValue().ports().values()) {
-        ports.add(new PortEvidence(p.protocol().name(), Integer.toString(p.port()),
-            DateTimeFormatter.ISO_INSTANT.format(p.firstSeen()), DateTimeFormatter.ISO_INSTANT.format(p.lastSeen()),
-            p.count()));
-      }
-      rules.add(new RuleEvidence(index++, e.getKey(), ports));
-    }
-    return rules;
   }
 
   private static LabelSelector copy(LabelSelector selector) {

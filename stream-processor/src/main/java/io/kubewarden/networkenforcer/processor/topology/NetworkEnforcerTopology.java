@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.processor.decoding.Decoded;
 import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
+import io.kubewarden.networkenforcer.processor.learning.PortStats;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.observation.ObservationMapper;
@@ -70,6 +71,8 @@ public final class NetworkEnforcerTopology {
     StreamsBuilder builder = new StreamsBuilder();
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED), Serdes.String(),
         new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
+    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE), Serdes.String(),
+        new JsonSerde<>(PortStats.class)).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
         new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
     String deadLetter = topics.deadLetter().name();
@@ -104,7 +107,8 @@ public final class NetworkEnforcerTopology {
         .merge(control, Named.as("merge-control"))
         .merge(reattributed, Named.as("merge-reattributed"))
         .process(() -> new TargetProcessor(config.evidenceFlushInterval(), new AllowListLearner(config.backend()),
-            metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.POLICIES)
+            metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
+            StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
         .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))

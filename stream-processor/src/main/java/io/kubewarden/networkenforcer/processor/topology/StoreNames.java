@@ -4,6 +4,8 @@ package io.kubewarden.networkenforcer.processor.topology;
 public final class StoreNames {
   /** Learned allow-lists, keyed by target. */
   public static final String LEARNED = "learned-allow-lists";
+  /** Evidence per target, peer and port, keyed by {@code EvidenceKey}. */
+  public static final String EVIDENCE = "learned-evidence";
   /** Known policies, keyed by target. */
   public static final String POLICIES = "known-policies";
 

@@ -7,8 +7,11 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
+import io.kubewarden.networkenforcer.processor.learning.EvidenceKey;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
+import io.kubewarden.networkenforcer.processor.learning.PortStats;
 import io.kubewarden.networkenforcer.processor.learning.ProposalRenderer;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
@@ -28,9 +31,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one stateful step: every event of a target meets the target's learned allow-list and its
- * policy here (both stores are local because observations, policies and control are co-partitioned
- * by target key).
+ * The one stateful step: every event of a target meets the target's learned allow-list, its
+ * evidence and its policy here (the stores are local because observations, policies and control
+ * are co-partitioned by target key).
  *
  * <ul>
  *   <li>No policy: forwarded flows are learned; a proposal is emitted only when the allow-list
@@ -43,6 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TargetProcessor implements Processor<String, TargetEvent, String, TargetOutput> {
   private static final Logger LOG = LoggerFactory.getLogger(TargetProcessor.class);
+  private static final int CACHE_ENTRIES = 10_000;
 
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
@@ -50,8 +54,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final ProcessorMetrics metrics;
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
+  /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
+  private final DeserializedCache<LearnedAllowList> allowLists = new DeserializedCache<>(CACHE_ENTRIES);
+  /** Policies of recently seen targets, so a flow does not decode the whole policy. */
+  private final DeserializedCache<PolicySnapshot> knownPolicies = new DeserializedCache<>(CACHE_ENTRIES);
   private ProcessorContext<String, TargetOutput> context;
   private KeyValueStore<String, LearnedAllowList> learned;
+  private KeyValueStore<String, PortStats> evidence;
   private KeyValueStore<String, PolicySnapshot> policies;
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
@@ -65,7 +74,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   public void init(ProcessorContext<String, TargetOutput> context) {
     this.context = context;
     this.learned = context.getStateStore(StoreNames.LEARNED);
+    this.evidence = context.getStateStore(StoreNames.EVIDENCE);
     this.policies = context.getStateStore(StoreNames.POLICIES);
+    allowLists.clear();
+    knownPolicies.clear();
+    dirty.clear();
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
@@ -91,23 +104,66 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void policyChanged(String key, PolicySnapshot policy) {
+    knownPolicies.put(key, policy);
     if (policy == null) {
       policies.delete(key);
       LOG.info("policy of {} deleted: the next flow starts a new proposal", key);
       return;
     }
     policies.put(key, policy);
-    if (learned.delete(key) != null) {
+    if (forget(key)) {
       LOG.info("policy {}/{} exists for {}: learned state cleared, learning stopped", policy.namespace(),
           policy.name(), key);
     }
+  }
+
+  /** Deletes the learned allow-list of a target and its evidence; true when there was one. */
+  private boolean forget(String key) {
+    LearnedAllowList state = allowList(key);
     dirty.remove(key);
+    allowLists.remove(key);
+    if (state == null) {
+      return false;
+    }
+    state.peers().forEach((peerKey, peer) -> peer.ports().keySet()
+        .forEach(portKey -> evidence.delete(EvidenceKey.of(key, peerKey, portKey))));
+    learned.delete(key);
+    return true;
+  }
+
+  private PolicySnapshot policy(String key) {
+    PolicySnapshot policy = knownPolicies.get(key);
+    if (policy == null) {
+      policy = policies.get(key);
+      knownPolicies.put(key, policy);
+    }
+    return policy;
+  }
+
+  private LearnedAllowList allowList(String key) {
+    LearnedAllowList state = allowLists.get(key);
+    if (state == null) {
+      state = learned.get(key);
+      if (state != null) {
+        allowLists.put(key, state);
+      }
+    }
+    return state;
+  }
+
+  private void store(String key, LearnedAllowList state) {
+    learned.put(key, state);
+    allowLists.put(key, state);
+  }
+
+  private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state) {
+    return ProposalRenderer.render(target, state,
+        (peerKey, portKey) -> evidence.get(EvidenceKey.of(key, peerKey, portKey)));
   }
 
   private void command(Record<String, TargetEvent> record, ControlCommand command) {
     if (command.type() == ControlCommand.Type.RESET_LEARNING) {
-      learned.delete(record.key());
-      dirty.remove(record.key());
+      forget(record.key());
       metrics.proposalReset();
       LOG.info("learning of {} reset ({})", record.key(), command.reason());
       context.forward(new Record<>(record.key(), new TargetOutput.Proposal(null), record.timestamp()));
@@ -116,7 +172,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
     FlowRecord flow = observation.flow();
-    PolicySnapshot policy = policies.get(record.key());
+    PolicySnapshot policy = policy(record.key());
     if (flow.verdict() == Verdict.FORWARDED) {
       if (policy == null) {
         learn(record, target, flow);
@@ -138,22 +194,28 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void learn(Record<String, TargetEvent> record, TargetKey target, FlowRecord flow) {
-    AllowListLearner.Outcome outcome = learner.learn(learned.get(record.key()), target, flow);
+    String key = record.key();
+    AllowListLearner.Outcome outcome = learner.learn(allowList(key), target, flow);
     if (outcome instanceof AllowListLearner.Skipped skipped) {
       metrics.learningSkipped(skipped.reason());
       return;
     }
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
+    String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
+    PortStats stats = evidence.get(evidenceKey);
+    evidence.put(evidenceKey, stats == null
+        ? PortStats.first(flow.protocol(), flow.dstPort(), flow.time(), flow.count())
+        : stats.observed(flow.time(), flow.count()));
     if (result.allowListChanged()) {
       LearnedAllowList state = result.state().withEvidenceDirty(false);
-      learned.put(record.key(), state);
-      dirty.remove(record.key());
+      store(key, state);
+      dirty.remove(key);
       metrics.proposalEmitted();
-      context.forward(new Record<>(record.key(), new TargetOutput.Proposal(ProposalRenderer.render(target, state)),
-          record.timestamp()));
-    } else {
-      learned.put(record.key(), result.state().withEvidenceDirty(true));
-      dirty.add(record.key());
+      context.forward(new Record<>(key, new TargetOutput.Proposal(render(key, target, state)), record.timestamp()));
+    } else if (!result.state().evidenceDirty()) {
+      // Written once per flush interval, not per flow: later flows find it dirty already.
+      store(key, result.state().withEvidenceDirty(true));
+      dirty.add(key);
     }
   }
 
@@ -167,15 +229,14 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   /** Publishes the evidence of every target whose evidence changed since its last snapshot. */
   private void flushEvidence(long now) {
     for (String key : new ArrayList<>(dirty)) {
-      LearnedAllowList state = learned.get(key);
+      LearnedAllowList state = allowList(key);
       if (state == null || !state.evidenceDirty()) {
         continue;
       }
       LearnedAllowList clean = state.withEvidenceDirty(false);
-      learned.put(key, clean);
+      store(key, clean);
       metrics.evidenceFlushed();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(ProposalRenderer.render(TargetKey.parse(key),
-          clean)), now));
+      context.forward(new Record<>(key, new TargetOutput.Proposal(render(key, TargetKey.parse(key), clean)), now));
     }
     dirty.clear();
   }

@@ -48,6 +48,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -79,7 +80,8 @@ abstract class AbstractProcessorIntegrationTest {
   void flowsInProposalsAndViolationsOutWithExactlyOnce(@TempDir Path stateDir) {
     ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
     Topics topics = config.topics();
-    try (var app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+    StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+    try (app;
         var producer = producer();
         var proposals = consumer(topics.proposals().name());
         var violations = consumer(topics.violations().name());
@@ -133,6 +135,32 @@ abstract class AbstractProcessorIntegrationTest {
       assertThat(v.dstPort()).isEqualTo(9999);
       assertThat(v.source().getOwnerName()).isEqualTo("http-client");
       assertThat(v.dest().getOwnerName()).isEqualTo("http-server");
+    }
+    assertThat(app.isReady()).isFalse();
+    assertThat(app.state()).isEqualTo(KafkaStreams.State.NOT_RUNNING);
+    assertThat(app.fatalError()).isNull();
+
+    // A new instance on an empty state directory restores what was learned from the changelogs:
+    // one more flow on a known port only moves evidence (6 + 1), it starts nothing afresh.
+    ProcessorConfig restarted = config.toBuilder().stateDir(stateDir.resolve("restarted")).build();
+    try (var again = new StreamProcessorApp(restarted, new SimpleMeterRegistry()).start();
+        var producer = producer();
+        var proposals = consumer(topics.proposals().name())) {
+      await().atMost(DEADLINE).until(again::isReady);
+      FlowRecord known = BasicFixture.forwarded(Provider.calico, Instant.parse("2026-08-03T16:00:00Z"), CLIENT, SERVER,
+          Protocol.TCP, 18080, 1, Reporter.SOURCE);
+      send(producer, topics.flows().name(), known.partitionKey(),
+          topics.flows().valueSerde().serializer().serialize(topics.flows().name(), known));
+      Map<String, ProposalSnapshot> latest = new HashMap<>();
+      await().atMost(DEADLINE).untilAsserted(() -> {
+        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
+        }
+        assertThat(latest.get(SERVER_INGRESS)).isNotNull();
+        assertThat(latest.get(SERVER_INGRESS).evidence().get(0).getPorts()).extracting(p -> p.getCount())
+            .containsExactly(7L, 6L);
+      });
+      assertThat(latest.get(SERVER_INGRESS).spec().getKubernetes().getIngress()).hasSize(1);
     }
   }
 
