@@ -16,7 +16,7 @@ import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.InformerClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpGrpcReceiver;
 import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpHttpReceiver;
@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class IngestService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
+  private static final Duration CERT_RELOAD_CHECK = Duration.ofMinutes(1);
 
   private final IngestConfig config;
   private final KafkaSettings kafka;
@@ -109,13 +110,13 @@ public final class IngestService implements AutoCloseable {
   private void startOtlp(TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake, Clock clock)
       throws IOException {
     var istio = config.istio();
-    TlsMaterial material = istio.tls().isInsecure() ? null : tls.load(istio.tls());
+    // Validation made sure a TLS receiver has a certificate directory; renewals are picked up.
+    ServerTls serverTls = istio.tls().isInsecure() ? null
+        : ServerTls.fromDirectory(istio.tls().certDir(), istio.requireClientCertificate(), CERT_RELOAD_CHECK);
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
-    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), material, istio.requireClientCertificate(), ingestor)
-        .start());
+    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, ingestor).start());
     if (istio.httpPort() > 0) {
-      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), material, istio.requireClientCertificate(), ingestor)
-          .start());
+      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, ingestor).start());
     }
     LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}", otlpGrpc.port(),
         otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe());

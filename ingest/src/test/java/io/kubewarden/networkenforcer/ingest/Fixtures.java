@@ -6,8 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The shared fixtures ({@code shared/fixtures/basic}): found by walking up from the working
- * directory, so they are found in a worktree, in the main checkout and in CI alike.
+ * The basic fixtures: the repository's own copy in {@code samples/basic} (the same files as the
+ * team's {@code shared/fixtures/basic}), found by walking up from the working directory so a
+ * clean clone needs nothing beside it. {@code NE_FIXTURES_DIR} points at another fixtures folder.
  */
 public final class Fixtures {
   private Fixtures() {}
@@ -18,12 +19,14 @@ public final class Fixtures {
       return Path.of(override, "basic");
     }
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      Path candidate = dir.resolve("shared/fixtures/basic");
-      if (Files.isDirectory(candidate)) {
-        return candidate;
+      for (String relative : new String[] {"samples/basic", "shared/fixtures/basic"}) {
+        Path candidate = dir.resolve(relative);
+        if (Files.isRegularFile(candidate.resolve("cluster-state.json"))) {
+          return candidate;
+        }
       }
     }
-    throw new IllegalStateException("shared/fixtures/basic not found above " + Path.of("").toAbsolutePath()
+    throw new IllegalStateException("samples/basic (or shared/fixtures/basic) not found above " + Path.of("").toAbsolutePath()
         + "; set NE_FIXTURES_DIR to the fixtures folder");
   }
 

@@ -39,6 +39,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -76,10 +77,12 @@ final class LeaderSession {
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
   private final BooleanSupplier leading;
+  private final AtomicInteger buffered;
 
   LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
-      MeterRegistry meters, Clock clock, BooleanSupplier leading) {
+      MeterRegistry meters, Clock clock, BooleanSupplier leading, AtomicInteger buffered) {
     this.leading = leading;
+    this.buffered = buffered;
     this.client = client;
     this.config = config;
     this.writer = writer;
@@ -213,7 +216,7 @@ final class LeaderSession {
         clock);
     violationConsumer = new ViolationConsumer(new KafkaConsumer<>(consumerConfig("violations"),
         new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), sync, events, deadLetters,
-        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock);
+        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,7 @@ public final class WriterService implements AutoCloseable {
   /** Sessions start and stop on their own thread, never on the election's. */
   private final ExecutorService lifecycle;
   private LeaderSession session;
+  private final AtomicInteger buffered;
   private boolean closed;
 
   /** The production wiring: server-side apply and the configured telemetry export. */
@@ -67,6 +69,7 @@ public final class WriterService implements AutoCloseable {
         });
     this.guardedWriter = new LeaderGuardedWriter(writer, election::isLeader, meters);
     meters.gauge("network.enforcer.writer.leader", election, e -> e.isLeader() ? 1 : 0);
+    this.buffered = meters.gauge("network.enforcer.writer.violations.buffered", new AtomicInteger());
   }
 
   private void onLifecycle(Runnable r) {
@@ -91,7 +94,7 @@ public final class WriterService implements AutoCloseable {
     if (!election.isLeader() || session != null) {
       return;
     }
-    LeaderSession s = new LeaderSession(client, config, guardedWriter, events, meters, clock, election::isLeader);
+    LeaderSession s = new LeaderSession(client, config, guardedWriter, events, meters, clock, election::isLeader, buffered);
     session = s;
     try {
       s.start();

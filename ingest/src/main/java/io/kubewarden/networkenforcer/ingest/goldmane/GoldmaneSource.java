@@ -35,13 +35,14 @@ public final class GoldmaneSource implements AutoCloseable {
       .setResponseMarshaller(RawBytes.INSTANCE)
       .build();
 
-  /** From now on (start_time_gte 0), allowed and denied flows only. */
-  static final FlowStreamRequest REQUEST = FlowStreamRequest.newBuilder().setStartTimeGte(0)
-      .setFilter(Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny)).build();
+  /** Allowed and denied flows only. */
+  private static final Filter ACTIONS = Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny).build();
 
   private final ReconnectingStream<FlowStreamRequest> stream;
   private final GoldmaneFlowParser parser;
   private final FlowIntake intake;
+  /** Start of the newest 15 s bucket seen: a resumed stream asks for the buckets after it. */
+  private volatile long lastBucketStart;
 
   public GoldmaneSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
       Clock clock) {
@@ -54,7 +55,7 @@ public final class GoldmaneSource implements AutoCloseable {
     LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
-        STREAM, REQUEST, this::handle,
+        STREAM, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
   }
 
@@ -68,6 +69,12 @@ public final class GoldmaneSource implements AutoCloseable {
 
   public long connects() {
     return stream.connects();
+  }
+
+  /** From now (start_time_gte 0); after a break, from the bucket after the last one seen. */
+  FlowStreamRequest request() {
+    long last = lastBucketStart;
+    return FlowStreamRequest.newBuilder().setStartTimeGte(last > 0 ? last + 1 : 0).setFilter(ACTIONS).build();
   }
 
   void handle(byte[] message) {
@@ -84,6 +91,9 @@ public final class GoldmaneSource implements AutoCloseable {
     } catch (RuntimeException e) {
       intake.invalid(SOURCE, "cannot read flow: " + e.getMessage(), message, e);
       return;
+    }
+    if (result.hasFlow() && result.getFlow().getStartTime() > lastBucketStart) {
+      lastBucketStart = result.getFlow().getStartTime();
     }
     intake.accept(SOURCE, outcome);
   }

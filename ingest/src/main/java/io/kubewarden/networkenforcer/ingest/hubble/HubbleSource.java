@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Timestamp;
+import com.google.protobuf.util.Timestamps;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.kubewarden.networkenforcer.ingest.ParseOutcome;
@@ -36,6 +38,8 @@ public final class HubbleSource implements AutoCloseable {
   private final ReconnectingStream<GetFlowsRequest> stream;
   private final HubbleFlowParser parser;
   private final FlowIntake intake;
+  /** The time of the newest flow seen: a resumed stream asks Relay for flows since then. */
+  private volatile Timestamp lastFlowTime;
 
   public HubbleSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
       Clock clock) {
@@ -44,7 +48,7 @@ public final class HubbleSource implements AutoCloseable {
     LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
-        GET_FLOWS, GetFlowsRequest.newBuilder().setFollow(true).build(), this::handle,
+        GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
   }
 
@@ -58,6 +62,19 @@ public final class HubbleSource implements AutoCloseable {
 
   public long connects() {
     return stream.connects();
+  }
+
+  /**
+   * Follow from now; after a break, from the last flow seen, so nothing in Relay's buffer is
+   * missed. The flows seen twice that way are dropped as duplicate reports by the parser.
+   */
+  GetFlowsRequest request() {
+    GetFlowsRequest.Builder b = GetFlowsRequest.newBuilder().setFollow(true);
+    Timestamp since = lastFlowTime;
+    if (since != null) {
+      b.setSince(since);
+    }
+    return b.build();
   }
 
   void handle(byte[] message) {
@@ -74,6 +91,13 @@ public final class HubbleSource implements AutoCloseable {
     } catch (RuntimeException e) {
       intake.invalid(SOURCE, "cannot read flow: " + e.getMessage(), message, e);
       return;
+    }
+    if (response.hasFlow() && response.getFlow().hasTime()) {
+      Timestamp t = response.getFlow().getTime();
+      Timestamp last = lastFlowTime;
+      if (last == null || Timestamps.compare(t, last) > 0) {
+        lastFlowTime = t;
+      }
     }
     intake.accept(SOURCE, outcome);
   }

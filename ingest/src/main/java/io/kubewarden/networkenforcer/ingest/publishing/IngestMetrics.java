@@ -26,19 +26,8 @@ public final class IngestMetrics {
     registry.counter("network.enforcer.ingest.flows.dropped", "source", source, "reason", reason.tag()).increment();
   }
 
-  public double droppedCount(String source, DropReason reason) {
-    Counter c = registry.find("network.enforcer.ingest.flows.dropped").tag("source", source)
-        .tag("reason", reason.tag()).counter();
-    return c == null ? 0 : c.count();
-  }
-
   public void badInput(String source) {
     counter("network.enforcer.ingest.input.invalid", "source", source).increment();
-  }
-
-  public double badInputCount(String source) {
-    Counter c = registry.find("network.enforcer.ingest.input.invalid").tag("source", source).counter();
-    return c == null ? 0 : c.count();
   }
 
   public void lostEvents(long count) {

@@ -30,7 +30,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   private final String name;
   private final Supplier<ManagedChannel> channels;
   private final MethodDescriptor<Req, byte[]> method;
-  private final Req request;
+  private final Supplier<Req> request;
   private final Consumer<byte[]> onMessage;
   private final Backoff backoff;
   private final IngestMetrics metrics;
@@ -46,9 +46,10 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   /**
    * @param name the source name for logs and metrics ({@code hubble}, {@code goldmane})
    * @param channels builds a fresh channel (with freshly loaded certificates); may throw
+   * @param request the request of each call: a resumed call can ask for what it missed
    */
   public ReconnectingStream(String name, Supplier<ManagedChannel> channels, MethodDescriptor<Req, byte[]> method,
-      Req request, Consumer<byte[]> onMessage, Backoff backoff, IngestMetrics metrics) {
+      Supplier<Req> request, Consumer<byte[]> onMessage, Backoff backoff, IngestMetrics metrics) {
     this.name = name;
     this.channels = channels;
     this.method = method;
@@ -90,7 +91,8 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
         }
         connects++;
         streamOpen = true;
-        ClientCalls.asyncServerStreamingCall(channel.newCall(method, CallOptions.DEFAULT), request, new Observer());
+        ClientCalls.asyncServerStreamingCall(channel.newCall(method, CallOptions.DEFAULT), request.get(),
+            new Observer());
       }
     } catch (RuntimeException e) {
       streamOpen = false;

@@ -12,7 +12,7 @@ import io.grpc.TlsServerCredentials;
 import io.grpc.stub.ServerCalls;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc;
 import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 
@@ -33,8 +33,8 @@ public final class OtlpGrpcReceiver implements AutoCloseable {
 
   private final Server server;
 
-  /** @param material null for plaintext (h2c, as fluent-bit 4+ speaks with {@code grpc on}) */
-  public OtlpGrpcReceiver(int port, TlsMaterial material, boolean requireClientCertificate, OtlpLogIngestor ingestor) {
+  /** @param tls null for plaintext (h2c, as fluent-bit 4+ speaks with {@code grpc on}) */
+  public OtlpGrpcReceiver(int port, ServerTls tls, OtlpLogIngestor ingestor) {
     ServerServiceDefinition service = ServerServiceDefinition.builder(LogsServiceGrpc.SERVICE_NAME)
         .addMethod(EXPORT, ServerCalls.asyncUnaryCall((request, response) -> {
           try {
@@ -47,16 +47,16 @@ public final class OtlpGrpcReceiver implements AutoCloseable {
         }))
         .build();
     ServerCredentials credentials;
-    if (material == null) {
+    if (tls == null) {
       credentials = InsecureServerCredentials.create();
     } else {
-      TlsServerCredentials.Builder tls = TlsServerCredentials.newBuilder().keyManager(material.keyManagers());
-      if (material.trustedCa() != null) {
-        tls.trustManager(material.trustManagers());
-        tls.clientAuth(requireClientCertificate ? TlsServerCredentials.ClientAuth.REQUIRE
+      TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(tls.keyManager());
+      if (tls.trustManagers() != null) {
+        builder.trustManager(tls.trustManagers());
+        builder.clientAuth(tls.requireClientCertificate() ? TlsServerCredentials.ClientAuth.REQUIRE
             : TlsServerCredentials.ClientAuth.OPTIONAL);
       }
-      credentials = tls.build();
+      credentials = builder.build();
     }
     this.server = Grpc.newServerBuilderForPort(port, credentials).maxInboundMessageSize(MAX_REQUEST_BYTES)
         .addService(service).build();

@@ -9,7 +9,7 @@ import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,17 +33,16 @@ public final class OtlpHttpReceiver implements AutoCloseable {
   private final ExecutorService executor;
   private final OtlpLogIngestor ingestor;
 
-  /** @param material null for plain HTTP */
-  public OtlpHttpReceiver(int port, TlsMaterial material, boolean requireClientCertificate, OtlpLogIngestor ingestor)
-      throws IOException {
+  /** @param tls null for plain HTTP */
+  public OtlpHttpReceiver(int port, ServerTls tls, OtlpLogIngestor ingestor) throws IOException {
     this.ingestor = ingestor;
     InetSocketAddress address = new InetSocketAddress(port);
-    if (material == null) {
+    if (tls == null) {
       server = HttpServer.create(address, 0);
     } else {
       HttpsServer https = HttpsServer.create(address, 0);
-      SSLContext context = material.sslContext();
-      boolean needClientAuth = requireClientCertificate && material.trustedCa() != null;
+      SSLContext context = tls.sslContext();
+      boolean needClientAuth = tls.requireClientCertificate();
       https.setHttpsConfigurator(new HttpsConfigurator(context) {
         @Override
         public void configure(HttpsParameters params) {

@@ -97,6 +97,9 @@ class GoldmaneSourceTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 2);
     assertThat(published.get(1).verdict()).isEqualTo(Verdict.DENIED);
     assertThat(source.connects()).isEqualTo(2);
+    // Resumed after the last 15 s bucket seen (start 1785771600), not from "now".
+    assertThat(flows.requests().get(1).getStartTimeGte()).isEqualTo(1785771601L);
+    assertThat(flows.requests().get(1).getFilter().getActionsList()).containsExactly(Action.Allow, Action.Deny);
     assertThat(deadLetters.get(0)).startsWith("not a FlowResult");
   }
 

@@ -117,6 +117,10 @@ class HubbleSourceTest {
         .count()).isEqualTo(1);
     assertThat(source.connects()).isEqualTo(2);
     assertThat(observer.requests()).hasSize(2).allSatisfy(r -> assertThat(r.getFollow()).isTrue());
+    // The first call follows from now; the resumed one asks for what came after the last flow seen.
+    assertThat(observer.requests().get(0).hasSince()).isFalse();
+    GetFlowsResponse lastBeforeBreak = GetFlowsResponse.parseFrom(fixture(1));
+    assertThat(observer.requests().get(1).getSince()).isEqualTo(lastBeforeBreak.getFlow().getTime());
     assertThat(published).extracting(r -> r.dst().workloadName()).containsOnly("http-server");
     assertThat(registry.get("network.enforcer.ingest.stream.reconnects").counter().count()).isEqualTo(1);
     assertThat(registry.get("network.enforcer.ingest.input.invalid").counter().count()).isEqualTo(1);

@@ -22,6 +22,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
+import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
@@ -74,9 +75,9 @@ class OtlpReceiverTest {
         new IngestMetrics(new SimpleMeterRegistry()));
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(new WorkloadResolver(Fixtures.clusterState()),
         "cluster.local", Clock.systemUTC()), intake);
-    TlsMaterial material = TlsMaterialLoader.fromDirectory(serverCerts);
-    grpc = new OtlpGrpcReceiver(0, material, true, ingestor).start();
-    http = new OtlpHttpReceiver(0, material, true, ingestor).start();
+    ServerTls tls = ServerTls.fromDirectory(serverCerts, true, Duration.ofMinutes(1));
+    grpc = new OtlpGrpcReceiver(0, tls, ingestor).start();
+    http = new OtlpHttpReceiver(0, tls, ingestor).start();
     ztunnelLines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
   }
 

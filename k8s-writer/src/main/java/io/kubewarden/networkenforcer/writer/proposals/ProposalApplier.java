@@ -54,8 +54,8 @@ public final class ProposalApplier {
     try {
       outcome = snapshot == null ? delete(targetOfKey(key)) : upsert(snapshot);
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 400 || e.getCode() == 404 || e.getCode() == 422) {
-        // Retrying cannot help (invalid object, namespace gone): give it up, visibly.
+      if (e.getCode() == 400 || e.getCode() == 422) {
+        // Retrying cannot help (the API server says the object is invalid): give it up, visibly.
         throw new InvalidProposalException("the API server rejected proposal " + key + " (" + e.getCode() + "): "
             + e.getMessage(), e);
       }
@@ -118,7 +118,16 @@ public final class ProposalApplier {
       WorkloadNetworkPolicyProposal withStatus = desired(snapshot, workload);
       withStatus.setSpec(null);
       withStatus.setStatus(status);
-      writer.applyStatus(withStatus);
+      try {
+        writer.applyStatus(withStatus);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+        // Deleted between the two writes (by a person, or a reset): its evidence has no home now.
+        LOG.info("proposal {}/{} was deleted before its evidence was written", snapshot.namespace(), snapshot.name());
+        return Outcome.ALREADY_GONE;
+      }
       written = true;
     }
     return written ? Outcome.APPLIED : Outcome.UNCHANGED;

@@ -60,7 +60,14 @@ public final class ProposalConsumer implements Runnable {
             try {
               applier.apply(r.key(), serde.read(r.topic(), r.value()));
             } catch (RecordDecodeException | InvalidProposalException e) {
-              deadLetters.send(r, e.getMessage(), e);
+              try {
+                deadLetters.send(r, e.getMessage(), e);
+              } catch (RuntimeException dlq) {
+                LOG.warn("cannot park proposal {} on the dead-letter topic: {}; will retry", r.key(), dlq.getMessage());
+                consumer.seek(tp, r.offset());
+                failed = true;
+                break;
+              }
             } catch (NotLeaderException e) {
               throw e;
             } catch (RuntimeException e) {
@@ -73,7 +80,14 @@ public final class ProposalConsumer implements Runnable {
           }
         }
         if (!done.isEmpty()) {
-          consumer.commitSync(done);
+          try {
+            consumer.commitSync(done);
+          } catch (WakeupException e) {
+            throw e;
+          } catch (RuntimeException e) {
+            // Applying is idempotent: records read again after a rebalance do no harm.
+            LOG.warn("cannot commit proposal offsets {}: {}", done, e.toString());
+          }
         }
         if (failed) {
           // Other partitions' records after a failure are re-read too: rewind them to their last commit point.

@@ -15,9 +15,11 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * The leader's loop over the violations topic: each observation is sent as an OpenTelemetry event
  * at once and buffered; every status interval the buffer is merged into the policies' status, and
  * offsets are committed only up to what is written. A crash or hand-over re-reads the rest.
+ * {@code buffered} is the service's gauge of observations waiting for a status write.
  */
 public final class ViolationConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(ViolationConsumer.class);
@@ -43,12 +46,13 @@ public final class ViolationConsumer implements Runnable {
   private final Clock clock;
   private final ViolationBuffer buffer = new ViolationBuffer();
   private final Backoff backoff;
+  private final AtomicInteger buffered;
   private volatile boolean running = true;
   private boolean paused;
 
   public ViolationConsumer(Consumer<String, byte[]> consumer, Topic<String, ViolationObservation> topic,
       StatusSync sync, ViolationEvents events, DeadLetters deadLetters, Duration interval, int maxBuffered,
-      MeterRegistry meters, Clock clock) {
+      MeterRegistry meters, Clock clock, AtomicInteger buffered) {
     this.consumer = consumer;
     this.topic = topic;
     this.sync = sync;
@@ -60,7 +64,7 @@ public final class ViolationConsumer implements Runnable {
     this.clock = clock;
     this.backoff = new Backoff(interval, Duration.ofMinutes(5).compareTo(interval) > 0 ? Duration.ofMinutes(5)
         : interval);
-    meters.gauge("network.enforcer.writer.violations.buffered", buffer, ViolationBuffer::size);
+    this.buffered = buffered;
   }
 
   @Override
@@ -84,25 +88,18 @@ public final class ViolationConsumer implements Runnable {
       Instant nextSync = clock.instant().plus(interval);
       while (running) {
         long wait = Math.max(10, Math.min(200, Duration.between(clock.instant(), nextSync).toMillis()));
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(wait))) {
-          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-          ViolationObservation o;
-          try {
-            o = serde.read(r.topic(), r.value());
-          } catch (RecordDecodeException e) {
-            deadLetters.send(r, e.getMessage(), e);
-            buffer.skip(tp, r.offset());
-            continue;
+        ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(wait));
+        for (TopicPartition tp : records.partitions()) {
+          for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
+            if (!take(tp, r, serde)) {
+              // Could not park a bad record on the dead-letter topic: read it again next poll.
+              consumer.seek(tp, r.offset());
+              break;
+            }
           }
-          if (o == null) {
-            buffer.skip(tp, r.offset());
-            continue;
-          }
-          meters.counter("network.enforcer.writer.violations.consumed").increment(o.count());
-          events.observed(o);
-          buffer.add(tp, r.offset(), o);
         }
         applyBackPressure();
+        buffered.set(buffer.size());
         if (!clock.instant().isBefore(nextSync)) {
           boolean ok = sync.syncAll(buffer);
           commit();
@@ -115,10 +112,36 @@ public final class ViolationConsumer implements Runnable {
         }
       }
     } catch (WakeupException | NotLeaderException e) {
+      buffered.set(0);
       LOG.info("violation consumer stopping with {} unwritten observations left uncommitted", buffer.size());
     } finally {
       consumer.close();
     }
+  }
+
+  /** Buffers one record and sends its event; false when it must be read again. */
+  private boolean take(TopicPartition tp, ConsumerRecord<String, byte[]> r, JsonSerde<ViolationObservation> serde) {
+    ViolationObservation o;
+    try {
+      o = serde.read(r.topic(), r.value());
+    } catch (RecordDecodeException e) {
+      try {
+        deadLetters.send(r, e.getMessage(), e);
+      } catch (RuntimeException dlq) {
+        LOG.warn("cannot park unreadable violation {}@{}: {}", tp, r.offset(), dlq.getMessage());
+        return false;
+      }
+      buffer.skip(tp, r.offset());
+      return true;
+    }
+    if (o == null) {
+      buffer.skip(tp, r.offset());
+      return true;
+    }
+    meters.counter("network.enforcer.writer.violations.consumed").increment(o.count());
+    events.observed(o);
+    buffer.add(tp, r.offset(), o);
+    return true;
   }
 
   private void commit() {

@@ -99,6 +99,8 @@ class LeaderFailoverTest {
         // The leader has read all twenty and, with an 8 s interval, written none of them yet.
         await().atMost(Duration.ofSeconds(30))
             .until(() -> metersA.counter("network.enforcer.writer.violations.consumed").count() >= 20);
+        await().atMost(Duration.ofSeconds(10))
+            .until(() -> metersA.get("network.enforcer.writer.violations.buffered").gauge().value() == 20);
         double writtenBeforeKill = metersA.counter("network.enforcer.writer.violations.written").count();
         // Kill it: its API connection drops (no lease release, no more writes) and it stops
         // without committing what it read.

@@ -1,0 +1,141 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.VersionInfo;
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The distributed commands against an existing Kafka (one embedded broker for the class), configured
+ * through NE_* variables as the chart and docker-compose do: each comes up, reports ready and serves
+ * its metrics, and stops cleanly.
+ */
+class DistributedServicesTest {
+  static EmbeddedKafkaBroker broker;
+  static KubernetesMockServer api;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void start() {
+    broker = EmbeddedKafkaBroker.startDefault();
+    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
+    api = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
+        new KubernetesMixedDispatcher(responses), false);
+    api.init();
+    api.expect().get().withPath("/version").andReturn(200, new VersionInfo.Builder().withMajor("1").withMinor("33")
+        .build()).always();
+    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
+    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(
+        WorkloadNetworkPolicyProposal.class));
+  }
+
+  @AfterAll
+  static void stop() {
+    api.destroy();
+    broker.close();
+  }
+
+  private Map<String, String> kafkaEnv() {
+    return Map.of("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "NE_KAFKA_REPLICATION_FACTOR", "1",
+        "NE_KAFKA_PARTITIONS", "2", "NE_MANAGEMENT_PORT", "0", "NE_PROVIDER", "cilium");
+  }
+
+  @Test
+  void processorComesUpReadyWithStreamsAndLagMetrics() throws Exception {
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    env.put("NE_STATE_DIR", dir.toString());
+    env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
+    String metrics = runUntilReady(env, "processor", "kafka-streams ok");
+    assertThat(metrics).contains("service=\"processor\"").containsPattern("kafka_consumer_\\w*lag\\w*")
+        .contains("network_enforcer_processor_flows_received_total");
+  }
+
+  @Test
+  void writerComesUpAgainstTheApiServer() throws Exception {
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(kubeconfig, """
+        apiVersion: v1
+        kind: Config
+        clusters: [{name: t, cluster: {server: "%s"}}]
+        users: [{name: t, user: {token: t}}]
+        contexts: [{name: t, context: {cluster: t, user: t}}]
+        current-context: t
+        """.formatted(api.url("/").replaceAll("/$", "")));
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    env.put("NE_KUBECONFIG", kubeconfig.toString());
+    env.put("NE_POD_NAME", "writer-0");
+    env.put("NE_POD_NAMESPACE", "network-enforcer");
+    env.put("NE_STATUS_SYNC_INTERVAL", "5s");
+    env.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
+    String metrics = runUntilReady(env, "writer", "writer ok");
+    assertThat(metrics).contains("service=\"writer\"").contains("network_enforcer_writer_leader");
+  }
+
+  @Test
+  void ingestComesUpWithTheOtlpReceiverAndACaptureClusterState() throws Exception {
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    int otlp;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      otlp = s.getLocalPort();
+    }
+    env.put("NE_PROVIDER", "istio");
+    env.put("NE_PROVIDER_TLS_MODE", "insecure");
+    env.put("NE_OTLP_PORT", String.valueOf(otlp));
+    env.put("NE_OTLP_HTTP_PORT", "0");
+    env.put("NE_CLUSTER_STATE", CliRun.sample("cluster-state.json").toString());
+    String metrics = runUntilReady(env, "ingest", "ingest ok");
+    assertThat(metrics).contains("service=\"ingest\"").contains("jvm_threads_live_threads");
+  }
+
+  private String runUntilReady(Map<String, String> env, String command, String readyLine) throws Exception {
+    CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
+    try {
+      await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+      assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
+      int port = ServiceRunner.active().iterator().next().managementPort();
+      HttpClient http = HttpClient.newHttpClient();
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/readyz").statusCode() == 200);
+      assertThat(get(http, port, "/readyz").body()).contains(readyLine);
+      assertThat(get(http, port, "/healthz").statusCode()).isEqualTo(200);
+      return get(http, port, "/metrics").body();
+    } finally {
+      ServiceRunner.stopAll();
+      CliRun result = run.get(2, TimeUnit.MINUTES);
+      assertThat(result.exitCode()).as(result.err()).isZero();
+    }
+  }
+
+  private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
