@@ -18,7 +18,6 @@ import java.util.List;
  */
 public final class ChartedApiServer implements AutoCloseable {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChartedApiServer.class);
 
   public static final String RELEASE_NAMESPACE = "network-enforcer";
   public static final String KUBERNETES = "ne";
@@ -44,9 +43,6 @@ public final class ChartedApiServer implements AutoCloseable {
       }
       installRbac(admin, KUBERNETES, "calico");
       installRbac(admin, ISTIO, "istio");
-      for (String release : List.of(KUBERNETES, ISTIO)) {
-        grantWatchOfBothNativeKindsIfMissing(admin, release);
-      }
       ChartTemplates.admissionPolicies(admin).forEach(o -> admin.resource(o).create());
       return new ChartedApiServer(api);
     } catch (RuntimeException e) {
@@ -61,41 +57,6 @@ public final class ChartedApiServer implements AutoCloseable {
         "--show-only", "templates/rbac.yaml", "--show-only", "templates/serviceaccounts.yaml");
     for (HasMetadata object : ChartTemplates.objects(admin, yaml)) {
       admin.resource(object).create();
-    }
-  }
-
-  /**
-   * The writer watches NetworkPolicies and AuthorizationPolicies whatever the provider (its
-   * session does not start otherwise), but the chart grants each only for its own provider. Until
-   * the chart grants both, this test-only role adds the missing read access, so the tests exercise
-   * everything else; the gap is logged loudly.
-   */
-  private static void grantWatchOfBothNativeKindsIfMissing(KubernetesClient admin, String release) {
-    String user = "system:serviceaccount:" + RELEASE_NAMESPACE + ":" + release + "-network-enforcer-writer";
-    List<String[]> kinds = List.of(new String[] {"networking.k8s.io", "networkpolicies"},
-        new String[] {"security.istio.io", "authorizationpolicies"});
-    for (String[] kind : kinds) {
-      boolean allowed = admin.authorization().v1().subjectAccessReview().create(
-          new io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder().withNewSpec()
-              .withUser(user).withGroups("system:serviceaccounts", "system:authenticated")
-              .withNewResourceAttributes().withVerb("watch").withGroup(kind[0]).withResource(kind[1]).endResourceAttributes()
-              .endSpec().build()).getStatus().getAllowed();
-      if (allowed) {
-        continue;
-      }
-      LOG.warn("CHART RBAC GAP: {} may not watch {}.{} although the writer watches it; granting it for the test",
-          user, kind[1], kind[0]);
-      String name = "test-only-" + release + "-watch-" + kind[1];
-      admin.rbac().clusterRoles().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
-          .withNewMetadata().withName(name).endMetadata()
-          .addNewRule().withApiGroups(kind[0]).withResources(kind[1]).withVerbs("get", "list", "watch").endRule()
-          .build()).create();
-      admin.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
-          .withNewMetadata().withName(name).endMetadata()
-          .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(name).endRoleRef()
-          .addNewSubject().withKind("ServiceAccount").withName(release + "-network-enforcer-writer")
-          .withNamespace(RELEASE_NAMESPACE).endSubject()
-          .build()).create();
     }
   }
 
