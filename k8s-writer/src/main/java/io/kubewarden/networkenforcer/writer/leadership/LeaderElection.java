@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.writer.leadership;
 
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
@@ -42,7 +44,7 @@ public final class LeaderElection implements AutoCloseable {
 
   public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
       Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Listener listener) {
-    this.client = client;
+    this.client = leaseClient(client, renewDeadline);
     this.namespace = namespace;
     this.leaseName = leaseName;
     this.identity = identity;
@@ -50,6 +52,21 @@ public final class LeaderElection implements AutoCloseable {
     this.renewDeadline = renewDeadline;
     this.retryPeriod = retryPeriod;
     this.listener = listener;
+  }
+
+  /**
+   * A client of its own for the Lease, without request retries and with timeouts well inside the
+   * renew deadline. With the shared client's retries one failing renew blocks for ~20 s, far past
+   * the deadline, so a partitioned leader would still think it leads while another replica has
+   * taken the Lease: two writers at once.
+   */
+  static KubernetesClient leaseClient(KubernetesClient shared, Duration renewDeadline) {
+    int timeoutMs = (int) Math.max(200, Math.min(Integer.MAX_VALUE, renewDeadline.toMillis() / 3));
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(shared.getConfiguration())
+        .withRequestRetryBackoffLimit(0)
+        .withRequestTimeout(timeoutMs)
+        .withConnectionTimeout(timeoutMs)
+        .build()).build();
   }
 
   /** Joins the election; after a lost lease it joins again by itself until {@link #close()}. */
@@ -144,5 +161,6 @@ public final class LeaderElection implements AutoCloseable {
       executor.shutdownNow();
       executor = null;
     }
+    client.close();
   }
 }

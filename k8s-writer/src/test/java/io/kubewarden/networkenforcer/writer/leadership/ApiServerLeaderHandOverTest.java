@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -139,7 +138,7 @@ class ApiServerLeaderHandOverTest {
     Writer(String identity, List<AutoCloseable> toClose) {
       this.identity = identity;
       this.proxy = LoopbackProxy.to(cluster.api().url());
-      this.client = cluster.writerClientVia(proxy, RELEASE, ApiServerLeaderHandOverTest::failFast);
+      this.client = cluster.writerClientVia(proxy, RELEASE, config -> config);
       WriterConfig config = WriterConfig.builder()
           .namespace(ChartedApiServer.RELEASE_NAMESPACE)
           .leaseName(ChartedApiServer.leaseName(RELEASE))
@@ -158,19 +157,8 @@ class ApiServerLeaderHandOverTest {
     }
   }
 
-  /**
-   * A lost API server must surface within the renew deadline, or a partitioned leader keeps
-   * believing it leads while another takes over: fabric8's LeaderElector checks the deadline only
-   * between attempts, and with the client's default retries one failing attempt takes ~20 s. With
-   * a default client this test sees two leaders at once; production must build the writer's
-   * client like this (or LeaderElection must use such a client for the Lease).
-   */
-  private static Config failFast(Config config) {
-    config.setRequestRetryBackoffLimit(0);
-    config.setRequestTimeout(1_000);
-    config.setConnectionTimeout(1_000);
-    return config;
-  }
+  // The writers use a default client, as in production: LeaderElection gives the Lease its own
+  // fail-fast client, so a partitioned leader notices within the renew deadline.
 
   private static Writer leaderOf(Writer... writers) {
     Writer leader = null;
