@@ -445,12 +445,12 @@ csi:
   value: {{ .ctx.Values.controller.wnpStatusUpdateInterval | quote }}
 - name: NE_LEADER_ELECTION
   value: {{ .leaderElection | quote }}
-{{- if .leaderElection }}
+{{- /* The writer takes the Lease before it writes even as a single replica (standalone), and RBAC
+       allows exactly this Lease name: always pass it. */}}
 - name: NE_LEASE_NAME
   value: {{ include "ne.leaseName" .ctx | quote }}
 - name: NE_LEASE_NAMESPACE
   value: {{ .ctx.Release.Namespace | quote }}
-{{- end }}
 {{- end -}}
 
 {{/* ---------------------------------------------------------------- pod plumbing */}}

@@ -110,6 +110,9 @@ class ChartMatrixTest {
           .containsEntry("NE_KAFKA_REPLICATION_FACTOR", "1")
           .containsEntry("NE_NUM_STANDBY_REPLICAS", "0")
           .containsEntry("NE_LEADER_ELECTION", "false")
+          // The single writer still takes the Lease, and RBAC allows exactly this name.
+          .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
+          .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)
           .containsEntry("NE_STATUS_SYNC_INTERVAL", "30s")
           .doesNotContainKey("NE_KAFKA_BOOTSTRAP_SERVERS");
       assertThat(mounts(main)).containsEntry("data", "/var/lib/network-enforcer");
