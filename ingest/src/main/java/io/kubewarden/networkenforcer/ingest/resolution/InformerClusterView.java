@@ -32,14 +32,21 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   /** Starts the informers; they fill the view in the background (see {@link #awaitSynced}). */
   public static InformerClusterView start(KubernetesClient client) {
     InformerClusterView view = new InformerClusterView();
-    long resync = 0;
-    view.informers.add(client.namespaces().inform(view.handler(), resync));
-    view.informers.add(client.apps().deployments().inAnyNamespace().inform(view.handler(), resync));
-    view.informers.add(client.apps().statefulSets().inAnyNamespace().inform(view.handler(), resync));
-    view.informers.add(client.apps().daemonSets().inAnyNamespace().inform(view.handler(), resync));
-    view.informers.add(client.apps().replicaSets().inAnyNamespace().inform(view.handler(), resync));
-    view.informers.add(client.pods().inAnyNamespace().inform(view.handler(), resync));
+    view.watch(client.namespaces().runnableInformer(0));
+    view.watch(client.apps().deployments().inAnyNamespace().runnableInformer(0));
+    view.watch(client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
+    view.watch(client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
+    view.watch(client.apps().replicaSets().inAnyNamespace().runnableInformer(0));
+    view.watch(client.pods().inAnyNamespace().runnableInformer(0));
     return view;
+  }
+
+  /** Caches only what resolution reads (see {@link TrimmingItemStore}), then starts listing. */
+  private <T extends HasMetadata> void watch(SharedIndexInformer<T> informer) {
+    informer.itemStore(new TrimmingItemStore<>());
+    informer.addEventHandler(handler());
+    informers.add(informer);
+    informer.start();
   }
 
   /** True once every informer has listed its objects. */

@@ -23,8 +23,11 @@ class InformerClusterViewTest {
     return new PodBuilder().withNewMetadata().withName(name).withNamespace("shop").withGenerateName("web-7f9c-")
         .addToLabels("app", "web").addToLabels("pod-template-hash", "7f9c")
         .addNewOwnerReference().withApiVersion("apps/v1").withKind("ReplicaSet").withName("web-7f9c")
-        .withUid("rs-uid").withController(true).endOwnerReference().endMetadata()
-        .withNewSpec().withServiceAccountName("web-sa").addNewContainer().withName("w").withImage("w").endContainer()
+        .withUid("rs-uid").withController(true).endOwnerReference()
+        .addToAnnotations("kubectl.kubernetes.io/last-applied-configuration", "{\"big\":\"blob\"}").endMetadata()
+        .withNewSpec().withServiceAccountName("web-sa").addNewContainer().withName("w").withImage("w")
+        .addNewEnv().withName("SECRETISH").withValue("x").endEnv()
+        .addNewPort().withName("http").withContainerPort(8080).withProtocol("TCP").endPort().endContainer()
         .endSpec().withNewStatus().withPhase("Running").withPodIP(ip).endStatus().build();
   }
 
@@ -51,6 +54,16 @@ class InformerClusterViewTest {
       assertThat(r.endpoint().workload().orElseThrow().key()).isEqualTo("shop/Deployment/web");
       assertThat(r.endpoint().namespaceLabels()).containsEntry("kubernetes.io/metadata.name", "shop");
       assertThat(r.endpoint().serviceAccount()).isEqualTo("web-sa");
+      assertThat(r.endpoint().namedPorts()).extracting(p -> p.name() + "/" + p.port()).containsExactly("http/8080");
+      // The cache keeps only what resolution reads: no annotations, images or env on a large cluster.
+      Pod cached = view.podByIp("10.2.0.1").orElseThrow();
+      assertThat(cached.getMetadata().getAnnotations()).isNullOrEmpty();
+      assertThat(cached.getSpec().getContainers()).singleElement().satisfies(c -> {
+        assertThat(c.getImage()).isNull();
+        assertThat(c.getEnv()).isNullOrEmpty();
+        assertThat(c.getPorts()).hasSize(1);
+      });
+      assertThat(view.deployment("shop", "web").orElseThrow().getSpec().getTemplate()).isNull();
 
       // A new pod of the same ReplicaSet arrives through the watch; the old one goes away.
       client.pods().inNamespace("shop").resource(pod("web-7f9c-bbbbb", "10.2.0.2")).create();

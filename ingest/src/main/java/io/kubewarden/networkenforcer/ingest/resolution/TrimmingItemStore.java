@@ -1,0 +1,83 @@
+package io.kubewarden.networkenforcer.ingest.resolution;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The informers' cache, keeping only what workload resolution reads. On a large cluster most of
+ * a Pod's bytes are managed fields, annotations, env, volumes and container statuses; resolution
+ * needs labels, owners, generateName, IPs, phase, hostNetwork, the service account and container
+ * ports, and of a workload its labels, owners and selector (never its pod template).
+ */
+final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
+
+  TrimmingItemStore() {
+    super(Cache::metaNamespaceKeyFunc);
+  }
+
+  @Override
+  public T put(String key, T obj) {
+    return super.put(key, trim(obj));
+  }
+
+  /** Trims in place and returns the same object. */
+  static <T extends HasMetadata> T trim(T obj) {
+    if (obj == null || obj.getMetadata() == null) {
+      return obj;
+    }
+    obj.getMetadata().setManagedFields(null);
+    obj.getMetadata().setAnnotations(null);
+    if (obj instanceof Pod pod) {
+      trimPod(pod);
+    } else if (obj instanceof ReplicaSet rs && rs.getSpec() != null) {
+      rs.getSpec().setTemplate(null);
+    } else if (obj instanceof Deployment d && d.getSpec() != null) {
+      d.getSpec().setTemplate(null);
+    } else if (obj instanceof StatefulSet s && s.getSpec() != null) {
+      s.getSpec().setTemplate(null);
+      s.getSpec().setVolumeClaimTemplates(null);
+    } else if (obj instanceof DaemonSet ds && ds.getSpec() != null) {
+      ds.getSpec().setTemplate(null);
+    }
+    return obj;
+  }
+
+  private static void trimPod(Pod pod) {
+    PodSpec spec = pod.getSpec();
+    if (spec != null) {
+      PodSpec kept = new PodSpec();
+      kept.setHostNetwork(spec.getHostNetwork());
+      kept.setServiceAccountName(spec.getServiceAccountName());
+      List<Container> containers = new ArrayList<>();
+      if (spec.getContainers() != null) {
+        for (Container c : spec.getContainers()) {
+          Container k = new Container();
+          k.setName(c.getName());
+          k.setPorts(c.getPorts());
+          containers.add(k);
+        }
+      }
+      kept.setContainers(containers);
+      pod.setSpec(kept);
+    }
+    PodStatus status = pod.getStatus();
+    if (status != null) {
+      PodStatus kept = new PodStatus();
+      kept.setPhase(status.getPhase());
+      kept.setPodIP(status.getPodIP());
+      kept.setPodIPs(status.getPodIPs());
+      pod.setStatus(kept);
+    }
+  }
+}
