@@ -1,25 +1,23 @@
 package io.kubewarden.networkenforcer.processor.app;
 
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.topics.MissingTopics;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Before the topology starts: creates the topics the processor uses when they are missing (if
@@ -29,7 +27,6 @@ import org.slf4j.LoggerFactory;
  * different task than its flows, and learning would never stop. That is a startup error.
  */
 public final class TopicPreparation {
-  private static final Logger LOG = LoggerFactory.getLogger(TopicPreparation.class);
   private static final long TIMEOUT_SECONDS = 60;
   private static final long RETRY_BACKOFF_MS = 200;
 
@@ -53,29 +50,11 @@ public final class TopicPreparation {
   }
 
   private void createMissing(Admin admin) {
-    Set<String> existing = get(admin.listTopics().names(), "list topics");
-    List<NewTopic> missing = new ArrayList<>();
+    List<NewTopic> wanted = new ArrayList<>();
     for (Topic<?, ?> topic : topicsUsed()) {
-      if (!existing.contains(topic.name())) {
-        missing.add(topic.newTopic(config.kafka().partitions(), config.kafka().replicationFactor()));
-      }
+      wanted.add(topic.newTopic(config.kafka().partitions(), config.kafka().replicationFactor()));
     }
-    if (missing.isEmpty()) {
-      return;
-    }
-    LOG.info("creating topics {}", missing.stream().map(NewTopic::name).toList());
-    try {
-      admin.createTopics(missing).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IllegalStateException("cannot create topics: " + e.getCause().getMessage(), e.getCause());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while creating topics", e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not create the topics within " + TIMEOUT_SECONDS + " s", e);
-    }
+    MissingTopics.create(admin, wanted, Duration.ofSeconds(TIMEOUT_SECONDS), config.kafka().bootstrapServers());
   }
 
   /** Fails with a message naming every topic and its partition count when they differ. */
@@ -131,19 +110,6 @@ public final class TopicPreparation {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for topic metadata", e);
-    }
-  }
-
-  private static <T> T get(org.apache.kafka.common.KafkaFuture<T> future, String what) {
-    try {
-      return future.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot " + what + ": " + e.getCause().getMessage(), e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted: " + what, e);
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not answer '" + what + "' within " + TIMEOUT_SECONDS + " s", e);
     }
   }
 }
