@@ -443,8 +443,6 @@ csi:
 {{- define "ne.env.writer" -}}
 - name: NE_STATUS_SYNC_INTERVAL
   value: {{ .ctx.Values.controller.wnpStatusUpdateInterval | quote }}
-- name: NE_LEADER_ELECTION
-  value: {{ .leaderElection | quote }}
 {{- /* The writer takes the Lease before it writes even as a single replica (standalone), and RBAC
        allows exactly this Lease name: always pass it. */}}
 - name: NE_LEASE_NAME

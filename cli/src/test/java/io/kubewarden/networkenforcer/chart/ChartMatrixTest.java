@@ -80,7 +80,7 @@ class ChartMatrixTest {
           .extracting(v -> v.path("metadata").path("name").asText()).containsExactly("state");
       assertThat(podSpec(processor).path("automountServiceAccountToken").asBoolean(true)).isFalse();
 
-      assertThat(env(container(writer, "writer"))).containsEntry("NE_LEADER_ELECTION", "true")
+      assertThat(env(container(writer, "writer"))).doesNotContainKey("NE_LEADER_ELECTION")
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
           .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)
           .containsEntry("NE_STATUS_SYNC_INTERVAL", "30s")
@@ -109,7 +109,7 @@ class ChartMatrixTest {
       assertThat(env(main)).containsEntry("NE_DATA_DIR", "/var/lib/network-enforcer")
           .containsEntry("NE_KAFKA_REPLICATION_FACTOR", "1")
           .containsEntry("NE_NUM_STANDBY_REPLICAS", "0")
-          .containsEntry("NE_LEADER_ELECTION", "false")
+          .doesNotContainKey("NE_LEADER_ELECTION")
           // The single writer still takes the Lease, and RBAC allows exactly this name.
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
           .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.services;
 
+import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
@@ -15,10 +16,13 @@ public class WriterOptions {
       description = "wnpStatusUpdateInterval: how often violations reach the WNP status (default: ${DEFAULT-VALUE}).")
   String statusSyncInterval;
 
-  @Option(names = "--leader-election", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
-      defaultValue = "true", description = "Compete for the writer Lease (default: ${DEFAULT-VALUE}). The writer "
-          + "always holds the Lease before writing; false only documents a single replica.")
-  boolean leaderElection;
+  /**
+   * Removed: the writer always holds the Lease before it writes, also as a single replica (a second
+   * writer started by mistake then waits instead of racing). Kept hidden so that a configuration that
+   * still sets it is told so instead of being ignored.
+   */
+  @Option(names = "--leader-election", paramLabel = "true|false", hidden = true)
+  String leaderElection;
 
   @Option(names = "--lease-name", paramLabel = "NAME", defaultValue = WriterConfig.DEFAULT_LEASE_NAME,
       description = "Name of the coordination.k8s.io Lease (default: ${DEFAULT-VALUE}).")
@@ -50,6 +54,10 @@ public class WriterOptions {
 
   /** The validated writer configuration. */
   public WriterConfig config(KafkaSettings kafka, String podNamespace, String podName) {
+    if (leaderElection != null) {
+      throw new ConfigException("--leader-election (NE_LEADER_ELECTION) was removed: the writer always takes the "
+          + "Lease --lease-name before it writes, which a single replica gets at once; remove the setting");
+    }
     TelemetrySettings telemetry = new TelemetrySettings(CollectorStrategy.parse(collectorStrategy), otelEndpoint,
         OtlpProtocol.parse(otelProtocol), otelCaFile, otelClientCertFile, otelClientKeyFile);
     WriterConfig.Builder b = WriterConfig.builder()
