@@ -58,8 +58,8 @@ class CommandLineTest {
   @CsvSource(delimiter = '|', value = {
       "processor --kafka-bootstrap-servers kafka --state-dir /tmp/x|kafka bootstrap server 'kafka' is not host:port",
       "processor --state-dir /tmp/x|kafka bootstrap servers are not set",
-      "processor --kafka-bootstrap-servers k:9092 --processing-guarantee maybe --state-dir /tmp/x|processing guarantee must be exactly_once_v2 or at_least_once",
-      "processor --kafka-bootstrap-servers k:9092 --kafka-partitions 0 --state-dir /tmp/x|partitions must be at least 1",
+      "processor --kafka-bootstrap-servers k:9092 --provider istio --processing-guarantee maybe --state-dir /tmp/x|processing guarantee must be exactly_once_v2 or at_least_once",
+      "processor --kafka-bootstrap-servers k:9092 --provider istio --kafka-partitions 0 --state-dir /tmp/x|partitions must be at least 1",
       "writer --kafka-bootstrap-servers k:9092 --provider istio --status-sync-interval banana|--status-sync-interval",
       "writer --kafka-bootstrap-servers k:9092 --provider istio --telemetry-collector-strategy external|telemetry strategy external needs an endpoint",
       "writer --kafka-bootstrap-servers k:9092 --provider istio --pod-namespace Not_A_Name|must be a Kubernetes name",

@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
+import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
@@ -72,14 +73,16 @@ public final class IngestService implements AutoCloseable {
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
       List<FlowSink> sinks = new ArrayList<>();
+      List<DroppedInputSink> droppedSinks = new ArrayList<>();
       sinks.add(flows);
       if (config.dumper().enabled()) {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
+        droppedSinks.add(dumper);
         dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
-      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics);
+      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks);
       TlsMaterialLoader tls = new TlsMaterialLoader(client);
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {

@@ -52,7 +52,7 @@ final class CrdManifests {
 
   /** Where the chart keeps the committed manifests, relative to the {@code common} module. */
   static Path committedDir() {
-    return Path.of(System.getProperty("basedir", ".")).resolve("../charts/network-enforcer/crds").normalize();
+    return Path.of(System.getProperty("basedir", ".")).resolve("../charts/network-enforcer/templates/crds").normalize();
   }
 
   /** File name (e.g. {@code workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml}) to YAML text. */

@@ -134,7 +134,7 @@ public final class CaptureFile {
       if (outcome.isDropped()) {
         dropped.merge(outcome.dropReason(), 1L, Long::sum);
       }
-      intake.accept(format.source(), outcome);
+      intake.accept(format.source(), outcome, () -> line);
     }
 
     private void bad(long number, String line, String reason, Throwable error) {

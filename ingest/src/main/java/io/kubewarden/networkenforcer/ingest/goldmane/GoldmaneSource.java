@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowStreamRequest;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
@@ -95,7 +96,7 @@ public final class GoldmaneSource implements AutoCloseable {
     if (result.hasFlow() && result.getFlow().getStartTime() > lastBucketStart) {
       lastBucketStart = result.getFlow().getStartTime();
     }
-    intake.accept(SOURCE, outcome);
+    intake.accept(SOURCE, outcome, () -> ProtoJson.print(result));
   }
 
   @Override

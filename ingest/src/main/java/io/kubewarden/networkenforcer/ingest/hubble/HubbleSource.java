@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsReques
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
@@ -99,7 +100,7 @@ public final class HubbleSource implements AutoCloseable {
         lastFlowTime = t;
       }
     }
-    intake.accept(SOURCE, outcome);
+    intake.accept(SOURCE, outcome, () -> ProtoJson.print(response));
   }
 
   @Override

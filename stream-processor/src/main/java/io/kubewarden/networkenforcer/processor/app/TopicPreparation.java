@@ -90,9 +90,12 @@ public final class TopicPreparation {
         return admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
         boolean unknown = e.getCause() instanceof UnknownTopicOrPartitionException;
-        if (!unknown || System.nanoTime() > deadline) {
-          throw new ConfigException("cannot describe the topics " + names + " (" + e.getCause().getMessage()
-              + "); create them with " + config.kafka().partitions() + " partitions each, or enable topic creation");
+        // Only a topic this process has just created can be late; without creation, missing is missing.
+        if (!unknown || !config.createTopics() || System.nanoTime() > deadline) {
+          throw new ConfigException("cannot describe the topics " + names + " on " + config.kafka().bootstrapServers()
+              + " (" + e.getCause().getMessage() + "); create them with " + config.kafka().partitions()
+              + " partitions each (the chart's kafka.strimzi.createTopics declares them all), or enable topic "
+              + "creation");
         }
         pause();
       } catch (InterruptedException e) {
