@@ -3,6 +3,8 @@ package io.kubewarden.networkenforcer.common.crd;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,9 +121,17 @@ public class IstioPolicy {
     public int hashCode() { return Objects.hashCode(operation); }
   }
 
-  /** {@code to[].operation}: destination ports as strings (a port or a range {@code a-b}). */
+  /**
+   * {@code to[].operation}: destination ports as strings. Single ports only: an Istio
+   * AuthorizationPolicy has no port ranges, so a range is refused at admission.
+   */
   public static class Operation {
-    @JsonPropertyDescription("Allowed destination ports as strings: a port or a range a-b.")
+    @JsonPropertyDescription("Allowed destination ports as strings, one port number (1-65535) each; no ranges.")
+    @Size(max = 1024)
+    @ItemMaxLength(32)
+    @ValidationRule(value = "self.all(p, p.matches('^[0-9]{1,5}$') && int(p) >= 1 && int(p) <= 65535)",
+        message = "each port must be one port number 1-65535: an Istio AuthorizationPolicy cannot carry a port "
+            + "range such as 8000-9000 or a port name; list the ports one by one")
     private List<String> ports;
 
     public Operation() {}

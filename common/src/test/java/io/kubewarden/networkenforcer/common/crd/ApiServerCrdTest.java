@@ -105,6 +105,7 @@ class ApiServerCrdTest {
     String istioSelector = "spec.istio.selector must not be empty";
     String istioIngress = "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)";
     String policyTypes = "spec.kubernetes.policyTypes must be exactly [spec.direction]";
+    String istioPorts = "an Istio AuthorizationPolicy cannot carry a port range";
     List<Arguments> cases = new ArrayList<>();
     for (Kind kind : Kind.values()) {
       cases.add(Arguments.of(kind, "kubernetes backend with an istio payload",
@@ -126,6 +127,14 @@ class ApiServerCrdTest {
           ISTIO_SPEC.replace("direction: Ingress", "direction: Egress"), istioIngress));
       cases.add(Arguments.of(kind, "policyTypes other than the direction",
           KUBERNETES_SPEC.replace("direction: Ingress", "direction: Egress"), policyTypes));
+      cases.add(Arguments.of(kind, "istio port range",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"8080\", \"8000-9000\"]"), istioPorts));
+      cases.add(Arguments.of(kind, "istio port name",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"http\"]"), istioPorts));
+      cases.add(Arguments.of(kind, "istio port 0",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"0\"]"), istioPorts));
+      cases.add(Arguments.of(kind, "istio port above 65535",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"65536\"]"), istioPorts));
       cases.add(Arguments.of(kind, "policyTypes with both directions",
           KUBERNETES_SPEC.replace("policyTypes: [Ingress]", "policyTypes: [Ingress, Egress]"), policyTypes));
     }

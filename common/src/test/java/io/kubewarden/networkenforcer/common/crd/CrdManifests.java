@@ -28,10 +28,11 @@ import java.util.TreeMap;
 /**
  * Generates the CRD manifests of the chart from the Java classes with fabric8's crd-generator v2.
  *
- * <p>Three things the generator does not express are fixed up here, still driven by the classes:
+ * <p>Four things the generator does not express are fixed up here, still driven by the classes:
  * the printer columns keep the order of the {@link AdditionalPrinterColumn} annotations (the
  * generator sorts them by JSON path); {@link Size} on a list becomes {@code minItems/maxItems}
- * (the generator applies it to strings only); and the fields the Kubernetes API itself requires
+ * (the generator applies it to strings only); {@link ItemMaxLength} bounds the list's strings; and
+ * the fields the Kubernetes API itself requires
  * inside the NetworkPolicy and LabelSelector models (whose fabric8 classes carry no such
  * annotation) are marked required, so a spec the API server would refuse to render is refused on
  * admission.
@@ -122,6 +123,10 @@ final class CrdManifests {
           if (size != null && "array".equals(property.getType())) {
             property.setMaxItems(size.max() == Long.MAX_VALUE ? null : size.max());
             property.setMinItems(size.min() <= 0 ? null : size.min());
+          }
+          ItemMaxLength itemMaxLength = field.getAnnotation(ItemMaxLength.class);
+          if (itemMaxLength != null && "array".equals(property.getType()) && property.getItems() != null) {
+            property.getItems().getSchema().setMaxLength(itemMaxLength.value());
           }
           Class<?> element = field.getType();
           JSONSchemaProps elementSchema = property;

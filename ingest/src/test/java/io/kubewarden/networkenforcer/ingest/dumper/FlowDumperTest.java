@@ -91,7 +91,7 @@ class FlowDumperTest {
 
   @Test
   void theIntakeHandsDroppedHubbleRecordsToTheDumper() throws Exception {
-    FlowDumper dumper = new FlowDumper(10);
+    FlowDumper dumper = new FlowDumper(1000);
     var intake = new io.kubewarden.networkenforcer.ingest.publishing.FlowIntake(List.of(dumper),
         (source, reason, payload, error) -> { },
         new io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics(
