@@ -110,7 +110,7 @@ class ChartReferenceValuesTest {
         .containsEntry("csi.cert-manager.io/issuer-kind", "ClusterIssuer")
         .containsEntry("csi.cert-manager.io/issuer-group", "cert-manager.io");
     assertThat(receiver.get("csi.cert-manager.io/dns-names")).contains("logs.network-enforcer.example");
-    JsonNode fluentBit = m.get("DaemonSet", FULLNAME + "-fluent-bit");
+    JsonNode fluentBit = m.get("DaemonSet", FULLNAME + "-istio-fluent-bit");
     assertThat(csi(fluentBit)).containsEntry("csi.cert-manager.io/issuer-name", "mesh-issuer")
         .containsEntry("csi.cert-manager.io/issuer-kind", "ClusterIssuer");
     assertThat(container(fluentBit, "fluent-bit").path("image").asText())
@@ -124,7 +124,7 @@ class ChartReferenceValuesTest {
     Manifests secret = render("controller.provider.name", "istio", "controller.provider.istio.tls.mode",
         "existingSecret");
     for (JsonNode workload : List.of(secret.get("StatefulSet", FULLNAME + "-standalone"),
-        secret.get("DaemonSet", FULLNAME + "-fluent-bit"))) {
+        secret.get("DaemonSet", FULLNAME + "-istio-fluent-bit"))) {
       JsonNode sources = Manifests.volume(workload, "provider-certs").orElseThrow().path("projected").path("sources");
       assertThat(sources.get(0).path("secret").path("name").asText()).isEqualTo("ztunnel-logs-tls");
       assertThat(sources.get(1).path("configMap").path("name").asText()).isEqualTo("ztunnel-logs-ca");

@@ -3,8 +3,6 @@ package io.kubewarden.networkenforcer.common.crd;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
-import io.fabric8.generator.annotation.Size;
-import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.ArrayList;
 import java.util.List;
@@ -126,12 +124,13 @@ public class IstioPolicy {
    * AuthorizationPolicy has no port ranges, so a range is refused at admission.
    */
   public static class Operation {
-    @JsonPropertyDescription("Allowed destination ports as strings, one port number (1-65535) each; no ranges.")
-    @Size(max = 1024)
-    @ItemMaxLength(32)
-    @ValidationRule(value = "self.all(p, p.matches('^[0-9]{1,5}$') && int(p) >= 1 && int(p) <= 65535)",
-        message = "each port must be one port number 1-65535: an Istio AuthorizationPolicy cannot carry a port "
-            + "range such as 8000-9000 or a port name; list the ports one by one")
+    /** 1 to 65535, without leading zeros. */
+    public static final String SINGLE_PORT =
+        "^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$";
+
+    @JsonPropertyDescription("Allowed destination ports as strings, one port number (1-65535) each: an Istio "
+        + "AuthorizationPolicy cannot carry a port range such as 8000-9000 or a port name; list the ports one by one.")
+    @ItemPattern(SINGLE_PORT)
     private List<String> ports;
 
     public Operation() {}

@@ -31,7 +31,7 @@ import java.util.TreeMap;
  * <p>Four things the generator does not express are fixed up here, still driven by the classes:
  * the printer columns keep the order of the {@link AdditionalPrinterColumn} annotations (the
  * generator sorts them by JSON path); {@link Size} on a list becomes {@code minItems/maxItems}
- * (the generator applies it to strings only); {@link ItemMaxLength} bounds the list's strings; and
+ * (the generator applies it to strings only); {@link ItemPattern} checks the list's strings; and
  * the fields the Kubernetes API itself requires
  * inside the NetworkPolicy and LabelSelector models (whose fabric8 classes carry no such
  * annotation) are marked required, so a spec the API server would refuse to render is refused on
@@ -124,9 +124,9 @@ final class CrdManifests {
             property.setMaxItems(size.max() == Long.MAX_VALUE ? null : size.max());
             property.setMinItems(size.min() <= 0 ? null : size.min());
           }
-          ItemMaxLength itemMaxLength = field.getAnnotation(ItemMaxLength.class);
-          if (itemMaxLength != null && "array".equals(property.getType()) && property.getItems() != null) {
-            property.getItems().getSchema().setMaxLength(itemMaxLength.value());
+          ItemPattern itemPattern = field.getAnnotation(ItemPattern.class);
+          if (itemPattern != null && "array".equals(property.getType()) && property.getItems() != null) {
+            property.getItems().getSchema().setPattern(itemPattern.value());
           }
           Class<?> element = field.getType();
           JSONSchemaProps elementSchema = property;
