@@ -102,7 +102,9 @@ public final class TopicPreparation {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while describing topics", e);
       } catch (TimeoutException e) {
-        throw new IllegalStateException("Kafka did not describe the topics within " + TIMEOUT_SECONDS + " s", e);
+        throw new IllegalStateException("Kafka at " + config.kafka().bootstrapServers() + " did not describe the "
+            + "topics within " + TIMEOUT_SECONDS + " s; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS) "
+            + "and the client's TLS/SASL properties", e);
       }
     }
   }
