@@ -55,6 +55,7 @@ public final class GoldmaneSource implements AutoCloseable {
     this.intake = intake;
     LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
+        "Goldmane " + settings.target() + " (--goldmane-endpoint, NE_GOLDMANE_ENDPOINT)",
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
         STREAM, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());

@@ -48,6 +48,7 @@ public final class HubbleSource implements AutoCloseable {
     this.intake = intake;
     LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
+        "Hubble Relay " + settings.target() + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)",
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
         GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
