@@ -87,12 +87,26 @@ class HubbleServerAuthenticationOnlyTest {
     Path otherCa = Files.createDirectories(dir.resolve("other-ca"));
     Files.writeString(otherCa.resolve("ca.crt"), TestCertificates.newCa("someone-else").caPem());
 
-    start(TlsSettings.fromDirectory(TlsMode.existingSecret, otherCa, "ui.hubble-relay.cilium.io"));
+    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+        io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    log.addAppender(logged);
+    try {
+      start(TlsSettings.fromDirectory(TlsMode.existingSecret, otherCa, "ui.hubble-relay.cilium.io"));
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.stream.reconnects")
-        .counter() != null && registry.get("network.enforcer.ingest.stream.reconnects").counter().count() >= 2);
-    assertThat(source.isReady()).isFalse();
-    assertThat(observer.requests()).isEmpty();
+      await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.stream.reconnects")
+          .counter() != null && registry.get("network.enforcer.ingest.stream.reconnects").counter().count() >= 2);
+      assertThat(source.isReady()).isFalse();
+      assertThat(observer.requests()).isEmpty();
+      // The failure says which relay, and which setting names it.
+      assertThat(List.copyOf(logged.list)).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .anySatisfy(m -> assertThat(m).contains("Hubble Relay localhost:" + server.getPort()
+              + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)").contains("failed"));
+    } finally {
+      log.detachAppender(logged);
+    }
   }
 
   @Test
