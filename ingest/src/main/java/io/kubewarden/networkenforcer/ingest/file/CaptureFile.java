@@ -152,7 +152,8 @@ public final class CaptureFile {
       if (errors.size() < MAX_ERRORS) {
         errors.add("line " + number + ": " + reason);
       }
-      intake.invalid(format == null ? "file" : format.source(), reason, line, error);
+      // The line number travels with the reason so a dead letter can be found in the file again.
+      intake.invalid(format == null ? "file" : format.source(), "line " + number + ": " + reason, line, error);
     }
 
     CaptureSummary summary() {
