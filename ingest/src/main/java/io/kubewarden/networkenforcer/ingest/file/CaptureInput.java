@@ -195,6 +195,7 @@ public final class CaptureInput {
     private int next;
     private Reader current;
     private boolean pendingBreak;
+    private char last = '\n';
 
     SequentialReader(List<Path> files, UnaryOperator<InputStream> rawTap) {
       this.files = files;
@@ -221,12 +222,14 @@ public final class CaptureInput {
         }
         int n = current.read(buf, off, len);
         if (n > 0) {
+          last = buf[off + n - 1];
           return n;
         }
         current.close();
         current = null;
         // A file that does not end with a line break must not glue its last line to the next file's first.
-        pendingBreak = next < files.size();
+        pendingBreak = next < files.size() && last != '\n';
+        last = '\n';
       }
     }
 

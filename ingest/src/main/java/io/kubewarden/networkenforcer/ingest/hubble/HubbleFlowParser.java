@@ -91,13 +91,6 @@ public final class HubbleFlowParser {
     if (verdict == null) {
       return ParseOutcome.dropped(unusableVerdictReason(flow));
     }
-    ReplyDetection.Direction direction = ReplyDetection.of(flow, verdict != Verdict.FORWARDED);
-    if (direction == ReplyDetection.Direction.REPLY) {
-      return ParseOutcome.dropped(DropReason.REPLY);
-    }
-    if (direction == ReplyDetection.Direction.UNKNOWN) {
-      return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
-    }
     if (!flow.hasL4() || !flow.hasSource() || !flow.hasDestination()) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
@@ -130,6 +123,13 @@ public final class HubbleFlowParser {
     }
     if (port > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
+    }
+    ReplyDetection.Direction direction = ReplyDetection.of(flow, verdict != Verdict.FORWARDED);
+    if (direction == ReplyDetection.Direction.REPLY) {
+      return ParseOutcome.dropped(DropReason.REPLY);
+    }
+    if (direction == ReplyDetection.Direction.UNKNOWN) {
+      return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
