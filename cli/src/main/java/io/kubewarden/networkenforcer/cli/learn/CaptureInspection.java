@@ -20,10 +20,10 @@ public final class CaptureInspection {
 
   public static CaptureFormat inspect(Path capture, Optional<CaptureFormat> given) {
     if (!Files.exists(capture)) {
-      throw new LearnInputException("capture " + capture + " does not exist; fix --input");
+      throw new LearnInputException("capture file " + capture + " does not exist; fix --input");
     }
     if (!Files.isReadable(capture)) {
-      throw new LearnInputException("capture " + capture + " is not readable; fix its permissions");
+      throw new LearnInputException("capture file " + capture + " is not readable; fix its permissions");
     }
     boolean anyLine = false;
     long number = 0;
@@ -48,11 +48,11 @@ public final class CaptureInspection {
     } catch (UnreadableCaptureException e) {
       throw new LearnInputException(e.getMessage());
     } catch (IOException | UncheckedIOException e) {
-      throw new LearnInputException("cannot read capture " + capture + ": " + e.getMessage()
+      throw new LearnInputException("cannot read capture file " + capture + ": " + e.getMessage()
           + " (it must be text, one record per line; gzip, UTF-8 and UTF-16 with a byte-order mark are read)");
     }
     if (!anyLine) {
-      throw new LearnInputException("capture " + capture + " is empty; record flows first, for example "
+      throw new LearnInputException("capture file " + capture + " is empty; record flows first, for example "
           + "'hubble observe -o jsonpb --last 10000 > " + capture.getFileName() + "'");
     }
     if (given.isPresent()) {

@@ -151,10 +151,7 @@ public final class LearnCommand implements Callable<Integer> {
     if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
       throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
     }
-    if (!overwrite) {
-      // Fails before any work when the directory holds files; deletes nothing.
-      OutputDirectory.prepare(outputDir, false);
-    }
+
     Optional<CaptureFormat> f = Optional.empty();
     if (format != null && !format.isBlank()) {
       try {
