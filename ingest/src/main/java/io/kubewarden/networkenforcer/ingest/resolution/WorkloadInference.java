@@ -38,8 +38,12 @@ public final class WorkloadInference {
   private static final Pattern DEPLOYMENT_POD = Pattern.compile("^(.+)-(" + SAFE + "{6,10})-(" + SAFE + "{5})$");
   private static final Pattern LONE_SUFFIX_POD = Pattern.compile("^(.+)-(" + SAFE + "{5})$");
   private static final Pattern STATEFUL_SET_POD = Pattern.compile("^(.+)-(\\d{1,5})$");
-  /** A Goldmane aggregated name's prefix ending in a pod-template-hash: a Deployment's ReplicaSet. */
-  private static final Pattern REPLICA_SET_PREFIX = Pattern.compile("^(.+)-(" + SAFE + "{6,10})$");
+  /**
+   * A Goldmane aggregated name's prefix ending in something hash-like (letters and digits, at
+   * least one digit): a Deployment's ReplicaSet. The {@code *} already proves a controller made the
+   * pod, so this is looser than the pod-name patterns.
+   */
+  private static final Pattern REPLICA_SET_PREFIX = Pattern.compile("^(.+)-([a-z0-9]{5,10})$");
   /** CronJob jobs are named {@code <cronjob>-<minutes since epoch>}. */
   private static final Pattern CRON_JOB_SUFFIX = Pattern.compile("^\\d{8,10}$");
 
