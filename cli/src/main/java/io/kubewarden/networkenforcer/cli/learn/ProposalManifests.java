@@ -27,6 +27,7 @@ final class ProposalManifests {
   static WorkloadNetworkPolicyProposal toResource(ProposalSnapshot snapshot) {
     WorkloadNetworkPolicyProposal proposal = new WorkloadNetworkPolicyProposal();
     proposal.setMetadata(new ObjectMetaBuilder().withName(snapshot.name()).withNamespace(snapshot.namespace())
+        .withAnnotations(snapshot.annotations().isEmpty() ? null : snapshot.annotations())
         .build());
     proposal.setSpec(snapshot.spec());
     if (!snapshot.evidence().isEmpty()) {

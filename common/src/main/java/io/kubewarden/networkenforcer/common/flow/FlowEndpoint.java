@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param workloadSelector the workload's {@code spec.selector}
  * @param identity the SPIFFE identity, {@code spiffe://<trust domain>/ns/<ns>/sa/<sa>} (Istio)
  * @param namedPorts the pod's named container ports, when known
+ * @param inferred the workload and its selector were inferred from the pod name and labels (no
+ *     cluster object and no provider field named them); omitted from JSON when false
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record FlowEndpoint(
@@ -30,7 +32,8 @@ public record FlowEndpoint(
     String ip,
     String serviceAccount,
     String identity,
-    List<NamedPort> namedPorts) {
+    List<NamedPort> namedPorts,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred) {
 
   public FlowEndpoint {
     podLabels = podLabels == null ? Map.of() : Map.copyOf(podLabels);
@@ -77,7 +80,8 @@ public record FlowEndpoint(
   public Builder toBuilder() {
     return new Builder().namespace(namespace).workload(workloadKind, workloadName)
         .workloadSelector(workloadSelector).podLabels(podLabels).namespaceLabels(namespaceLabels)
-        .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts);
+        .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts)
+        .inferred(inferred);
   }
 
   /** Builder: endpoints have many optional fields. */
@@ -93,6 +97,7 @@ public record FlowEndpoint(
     private String serviceAccount;
     private String identity;
     private List<NamedPort> namedPorts = List.of();
+    private boolean inferred;
 
     public Builder namespace(String v) { namespace = v; return this; }
     public Builder workload(WorkloadKind kind, String name) { workloadKind = kind; workloadName = name; return this; }
@@ -104,10 +109,11 @@ public record FlowEndpoint(
     public Builder serviceAccount(String v) { serviceAccount = v; return this; }
     public Builder identity(String v) { identity = v; return this; }
     public Builder namedPorts(List<NamedPort> v) { namedPorts = v; return this; }
+    public Builder inferred(boolean v) { inferred = v; return this; }
 
     public FlowEndpoint build() {
       return new FlowEndpoint(namespace, workloadKind, workloadName, workloadSelector, podLabels,
-          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts);
+          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, inferred);
     }
   }
 }

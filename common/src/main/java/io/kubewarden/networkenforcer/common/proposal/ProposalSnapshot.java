@@ -1,12 +1,15 @@
 package io.kubewarden.networkenforcer.common.proposal;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,15 +18,32 @@ import java.util.Objects;
  *
  * @param evidence per rule and port: first seen, last seen, count (written to the WNPP status)
  * @param updatedAt when the processor last changed the allow-list or flushed evidence
+ * @param inferredWorkloads the target or peer workloads ({@code ns/Kind/name}) whose kind, name and
+ *     selector were inferred from pod names and labels; rendered as the
+ *     {@link io.kubewarden.networkenforcer.common.policy.Labels#INFERRED_WORKLOADS} annotation
  */
 public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
-    List<RuleEvidence> evidence, Instant updatedAt) {
+    List<RuleEvidence> evidence, Instant updatedAt,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> inferredWorkloads) {
 
   public ProposalSnapshot {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(spec, "spec");
     evidence = evidence == null ? List.of() : List.copyOf(evidence);
+    inferredWorkloads = inferredWorkloads == null ? List.of() : List.copyOf(inferredWorkloads);
+  }
+
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt) {
+    this(name, namespace, spec, evidence, updatedAt, List.of());
+  }
+
+  /** The annotations a proposal carries: the inferred-workloads marker when something was inferred. */
+  @JsonIgnore
+  public Map<String, String> annotations() {
+    return inferredWorkloads.isEmpty() ? Map.of()
+        : Map.of(Labels.INFERRED_WORKLOADS, String.join(",", inferredWorkloads));
   }
 
   /** The target this proposal is for, from its spec. */

@@ -102,6 +102,21 @@ class JsonSerdeTest {
   }
 
   @Test
+  void theInferredMarkTravelsOnlyWhenSet() {
+    FlowEndpoint inferred = client().toBuilder().inferred(true).build();
+    FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, inferred, server(), null, null, 1, null);
+    byte[] bytes = topics.flows().valueSerde().serializer().serialize("flows", flow);
+    String json = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    // One small field on the inferred endpoint only: {"inferred":true}, absent when false.
+    assertThat(json.split("\"inferred\"", -1)).hasSize(2);
+    assertThat(json).contains("\"inferred\":true");
+    FlowRecord back = roundTrip(topics.flows(), flow);
+    assertThat(back).isEqualTo(flow);
+    assertThat(back.src().inferred()).isTrue();
+    assertThat(back.dst().inferred()).isFalse();
+  }
+
+  @Test
   void proposalSnapshotRoundTripsBothBackends() {
     WorkloadNetworkPolicyProposalSpec k8s = new WorkloadNetworkPolicyProposalSpec();
     k8s.setBackend(Backend.kubernetes);
@@ -137,6 +152,13 @@ class JsonSerdeTest {
         List.of(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/client"), List.of("8080", "9000-9010")))));
     ProposalSnapshot istioProposal = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T);
     assertThat(roundTrip(topics.proposals(), istioProposal)).isEqualTo(istioProposal);
+
+    ProposalSnapshot inferred = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T,
+        List.of("shop/Deployment/web"));
+    assertThat(roundTrip(topics.proposals(), inferred)).isEqualTo(inferred);
+    assertThat(inferred.annotations()).containsExactly(
+        java.util.Map.entry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/web"));
+    assertThat(istioProposal.annotations()).isEmpty();
   }
 
   @Test

@@ -16,22 +16,34 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyHit;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyKind;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
- * Only pod-to-pod flows count. An allowed connection is reported by both ends; only the
- * destination's report is kept so it counts once. A deny is kept from either end, with that end
- * as the reporter (the side whose policy dropped it).
+ * Only pod-to-pod flows count. An allowed connection is reported by both ends; the first report
+ * of an interval is kept and the other end's copy dropped, so a connection only its source reported
+ * still counts ({@link ReportPairing}). A deny is kept from either end, with that end as the
+ * reporter (the side whose policy dropped it). A workload nobody names is inferred from the
+ * aggregated name and labels ({@link WorkloadInference}).
  */
 public final class GoldmaneFlowParser {
+  /** Two ends of every connection of a 15 s interval for a large cluster. */
+  private static final int PAIRING_CAPACITY = 100_000;
+
   private final WorkloadResolver resolver;
+  private final WorkloadInference inference;
   private final Clock clock;
+  private final ReportPairing pairing = new ReportPairing(PAIRING_CAPACITY);
 
   public GoldmaneFlowParser(WorkloadResolver resolver, Clock clock) {
     this.resolver = resolver;
+    this.inference = new WorkloadInference(resolver.view());
     this.clock = clock;
   }
 
@@ -55,12 +67,7 @@ public final class GoldmaneFlowParser {
       default -> Reporter.UNKNOWN;
     };
     switch (key.getActionValue()) {
-      case Action.Allow_VALUE -> {
-        if (reporter != Reporter.DESTINATION) {
-          return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
-        }
-        verdict = Verdict.FORWARDED;
-      }
+      case Action.Allow_VALUE -> verdict = Verdict.FORWARDED;
       case Action.Deny_VALUE -> verdict = Verdict.DENIED;
       default -> {
         return ParseOutcome.dropped(DropReason.NOT_A_POLICY_VERDICT);
@@ -73,18 +80,49 @@ public final class GoldmaneFlowParser {
     if (key.getDestPort() < 0 || key.getDestPort() > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
-    Resolution src = resolver.byAggregatedName(key.getSourceNamespace(), key.getSourceName());
+    Resolution src = endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
     if (!src.resolved()) {
-      return ParseOutcome.dropped(src.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
-    Resolution dst = resolver.byAggregatedName(key.getDestNamespace(), key.getDestName());
+    Resolution dst = endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
     if (!dst.resolved()) {
-      return ParseOutcome.dropped(dst.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
+    }
+    if (verdict == Verdict.FORWARDED && !pairing.firstReport(connectionKey(key, flow.getStartTime()))) {
+      return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.DENIED ? denyingPolicy(key) : null;
     Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
     return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
         src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
+  }
+
+  private Resolution endpoint(String namespace, String aggregatedName, List<String> labels) {
+    Resolution r = resolver.byAggregatedName(namespace, aggregatedName);
+    if (r.dropReason() != DropReason.UNKNOWN_POD) {
+      return r;
+    }
+    Map<String, String> podLabels = new TreeMap<>();
+    for (String label : labels) {
+      int eq = label.indexOf('=');
+      if (eq > 0) {
+        podLabels.put(label.substring(0, eq), label.substring(eq + 1));
+      }
+    }
+    return inference.infer(namespace, aggregatedName, podLabels, null, null);
+  }
+
+  /** The same connection as the other end reports it in the same interval: the key without reporter and policies. */
+  private static String connectionKey(FlowKey key, long startTime) {
+    return key.getSourceNamespace() + "/" + key.getSourceName() + ">" + key.getDestNamespace() + "/"
+        + key.getDestName() + ":" + key.getDestPort() + "/" + key.getProto() + "@" + startTime;
+  }
+
+  /** A deny that names a pod nobody can resolve is a lost violation, not just an unknown pod. */
+  private static DropReason unresolvedReason(DropReason reason, Verdict verdict) {
+    boolean unresolvable = reason == DropReason.UNKNOWN_POD || reason == DropReason.UNKNOWN_WORKLOAD
+        || reason == DropReason.AMBIGUOUS_WORKLOAD;
+    return unresolvable && verdict != Verdict.FORWARDED ? DropReason.UNRESOLVED_DENY : reason;
   }
 
   private static DropReason peerReason(int endpointType) {

@@ -98,7 +98,7 @@ class FlowPublisherTest {
     List<ConsumerRecord<byte[], byte[]>> dead = consume(topics.deadLetter().name(), new ByteArrayDeserializer(), 1);
     assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("{\"truncated\": ");
     assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.SOURCE)).isEqualTo("ingest/goldmane");
-    assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON)).isEqualTo("not JSON");
+    assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON)).isEqualTo("line 4: not JSON");
     assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(3);
   }
 

@@ -156,6 +156,7 @@ public final class ProposalApplier {
         .withName(snapshot.name())
         .withNamespace(snapshot.namespace())
         .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
+        .withAnnotations(snapshot.annotations().isEmpty() ? null : snapshot.annotations())
         .withOwnerReferences(owner)
         .build());
     p.setSpec(snapshot.spec());
@@ -163,6 +164,12 @@ public final class ProposalApplier {
   }
 
   private static boolean sameSpecAndOwner(WorkloadNetworkPolicyProposal live, WorkloadNetworkPolicyProposal desired) {
-    return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired);
+    return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired)
+        && Objects.equals(inferredMark(live), inferredMark(desired));
+  }
+
+  private static String inferredMark(WorkloadNetworkPolicyProposal proposal) {
+    Map<String, String> annotations = proposal.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(Labels.INFERRED_WORKLOADS);
   }
 }

@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.writer.proposals.ProposalApplier.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,23 @@ class ProposalApplierTest {
     int writes = writer.calls().size();
     assertThat(applier.apply(snapshot.target().key(), snapshot)).isEqualTo(Outcome.UNCHANGED);
     assertThat(writer.calls()).as("the live proposal matches: nothing written").hasSize(writes);
+  }
+
+  @Test
+  void inferredWorkloadsAreAnnotatedAndAMarkChangeIsWritten() {
+    client.resource(Fixtures.deployment("api")).create();
+    ProposalSnapshot plain = Fixtures.proposal("api", "web");
+    ProposalSnapshot inferred = new ProposalSnapshot(plain.name(), plain.namespace(), plain.spec(), plain.evidence(),
+        plain.updatedAt(), List.of(NS + "/Deployment/web"));
+
+    assertThat(applier.apply(inferred.target().key(), inferred)).isEqualTo(Outcome.APPLIED);
+    assertThat(live().getMetadata().getAnnotations())
+        .containsEntry(Labels.INFERRED_WORKLOADS, NS + "/Deployment/web");
+
+    awaitCached();
+    // Same spec, the peer now confirmed by the cluster: the mark must go.
+    assertThat(applier.apply(plain.target().key(), plain)).isEqualTo(Outcome.APPLIED);
+    assertThat(live().getMetadata().getAnnotations()).doesNotContainKey(Labels.INFERRED_WORKLOADS);
   }
 
   @Test

@@ -67,8 +67,8 @@ public final class AllowListLearner {
     if (peer.workloadSelector() == null) {
       return new Skipped("no-peer-selector");
     }
-    return merge(current, own.workloadSelector(), peerWorkload.get().key(), peer.namespace(),
-        peer.workloadSelector(), flow);
+    return merge(current, own.workloadSelector(), own.inferred(), peerWorkload.get().key(), peer.namespace(),
+        peer.workloadSelector(), peer.inferred(), flow);
   }
 
   private Outcome learnIstio(LearnedAllowList current, FlowRecord flow) {
@@ -82,18 +82,20 @@ public final class AllowListLearner {
     if (flow.dst().workloadSelector() == null) {
       return new Skipped("no-own-selector");
     }
-    return merge(current, flow.dst().workloadSelector(), principal.get(), null, null, flow);
+    return merge(current, flow.dst().workloadSelector(), flow.dst().inferred(), principal.get(), null, null, false,
+        flow);
   }
 
-  private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, String peerKey, String peerNamespace,
-      LabelSelector peerSelector, FlowRecord flow) {
+  private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred, String peerKey,
+      String peerNamespace, LabelSelector peerSelector, boolean peerInferred, FlowRecord flow) {
     LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
     String portKey = port.key();
     // The hot path: a known port of a known peer changes nothing and copies nothing.
-    if (current != null && Objects.equals(current.ownSelector(), ownSelector)) {
+    if (current != null && Objects.equals(current.ownSelector(), ownSelector) && current.ownInferred() == ownInferred) {
       LearnedPeer known = current.peers().get(peerKey);
       if (known != null && Objects.equals(known.namespace(), peerNamespace)
-          && Objects.equals(known.selector(), peerSelector) && known.ports().containsKey(portKey)) {
+          && Objects.equals(known.selector(), peerSelector) && known.inferred() == peerInferred
+          && known.ports().containsKey(portKey)) {
         return new Learned(current, false, peerKey, portKey);
       }
     }
@@ -102,8 +104,9 @@ public final class AllowListLearner {
     // New peer, or the peer workload was recreated with another selector: the rule changes.
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
     ports.put(portKey, port);
-    peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports));
+    // The inferred marks follow the latest flow: a workload the cluster later confirms loses its mark.
+    peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports, peerInferred));
     boolean dirty = current != null && current.evidenceDirty();
-    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty), true, peerKey, portKey);
+    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, ownInferred), true, peerKey, portKey);
   }
 }

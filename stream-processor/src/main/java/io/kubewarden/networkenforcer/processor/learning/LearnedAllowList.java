@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import java.util.SortedMap;
@@ -15,15 +16,21 @@ import java.util.TreeMap;
  *     rules come out in a deterministic order
  * @param evidenceDirty evidence changed since the last published snapshot; kept in the store so a
  *     restarted task still flushes it
+ * @param ownInferred the target's own workload and selector were inferred from pod names and labels
  */
 public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
-    boolean evidenceDirty) {
+    boolean evidenceDirty, @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
   public LearnedAllowList {
     peers = peers == null ? new TreeMap<>() : new TreeMap<>(peers);
   }
 
+  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+      boolean evidenceDirty) {
+    this(backend, ownSelector, peers, evidenceDirty, false);
+  }
+
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
-    return new LearnedAllowList(backend, ownSelector, peers, dirty);
+    return new LearnedAllowList(backend, ownSelector, peers, dirty, ownInferred);
   }
 }

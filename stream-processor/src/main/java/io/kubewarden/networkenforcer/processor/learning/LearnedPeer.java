@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -9,10 +10,16 @@ import java.util.TreeMap;
  * Istio: only the principal (the map key), namespace and selector stay null.
  *
  * @param ports keyed by {@link LearnedPort#key}, so iteration is in protocol, port order
+ * @param inferred the peer workload and selector were inferred from pod names and labels
  */
-public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports) {
+public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred) {
 
   public LearnedPeer {
     ports = ports == null ? new TreeMap<>() : new TreeMap<>(ports);
+  }
+
+  public LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports) {
+    this(namespace, selector, ports, false);
   }
 }
