@@ -2,9 +2,9 @@ package io.kubewarden.networkenforcer.cli.simulate;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PolicySpec;
@@ -13,8 +13,6 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -39,28 +37,7 @@ public final class PolicyFile {
   private PolicyFile() {}
 
   static List<CandidatePolicy> load(Path file) {
-    if (!Files.isRegularFile(file)) {
-      throw new ConfigException("policy file " + file + " does not exist; fix --policy");
-    }
-    List<JsonNode> documents = new ArrayList<>();
-    try (MappingIterator<JsonNode> it = Json.yaml().readerFor(JsonNode.class).readValues(file.toFile())) {
-      while (it.hasNext()) {
-        JsonNode doc = it.next();
-        if (doc == null || doc.isNull() || doc.isMissingNode()) {
-          continue;
-        }
-        if ("List".equals(doc.path("kind").asText()) && doc.path("items").isArray()) {
-          doc.path("items").forEach(documents::add);
-        } else {
-          documents.add(doc);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      throw new ConfigException("policy file " + file + " is not YAML: " + firstLine(e.getMessage()));
-    }
-    if (documents.isEmpty()) {
-      throw new ConfigException("policy file " + file + " holds no document; --policy takes a " + KINDS);
-    }
+    List<JsonNode> documents = PolicyDocuments.read(file, "--policy", KINDS);
     List<CandidatePolicy> out = new ArrayList<>();
     for (int i = 0; i < documents.size(); i++) {
       out.add(candidate(file, i + 1, documents.get(i)));
@@ -98,7 +75,7 @@ public final class PolicyFile {
         default -> authorizationPolicy(label, namespace, doc);
       };
     } catch (JsonProcessingException e) {
-      throw new ConfigException(label + " in " + file + " is not valid: " + firstLine(e.getOriginalMessage()));
+      throw new ConfigException(label + " in " + file + " is not valid: " + PolicyDocuments.firstLine(e.getOriginalMessage()));
     }
   }
 
@@ -189,13 +166,5 @@ public final class PolicyFile {
 
   private static <T> Iterable<T> iterable(Iterator<T> it) {
     return () -> it;
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "unreadable";
-    }
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
   }
 }
