@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.cli.history;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -9,14 +9,14 @@ import java.util.concurrent.TimeUnit;
  * at most once per interval (and once at the end), so output stays readable in CI logs.
  */
 public final class HistoryProgress {
-  private final PrintStream out;
+  private final PrintWriter out;
   private final String what;
   private final long intervalNanos;
   private long total;
   private long startNanos;
   private long lastPrintNanos;
 
-  public HistoryProgress(PrintStream out, String what, long intervalNanos) {
+  public HistoryProgress(PrintWriter out, String what, long intervalNanos) {
     this.out = out;
     this.what = what;
     this.intervalNanos = intervalNanos;
@@ -27,27 +27,30 @@ public final class HistoryProgress {
     return new HistoryProgress(null, "", Long.MAX_VALUE);
   }
 
-  public static HistoryProgress toStderr(String what) {
-    return new HistoryProgress(System.err, what, TimeUnit.SECONDS.toNanos(2));
+  /** Every two seconds to {@code err} (the command's stderr). */
+  public static HistoryProgress every2s(PrintWriter err, String what) {
+    return new HistoryProgress(err, what, TimeUnit.SECONDS.toNanos(2));
   }
 
-  void start(long totalRecords) {
+  public void start(long totalRecords) {
     total = totalRecords;
     startNanos = System.nanoTime();
     lastPrintNanos = startNanos;
   }
 
-  void update(long done) {
+  public void update(long done) {
     long now = System.nanoTime();
     if (out != null && now - lastPrintNanos >= intervalNanos) {
       lastPrintNanos = now;
       out.println(line(done, now, false));
+      out.flush();
     }
   }
 
-  void finish(long done) {
+  public void finish(long done) {
     if (out != null) {
       out.println(line(done, System.nanoTime(), true));
+      out.flush();
     }
   }
 

@@ -109,7 +109,7 @@ public final class SimulateCommand implements Callable<Integer> {
     } else {
       TimeWindow w = TimeWindow.parse(from, to, Instant.now());
       FlowWindowReader reader = new FlowWindowReader(kafka.settings(null));
-      reader.read(w, (key, flow, ts) -> simulation.accept(flow), HistoryProgress.toStderr("reading flows"));
+      reader.read(w, (key, flow, ts) -> simulation.accept(flow), HistoryProgress.every2s(spec.commandLine().getErr(), "reading flows"));
       source = "the flows topic, " + w.from() + " to " + w.to();
     }
     Simulation.Result result = simulation.result();

@@ -1,12 +1,14 @@
 package io.kubewarden.networkenforcer.common.proposal;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,15 +17,29 @@ import java.util.Objects;
  *
  * @param evidence per rule and port: first seen, last seen, count (written to the WNPP status)
  * @param updatedAt when the processor last changed the allow-list or flushed evidence
+ * @param annotations put on the WNPP by the writer; empty for live learning ({@code replay --publish}
+ *     names its window here)
  */
 public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
-    List<RuleEvidence> evidence, Instant updatedAt) {
+    List<RuleEvidence> evidence, Instant updatedAt,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> annotations) {
 
   public ProposalSnapshot {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(namespace, "namespace");
     Objects.requireNonNull(spec, "spec");
     evidence = evidence == null ? List.of() : List.copyOf(evidence);
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
+  }
+
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt) {
+    this(name, namespace, spec, evidence, updatedAt, Map.of());
+  }
+
+  /** The same proposal carrying these annotations. */
+  public ProposalSnapshot withAnnotations(Map<String, String> values) {
+    return new ProposalSnapshot(name, namespace, spec, evidence, updatedAt, values);
   }
 
   /** The target this proposal is for, from its spec. */

@@ -156,6 +156,7 @@ public final class ProposalApplier {
         .withName(snapshot.name())
         .withNamespace(snapshot.namespace())
         .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
+        .withAnnotations(snapshot.annotations().isEmpty() ? null : snapshot.annotations())
         .withOwnerReferences(owner)
         .build());
     p.setSpec(snapshot.spec());
@@ -163,6 +164,10 @@ public final class ProposalApplier {
   }
 
   private static boolean sameSpecAndOwner(WorkloadNetworkPolicyProposal live, WorkloadNetworkPolicyProposal desired) {
-    return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired);
+    Map<String, String> annotations = live.getMetadata().getAnnotations();
+    boolean annotated = desired.getMetadata().getAnnotations() == null || annotations != null
+        && annotations.entrySet().containsAll(desired.getMetadata().getAnnotations().entrySet());
+    return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired)
+        && annotated;
   }
 }
