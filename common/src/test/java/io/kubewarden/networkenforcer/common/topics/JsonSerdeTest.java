@@ -140,6 +140,22 @@ class JsonSerdeTest {
   }
 
   @Test
+  void proposalAnnotationsRoundTripAndStayOutOfTheRecordWhenEmpty() {
+    WorkloadNetworkPolicyProposalSpec istio = new WorkloadNetworkPolicyProposalSpec();
+    istio.setBackend(Backend.istio);
+    istio.setDirection(Direction.Ingress);
+    istio.setTargetRef(new TargetRef(WorkloadKind.Deployment, "web"));
+    istio.setIstio(new IstioPolicy(new LabelSelectorBuilder().addToMatchLabels("app", "web").build(), List.of()));
+    ProposalSnapshot plain = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T);
+    assertThat(new String(topics.proposals().valueSerde().serializer().serialize("p", plain),
+        StandardCharsets.UTF_8)).doesNotContain("annotations");
+    ProposalSnapshot replayed = plain.withAnnotations(java.util.Map.of(
+        "networkenforcer.kubewarden.io/replayed-from", "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z"));
+    assertThat(roundTrip(topics.proposals(), replayed)).isEqualTo(replayed);
+    assertThat(roundTrip(topics.proposals(), replayed).annotations()).hasSize(1);
+  }
+
+  @Test
   void policySnapshotRoundTrips() {
     WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
     spec.setBackend(Backend.kubernetes);
