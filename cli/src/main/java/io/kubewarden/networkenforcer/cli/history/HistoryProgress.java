@@ -33,9 +33,13 @@ public final class HistoryProgress {
   }
 
   public void start(long totalRecords) {
+    start(totalRecords, System.nanoTime());
+  }
+
+  void start(long totalRecords, long nowNanos) {
     total = totalRecords;
-    startNanos = System.nanoTime();
-    lastPrintNanos = startNanos;
+    startNanos = nowNanos;
+    lastPrintNanos = nowNanos;
   }
 
   public void update(long done) {
