@@ -55,7 +55,7 @@ final class SimulationReport {
   }
 
   private static void table(PrintWriter out, List<Simulation.Connection> rows) {
-    String format = "  %-34s %-8s %-34s %-9s %7s  %-24s %-24s %s%n";
+    String format = "  %-34s %-8s %-34s %-9s %7s  %-30s %-30s %s%n";
     out.printf(format, "TARGET", "DIR", "PEER", "PORT", "COUNT", "FIRST SEEN", "LAST SEEN", "POLICIES");
     for (Simulation.Connection c : rows) {
       out.printf(format, c.target(), c.direction(), c.peer(), c.protocol() + "/" + c.port(), c.count(),
