@@ -32,7 +32,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * holds every snapshot the processor says it wrote (at-least-once writes are flushed before the
  * offsets they belong to are committed).
  */
-final class PipelineDrain {
+public final class PipelineDrain {
   private static final String PROCESSOR_METRICS = "network_enforcer.processor.";
 
   private final Admin admin;
@@ -42,9 +42,9 @@ final class PipelineDrain {
   private final MeterRegistry registry;
 
   /** How far the processor has come: flow records consumed of those published. */
-  record Progress(long flowsConsumed, long flowsPublished, boolean done) {}
+  public record Progress(long flowsConsumed, long flowsPublished, boolean done) {}
 
-  PipelineDrain(Admin admin, String groupId, List<String> inputsInOrder, String proposalsTopic,
+  public PipelineDrain(Admin admin, String groupId, List<String> inputsInOrder, String proposalsTopic,
       MeterRegistry registry) {
     this.admin = admin;
     this.groupId = groupId;
@@ -53,7 +53,7 @@ final class PipelineDrain {
     this.registry = registry;
   }
 
-  Progress check(KafkaStreams streams) {
+  public Progress check(KafkaStreams streams) {
     Map<TopicPartition, OffsetAndMetadata> committed = get(admin.listConsumerGroupOffsets(groupId)
         .partitionsToOffsetAndMetadata());
     long flowsConsumed = 0;

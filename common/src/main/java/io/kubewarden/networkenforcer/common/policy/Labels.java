@@ -18,6 +18,8 @@ public final class Labels {
    * them. Review those selectors before promoting.
    */
   public static final String INFERRED_WORKLOADS = PREFIX + "inferred-workloads";
+  /** On a WNPP rebuilt by {@code replay}: the window of flows it was learned from, {@code <from>/<to>} (ISO-8601). */
+  public static final String REPLAYED_FROM = PREFIX + "replayed-from";
   /** On the rendered AuthorizationPolicy in monitor mode. */
   public static final String ISTIO_DRY_RUN = "istio.io/dry-run";
   /** The namespace label every namespace carries; learned peers select namespaces by it. */

@@ -21,10 +21,13 @@ import java.util.Objects;
  * @param inferredWorkloads the target or peer workloads ({@code ns/Kind/name}) whose kind, name and
  *     selector were inferred from pod names and labels; rendered as the
  *     {@link io.kubewarden.networkenforcer.common.policy.Labels#INFERRED_WORKLOADS} annotation
+ * @param annotations put on the WNPP by the writer; empty for live learning ({@code replay --publish}
+ *     names its window here)
  */
 public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
     List<RuleEvidence> evidence, Instant updatedAt,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> inferredWorkloads) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> inferredWorkloads,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> annotations) {
 
   public ProposalSnapshot {
     Objects.requireNonNull(name, "name");
@@ -32,18 +35,36 @@ public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPol
     Objects.requireNonNull(spec, "spec");
     evidence = evidence == null ? List.of() : List.copyOf(evidence);
     inferredWorkloads = inferredWorkloads == null ? List.of() : List.copyOf(inferredWorkloads);
+    annotations = annotations == null ? Map.of() : Map.copyOf(annotations);
   }
 
   public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
       List<RuleEvidence> evidence, Instant updatedAt) {
-    this(name, namespace, spec, evidence, updatedAt, List.of());
+    this(name, namespace, spec, evidence, updatedAt, List.of(), Map.of());
   }
 
-  /** The annotations a proposal carries: the inferred-workloads marker when something was inferred. */
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt, List<String> inferredWorkloads) {
+    this(name, namespace, spec, evidence, updatedAt, inferredWorkloads, Map.of());
+  }
+
+  /**
+   * Every annotation the WNPP carries: the given ones plus the inferred-workloads marker when
+   * something was inferred.
+   */
   @JsonIgnore
-  public Map<String, String> annotations() {
-    return inferredWorkloads.isEmpty() ? Map.of()
-        : Map.of(Labels.INFERRED_WORKLOADS, String.join(",", inferredWorkloads));
+  public Map<String, String> metadataAnnotations() {
+    if (inferredWorkloads.isEmpty()) {
+      return annotations;
+    }
+    var all = new java.util.TreeMap<>(annotations);
+    all.put(Labels.INFERRED_WORKLOADS, String.join(",", inferredWorkloads));
+    return Map.copyOf(all);
+  }
+
+  /** The same proposal carrying these annotations. */
+  public ProposalSnapshot withAnnotations(Map<String, String> values) {
+    return new ProposalSnapshot(name, namespace, spec, evidence, updatedAt, inferredWorkloads, values);
   }
 
   /** The target this proposal is for, from its spec. */

@@ -156,9 +156,25 @@ class JsonSerdeTest {
     ProposalSnapshot inferred = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T,
         List.of("shop/Deployment/web"));
     assertThat(roundTrip(topics.proposals(), inferred)).isEqualTo(inferred);
-    assertThat(inferred.annotations()).containsExactly(
+    assertThat(inferred.metadataAnnotations()).containsExactly(
         java.util.Map.entry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/web"));
-    assertThat(istioProposal.annotations()).isEmpty();
+    assertThat(istioProposal.metadataAnnotations()).isEmpty();
+  }
+
+  @Test
+  void proposalAnnotationsRoundTripAndStayOutOfTheRecordWhenEmpty() {
+    WorkloadNetworkPolicyProposalSpec istio = new WorkloadNetworkPolicyProposalSpec();
+    istio.setBackend(Backend.istio);
+    istio.setDirection(Direction.Ingress);
+    istio.setTargetRef(new TargetRef(WorkloadKind.Deployment, "web"));
+    istio.setIstio(new IstioPolicy(new LabelSelectorBuilder().addToMatchLabels("app", "web").build(), List.of()));
+    ProposalSnapshot plain = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T);
+    assertThat(new String(topics.proposals().valueSerde().serializer().serialize("p", plain),
+        StandardCharsets.UTF_8)).doesNotContain("annotations");
+    ProposalSnapshot replayed = plain.withAnnotations(java.util.Map.of(
+        "networkenforcer.kubewarden.io/replayed-from", "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z"));
+    assertThat(roundTrip(topics.proposals(), replayed)).isEqualTo(replayed);
+    assertThat(roundTrip(topics.proposals(), replayed).annotations()).hasSize(1);
   }
 
   @Test

@@ -156,7 +156,7 @@ public final class ProposalApplier {
         .withName(snapshot.name())
         .withNamespace(snapshot.namespace())
         .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
-        .withAnnotations(snapshot.annotations().isEmpty() ? null : snapshot.annotations())
+        .withAnnotations(snapshot.metadataAnnotations().isEmpty() ? null : snapshot.metadataAnnotations())
         .withOwnerReferences(owner)
         .build());
     p.setSpec(snapshot.spec());
@@ -164,8 +164,11 @@ public final class ProposalApplier {
   }
 
   private static boolean sameSpecAndOwner(WorkloadNetworkPolicyProposal live, WorkloadNetworkPolicyProposal desired) {
+    Map<String, String> annotations = live.getMetadata().getAnnotations();
+    boolean annotated = desired.getMetadata().getAnnotations() == null || annotations != null
+        && annotations.entrySet().containsAll(desired.getMetadata().getAnnotations().entrySet());
     return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired)
-        && Objects.equals(inferredMark(live), inferredMark(desired));
+        && annotated && Objects.equals(inferredMark(live), inferredMark(desired));
   }
 
   private static String inferredMark(WorkloadNetworkPolicyProposal proposal) {

@@ -103,6 +103,22 @@ class ProposalApplierTest {
   }
 
   @Test
+  void aReplayedSnapshotCarriesItsWindowAnnotationEvenWhenTheSpecIsUnchanged() {
+    client.resource(Fixtures.deployment("api")).create();
+    ProposalSnapshot learned = Fixtures.proposal("api", "web");
+    assertThat(applier.apply(learned.target().key(), learned)).isEqualTo(Outcome.APPLIED);
+    awaitCached();
+    ProposalSnapshot replayed = learned.withAnnotations(java.util.Map.of(Labels.REPLAYED_FROM,
+        "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z"));
+
+    assertThat(applier.apply(replayed.target().key(), replayed)).isEqualTo(Outcome.APPLIED);
+
+    assertThat(live().getMetadata().getAnnotations())
+        .containsEntry(Labels.REPLAYED_FROM, "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z");
+    assertThat(live().getSpec()).isEqualTo(learned.spec());
+  }
+
+  @Test
   void aTargetWithAPolicyIsSkipped() {
     client.resource(Fixtures.deployment("api")).create();
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
