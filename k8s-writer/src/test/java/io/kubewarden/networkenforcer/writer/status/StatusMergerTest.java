@@ -127,7 +127,7 @@ class StatusMergerTest {
     WorkloadNetworkPolicyStatus before = row.current() == null ? null : io.kubewarden.networkenforcer.common.json.Json
         .mapper().convertValue(row.current(), WorkloadNetworkPolicyStatus.class);
     StatusMerger.Result result = new StatusMerger().merge(new StatusMerger.Input(row.current(), 3L,
-        row.observations(), row.allowedNow(), row.annotations(), List.of(), NOW));
+        SourcedObservation.unsourced(row.observations()), row.allowedNow(), row.annotations(), List.of(), NOW));
     row.expect().accept(result);
     assertThat(result.status().getActiveViolationCount()).isEqualTo(result.status().getViolations().size());
     // The merge is pure: the live status it started from is untouched.

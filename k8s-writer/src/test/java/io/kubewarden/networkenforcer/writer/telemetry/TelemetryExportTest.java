@@ -25,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,7 +61,8 @@ class TelemetryExportTest {
 
   void emitOneViolation(TelemetrySettings settings) {
     try (TelemetryExport export = TelemetryExport.create(settings.validate(), "network-enforcer")) {
-      new ViolationEvents(export.provider()).observed(Fixtures.violation("api", "web", 8080, Instant.now()));
+      new ViolationEvents(export.provider()).observed(
+          SourcedObservation.unsourced(Fixtures.violation("api", "web", 8080, Instant.now())));
     } // close() flushes the batch
   }
 
