@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The faults of a status sync: conflicts, an unreachable API server, a policy that is gone. */
-class StatusSyncTest {
+public class StatusSyncTest {
   static final TopicPartition P0 = new TopicPartition("violations", 0);
   static final Instant T = Instant.parse("2026-03-01T10:00:00Z");
   MockCluster cluster;
@@ -182,10 +182,10 @@ class StatusSyncTest {
   }
 
   /** Forwards every call; tests override the one they disturb. */
-  static class Delegating implements ClusterWriter {
-    final ClusterWriter d;
+  public static class Delegating implements ClusterWriter {
+    protected final ClusterWriter d;
 
-    Delegating(ClusterWriter d) {
+    public Delegating(ClusterWriter d) {
       this.d = d;
     }
 
