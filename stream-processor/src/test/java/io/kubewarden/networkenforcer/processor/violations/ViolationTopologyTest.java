@@ -206,7 +206,9 @@ class ViolationTopologyTest {
       assertThat(v.dstPort()).as("ztunnel's policy log has no port").isZero();
       assertThat(v.backend()).isEqualTo(Backend.istio);
       assertThat(v.provider()).isEqualTo(Provider.istio);
-      assertThat(v.source().getIdentity()).isEqualTo("spiffe://cluster.local/ns/demo/sa/intruder-sa");
+      assertThat(v.source().getIdentity()).as("the contract's prefix-free principal")
+          .isEqualTo("cluster.local/ns/demo/sa/intruder-sa");
+      assertThat(v.dest().getIdentity()).startsWith("cluster.local/ns/demo/sa/");
       assertThat(v.dest().getOwnerName()).isEqualTo("http-server");
     }
   }
