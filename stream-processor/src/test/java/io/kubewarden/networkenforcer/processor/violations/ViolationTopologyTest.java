@@ -62,9 +62,9 @@ class ViolationTopologyTest {
       assertThat(v.policyName()).isEqualTo("deployment-http-client-egress");
       assertThat(v.timestamp()).isEqualTo(T);
       assertThat(v.source()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-client",
-          "spiffe://cluster.local/ns/demo/sa/http-client-sa", BasicFixture.selector(Map.of("app", "http-client"))));
+          "cluster.local/ns/demo/sa/http-client-sa", BasicFixture.selector(Map.of("app", "http-client"))));
       assertThat(v.dest()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-server",
-          "spiffe://cluster.local/ns/demo/sa/http-server-sa", BasicFixture.selector(Map.of("app", "http-server"))));
+          "cluster.local/ns/demo/sa/http-server-sa", BasicFixture.selector(Map.of("app", "http-server"))));
       assertThat(v.protocol()).isEqualTo(Protocol.TCP);
       assertThat(v.dstPort()).isEqualTo(9999);
       assertThat(v.action()).isEqualTo(Mode.protect);
