@@ -172,6 +172,10 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
       return Result.done();
     }
+    if (wish == null && live != null && refusedAsItIs(live)) {
+      // The API server refused this very generation for good: wait for the object or the topic to change.
+      return Result.done();
+    }
     ProposalSnapshot snapshot = wish == null ? null : wish.snapshot();
     boolean needsApply = live == null || snapshot != null && learnedChanged(live, snapshot)
         || !Ownership.carriesOurMetadata(live, withMetadata(key, workload.get(), null));
@@ -302,6 +306,16 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
   }
 
+  /** Ready=False for a permanent refusal, written for the current generation. */
+  private static boolean refusedAsItIs(WorkloadNetworkPolicyProposal p) {
+    Long generation = p.getMetadata().getGeneration();
+    return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
+        .anyMatch(c -> ProposalConditions.READY.equals(c.getType()) && "False".equals(c.getStatus())
+            && (ProposalConditions.REASON_FORBIDDEN.equals(c.getReason())
+                || ProposalConditions.REASON_INVALID.equals(c.getReason()))
+            && java.util.Objects.equals(c.getObservedGeneration(), generation));
+  }
+
   private static boolean hasCondition(WorkloadNetworkPolicyProposal p, String reason) {
     return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
         .anyMatch(c -> ProposalConditions.READY.equals(c.getType()) && reason.equals(c.getReason()));
@@ -317,13 +331,15 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     try {
       return write.get();
     } catch (KubernetesClientException e) {
+      // The API server's own words, without the request line: the same refusal reads the same.
+      String said = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
+          : e.getMessage();
       if (e.getCode() == 403) {
-        throw new PermanentError(ProposalConditions.REASON_FORBIDDEN, "the API server forbids the write: "
-            + e.getMessage(), e);
+        throw new PermanentError(ProposalConditions.REASON_FORBIDDEN, "the API server forbids the write: " + said, e);
       }
       if (e.getCode() == 400 || e.getCode() == 422) {
         throw new PermanentError(ProposalConditions.REASON_INVALID, "the API server rejects the proposal as invalid: "
-            + e.getMessage(), e);
+            + said, e);
       }
       throw e;
     }
@@ -369,7 +385,9 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     if (live == null) {
       return;
     }
-    events.warning(live, error.reason(), error.getMessage());
+    if (!hasCondition(live, error.reason())) {
+      events.warning(live, error.reason(), error.getMessage()); // once per refusal, not per attempt
+    }
     long generation = live.getMetadata().getGeneration() == null ? 0 : live.getMetadata().getGeneration();
     List<RuleEvidence> evidence = live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
     writeStatus(key, live, evidence, readyCondition(error.reason(), false, error.getMessage()), generation);

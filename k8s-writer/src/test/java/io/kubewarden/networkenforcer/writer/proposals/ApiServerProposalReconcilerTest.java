@@ -184,8 +184,8 @@ class ApiServerProposalReconcilerTest {
 
   @Test
   void aProposalTheApiServerRefusesIsParkedAndReportedAndTheNextOneIsApplied() {
-    // Owned by another workload (made by hand): the writer's owner reference would change it, which
-    // the chart's admission policy forbids. Retrying cannot help.
+    // Owned by another workload (made by hand): the writer's controller reference to gamma would make
+    // two controllers, which the API server refuses as invalid. Retrying cannot help.
     WorkloadNetworkPolicyProposal foreign = new WorkloadNetworkPolicyProposal();
     String otherUid = cluster.admin().apps().deployments().inNamespace(NS).withName("other").get().getMetadata()
         .getUid();
@@ -200,14 +200,17 @@ class ApiServerProposalReconcilerTest {
 
     await().atMost(WAIT).until(() -> proposal("deployment-delta-ingress") != null);
     await().atMost(WAIT).until(() -> ready(proposal("deployment-gamma-ingress"))
-        .filter(c -> ProposalConditions.REASON_FORBIDDEN.equals(c.getReason())).isPresent());
+        .filter(c -> ProposalConditions.REASON_INVALID.equals(c.getReason())).isPresent());
     assertThat(ready(proposal("deployment-gamma-ingress")).orElseThrow().getMessage()).contains("ownerReferences");
     await().atMost(WAIT).until(() -> KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name())
         .size() == 1);
     var parked = KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name()).get(0);
     assertThat(parked.key()).isEqualTo(snapshot("gamma", List.of("web", "api")).target().key());
-    assertThat(DeadLetterHeaders.get(parked.headers(), DeadLetterHeaders.REASON)).contains("Forbidden");
-    assertThat(events("deployment-gamma-ingress")).anyMatch(e -> "Forbidden".equals(e.getReason()));
+    assertThat(DeadLetterHeaders.get(parked.headers(), DeadLetterHeaders.REASON)).contains("Invalid");
+    assertThat(events("deployment-gamma-ingress")).as("one Event, not one per retry")
+        .filteredOn(e -> ProposalConditions.REASON_INVALID.equals(e.getReason())).hasSize(1);
+    assertThat(proposal("deployment-gamma-ingress").getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(o -> assertThat(o.getName()).isEqualTo("other"));
     await().atMost(WAIT).until(() -> KafkaTopics.committed(broker.bootstrapServers(), PREFIX + "writer-proposals",
         TOPICS.proposals().name()) == KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.proposals().name()).size());
   }
