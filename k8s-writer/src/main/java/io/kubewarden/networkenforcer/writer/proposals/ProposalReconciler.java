@@ -364,8 +364,9 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       why = "promoted";
     } else if (desired.resetByTopic(key)) {
       why = "reset by the processor";
-    } else if (cache.workload(target.get().workload()).isEmpty()) {
-      why = "its workload is gone";
+    } else if (cache.workload(target.get().workload()).filter(w -> w.getMetadata().getDeletionTimestamp() == null)
+        .isEmpty()) {
+      why = "its workload is gone"; // the garbage collector, also in a foreground deletion of the workload
     } else {
       publisher.resetLearning(target.get(), "proposal " + key + " was deleted by hand");
       return;
