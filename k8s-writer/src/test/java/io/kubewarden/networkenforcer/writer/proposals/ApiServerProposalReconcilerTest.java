@@ -66,7 +66,8 @@ class ApiServerProposalReconcilerTest {
     broker = EmbeddedKafkaBroker.startDefault();
     cluster = ChartedApiServer.start(NS);
     KafkaTopics.create(broker.bootstrapServers(), TOPICS, 1);
-    for (String name : List.of("api", "web", "batch", "db", "gamma", "delta", "other", "front")) {
+    for (String name : List.of("api", "web", "batch", "db", "gamma", "delta", "other", "front", "kappa",
+        "lambda", "omega")) {
       cluster.admin().resource(Fixtures.deployment(name)).create();
     }
     writerClient = cluster.writerClient(RELEASE);
@@ -213,6 +214,35 @@ class ApiServerProposalReconcilerTest {
         .satisfies(o -> assertThat(o.getName()).isEqualTo("other"));
     await().atMost(WAIT).until(() -> KafkaTopics.committed(broker.bootstrapServers(), PREFIX + "writer-proposals",
         TOPICS.proposals().name()) == KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.proposals().name()).size());
+  }
+
+  @Test
+  void whetherADeleteWasAPersonsIsReadFromTheCluster() throws Exception {
+    for (String target : List.of("kappa", "lambda", "omega")) {
+      publish(snapshot(target, List.of("web")));
+    }
+    for (String target : List.of("kappa", "lambda", "omega")) {
+      await().atMost(WAIT).until(() -> ready(proposal("deployment-" + target + "-ingress")).isPresent());
+    }
+    // kappa: promoted (the writer deletes the proposal); lambda: reset by the processor (a tombstone);
+    // omega: deleted by a person. One after the other, so the single proposal worker sees the deletes
+    // in this order. Only omega's learning starts over.
+    await().atMost(WAIT).ignoreExceptions().until(() -> proposals().withName("deployment-kappa-ingress").edit(p -> {
+      p.getMetadata().getLabels().put(Labels.PROMOTE, "monitor");
+      return p;
+    }) != null);
+    await().atMost(WAIT).until(() -> proposal("deployment-kappa-ingress") == null);
+    KafkaTopics.produceRaw(broker.bootstrapServers(), TOPICS.proposals().name(),
+        snapshot("lambda", List.of("web")).target().key(), null);
+    await().atMost(WAIT).until(() -> proposal("deployment-lambda-ingress") == null);
+    proposals().withName("deployment-omega-ingress").delete();
+
+    String omega = snapshot("omega", List.of("web")).target().key();
+    await().atMost(WAIT).until(() -> KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()).stream()
+        .anyMatch(r -> omega.equals(r.key())));
+    assertThat(KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()))
+        .as("the promotion's and the reset's deletes were the writer's own").extracting(r -> r.key())
+        .containsExactly(omega);
   }
 
   /** A learned snapshot of {@code target}'s ingress with one rule per peer, as the processor renders it. */
