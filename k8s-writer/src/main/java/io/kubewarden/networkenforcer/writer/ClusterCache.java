@@ -45,10 +45,6 @@ public final class ClusterCache {
         : Optional.ofNullable(informer.getStore().getByKey(ref.namespace() + "/" + ref.name()));
   }
 
-  /** The policy with this name whatever its target (a name clash check). */
-  public Optional<WorkloadNetworkPolicy> policyNamed(String namespace, String name) {
-    return policy(namespace, name);
-  }
 
   /** The index function to register on the policy informer before it starts. */
   public static Map<String, Function<WorkloadNetworkPolicy, List<String>>> targetIndex() {

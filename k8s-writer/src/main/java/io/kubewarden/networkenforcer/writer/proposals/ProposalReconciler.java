@@ -32,7 +32,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -392,10 +391,5 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     long generation = live.getMetadata().getGeneration() == null ? 0 : live.getMetadata().getGeneration();
     List<RuleEvidence> evidence = live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
     writeStatus(key, live, evidence, readyCondition(error.reason(), false, error.getMessage()), generation);
-  }
-
-  /** For tests: proposals whose delete was seen and not reconciled yet. */
-  Map<ObjectKey, WorkloadNetworkPolicyProposal> pendingDeletes() {
-    return new HashMap<>(deleted);
   }
 }
