@@ -443,30 +443,39 @@ secret:
 {{- end -}}
 
 {{- define "ne.env.telemetry" -}}
+{{- /* The standard OpenTelemetry exporter variables, as the reference controller reads them. */}}
 {{- $t := .Values.telemetry -}}
 {{- $dir := include "ne.otel.dir" . -}}
 - name: NE_TELEMETRY_COLLECTOR_STRATEGY
   value: {{ $t.collectorStrategy | quote }}
 {{- if eq $t.collectorStrategy "default" }}
-- name: NE_OTEL_ENDPOINT
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ printf "https://%s.%s.svc.%s:4317" (include "ne.otelCollectorName" .) .Release.Namespace .Values.kubernetesClusterDomain | quote }}
-- name: NE_OTEL_PROTOCOL
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
   value: "grpc"
-- name: NE_OTEL_CA_FILE
+- name: OTEL_EXPORTER_OTLP_CERTIFICATE
   value: {{ printf "%s/certs/ca.crt" $dir | quote }}
+- name: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE
+  value: {{ printf "%s/certs/tls.crt" $dir | quote }}
+- name: OTEL_EXPORTER_OTLP_CLIENT_KEY
+  value: {{ printf "%s/certs/tls.key" $dir | quote }}
 {{- else if eq $t.collectorStrategy "external" }}
-- name: NE_OTEL_ENDPOINT
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ $t.externalCollector.endpoint | quote }}
-- name: NE_OTEL_PROTOCOL
-  value: {{ $t.externalCollector.protocol | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $t.externalCollector.protocol | default "grpc" | quote }}
 {{- if $t.externalCollector.otelCollectorCertificateSecret }}
-- name: NE_OTEL_CA_FILE
+- name: OTEL_EXPORTER_OTLP_CERTIFICATE
   value: {{ printf "%s/ca/ca.crt" $dir | quote }}
+{{- else }}
+{{- /* No CA to trust: a host:port endpoint is plain text (a https:// URL still uses TLS). */}}
+- name: OTEL_EXPORTER_OTLP_INSECURE
+  value: "true"
 {{- end }}
 {{- if $t.externalCollector.otelCollectorClientCertificateSecret }}
-- name: NE_OTEL_CLIENT_CERT_FILE
+- name: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE
   value: {{ printf "%s/client/tls.crt" $dir | quote }}
-- name: NE_OTEL_CLIENT_KEY_FILE
+- name: OTEL_EXPORTER_OTLP_CLIENT_KEY
   value: {{ printf "%s/client/tls.key" $dir | quote }}
 {{- end }}
 {{- end }}

@@ -33,8 +33,9 @@ public final class ViolationFactory {
         policy.backend(), direction, flow.count());
   }
 
+  /** The identity in the contract's prefix-free form {@code cluster.local/ns/<ns>/sa/<sa>} (no {@code spiffe://}). */
   static ViolationEndpoint endpoint(FlowEndpoint e) {
     return new ViolationEndpoint(e.namespace(), e.workloadKind() == null ? null : e.workloadKind().name(),
-        e.workloadName(), e.identity(), e.workloadSelector());
+        e.workloadName(), e.principal().orElse(null), e.workloadSelector());
   }
 }
