@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Stream processor figures of issue #11 (see BENCHMARKS.md "Stream processor"):
+# raw produce rate vs. the processor, exactly-once, 1 and 2 stream threads, on the same records and
+# the same embedded broker; proposal records per million flows; memory per 10k targets.
+# BENCH_FLOWS (default 200000) and BENCH_TARGETS (default 100000) size the runs;
+# BENCH_JFR=1 writes a flight recording of the throughput run to stream-processor/target/processor.jfr.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+flows=${BENCH_FLOWS:-200000}
+targets=${BENCH_TARGETS:-100000}
+mvn -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
+cp="stream-processor/target/test-classes:stream-processor/target/classes:common/target/classes:$(cat stream-processor/target/bench.classpath)"
+main=io.kubewarden.networkenforcer.processor.benchmark.ProcessorBenchmark
+jfr=()
+if [ "${BENCH_JFR:-0}" = 1 ]; then
+  jfr=(-XX:StartFlightRecording=filename=stream-processor/target/processor.jfr,settings=profile)
+fi
+java -Xmx1g "${jfr[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$cp" $main throughput "$flows" \
+  2> stream-processor/target/bench-throughput.log | grep -E '^[a-zA-Z0-9 /()=.,-]+: '
+java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$cp" $main memory "$targets" \
+  2> stream-processor/target/bench-memory.log | grep -E '^[a-zA-Z0-9 /()=.,-]+: '
