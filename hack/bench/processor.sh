@@ -10,7 +10,14 @@ flows=${BENCH_FLOWS:-200000}
 targets=${BENCH_TARGETS:-100000}
 mvn -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
-cp="stream-processor/target/test-classes:stream-processor/target/classes:common/target/classes:$(cat stream-processor/target/bench.classpath)"
+# Run from a copy of the classes, so a build in this checkout during the run changes nothing.
+classes=$(mktemp -d)
+trap 'rm -rf "$classes"' EXIT
+cp -r stream-processor/target/test-classes "$classes/processor-tests"
+cp -r stream-processor/target/classes "$classes/processor"
+cp -r common/target/classes "$classes/common"
+deps=$(tr ':' '\n' < stream-processor/target/bench.classpath | grep -v '/target/classes$' | paste -sd: -)
+cp="$classes/processor-tests:$classes/processor:$classes/common:$deps"
 main=io.kubewarden.networkenforcer.processor.benchmark.ProcessorBenchmark
 jfr=()
 if [ "${BENCH_JFR:-0}" = 1 ]; then

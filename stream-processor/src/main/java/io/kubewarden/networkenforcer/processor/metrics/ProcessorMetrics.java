@@ -23,6 +23,7 @@ public final class ProcessorMetrics {
   private final Counter undetermined;
   private final Counter reattributed;
   private final Counter evaluationsFailed;
+  private final Counter learned;
   private final Counter ingressObservations;
   private final Counter egressObservations;
   private final Map<String, Counter> ignored = new ConcurrentHashMap<>();
@@ -45,6 +46,8 @@ public final class ProcessorMetrics {
     reattributed = Counter.builder(PREFIX + "denies.reattributed")
         .description("denies of unknown reporter passed from the destination to the source").register(registry);
     evaluationsFailed = registry.counter(PREFIX + "evaluations.failed");
+    learned = Counter.builder(PREFIX + "observations.learned")
+        .description("observations a target learned from, an aggregate counting as its flow count").register(registry);
     ingressObservations = registry.counter(PREFIX + "observations", "direction", "Ingress");
     egressObservations = registry.counter(PREFIX + "observations", "direction", "Egress");
   }
@@ -79,6 +82,11 @@ public final class ProcessorMetrics {
   /** An observation that a target could not learn from. */
   public void learningSkipped(String reason) {
     tagged(skipped, "learning.skipped", "reason", reason).increment();
+  }
+
+  /** A target learned from an observation that stands for {@code flows} flows. */
+  public void learned(long flows) {
+    learned.increment(flows);
   }
 
   public void proposalEmitted() {

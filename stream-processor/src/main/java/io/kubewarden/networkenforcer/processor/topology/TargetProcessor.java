@@ -201,6 +201,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       return;
     }
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
+    metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
     PortStats stats = evidence.get(evidenceKey);
     evidence.put(evidenceKey, stats == null
