@@ -69,6 +69,14 @@ public final class WireReader {
     return s;
   }
 
+  /** The bytes of a length-delimited field, copied. */
+  public byte[] readBytes() {
+    int n = readLength();
+    byte[] out = java.util.Arrays.copyOfRange(buf, pos, pos + n);
+    pos += n;
+    return out;
+  }
+
   /** A reader over the nested message that starts here; this reader continues after it. */
   public WireReader nested() {
     int n = readLength();

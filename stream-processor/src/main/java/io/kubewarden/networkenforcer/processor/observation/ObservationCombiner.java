@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.processor.topology.StoreNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -73,14 +74,23 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
     }
     // The flow without its times and count: what makes two flows combinable. Encoded once per flow.
     byte[] identity = identity(flow);
+    long hash = fnv1a(identity);
     for (KeyValue<String, Observation> observation : observations) {
-      Bytes key = key(observation.key, observation.value.fallbackTarget(), identity);
+      String fallback = observation.value.fallbackTarget();
+      Bytes key = key(observation.key, fallback, hash);
       byte[] old = pending.get(key);
-      Combined combined = old == null
-          ? new Combined(flow.firstSeen(), flow.lastSeen(), flow.count(), record.timestamp())
-          : Combined.read(old).plus(flow, record.timestamp());
+      Combined combined = new Combined(observation.key, fallback, identity, flow.firstSeen(), flow.lastSeen(),
+          flow.count(), record.timestamp());
       if (old == null) {
         size++;
+      } else {
+        Combined before = Combined.read(old);
+        if (Arrays.equals(before.identity, identity)) {
+          combined = before.plus(flow, record.timestamp());
+        } else {
+          // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
+          forward(before);
+        }
       }
       pending.put(key, combined.write());
     }
@@ -101,33 +111,19 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       }
     }
     for (KeyValue<Bytes, byte[]> entry : all) {
-      forward(entry.key.get(), Combined.read(entry.value));
+      forward(Combined.read(entry.value));
       pending.delete(entry.key);
     }
     size = 0;
   }
 
-  private void forward(byte[] key, Combined combined) {
-    WireReader in = new WireReader(key, 0, key.length);
-    String target = null;
-    String fallback = null;
-    FlowRecord identity = null;
-    while (in.hasMore()) {
-      int tag = in.readTag();
-      switch (WireReader.field(tag)) {
-        case 1 -> target = in.readString();
-        case 2 -> fallback = in.readString();
-        case 3 -> identity = FlowRecordCodec.INSTANCE.read(in.nested());
-        default -> in.skip(tag);
-      }
-    }
-    if (target == null || identity == null) {
-      throw new MalformedRecordException("combiner entry without target or flow");
-    }
+  private void forward(Combined combined) {
+    FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(combined.identity, 0,
+        combined.identity.length));
     FlowRecord flow = new FlowRecord(combined.first, identity.provider(), identity.protocol(), identity.dstPort(),
         identity.src(), identity.dst(), identity.verdict(), identity.denyingPolicy(), combined.count,
         identity.reporter(), combined.last);
-    context.forward(new Record<>(target, new Observation(flow, fallback), combined.timestamp));
+    context.forward(new Record<>(combined.target, new Observation(flow, combined.fallback), combined.timestamp));
   }
 
   private static byte[] identity(FlowRecord flow) {
@@ -138,31 +134,49 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
     return out.toByteArray();
   }
 
-  private static Bytes key(String target, String fallback, byte[] identity) {
-    WireWriter out = new WireWriter(identity.length + 96);
+  /**
+   * Short keys keep the record cache's ordered map cheap: target, fallback and a 64-bit hash of the
+   * flow's identity. The identity itself is in the value and compared, so a hash collision costs an
+   * early forward, never a wrong merge.
+   */
+  private static Bytes key(String target, String fallback, long hash) {
+    WireWriter out = new WireWriter(target.length() + 24);
     out.string(1, target);
     out.string(2, fallback);
-    out.bytes(3, identity);
+    out.varint(3, hash);
     return Bytes.wrap(out.toByteArray());
   }
 
-  /** What waits for one combination: first and last seen, count, latest input record timestamp. */
-  private record Combined(Instant first, Instant last, long count, long timestamp) {
+  private static long fnv1a(byte[] bytes) {
+    long h = 0xcbf29ce484222325L;
+    for (byte b : bytes) {
+      h ^= b & 0xff;
+      h *= 0x100000001b3L;
+    }
+    return h;
+  }
+
+  /** What waits for one combination: target, flow identity, first and last seen, count, latest timestamp. */
+  private record Combined(String target, String fallback, byte[] identity, Instant first, Instant last, long count,
+      long timestamp) {
 
     Combined plus(FlowRecord flow, long recordTimestamp) {
-      return new Combined(flow.firstSeen().isBefore(first) ? flow.firstSeen() : first,
+      return new Combined(target, fallback, identity, flow.firstSeen().isBefore(first) ? flow.firstSeen() : first,
           flow.lastSeen().isAfter(last) ? flow.lastSeen() : last, count + flow.count(),
           Math.max(timestamp, recordTimestamp));
     }
 
     byte[] write() {
-      WireWriter out = new WireWriter(48);
+      WireWriter out = new WireWriter(identity.length + target.length() + 64);
       out.varint(1, first.getEpochSecond());
       out.varint(2, first.getNano());
       out.varint(3, last.getEpochSecond());
       out.varint(4, last.getNano());
       out.varint(5, count);
       out.varint(6, timestamp);
+      out.bytes(7, identity);
+      out.string(8, target);
+      out.string(9, fallback);
       return out.toByteArray();
     }
 
@@ -174,6 +188,9 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       int lastNanos = 0;
       long count = 0;
       long timestamp = 0;
+      byte[] identity = null;
+      String target = null;
+      String fallback = null;
       while (in.hasMore()) {
         int tag = in.readTag();
         switch (WireReader.field(tag)) {
@@ -183,11 +200,17 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
           case 4 -> lastNanos = in.readInt();
           case 5 -> count = in.readVarint();
           case 6 -> timestamp = in.readVarint();
+          case 7 -> identity = in.readBytes();
+          case 8 -> target = in.readString();
+          case 9 -> fallback = in.readString();
           default -> in.skip(tag);
         }
       }
-      return new Combined(Instant.ofEpochSecond(firstSeconds, firstNanos), Instant.ofEpochSecond(lastSeconds,
-          lastNanos), count, timestamp);
+      if (identity == null || target == null) {
+        throw new MalformedRecordException("combiner entry without target or flow");
+      }
+      return new Combined(target, fallback, identity, Instant.ofEpochSecond(firstSeconds, firstNanos),
+          Instant.ofEpochSecond(lastSeconds, lastNanos), count, timestamp);
     }
   }
 }

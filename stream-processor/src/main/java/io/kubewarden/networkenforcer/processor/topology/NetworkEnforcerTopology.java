@@ -12,6 +12,7 @@ import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
 import io.kubewarden.networkenforcer.processor.learning.PortStats;
+import io.kubewarden.networkenforcer.processor.learning.PortStatsCodec;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
@@ -75,7 +76,7 @@ public final class NetworkEnforcerTopology {
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED), Serdes.String(),
         new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE), Serdes.String(),
-        new JsonSerde<>(PortStats.class)).withCachingEnabled());
+        PortStatsCodec.serde()).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
         new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
     String deadLetter = topics.deadLetter().name();
