@@ -23,7 +23,9 @@ jfr=()
 if [ "${BENCH_JFR:-0}" = 1 ]; then
   jfr=(-XX:StartFlightRecording=filename=stream-processor/target/processor.jfr,settings=profile)
 fi
-java -Xmx1g "${jfr[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$cp" $main throughput "$flows" \
-  2> stream-processor/target/bench-throughput.log | grep -E '^[a-zA-Z0-9 /()=.,-]+: '
-java -Xmx1g -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$cp" $main memory "$targets" \
-  2> stream-processor/target/bench-memory.log | grep -E '^[a-zA-Z0-9 /()=.,-]+: '
+# Everything the JVM prints goes to stream-processor/target/bench-*.log; the figures to stdout.
+figures='^[a-z][a-zA-Z0-9 /()=.,-]+: [0-9.-]+$'
+java -Xmx1g "${jfr[@]}" -cp "$cp" $main throughput "$flows" > stream-processor/target/bench-throughput.log 2>&1
+grep -E "$figures" stream-processor/target/bench-throughput.log
+java -Xmx2g -cp "$cp" $main memory "$targets" > stream-processor/target/bench-memory.log 2>&1
+grep -E "$figures" stream-processor/target/bench-memory.log

@@ -82,9 +82,13 @@ public final class ProcessorBenchmark {
     produce(bootstrap, topicsOf("warmup"), records.subList(0, 2 * warmup));
     process(bootstrap, "warmup", 1, warmup, new SimpleMeterRegistry());
 
+    long cpu = cpuNanos();
     double produced = produce(bootstrap, topicsOf("one"), records);
+    double producerCpu = (cpuNanos() - cpu) / 1e3 / flows;
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    cpu = cpuNanos();
     double one = process(bootstrap, "one", 1, flows, registry);
+    double processorCpu = (cpuNanos() - cpu) / 1e3 / flows;
     produce(bootstrap, topicsOf("two"), records);
     double two = process(bootstrap, "two", 2, flows, new SimpleMeterRegistry());
 
@@ -99,6 +103,12 @@ public final class ProcessorBenchmark {
     line("processor flows/s (exactly-once, 2 threads)", String.format("%.0f", two));
     line("processor/producer ratio", String.format("%.2f", one / produced));
     line("processor 2 threads/1 thread ratio", String.format("%.2f", two / one));
+    // CPU time of the whole process (broker included) per flow: far less sensitive to the load of
+    // other processes on a shared machine than the wall-clock rates.
+    line("producer CPU per flow (microseconds, whole process)", String.format("%.1f", producerCpu));
+    line("processor CPU per flow (microseconds, whole process, exactly-once, 1 thread)",
+        String.format("%.1f", processorCpu));
+    line("processor/producer ratio (CPU time)", String.format("%.2f", producerCpu / processorCpu));
     line("processor proposal records per million flows (stable peers)",
         String.format("%.0f", proposals * 1_000_000.0 / flows));
     // The writer applies at most one server-side apply per proposal record it reads.
@@ -137,6 +147,11 @@ public final class ProcessorBenchmark {
         line("processor RSS growth while flows continue, 2 more rounds (MiB)", mib(after[1] - learned[1]));
       }
     }
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** Heap used after full collections, and the process's resident set, in bytes. */
