@@ -11,7 +11,6 @@ import io.kubewarden.networkenforcer.processor.decoding.Decoded;
 import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
-import io.kubewarden.networkenforcer.processor.learning.PortStats;
 import io.kubewarden.networkenforcer.processor.learning.PortStatsCodec;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
