@@ -67,6 +67,8 @@ class CommandLineTest {
       "ingest --kafka-bootstrap-servers k:9092 --provider calico --provider-tls-mode insecure|Goldmane only accepts mutual TLS",
       "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode plain|is not a TLS mode",
       "ingest --kafka-bootstrap-servers k:9092 --log-level loud|log level 'loud' is not one of",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 5x|--aggregation-window = '5x' is not a duration",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 2m|ingest aggregation window PT2M must be between 0 (off) and 60s",
       "standalone --kafka-bootstrap-servers k:9092|standalone runs its own Kafka broker",
       // No silent default provider: each service must be told which data plane it serves.
       "processor --kafka-bootstrap-servers k:9092 --state-dir /tmp/x|--provider is required (environment variable NE_PROVIDER",
@@ -99,6 +101,8 @@ class CommandLineTest {
         "--check-config").exitCode()).isZero();
     assertThat(CliRun.run("ingest", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
         "--hubble-endpoint", "relay:4245", "--provider-tls-mode", "insecure", "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("ingest", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
+        "--provider-tls-mode", "insecure", "--aggregation-window", "0", "--check-config").exitCode()).isZero();
     assertThat(CliRun.run("standalone", "--provider", "cilium", "--data-dir", dir.toString(),
         "--check-config").exitCode()).isZero();
   }

@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowAggregator;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
@@ -71,10 +72,13 @@ public final class IngestService implements AutoCloseable {
       ClusterView view = clusterView();
       WorkloadResolver resolver = new WorkloadResolver(view);
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      // Closed before the publisher (resources close in reverse order): its last window is published.
+      FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
+          config.producer().aggregationMaxFlows()));
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
       List<FlowSink> sinks = new ArrayList<>();
       List<DroppedInputSink> droppedSinks = new ArrayList<>();
-      sinks.add(flows);
+      sinks.add(aggregated);
       if (config.dumper().enabled()) {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);

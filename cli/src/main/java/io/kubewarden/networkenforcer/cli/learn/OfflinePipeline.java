@@ -85,6 +85,7 @@ final class OfflinePipeline implements AutoCloseable {
         .processingGuarantee(StreamsConfig.AT_LEAST_ONCE)
         .evidenceFlushInterval(EVIDENCE_FLUSH)
         .commitInterval(COMMIT_INTERVAL)
+        .combineInterval(COMMIT_INTERVAL)
         .stateDir(stateDir)
         .provider(providerOf(format))
         .backend(backend)

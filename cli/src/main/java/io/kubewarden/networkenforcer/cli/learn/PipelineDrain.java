@@ -15,10 +15,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.UnknownStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -77,6 +79,10 @@ public final class PipelineDrain {
       if (!allConsumed) {
         return new Progress(flowsConsumed, flowsPublished, false);
       }
+      // Consumed flows may still wait in the combiner before they reach the repartition topic.
+      if (i == 0 && combinationsWaiting(streams)) {
+        return new Progress(flowsConsumed, flowsPublished, false);
+      }
       // Later stages are only read after the earlier ones are known to be consumed.
       if (i + 1 < inputsInOrder.size()) {
         committed = get(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
@@ -84,6 +90,22 @@ public final class PipelineDrain {
     }
     boolean done = !unpublishedEvidence(streams) && proposalsWritten() >= proposalsCounted();
     return new Progress(flowsConsumed, flowsPublished, done);
+  }
+
+  private boolean combinationsWaiting(KafkaStreams streams) {
+    try {
+      ReadOnlyKeyValueStore<Bytes, byte[]> store = streams.store(StoreQueryParameters
+          .fromNameAndType(StoreNames.COMBINER, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
+      try (KeyValueIterator<Bytes, byte[]> all = store.all()) {
+        return all.hasNext();
+      }
+    } catch (UnknownStateStoreException e) {
+      // A topology without a combiner (combine interval 0).
+      return false;
+    } catch (InvalidStateStoreException e) {
+      // Rebalancing or restoring: ask again on the next check.
+      return true;
+    }
   }
 
   private boolean unpublishedEvidence(KafkaStreams streams) {

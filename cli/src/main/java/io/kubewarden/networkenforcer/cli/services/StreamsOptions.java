@@ -34,6 +34,11 @@ public class StreamsOptions {
       description = "Offset and transaction commit interval (default: ${DEFAULT-VALUE}).")
   String commitInterval;
 
+  @Option(names = "--observation-combine-interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "How long observations of one target and flow are combined before the repartition; 0 sends "
+          + "each alone (default: ${DEFAULT-VALUE}).")
+  String combineInterval;
+
   /** The validated processor configuration; its state lives in {@code stateDir}. */
   public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir, boolean createTopics) {
     if (stateDir == null) {
@@ -46,6 +51,8 @@ public class StreamsOptions {
         .streamThreads(streamThreads)
         .evidenceFlushInterval(Durations.parse("--evidence-flush-interval", evidenceFlushInterval))
         .commitInterval(Durations.parse("--commit-interval", commitInterval))
+        .combineInterval("0".equals(combineInterval.trim()) ? java.time.Duration.ZERO
+            : Durations.parse("--observation-combine-interval", combineInterval))
         .stateDir(stateDir)
         .provider(provider)
         .backend(provider.backend())

@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpe
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -83,7 +84,8 @@ class JsonSerdeTest {
     FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, client(), server(),
         Verdict.DENIED, new PolicyRef("NetworkPolicy", "shop", "db-ingress"), 4, Reporter.DESTINATION);
     FlowRecord back = roundTrip(topics.flows(), flow);
-    assertThat(back).isEqualTo(flow);
+    // The flows topic is binary and leaves out what no reader uses (pod name, service account).
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
     assertThat(back.partitionKey()).isEqualTo("shop/Deployment/client");
     assertThat(back.time()).isEqualTo(T);
   }

@@ -31,6 +31,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
  * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
  *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
+ * @param combineInterval how long the observations of one target and flow are combined into one
+ *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
+ *     alone)
  */
 public record ProcessorConfig(
     String applicationId,
@@ -46,12 +49,19 @@ public record ProcessorConfig(
     Provider provider,
     Backend backend,
     boolean createTopics,
-    boolean inMemoryStores) {
+    boolean inMemoryStores,
+    Duration combineInterval) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
   /** Chosen from the benchmark in README.md: 1 s keeps transactions few without delaying proposals. */
   public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How long observations of one target and flow are combined before the repartition (0: not
+   * combined). The combiner's buffer is a changelogged store, so the interval only trades latency
+   * for fewer records; it costs no safety.
+   */
+  public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
@@ -66,6 +76,7 @@ public record ProcessorConfig(
     stateDir = stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams") : stateDir;
     provider = provider == null ? Provider.istio : provider;
     backend = backend == null ? provider.backend() : backend;
+    combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
   }
 
   public static Builder builder(KafkaSettings kafka) {
@@ -77,7 +88,7 @@ public record ProcessorConfig(
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores);
+        .inMemoryStores(inMemoryStores).combineInterval(combineInterval);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -94,6 +105,9 @@ public record ProcessorConfig(
     }
     requirePositive("evidence flush interval", evidenceFlushInterval);
     requirePositive("commit interval", commitInterval);
+    if (combineInterval.isNegative()) {
+      throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
+    }
     if (cacheMaxBytes < 0) {
       throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
     }
@@ -168,6 +182,7 @@ public record ProcessorConfig(
     private Backend backend;
     private boolean createTopics = true;
     private boolean inMemoryStores;
+    private Duration combineInterval;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -186,11 +201,12 @@ public record ProcessorConfig(
     public Builder backend(Backend v) { backend = v; return this; }
     public Builder createTopics(boolean v) { createTopics = v; return this; }
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
+    public Builder combineInterval(Duration v) { combineInterval = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores);
+          createTopics, inMemoryStores, combineInterval);
     }
   }
 }
