@@ -31,7 +31,10 @@ log() { echo "docker.sh: $*"; }
 took() { log "$1 in $((SECONDS - $2))s"; }
 total_start=$SECONDS
 
+need_root() { ((EUID == 0)) || { echo "docker.sh: $1 needs root (or do it yourself and run this again)" >&2; exit 1; }; }
+
 apt_install() {
+  need_root "installing $*"
   log "installing $* with apt"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
@@ -42,6 +45,7 @@ if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
   apt_install docker.io
 fi
 if ! docker info >/dev/null 2>&1; then
+  need_root "starting dockerd"
   log "starting dockerd (log: $cache/dockerd.log)"
   # Its own session so it outlives this script and the Maven build after it.
   setsid nohup dockerd >>"$cache/dockerd.log" 2>&1 </dev/null &
@@ -80,6 +84,7 @@ if restore "$BASE_IMAGE" "$base_recipe" "$base_tar"; then
   log "$BASE_IMAGE up to date"
 else
   start=$SECONDS
+  need_root "debootstrap"
   command -v debootstrap >/dev/null || apt_install debootstrap
   rootfs="$(mktemp -d "$cache/rootfs.XXXXXX")"
   trap 'rm -rf "$rootfs"' EXIT
@@ -137,11 +142,12 @@ else
   trap 'rm -rf "$build"' EXIT
   cp -r "$context"/. "$build"/
   log "fetching Kafka $kafka_version jars from Maven Central"
-  mvn -B -ntp -q -f "$build/pom.xml" dependency:copy-dependencies -Dkafka.version="$kafka_version" \
+  mvn -B -ntp -q -Dstyle.color=never -f "$build/pom.xml" dependency:copy-dependencies -Dkafka.version="$kafka_version" \
     -DincludeScope=runtime -DoutputDirectory="$build/libs"
   # The legacy builder: the image only copies files, and Debian's engine has no BuildKit plugin.
   DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    --label "io.kubewarden.networkenforcer.recipe=$kafka_recipe" -t "$KAFKA_IMAGE" "$build" >/dev/null
+    --label "io.kubewarden.networkenforcer.recipe=$kafka_recipe" -t "$KAFKA_IMAGE" "$build" >"$cache/kafka-build.log" 2>&1 \
+    || { cat "$cache/kafka-build.log" >&2; exit 1; }
   rm -rf "$build"
   trap - EXIT
   took "built $KAFKA_IMAGE" "$start"
