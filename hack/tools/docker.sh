@@ -76,6 +76,9 @@ save() { # image, tarball: keep one tarball per image
   mv "$2.tmp" "$2"
 }
 
+# Each test build loads a new product image (Jib stamps the build time); drop the untagged earlier ones.
+docker image prune --force --filter label=org.opencontainers.image.title=network-enforcer >/dev/null
+
 # --- base image ---------------------------------------------------------------------------------
 base_packages="openjdk-17-jre-headless"
 base_recipe="$(printf 'bookworm minbase %s %s v1' "$base_packages" "$DEBIAN_MIRROR" | sha256sum | cut -c1-16)"

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DockerComposeEndToEndIT {
   private static final Map<String, Integer> MANAGEMENT_PORTS = Map.of("ingest", 8080, "processor", 8080,
       "writer", 8080);
-  private static final Duration PIPELINE_DEADLINE = Duration.ofMinutes(5);
+  private static final Duration PIPELINE_DEADLINE = Duration.ofMinutes(8);
 
   @TempDir
   static Path dir;
@@ -103,11 +103,18 @@ class DockerComposeEndToEndIT {
     Map<String, WorkloadNetworkPolicyProposal> expected = learnedFromTheSample();
     assertThat(expected).hasSize(3);
     KubernetesClient admin = api.client();
+    // The writer updates a proposal as evidence arrives: wait until all of them are what learn made.
     await("the sample's proposals in the API server").atMost(PIPELINE_DEADLINE).pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(() -> assertThat(proposalsIn(admin).keySet()).isEqualTo(expected.keySet()));
-    Map<String, WorkloadNetworkPolicyProposal> stored = proposalsIn(admin);
-    expected.forEach((name, proposal) -> assertThat(stored.get(name).getSpec().sameAllowListAs(proposal.getSpec()))
-        .as(name).isTrue());
+        .untilAsserted(() -> {
+          Map<String, WorkloadNetworkPolicyProposal> stored = proposalsIn(admin);
+          assertThat(stored.keySet()).isEqualTo(expected.keySet());
+          KubernetesSerialization json = admin.getKubernetesSerialization();
+          expected.forEach((name, learned) -> {
+            var spec = stored.get(name).getSpec();
+            assertThat(spec.sameAllowListAs(learned.getSpec())).as("%s in the API server:%n%s%nlearned:%n%s", name,
+                json.asJson(spec), json.asJson(learned.getSpec())).isTrue();
+          });
+        });
     assertThat(relay.calls()).as("GetFlows streams opened").isGreaterThanOrEqualTo(1);
   }
 
