@@ -11,6 +11,9 @@
 # Each result is cached in $NE_TOOLS_DIR and labelled with a hash of its inputs: a run with the same
 # inputs only checks, and an image lost from the engine is loaded again from the cached tarball.
 # The names are read by the tests (cli/pom.xml and the Testcontainers tests): keep them in step.
+# Testcontainers runs without Ryuk (its image cannot be pulled and its module is not on the Go proxy):
+# stream-processor/pom.xml sets TESTCONTAINERS_RYUK_DISABLED, and the tests remove their containers
+# themselves (JUnit's container lifecycle, Testcontainers' JVM-exit hook, `docker compose down -v`).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
