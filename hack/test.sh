@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: builds the test tools the suite needs
-# (helm, kube-apiserver, etcd, kube-controller-manager from source with Go; cached between runs
-# in $NE_TOOLS_DIR) and then the whole Maven build with its tests.
+# (helm, kube-apiserver, etcd, kube-controller-manager from source with Go; a Docker engine, Compose v2
+# and the local base and Kafka images; cached between runs in $NE_TOOLS_DIR) and then the whole Maven
+# build with its tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NE_TOOLS_DIR="${NE_TOOLS_DIR:-$HOME/.cache/network-enforcer/tools}"

@@ -78,11 +78,15 @@ final class ClusterPki {
 
   String caPem() { return pem("CERTIFICATE", encoded(caCertificate)); }
 
-  /** The serving certificate of the API server, valid for loopback and the in-cluster names. */
-  Credential server() {
+  /**
+   * The serving certificate of the API server, valid for loopback, the address it listens on and
+   * the in-cluster names.
+   */
+  Credential server(String listenAddress) {
     KeyPair keys = rsaKeyPair();
     GeneralName[] names = {
         new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+        new GeneralName(GeneralName.iPAddress, listenAddress),
         new GeneralName(GeneralName.dNSName, "localhost"),
         new GeneralName(GeneralName.dNSName, "kubernetes"),
         new GeneralName(GeneralName.dNSName, "kubernetes.default"),

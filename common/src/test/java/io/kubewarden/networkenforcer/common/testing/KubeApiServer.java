@@ -66,7 +66,7 @@ public final class KubeApiServer implements AutoCloseable {
 
   public static Builder builder() { return new Builder(); }
 
-  /** The API server URL, {@code https://127.0.0.1:<port>}. */
+  /** The API server URL, {@code https://127.0.0.1:<port>} (or the {@link Builder#bindAddress}). */
   public String url() { return url; }
 
   /** A kubeconfig file for the admin user, valid until {@link #close()}. */
@@ -184,14 +184,14 @@ public final class KubeApiServer implements AutoCloseable {
 
   private void startApiServer(Path binary) {
     int port = LoopbackPorts.free();
-    url = "https://127.0.0.1:" + port;
+    url = "https://" + settings.bindAddress + ":" + port;
     Path certs = workDir.resolve("pki");
     try {
       Files.createDirectories(certs);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    ClusterPki.Credential serving = pki.server();
+    ClusterPki.Credential serving = pki.server(settings.bindAddress);
     ClusterPki.write(certs.resolve("ca.crt"), pki.caPem());
     ClusterPki.write(certs.resolve("apiserver.crt"), serving.certificatePem());
     ClusterPki.write(certs.resolve("apiserver.key"), serving.privateKeyPem());
@@ -201,8 +201,8 @@ public final class KubeApiServer implements AutoCloseable {
         pki.client(ADMIN_USER, MASTERS_GROUP), ADMIN_USER);
     List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--etcd-servers=" + etcdUrl,
-        "--bind-address=127.0.0.1",
-        "--advertise-address=127.0.0.1",
+        "--bind-address=" + settings.bindAddress,
+        "--advertise-address=" + settings.bindAddress,
         "--secure-port=" + port,
         "--cert-dir=" + certs,
         "--tls-cert-file=" + certs.resolve("apiserver.crt"),
@@ -285,8 +285,18 @@ public final class KubeApiServer implements AutoCloseable {
     private List<String> controllers = List.of("garbagecollector", "namespace");
     private Duration startupTimeout = Duration.ofSeconds(90);
     private final List<String> extraApiServerArgs = new ArrayList<>();
+    private String bindAddress = "127.0.0.1";
 
     private Builder() {}
+
+    /**
+     * Listens on that local IPv4 address instead of loopback, e.g. the Docker bridge's address so
+     * containers reach the API server; the serving certificate and {@link #url()} name it.
+     */
+    public Builder bindAddress(String address) {
+      this.bindAddress = address;
+      return this;
+    }
 
     /** Also runs kube-controller-manager (garbage collector and namespace controllers by default). */
     public Builder withControllerManager() {

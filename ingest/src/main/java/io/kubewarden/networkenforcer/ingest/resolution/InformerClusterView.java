@@ -45,6 +45,12 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   private <T extends HasMetadata> void watch(SharedIndexInformer<T> informer) {
     informer.itemStore(new TrimmingItemStore<>());
     informer.addEventHandler(handler());
+    // fabric8 gives up on an informer whose first list fails (a slow or restarting API server):
+    // flows of its pods would then stay unknown for good. Keep retrying, with its back-off.
+    informer.exceptionHandler((started, e) -> {
+      LOG.warn("listing/watching {} failed, retrying: {}", informer.getApiTypeClass().getSimpleName(), e.toString());
+      return true;
+    });
     informers.add(informer);
     informer.start();
   }

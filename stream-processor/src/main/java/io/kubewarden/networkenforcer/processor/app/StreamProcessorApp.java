@@ -94,6 +94,9 @@ public final class StreamProcessorApp implements AutoCloseable {
       streamsMetrics.close();
     }
     streams.close(CLOSE_TIMEOUT);
+    // close() can return before the listener has recorded the last transition (it runs on the
+    // shutdown thread after the state changes): take the state from Kafka Streams itself.
+    state.set(streams.state());
     streams = null;
   }
 }

@@ -1,0 +1,90 @@
+package io.kubewarden.networkenforcer.cli.compose;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Stands in for Hubble Relay: a plaintext gRPC Observer on one local address that answers
+ * {@code GetFlows} with a capture ({@code hubble observe -o jsonpb} lines) and then, as Relay does
+ * with {@code follow}, keeps the stream open. A resumed stream gets the flows after its {@code since}.
+ */
+final class HubbleRelayStandIn implements AutoCloseable {
+  private final List<GetFlowsResponse> capture;
+  private final AtomicInteger calls = new AtomicInteger();
+  private final Server server;
+
+  private HubbleRelayStandIn(List<GetFlowsResponse> capture, String address) throws IOException {
+    this.capture = capture;
+    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).addService(new Observer())
+        .build().start();
+  }
+
+  /** Serves the capture file on that local address, on a free port. */
+  static HubbleRelayStandIn serve(Path captureFile, String address) {
+    try {
+      return new HubbleRelayStandIn(read(captureFile), address);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve " + captureFile, e);
+    }
+  }
+
+  int port() { return server.getPort(); }
+
+  /** How many GetFlows streams were opened: one unless the client had to resume. */
+  int calls() { return calls.get(); }
+
+  int capturedResponses() { return capture.size(); }
+
+  private static List<GetFlowsResponse> read(Path file) throws IOException {
+    ObjectMapper json = new ObjectMapper();
+    List<GetFlowsResponse> responses = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      if (!line.isBlank()) {
+        JsonNode parsed = json.readTree(line);
+        responses.add(HubbleJson.decode(line, parsed));
+      }
+    }
+    return responses;
+  }
+
+  private final class Observer extends ObserverGrpc.ObserverImplBase {
+    @Override
+    public void getFlows(GetFlowsRequest request, StreamObserver<GetFlowsResponse> out) {
+      calls.incrementAndGet();
+      for (GetFlowsResponse response : capture) {
+        if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
+          out.onNext(response);
+        }
+      }
+      // follow: the stream stays open until the client or the server ends it.
+    }
+
+    private boolean isAfter(GetFlowsResponse response, GetFlowsRequest request) {
+      var time = response.getFlow().getTime();
+      var since = request.getSince();
+      return time.getSeconds() > since.getSeconds()
+          || time.getSeconds() == since.getSeconds() && time.getNanos() > since.getNanos();
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+  }
+}
