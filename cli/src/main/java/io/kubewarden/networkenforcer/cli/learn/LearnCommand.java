@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "learn", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
     sortOptions = false,
     description = {
-        "Learns proposals offline from a capture file: runs ingest and the stream processor on an embedded "
-            + "Kafka broker and writes one WorkloadNetworkPolicyProposal per workload and direction to "
+        "Learns proposals offline from a capture file: runs ingest and the stream processor's topology in this "
+            + "process (no Kafka broker) and writes one WorkloadNetworkPolicyProposal per workload and direction to "
             + "DIR/<namespace>/<name>.yaml.",
         "",
         "Captures: 'hubble observe -o jsonpb' lines, Goldmane FlowResult JSON lines, ztunnel JSON access logs.",
@@ -65,7 +65,7 @@ public final class LearnCommand implements Callable<Integer> {
   Path outputDir;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
-      description = "Longest time to wait for processing (default: ${DEFAULT-VALUE}).")
+      description = "Longest time learning may take (default: ${DEFAULT-VALUE}).")
   String timeout;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
@@ -81,16 +81,16 @@ public final class LearnCommand implements Callable<Integer> {
     LogLevels.quiet(logLevel);
     LearnRequest request = validate();
     CaptureFormat captureFormat = CaptureInspection.inspect(request.input(), request.format());
-    Backend chosenBackend = request.backend().orElse(OfflinePipeline.providerOf(captureFormat).backend());
+    Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     ClusterView view = request.clusterState()
         .<ClusterView>map(ClusterStateFile::load)
         .orElseGet(() -> CaptureClusterState.derive(request.input(), captureFormat));
-    OfflinePipeline.checkBackend(captureFormat, chosenBackend);
+    LearnSetup.checkBackend(captureFormat, chosenBackend);
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
-    OfflinePipeline.Result result;
-    try (OfflinePipeline pipeline = new OfflinePipeline(registry)) {
+    LearnResult result;
+    try (InProcessPipeline pipeline = new InProcessPipeline(registry)) {
       result = pipeline.run(request.input(), captureFormat, chosenBackend, view, request.timeout(), progress);
     }
     List<ProposalSnapshot> proposals = List.copyOf(result.proposals().values());
