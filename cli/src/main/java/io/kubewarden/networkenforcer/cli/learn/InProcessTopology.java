@@ -7,15 +7,21 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -28,50 +34,75 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * records the topology writes to its own inputs (the observations repartition, the deny
  * re-attribution loop) are fed back by the driver.
  *
- * <p>Memory stays bounded: the driver keeps every record written to any topic until it is read, so
- * the outputs are drained regularly, keeping only the latest proposal bytes per target.
+ * <p>The driver runs on its own thread, fed in batches through a bounded queue, so resolving the
+ * next flows overlaps with processing the last ones; the flow is serialized (as the ingest publisher
+ * would) on the caller's thread. Memory stays bounded: the driver keeps every record written to any
+ * topic until it is read, so the outputs are drained after every batch, keeping only the latest
+ * proposal bytes per target.
  */
 final class InProcessTopology implements FlowSink, AutoCloseable {
-  /** Outputs are drained after this many flows. */
-  private static final int DRAIN_EVERY = 256;
+  private static final int BATCH = 256;
+  private static final int BATCHES_IN_FLIGHT = 8;
+  private static final List<Flow> END = List.of();
 
   private final ProcessorConfig config;
   private final TopologyTestDriver driver;
-  private final TestInputTopic<String, FlowRecord> flows;
+  private final TestInputTopic<byte[], byte[]> flows;
+  private final Serializer<FlowRecord> flowSerializer;
+  private final String flowsTopic;
   private final Topic<String, ProposalSnapshot> proposalsTopic;
   private final TestOutputTopic<String, byte[]> proposals;
   private final Map<String, TestOutputTopic<byte[], byte[]>> otherOutputs = new HashMap<>();
   /** Target key -> latest proposal bytes (a tombstone removes the target). */
   private final Map<String, byte[]> latest = new HashMap<>();
-  private int sinceDrain;
+  private final BlockingQueue<List<Flow>> batches = new ArrayBlockingQueue<>(BATCHES_IN_FLIGHT);
+  private final Thread worker;
+  private volatile Throwable failure;
+  private List<Flow> batch = new ArrayList<>(BATCH);
+
+  /** A flow as the flows topic carries it. */
+  private record Flow(byte[] key, byte[] value, Instant time) {}
 
   InProcessTopology(ProcessorConfig config, MeterRegistry registry) {
     this.config = config;
     // The wall clock only moves when finish() lets it: evidence is flushed once, after the last flow.
     this.driver = new TopologyTestDriver(NetworkEnforcerTopology.build(config, registry), config.streamsProperties(),
         Instant.EPOCH);
-    Topic<String, FlowRecord> flowsTopic = config.topics().flows();
-    Serializer<FlowRecord> flowSerializer = flowsTopic.valueSerde().serializer();
-    this.flows = driver.createInputTopic(flowsTopic.name(), new StringSerializer(), flowSerializer);
+    Topic<String, FlowRecord> topic = config.topics().flows();
+    this.flowsTopic = topic.name();
+    this.flowSerializer = topic.valueSerde().serializer();
+    this.flows = driver.createInputTopic(topic.name(), new ByteArraySerializer(), new ByteArraySerializer());
     this.proposalsTopic = config.topics().proposals();
     this.proposals = driver.createOutputTopic(proposalsTopic.name(), new StringDeserializer(),
         new ByteArrayDeserializer());
+    this.worker = new Thread(this::processBatches, "learn-topology");
+    worker.setDaemon(true);
+    worker.start();
   }
 
   /** One flow, as the flows topic would deliver it (keyed by its partition key, at its own time). */
   @Override
   public void accept(FlowRecord record) {
-    flows.pipeInput(record.partitionKey(), record, record.time());
-    if (++sinceDrain >= DRAIN_EVERY) {
-      drain();
+    batch.add(new Flow(record.partitionKey().getBytes(StandardCharsets.UTF_8),
+        flowSerializer.serialize(flowsTopic, record), record.time()));
+    if (batch.size() == BATCH) {
+      handOver(batch);
+      batch = new ArrayList<>(BATCH);
     }
   }
 
   /**
-   * Lets one evidence flush interval pass, so evidence changed since the last snapshot is
-   * published, and returns the latest proposal of every target.
+   * Waits for every flow to be processed, lets one evidence flush interval pass (so evidence changed
+   * since the last snapshot is published) and returns the latest proposal of every target.
    */
-  SortedMap<String, ProposalSnapshot> finish() {
+  SortedMap<String, ProposalSnapshot> finish() throws InterruptedException {
+    if (!batch.isEmpty()) {
+      handOver(batch);
+      batch = new ArrayList<>(BATCH);
+    }
+    handOver(END);
+    worker.join();
+    rethrowFailure();
     driver.advanceWallClockTime(config.evidenceFlushInterval());
     drain();
     SortedMap<String, ProposalSnapshot> out = new TreeMap<>();
@@ -80,8 +111,50 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
     return out;
   }
 
+  private void handOver(List<Flow> flowBatch) {
+    try {
+      while (!batches.offer(flowBatch, 100, TimeUnit.MILLISECONDS)) {
+        rethrowFailure();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while learning", e);
+    }
+  }
+
+  private void rethrowFailure() {
+    Throwable t = failure;
+    if (t instanceof RuntimeException e) {
+      throw e;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    if (t != null) {
+      throw new IllegalStateException("the processor topology failed: " + t.getMessage(), t);
+    }
+  }
+
+  private void processBatches() {
+    try {
+      while (true) {
+        List<Flow> next = batches.take();
+        if (next == END) {
+          return;
+        }
+        for (Flow f : next) {
+          flows.pipeInput(f.key(), f.value(), f.time());
+        }
+        drain();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      failure = t;
+    }
+  }
+
   private void drain() {
-    sinceDrain = 0;
     for (KeyValue<String, byte[]> kv : proposals.readKeyValuesToList()) {
       if (kv.value == null) {
         latest.remove(kv.key);
@@ -101,6 +174,12 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
 
   @Override
   public void close() {
+    worker.interrupt();
+    try {
+      worker.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     driver.close();
   }
 }
