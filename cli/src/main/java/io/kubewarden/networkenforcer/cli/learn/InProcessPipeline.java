@@ -1,13 +1,11 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
-import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
@@ -58,31 +56,14 @@ final class InProcessPipeline implements AutoCloseable {
             1 << 16)) {
       // Bad lines are counted and listed in the summary; the capture file itself keeps them.
       CaptureFile.Reading reading = new CaptureFile(view, "cluster.local", DeadLetterSink.discard(), ingestMetrics,
-          Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(withDeadline(topology, timeout)));
+          Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(topology));
       ParallelCaptureRead.forThisMachine().read(reader, format, reading);
       CaptureSummary summary = reading.summary();
       progress.readDone();
-      return new LearnResult(summary, topology.finish());
+      return new LearnResult(summary, topology.finish(timeout));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
     }
-  }
-
-  /** Stops a run that takes longer than {@code --timeout}. */
-  private static FlowSink withDeadline(FlowSink sink, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    return new FlowSink() {
-      private int count;
-
-      @Override
-      public void accept(FlowRecord record) {
-        sink.accept(record);
-        if ((++count & 1023) == 0 && System.nanoTime() > deadline) {
-          throw new IllegalStateException("learning did not finish within " + timeout.toSeconds()
-              + " s; raise --timeout for large captures");
-        }
-      }
-    };
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,8 +45,10 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
   private static final int BATCH = 256;
   private static final int BATCHES_IN_FLIGHT = 8;
   private static final List<Flow> END = List.of();
+  /** Longer than any punctuation interval of the topology. */
+  private static final Duration QUIET_STEP = Duration.ofHours(1);
+  private static final int QUIET_ROUNDS_MAX = 20;
 
-  private final ProcessorConfig config;
   private final TopologyTestDriver driver;
   private final TestInputTopic<byte[], byte[]> flows;
   private final Serializer<FlowRecord> flowSerializer;
@@ -64,7 +67,6 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
   private record Flow(byte[] key, byte[] value, Instant time) {}
 
   InProcessTopology(ProcessorConfig config, MeterRegistry registry) {
-    this.config = config;
     // The wall clock only moves when finish() lets it: evidence is flushed once, after the last flow.
     this.driver = new TopologyTestDriver(NetworkEnforcerTopology.build(config, registry), config.streamsProperties(),
         Instant.EPOCH);
@@ -92,19 +94,29 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
   }
 
   /**
-   * Waits for every flow to be processed, lets one evidence flush interval pass (so evidence changed
-   * since the last snapshot is published) and returns the latest proposal of every target.
+   * Waits (at most {@code timeout}) for every flow to be processed, then lets the wall clock run
+   * until the topology is quiet (every wall-clock punctuator, such as the evidence flush, has fired
+   * and what it wrote has been processed) and returns the latest proposal of every target.
    */
-  SortedMap<String, ProposalSnapshot> finish() throws InterruptedException {
+  SortedMap<String, ProposalSnapshot> finish(Duration timeout) throws InterruptedException {
     if (!batch.isEmpty()) {
       handOver(batch);
       batch = new ArrayList<>(BATCH);
     }
     handOver(END);
-    worker.join();
+    worker.join(timeout.toMillis());
     rethrowFailure();
-    driver.advanceWallClockTime(config.evidenceFlushInterval());
-    drain();
+    if (worker.isAlive()) {
+      throw new IllegalStateException("processing did not finish within " + timeout.toSeconds()
+          + " s after the capture was read; raise --timeout for large captures");
+    }
+    // A punctuator fires at most once per advance, and what it writes may wake another one.
+    for (int round = 0; round < QUIET_ROUNDS_MAX; round++) {
+      driver.advanceWallClockTime(QUIET_STEP);
+      if (drain() == 0) {
+        break;
+      }
+    }
     SortedMap<String, ProposalSnapshot> out = new TreeMap<>();
     latest.forEach((key, bytes) -> out.put(key,
         proposalsTopic.valueSerde().deserializer().deserialize(proposalsTopic.name(), bytes)));
@@ -154,8 +166,11 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
     }
   }
 
-  private void drain() {
-    for (KeyValue<String, byte[]> kv : proposals.readKeyValuesToList()) {
+  /** Reads every output the driver holds; returns how many records there were. */
+  private int drain() {
+    List<KeyValue<String, byte[]>> written = proposals.readKeyValuesToList();
+    int count = written.size();
+    for (KeyValue<String, byte[]> kv : written) {
       if (kv.value == null) {
         latest.remove(kv.key);
       } else {
@@ -166,10 +181,11 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
     // been fed back or is not needed offline; reading it frees it.
     for (String topic : driver.producedTopicNames()) {
       if (!topic.equals(proposalsTopic.name())) {
-        otherOutputs.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())).readValuesToList();
+        count += otherOutputs.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())).readValuesToList().size();
       }
     }
+    return count;
   }
 
   @Override

@@ -65,7 +65,7 @@ public final class LearnCommand implements Callable<Integer> {
   Path outputDir;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
-      description = "Longest time learning may take (default: ${DEFAULT-VALUE}).")
+      description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
