@@ -46,6 +46,27 @@ class LauncherScriptTest {
     assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(run.exitValue()).isZero();
-    assertThat(out.lines().toList()).containsExactly("-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+    // learn gets a bounded heap by default; the arguments follow the jar unchanged.
+    assertThat(out.lines().toList()).containsExactly("-Xmx512m", "-XX:+UseParallelGC", "-jar", jar.toString(),
+        "learn", "--input", "a b.jsonl");
+  }
+
+  @Test
+  void javaOptionsReplaceTheDefaults() throws Exception {
+    Path fakeJava = dir.resolve("java");
+    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
+    fakeJava.toFile().setExecutable(true);
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
+        .redirectErrorStream(true);
+    pb.environment().put("NE_JAR", jar.toString());
+    pb.environment().put("JAVA", fakeJava.toString());
+    pb.environment().put("NE_JAVA_OPTS", "-Xmx2g");
+    Process run = pb.start();
+    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(run.exitValue()).isZero();
+    assertThat(out.lines().toList()).containsExactly("-Xmx2g", "-jar", jar.toString(), "learn", "--input",
+        "a b.jsonl");
   }
 }

@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "learn", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
     sortOptions = false,
     description = {
-        "Learns proposals offline from a capture file: runs ingest and the stream processor on an embedded "
-            + "Kafka broker and writes one WorkloadNetworkPolicyProposal per workload and direction to "
+        "Learns proposals offline from a capture file: runs ingest and the stream processor's topology in this "
+            + "process (no Kafka broker) and writes one WorkloadNetworkPolicyProposal per workload and direction to "
             + "DIR/<namespace>/<name>.yaml.",
         "",
         "Captures: 'hubble observe -o jsonpb' lines (or Hubble exporter files), Goldmane FlowResult or Flow JSON "
@@ -74,7 +74,7 @@ public final class LearnCommand implements Callable<Integer> {
   boolean overwrite;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
-      description = "Longest time to wait for processing (default: ${DEFAULT-VALUE}).")
+      description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
@@ -97,19 +97,19 @@ public final class LearnCommand implements Callable<Integer> {
 
   private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
-    Backend chosenBackend = request.backend().orElse(OfflinePipeline.providerOf(captureFormat).backend());
+    Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     ClusterView view = request.clusterState()
         .<ClusterView>map(ClusterStateFile::load)
         .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat));
-    OfflinePipeline.checkBackend(captureFormat, chosenBackend);
+    LearnSetup.checkBackend(captureFormat, chosenBackend);
     // Only once every input is known to be usable: an earlier run's manifests go now.
     List<Path> removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
-    OfflinePipeline.Result result;
+    LearnResult result;
     Optional<Path> unreadable;
-    try (OfflinePipeline pipeline = new OfflinePipeline(registry);
+    try (InProcessPipeline pipeline = new InProcessPipeline(registry);
         UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
       result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
           unreadableLines);

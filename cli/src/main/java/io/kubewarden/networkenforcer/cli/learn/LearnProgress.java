@@ -9,8 +9,8 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The progress line of a long run: how much of the capture is read and how many flows are
- * published, then how many the processor has consumed. Printed at most every {@code everyNanos};
+ * The progress line of a long run: how much of the capture is read and how many flows have gone
+ * to the processor. Printed at most every {@code everyNanos};
  * short runs print nothing.
  */
 final class LearnProgress {
@@ -70,13 +70,6 @@ final class LearnProgress {
   void readDone() {
     if (printed) {
       print(String.format(Locale.ROOT, "reading capture: done, %d flows published", published.get()));
-    }
-  }
-
-  void processing(PipelineDrain.Progress p) {
-    if (due() || printed && p.done()) {
-      print(String.format(Locale.ROOT, "processing: %d of %d flows consumed%s", p.flowsConsumed(),
-          p.flowsPublished(), p.done() ? ", done" : ""));
     }
   }
 

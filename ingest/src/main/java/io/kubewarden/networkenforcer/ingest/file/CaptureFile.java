@@ -9,6 +9,8 @@ import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneFlowParser;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
@@ -73,7 +75,7 @@ public final class CaptureFile {
 
   public CaptureSummary read(BufferedReader reader, String name, Optional<CaptureFormat> format, FlowSink sink)
       throws IOException {
-    Run run = new Run(format.orElse(null), sink);
+    Reading run = reading(format, sink);
     String line;
     long number = 0;
     while ((line = reader.readLine()) != null) {
@@ -85,8 +87,63 @@ public final class CaptureFile {
     return run.summary();
   }
 
-  /** The state of one read. */
-  private final class Run {
+  /**
+   * A read whose lines are decoded elsewhere ({@link #decode}, on any thread) and handed in here in
+   * file order: resolution, de-duplication and counting stay sequential, so the result is the one
+   * of {@link #read}.
+   */
+  public Reading reading(Optional<CaptureFormat> format, FlowSink sink) {
+    return new Reading(format.orElse(null), sink);
+  }
+
+  /**
+   * One non-blank line turned into its provider message (or why it cannot be): JSON parsing and the
+   * protobuf decode, the costly part of a read. Stateless and thread-safe.
+   *
+   * @param format the capture's format; null detects it from this line
+   */
+  public static DecodedLine decode(long number, String line, CaptureFormat format) {
+    // ztunnel's default log format is key=value text; it becomes the object its JSON format gives.
+    JsonNode node = ZtunnelTextLog.looksLikeText(line) ? ZtunnelTextLog.toJson(line) : null;
+    if (node == null) {
+      try {
+        node = MAPPER.readTree(line);
+      } catch (IOException | RuntimeException e) {
+        return DecodedLine.bad(number, line, null, "not JSON", e);
+      }
+    }
+    if (node == null || !node.isObject()) {
+      return DecodedLine.bad(number, line, null, "not a JSON object", null);
+    }
+    CaptureFormat f = format != null ? format : CaptureFormat.detect(node).orElse(null);
+    if (f == null) {
+      return DecodedLine.bad(number, line, null, "not a Hubble, Goldmane or ztunnel record", null);
+    }
+    try {
+      Object message = switch (f) {
+        case HUBBLE -> HubbleJson.decode(line, node);
+        case GOLDMANE -> GoldmaneJson.decode(line, node);
+        case ZTUNNEL -> node;
+      };
+      return new DecodedLine(number, line, f, message, null, null);
+    } catch (IOException | RuntimeException e) {
+      return DecodedLine.bad(number, line, f, "not a valid " + f.source() + " record: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A decoded line: the message of {@code format} ({@code GetFlowsResponse}, {@code FlowResult} or
+   * the ztunnel {@code JsonNode}), or the reason it is unreadable.
+   */
+  public record DecodedLine(long number, String line, CaptureFormat format, Object message, String error,
+      Throwable cause) {
+    static DecodedLine bad(long number, String line, CaptureFormat format, String error, Throwable cause) {
+      return new DecodedLine(number, line, format, null, error, cause);
+    }
+  }
+
+  /** The state of one read: lines go in in file order. */
+  public final class Reading {
     private CaptureFormat format;
     private final FlowIntake intake;
     private final Map<DropReason, Long> dropped = new EnumMap<>(DropReason.class);
@@ -99,42 +156,34 @@ public final class CaptureFile {
     private long lostEvents;
     private long inferredFlows;
 
-    Run(CaptureFormat format, FlowSink sink) {
+    Reading(CaptureFormat format, FlowSink sink) {
       this.format = format;
       this.intake = new FlowIntake(List.of(sink), deadLetters, metrics);
     }
 
     void line(long number, String line) {
+      accept(decode(number, line, format));
+    }
+
+    /** The next non-blank line of the file, decoded. */
+    public void accept(DecodedLine decoded) {
       lines++;
-      JsonNode node = ZtunnelTextLog.looksLikeText(line) ? ZtunnelTextLog.toJson(line) : null;
-      if (node == null) {
-        try {
-          node = MAPPER.readTree(line);
-        } catch (IOException | RuntimeException e) {
-          bad(number, line, "not JSON", e);
-          return;
-        }
-      }
-      if (node == null || !node.isObject()) {
-        bad(number, line, "not a JSON object", null);
-        return;
-      }
       if (format == null) {
-        format = CaptureFormat.detect(node).orElse(null);
-        if (format == null) {
-          bad(number, line, "not a Hubble, Goldmane or ztunnel record", null);
-          return;
-        }
+        format = decoded.format();
+      }
+      if (decoded.error() != null) {
+        bad(decoded.number(), decoded.line(), decoded.error(), decoded.cause());
+        return;
       }
       ParseOutcome outcome;
       try {
         outcome = switch (format) {
-          case HUBBLE -> hubble.parse(HubbleJson.decode(line, node));
-          case GOLDMANE -> goldmane.parse(GoldmaneJson.decode(line, node));
-          case ZTUNNEL -> ztunnel.parse(node, null);
+          case HUBBLE -> hubble.parse((GetFlowsResponse) decoded.message());
+          case GOLDMANE -> goldmane.parse((FlowResult) decoded.message());
+          case ZTUNNEL -> ztunnel.parse((JsonNode) decoded.message(), null);
         };
-      } catch (IOException | RuntimeException e) {
-        bad(number, line, "not a valid " + format.source() + " record: " + e.getMessage(), e);
+      } catch (RuntimeException e) {
+        bad(decoded.number(), decoded.line(), "not a valid " + format.source() + " record: " + e.getMessage(), e);
         return;
       }
       if (outcome.isDropped()) {
@@ -144,7 +193,7 @@ public final class CaptureFile {
       if (outcome.records().stream().anyMatch(r -> r.src().inferred() || r.dst().inferred())) {
         inferredFlows++;
       }
-      intake.accept(format.source(), outcome, () -> line);
+      intake.accept(format.source(), outcome, decoded::line);
     }
 
     private void bad(long number, String line, String reason, Throwable error) {
@@ -156,7 +205,7 @@ public final class CaptureFile {
       intake.invalid(format == null ? "file" : format.source(), "line " + number + ": " + reason, line, error);
     }
 
-    CaptureSummary summary() {
+    public CaptureSummary summary() {
       return new CaptureSummary(format, lines, intake.publishedCount(), dropped, bad, errors, lostEvents,
           inferredFlows);
     }

@@ -4,11 +4,19 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.DropReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Every number the ingest service reports. Prometheus names end in {@code _total} for counters. */
+/**
+ * Every number the ingest service reports. Prometheus names end in {@code _total} for counters. The
+ * per-flow counters are looked up once per tag value, not per flow (a registry lookup builds the
+ * meter id each time).
+ */
 public final class IngestMetrics {
   private final MeterRegistry registry;
+  private final Map<Provider, Counter> published = new ConcurrentHashMap<>();
+  private final Map<String, Map<DropReason, Counter>> dropped = new ConcurrentHashMap<>();
 
   public IngestMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -19,11 +27,15 @@ public final class IngestMetrics {
   }
 
   public void published(Provider provider) {
-    counter("network.enforcer.ingest.flows.published", "provider", provider.name()).increment();
+    published.computeIfAbsent(provider, p -> counter("network.enforcer.ingest.flows.published", "provider",
+        p.name())).increment();
   }
 
   public void dropped(String source, DropReason reason) {
-    registry.counter("network.enforcer.ingest.flows.dropped", "source", source, "reason", reason.tag()).increment();
+    dropped.computeIfAbsent(source, s -> new ConcurrentHashMap<>())
+        .computeIfAbsent(reason, r -> registry.counter("network.enforcer.ingest.flows.dropped", "source", source,
+            "reason", r.tag()))
+        .increment();
   }
 
   public void badInput(String source) {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-memory {@link ClusterView}: objects by namespace/name, pods also by IP and by
@@ -28,6 +29,8 @@ public final class ClusterIndex implements ClusterView {
   private final Map<String, StatefulSet> statefulSets = new ConcurrentHashMap<>();
   private final Map<String, DaemonSet> daemonSets = new ConcurrentHashMap<>();
   private final Map<String, Map<String, String>> namespaceLabels = new ConcurrentHashMap<>();
+  /** Moved on after every change is in place (see {@link ClusterView#version()}). */
+  private final AtomicLong version = new AtomicLong();
 
   /** Adds or replaces an object of a kind we index; other kinds are ignored. */
   public synchronized void upsert(HasMetadata object) {
@@ -47,6 +50,7 @@ public final class ClusterIndex implements ClusterView {
       Map<String, String> labels = ns.getMetadata().getLabels();
       namespaceLabels.put(ns.getMetadata().getName(), labels == null ? Map.of() : Map.copyOf(labels));
     }
+    version.incrementAndGet();
   }
 
   public synchronized void remove(HasMetadata object) {
@@ -64,6 +68,12 @@ public final class ClusterIndex implements ClusterView {
     } else if (object instanceof Namespace) {
       namespaceLabels.remove(object.getMetadata().getName());
     }
+    version.incrementAndGet();
+  }
+
+  @Override
+  public long version() {
+    return version.get();
   }
 
   public int podCount() {

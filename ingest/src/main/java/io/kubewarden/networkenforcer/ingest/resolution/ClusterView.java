@@ -34,4 +34,12 @@ public interface ClusterView {
 
   /** The namespace's labels; empty when the namespace is unknown. */
   Map<String, String> namespaceLabels(String namespace);
+
+  /**
+   * A number that grows whenever any object of the view changes, so what was derived from the view
+   * can be reused until it does; negative when the view does not tell (nothing is reused then).
+   */
+  default long version() {
+    return -1;
+  }
 }

@@ -137,6 +137,11 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   }
 
   @Override
+  public long version() {
+    return index.version();
+  }
+
+  @Override
   public void close() {
     informers.forEach(SharedIndexInformer::close);
   }

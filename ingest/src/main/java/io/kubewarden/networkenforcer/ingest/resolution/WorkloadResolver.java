@@ -26,6 +26,7 @@ public final class WorkloadResolver {
   private static final String POD_TEMPLATE_HASH = "pod-template-hash";
 
   private final ClusterView view;
+  private final PodResolutions resolutions = new PodResolutions();
 
   public WorkloadResolver(ClusterView view) {
     this.view = view;
@@ -88,8 +89,12 @@ public final class WorkloadResolver {
     return Resolution.dropped(DropReason.UNKNOWN_POD);
   }
 
-  /** Resolves a known pod to its workload. */
+  /** Resolves a known pod to its workload (reusing the last result while the view is unchanged). */
   public Resolution resolve(Pod pod) {
+    return resolutions.resolve(pod, view.version(), this::resolveNow);
+  }
+
+  private Resolution resolveNow(Pod pod) {
     if (pod.getSpec() != null && Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       return Resolution.dropped(DropReason.HOST_NETWORK, pod);
     }

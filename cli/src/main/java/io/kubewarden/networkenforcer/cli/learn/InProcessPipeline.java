@@ -1,0 +1,92 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
+import io.kubewarden.networkenforcer.ingest.file.CaptureInput;
+import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
+import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
+import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The real pipeline for one capture, in this process and without a broker: the ingest capture reader
+ * (lines decoded in parallel, then resolved in file order) hands each flow record straight to the
+ * processor's topology ({@link InProcessTopology}). {@link #run} returns when the last flow is
+ * processed and evidence is flushed.
+ */
+final class InProcessPipeline implements AutoCloseable {
+  private final Path workDir;
+  private final MeterRegistry registry;
+
+  InProcessPipeline(MeterRegistry registry) {
+    this.registry = registry;
+    try {
+      this.workDir = Files.createTempDirectory("network-enforcer-learn");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory: " + e.getMessage(), e);
+    }
+  }
+
+  LearnResult run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
+      LearnProgress progress) throws InterruptedException {
+    return run(capture, format, backend, view, timeout, progress, DeadLetterSink.discard());
+  }
+
+  /** @param unreadableLines receives every line that could not be read (the summary names its file) */
+  LearnResult run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
+      LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
+    // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
+    // No broker is contacted: the address only satisfies the configuration's checks.
+    KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
+    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true);
+    IngestMetrics ingestMetrics = new IngestMetrics(registry);
+    try (InProcessTopology topology = new InProcessTopology(config, registry)) {
+      long totalBytes = CaptureInput.size(capture);
+      try (BufferedReader reader = CaptureInput.open(capture, in -> progress.track(in, totalBytes))) {
+        return read(reader, format, view, timeout, progress, unreadableLines, ingestMetrics, topology);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
+    }
+  }
+
+  private LearnResult read(BufferedReader reader, CaptureFormat format, ClusterView view, Duration timeout,
+      LearnProgress progress, DeadLetterSink unreadableLines, IngestMetrics ingestMetrics,
+      InProcessTopology topology) throws IOException, InterruptedException {
+    {
+      // Bad lines are counted and listed in the summary, and written to the unreadable-lines file.
+      CaptureFile.Reading reading = new CaptureFile(view, "cluster.local", unreadableLines, ingestMetrics,
+          Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(topology));
+      ParallelCaptureRead.forThisMachine().read(reader, format, reading);
+      CaptureSummary summary = reading.summary();
+      progress.readDone();
+      return new LearnResult(summary, topology.finish(timeout));
+    }
+  }
+
+  @Override
+  public void close() {
+    try (Stream<Path> paths = Files.walk(workDir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: it is a temporary directory.
+    }
+  }
+}

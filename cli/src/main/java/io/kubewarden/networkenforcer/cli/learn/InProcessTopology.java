@@ -1,0 +1,201 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+/**
+ * The processor's topology ({@link NetworkEnforcerTopology#build}, the one the service runs) executed
+ * in this process by Kafka Streams' {@link TopologyTestDriver}: no broker, same processors, same
+ * serdes, same stores, deterministic. Flows go in through the flows topic in the order given;
+ * records the topology writes to its own inputs (the observations repartition, the deny
+ * re-attribution loop) are fed back by the driver.
+ *
+ * <p>The driver runs on its own thread, fed in batches through a bounded queue, so resolving the
+ * next flows overlaps with processing the last ones; the flow is serialized (as the ingest publisher
+ * would) on the caller's thread. Memory stays bounded: the driver keeps every record written to any
+ * topic until it is read, so the outputs are drained after every batch, keeping only the latest
+ * proposal bytes per target.
+ */
+final class InProcessTopology implements FlowSink, AutoCloseable {
+  private static final int BATCH = 256;
+  private static final int BATCHES_IN_FLIGHT = 8;
+  private static final List<Flow> END = List.of();
+  /** Longer than any punctuation interval of the topology. */
+  private static final Duration QUIET_STEP = Duration.ofHours(1);
+  private static final int QUIET_ROUNDS_MAX = 20;
+
+  private final TopologyTestDriver driver;
+  private final TestInputTopic<byte[], byte[]> flows;
+  private final Serializer<FlowRecord> flowSerializer;
+  private final String flowsTopic;
+  private final Topic<String, ProposalSnapshot> proposalsTopic;
+  private final TestOutputTopic<String, byte[]> proposals;
+  private final Map<String, TestOutputTopic<byte[], byte[]>> otherOutputs = new HashMap<>();
+  /** Target key -> latest proposal bytes (a tombstone removes the target). */
+  private final Map<String, byte[]> latest = new HashMap<>();
+  private final BlockingQueue<List<Flow>> batches = new ArrayBlockingQueue<>(BATCHES_IN_FLIGHT);
+  private final Thread worker;
+  private volatile Throwable failure;
+  private List<Flow> batch = new ArrayList<>(BATCH);
+
+  /** A flow as the flows topic carries it. */
+  private record Flow(byte[] key, byte[] value, Instant time) {}
+
+  InProcessTopology(ProcessorConfig config, MeterRegistry registry) {
+    // The wall clock only moves when finish() lets it: evidence is flushed once, after the last flow.
+    this.driver = new TopologyTestDriver(NetworkEnforcerTopology.build(config, registry), config.streamsProperties(),
+        Instant.EPOCH);
+    Topic<String, FlowRecord> topic = config.topics().flows();
+    this.flowsTopic = topic.name();
+    this.flowSerializer = topic.valueSerde().serializer();
+    this.flows = driver.createInputTopic(topic.name(), new ByteArraySerializer(), new ByteArraySerializer());
+    this.proposalsTopic = config.topics().proposals();
+    this.proposals = driver.createOutputTopic(proposalsTopic.name(), new StringDeserializer(),
+        new ByteArrayDeserializer());
+    this.worker = new Thread(this::processBatches, "learn-topology");
+    worker.setDaemon(true);
+    worker.start();
+  }
+
+  /** One flow, as the flows topic would deliver it (keyed by its partition key, at its own time). */
+  @Override
+  public void accept(FlowRecord record) {
+    batch.add(new Flow(record.partitionKey().getBytes(StandardCharsets.UTF_8),
+        flowSerializer.serialize(flowsTopic, record), record.time()));
+    if (batch.size() == BATCH) {
+      handOver(batch);
+      batch = new ArrayList<>(BATCH);
+    }
+  }
+
+  /**
+   * Waits (at most {@code timeout}) for every flow to be processed, then lets the wall clock run
+   * until the topology is quiet (every wall-clock punctuator, such as the evidence flush, has fired
+   * and what it wrote has been processed) and returns the latest proposal of every target.
+   */
+  SortedMap<String, ProposalSnapshot> finish(Duration timeout) throws InterruptedException {
+    if (!batch.isEmpty()) {
+      handOver(batch);
+      batch = new ArrayList<>(BATCH);
+    }
+    handOver(END);
+    worker.join(timeout.toMillis());
+    rethrowFailure();
+    if (worker.isAlive()) {
+      throw new IllegalStateException("processing did not finish within " + timeout.toSeconds()
+          + " s after the capture was read; raise --timeout for large captures");
+    }
+    // A punctuator fires at most once per advance, and what it writes may wake another one.
+    for (int round = 0; round < QUIET_ROUNDS_MAX; round++) {
+      driver.advanceWallClockTime(QUIET_STEP);
+      if (drain() == 0) {
+        break;
+      }
+    }
+    SortedMap<String, ProposalSnapshot> out = new TreeMap<>();
+    latest.forEach((key, bytes) -> out.put(key,
+        proposalsTopic.valueSerde().deserializer().deserialize(proposalsTopic.name(), bytes)));
+    return out;
+  }
+
+  private void handOver(List<Flow> flowBatch) {
+    try {
+      while (!batches.offer(flowBatch, 100, TimeUnit.MILLISECONDS)) {
+        rethrowFailure();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while learning", e);
+    }
+  }
+
+  private void rethrowFailure() {
+    Throwable t = failure;
+    if (t instanceof RuntimeException e) {
+      throw e;
+    }
+    if (t instanceof Error e) {
+      throw e;
+    }
+    if (t != null) {
+      throw new IllegalStateException("the processor topology failed: " + t.getMessage(), t);
+    }
+  }
+
+  private void processBatches() {
+    try {
+      while (true) {
+        List<Flow> next = batches.take();
+        if (next == END) {
+          return;
+        }
+        for (Flow f : next) {
+          flows.pipeInput(f.key(), f.value(), f.time());
+        }
+        drain();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Throwable t) {
+      failure = t;
+    }
+  }
+
+  /** Reads every output the driver holds; returns how many records there were. */
+  private int drain() {
+    List<KeyValue<String, byte[]>> written = proposals.readKeyValuesToList();
+    int count = written.size();
+    for (KeyValue<String, byte[]> kv : written) {
+      if (kv.value == null) {
+        latest.remove(kv.key);
+      } else {
+        latest.put(kv.key, kv.value);
+      }
+    }
+    // Everything else (repartitioned observations, re-attributions, violations, dead letters) has
+    // been fed back or is not needed offline; reading it frees it.
+    for (String topic : driver.producedTopicNames()) {
+      if (!topic.equals(proposalsTopic.name())) {
+        count += otherOutputs.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())).readValuesToList().size();
+      }
+    }
+    return count;
+  }
+
+  @Override
+  public void close() {
+    worker.interrupt();
+    try {
+      worker.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    driver.close();
+  }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Offline learning benchmark: 'network-enforcer learn' on a generated Hubble capture against jq
+# reading the same file, in the same run. Prints one 'name: value' line per figure.
+#
+#   hack/bench/offline.sh                      # 1,000,000 lines, 1,000 workloads
+#   NE_BENCH_LINES=200000 hack/bench/offline.sh
+#
+# Needs cli/target/network-enforcer.jar (mvn -B -q -DskipTests package) or NE_JAR; installs jq and
+# GNU time with apt when they are missing. The capture is generated once into NE_BENCH_DIR and reused.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+lines="${NE_BENCH_LINES:-1000000}"
+workloads="${NE_BENCH_WORKLOADS:-1000}"
+dir="${NE_BENCH_DIR:-${TMPDIR:-/tmp}/network-enforcer-bench}/hubble-${lines}-${workloads}"
+jar="${NE_JAR:-$root/cli/target/network-enforcer.jar}"
+
+need() {
+  command -v "$1" >/dev/null 2>&1 && return
+  echo "offline.sh: installing $2" >&2
+  (apt-get update -qq && apt-get install -y -qq "$2") >/dev/null
+}
+need jq jq
+[[ -x /usr/bin/time ]] || need /usr/bin/time time
+if [[ ! -f "$jar" ]]; then
+  echo "offline.sh: $jar is missing; build it with: mvn -B -q -DskipTests package" >&2
+  exit 2
+fi
+
+capture="$dir/hubble-flows.jsonl"
+if [[ ! -f "$capture" ]]; then
+  echo "offline.sh: generating $lines lines into $dir" >&2
+  python3 "$root/hack/bench/gen_hubble_capture.py" --lines "$lines" --workloads "$workloads" --out "$dir"
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Seconds of wall time and peak RSS (KiB) of one command, from GNU time.
+measure() {
+  local log="$1"; shift
+  /usr/bin/time -f '%e %M' -o "$log" "$@"
+}
+
+# Warm the page cache so neither side pays for the first read from disk.
+cat "$capture" >/dev/null
+
+measure "$work/jq.time" jq -c .flow.source.namespace "$capture" >/dev/null
+NE_JAR="$jar" measure "$work/learn.time" "$root/network-enforcer" learn --input "$capture" \
+  --cluster-state "$dir/cluster-state.json" --output-dir "$work/proposals" ${NE_BENCH_LEARN_ARGS:-} >"$work/learn.out"
+NE_JAR="$jar" measure "$work/small.time" "$root/network-enforcer" learn \
+  --input "$root/samples/basic/hubble-flows.jsonl" --cluster-state "$root/samples/basic/cluster-state.json" \
+  --output-dir "$work/small" >/dev/null
+
+read -r jq_s _ <"$work/jq.time"
+read -r learn_s learn_kib <"$work/learn.time"
+read -r small_s _ <"$work/small.time"
+proposals="$(find "$work/proposals" -name '*.yaml' | wc -l)"
+echo "learn/capture lines: $lines"
+echo "learn/capture MiB: $(( $(stat -c %s "$capture") / 1048576 ))"
+echo "learn/proposals: $proposals"
+echo "learn/jq seconds: $jq_s"
+echo "learn seconds: $learn_s"
+echo "learn/jq ratio: $(awk -v j="$jq_s" -v l="$learn_s" 'BEGIN { printf "%.2f", j / l }')"
+echo "learn lines/s: $(awk -v n="$lines" -v l="$learn_s" 'BEGIN { printf "%.0f", n / l }')"
+echo "learn peak RSS MiB: $(( learn_kib / 1024 ))"
+echo "learn/small capture seconds: $small_s"
