@@ -158,11 +158,11 @@ class LearnReportInBrowserTest {
     Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), png, StandardCopyOption.REPLACE_EXISTING);
 
     BufferedImage image = ImageIO.read(png.toFile());
-    WebElement graph = browser.findElement(By.id("graph"));
+    org.openqa.selenium.Rectangle graph = browser.findElement(By.id("graph")).getRect();
     // The learned workloads are drawn in the graph's area in their fill colour (#ddf4ff).
     long learnedPixels = 0;
-    for (int x = graph.getRect().x; x < graph.getRect().x + graph.getRect().width && x < image.getWidth(); x++) {
-      for (int y = graph.getRect().y; y < graph.getRect().y + graph.getRect().height && y < image.getHeight(); y++) {
+    for (int x = graph.x; x < graph.x + graph.width && x < image.getWidth(); x++) {
+      for (int y = graph.y; y < graph.y + graph.height && y < image.getHeight(); y++) {
         if ((image.getRGB(x, y) & 0xffffff) == 0xddf4ff) {
           learnedPixels++;
         }
