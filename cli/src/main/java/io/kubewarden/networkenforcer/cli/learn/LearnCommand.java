@@ -73,6 +73,10 @@ public final class LearnCommand implements Callable<Integer> {
           + "removed first.")
   boolean overwrite;
 
+  @Option(names = "--report", paramLabel = "FILE.html",
+      description = "Also write a self-contained HTML page with the connectivity graph, the rules and what was dropped.")
+  Path report;
+
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
       description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
@@ -122,6 +126,10 @@ public final class LearnCommand implements Callable<Integer> {
         chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files)
         .withOutputFiles(unreadable, removed.size());
     summary.print(out);
+    if (report != null) {
+      LearnReport.write(report, proposals, summary);
+      out.println("  report:              " + report);
+    }
     out.flush();
     if (proposals.isEmpty()) {
       spec.commandLine().getErr().println("error: " + summary.whyNothingLearned());
@@ -171,6 +179,9 @@ public final class LearnCommand implements Callable<Integer> {
     if (clusterState != null && !Files.isRegularFile(clusterState)) {
       throw new LearnInputException("cluster-state file " + clusterState + " does not exist; fix --cluster-state "
           + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
+    }
+    if (report != null) {
+      LearnReport.check(report);
     }
     Duration t = Durations.parse("--timeout", timeout);
     return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite);

@@ -49,6 +49,11 @@ final class LearnSummary {
     return this;
   }
 
+  Path input() { return input; }
+  CaptureFormat format() { return format; }
+  Backend backend() { return backend; }
+  CaptureSummary capture() { return capture; }
+
   void print(PrintWriter out) {
     out.printf(Locale.ROOT, "Learned from %s (%s, backend %s, selectors from %s)%n", input,
         format.source(), backend, clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
@@ -99,13 +104,13 @@ final class LearnSummary {
     return "the " + capture.published() + " flows of " + input + " produced no proposal" + reasons(processorSkips());
   }
 
-  private Map<String, Long> dropReasons() {
+  Map<String, Long> dropReasons() {
     Map<String, Long> out = new TreeMap<>();
     capture.dropped().forEach((reason, n) -> out.put(reason.tag(), n));
     return out;
   }
 
-  private Map<String, Long> processorSkips() {
+  Map<String, Long> processorSkips() {
     Map<String, Long> out = new TreeMap<>();
     for (String name : List.of("network_enforcer.processor.flows.ignored", "network_enforcer.processor.learning.skipped")) {
       for (Counter c : registry.find(name).counters()) {

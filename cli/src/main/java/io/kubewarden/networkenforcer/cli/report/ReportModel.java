@@ -1,0 +1,147 @@
+package io.kubewarden.networkenforcer.cli.report;
+
+import io.kubewarden.networkenforcer.common.crd.PortEvidence;
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What the HTML report shows, as plain data the page reads as JSON: workloads (graph nodes), the
+ * connections between them (edges, one per source and destination with the ports seen), every
+ * proposal with its rules and evidence, and what was dropped and why.
+ *
+ * @param source the capture learned from
+ * @param totals record counts of the run
+ */
+public record ReportModel(String source, String format, String backend, Totals totals, List<Workload> workloads,
+    List<Connection> connections, List<Proposal> proposals, List<Dropped> dropped) {
+
+  /** Records read, flows published, records dropped and lines that could not be read. */
+  public record Totals(long recordsRead, long flowsPublished, long dropped, long unreadable) {}
+
+  /** A graph node; {@code id} is {@code namespace/Kind/name}. {@code learned} when it has a proposal of its own. */
+  public record Workload(String id, String namespace, String kind, String name, boolean learned) {}
+
+  /** A graph edge from the connecting workload to the one it connects to. */
+  public record Connection(String id, String source, String target, List<PortCount> ports) {}
+
+  /** Observations of one port of a connection. */
+  public record PortCount(String protocol, String port, long count) {}
+
+  /** One proposal: the workload it is for, its direction, and its rules. */
+  public record Proposal(String name, String namespace, String workload, String direction, List<Rule> rules) {}
+
+  /**
+   * One rule of a proposal: the peer as the processor keys it, the peer's node id, a readable
+   * description of what the rule allows, and the evidence per port.
+   */
+  public record Rule(int index, String peer, String peerWorkload, String description, List<PortSeen> ports) {}
+
+  /** Evidence of one port of a rule. */
+  public record PortSeen(String protocol, String port, String firstSeen, String lastSeen, long count) {}
+
+  /** Records not learned at one stage for one reason, with samples when the stage keeps them. */
+  public record Dropped(String stage, String reason, long count, List<String> samples) {}
+
+  /** The Istio principal form: [trust-domain/]ns/NAMESPACE/sa/NAME. */
+  private static final Pattern PRINCIPAL = Pattern.compile("^(?:spiffe://)?(?:[^/]+/)?ns/([^/]+)/sa/([^/]+)$");
+  /** The peer key of the Kubernetes backend: NAMESPACE/Kind/name. */
+  private static final Pattern WORKLOAD = Pattern.compile("^([^/]+)/([A-Z][A-Za-z]*)/([^/]+)$");
+
+  /**
+   * Builds the model from the proposals learn wrote.
+   *
+   * @param ruleDescriptions a readable line per rule of a proposal, in rule order
+   */
+  public static ReportModel of(String source, String format, String backend, Totals totals,
+      List<ProposalSnapshot> snapshots, Function<ProposalSnapshot, List<String>> ruleDescriptions,
+      List<Dropped> dropped) {
+    Map<String, Workload> workloads = new TreeMap<>();
+    Map<String, Map<String, PortCount>> portsByConnection = new TreeMap<>();
+    List<Proposal> proposals = new ArrayList<>();
+    for (ProposalSnapshot snapshot : snapshots) {
+      var ref = snapshot.spec().getTargetRef();
+      String kind = ref.getKind().name();
+      Workload target = new Workload(snapshot.namespace() + "/" + kind + "/" + ref.getName(),
+          snapshot.namespace(), kind, ref.getName(), true);
+      workloads.put(target.id(), target);
+      boolean ingress = snapshot.spec().getDirection() == Direction.Ingress;
+      List<String> descriptions = ruleDescriptions.apply(snapshot);
+      List<Rule> rules = new ArrayList<>();
+      for (RuleEvidence evidence : snapshot.evidence()) {
+        Workload peer = peerWorkload(evidence.getPeer());
+        workloads.putIfAbsent(peer.id(), peer);
+        List<PortSeen> ports = evidence.getPorts().stream().map(ReportModel::portSeen).toList();
+        String description = evidence.getRule() < descriptions.size() ? descriptions.get(evidence.getRule()) : "";
+        rules.add(new Rule(evidence.getRule(), evidence.getPeer(), peer.id(), description, ports));
+        String connection = ingress ? peer.id() + " -> " + target.id() : target.id() + " -> " + peer.id();
+        Map<String, PortCount> counts = portsByConnection.computeIfAbsent(connection, k -> new TreeMap<>());
+        // Both ends' proposals saw the same flows: keep the larger count, never their sum.
+        for (PortSeen p : ports) {
+          counts.merge(p.protocol() + "/" + p.port(), new PortCount(p.protocol(), p.port(), p.count()),
+              (a, b) -> a.count() >= b.count() ? a : b);
+        }
+      }
+      proposals.add(new Proposal(snapshot.name(), snapshot.namespace(), target.id(),
+          snapshot.spec().getDirection().name(), rules));
+    }
+    List<Connection> connections = new ArrayList<>();
+    portsByConnection.forEach((id, ports) -> {
+      String[] ends = id.split(" -> ", 2);
+      List<PortCount> sorted = new ArrayList<>(ports.values());
+      sorted.sort(Comparator.comparing(PortCount::protocol).thenComparing(p -> portNumber(p.port())));
+      connections.add(new Connection(id, ends[0], ends[1], sorted));
+    });
+    proposals.sort(Comparator.comparing(Proposal::namespace).thenComparing(Proposal::name));
+    return new ReportModel(source, format, backend, totals, List.copyOf(workloads.values()), connections,
+        proposals, List.copyOf(dropped));
+  }
+
+  /** The graph node a peer key stands for: a workload, an Istio service account, or the key itself. */
+  static Workload peerWorkload(String peer) {
+    Matcher w = WORKLOAD.matcher(peer);
+    if (w.matches()) {
+      return new Workload(peer, w.group(1), w.group(2), w.group(3), false);
+    }
+    Matcher sa = PRINCIPAL.matcher(peer);
+    if (sa.matches()) {
+      return new Workload(sa.group(1) + "/ServiceAccount/" + sa.group(2), sa.group(1), "ServiceAccount",
+          sa.group(2), false);
+    }
+    return new Workload(peer, "(unknown)", "Peer", peer, false);
+  }
+
+  private static PortSeen portSeen(PortEvidence p) {
+    return new PortSeen(p.getProtocol(), p.getPort(), p.getFirstSeen(), p.getLastSeen(), p.getCount());
+  }
+
+  private static long portNumber(String port) {
+    try {
+      return Long.parseLong(port);
+    } catch (NumberFormatException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  /** Namespaces in the graph, sorted. */
+  public List<String> namespaces() {
+    return workloads.stream().map(Workload::namespace).distinct().sorted().toList();
+  }
+
+  /** Helper for callers that group counts by reason. */
+  public static List<Dropped> dropped(String stage, Map<String, Long> byReason, Map<String, List<String>> samples) {
+    List<Dropped> out = new ArrayList<>();
+    new LinkedHashMap<>(byReason).forEach((reason, n) ->
+        out.add(new Dropped(stage, reason, n, samples.getOrDefault(reason, List.of()))));
+    return out;
+  }
+}

@@ -1,0 +1,67 @@
+package io.kubewarden.networkenforcer.cli.report;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * Debian's headless Chromium driven through Debian's ChromeDriver (installed by
+ * hack/tools/chromium.sh). Both paths are given explicitly so Selenium Manager never looks for,
+ * or downloads, a browser or a driver. Every instance gets a fresh profile directory.
+ */
+final class HeadlessChromium implements AutoCloseable {
+  static final Path CHROMIUM = Path.of(System.getProperty("ne.chromium", "/usr/bin/chromium"));
+  static final Path CHROMEDRIVER = Path.of(System.getProperty("ne.chromedriver", "/usr/bin/chromedriver"));
+
+  private final Path profile;
+  private final ChromeDriver driver;
+
+  /** @param extraArguments further Chromium switches, e.g. a proxy that refuses every connection */
+  HeadlessChromium(String... extraArguments) {
+    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+      throw new IllegalStateException("Chromium (" + CHROMIUM + ") and ChromeDriver (" + CHROMEDRIVER
+          + ") are needed by the report's browser tests; install them with: bash hack/tools/chromium.sh");
+    }
+    System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, CHROMEDRIVER.toString());
+    try {
+      profile = Files.createTempDirectory("ne-chromium-profile");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    List<String> args = new ArrayList<>(List.of("--headless=new", "--no-sandbox", "--disable-gpu",
+        "--disable-dev-shm-usage", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--window-size=1400,1000",
+        "--user-data-dir=" + profile));
+    args.addAll(List.of(extraArguments));
+    ChromeOptions options = new ChromeOptions().setBinary(CHROMIUM.toFile()).addArguments(args);
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+    driver = new ChromeDriver(service, options);
+  }
+
+  ChromeDriver driver() {
+    return driver;
+  }
+
+  @Override
+  public void close() {
+    try {
+      driver.quit();
+    } finally {
+      try (Stream<Path> files = Files.walk(profile)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      } catch (IOException ignored) {
+        // A leftover temp profile is harmless.
+      }
+    }
+  }
+}
