@@ -11,7 +11,10 @@ public enum DropReason {
   HOST_NETWORK("host-network"),
   /** A pod not owned by a Deployment, StatefulSet or DaemonSet (Job, bare pod, bare ReplicaSet). */
   NOT_A_WORKLOAD("not-a-workload"),
-  /** A peer outside the cluster (world, public or private network, network set). */
+  /**
+   * Both ends outside the cluster (an end outside the cluster is carried as an external endpoint
+   * and learned as an ipBlock; only a flow with no workload at either end is dropped).
+   */
   EXTERNAL("external"),
   /** A Cilium reserved identity other than host and world (kube-apiserver, health, ...). */
   RESERVED_IDENTITY("reserved-identity"),

@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.goldmane;
 
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -19,11 +21,14 @@ import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
- * Only pod-to-pod flows count. An allowed connection is reported by both ends; only the
- * destination's report is kept so it counts once. A deny is kept from either end, with that end
+ * Pod-to-pod flows and flows between a pod and a network outside the cluster ({@code Network},
+ * {@code NetworkSet}: the address is not reported, so that end has none) count; host endpoints
+ * are dropped. An allowed pod-to-pod connection is reported by both ends; only the destination's
+ * report is kept so it counts once (to an outside network: the source's, the only one). A deny is kept from either end, with that end
  * as the reporter (the side whose policy dropped it).
  */
 public final class GoldmaneFlowParser {
@@ -41,8 +46,13 @@ public final class GoldmaneFlowParser {
     }
     Flow flow = result.getFlow();
     FlowKey key = flow.getKey();
-    DropReason peer = peerReason(key.getSourceTypeValue());
-    if (peer == null) {
+    boolean externalSource = isNetwork(key.getSourceTypeValue());
+    boolean externalDestination = isNetwork(key.getDestTypeValue());
+    if (externalSource && externalDestination) {
+      return ParseOutcome.dropped(DropReason.EXTERNAL);
+    }
+    DropReason peer = externalSource ? null : peerReason(key.getSourceTypeValue());
+    if (peer == null && !externalDestination) {
       peer = peerReason(key.getDestTypeValue());
     }
     if (peer != null) {
@@ -56,7 +66,10 @@ public final class GoldmaneFlowParser {
     };
     switch (key.getActionValue()) {
       case Action.Allow_VALUE -> {
-        if (reporter != Reporter.DESTINATION) {
+        // Both Calico ends report a pod-to-pod flow; an outside end reports nothing, so the
+        // workload's own report is the only one.
+        Reporter only = externalDestination ? Reporter.SOURCE : Reporter.DESTINATION;
+        if (reporter != only) {
           return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
         }
         verdict = Verdict.FORWARDED;
@@ -73,11 +86,13 @@ public final class GoldmaneFlowParser {
     if (key.getDestPort() < 0 || key.getDestPort() > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
-    Resolution src = resolver.byAggregatedName(key.getSourceNamespace(), key.getSourceName());
+    Resolution src = externalSource ? outside(key.getSourceNamespace(), key.getSourceName())
+        : resolver.byAggregatedName(key.getSourceNamespace(), key.getSourceName());
     if (!src.resolved()) {
       return ParseOutcome.dropped(src.dropReason());
     }
-    Resolution dst = resolver.byAggregatedName(key.getDestNamespace(), key.getDestName());
+    Resolution dst = externalDestination ? outside(key.getDestNamespace(), key.getDestName())
+        : resolver.byAggregatedName(key.getDestNamespace(), key.getDestName());
     if (!dst.resolved()) {
       return ParseOutcome.dropped(dst.dropReason());
     }
@@ -85,6 +100,21 @@ public final class GoldmaneFlowParser {
     Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
     return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
         src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
+  }
+
+  private static boolean isNetwork(int endpointType) {
+    return endpointType == EndpointType.Network_VALUE || endpointType == EndpointType.NetworkSet_VALUE;
+  }
+
+  /**
+   * Goldmane aggregates outside addresses without the address: {@code pub}/{@code pvt} for a
+   * Network, the set's name for a NetworkSet. The end is outside the cluster, address unknown.
+   */
+  private static Resolution outside(String namespace, String name) {
+    String network = namespace == null || namespace.isEmpty() || "-".equals(namespace) ? name
+        : namespace + "/" + name;
+    return Resolution.of(FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(),
+        network == null || network.isEmpty() ? null : network)), null);
   }
 
   private static DropReason peerReason(int endpointType) {

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
 import com.google.protobuf.Timestamp;
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
@@ -35,6 +36,9 @@ import org.slf4j.LoggerFactory;
  * policy drops (POLICY_DENIED, POLICY_DENY) as denies and audit verdicts as dry-run denies.
  * Replies, node-status and lost-events responses carry no new connection, and a connection
  * reported again (by the other node, for a later packet, as verdict and drop) counts once.
+ * A world peer (reserved identity world, or a CIDR/FQDN identity) is an end outside the cluster
+ * with its address and the DNS names Hubble reports for it; host and remote-node peers are the
+ * nodes and are dropped, never learned.
  */
 public final class HubbleFlowParser {
   private static final Logger LOG = LoggerFactory.getLogger(HubbleFlowParser.class);
@@ -120,13 +124,17 @@ public final class HubbleFlowParser {
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
-    Resolution src = endpoint(flow.getSource(), srcIp);
+    Resolution src = endpoint(flow.getSource(), srcIp, flow.getSourceNamesList());
     if (!src.resolved()) {
       return ParseOutcome.dropped(src.dropReason());
     }
-    Resolution dst = endpoint(flow.getDestination(), dstIp);
+    Resolution dst = endpoint(flow.getDestination(), dstIp, flow.getDestinationNamesList());
     if (!dst.resolved()) {
       return ParseOutcome.dropped(dst.dropReason());
+    }
+    if (src.endpoint().isExternal() && dst.endpoint().isExternal()) {
+      // Traffic passing through between two outside addresses: no workload learns from it.
+      return ParseOutcome.dropped(DropReason.EXTERNAL);
     }
     Reporter reporter = switch (flow.getTrafficDirectionValue()) {
       case TrafficDirection.INGRESS_VALUE -> Reporter.DESTINATION;
@@ -177,9 +185,15 @@ public final class HubbleFlowParser {
         .orElse(null);
   }
 
-  private Resolution endpoint(Endpoint ep, String ip) {
+  private Resolution endpoint(Endpoint ep, String ip, List<String> dnsNames) {
     if (ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY || ep.getPodName().isEmpty()) {
-      return Resolution.dropped(reservedReason(ep));
+      DropReason reason = reservedReason(ep);
+      if (reason == DropReason.EXTERNAL) {
+        // world (or a CIDR/FQDN identity): an address outside the cluster, learned as an ipBlock.
+        return Resolution.of(FlowEndpoint.outsideCluster(ip.isEmpty() ? null : ip, ExternalEndpoint.of(dnsNames)),
+            null);
+      }
+      return Resolution.dropped(reason);
     }
     Resolution r = resolver.byName(ep.getNamespace(), ep.getPodName());
     if (r.dropReason() == DropReason.UNKNOWN_POD && !ip.isEmpty()) {
@@ -198,7 +212,8 @@ public final class HubbleFlowParser {
     if (id == 1 || id == 6 || labels.contains("reserved:host") || labels.contains("reserved:remote-node")) {
       return DropReason.HOST;
     }
-    if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world"))) {
+    if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world")
+        || l.startsWith("cidr:") || l.startsWith("fqdn:"))) {
       return DropReason.EXTERNAL;
     }
     if (id > 0 && id < FIRST_ALLOCATED_IDENTITY || labels.stream().anyMatch(l -> l.startsWith("reserved:"))) {

@@ -149,7 +149,8 @@ public final class WorkloadResolver {
       b.podName(pod.getMetadata().getName())
           .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
           .serviceAccount(serviceAccount(pod))
-          .namedPorts(namedPorts(pod));
+          .namedPorts(namedPorts(pod))
+          .namedPortsKnown(containersKnown(pod));
     }
     return Resolution.of(b.build(), pod);
   }
@@ -158,6 +159,14 @@ public final class WorkloadResolver {
   public static String serviceAccount(Pod pod) {
     String sa = pod.getSpec() == null ? null : pod.getSpec().getServiceAccountName();
     return isBlank(sa) ? "default" : sa;
+  }
+
+  /**
+   * Whether the pod's containers were read (informers, a cluster-state file): only then is an
+   * empty named-port list "none" rather than "unknown" (a pod made up from capture labels has none).
+   */
+  static boolean containersKnown(Pod pod) {
+    return pod.getSpec() != null && pod.getSpec().getContainers() != null && !pod.getSpec().getContainers().isEmpty();
   }
 
   static List<NamedPort> namedPorts(Pod pod) {

@@ -32,6 +32,7 @@ class WorkloadResolverTest {
     assertThat(r.endpoint().workloadName()).isEqualTo("db");
     assertThat(r.endpoint().serviceAccount()).isEqualTo("db-sa");
     assertThat(r.endpoint().namedPorts()).containsExactly(new NamedPort("sql", 5432, Protocol.TCP));
+    assertThat(r.endpoint().namedPortsAreKnown()).isTrue();
     assertThat(r.endpoint().namespaceLabels()).containsEntry("team", "red");
   }
 
