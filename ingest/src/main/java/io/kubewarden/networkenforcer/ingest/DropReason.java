@@ -9,7 +9,10 @@ public enum DropReason {
   HOST("host"),
   /** A pod running with hostNetwork: its traffic cannot be told apart from the node's. */
   HOST_NETWORK("host-network"),
-  /** A pod not owned by a Deployment, StatefulSet or DaemonSet (Job, bare pod, bare ReplicaSet). */
+  /**
+   * A pod not owned by a Deployment, StatefulSet, DaemonSet or CronJob (a Job without a CronJob, a
+   * bare pod, a bare ReplicaSet).
+   */
   NOT_A_WORKLOAD("not-a-workload"),
   /**
    * Both ends outside the cluster (an end outside the cluster is carried as an external endpoint

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.crd;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -12,6 +13,8 @@ import java.util.Objects;
 public class WorkloadNetworkPolicyProposalStatus {
   @JsonPropertyDescription("Per rule and port: first seen, last seen and observation count.")
   private List<RuleEvidence> evidence = new ArrayList<>();
+  @JsonPropertyDescription("Conditions of the proposal; Converged says whether learning has seen enough traffic.")
+  private List<Condition> conditions;
 
   public WorkloadNetworkPolicyProposalStatus() {}
 
@@ -21,6 +24,8 @@ public class WorkloadNetworkPolicyProposalStatus {
 
   public List<RuleEvidence> getEvidence() { return evidence; }
   public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
+  public List<Condition> getConditions() { return conditions; }
+  public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
 
   /**
    * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
@@ -32,9 +37,10 @@ public class WorkloadNetworkPolicyProposalStatus {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence);
+    return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence)
+        && Objects.equals(conditions, s.conditions);
   }
 
   @Override
-  public int hashCode() { return Objects.hashCode(evidence); }
+  public int hashCode() { return Objects.hash(evidence, conditions); }
 }

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.proposal;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
@@ -15,9 +16,16 @@ import java.util.Objects;
  *
  * @param evidence per rule and port: first seen, last seen, count (written to the WNPP status)
  * @param updatedAt when the processor last changed the allow-list or flushed evidence
+ * @param convergence the {@code Converged} condition; null from processors before it existed
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
-    List<RuleEvidence> evidence, Instant updatedAt) {
+    List<RuleEvidence> evidence, Instant updatedAt, Convergence convergence) {
+
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt) {
+    this(name, namespace, spec, evidence, updatedAt, null);
+  }
 
   public ProposalSnapshot {
     Objects.requireNonNull(name, "name");

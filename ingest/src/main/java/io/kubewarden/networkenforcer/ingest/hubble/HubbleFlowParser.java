@@ -19,6 +19,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Layer4;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
@@ -236,6 +237,7 @@ public final class HubbleFlowParser {
       case Deployment -> resolver.view().deployment(ns, name).map(d -> d.getSpec().getSelector());
       case StatefulSet -> resolver.view().statefulSet(ns, name).map(s -> s.getSpec().getSelector());
       case DaemonSet -> resolver.view().daemonSet(ns, name).map(d -> d.getSpec().getSelector());
+      case CronJob -> resolver.view().cronJob(ns, name).flatMap(CronJobResolution::selector);
     };
     if (selector.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.UNKNOWN_WORKLOAD));

@@ -19,8 +19,9 @@ import java.util.Optional;
 
 /**
  * Turns a pod (found by name, IP or generateName) into a {@link FlowEndpoint} of its Deployment,
- * StatefulSet or DaemonSet, following controller owner references (pod -> ReplicaSet ->
- * Deployment). Pods on the host network and pods of anything else are dropped with a reason.
+ * StatefulSet, DaemonSet or CronJob, following controller owner references (pod -> ReplicaSet ->
+ * Deployment, pod -> Job -> CronJob, see {@link CronJobResolution}). Pods on the host network and
+ * pods of anything else (a Job without a CronJob, a bare pod) are dropped with a reason.
  */
 public final class WorkloadResolver {
   private static final String POD_TEMPLATE_HASH = "pod-template-hash";
@@ -103,6 +104,9 @@ public final class WorkloadResolver {
       case "ReplicaSet" -> deploymentOf(pod, namespace, ownerName);
       case "StatefulSet" -> workloadEndpoint(namespace, WorkloadKind.StatefulSet, ownerName, pod);
       case "DaemonSet" -> workloadEndpoint(namespace, WorkloadKind.DaemonSet, ownerName, pod);
+      case "Job" -> CronJobResolution.cronJobOf(view, namespace, ownerName)
+          .map(cronJob -> workloadEndpoint(namespace, WorkloadKind.CronJob, cronJob, pod))
+          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod));
       default -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
     };
   }
@@ -135,6 +139,9 @@ public final class WorkloadResolver {
       case Deployment -> view.deployment(namespace, name).map(d -> d.getSpec().getSelector());
       case StatefulSet -> view.statefulSet(namespace, name).map(s -> s.getSpec().getSelector());
       case DaemonSet -> view.daemonSet(namespace, name).map(d -> d.getSpec().getSelector());
+      // Not in the view (yet, or gone): the run's pod carries the template labels plus per-run ones.
+      case CronJob -> view.cronJob(namespace, name).flatMap(CronJobResolution::selector)
+          .or(() -> CronJobResolution.selector(podLabels));
     };
     if (selector.isEmpty()) {
       return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);

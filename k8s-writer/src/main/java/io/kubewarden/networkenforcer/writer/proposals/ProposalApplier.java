@@ -18,6 +18,7 @@ import io.kubewarden.networkenforcer.writer.policies.OwnDeletes;
 import io.kubewarden.networkenforcer.writer.rendering.Ownership;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -114,6 +115,9 @@ public final class ProposalApplier {
     }
     WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(
         new ArrayList<>(snapshot.evidence()));
+    if (snapshot.convergence() != null) {
+      status.setConditions(List.of(snapshot.convergence().toCondition()));
+    }
     if (live == null || !Objects.equals(live.getStatus(), status)) {
       WorkloadNetworkPolicyProposal withStatus = desired(snapshot, workload);
       withStatus.setSpec(null);
@@ -139,13 +143,14 @@ public final class ProposalApplier {
       case Deployment -> apps.deployments().inNamespace(ref.namespace()).withName(ref.name()).get();
       case StatefulSet -> apps.statefulSets().inNamespace(ref.namespace()).withName(ref.name()).get();
       case DaemonSet -> apps.daemonSets().inNamespace(ref.namespace()).withName(ref.name()).get();
+      case CronJob -> client.batch().v1().cronjobs().inNamespace(ref.namespace()).withName(ref.name()).get();
     };
   }
 
   static WorkloadNetworkPolicyProposal desired(ProposalSnapshot snapshot, HasMetadata workload) {
     WorkloadNetworkPolicyProposal p = new WorkloadNetworkPolicyProposal();
     OwnerReference owner = new OwnerReferenceBuilder()
-        .withApiVersion("apps/v1")
+        .withApiVersion(snapshot.spec().getTargetRef().getKind().apiVersion())
         .withKind(workload.getKind() == null ? snapshot.spec().getTargetRef().getKind().name() : workload.getKind())
         .withName(workload.getMetadata().getName())
         .withUid(workload.getMetadata().getUid())

@@ -31,6 +31,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
  * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
  *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
+ * @param learning cluster ranges, how outside addresses are learned, convergence thresholds
  */
 public record ProcessorConfig(
     String applicationId,
@@ -46,7 +47,8 @@ public record ProcessorConfig(
     Provider provider,
     Backend backend,
     boolean createTopics,
-    boolean inMemoryStores) {
+    boolean inMemoryStores,
+    LearningSettings learning) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -66,6 +68,7 @@ public record ProcessorConfig(
     stateDir = stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams") : stateDir;
     provider = provider == null ? Provider.istio : provider;
     backend = backend == null ? provider.backend() : backend;
+    learning = learning == null ? LearningSettings.DEFAULTS : learning;
   }
 
   public static Builder builder(KafkaSettings kafka) {
@@ -77,7 +80,7 @@ public record ProcessorConfig(
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores);
+        .inMemoryStores(inMemoryStores).learning(learning);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -93,6 +96,7 @@ public record ProcessorConfig(
           + processingGuarantee + "'");
     }
     requirePositive("evidence flush interval", evidenceFlushInterval);
+    learning.validate();
     requirePositive("commit interval", commitInterval);
     if (cacheMaxBytes < 0) {
       throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
@@ -168,6 +172,7 @@ public record ProcessorConfig(
     private Backend backend;
     private boolean createTopics = true;
     private boolean inMemoryStores;
+    private LearningSettings learning;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -186,11 +191,12 @@ public record ProcessorConfig(
     public Builder backend(Backend v) { backend = v; return this; }
     public Builder createTopics(boolean v) { createTopics = v; return this; }
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
+    public Builder learning(LearningSettings v) { learning = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores);
+          createTopics, inMemoryStores, learning);
     }
   }
 }

@@ -2,28 +2,41 @@ package io.kubewarden.networkenforcer.processor.learning;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import java.time.Instant;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * What a target has learned so far, without the evidence (kept per port in the evidence store):
  * the value of the learned allow-lists store. It changes only when the allow-list does, or when
- * evidence turns dirty or is flushed.
+ * evidence turns dirty or is flushed, or when its convergence flips.
  *
  * @param ownSelector the target workload's {@code spec.selector} (podSelector / istio selector)
- * @param peers keyed by peer workload {@code ns/Kind/name} (Kubernetes) or principal (Istio), so the
- *     rules come out in a deterministic order
+ * @param peers keyed by peer workload {@code ns/Kind/name} (Kubernetes), the ipBlock key of a peer
+ *     outside the cluster, or principal (Istio), so the rules come out in a deterministic order
  * @param evidenceDirty evidence changed since the last published snapshot; kept in the store so a
  *     restarted task still flushes it
+ * @param lastChange flow time of the latest new peer or port (what resets convergence); null in
+ *     state written before convergence existed
+ * @param converged whether the last published snapshot said {@code Converged=True}
  */
 public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
-    boolean evidenceDirty) {
+    boolean evidenceDirty, Instant lastChange, boolean converged) {
 
   public LearnedAllowList {
     peers = peers == null ? new TreeMap<>() : new TreeMap<>(peers);
   }
 
+  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+      boolean evidenceDirty) {
+    this(backend, ownSelector, peers, evidenceDirty, null, false);
+  }
+
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
-    return new LearnedAllowList(backend, ownSelector, peers, dirty);
+    return new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, converged);
+  }
+
+  public LearnedAllowList withConverged(boolean value) {
+    return new LearnedAllowList(backend, ownSelector, peers, evidenceDirty, lastChange, value);
   }
 }

@@ -106,8 +106,8 @@ public final class NetworkEnforcerTopology {
         .merge(policies, Named.as("merge-policies"))
         .merge(control, Named.as("merge-control"))
         .merge(reattributed, Named.as("merge-reattributed"))
-        .process(() -> new TargetProcessor(config.evidenceFlushInterval(), new AllowListLearner(config.backend()),
-            metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
+        .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
+            new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
             StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
