@@ -16,8 +16,9 @@ import java.util.TreeMap;
  *     outside the cluster, or principal (Istio), so the rules come out in a deterministic order
  * @param evidenceDirty evidence changed since the last published snapshot; kept in the store so a
  *     restarted task still flushes it
- * @param lastChange flow time of the latest new peer or port (what resets convergence); null in
- *     state written before convergence existed
+ * @param lastChange flow time of the flow that brought the latest new peer or port; never earlier
+ *     than the latest first-seen of the evidence (which decides convergence), so the convergence
+ *     sweep can skip targets by it; null in state written before convergence existed
  * @param converged whether the last published snapshot said {@code Converged=True}
  */
 public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,

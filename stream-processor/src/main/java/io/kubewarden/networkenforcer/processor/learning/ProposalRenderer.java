@@ -97,9 +97,8 @@ public final class ProposalRenderer {
     }
     Convergence converged = null;
     if (convergence != null && lastSeen != null) {
-      // State from before convergence existed has no lastChange: the latest first-seen is the same moment.
-      Instant lastChange = state.lastChange() != null ? state.lastChange() : lastNew;
-      converged = convergence.evaluate(lastChange, latest(now, lastSeen), observations);
+      // The latest first-seen is when the newest peer or port appeared, whatever order flows came in.
+      converged = convergence.evaluate(lastNew, latest(now, lastSeen), observations);
     }
     // updatedAt is the latest flow time, not the wall clock: equal inputs give equal bytes.
     return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen, converged);
