@@ -96,7 +96,8 @@ class ChartRbacTest {
         && !g.apiGroup().equals("networkenforcer.kubewarden.io") && !g.resource().equals(nativeObject.split("/")[1]))
         .toList();
     assertThat(ingest).extracting(g -> g.apiGroup() + "/" + g.resource()).contains(
-        "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets");
+        "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets",
+        "batch/jobs", "batch/cronjobs");
     if (c.distributed()) {
       assertThat(grants(m, reader)).allMatch(g -> READ_ONLY.containsAll(g.verbs()));
       assertThat(grants(m, reader)).noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());
