@@ -2,6 +2,8 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.LearningOptions;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.policy.Backend;
@@ -75,6 +77,9 @@ public final class LearnCommand implements Callable<Integer> {
   @Mixin
   ConfigFileOption configFile;
 
+  @Mixin
+  LearningOptions learning = new LearningOptions();
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -90,13 +95,15 @@ public final class LearnCommand implements Callable<Integer> {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     OfflinePipeline.Result result;
-    try (OfflinePipeline pipeline = new OfflinePipeline(registry)) {
+    LearningSettings learningSettings = learning.settings();
+    try (OfflinePipeline pipeline = new OfflinePipeline(registry, learningSettings)) {
       result = pipeline.run(request.input(), captureFormat, chosenBackend, view, request.timeout(), progress);
     }
-    List<ProposalSnapshot> proposals = List.copyOf(result.proposals().values());
+    long lostEvents = CaptureLoss.lostEvents(registry);
+    List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents);
     List<Path> files = ProposalManifests.write(request.outputDir(), proposals, request.input().getFileName().toString());
     LearnSummary summary = new LearnSummary(request.input(), captureFormat, chosenBackend,
-        request.clusterState().isPresent(), result.capture(), registry, proposals, files);
+        request.clusterState().isPresent(), result.capture(), registry, proposals, files, learningSettings);
     summary.print(out);
     out.flush();
     if (proposals.isEmpty()) {

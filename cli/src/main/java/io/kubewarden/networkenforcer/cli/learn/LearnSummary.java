@@ -1,5 +1,9 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import java.time.Duration;
+import java.time.Instant;
+
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.DropReason;
@@ -15,7 +19,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** What {@code learn} prints at the end: records read, dropped by reason, proposals and their files. */
+/**
+ * What {@code learn} prints at the end: records read, dropped by reason, events lost, proposals,
+ * their files and how many converged over the capture's window.
+ */
 final class LearnSummary {
   private final Path input;
   private final CaptureFormat format;
@@ -25,9 +32,11 @@ final class LearnSummary {
   private final MeterRegistry registry;
   private final List<ProposalSnapshot> proposals;
   private final List<Path> files;
+  private final LearningSettings learning;
 
   LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
-      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files) {
+      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
+    this.learning = learning;
     this.input = input;
     this.format = format;
     this.backend = backend;
@@ -52,11 +61,51 @@ final class LearnSummary {
       out.printf(Locale.ROOT, "  not learned:         %d%s%n", notLearned.values().stream().mapToLong(Long::longValue)
           .sum(), reasons(notLearned));
     }
+    long lost = CaptureLoss.lostEvents(registry);
+    if (lost > 0) {
+      out.printf(Locale.ROOT, "  events lost:         %d (reported by the data plane: the capture has a blind spot; "
+          + "no proposal is Converged)%n", lost);
+    }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
+    out.printf(Locale.ROOT, "  converged:           %s%n", convergence());
     for (int i = 0; i < proposals.size(); i++) {
       out.printf(Locale.ROOT, "    %s%n", files.get(i));
       ProposalRules.describe(proposals.get(i)).forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
     }
+  }
+
+  /**
+   * How many proposals converged, and whether the capture could show it at all: a capture shorter
+   * than the quiet period cannot prove that traffic of a longer cycle (a daily job) is covered.
+   */
+  String convergence() {
+    long converged = proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
+    Instant first = null;
+    Instant last = null;
+    for (ProposalSnapshot p : proposals) {
+      for (var rule : p.evidence()) {
+        if (rule.getFirstSeen() != null) {
+          Instant f = Instant.parse(rule.getFirstSeen());
+          first = first == null || f.isBefore(first) ? f : first;
+        }
+        if (rule.getLastSeen() != null) {
+          Instant l = Instant.parse(rule.getLastSeen());
+          last = last == null || l.isAfter(last) ? l : last;
+        }
+      }
+    }
+    String text = converged + " of " + proposals.size();
+    if (first == null) {
+      return text;
+    }
+    Duration span = Duration.between(first, last);
+    text += " (the capture spans " + span.toString().substring(2).toLowerCase(Locale.ROOT) + ", quiet period "
+        + learning.quietPeriod().toString().substring(2).toLowerCase(Locale.ROOT) + ")";
+    if (span.compareTo(learning.quietPeriod()) < 0) {
+      text += "; a capture shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
+          + "weekly job) is covered";
+    }
+    return text;
   }
 
   /** The reason to give when no proposal came out. */

@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -57,8 +58,15 @@ final class OfflinePipeline implements AutoCloseable {
   /** What a run produced. */
   record Result(CaptureSummary capture, Map<String, ProposalSnapshot> proposals) {}
 
+  private final LearningSettings learning;
+
   OfflinePipeline(MeterRegistry registry) {
+    this(registry, LearningSettings.DEFAULTS);
+  }
+
+  OfflinePipeline(MeterRegistry registry, LearningSettings learning) {
     this.registry = registry;
+    this.learning = learning;
     try {
       this.workDir = Files.createTempDirectory("network-enforcer-learn");
     } catch (IOException e) {
@@ -77,6 +85,11 @@ final class OfflinePipeline implements AutoCloseable {
 
   /** Checks the processor settings before anything starts (a backend that does not fit the provider). */
   static ProcessorConfig processorConfig(KafkaSettings kafka, CaptureFormat format, Backend backend, Path stateDir) {
+    return processorConfig(kafka, format, backend, stateDir, LearningSettings.DEFAULTS);
+  }
+
+  static ProcessorConfig processorConfig(KafkaSettings kafka, CaptureFormat format, Backend backend, Path stateDir,
+      LearningSettings learning) {
     return ProcessorConfig.builder(kafka)
         .applicationId(APPLICATION_ID)
         // One instance, no failover: at-least-once gives the same result with less overhead.
@@ -86,6 +99,7 @@ final class OfflinePipeline implements AutoCloseable {
         .stateDir(stateDir)
         .provider(providerOf(format))
         .backend(backend)
+        .learning(learning)
         .build()
         .validate();
   }
@@ -99,7 +113,7 @@ final class OfflinePipeline implements AutoCloseable {
       LearnProgress progress) throws InterruptedException {
     broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
-    ProcessorConfig config = processorConfig(kafka, format, backend, workDir.resolve("streams"));
+    ProcessorConfig config = processorConfig(kafka, format, backend, workDir.resolve("streams"), learning);
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       new TopicPreparation(config).prepare(admin);
       streams = new KafkaStreams(NetworkEnforcerTopology.build(config, registry), config.streamsProperties());

@@ -29,8 +29,13 @@ final class ProposalManifests {
     proposal.setMetadata(new ObjectMetaBuilder().withName(snapshot.name()).withNamespace(snapshot.namespace())
         .build());
     proposal.setSpec(snapshot.spec());
-    if (!snapshot.evidence().isEmpty()) {
-      proposal.setStatus(new WorkloadNetworkPolicyProposalStatus(new ArrayList<>(snapshot.evidence())));
+    if (!snapshot.evidence().isEmpty() || snapshot.convergence() != null) {
+      WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(
+          new ArrayList<>(snapshot.evidence()));
+      if (snapshot.convergence() != null) {
+        status.setConditions(List.of(snapshot.convergence().toCondition()));
+      }
+      proposal.setStatus(status);
     }
     return proposal;
   }

@@ -6,6 +6,8 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.nio.file.Path;
+import io.kubewarden.networkenforcer.cli.config.LearningOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The stream processor's options (processor and standalone), named like the chart's variables. */
@@ -34,6 +36,9 @@ public class StreamsOptions {
       description = "Offset and transaction commit interval (default: ${DEFAULT-VALUE}).")
   String commitInterval;
 
+  @Mixin
+  LearningOptions learning = new LearningOptions();
+
   /** The validated processor configuration; its state lives in {@code stateDir}. */
   public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir, boolean createTopics) {
     if (stateDir == null) {
@@ -50,6 +55,7 @@ public class StreamsOptions {
         .provider(provider)
         .backend(provider.backend())
         .createTopics(createTopics)
+        .learning(learning.settings())
         .build()
         .validate();
   }
