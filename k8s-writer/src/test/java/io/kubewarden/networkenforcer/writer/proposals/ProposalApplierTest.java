@@ -6,6 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import io.kubewarden.networkenforcer.common.crd.TargetRef;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import java.time.Instant;
+import java.util.Map;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.policy.Labels;
@@ -82,6 +90,39 @@ class ProposalApplierTest {
     int writes = writer.calls().size();
     assertThat(applier.apply(snapshot.target().key(), snapshot)).isEqualTo(Outcome.UNCHANGED);
     assertThat(writer.calls()).as("the live proposal matches: nothing written").hasSize(writes);
+  }
+
+  @Test
+  void aCronJobProposalIsOwnedByTheCronJobAndCarriesItsConvergedCondition() {
+    CronJob backup = client.resource(new CronJobBuilder().withNewMetadata().withName("backup").withNamespace(NS)
+        .endMetadata().withNewSpec().withSchedule("0 2 * * *").withNewJobTemplate().withNewSpec().withNewTemplate()
+        .withNewMetadata().withLabels(Map.of("app", "backup")).endMetadata().withNewSpec().withRestartPolicy("OnFailure")
+        .addNewContainer().withName("b").withImage("b").endContainer().endSpec().endTemplate().endSpec()
+        .endJobTemplate().endSpec().build()).create();
+    ProposalSnapshot deployment = Fixtures.proposal("backup", "web");
+    WorkloadNetworkPolicyProposalSpec spec = deployment.spec();
+    spec.setTargetRef(new TargetRef(WorkloadKind.CronJob, "backup"));
+    Convergence converged = new Convergence(true, Instant.parse("2026-01-08T00:05:00Z"), "QuietPeriodPassed",
+        "no new peer or port since 2026-01-01T00:05:00Z");
+    ProposalSnapshot snapshot = new ProposalSnapshot("cronjob-backup-ingress", NS, spec, deployment.evidence(),
+        deployment.updatedAt(), converged);
+
+    assertThat(applier.apply(snapshot.target().key(), snapshot)).isEqualTo(Outcome.APPLIED);
+
+    WorkloadNetworkPolicyProposal p = client.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS)
+        .withName("cronjob-backup-ingress").get();
+    assertThat(p.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+      assertThat(o.getApiVersion()).isEqualTo("batch/v1");
+      assertThat(o.getKind()).isEqualTo("CronJob");
+      assertThat(o.getName()).isEqualTo("backup");
+      assertThat(o.getUid()).isEqualTo(backup.getMetadata().getUid());
+    });
+    assertThat(p.getStatus().getConditions()).singleElement().satisfies(c -> {
+      assertThat(c.getType()).isEqualTo("Converged");
+      assertThat(c.getStatus()).isEqualTo("True");
+      assertThat(c.getLastTransitionTime()).isEqualTo("2026-01-08T00:05:00Z");
+      assertThat(c.getReason()).isEqualTo("QuietPeriodPassed");
+    });
   }
 
   @Test
