@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
+import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.EvidenceKey;
@@ -72,6 +73,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private KeyValueStore<String, LearnedAllowList> learned;
   private KeyValueStore<String, PortStats> evidence;
   private KeyValueStore<String, PolicySnapshot> policies;
+  private NativePolicies nativePolicies;
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
     this(evidenceFlushInterval, learner, LearningSettings.DEFAULTS, metrics);
@@ -94,6 +96,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.learned = context.getStateStore(StoreNames.LEARNED);
     this.evidence = context.getStateStore(StoreNames.EVIDENCE);
     this.policies = context.getStateStore(StoreNames.POLICIES);
+    this.nativePolicies = new NativePolicies(context.getStateStore(StoreNames.NATIVE_POLICIES));
     allowLists.clear();
     knownPolicies.clear();
     dirty.clear();
@@ -203,7 +206,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     if (flow.verdict() == Verdict.FORWARDED) {
       if (policy == null) {
         learn(record, target, flow);
-      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow)) {
+      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow,
+          () -> nativePolicies.inNamespace(policy.namespace(), policy.name()))) {
         violation(record, policy, target, flow, Mode.monitor);
       }
       return;
