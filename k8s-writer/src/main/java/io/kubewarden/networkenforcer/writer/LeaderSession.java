@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.policies.OwnDeletes;
+import io.kubewarden.networkenforcer.writer.policies.NativePolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyTopicReader;
 import io.kubewarden.networkenforcer.writer.promotion.Promoter;
@@ -208,6 +209,7 @@ final class LeaderSession {
     // The informers' initial adds publish every policy; tombstone what the cluster no longer has.
     var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
     worker.submit(() -> publisher.resync(cache.allPolicies(), keysOnTopic)).get();
+    startNativePolicyPublishing();
 
     ProposalApplier applier = new ProposalApplier(client, writer, cache, ownDeletes, meters);
     proposalConsumer = new ProposalConsumer(new KafkaConsumer<>(consumerConfig("proposals"), new StringDeserializer(),
@@ -220,6 +222,30 @@ final class LeaderSession {
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());
+  }
+
+  /**
+   * Every NetworkPolicy of the cluster to {@code native-policies} (monitor mode evaluates the
+   * union). Not needed to run: on the Istio backend the chart grants no NetworkPolicy access.
+   */
+  private void startNativePolicyPublishing() {
+    NativePolicyPublisher natives = new NativePolicyPublisher(producer, topics.nativePolicies(), meters);
+    SharedIndexInformer<NetworkPolicy> all = client.network().v1().networkPolicies().inAnyNamespace()
+        .runnableInformer(0);
+    all.addEventHandler(natives);
+    all.exceptionHandler((started, t) -> {
+      LOG.warn("watch of NetworkPolicies for monitor mode failed: {}", t.getMessage());
+      return !(t instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404));
+    });
+    informers.add(all);
+    all.start().thenRun(() -> {
+      try {
+        natives.resync(all.getStore().list(), PolicyTopicReader.liveKeys(config.kafka().clientConfig(),
+            topics.nativePolicies().name(), SYNC_TIMEOUT));
+      } catch (Exception e) {
+        LOG.warn("cannot resync {}: {}", topics.nativePolicies().name(), e.toString());
+      }
+    });
   }
 
   /**
