@@ -1,7 +1,7 @@
 {{/* The fluent-bit configuration (ConfigMap data); the DaemonSet's checksum annotation hashes it. */}}
 {{- define "ne.fluentBit.config" -}}
 {{- $fb := .Values.controller.provider.istio.fluentBit }}
-{{- $tls := .Values.controller.provider.istio.tls }}
+{{- $tls := (fromYaml (include "ne.provider.settings" .)).tls }}
 {{- $svcHost := printf "%s.%s.svc.%s" (include "ne.istioOtlpService" .) .Release.Namespace .Values.kubernetesClusterDomain -}}
 fluent-bit.conf: |
   [SERVICE]
@@ -52,7 +52,7 @@ fluent-bit.conf: |
       Name          opentelemetry
       Match         ztunnel.*
       Host          {{ $svcHost }}
-      Port          {{ .Values.controller.provider.istio.endpoint }}
+      Port          {{ include "ne.istioPort" . }}
       grpc          on
       {{- if eq $tls.mode "insecure" }}
       tls           off
@@ -60,7 +60,7 @@ fluent-bit.conf: |
       tls           on
       tls.verify    on
       tls.verify_hostname on
-      tls.vhost     {{ $svcHost }}
+      tls.vhost     {{ $tls.serverName | default $svcHost }}
       tls.ca_file   /etc/provider/certs/ca.crt
       tls.crt_file  /etc/provider/certs/tls.crt
       tls.key_file  /etc/provider/certs/tls.key

@@ -48,8 +48,38 @@ app.kubernetes.io/component: {{ .component }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
+{{/*
+The network-enforcer image. controller.image (the reference chart's key) wins over image when its
+repository is set; the tag falls back to image.tag, then the chart appVersion.
+*/}}
 {{- define "ne.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $c := default (dict) .Values.controller.image -}}
+{{- $repository := default .Values.image.repository $c.repository -}}
+{{- $tag := default (default .Chart.AppVersion .Values.image.tag) $c.tag -}}
+{{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
+
+{{- define "ne.imagePullPolicy" -}}
+{{- default .Values.image.pullPolicy (default (dict) .Values.controller.image).pullPolicy -}}
+{{- end -}}
+
+{{/* Pod and container security contexts: controller.* (reference keys) merged over the chart's restricted defaults. */}}
+{{- define "ne.podSecurityContext" -}}
+{{- toYaml (mergeOverwrite (deepCopy .Values.podSecurityContext) (deepCopy (default (dict) .Values.controller.podSecurityContext))) -}}
+{{- end -}}
+
+{{- define "ne.containerSecurityContext" -}}
+{{- toYaml (mergeOverwrite (deepCopy .Values.containerSecurityContext) (deepCopy (default (dict) .Values.controller.containerSecurityContext))) -}}
+{{- end -}}
+
+{{/* Container resources: controller.resources (reference key) when set, else the component's; call with (dict "ctx" $ "values" .Values.writer). */}}
+{{- define "ne.resources" -}}
+{{- toYaml (default .values.resources .ctx.Values.controller.resources) -}}
+{{- end -}}
+
+{{/* Writer replicas: controller.replicas (reference key) when set, else writer.replicas. */}}
+{{- define "ne.writerReplicas" -}}
+{{- if kindIs "invalid" .Values.controller.replicas -}}{{ .Values.writer.replicas }}{{- else -}}{{ .Values.controller.replicas }}{{- end -}}
 {{- end -}}
 
 {{- define "ne.serviceAccountName" -}}
@@ -58,9 +88,25 @@ app.kubernetes.io/component: {{ .component }}
 
 {{/* ---------------------------------------------------------------- provider */}}
 
-{{/* The settings block of the selected provider. Returned as YAML: use with fromYaml. */}}
+{{/*
+The settings block of the selected provider, with every reference-chart TLS key present:
+tls.{mode, serverName, issuerRef.{name,kind,group}, existingSecret.{name,namespace,
+caBundleConfigMap,caBundleKey}}. Returned as YAML: use with fromYaml.
+*/}}
 {{- define "ne.provider.settings" -}}
-{{- toYaml (get .Values.controller.provider .Values.controller.provider.name) -}}
+{{- $s := deepCopy (get .Values.controller.provider .Values.controller.provider.name) -}}
+{{- $tls := default (dict) $s.tls -}}
+{{- $ref := default (dict) $tls.issuerRef -}}
+{{- $_ := set $tls "issuerRef" (dict "name" (default "" $ref.name) "kind" (default "Issuer" $ref.kind) "group" (default "cert-manager.io" $ref.group)) -}}
+{{- $es := default (dict) $tls.existingSecret -}}
+{{- $_ := set $es "name" (default "" $es.name) -}}
+{{- $_ := set $es "namespace" (default "" $es.namespace) -}}
+{{- $_ := set $es "caBundleConfigMap" (default "" $es.caBundleConfigMap) -}}
+{{- $_ := set $es "caBundleKey" (default "ca.crt" $es.caBundleKey) -}}
+{{- $_ := set $tls "existingSecret" $es -}}
+{{- $_ := set $tls "serverName" (default "" $tls.serverName) -}}
+{{- $_ := set $s "tls" $tls -}}
+{{- toYaml $s -}}
 {{- end -}}
 
 {{/* The backend the provider writes: istio or kubernetes. */}}
@@ -88,7 +134,7 @@ Where the provider's TLS material comes from:
 {{- define "ne.provider.endpoint" -}}
 {{- $p := .Values.controller.provider -}}
 {{- if eq $p.name "istio" -}}
-{{- $p.istio.endpoint -}}
+{{- include "ne.istioPort" . -}}
 {{- else if eq $p.name "cilium" -}}
 {{- if and (eq $p.cilium.tls.mode "insecure") (eq $p.cilium.endpoint "hubble-relay.kube-system.svc:443") -}}
 hubble-relay.kube-system.svc:80
@@ -98,6 +144,11 @@ hubble-relay.kube-system.svc:80
 {{- else -}}
 {{- $p.calico.endpoint -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The OTLP listen port (controller.provider.istio.endpoint, a number or a numeric string). */}}
+{{- define "ne.istioPort" -}}
+{{- int .Values.controller.provider.istio.endpoint -}}
 {{- end -}}
 
 {{- define "ne.provider.certDir" -}}/etc/provider/certs{{- end -}}
@@ -114,7 +165,7 @@ hubble-relay.kube-system.svc:80
 {{- define "ne.caIssuerNeeded" -}}
 {{- $tls := (fromYaml (include "ne.provider.settings" .)).tls -}}
 {{- if eq .Values.telemetry.collectorStrategy "default" -}}true
-{{- else if and (eq $tls.mode "issuer") (or (eq .Values.controller.provider.name "istio") (not (default (dict) $tls.issuer).name)) -}}true
+{{- else if and (eq $tls.mode "issuer") (not $tls.issuerRef.name) -}}true
 {{- end -}}
 {{- end -}}
 
@@ -126,6 +177,7 @@ csi:
   volumeAttributes:
     csi.cert-manager.io/issuer-name: {{ .issuer.name | default (include "ne.caIssuerName" .ctx) | quote }}
     csi.cert-manager.io/issuer-kind: {{ .issuer.kind | default "Issuer" | quote }}
+    csi.cert-manager.io/issuer-group: {{ .issuer.group | default "cert-manager.io" | quote }}
     csi.cert-manager.io/common-name: {{ .commonName | quote }}
     {{- with .dnsNames }}
     csi.cert-manager.io/dns-names: {{ . | quote }}
@@ -168,14 +220,15 @@ csi:
   value: {{ $s.tls.existingSecret.namespace | quote }}
 - name: NE_PROVIDER_TLS_SECRET_NAME
   value: {{ $s.tls.existingSecret.name | quote }}
-{{- with $s.tls.existingSecret.caConfigMap }}
+{{- with $s.tls.existingSecret.caBundleConfigMap }}
 - name: NE_PROVIDER_TLS_CA_CONFIGMAP
   value: {{ . | quote }}
 - name: NE_PROVIDER_TLS_CA_CONFIGMAP_KEY
-  value: {{ $s.tls.existingSecret.caConfigMapKey | default "ca.crt" | quote }}
+  value: {{ $s.tls.existingSecret.caBundleKey | quote }}
 {{- end }}
 {{- end }}
-{{- if and (eq $p.name "cilium") $s.tls.serverName }}
+{{- /* insecure has no server name to check: it is dropped, as the command line does */}}
+{{- if and (ne $p.name "istio") (ne $s.tls.mode "insecure") $s.tls.serverName }}
 - name: NE_PROVIDER_TLS_SERVER_NAME
   value: {{ $s.tls.serverName | quote }}
 {{- end }}
@@ -199,18 +252,44 @@ csi:
 {{- $usages := "digital signature,key encipherment,client auth" -}}
 {{- if eq $p.name "istio" -}}
 {{- $dns = include "ne.istioOtlpDnsNames" . -}}
+{{- with $s.tls.serverName }}{{ $dns = printf "%s,%s" $dns . }}{{ end -}}
 {{- $usages = "digital signature,key encipherment,server auth" -}}
 {{- else if eq $p.name "cilium" -}}
 {{- $dns = "network-enforcer.hubble-relay.cilium.io" -}}
 {{- end }}
 - name: provider-certs
-  {{- include "ne.csiCertificate" (dict "ctx" . "issuer" (default (dict) $s.tls.issuer) "commonName" (printf "%s.${POD_NAMESPACE}" (include "ne.fullname" .)) "dnsNames" $dns "usages" $usages) | nindent 2 }}
+  {{- include "ne.csiCertificate" (dict "ctx" . "issuer" $s.tls.issuerRef "commonName" (printf "%s.${POD_NAMESPACE}" (include "ne.fullname" .)) "dnsNames" $dns "usages" $usages) | nindent 2 }}
 {{- else if eq $source "secret" }}
-{{- /* a Secret of the release namespace carries tls.crt, tls.key and ca.crt itself */}}
 - name: provider-certs
-  secret:
-    secretName: {{ $s.tls.existingSecret.name }}
+  {{- include "ne.provider.secretVolume" $s.tls.existingSecret | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/*
+A mounted existingSecret of the release namespace as tls.crt, tls.key and ca.crt: the CA comes from
+the Secret's ca.crt, or from caBundleConfigMap/caBundleKey when set (one projected volume).
+Call with the normalized existingSecret block.
+*/}}
+{{- define "ne.provider.secretVolume" -}}
+{{- if .caBundleConfigMap -}}
+projected:
+  sources:
+    - secret:
+        name: {{ .name }}
+        items:
+          - key: tls.crt
+            path: tls.crt
+          - key: tls.key
+            path: tls.key
+    - configMap:
+        name: {{ .caBundleConfigMap }}
+        items:
+          - key: {{ .caBundleKey }}
+            path: ca.crt
+{{- else -}}
+secret:
+  secretName: {{ .name }}
+{{- end -}}
 {{- end -}}
 
 {{- define "ne.volumeMounts.provider" -}}
@@ -246,8 +325,15 @@ csi:
   value: {{ .Values.controller.provider.name | quote }}
 {{- end -}}
 
+{{/* The processor's loop topic: <processor.applicationId>-deny-reattribution. */}}
+{{- define "ne.reattributionTopic" -}}
+{{- printf "%s-deny-reattribution" .Values.processor.applicationId -}}
+{{- end -}}
+
 {{/* Kafka Streams settings; standalone runs one instance without standbys. */}}
 {{- define "ne.env.streams" -}}
+- name: NE_APPLICATION_ID
+  value: {{ .ctx.Values.processor.applicationId | quote }}
 - name: NE_NUM_STANDBY_REPLICAS
   value: {{ .standby | quote }}
 - name: NE_NUM_STREAM_THREADS
@@ -369,30 +455,39 @@ csi:
 {{- end -}}
 
 {{- define "ne.env.telemetry" -}}
+{{- /* The standard OpenTelemetry exporter variables, as the reference controller reads them. */}}
 {{- $t := .Values.telemetry -}}
 {{- $dir := include "ne.otel.dir" . -}}
 - name: NE_TELEMETRY_COLLECTOR_STRATEGY
   value: {{ $t.collectorStrategy | quote }}
 {{- if eq $t.collectorStrategy "default" }}
-- name: NE_OTEL_ENDPOINT
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ printf "https://%s.%s.svc.%s:4317" (include "ne.otelCollectorName" .) .Release.Namespace .Values.kubernetesClusterDomain | quote }}
-- name: NE_OTEL_PROTOCOL
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
   value: "grpc"
-- name: NE_OTEL_CA_FILE
+- name: OTEL_EXPORTER_OTLP_CERTIFICATE
   value: {{ printf "%s/certs/ca.crt" $dir | quote }}
+- name: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE
+  value: {{ printf "%s/certs/tls.crt" $dir | quote }}
+- name: OTEL_EXPORTER_OTLP_CLIENT_KEY
+  value: {{ printf "%s/certs/tls.key" $dir | quote }}
 {{- else if eq $t.collectorStrategy "external" }}
-- name: NE_OTEL_ENDPOINT
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ $t.externalCollector.endpoint | quote }}
-- name: NE_OTEL_PROTOCOL
-  value: {{ $t.externalCollector.protocol | quote }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $t.externalCollector.protocol | default "grpc" | quote }}
 {{- if $t.externalCollector.otelCollectorCertificateSecret }}
-- name: NE_OTEL_CA_FILE
+- name: OTEL_EXPORTER_OTLP_CERTIFICATE
   value: {{ printf "%s/ca/ca.crt" $dir | quote }}
+{{- else }}
+{{- /* No CA to trust: a host:port endpoint is plain text (a https:// URL still uses TLS). */}}
+- name: OTEL_EXPORTER_OTLP_INSECURE
+  value: "true"
 {{- end }}
 {{- if $t.externalCollector.otelCollectorClientCertificateSecret }}
-- name: NE_OTEL_CLIENT_CERT_FILE
+- name: OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE
   value: {{ printf "%s/client/tls.crt" $dir | quote }}
-- name: NE_OTEL_CLIENT_KEY_FILE
+- name: OTEL_EXPORTER_OTLP_CLIENT_KEY
   value: {{ printf "%s/client/tls.key" $dir | quote }}
 {{- end }}
 {{- end }}
@@ -455,8 +550,6 @@ csi:
 {{- define "ne.env.writer" -}}
 - name: NE_STATUS_SYNC_INTERVAL
   value: {{ .ctx.Values.controller.wnpStatusUpdateInterval | quote }}
-- name: NE_LEADER_ELECTION
-  value: {{ .leaderElection | quote }}
 {{- /* The writer takes the Lease before it writes even as a single replica (standalone), and RBAC
        allows exactly this Lease name: always pass it. */}}
 - name: NE_LEASE_NAME
@@ -498,28 +591,31 @@ readinessProbe:
 prometheus.io/scrape: "true"
 prometheus.io/port: {{ .ctx.Values.managementPort | quote }}
 prometheus.io/path: /metrics
-{{- with .extra }}
+{{- with mergeOverwrite (deepCopy (default (dict) .ctx.Values.controller.podAnnotations)) (deepCopy (default (dict) .extra)) }}
 {{ toYaml . }}
 {{- end }}
 {{- end -}}
 
 {{/*
-nodeSelector, tolerations and affinity of a component; call with
-(dict "ctx" $ "component" "writer" "values" .Values.writer). Without an affinity of the user's,
+nodeSelector, tolerations and affinity of a component (its own values, else controller.*, the
+reference chart's keys); call with (dict "ctx" $ "component" "writer" "values" .Values.writer).
+Without an affinity of the user's,
 replicas prefer different nodes, so one node going away does not take all of them.
 */}}
 {{- define "ne.podScheduling" -}}
-{{- with .values.nodeSelector }}
+{{- $c := .ctx.Values.controller -}}
+{{- with default $c.nodeSelector .values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with .values.tolerations }}
+{{- with default $c.tolerations .values.tolerations }}
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- $affinity := default $c.affinity .values.affinity }}
 affinity:
-{{- if .values.affinity }}
-  {{- toYaml .values.affinity | nindent 2 }}
+{{- if $affinity }}
+  {{- toYaml $affinity | nindent 2 }}
 {{- else }}
   podAntiAffinity:
     preferredDuringSchedulingIgnoredDuringExecution:

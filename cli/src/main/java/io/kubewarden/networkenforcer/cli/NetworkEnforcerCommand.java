@@ -1,9 +1,12 @@
 package io.kubewarden.networkenforcer.cli;
 
 import io.kubewarden.networkenforcer.cli.config.EnvironmentDefaults;
+import io.kubewarden.networkenforcer.cli.diff.DiffCommand;
 import io.kubewarden.networkenforcer.cli.learn.LearnCommand;
 import io.kubewarden.networkenforcer.cli.learn.LearnInputException;
+import io.kubewarden.networkenforcer.cli.replay.ReplayCommand;
 import io.kubewarden.networkenforcer.cli.services.IngestCommand;
+import io.kubewarden.networkenforcer.cli.simulate.SimulateCommand;
 import io.kubewarden.networkenforcer.cli.services.ProcessorCommand;
 import io.kubewarden.networkenforcer.cli.services.WriterCommand;
 import io.kubewarden.networkenforcer.cli.standalone.StandaloneCommand;
@@ -20,7 +23,8 @@ import picocli.CommandLine.ParseResult;
         "Every option can also be set as an environment variable (--foo-bar reads NE_FOO_BAR) or in the file "
         + "named by --config (key foo-bar)."},
     subcommands = {IngestCommand.class, ProcessorCommand.class, WriterCommand.class, StandaloneCommand.class,
-        LearnCommand.class},
+        LearnCommand.class, SimulateCommand.class, DiffCommand.class,
+        ReplayCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:runtime failure", "2:bad configuration or input (the message says what to fix)"})
 public final class NetworkEnforcerCommand implements Runnable {
@@ -34,7 +38,7 @@ public final class NetworkEnforcerCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "name a command: ingest, processor, writer, "
-        + "standalone or learn (see --help)");
+        + "standalone, learn, simulate, diff or replay (see --help)");
   }
 
   /** The command line with its defaults provider (environment, config file) and error handling. */

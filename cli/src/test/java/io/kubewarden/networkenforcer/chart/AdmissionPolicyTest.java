@@ -38,7 +38,15 @@ class AdmissionPolicyTest {
     JsonNode policy = manifests.get("ValidatingAdmissionPolicy", FULLNAME + "-wnpp-owner-references");
     assertProposalRule(policy, "UPDATE");
     String expression = policy.path("spec").path("validations").get(0).path("expression").asText();
-    assertThat(expression).contains("object.metadata.ownerReferences").contains("oldObject.metadata.ownerReferences");
+    assertThat(expression).isEqualTo("variables.newOwners == variables.oldOwners || variables.repairsMissingOwner");
+    java.util.Map<String, String> variables = new java.util.HashMap<>();
+    policy.path("spec").path("variables").forEach(v -> variables.put(v.path("name").asText(),
+        v.path("expression").asText()));
+    assertThat(variables.get("newOwners")).contains("object.metadata.ownerReferences");
+    assertThat(variables.get("oldOwners")).contains("oldObject.metadata.ownerReferences");
+    // The one change allowed: the controller reference to the proposal's own target, when it has none.
+    assertThat(variables.get("repairsMissingOwner")).contains("size(variables.oldOwners) == 0")
+        .contains("object.spec.targetRef.kind").contains("object.spec.targetRef.name").contains("controller == true");
     assertBinding(policy);
   }
 

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class ChartCrdReferencesTest {
 
   private static List<JsonNode> crds() throws Exception {
-    Path dir = HelmChart.chartDir().resolve("crds");
+    Path dir = HelmChart.chartDir().resolve("templates").resolve("crds");
     try (Stream<Path> files = Files.list(dir)) {
       return files.filter(f -> f.toString().endsWith(".yml") || f.toString().endsWith(".yaml")).sorted()
           .map(f -> {
@@ -49,6 +49,18 @@ class ChartCrdReferencesTest {
     }
     assertThat(plurals).containsExactly(HasMetadata.getPlural(WorkloadNetworkPolicy.class),
         HasMetadata.getPlural(WorkloadNetworkPolicyProposal.class));
+  }
+
+  @Test
+  void crdsAreTemplatesSoThatHelmUpgradeUpdatesThem() throws Exception {
+    // helm never upgrades crds/: the CRDs must be rendered with the release (ChartUpgradeTest runs the upgrade).
+    assertThat(HelmChart.chartDir().resolve("crds")).doesNotExist();
+    Manifests m = HelmChart.render(values());
+    assertThat(m.ofKind("CustomResourceDefinition")).extracting(c -> c.path("metadata").path("name").asText())
+        .containsExactlyInAnyOrder(crds().stream().map(c -> c.path("metadata").path("name").asText())
+            .toArray(String[]::new));
+    assertThat(m.ofKind("CustomResourceDefinition")).allSatisfy(c -> assertThat(c.path("metadata")
+        .path("annotations").path("helm.sh/resource-policy").asText()).isEqualTo("keep"));
   }
 
   @Test
@@ -81,6 +93,6 @@ class ChartCrdReferencesTest {
     elements(writer.path("rules")).stream()
         .filter(r -> texts(r.path("apiGroups")).contains("networkenforcer.kubewarden.io"))
         .flatMap(r -> texts(r.path("resources")).stream())
-        .forEach(resource -> assertThat(plurals).contains(resource.replace("/status", "")));
+        .forEach(resource -> assertThat(plurals).contains(resource.replaceAll("/(status|finalizers)$", "")));
   }
 }

@@ -74,19 +74,19 @@ class ChartMatrixTest {
       assertThat(processorEnv).containsEntry("NE_NUM_STANDBY_REPLICAS", "1")
           .containsEntry("NE_PROCESSING_GUARANTEE", "exactly_once_v2")
           .containsEntry("NE_STATE_DIR", "/var/lib/network-enforcer/state")
-          .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "NE_OTEL_ENDPOINT", "NE_STATUS_SYNC_INTERVAL");
+          .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "OTEL_EXPORTER_OTLP_ENDPOINT", "NE_STATUS_SYNC_INTERVAL");
       assertThat(mounts(container(processor, "processor"))).containsEntry("state", "/var/lib/network-enforcer/state");
       assertThat(elements(processor.path("spec").path("volumeClaimTemplates")))
           .extracting(v -> v.path("metadata").path("name").asText()).containsExactly("state");
       assertThat(podSpec(processor).path("automountServiceAccountToken").asBoolean(true)).isFalse();
 
-      assertThat(env(container(writer, "writer"))).containsEntry("NE_LEADER_ELECTION", "true")
+      assertThat(env(container(writer, "writer"))).doesNotContainKey("NE_LEADER_ELECTION")
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
           .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)
           .containsEntry("NE_STATUS_SYNC_INTERVAL", "30s")
           .containsEntry("NE_POD_NAME", "fieldRef:metadata.name")
           .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "NE_NUM_STANDBY_REPLICAS");
-      assertThat(env(container(ingest, "ingest"))).doesNotContainKeys("NE_OTEL_ENDPOINT",
+      assertThat(env(container(ingest, "ingest"))).doesNotContainKeys("OTEL_EXPORTER_OTLP_ENDPOINT",
           "NE_TELEMETRY_COLLECTOR_STRATEGY", "NE_STATUS_SYNC_INTERVAL", "NE_LEADER_ELECTION");
 
       // Replicas prefer different nodes.
@@ -109,7 +109,7 @@ class ChartMatrixTest {
       assertThat(env(main)).containsEntry("NE_DATA_DIR", "/var/lib/network-enforcer")
           .containsEntry("NE_KAFKA_REPLICATION_FACTOR", "1")
           .containsEntry("NE_NUM_STANDBY_REPLICAS", "0")
-          .containsEntry("NE_LEADER_ELECTION", "false")
+          .doesNotContainKey("NE_LEADER_ELECTION")
           // The single writer still takes the Lease, and RBAC allows exactly this name.
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
           .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)
@@ -289,10 +289,12 @@ class ChartMatrixTest {
     assertThat(env).containsEntry("NE_TELEMETRY_COLLECTOR_STRATEGY", c.collector());
     switch (c.collector()) {
       case "default" -> {
-        assertThat(env).containsEntry("NE_OTEL_ENDPOINT",
+        assertThat(env).containsEntry("OTEL_EXPORTER_OTLP_ENDPOINT",
                 "https://" + collector + "." + NAMESPACE + ".svc.cluster.local:4317")
-            .containsEntry("NE_OTEL_PROTOCOL", "grpc")
-            .containsEntry("NE_OTEL_CA_FILE", "/etc/network-enforcer/otel/certs/ca.crt");
+            .containsEntry("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+            .containsEntry("OTEL_EXPORTER_OTLP_CERTIFICATE", "/etc/network-enforcer/otel/certs/ca.crt")
+            .containsEntry("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "/etc/network-enforcer/otel/certs/tls.crt")
+            .containsEntry("OTEL_EXPORTER_OTLP_CLIENT_KEY", "/etc/network-enforcer/otel/certs/tls.key");
         assertThat(mounts).containsEntry("otel-certs", "/etc/network-enforcer/otel/certs");
         assertThat(volume(pods.eventSource(), "otel-certs").orElseThrow().path("csi").path("volumeAttributes")
             .path("csi.cert-manager.io/issuer-name").asText()).isEqualTo(CA_ISSUER);
@@ -301,16 +303,16 @@ class ChartMatrixTest {
         assertThat(m.find("ConfigMap", collector)).isPresent();
       }
       case "external" -> {
-        assertThat(env).containsEntry("NE_OTEL_ENDPOINT", Combination.EXTERNAL_COLLECTOR)
-            .containsEntry("NE_OTEL_PROTOCOL", "grpc")
-            .containsEntry("NE_OTEL_CA_FILE", "/etc/network-enforcer/otel/ca/ca.crt")
-            .doesNotContainKey("NE_OTEL_CLIENT_CERT_FILE");
+        assertThat(env).containsEntry("OTEL_EXPORTER_OTLP_ENDPOINT", Combination.EXTERNAL_COLLECTOR)
+            .containsEntry("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+            .containsEntry("OTEL_EXPORTER_OTLP_CERTIFICATE", "/etc/network-enforcer/otel/ca/ca.crt")
+            .doesNotContainKeys("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE", "OTEL_EXPORTER_OTLP_INSECURE");
         assertThat(volume(pods.eventSource(), "otel-ca").orElseThrow().path("secret").path("secretName").asText())
             .isEqualTo("otel-ca");
         assertThat(m.find("Deployment", collector)).isEmpty();
       }
       default -> {
-        assertThat(env.keySet()).noneMatch(k -> k.startsWith("NE_OTEL_"));
+        assertThat(env.keySet()).noneMatch(k -> k.startsWith("OTEL_EXPORTER_OTLP_"));
         assertThat(mounts.keySet()).noneMatch(k -> k.startsWith("otel"));
         assertThat(m.find("Deployment", collector)).isEmpty();
       }

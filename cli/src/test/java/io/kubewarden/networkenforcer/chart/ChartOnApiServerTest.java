@@ -11,6 +11,11 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReview;
 import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -45,13 +50,19 @@ class ChartOnApiServerTest {
   private static final ResourceDefinitionContext WNPP = new ResourceDefinitionContext.Builder()
       .withGroup("networkenforcer.kubewarden.io").withVersion("v1alpha1").withKind("WorkloadNetworkPolicyProposal")
       .withPlural("workloadnetworkpolicyproposals").withNamespaced(true).build();
+  private static final ResourceDefinitionContext WNP = new ResourceDefinitionContext.Builder()
+      .withGroup("networkenforcer.kubewarden.io").withVersion("v1alpha1").withKind("WorkloadNetworkPolicy")
+      .withPlural("workloadnetworkpolicies").withNamespaced(true).build();
 
   private static KubeApiServer api;
   private static KubernetesClient client;
 
   @BeforeAll
   static void installChart() {
-    api = KubeApiServer.builder().start();
+    // OwnerReferencesPermissionEnforcement as on hardened clusters (OpenShift): blockOwnerDeletion
+    // needs update on the owner's finalizers.
+    api = KubeApiServer.builder().apiServerArg("--enable-admission-plugins=OwnerReferencesPermissionEnforcement")
+        .start();
     client = api.client();
     ProjectCrds.install(client, Duration.ofSeconds(60));
     for (String namespace : List.of(NAMESPACE, "calico-system", "shop")) {
@@ -61,7 +72,8 @@ class ChartOnApiServerTest {
     // Distributed Calico with its default cross-namespace Secret: every component and the provider Role.
     for (HasMetadata object : load(values("mode", "distributed", "controller.provider.name", "calico",
         "kafka.bootstrapServers", "kafka:9092"))) {
-      if (!ADD_ON_GROUPS.contains(group(object))) {
+      // The CRDs (templates since they must upgrade) are already there, from the same files.
+      if (!ADD_ON_GROUPS.contains(group(object)) && !object.getKind().equals("CustomResourceDefinition")) {
         client.resource(object).create();
       }
     }
@@ -112,6 +124,30 @@ class ChartOnApiServerTest {
     }
     assertThat(checked).isGreaterThan(40);
     assertThat(skipped).containsExactlyInAnyOrder("Certificate", "Issuer", "KafkaTopic");
+  }
+
+  @Test
+  void aReferenceValuesFileInstallsAsItIs() {
+    // Every key of the reference chart (api.md "Helm values"), for each provider and both modes.
+    List<Map<String, String>> overrides = List.of(values(),
+        values("controller.provider.name", "istio"),
+        values("controller.provider.name", "istio", "controller.provider.istio.tls.mode", "existingSecret"),
+        values("controller.provider.name", "calico"),
+        values("controller.provider.cilium.tls.mode", "insecure"),
+        values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092", "controller.replicas", "3"));
+    int checked = 0;
+    for (Map<String, String> values : overrides) {
+      HelmChart.Result result = HelmChart.template(HelmChart.referenceValues(), values);
+      assertThat(result.ok()).as("reference values + %s: %s", values, result.stderr()).isTrue();
+      for (HasMetadata object : client.load(new ByteArrayInputStream(result.stdout().getBytes(StandardCharsets.UTF_8)))
+          .items()) {
+        if (!ADD_ON_GROUPS.contains(group(object))) {
+          client.resource(object).dryRun().forceConflicts().serverSideApply();
+          checked++;
+        }
+      }
+    }
+    assertThat(checked).isGreaterThan(60);
   }
 
   @Test
@@ -181,6 +217,79 @@ class ChartOnApiServerTest {
     });
     assertThat(proposals.inNamespace("shop").withName("labelled").get().getMetadata().getLabels())
         .containsEntry("networkenforcer.kubewarden.io/promote", "monitor");
+  }
+
+  @Test
+  void theWriterMaySetBlockOwnerDeletionWhereTheAdmissionPluginChecksIt() {
+    Deployment web = client.apps().deployments().inNamespace("shop").resource(new DeploymentBuilder()
+        .withNewMetadata().withName("owner-web").endMetadata()
+        .withNewSpec().withNewSelector().addToMatchLabels("app", "owner-web").endSelector()
+        .withNewTemplate().withNewMetadata().addToLabels("app", "owner-web").endMetadata()
+        .withNewSpec().addNewContainer().withName("web").withImage("nginx").endContainer().endSpec().endTemplate()
+        .endSpec().build()).create();
+    GenericKubernetesResource owned = proposal("deployment-owner-web-ingress", null);
+    owned.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion("apps/v1")
+        .withKind("Deployment").withName("owner-web").withUid(web.getMetadata().getUid()).withController(true)
+        .withBlockOwnerDeletion(true).build()));
+    String writer = "system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "-writer";
+    String[] groups = {"system:serviceaccounts", "system:serviceaccounts:" + NAMESPACE, "system:authenticated"};
+
+    // The plugin is on: someone who may create proposals but not touch the owner's finalizers is refused.
+    client.rbac().roles().inNamespace("shop").resource(new RoleBuilder().withNewMetadata().withName("proposal-maker")
+        .endMetadata().addNewRule().withApiGroups("networkenforcer.kubewarden.io")
+        .withResources("workloadnetworkpolicyproposals").withVerbs("create", "delete", "get").endRule().build())
+        .create();
+    client.rbac().roleBindings().inNamespace("shop").resource(new RoleBindingBuilder().withNewMetadata()
+        .withName("proposal-maker").endMetadata().withNewRoleRef().withApiGroup("rbac.authorization.k8s.io")
+        .withKind("Role").withName("proposal-maker").endRoleRef().addNewSubject().withKind("User")
+        .withName("proposal-maker").endSubject().build()).create();
+    try (KubernetesClient other = api.clientFor("proposal-maker")) {
+      assertThatThrownBy(() -> other.genericKubernetesResources(WNPP).inNamespace("shop").resource(owned).create())
+          .isInstanceOf(KubernetesClientException.class).hasMessageContaining("blockOwnerDeletion");
+    }
+
+    // The chart's writer: a proposal owned by its workload, and a NetworkPolicy owned by its WNP.
+    try (KubernetesClient asWriter = api.clientFor(writer, groups)) {
+      asWriter.genericKubernetesResources(WNPP).inNamespace("shop").resource(owned).create();
+      GenericKubernetesResource wnp = client.genericKubernetesResources(WNP).inNamespace("shop")
+          .resource(policy("deployment-owner-web-ingress")).create();
+      asWriter.network().v1().networkPolicies().inNamespace("shop").resource(new NetworkPolicyBuilder()
+          .withNewMetadata().withName("deployment-owner-web-ingress").addNewOwnerReference()
+          .withApiVersion(WNP.getGroup() + "/" + WNP.getVersion()).withKind(WNP.getKind())
+          .withName(wnp.getMetadata().getName()).withUid(wnp.getMetadata().getUid()).withController(true)
+          .withBlockOwnerDeletion(true).endOwnerReference().endMetadata()
+          .withNewSpec().withNewPodSelector().addToMatchLabels("app", "owner-web").endPodSelector()
+          .withPolicyTypes("Ingress").endSpec().build()).create();
+    }
+    assertThat(client.genericKubernetesResources(WNPP).inNamespace("shop").withName("deployment-owner-web-ingress")
+        .get().getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(ref -> assertThat(ref.getBlockOwnerDeletion()).isTrue());
+    assertThat(client.network().v1().networkPolicies().inNamespace("shop").withName("deployment-owner-web-ingress")
+        .get().getMetadata().getOwnerReferences()).singleElement()
+        .satisfies(ref -> assertThat(ref.getBlockOwnerDeletion()).isTrue());
+    // Exactly the finalizers subresource: the writer still cannot change the owners themselves.
+    assertThat(allowed("writer", "update", "apps", "deployments/finalizers", "shop", "owner-web")).isTrue();
+    assertThat(allowed("writer", "update", "apps", "deployments", "shop", "owner-web")).isFalse();
+    assertThat(allowed("writer", "patch", "apps", "deployments/finalizers", "shop", "owner-web")).isFalse();
+    assertThat(allowed("writer", "update", "networkenforcer.kubewarden.io", "workloadnetworkpolicies/finalizers",
+        "shop", "x")).isTrue();
+    assertThat(allowed("ingest", "update", "apps", "deployments/finalizers", "shop", "owner-web")).isFalse();
+  }
+
+  private static GenericKubernetesResource policy(String name) {
+    return client.getKubernetesSerialization().unmarshal("""
+        apiVersion: networkenforcer.kubewarden.io/v1alpha1
+        kind: WorkloadNetworkPolicy
+        metadata: {name: %s, namespace: shop}
+        spec:
+          backend: kubernetes
+          direction: Ingress
+          mode: protect
+          targetRef: {kind: Deployment, name: owner-web}
+          kubernetes:
+            podSelector: {matchLabels: {app: owner-web}}
+            policyTypes: [Ingress]
+        """.formatted(name), GenericKubernetesResource.class);
   }
 
   private static boolean allowed(String component, String verb, String group, String resource, String namespace,

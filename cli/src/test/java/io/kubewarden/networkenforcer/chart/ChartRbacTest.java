@@ -81,7 +81,12 @@ class ChartRbacTest {
         "networkenforcer.kubewarden.io/workloadnetworkpolicyproposals/status",
         "networkenforcer.kubewarden.io/workloadnetworkpolicies/status",
         nativeObject,
-        "coordination.k8s.io/leases", "coordination.k8s.io/leases");
+        "coordination.k8s.io/leases", "coordination.k8s.io/leases",
+        // blockOwnerDeletion on the owner references the writer sets (OwnerReferencesPermissionEnforcement)
+        "networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers",
+        "apps/deployments/finalizers", "apps/statefulsets/finalizers", "apps/daemonsets/finalizers");
+    writes.stream().filter(g -> g.resource().endsWith("/finalizers"))
+        .forEach(g -> assertThat(g.verbs()).containsExactly("update"));
     // Leases: only in the release namespace, and updates only on the writer's own Lease.
     writes.stream().filter(g -> g.resource().equals("leases")).forEach(g -> {
       assertThat(g.namespace()).isEqualTo(NAMESPACE);

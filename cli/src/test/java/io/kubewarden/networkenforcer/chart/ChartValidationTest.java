@@ -23,9 +23,6 @@ class ChartValidationTest {
         Arguments.of("calico refuses insecure", values("controller.provider.name", "calico",
             "controller.provider.calico.tls.mode", "insecure"),
             "controller.provider.calico.tls.mode=insecure is not allowed: Goldmane only accepts mutual TLS"),
-        Arguments.of("cilium insecure keeps no server name", values("controller.provider.name", "cilium",
-            "controller.provider.cilium.tls.mode", "insecure"),
-            "controller.provider.cilium.tls.serverName is not allowed with tls.mode=insecure"),
         Arguments.of("istio secret in another namespace", values("controller.provider.istio.tls.mode", "existingSecret",
             "controller.provider.istio.tls.existingSecret.name", "certs",
             "controller.provider.istio.tls.existingSecret.namespace", "istio-system"),
@@ -34,8 +31,10 @@ class ChartValidationTest {
             "controller.provider.istio.tls.existingSecret.name is required when "
                 + "controller.provider.istio.tls.mode=existingSecret"),
         Arguments.of("calico cross-namespace secret without CA bundle", values("controller.provider.name", "calico",
-            "controller.provider.calico.tls.existingSecret.caConfigMap", ""),
-            "controller.provider.calico.tls.existingSecret.caConfigMap is required"),
+            "controller.provider.calico.tls.existingSecret.caBundleConfigMap", ""),
+            "controller.provider.calico.tls.existingSecret.caBundleConfigMap is required"),
+        Arguments.of("our old key name", values("controller.provider.calico.tls.existingSecret.caConfigMap", "x"),
+            "caConfigMap"),
         // ours
         Arguments.of("distributed without brokers", values("mode", "distributed"),
             "kafka.bootstrapServers is required when mode=distributed"),
@@ -103,10 +102,24 @@ class ChartValidationTest {
   @Test
   void ciliumInsecureOnACustomPortKeepsThePort() {
     Manifests m = HelmChart.render(values("controller.provider.name", "cilium",
-        "controller.provider.cilium.tls.mode", "insecure", "controller.provider.cilium.tls.serverName", "",
+        "controller.provider.cilium.tls.mode", "insecure",
         "controller.provider.cilium.endpoint", "relay.example.svc:4245"));
     assertThat(env(container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer")))
         .containsEntry("NE_HUBBLE_ENDPOINT", "relay.example.svc:4245");
+  }
+
+  @Test
+  void ciliumInsecureDropsTheServerNameAsTheCommandLineDoes() {
+    // The default serverName stays set: insecure ignores it instead of refusing the install.
+    Manifests m = HelmChart.render(values("controller.provider.name", "cilium",
+        "controller.provider.cilium.tls.mode", "insecure"));
+    assertThat(env(container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer")))
+        .containsEntry("NE_HUBBLE_ENDPOINT", "hubble-relay.kube-system.svc:80")
+        .containsEntry("NE_PROVIDER_TLS_MODE", "insecure")
+        .doesNotContainKey("NE_PROVIDER_TLS_SERVER_NAME");
+    Manifests tls = HelmChart.render(values("controller.provider.name", "cilium"));
+    assertThat(env(container(tls.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer")))
+        .containsEntry("NE_PROVIDER_TLS_SERVER_NAME", "ui.hubble-relay.cilium.io");
   }
 
   @Test
@@ -122,7 +135,8 @@ class ChartValidationTest {
   void calicoSecretOfTheReleaseNamespaceIsMountedNotReadThroughTheApi() {
     Manifests m = HelmChart.render(values("controller.provider.name", "calico",
         "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
-        "controller.provider.calico.tls.existingSecret.namespace", ""));
+        "controller.provider.calico.tls.existingSecret.namespace", "",
+        "controller.provider.calico.tls.existingSecret.caBundleConfigMap", ""));
     var standalone = m.get("StatefulSet", FULLNAME + "-standalone");
     assertThat(Manifests.volume(standalone, "provider-certs").orElseThrow().path("secret").path("secretName").asText())
         .isEqualTo("net-enf-goldmane-client-certs");
@@ -130,5 +144,16 @@ class ChartValidationTest {
         .containsEntry("NE_PROVIDER_TLS_CERT_DIR", "/etc/provider/certs")
         .doesNotContainKeys("NE_PROVIDER_TLS_SECRET_NAMESPACE", "NE_PROVIDER_TLS_CA_CONFIGMAP");
     assertThat(m.find("Role", FULLNAME + "-provider-tls")).isEmpty();
+
+    // With a CA bundle ConfigMap of the release namespace: one projected volume, ca.crt from the ConfigMap.
+    Manifests bundle = HelmChart.render(values("controller.provider.name", "calico",
+        "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
+        "controller.provider.calico.tls.existingSecret.namespace", ""));
+    var sources = Manifests.volume(bundle.get("StatefulSet", FULLNAME + "-standalone"), "provider-certs")
+        .orElseThrow().path("projected").path("sources");
+    assertThat(sources.get(0).path("secret").path("name").asText()).isEqualTo("net-enf-goldmane-client-certs");
+    assertThat(sources.get(1).path("configMap").path("name").asText()).isEqualTo("goldmane-ca-bundle");
+    assertThat(sources.get(1).path("configMap").path("items").get(0).path("key").asText())
+        .isEqualTo("tigera-ca-bundle.crt");
   }
 }

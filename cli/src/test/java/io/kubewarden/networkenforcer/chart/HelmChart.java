@@ -75,6 +75,35 @@ final class HelmChart {
     });
   }
 
+  /** The reference-style values file of the tests (every reference chart key, api.md "Helm values"). */
+  static Path referenceValues() {
+    try {
+      return Path.of(HelmChart.class.getResource("/chart/reference-values.yaml").toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Renders with a values file (-f) and --set values on top. */
+  static Result template(Path valuesFile, Map<String, String> values) {
+    Map<String, String> key = new java.util.HashMap<>(values);
+    key.put("<values-file>", valuesFile.toString());
+    return CACHE.computeIfAbsent(Map.copyOf(key), v -> {
+      List<String> args = new ArrayList<>(List.of("template", RELEASE, chartDir().toString(),
+          "--namespace", NAMESPACE, "--kube-version", KUBE_VERSION, "-f", valuesFile.toString()));
+      addValues(args, values);
+      return run(args);
+    });
+  }
+
+  static Manifests render(Path valuesFile, Map<String, String> values) {
+    Result result = template(valuesFile, values);
+    if (!result.ok()) {
+      throw new AssertionError("helm template -f " + valuesFile + " " + values + " failed:\n" + result.stderr());
+    }
+    return Manifests.parse(result.stdout());
+  }
+
   static Result lint(boolean strict, Map<String, String> values) {
     List<String> args = new ArrayList<>(List.of("lint", chartDir().toString(), "--namespace", NAMESPACE,
         "--kube-version", KUBE_VERSION));
@@ -105,6 +134,22 @@ final class HelmChart {
   }
 
   private static Result run(List<String> args) {
+    return run(args, Map.of());
+  }
+
+  /**
+   * Runs helm against a cluster (install, upgrade, uninstall) with that kubeconfig; helm's cache,
+   * config and data directories live under {@code home}, so nothing of the user's is read or written.
+   */
+  static Result against(Path kubeconfig, Path home, String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add("--kubeconfig");
+    all.add(kubeconfig.toString());
+    return run(all, Map.of("HELM_CACHE_HOME", home.resolve("cache").toString(),
+        "HELM_CONFIG_HOME", home.resolve("config").toString(), "HELM_DATA_HOME", home.resolve("data").toString()));
+  }
+
+  private static Result run(List<String> args, Map<String, String> env) {
     List<String> command = new ArrayList<>();
     command.add(helm().toString());
     command.addAll(args);
@@ -112,10 +157,11 @@ final class HelmChart {
       Path out = Files.createTempFile("helm-out", ".yaml");
       Path err = Files.createTempFile("helm-err", ".txt");
       try {
-        Process process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command)
             .redirectOutput(out.toFile())
-            .redirectError(err.toFile())
-            .start();
+            .redirectError(err.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
         if (!process.waitFor(2, TimeUnit.MINUTES)) {
           process.destroyForcibly();
           throw new IllegalStateException("helm did not finish in 2 minutes: " + command);

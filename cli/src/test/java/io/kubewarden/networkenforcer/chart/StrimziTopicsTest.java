@@ -7,8 +7,15 @@ import static io.kubewarden.networkenforcer.chart.Manifests.env;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -28,8 +35,14 @@ class StrimziTopicsTest {
   void matchTheTopicDefinitionsOfTheServices() {
     Manifests m = render("ne.");
     Topics topics = new Topics("ne.");
-    assertThat(m.ofKind("KafkaTopic")).hasSize(topics.all().size());
-    for (Topic<?, ?> topic : topics.all()) {
+    // The services' topics, and the processor's loop topic (application id from the chart's default).
+    List<Topic<?, ?>> needed = new ArrayList<>(topics.all());
+    needed.add(NetworkEnforcerTopology.reattributionTopic(ProcessorConfig.builder(
+        new KafkaSettings("k:9092", "ne.", 12, (short) 3, Map.of())).provider(Provider.cilium)
+        .backend(Backend.kubernetes).build()));
+    assertThat(needed.get(needed.size() - 1).name()).isEqualTo("network-enforcer-processor-deny-reattribution");
+    assertThat(m.ofKind("KafkaTopic")).hasSize(needed.size());
+    for (Topic<?, ?> topic : needed) {
       NewTopic expected = topic.newTopic(12, (short) 3);
       JsonNode kafkaTopic = m.ofKind("KafkaTopic").stream()
           .filter(t -> t.path("spec").path("topicName").asText().equals(topic.name())).findFirst()

@@ -58,16 +58,28 @@ class CommandLineTest {
   @CsvSource(delimiter = '|', value = {
       "processor --kafka-bootstrap-servers kafka --state-dir /tmp/x|kafka bootstrap server 'kafka' is not host:port",
       "processor --state-dir /tmp/x|kafka bootstrap servers are not set",
-      "processor --kafka-bootstrap-servers k:9092 --processing-guarantee maybe --state-dir /tmp/x|processing guarantee must be exactly_once_v2 or at_least_once",
-      "processor --kafka-bootstrap-servers k:9092 --kafka-partitions 0 --state-dir /tmp/x|partitions must be at least 1",
-      "writer --kafka-bootstrap-servers k:9092 --status-sync-interval banana|--status-sync-interval",
-      "writer --kafka-bootstrap-servers k:9092 --telemetry-collector-strategy external|telemetry strategy external needs an endpoint",
-      "writer --kafka-bootstrap-servers k:9092 --pod-namespace Not_A_Name|must be a Kubernetes name",
+      "processor --kafka-bootstrap-servers k:9092 --provider istio --processing-guarantee maybe --state-dir /tmp/x|processing guarantee must be exactly_once_v2 or at_least_once",
+      "processor --kafka-bootstrap-servers k:9092 --provider istio --kafka-partitions 0 --state-dir /tmp/x|partitions must be at least 1",
+      "writer --kafka-bootstrap-servers k:9092 --provider istio --status-sync-interval banana|--status-sync-interval",
+      "writer --kafka-bootstrap-servers k:9092 --provider istio --telemetry-collector-strategy external|telemetry strategy external needs an endpoint",
+      "writer --kafka-bootstrap-servers k:9092 --provider istio --pod-namespace Not_A_Name|must be a Kubernetes name",
       "ingest --kafka-bootstrap-servers k:9092 --provider linkerd|--provider 'linkerd' must be istio, calico or cilium",
       "ingest --kafka-bootstrap-servers k:9092 --provider calico --provider-tls-mode insecure|Goldmane only accepts mutual TLS",
       "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode plain|is not a TLS mode",
       "ingest --kafka-bootstrap-servers k:9092 --log-level loud|log level 'loud' is not one of",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 5x|--aggregation-window = '5x' is not a duration",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 2m|ingest aggregation window PT2M must be between 0 (off) and 60s",
       "standalone --kafka-bootstrap-servers k:9092|standalone runs its own Kafka broker",
+      // No silent default provider: each service must be told which data plane it serves.
+      "processor --kafka-bootstrap-servers k:9092 --state-dir /tmp/x|--provider is required (environment variable NE_PROVIDER",
+      "writer --kafka-bootstrap-servers k:9092|--provider is required (environment variable NE_PROVIDER",
+      "standalone --data-dir /tmp/x|--provider is required (environment variable NE_PROVIDER",
+      "ingest --kafka-bootstrap-servers k:9092|--provider is required (environment variable NE_PROVIDER",
+      // Removed: the writer always takes its Lease.
+      "writer --kafka-bootstrap-servers k:9092 --provider cilium --leader-election=false|--leader-election (NE_LEADER_ELECTION) was removed",
+      "standalone --provider cilium --data-dir /tmp/x --leader-election false|--leader-election (NE_LEADER_ELECTION) was removed",
+      "standalone --provider cilium --data-dir /tmp/x --status-sync-interval 1m30s|",
+      "writer --kafka-bootstrap-servers k:9092 --provider istio --status-sync-interval 1m30s|",
       "processor --kafka-bootstrap-servers k:9092 --provider istio --kafka-flows-retention-ms 5 --state-dir /tmp/x|"})
   void badConfigurationEndsWithExitTwoAndTheSettingToFix(String args, String message) {
     CliRun run = CliRun.run((args + " --check-config").split(" "));
@@ -85,9 +97,12 @@ class CommandLineTest {
   void aValidConfigurationPassesTheCheck() {
     assertThat(CliRun.run("processor", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
         "--state-dir", dir.toString(), "--check-config").exitCode()).isZero();
-    assertThat(CliRun.run("writer", "--kafka-bootstrap-servers", "kafka:9092", "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("writer", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "calico",
+        "--check-config").exitCode()).isZero();
     assertThat(CliRun.run("ingest", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
         "--hubble-endpoint", "relay:4245", "--provider-tls-mode", "insecure", "--check-config").exitCode()).isZero();
+    assertThat(CliRun.run("ingest", "--kafka-bootstrap-servers", "kafka:9092", "--provider", "cilium",
+        "--provider-tls-mode", "insecure", "--aggregation-window", "0", "--check-config").exitCode()).isZero();
     assertThat(CliRun.run("standalone", "--provider", "cilium", "--data-dir", dir.toString(),
         "--check-config").exitCode()).isZero();
   }

@@ -231,7 +231,7 @@ class ApiServerPipelineTest {
       assertThat(status("deployment-checkout-ingress").getViolations()).first().satisfies(v -> {
         assertThat(v.getId()).isZero();
         assertThat(v.getSource().getOwnerName()).isEqualTo("scanner");
-        assertThat(v.getSource().getIdentity()).contains(principal("scanner"));
+        assertThat(v.getSource().getIdentity()).as("prefix-free, api.md").isEqualTo(principal("scanner"));
         assertThat(v.getDstPort()).isZero();
         assertThat(v.getAction()).isEqualTo(Mode.monitor);
       });

@@ -7,6 +7,8 @@ package io.kubewarden.networkenforcer.ingest;
 public enum DropReason {
   /** A peer is the node itself (Hubble host identity, Calico HostEndpoint). */
   HOST("host"),
+  /** A peer is another node of the cluster (Cilium's remote-node identity). */
+  REMOTE_NODE("remote-node"),
   /** A pod running with hostNetwork: its traffic cannot be told apart from the node's. */
   HOST_NETWORK("host-network"),
   /**
@@ -25,15 +27,37 @@ public enum DropReason {
   UNKNOWN_POD("unknown-pod"),
   /** The pod's owner chain leads to a workload we do not (yet) know. */
   UNKNOWN_WORKLOAD("unknown-workload"),
-  /** A reply packet of a connection already seen in its request direction. */
+  /**
+   * No cluster object names the pod, and its name and labels do not tell its workload for sure
+   * (a bare pod with a generated-looking name, a lone suffix without DaemonSet labels, no labels to
+   * select it by): dropped rather than learned under a guessed workload.
+   */
+  AMBIGUOUS_WORKLOAD("ambiguous-workload"),
+  /** A policy deny whose pod could not be resolved to a workload: a violation nobody can own. */
+  UNRESOLVED_DENY("unresolved-deny"),
+  /** A reply packet (is_reply, trace reason, SYN+ACK, or a reply-shaped port pair). */
   REPLY("reply"),
+  /**
+   * A forwarded packet of an established connection whose direction the record does not tell
+   * (no is_reply, no SYN, no port pair that settles it): learning it could learn a reply.
+   */
+  UNKNOWN_DIRECTION("unknown-direction"),
   /**
    * The same connection reported again: Goldmane's source-side copy of an allowed flow, or Hubble's
    * other observation points and later packets of a connection already counted.
    */
   DUPLICATE_REPORT("duplicate-report"),
-  /** A verdict that is neither forwarded nor a policy deny (other drops, errors, translations, L7). */
+  /** A verdict that is neither allowed nor a policy deny (errors, traced, translated, unknown). */
   NOT_A_POLICY_VERDICT("not-a-policy-verdict"),
+  /** A packet dropped for a reason other than policy (conntrack, routing, invalid source, ...). */
+  NON_POLICY_DROP("non-policy-drop"),
+  /**
+   * An L7 proxy record (HTTP, DNS, Kafka): the connection it belongs to is learned from its L3/L4
+   * record; an L7 deny is a rule below the port level that the proposals do not model.
+   */
+  L7_RECORD("l7-record"),
+  /** A socket-level trace (Cilium's socket load balancer translating a service address): not a packet flow. */
+  SOCKET_TRACE("socket-trace"),
   /** ICMP and other protocols we do not learn. */
   UNSUPPORTED_PROTOCOL("unsupported-protocol"),
   /** A required field is missing or empty. */

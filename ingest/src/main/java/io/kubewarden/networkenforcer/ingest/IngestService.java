@@ -5,9 +5,11 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
+import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowAggregator;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
@@ -70,16 +72,21 @@ public final class IngestService implements AutoCloseable {
       ClusterView view = clusterView();
       WorkloadResolver resolver = new WorkloadResolver(view);
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      // Closed before the publisher (resources close in reverse order): its last window is published.
+      FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
+          config.producer().aggregationMaxFlows()));
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
       List<FlowSink> sinks = new ArrayList<>();
-      sinks.add(flows);
+      List<DroppedInputSink> droppedSinks = new ArrayList<>();
+      sinks.add(aggregated);
       if (config.dumper().enabled()) {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
+        droppedSinks.add(dumper);
         dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
-      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics);
+      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks);
       TlsMaterialLoader tls = new TlsMaterialLoader(client);
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {

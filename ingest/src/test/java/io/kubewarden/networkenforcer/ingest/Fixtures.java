@@ -34,6 +34,11 @@ public final class Fixtures {
     return basic().resolve(name);
   }
 
+  /** {@code samples/captures}: real records from public repositories and multi-node captures (see its README). */
+  public static Path capture(String name) {
+    return basic().getParent().resolve("captures").resolve(name);
+  }
+
   public static ClusterIndex clusterState() {
     return ClusterStateFile.load(file("cluster-state.json"));
   }

@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.writer;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.common.crd.PolicySpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -20,12 +22,29 @@ public final class ClusterCache {
 
   private final SharedIndexInformer<WorkloadNetworkPolicy> policies;
   private final SharedIndexInformer<WorkloadNetworkPolicyProposal> proposals;
+  private final Map<WorkloadKind, SharedIndexInformer<? extends HasMetadata>> workloads;
 
   public ClusterCache(SharedIndexInformer<WorkloadNetworkPolicy> policies,
       SharedIndexInformer<WorkloadNetworkPolicyProposal> proposals) {
+    this(policies, proposals, Map.of());
+  }
+
+  /** With the workload informers: proposals take their owner's uid from the cache, not a GET per record. */
+  public ClusterCache(SharedIndexInformer<WorkloadNetworkPolicy> policies,
+      SharedIndexInformer<WorkloadNetworkPolicyProposal> proposals,
+      Map<WorkloadKind, SharedIndexInformer<? extends HasMetadata>> workloads) {
     this.policies = policies;
     this.proposals = proposals;
+    this.workloads = workloads;
   }
+
+  /** The cached workload; empty when it does not exist (or its kind is not watched). */
+  public Optional<HasMetadata> workload(WorkloadRef ref) {
+    SharedIndexInformer<? extends HasMetadata> informer = workloads.get(ref.kind());
+    return informer == null ? Optional.empty()
+        : Optional.ofNullable(informer.getStore().getByKey(ref.namespace() + "/" + ref.name()));
+  }
+
 
   /** The index function to register on the policy informer before it starts. */
   public static Map<String, Function<WorkloadNetworkPolicy, List<String>>> targetIndex() {

@@ -12,14 +12,18 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
-import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
-import io.kubewarden.networkenforcer.writer.policies.OwnDeletes;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.writer.policies.NativePolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
+import io.kubewarden.networkenforcer.writer.policies.PolicyReconciler;
 import io.kubewarden.networkenforcer.writer.policies.PolicyTopicReader;
 import io.kubewarden.networkenforcer.writer.promotion.Promoter;
-import io.kubewarden.networkenforcer.writer.proposals.ProposalApplier;
+import io.kubewarden.networkenforcer.writer.proposals.DesiredProposals;
 import io.kubewarden.networkenforcer.writer.proposals.ProposalConsumer;
+import io.kubewarden.networkenforcer.writer.proposals.ProposalReconciler;
+import io.kubewarden.networkenforcer.writer.reconcile.Controller;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectEvents;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
 import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
@@ -27,18 +31,18 @@ import io.kubewarden.networkenforcer.writer.rendering.Ownership;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.status.StatusMerger;
 import io.kubewarden.networkenforcer.writer.status.StatusSync;
+import io.kubewarden.networkenforcer.writer.status.ViolationBuffer;
 import io.kubewarden.networkenforcer.writer.status.ViolationConsumer;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -54,9 +58,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything the writer does while it holds the lease: informers on policies, proposals and the
- * rendered objects, the consumers of proposals and violations, and one worker thread that runs
- * every reaction to a cluster event in order. Built on leading, torn down on losing it.
+ * Everything the writer does while it holds the lease: informers on policies, proposals, workloads
+ * and the rendered objects; one keyed controller per kind (policies, proposals) whose work queue
+ * the informers and the Kafka consumers (proposals, violations) feed; and nothing else. Built on
+ * leading, torn down on losing it: all state that matters is in the cluster and on the topics.
  */
 final class LeaderSession {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderSession.class);
@@ -69,7 +74,12 @@ final class LeaderSession {
   private final MeterRegistry meters;
   private final Clock clock;
   private final Topics topics;
-  private final ExecutorService worker;
+  private static final Duration RETRY_BASE = Duration.ofMillis(500);
+  private static final Duration RETRY_MAX = Duration.ofMinutes(5);
+  private Controller<ObjectKey> policyController;
+  private Controller<ObjectKey> proposalController;
+  private DesiredProposals desiredProposals;
+  private ViolationBuffer violations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
   private KafkaProducer<String, byte[]> producer;
@@ -91,14 +101,12 @@ final class LeaderSession {
     this.meters = meters;
     this.clock = clock;
     this.topics = config.kafka().topics();
-    this.worker = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-reconcile-" + config.identity()));
   }
 
   void start() throws Exception {
     producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), new ByteArraySerializer());
     deadLetterProducer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
     DeadLetters deadLetters = new DeadLetters(deadLetterProducer, topics.deadLetter(), meters);
-    OwnDeletes ownDeletes = new OwnDeletes(Duration.ofMinutes(5), clock);
     RenderConditions renderConditions = new RenderConditions();
     IstioAvailability istio = new IstioAvailability(client, Duration.ofMinutes(1), clock);
     long resync = config.resyncPeriod().toMillis();
@@ -108,73 +116,72 @@ final class LeaderSession {
     policyInformer.addIndexers(ClusterCache.targetIndex());
     SharedIndexInformer<WorkloadNetworkPolicyProposal> proposalInformer = client
         .resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(resync);
-    ClusterCache cache = new ClusterCache(policyInformer, proposalInformer);
+    // Proposals take their owner's uid from here: no GET per proposal record.
+    Map<WorkloadKind, SharedIndexInformer<? extends HasMetadata>> workloads = new EnumMap<>(WorkloadKind.class);
+    workloads.put(WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.StatefulSet, client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.CronJob, client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
+    ClusterCache cache = new ClusterCache(policyInformer, proposalInformer, workloads);
 
-    PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), ownDeletes, cache,
-        meters, clock, leading);
-    Promoter promoter = new Promoter(cache, writer, ownDeletes, meters);
+    ObjectEvents objectEvents = new ObjectEvents(writer, clock);
+    PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), cache, meters,
+        clock, leading);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
+    desiredProposals = new DesiredProposals();
+    violations = new ViolationBuffer();
+    ProposalReconciler proposalReconciler = new ProposalReconciler(cache, writer, desiredProposals,
+        new Promoter(client, cache, writer, meters), publisher, deadLetters, objectEvents, meters, clock);
+    proposalController = new Controller<>("proposals", proposalReconciler, RETRY_BASE, RETRY_MAX, meters);
+    StatusSync statusSync = new StatusSync(client, writer, cache, violations, renderConditions, events,
+        new StatusMerger(), meters, clock);
+    policyController = new Controller<>("policies", new PolicyReconciler(cache, publisher, renderer,
+        renderConditions, statusSync, proposalController::enqueue, objectEvents), RETRY_BASE, RETRY_MAX, meters);
 
-    // Reactions wait until both caches are complete: "does this target have a policy?" must not be
-    // answered from a half-filled cache (it would promote or apply over an existing policy).
-    CountDownLatch cachesSynced = new CountDownLatch(1);
-    worker.execute(() -> {
-      try {
-        cachesSynced.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
     policyInformer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(WorkloadNetworkPolicy wnp) {
-        submit("policy added", () -> {
-          publisher.upsert(wnp);
-          renderer.render(wnp);
-          promoter.deleteLeftoversOf(wnp);
-        });
+        policyController.enqueue(ObjectKey.of(wnp));
       }
 
       @Override
       public void onUpdate(WorkloadNetworkPolicy old, WorkloadNetworkPolicy wnp) {
+        // A status write of our own changes neither spec, labels nor annotations: no reconcile for it.
         boolean resyncEvent = Objects.equals(old.getMetadata().getResourceVersion(),
             wnp.getMetadata().getResourceVersion());
-        boolean specOrLabels = !Objects.equals(old.getMetadata().getGeneration(), wnp.getMetadata().getGeneration())
-            || !Objects.equals(old.getMetadata().getLabels(), wnp.getMetadata().getLabels());
-        if (resyncEvent || specOrLabels) {
-          submit("policy changed", () -> {
-            publisher.upsert(wnp);
-            renderer.render(wnp);
-          });
+        boolean changed = !Objects.equals(old.getMetadata().getGeneration(), wnp.getMetadata().getGeneration())
+            || !Objects.equals(old.getMetadata().getLabels(), wnp.getMetadata().getLabels())
+            || !Objects.equals(old.getMetadata().getAnnotations(), wnp.getMetadata().getAnnotations());
+        if (resyncEvent || changed) {
+          policyController.enqueue(ObjectKey.of(wnp));
         }
       }
 
       @Override
       public void onDelete(WorkloadNetworkPolicy wnp, boolean unknownFinalState) {
-        submit("policy deleted", () -> {
-          publisher.delete(wnp);
-          renderConditions.forget(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName());
-        });
+        policyController.enqueue(ObjectKey.of(wnp));
       }
     });
     proposalInformer.addEventHandler(new ResourceEventHandler<>() {
       @Override
       public void onAdd(WorkloadNetworkPolicyProposal p) {
-        submit("proposal added", () -> promoter.reconcile(p));
+        proposalController.enqueue(ObjectKey.of(p));
       }
 
       @Override
       public void onUpdate(WorkloadNetworkPolicyProposal old, WorkloadNetworkPolicyProposal p) {
-        submit("proposal changed", () -> promoter.reconcile(p));
+        proposalController.enqueue(ObjectKey.of(p));
       }
 
       @Override
       public void onDelete(WorkloadNetworkPolicyProposal p, boolean unknownFinalState) {
-        submit("proposal deleted", () -> publisher.proposalDeleted(p));
+        proposalReconciler.onDeleted(p);
+        proposalController.enqueue(ObjectKey.of(p));
       }
     });
     informers.add(policyInformer);
     informers.add(proposalInformer);
+    informers.addAll(workloads.values());
     // Drift: a rendered object changed or deleted behind our back is rendered again.
     ResourceEventHandler<HasMetadata> drift = new ResourceEventHandler<>() {
       @Override
@@ -182,12 +189,12 @@ final class LeaderSession {
 
       @Override
       public void onUpdate(HasMetadata old, HasMetadata o) {
-        rerenderOwner(o, cache, renderer);
+        enqueueOwner(o);
       }
 
       @Override
       public void onDelete(HasMetadata o, boolean unknownFinalState) {
-        rerenderOwner(o, cache, renderer);
+        enqueueOwner(o);
       }
     };
     SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
@@ -199,29 +206,37 @@ final class LeaderSession {
           .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
       startDriftWatch("AuthorizationPolicy", apInformer, drift);
     }
-    for (SharedIndexInformer<?> i : List.of(policyInformer, proposalInformer)) {
+    List<SharedIndexInformer<?>> needed = new ArrayList<>(List.of(policyInformer, proposalInformer));
+    needed.addAll(workloads.values());
+    for (SharedIndexInformer<?> i : needed) {
       i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    cachesSynced.countDown();
     if (stopped || !leading.getAsBoolean()) {
       return;
     }
-    // The informers' initial adds publish every policy; tombstone what the cluster no longer has.
+    // Every policy is published below; tombstone what the cluster no longer has. Reconcilers start
+    // only now, on complete caches: "does this target have a policy?" must not be answered from a
+    // half-filled cache (it would promote or apply over an existing policy).
     var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
-    worker.submit(() -> publisher.resync(cache.allPolicies(), keysOnTopic)).get();
+    publisher.resync(cache.allPolicies(), keysOnTopic);
+    policyController.start(1, config.identity());
+    proposalController.start(1, config.identity());
     startNativePolicyPublishing();
 
-    ProposalApplier applier = new ProposalApplier(client, writer, cache, ownDeletes, meters);
     proposalConsumer = new ProposalConsumer(new KafkaConsumer<>(consumerConfig("proposals"), new StringDeserializer(),
-        new ByteArrayDeserializer()), topics.proposals(), applier, deadLetters);
-    StatusSync sync = new StatusSync(client, writer, cache, renderConditions, events, new StatusMerger(), meters,
-        clock);
+        new ByteArrayDeserializer()), topics.proposals(), desiredProposals, proposalController::enqueue, deadLetters);
     violationConsumer = new ViolationConsumer(new KafkaConsumer<>(consumerConfig("violations"),
-        new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), sync, events, deadLetters,
-        config.statusUpdateInterval(), config.maxBufferedViolations(), meters, clock, buffered);
+        new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), violations, cache,
+        k -> policyController.enqueue(ObjectKey.parse(k)), events, deadLetters, config.statusUpdateInterval(),
+        config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());
+  }
+
+  private void enqueueOwner(HasMetadata o) {
+    Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
+        .ifPresent(r -> policyController.enqueue(new ObjectKey(o.getMetadata().getNamespace(), r.getName())));
   }
 
   /**
@@ -269,35 +284,6 @@ final class LeaderSession {
     informer.start();
   }
 
-  private void rerenderOwner(HasMetadata o, ClusterCache cache, NativeRenderer renderer) {
-    Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
-        .flatMap(r -> cache.policy(o.getMetadata().getNamespace(), r.getName()))
-        .ifPresent(wnp -> submit("rendered object drifted", () -> renderer.render(wnp)));
-  }
-
-  private void submit(String what, Runnable task) {
-    if (stopped) {
-      return;
-    }
-    try {
-      worker.execute(() -> {
-        if (stopped || !leading.getAsBoolean()) {
-          return;
-        }
-        try {
-          task.run();
-        } catch (NotLeaderException e) {
-          LOG.debug("{}: {}", what, e.getMessage());
-        } catch (RuntimeException e) {
-          meters.counter("network.enforcer.writer.reconcile.failures").increment();
-          LOG.warn("{}: {}", what, e.toString());
-        }
-      });
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      // The session is stopping: the next leader reconciles from its own informers.
-    }
-  }
-
   private void startThread(String name, Runnable r) {
     Thread t = new Thread(r, name);
     t.setDaemon(true);
@@ -333,19 +319,19 @@ final class LeaderSession {
     if (violationConsumer != null) {
       violationConsumer.stop();
     }
+    if (policyController != null) {
+      policyController.close();
+    }
+    if (proposalController != null) {
+      proposalController.close();
+    }
     informers.forEach(SharedIndexInformer::stop);
-    worker.shutdownNow();
     for (Thread t : threads) {
       try {
         t.join(Duration.ofSeconds(30).toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-    }
-    try {
-      worker.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));

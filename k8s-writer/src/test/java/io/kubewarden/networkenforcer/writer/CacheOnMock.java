@@ -4,6 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** A {@link ClusterCache} over running informers, as the leader session builds it. */
@@ -11,6 +15,7 @@ public final class CacheOnMock implements AutoCloseable {
   public final SharedIndexInformer<WorkloadNetworkPolicy> policies;
   public final SharedIndexInformer<WorkloadNetworkPolicyProposal> proposals;
   public final ClusterCache cache;
+  public final Map<WorkloadKind, SharedIndexInformer<? extends HasMetadata>> workloads = new EnumMap<>(WorkloadKind.class);
 
   public CacheOnMock(KubernetesClient client) throws Exception {
     policies = client.resources(WorkloadNetworkPolicy.class).inAnyNamespace().runnableInformer(0);
@@ -18,12 +23,19 @@ public final class CacheOnMock implements AutoCloseable {
     proposals = client.resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(0);
     policies.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
     proposals.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    cache = new ClusterCache(policies, proposals);
+    workloads.put(WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.StatefulSet, client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
+    for (SharedIndexInformer<?> i : workloads.values()) {
+      i.start().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+    cache = new ClusterCache(policies, proposals, workloads);
   }
 
   @Override
   public void close() {
     policies.stop();
     proposals.stop();
+    workloads.values().forEach(SharedIndexInformer::stop);
   }
 }

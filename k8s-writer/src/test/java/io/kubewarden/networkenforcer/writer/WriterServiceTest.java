@@ -99,14 +99,21 @@ class WriterServiceTest {
       ProposalSnapshot snapshot = Fixtures.proposal("api", "web");
       KafkaTopics.produce(bootstrap, topics.proposals(), snapshot.target().key(), snapshot);
       await().atMost(WAIT).until(() -> proposal(k8s, "deployment-api-ingress") != null
-          && proposal(k8s, "deployment-api-ingress").getStatus() != null);
+          && proposal(k8s, "deployment-api-ingress").getStatus() != null
+          && proposal(k8s, "deployment-api-ingress").getStatus().getConditions() != null);
+      var learned = proposal(k8s, "deployment-api-ingress");
+      assertThat(learned.getStatus().getConditions()).singleElement().satisfies(c -> {
+        assertThat(c.getType()).isEqualTo("Ready");
+        assertThat(c.getStatus()).isEqualTo("True");
+        assertThat(c.getObservedGeneration()).isEqualTo(learned.getMetadata().getGeneration());
+      });
 
       // Promote: the label makes a WNP, the proposal goes, the processor hears of the policy.
-      k8s.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-api-ingress")
-          .edit(p -> {
+      await().atMost(WAIT).ignoreExceptions().until(() -> k8s.resources(WorkloadNetworkPolicyProposal.class)
+          .inNamespace(NS).withName("deployment-api-ingress").edit(p -> {
             p.getMetadata().getLabels().put(Labels.PROMOTE, "protect");
             return p;
-          });
+          }) != null);
       await().atMost(WAIT).until(() -> policy(k8s) != null && proposal(k8s, "deployment-api-ingress") == null);
       assertThat(policy(k8s).getSpec().getMode()).isEqualTo(Mode.protect);
       await().atMost(WAIT).until(() -> k8s.network().v1().networkPolicies().inNamespace(NS)
@@ -136,17 +143,25 @@ class WriterServiceTest {
         assertThat(c.getType()).isEqualTo("Rendered");
         assertThat(c.getStatus()).isEqualTo("True");
       });
+      assertThat(status.getConditions()).anySatisfy(c -> {
+        assertThat(c.getType()).isEqualTo("Ready");
+        assertThat(c.getStatus()).isEqualTo("True");
+        assertThat(c.getObservedGeneration()).isEqualTo(policy(k8s).getMetadata().getGeneration());
+      });
       // The SDK batches exports (up to a second): poll for the events.
       await().atMost(WAIT).until(() -> events(otel, "policy_violation_observed").size() == 3);
+      assertThat(events(otel, "policy_violation_observed")).extracting(r -> r.getAttributes()
+          .get(io.opentelemetry.api.common.AttributeKey.stringKey("log.record.uid"))).doesNotHaveDuplicates();
       await().atMost(WAIT).until(() -> KafkaTopics.committed(bootstrap, prefix + "writer-violations",
           topics.violations().name()) == 3);
 
       // Acknowledge record 0: it moves with its reason, the annotation goes, then the event.
-      k8s.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress").edit(p -> {
-        p.getMetadata().setAnnotations(Map.of(Labels.ACKNOWLEDGE_PREFIX + "0", "known batch traffic",
-            Labels.ACKNOWLEDGE_PREFIX + "99", "no such record"));
-        return p;
-      });
+      await().atMost(WAIT).ignoreExceptions().until(() -> k8s.resources(WorkloadNetworkPolicy.class).inNamespace(NS)
+          .withName("deployment-api-ingress").edit(p -> {
+            p.getMetadata().setAnnotations(Map.of(Labels.ACKNOWLEDGE_PREFIX + "0", "known batch traffic",
+                Labels.ACKNOWLEDGE_PREFIX + "99", "no such record"));
+            return p;
+          }) != null);
       await().atMost(WAIT).until(() -> !policy(k8s).getMetadata().getAnnotations()
           .containsKey(Labels.ACKNOWLEDGE_PREFIX + "0"));
       var acked = policy(k8s).getStatus();

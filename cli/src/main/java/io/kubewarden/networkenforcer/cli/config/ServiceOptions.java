@@ -52,6 +52,35 @@ public class ServiceOptions {
     return podNamespace;
   }
 
+  /**
+   * Where the API server's address comes from, the way the client looks for it (--kubeconfig,
+   * KUBECONFIG, ~/.kube/config, in-cluster), for messages. Fails when there is none at all: the
+   * client would otherwise try https://kubernetes.default.svc and report only "An error has occurred".
+   */
+  public String apiServerSource() {
+    if (kubeconfig != null) {
+      return "kubeconfig " + kubeconfig;
+    }
+    String env = System.getenv("KUBECONFIG");
+    if (env != null && !env.isBlank()) {
+      return "kubeconfig " + env + " (KUBECONFIG)";
+    }
+    Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
+    if (Files.isRegularFile(home)) {
+      return "kubeconfig " + home;
+    }
+    if (System.getenv("KUBERNETES_SERVICE_HOST") != null) {
+      return "the in-cluster service account";
+    }
+    String master = System.getenv("KUBERNETES_MASTER");
+    if (master != null && !master.isBlank()) {
+      return "KUBERNETES_MASTER";
+    }
+    throw new ConfigException("no Kubernetes API server is configured: --kubeconfig (NE_KUBECONFIG) and KUBECONFIG "
+        + "are not set, " + home + " does not exist and this is not a pod (KUBERNETES_SERVICE_HOST is unset); "
+        + "point --kubeconfig at the kubeconfig of your cluster (for kind: kind get kubeconfig > FILE)");
+  }
+
   /** A client for the configured API server (not yet contacted). */
   public KubernetesClient kubernetesClient() {
     if (kubeconfig == null) {

@@ -18,7 +18,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
+import io.kubewarden.networkenforcer.ingest.file.CaptureInput;
+import io.kubewarden.networkenforcer.ingest.file.UnreadableCaptureException;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
+import io.kubewarden.networkenforcer.ingest.hubble.CiliumEndpointLabels;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.EndpointType;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowKey;
@@ -27,20 +30,20 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Endpoint;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
+import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The cluster state a capture implies when no {@code --cluster-state} file is given: pods, their
@@ -48,25 +51,29 @@ import java.util.regex.Pattern;
  * selector is the set of labels every one of its pods in the capture carries, minus the labels
  * controllers generate ({@link ControllerLabels}).
  *
- * <p>Hubble names the pod, its labels and its workload; Goldmane names an aggregated pod prefix and
- * its labels, so the owner is inferred from the prefix (a pod-template-hash suffix means a
- * Deployment, otherwise a DaemonSet; a pod name ending in an ordinal is a StatefulSet pod).
- * ztunnel logs carry no labels: those captures need a cluster-state file.
+ * <p>Hubble names the pod, its labels and (for endpoints local to the reporting node, Cilium 1.15+)
+ * its workload. Where no record of the capture names a pod's workload (older Cilium, field-masked
+ * exports, pods seen only from other nodes) and for Goldmane's aggregated names, the owner is
+ * inferred from the name's controller suffixes and the labels ({@link WorkloadInference}); such
+ * workloads are annotated so that endpoints resolved to them, and the proposals learned from them,
+ * carry the inferred mark. A pod whose owner cannot be told is left out and its flows are dropped
+ * with the inference's reason. ztunnel logs carry no labels: those captures need a cluster-state
+ * file.
  */
 public final class CaptureClusterState {
-  private static final String LABEL_PREFIX = "k8s:";
-  private static final String SERVICE_ACCOUNT_LABEL = "k8s:io.cilium.k8s.policy.serviceaccount=";
-  private static final String NAMESPACE_LABEL_PREFIX = "k8s:io.cilium.k8s.namespace.labels.";
   private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
-  /** The suffix a Deployment's ReplicaSet gets: its pod-template-hash (letters and digits, at least one digit). */
-  private static final Pattern TEMPLATE_HASH = Pattern.compile("^(.+)-([a-z0-9]{5,10})$");
-  private static final Pattern ORDINAL = Pattern.compile("^(.+)-(\\d+)$");
 
   private final Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
   /** ns/Kind/name -> labels all its pods share (selectable ones only). */
   private final Map<String, Map<String, String>> workloadSelectors = new LinkedHashMap<>();
   private final Map<String, HasMetadata> pods = new LinkedHashMap<>();
   private final Map<String, HasMetadata> replicaSets = new HashMap<>();
+  /** Workloads some record named (Hubble's {@code workloads}); all others were inferred. */
+  private final Set<String> namedWorkloads = new HashSet<>();
+  /** Hubble pods that no record names a workload for, resolved after the whole capture is read. */
+  private final Map<String, PodSeen> unnamedPods = new LinkedHashMap<>();
+
+  private record PodSeen(String namespace, String name, String ip, String serviceAccount, Map<String, String> labels) {}
 
   private CaptureClusterState() {}
 
@@ -78,7 +85,7 @@ public final class CaptureClusterState {
           + "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster-state.json)");
     }
     CaptureClusterState state = new CaptureClusterState();
-    try (BufferedReader reader = Files.newBufferedReader(capture, StandardCharsets.UTF_8)) {
+    try (BufferedReader reader = CaptureInput.open(capture)) {
       String line;
       while ((line = reader.readLine()) != null) {
         if (!line.isBlank()) {
@@ -87,7 +94,10 @@ public final class CaptureClusterState {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
+    } catch (UnreadableCaptureException e) {
+      throw new LearnInputException(e.getMessage());
     }
+    state.inferUnnamedPods();
     return state.toIndex();
   }
 
@@ -103,7 +113,7 @@ public final class CaptureClusterState {
           hubbleEndpoint(flow.getDestination(), flow.hasIP() ? flow.getIP().getDestination() : "");
         }
       } else if (format == CaptureFormat.GOLDMANE && GoldmaneJson.looksLikeGoldmane(node)) {
-        FlowResult result = GoldmaneJson.decode(line);
+        FlowResult result = GoldmaneJson.decode(line, node);
         FlowKey key = result.getFlow().getKey();
         if (key.getSourceTypeValue() == EndpointType.WorkloadEndpoint_VALUE) {
           goldmaneEndpoint(key.getSourceNamespace(), key.getSourceName(), result.getFlow().getSourceLabelsList());
@@ -118,34 +128,52 @@ public final class CaptureClusterState {
   }
 
   private void hubbleEndpoint(Endpoint ep, String ip) {
-    if (ep.getPodName().isEmpty() || ep.getNamespace().isEmpty() || ep.getWorkloadsCount() == 0) {
+    if (ep.getPodName().isEmpty() || ep.getNamespace().isEmpty()) {
+      return;
+    }
+    String ns = ep.getNamespace();
+    CiliumEndpointLabels labels = CiliumEndpointLabels.of(ep.getLabelsList());
+    namespace(ns).putAll(labels.namespaceLabels());
+    if (ep.getWorkloadsCount() == 0) {
+      unnamedPods.putIfAbsent(ns + "/" + ep.getPodName(),
+          new PodSeen(ns, ep.getPodName(), ip, labels.serviceAccount(), labels.podLabels()));
       return;
     }
     Optional<WorkloadKind> kind = WorkloadKind.fromKind(ep.getWorkloads(0).getKind());
     if (kind.isEmpty()) {
       return;
     }
-    String ns = ep.getNamespace();
-    Map<String, String> labels = new TreeMap<>();
-    Map<String, String> nsLabels = new TreeMap<>();
-    String serviceAccount = null;
-    for (String label : ep.getLabelsList()) {
-      if (label.startsWith(SERVICE_ACCOUNT_LABEL)) {
-        serviceAccount = label.substring(SERVICE_ACCOUNT_LABEL.length());
-      } else if (label.startsWith(NAMESPACE_LABEL_PREFIX)) {
-        put(nsLabels, label.substring(NAMESPACE_LABEL_PREFIX.length()));
-      } else if (label.startsWith(LABEL_PREFIX) && !label.startsWith("k8s:io.cilium.k8s.")
-          && !label.startsWith("k8s:io.kubernetes.pod.namespace=")) {
-        put(labels, label.substring(LABEL_PREFIX.length()));
-      }
-    }
-    namespace(ns).putAll(nsLabels);
     String workload = ep.getWorkloads(0).getName();
+    namedWorkloads.add(ns + "/" + kind.get().name() + "/" + workload);
+    Map<String, String> podLabels = new TreeMap<>(labels.podLabels());
     String ownerRs = kind.get() == WorkloadKind.Deployment
-        ? workload + "-" + labels.getOrDefault("pod-template-hash", "capture")
+        ? workload + "-" + podLabels.getOrDefault("pod-template-hash", "capture")
         // A CronJob's pod is owned by the run's Job; the Job's name is in its per-run label.
-        : kind.get() == WorkloadKind.CronJob ? labels.getOrDefault("job-name", workload + "-capture") : null;
-    pod(ns, ep.getPodName(), null, ip, serviceAccount, labels, kind.get(), workload, ownerRs);
+        : kind.get() == WorkloadKind.CronJob ? podLabels.getOrDefault("job-name", workload + "-capture") : null;
+    pod(ns, ep.getPodName(), null, ip, labels.serviceAccount(), podLabels, kind.get(), workload, ownerRs);
+  }
+
+  /**
+   * Pods that only appear without {@code workloads} (seen from another node, older Cilium, masked
+   * exports): a pod some other record named keeps that workload; the rest are inferred from name
+   * and labels, or left out when that is a guess.
+   */
+  private void inferUnnamedPods() {
+    unnamedPods.forEach((key, seen) -> {
+      if (pods.containsKey(key)) {
+        return;
+      }
+      WorkloadInference.Guess guess = WorkloadInference.guess(seen.name(), seen.labels());
+      if (!guess.found() || GeneratedPodLabels.selectable(seen.labels()).isEmpty()) {
+        return;
+      }
+      String ownerRs = null;
+      if (guess.kind() == WorkloadKind.Deployment) {
+        ownerRs = seen.name().substring(0, seen.name().lastIndexOf('-'));
+      }
+      pod(seen.namespace(), seen.name(), null, seen.ip(), seen.serviceAccount(), new TreeMap<>(seen.labels()),
+          guess.kind(), guess.name(), ownerRs);
+    });
   }
 
   private void goldmaneEndpoint(String ns, String aggregatedName, List<String> labelList) {
@@ -155,27 +183,18 @@ public final class CaptureClusterState {
     Map<String, String> labels = new TreeMap<>();
     labelList.forEach(l -> put(labels, l));
     namespace(ns);
+    WorkloadInference.Guess guess = WorkloadInference.guess(aggregatedName, labels);
+    if (!guess.found()) {
+      return;
+    }
     if (!aggregatedName.endsWith("*")) {
-      Matcher ordinal = ORDINAL.matcher(aggregatedName);
-      if (ordinal.matches()) {
-        pod(ns, aggregatedName, null, null, null, labels, WorkloadKind.StatefulSet, ordinal.group(1), null);
-      }
+      pod(ns, aggregatedName, null, null, null, labels, guess.kind(), guess.name(), null);
       return;
     }
     String generateName = aggregatedName.substring(0, aggregatedName.length() - 1);
     String prefix = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
-    String podName = generateName + "capture";
-    String hash = labels.get("pod-template-hash");
-    Matcher m = TEMPLATE_HASH.matcher(prefix);
-    boolean daemonSetLabels = labels.containsKey("pod-template-generation");
-    if (hash != null && prefix.endsWith("-" + hash)) {
-      pod(ns, podName, generateName, null, null, labels, WorkloadKind.Deployment,
-          prefix.substring(0, prefix.length() - hash.length() - 1), prefix);
-    } else if (!daemonSetLabels && m.matches() && m.group(2).chars().anyMatch(Character::isDigit)) {
-      pod(ns, podName, generateName, null, null, labels, WorkloadKind.Deployment, m.group(1), prefix);
-    } else {
-      pod(ns, podName, generateName, null, null, labels, WorkloadKind.DaemonSet, prefix, null);
-    }
+    pod(ns, generateName + "capture", generateName, null, null, labels, guess.kind(), guess.name(),
+        guess.kind() == WorkloadKind.Deployment ? prefix : null);
   }
 
   private void pod(String ns, String name, String generateName, String ip, String serviceAccount,
@@ -230,6 +249,9 @@ public final class CaptureClusterState {
       }
       String[] parts = key.split("/", 3);
       ObjectMeta meta = meta(parts[0], parts[2], Map.of(), null);
+      if (!namedWorkloads.contains(key)) {
+        meta.setAnnotations(Map.of(WorkloadInference.INFERRED_OBJECT_ANNOTATION, "true"));
+      }
       var labelSelector = new LabelSelectorBuilder().withMatchLabels(selector).build();
       switch (WorkloadKind.valueOf(parts[1])) {
         case Deployment -> index.upsert(new DeploymentBuilder().withMetadata(meta)

@@ -29,8 +29,7 @@ final class CaptureLoss {
     return proposals.stream().map(p -> {
       Instant since = p.convergence() != null ? p.convergence().since()
           : p.updatedAt() != null ? p.updatedAt() : Instant.EPOCH;
-      return new ProposalSnapshot(p.name(), p.namespace(), p.spec(), p.evidence(), p.updatedAt(),
-          new Convergence(false, since, "EventsLost", "the data plane lost " + lost + " events while the capture "
+      return p.withConvergence(new Convergence(false, since, "EventsLost", "the data plane lost " + lost + " events while the capture "
               + "was taken: peers may be missing; learn again from a capture without lost events"));
     }).toList();
   }

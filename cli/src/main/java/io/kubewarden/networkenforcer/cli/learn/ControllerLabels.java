@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
+import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -11,20 +12,7 @@ import java.util.TreeMap;
  */
 public final class ControllerLabels {
   /** Exact keys added by Deployment, StatefulSet, DaemonSet, Job and the Istio injector. */
-  static final Set<String> GENERATED = Set.of(
-      "pod-template-hash",
-      "controller-revision-hash",
-      "pod-template-generation",
-      "statefulset.kubernetes.io/pod-name",
-      "apps.kubernetes.io/pod-index",
-      "controller-uid",
-      "job-name",
-      "batch.kubernetes.io/controller-uid",
-      "batch.kubernetes.io/job-name",
-      "batch.kubernetes.io/job-completion-index",
-      "security.istio.io/tlsMode",
-      "service.istio.io/canonical-name",
-      "service.istio.io/canonical-revision");
+  static final Set<String> GENERATED = GeneratedPodLabels.KEYS;
 
   private ControllerLabels() {}
 

@@ -37,7 +37,9 @@ import picocli.CommandLine.Spec;
             + "Kafka broker and writes one WorkloadNetworkPolicyProposal per workload and direction to "
             + "DIR/<namespace>/<name>.yaml.",
         "",
-        "Captures: 'hubble observe -o jsonpb' lines, Goldmane FlowResult JSON lines, ztunnel JSON access logs.",
+        "Captures: 'hubble observe -o jsonpb' lines (or Hubble exporter files), Goldmane FlowResult or Flow JSON "
+            + "lines, ztunnel logs (default text or JSON). Plain or gzip, UTF-8 or UTF-16 with a byte-order mark; "
+            + "a directory of rotated files; '-' reads standard input.",
         "Cluster state: 'kubectl get ns,deploy,sts,ds,rs,pods -A -o json' (JSON or YAML). Without it, selectors "
             + "come from the pod labels in the capture (ztunnel captures have none and need it)."},
     exitCodeListHeading = "%nExit codes:%n",
@@ -48,7 +50,8 @@ public final class LearnCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--input", paramLabel = "FILE", description = "The capture file (required).")
+  @Option(names = "--input", paramLabel = "FILE|DIR|-",
+      description = "The capture: a file, a directory of rotated files, or - for standard input (required).")
   Path input;
 
   @Option(names = "--format", paramLabel = "hubble|goldmane|ztunnel",
@@ -63,8 +66,14 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Policy model of the proposals; default kubernetes for hubble and goldmane, istio for ztunnel.")
   String backend;
 
-  @Option(names = "--output-dir", paramLabel = "DIR", description = "Where the manifests go (required).")
+  @Option(names = "--output-dir", paramLabel = "DIR",
+      description = "Where the manifests go (required); must be empty or new unless --overwrite is given.")
   Path outputDir;
+
+  @Option(names = "--overwrite",
+      description = "Reuse a non-empty --output-dir: the manifests and unreadable-lines file of an earlier run are "
+          + "removed first.")
+  boolean overwrite;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
       description = "Longest time to wait for processing (default: ${DEFAULT-VALUE}).")
@@ -85,25 +94,40 @@ public final class LearnCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     LogLevels.quiet(logLevel);
     LearnRequest request = validate();
-    CaptureFormat captureFormat = CaptureInspection.inspect(request.input(), request.format());
+    try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null) {
+      Path capture = stdin != null ? stdin.file() : request.input();
+      return learn(request, capture, out);
+    }
+  }
+
+  private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
+    CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
     Backend chosenBackend = request.backend().orElse(OfflinePipeline.providerOf(captureFormat).backend());
     ClusterView view = request.clusterState()
         .<ClusterView>map(ClusterStateFile::load)
-        .orElseGet(() -> CaptureClusterState.derive(request.input(), captureFormat));
+        .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat));
     OfflinePipeline.checkBackend(captureFormat, chosenBackend);
+    // Only once every input is known to be usable: an earlier run's manifests go now.
+    List<Path> removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     OfflinePipeline.Result result;
     LearningSettings learningSettings = learning.settings();
-    try (OfflinePipeline pipeline = new OfflinePipeline(registry, learningSettings)) {
-      result = pipeline.run(request.input(), captureFormat, chosenBackend, view, request.timeout(), progress);
+    Optional<Path> unreadable;
+    try (OfflinePipeline pipeline = new OfflinePipeline(registry, learningSettings);
+        UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
+      result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
+          unreadableLines);
+      unreadable = unreadableLines.written();
     }
-    long lostEvents = CaptureLoss.lostEvents(registry);
+    long lostEvents = Math.max(result.capture().lostEvents(), CaptureLoss.lostEvents(registry));
     List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents);
-    List<Path> files = ProposalManifests.write(request.outputDir(), proposals, request.input().getFileName().toString());
-    LearnSummary summary = new LearnSummary(request.input(), captureFormat, chosenBackend,
-        request.clusterState().isPresent(), result.capture(), registry, proposals, files, learningSettings);
+    String source = request.fromStdin() ? "standard input" : request.input().getFileName().toString();
+    List<Path> files = ProposalManifests.write(request.outputDir(), proposals, source);
+    LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
+        chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
+        learningSettings).withOutputFiles(unreadable, removed.size());
     summary.print(out);
     out.flush();
     if (proposals.isEmpty()) {
@@ -115,7 +139,14 @@ public final class LearnCommand implements Callable<Integer> {
 
   /** The options, checked, with messages that say what to fix. */
   record LearnRequest(Path input, Optional<CaptureFormat> format, Optional<Path> clusterState,
-      Optional<Backend> backend, Path outputDir, Duration timeout) {}
+      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite) {
+
+    boolean fromStdin() {
+      return STDIN.equals(input.toString());
+    }
+  }
+
+  private static final String STDIN = "-";
 
   LearnRequest validate() {
     if (input == null) {
@@ -127,6 +158,7 @@ public final class LearnCommand implements Callable<Integer> {
     if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
       throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
     }
+
     Optional<CaptureFormat> f = Optional.empty();
     if (format != null && !format.isBlank()) {
       try {
@@ -148,6 +180,6 @@ public final class LearnCommand implements Callable<Integer> {
           + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
     }
     Duration t = Durations.parse("--timeout", timeout);
-    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t);
+    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite);
   }
 }

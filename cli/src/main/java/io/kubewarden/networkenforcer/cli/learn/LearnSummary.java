@@ -1,21 +1,22 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
-import io.kubewarden.networkenforcer.processor.config.LearningSettings;
-import java.time.Duration;
-import java.time.Instant;
-
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.DropReason;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -33,6 +34,8 @@ final class LearnSummary {
   private final List<ProposalSnapshot> proposals;
   private final List<Path> files;
   private final LearningSettings learning;
+  private Optional<Path> unreadableLinesFile = Optional.empty();
+  private int manifestsRemoved;
 
   LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
       MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
@@ -47,24 +50,42 @@ final class LearnSummary {
     this.files = files;
   }
 
+  /** The unreadable-lines file (when lines were unreadable) and how many old manifests --overwrite removed. */
+  LearnSummary withOutputFiles(Optional<Path> unreadableLines, int removed) {
+    this.unreadableLinesFile = unreadableLines;
+    this.manifestsRemoved = removed;
+    return this;
+  }
+
   void print(PrintWriter out) {
     out.printf(Locale.ROOT, "Learned from %s (%s, backend %s, selectors from %s)%n", input,
         format.source(), backend, clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
     out.printf(Locale.ROOT, "  records read:        %d%n", capture.lines());
     out.printf(Locale.ROOT, "  flows published:     %d%n", capture.published());
     out.printf(Locale.ROOT, "  dropped at ingest:   %d%s%n", capture.droppedTotal(), reasons(dropReasons()));
+    long lost = Math.max(capture.lostEvents(), CaptureLoss.lostEvents(registry));
+    if (lost > 0) {
+      out.printf(Locale.ROOT, "  lost events:         %d (the capture is INCOMPLETE: Hubble dropped events before "
+          + "they were recorded; rules for the lost connections may be missing, so no proposal is Converged; raise "
+          + "the Hubble buffer or record for less time)%n", lost);
+    }
     out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
-        capture.badLines() == 0 ? "" : " (kept in the dead-letter topic)");
+        capture.badLines() == 0 ? "" : unreadableLinesFile.map(f -> " (kept in " + f + ")")
+            .orElse(" (kept in the dead-letter topic)"));
     capture.errors().stream().limit(5).forEach(e -> out.printf(Locale.ROOT, "      %s%n", e));
     Map<String, Long> notLearned = processorSkips();
     if (!notLearned.isEmpty()) {
       out.printf(Locale.ROOT, "  not learned:         %d%s%n", notLearned.values().stream().mapToLong(Long::longValue)
           .sum(), reasons(notLearned));
     }
-    long lost = CaptureLoss.lostEvents(registry);
-    if (lost > 0) {
-      out.printf(Locale.ROOT, "  events lost:         %d (reported by the data plane: the capture has a blind spot; "
-          + "no proposal is Converged)%n", lost);
+    long inferredProposals = proposals.stream().filter(p -> !p.inferredWorkloads().isEmpty()).count();
+    if (capture.inferredFlows() > 0 || inferredProposals > 0) {
+      out.printf(Locale.ROOT, "  inferred workloads:  %d flows, %d proposals (workload and selector inferred from pod "
+          + "names and labels; those proposals carry the annotation %s: review their selectors)%n",
+          capture.inferredFlows(), inferredProposals, Labels.INFERRED_WORKLOADS);
+    }
+    if (manifestsRemoved > 0) {
+      out.printf(Locale.ROOT, "  old manifests removed (--overwrite): %d%n", manifestsRemoved);
     }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
     out.printf(Locale.ROOT, "  converged:           %s%n", convergence());

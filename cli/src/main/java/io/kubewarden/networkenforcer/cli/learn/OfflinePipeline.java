@@ -6,9 +6,11 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
+import io.kubewarden.networkenforcer.ingest.file.CaptureInput;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
@@ -96,6 +98,7 @@ final class OfflinePipeline implements AutoCloseable {
         .processingGuarantee(StreamsConfig.AT_LEAST_ONCE)
         .evidenceFlushInterval(EVIDENCE_FLUSH)
         .commitInterval(COMMIT_INTERVAL)
+        .combineInterval(COMMIT_INTERVAL)
         .stateDir(stateDir)
         .provider(providerOf(format))
         .backend(backend)
@@ -111,6 +114,12 @@ final class OfflinePipeline implements AutoCloseable {
 
   Result run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
       LearnProgress progress) throws InterruptedException {
+    return run(capture, format, backend, view, timeout, progress, DeadLetterSink.discard());
+  }
+
+  /** @param unreadableLines also receives every line that could not be read (besides the dead-letter topic) */
+  Result run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
+      LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
     broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
     ProcessorConfig config = processorConfig(kafka, format, backend, workDir.resolve("streams"), learning);
@@ -120,12 +129,16 @@ final class OfflinePipeline implements AutoCloseable {
       streams.start();
 
       IngestMetrics ingestMetrics = new IngestMetrics(registry);
+      long totalBytes = CaptureInput.size(capture);
       CaptureSummary summary;
       try (FlowPublisher flows = new FlowPublisher(kafka, ProducerTuning.defaults(), ingestMetrics);
           DeadLetterPublisher deadLetters = new DeadLetterPublisher(kafka, ingestMetrics);
-          BufferedReader reader = new BufferedReader(new InputStreamReader(
-              progress.track(Files.newInputStream(capture), Files.size(capture)), StandardCharsets.UTF_8))) {
-        summary = new CaptureFile(view, "cluster.local", deadLetters, ingestMetrics, Clock.systemUTC())
+          BufferedReader reader = CaptureInput.open(capture, in -> progress.track(in, totalBytes))) {
+        DeadLetterSink bothDeadLetters = (source, reason, payload, error) -> {
+          deadLetters.deadLetter(source, reason, payload, error);
+          unreadableLines.deadLetter(source, reason, payload, error);
+        };
+        summary = new CaptureFile(view, "cluster.local", bothDeadLetters, ingestMetrics, Clock.systemUTC())
             .read(reader, capture.getFileName().toString(), Optional.of(format), progress.countingSink(flows));
         flows.flush();
         deadLetters.flush();

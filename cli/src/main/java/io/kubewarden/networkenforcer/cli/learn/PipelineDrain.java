@@ -15,10 +15,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.UnknownStateStoreException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -32,7 +34,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * holds every snapshot the processor says it wrote (at-least-once writes are flushed before the
  * offsets they belong to are committed).
  */
-final class PipelineDrain {
+public final class PipelineDrain {
   private static final String PROCESSOR_METRICS = "network_enforcer.processor.";
 
   private final Admin admin;
@@ -42,9 +44,9 @@ final class PipelineDrain {
   private final MeterRegistry registry;
 
   /** How far the processor has come: flow records consumed of those published. */
-  record Progress(long flowsConsumed, long flowsPublished, boolean done) {}
+  public record Progress(long flowsConsumed, long flowsPublished, boolean done) {}
 
-  PipelineDrain(Admin admin, String groupId, List<String> inputsInOrder, String proposalsTopic,
+  public PipelineDrain(Admin admin, String groupId, List<String> inputsInOrder, String proposalsTopic,
       MeterRegistry registry) {
     this.admin = admin;
     this.groupId = groupId;
@@ -53,7 +55,7 @@ final class PipelineDrain {
     this.registry = registry;
   }
 
-  Progress check(KafkaStreams streams) {
+  public Progress check(KafkaStreams streams) {
     Map<TopicPartition, OffsetAndMetadata> committed = get(admin.listConsumerGroupOffsets(groupId)
         .partitionsToOffsetAndMetadata());
     long flowsConsumed = 0;
@@ -77,6 +79,10 @@ final class PipelineDrain {
       if (!allConsumed) {
         return new Progress(flowsConsumed, flowsPublished, false);
       }
+      // Consumed flows may still wait in the combiner before they reach the repartition topic.
+      if (i == 0 && combinationsWaiting(streams)) {
+        return new Progress(flowsConsumed, flowsPublished, false);
+      }
       // Later stages are only read after the earlier ones are known to be consumed.
       if (i + 1 < inputsInOrder.size()) {
         committed = get(admin.listConsumerGroupOffsets(groupId).partitionsToOffsetAndMetadata());
@@ -84,6 +90,22 @@ final class PipelineDrain {
     }
     boolean done = !unpublishedEvidence(streams) && proposalsWritten() >= proposalsCounted();
     return new Progress(flowsConsumed, flowsPublished, done);
+  }
+
+  private boolean combinationsWaiting(KafkaStreams streams) {
+    try {
+      ReadOnlyKeyValueStore<Bytes, byte[]> store = streams.store(StoreQueryParameters
+          .fromNameAndType(StoreNames.COMBINER, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
+      try (KeyValueIterator<Bytes, byte[]> all = store.all()) {
+        return all.hasNext();
+      }
+    } catch (UnknownStateStoreException e) {
+      // A topology without a combiner (combine interval 0).
+      return false;
+    } catch (InvalidStateStoreException e) {
+      // Rebalancing or restoring: ask again on the next check.
+      return true;
+    }
   }
 
   private boolean unpublishedEvidence(KafkaStreams streams) {

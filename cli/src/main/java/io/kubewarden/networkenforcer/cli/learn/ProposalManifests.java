@@ -18,7 +18,7 @@ import java.util.List;
  * Writes proposals as Kubernetes manifests, one file per target at
  * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply -f}.
  */
-final class ProposalManifests {
+public final class ProposalManifests {
   /** fabric8's YAML quotes strings that look like numbers (Istio ports), which a plain mapper would not. */
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -27,6 +27,7 @@ final class ProposalManifests {
   static WorkloadNetworkPolicyProposal toResource(ProposalSnapshot snapshot) {
     WorkloadNetworkPolicyProposal proposal = new WorkloadNetworkPolicyProposal();
     proposal.setMetadata(new ObjectMetaBuilder().withName(snapshot.name()).withNamespace(snapshot.namespace())
+        .withAnnotations(snapshot.metadataAnnotations().isEmpty() ? null : snapshot.metadataAnnotations())
         .build());
     proposal.setSpec(snapshot.spec());
     if (!snapshot.evidence().isEmpty() || snapshot.convergence() != null) {
@@ -42,10 +43,15 @@ final class ProposalManifests {
 
   /** Writes every proposal and returns the files written, in the order given. */
   static List<Path> write(Path dir, Collection<ProposalSnapshot> proposals, String source) {
+    return write(dir, proposals, "network-enforcer learn", source);
+  }
+
+  /** As {@link #write(Path, Collection, String)}, naming the command that learned them in the header. */
+  public static List<Path> write(Path dir, Collection<ProposalSnapshot> proposals, String command, String source) {
     List<Path> written = new ArrayList<>();
     for (ProposalSnapshot snapshot : proposals) {
       Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
-      String yaml = "# Learned by 'network-enforcer learn' from " + source + ".\n"
+      String yaml = "# Learned by '" + command + "' from " + source + ".\n"
           + "# Review, then: kubectl apply -f " + file.getFileName()
           + " (status.evidence is informational; the API server keeps only spec on create).\n"
           + SERIALIZATION.asYaml(toResource(snapshot)).replaceFirst("^---\\n", "");

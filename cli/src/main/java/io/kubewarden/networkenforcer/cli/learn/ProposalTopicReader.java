@@ -14,18 +14,18 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /** Reads a compacted proposals topic from the start to its current end: the latest snapshot per target. */
-final class ProposalTopicReader {
+public final class ProposalTopicReader {
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration MAX_READ = Duration.ofMinutes(2);
 
   private final KafkaSettings kafka;
 
-  ProposalTopicReader(KafkaSettings kafka) {
+  public ProposalTopicReader(KafkaSettings kafka) {
     this.kafka = kafka;
   }
 
   /** Target key -> latest snapshot; a tombstone removes the target. */
-  Map<String, ProposalSnapshot> readAll(Topic<String, ProposalSnapshot> topic) {
+  public Map<String, ProposalSnapshot> readAll(Topic<String, ProposalSnapshot> topic) {
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

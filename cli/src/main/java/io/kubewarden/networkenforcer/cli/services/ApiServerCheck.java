@@ -4,26 +4,51 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 
 /**
  * Contacts the API server once at start, so a wrong kubeconfig ends the command with a message
- * instead of a service that retries forever without saying why.
+ * that names the server, where its address came from and what to change, instead of a service
+ * that retries forever without saying why.
  */
 public final class ApiServerCheck {
   private ApiServerCheck() {}
 
-  public static void check(KubernetesClient client) {
+  /** @param source where the client configuration came from, for the message ("kubeconfig /x", "in-cluster") */
+  public static void check(KubernetesClient client, String source) {
     String url = String.valueOf(client.getConfiguration().getMasterUrl());
     // One quick attempt: the services' own clients retry, this check must answer fast.
     Config once = new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0)
         .withConnectionTimeout(5_000).withRequestTimeout(10_000).build();
     try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(once).build()) {
       probe.getKubernetesVersion();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 401 || e.getCode() == 403) {
+        throw new ConfigException("the Kubernetes API server at " + url + " (from " + source + ") refused the "
+            + "credentials (HTTP " + e.getCode() + "); renew the token or certificate of that kubeconfig user, or "
+            + "point --kubeconfig (NE_KUBECONFIG) or KUBECONFIG at one that works");
+      }
+      throw unreachable(url, source, e);
     } catch (RuntimeException e) {
-      String cause = e.getCause() != null ? e.getCause().getMessage() : e.getMessage();
-      throw new ConfigException("cannot reach the Kubernetes API server at " + url + " (" + cause + "); set "
-          + "--kubeconfig or KUBECONFIG to a working kubeconfig, or run inside the cluster");
+      throw unreachable(url, source, e);
     }
+  }
+
+  private static ConfigException unreachable(String url, String source, RuntimeException e) {
+    return new ConfigException("cannot reach the Kubernetes API server at " + url + " (from " + source + "): "
+        + rootCause(e) + "; set --kubeconfig (NE_KUBECONFIG) or KUBECONFIG to the kubeconfig of a running "
+        + "cluster, or run inside the cluster");
+  }
+
+  /** The innermost message: fabric8's own is often only "An error has occurred.". */
+  static String rootCause(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    String message = t.getMessage();
+    return message == null || message.isBlank() ? t.getClass().getSimpleName()
+        : t.getClass().getSimpleName() + ": " + message;
   }
 }

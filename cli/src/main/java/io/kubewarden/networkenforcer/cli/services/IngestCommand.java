@@ -41,7 +41,7 @@ public final class IngestCommand implements Callable<Integer> {
       runner.startManagement();
       KubernetesClient client = runner.add(service.kubernetesClient());
       if (config.clusterStateFile() == null) {
-        ApiServerCheck.check(client);
+        ApiServerCheck.check(client, service.apiServerSource());
       }
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
@@ -8,6 +9,7 @@ import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpSettings;
 import java.nio.file.Path;
+import java.time.Duration;
 import picocli.CommandLine.Option;
 
 /**
@@ -79,6 +81,12 @@ public class IngestOptions {
       description = "Flows the dumper keeps (default: ${DEFAULT-VALUE}).")
   int dumperBufferSize;
 
+  @Option(names = "--aggregation-window", paramLabel = "DURATION", defaultValue = "5s",
+      description = "Repeated flows (same workloads and pods, port, protocol, verdict, reporter) are folded into "
+          + "one record with a count and first/last seen per window before they are published; 0 publishes every "
+          + "flow as it comes (default: ${DEFAULT-VALUE}).")
+  String aggregationWindow;
+
   /** The validated ingest configuration for this provider. */
   public IngestConfig config(Provider provider) {
     TlsMode mode = tlsMode == null || tlsMode.isBlank()
@@ -87,6 +95,7 @@ public class IngestOptions {
     IngestConfig config = IngestConfig.defaults(provider)
         .withTrustDomain(trustDomain)
         .withDumper(new IngestConfig.Dumper(dumperEnabled, dumperPort, dumperBufferSize));
+    config = config.withProducer(config.producer().withAggregationWindow(aggregationWindow(aggregationWindow)));
     if (clusterState != null) {
       config = config.withClusterStateFile(clusterState);
     }
@@ -113,6 +122,11 @@ public class IngestOptions {
       default -> throw new ConfigException("--provider must be istio, calico or cilium");
     }
     return config.validate();
+  }
+
+  static Duration aggregationWindow(String text) {
+    String t = text == null ? "" : text.trim();
+    return t.equals("0") ? Duration.ZERO : Durations.parse("--aggregation-window", t);
   }
 
   private static String endpoint(String given, String fallback) {

@@ -36,6 +36,11 @@ public class StreamsOptions {
       description = "Offset and transaction commit interval (default: ${DEFAULT-VALUE}).")
   String commitInterval;
 
+  @Option(names = "--observation-combine-interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "How long observations of one target and flow are combined before the repartition; 0 sends "
+          + "each alone (default: ${DEFAULT-VALUE}).")
+  String combineInterval;
+
   @Mixin
   LearningOptions learning = new LearningOptions();
 
@@ -51,6 +56,8 @@ public class StreamsOptions {
         .streamThreads(streamThreads)
         .evidenceFlushInterval(Durations.parse("--evidence-flush-interval", evidenceFlushInterval))
         .commitInterval(Durations.parse("--commit-interval", commitInterval))
+        .combineInterval("0".equals(combineInterval.trim()) ? java.time.Duration.ZERO
+            : Durations.parse("--observation-combine-interval", combineInterval))
         .stateDir(stateDir)
         .provider(provider)
         .backend(provider.backend())

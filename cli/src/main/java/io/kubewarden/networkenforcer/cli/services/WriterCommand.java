@@ -41,7 +41,7 @@ public final class WriterCommand implements Callable<Integer> {
     try (ServiceRunner runner = new ServiceRunner("writer", ServiceMetrics.create("writer"), service.managementPort())) {
       runner.startManagement();
       KubernetesClient client = runner.add(service.kubernetesClient());
-      ApiServerCheck.check(client);
+      ApiServerCheck.check(client, service.apiServerSource());
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }

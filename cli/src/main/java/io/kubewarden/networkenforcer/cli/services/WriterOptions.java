@@ -1,12 +1,14 @@
 package io.kubewarden.networkenforcer.cli.services;
 
+import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.telemetry.CollectorStrategy;
-import io.kubewarden.networkenforcer.writer.telemetry.OtlpProtocol;
+import io.kubewarden.networkenforcer.writer.telemetry.OtlpEnvironment;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import java.nio.file.Path;
+import java.util.Map;
 import picocli.CommandLine.Option;
 
 /** The writer's options (writer and standalone), named like the chart's environment variables. */
@@ -15,10 +17,13 @@ public class WriterOptions {
       description = "wnpStatusUpdateInterval: how often violations reach the WNP status (default: ${DEFAULT-VALUE}).")
   String statusSyncInterval;
 
-  @Option(names = "--leader-election", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
-      defaultValue = "true", description = "Compete for the writer Lease (default: ${DEFAULT-VALUE}). The writer "
-          + "always holds the Lease before writing; false only documents a single replica.")
-  boolean leaderElection;
+  /**
+   * Removed: the writer always holds the Lease before it writes, also as a single replica (a second
+   * writer started by mistake then waits instead of racing). Kept hidden so that a configuration that
+   * still sets it is told so instead of being ignored.
+   */
+  @Option(names = "--leader-election", paramLabel = "true|false", hidden = true)
+  String leaderElection;
 
   @Option(names = "--lease-name", paramLabel = "NAME", defaultValue = WriterConfig.DEFAULT_LEASE_NAME,
       description = "Name of the coordination.k8s.io Lease (default: ${DEFAULT-VALUE}).")
@@ -32,11 +37,12 @@ public class WriterOptions {
       description = "Where violation events go (default: ${DEFAULT-VALUE}; the chart sets it).")
   String collectorStrategy;
 
-  @Option(names = "--otel-endpoint", paramLabel = "URL", description = "OTLP collector URL, https://host:4317.")
+  @Option(names = "--otel-endpoint", paramLabel = "URL|HOST:PORT", description = "OTLP collector: a URL "
+      + "(https://host:4317) or host:port; default OTEL_EXPORTER_OTLP_ENDPOINT.")
   String otelEndpoint;
 
-  @Option(names = "--otel-protocol", paramLabel = "grpc|http", defaultValue = "grpc",
-      description = "OTLP protocol (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--otel-protocol", paramLabel = "grpc|http/protobuf",
+      description = "OTLP protocol; default OTEL_EXPORTER_OTLP_PROTOCOL, else grpc.")
   String otelProtocol;
 
   @Option(names = "--otel-ca-file", paramLabel = "FILE", description = "PEM CA bundle of the collector.")
@@ -50,8 +56,18 @@ public class WriterOptions {
 
   /** The validated writer configuration. */
   public WriterConfig config(KafkaSettings kafka, String podNamespace, String podName) {
-    TelemetrySettings telemetry = new TelemetrySettings(CollectorStrategy.parse(collectorStrategy), otelEndpoint,
-        OtlpProtocol.parse(otelProtocol), otelCaFile, otelClientCertFile, otelClientKeyFile);
+    return config(kafka, podNamespace, podName, System.getenv());
+  }
+
+  /** The same, with the standard OTEL_EXPORTER_OTLP_* variables of {@code env} filling what no option set. */
+  public WriterConfig config(KafkaSettings kafka, String podNamespace, String podName, Map<String, String> env) {
+    if (leaderElection != null) {
+      throw new ConfigException("--leader-election (NE_LEADER_ELECTION) was removed: the writer always takes the "
+          + "Lease --lease-name before it writes, which a single replica gets at once; remove the setting");
+    }
+    TelemetrySettings telemetry = OtlpEnvironment.complete(new TelemetrySettings(
+        CollectorStrategy.parse(collectorStrategy), otelEndpoint, null, otelCaFile, otelClientCertFile,
+        otelClientKeyFile), otelProtocol, env);
     WriterConfig.Builder b = WriterConfig.builder()
         .namespace(leaseNamespace == null || leaseNamespace.isBlank() ? podNamespace : leaseNamespace)
         .leaseName(leaseName)

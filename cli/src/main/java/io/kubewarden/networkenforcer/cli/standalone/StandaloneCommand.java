@@ -79,15 +79,23 @@ public final class StandaloneCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    Files.createDirectories(dataDir);
-    if (!Files.isWritable(dataDir)) {
-      throw new ConfigException("--data-dir " + dataDir + " is not writable");
+    String apiServer = service.apiServerSource();
+    try {
+      Files.createDirectories(dataDir);
+    } catch (java.io.IOException e) {
+      throw new ConfigException("cannot create --data-dir " + dataDir + " (" + e + "); choose a writable "
+          + "directory with --data-dir (NE_DATA_DIR)");
     }
+    if (!Files.isWritable(dataDir)) {
+      throw new ConfigException("--data-dir " + dataDir + " is not writable; choose a writable directory with "
+          + "--data-dir (NE_DATA_DIR)");
+    }
+    requireFreePort(kafkaPort);
     try (ServiceRunner runner = new ServiceRunner("standalone", ServiceMetrics.create("standalone"),
         service.managementPort())) {
       runner.startManagement();
       KubernetesClient client = runner.add(service.kubernetesClient());
-      ApiServerCheck.check(client);
+      ApiServerCheck.check(client, apiServer);
       EmbeddedKafkaBroker broker = runner.add(EmbeddedKafkaBroker.builder().dataDir(dataDir.resolve("kafka"))
           .port(kafkaPort).build().start());
       KafkaSettings settings = singleNode(kafka.settings(broker.bootstrapServers()));
@@ -108,6 +116,21 @@ public final class StandaloneCommand implements Callable<Integer> {
       runner.awaitShutdown();
     }
     return 0;
+  }
+
+  /** The embedded broker's port, checked before anything starts so the message can say what to change. */
+  private static void requireFreePort(int port) {
+    if (port == 0) {
+      return;
+    }
+    try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+    } catch (java.io.IOException e) {
+      throw new ConfigException("the embedded Kafka cannot listen on 127.0.0.1:" + port + " (" + e.getMessage()
+          + "; another Kafka running?); choose a free port with --embedded-kafka-port (NE_EMBEDDED_KAFKA_PORT), "
+          + "or 0 for any free port");
+    }
   }
 
   /** One broker: every topic has one replica, whatever the option says. */

@@ -121,7 +121,7 @@ class LearnIstioAndBadInputTest {
   }
 
   @Test
-  void aClusterStateWithoutTheCapturedWorkloadsEndsWithCountedDropsAndExitOne() throws Exception {
+  void aClusterStateWithoutTheCapturedWorkloadsFallsBackToWhatTheRecordsSay() throws Exception {
     Path state = dir.resolve("namespaces-only.yaml");
     Files.writeString(state, """
         apiVersion: v1
@@ -134,9 +134,24 @@ class LearnIstioAndBadInputTest {
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
         state.toString(), "--output-dir", dir.resolve("out").toString());
 
+    // Hubble names the workloads; their selectors come from the pod labels and the proposals say so.
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(dir.resolve("out"));
+    assertThat(proposals).isNotEmpty().allSatisfy((name, p) -> assertThat(p.getMetadata().getAnnotations())
+        .containsKey("networkenforcer.kubewarden.io/inferred-workloads"));
+    assertThat(run.out()).contains("inferred workloads:");
+  }
+
+  @Test
+  void aCaptureWithNothingUsableEndsWithCountedDropsAndExitOne() {
+    // Hubble exporter records from Cilium's documentation: an ICMPv6 drop and a bare pod's policy drop.
+    Path capture = CliRun.repoRoot().resolve("samples/captures/hubble-export-cilium-docs.jsonl");
+    CliRun run = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
+
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out()).contains("flows published:     0").contains("unknown-workload").contains("proposals written:   0");
-    assertThat(run.err()).contains("no flow of").contains("the cluster-state file lacks the pods or workloads");
+    assertThat(run.out()).contains("flows published:     0").contains("non-policy-drop 1").contains("not-a-workload 1")
+        .contains("proposals written:   0");
+    assertThat(run.err()).contains("no flow of");
     assertThat(dir.resolve("out")).doesNotExist();
   }
 

@@ -57,7 +57,7 @@ class LearnKubernetesTest {
         .contains("unreadable lines:    0")
         .contains("-> addresses 142.251.209.46/32 on TCP 443 (api.stripe.com)")
         // The capture holds a lost_events record: the loss is on the summary ...
-        .contains("events lost:         42")
+        .contains("lost events:         42")
         .contains("converged:           0 of 3 (the capture spans")
         .contains("cannot show that traffic of a longer cycle (a daily or weekly job) is covered");
     // ... and in every manifest.

@@ -132,6 +132,21 @@ class LearnedManifestsOnApiServerTest {
         FlowEndpoint.outsideCluster("142.251.209.47", null), Protocol.TCP, 443)).isEqualTo(Decision.DENIED);
   }
 
+  @Test
+  void proposalsWithInferredWorkloadsKeepTheirAnnotationOnTheApiServer() throws Exception {
+    Path out = dir.resolve("multinode");
+    Path capture = CliRun.repoRoot().resolve("samples/captures/hubble-multinode.jsonl");
+    assertThat(CliRun.run("learn", "--input", capture.toString(), "--output-dir", out.toString()).exitCode()).isZero();
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build())
+        .create();
+
+    assertThat(apply(out)).hasSize(5);
+    WorkloadNetworkPolicyProposal stored = admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("shop")
+        .withName("deployment-worker-egress").get();
+    assertThat(stored.getMetadata().getAnnotations())
+        .containsEntry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/worker");
+  }
+
   /** Like {@code kubectl create -f DIR -R}: every file as written, no conversion on the way. */
   private static List<String> apply(Path dir) throws Exception {
     try (Stream<Path> files = Files.walk(dir)) {

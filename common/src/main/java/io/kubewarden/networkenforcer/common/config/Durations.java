@@ -4,9 +4,13 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses durations the way Kubernetes and Helm users write them: {@code 30s}, {@code 5m}, {@code 1h30m}. */
+/**
+ * Parses durations the way Kubernetes and Helm users write them, Go's {@code time.ParseDuration}
+ * syntax: {@code 30s}, {@code 1m30s}, {@code 1.5h}, {@code 500ms}, {@code 250us} (plus {@code d}
+ * for days and ISO-8601 {@code PT30S}).
+ */
 public final class Durations {
-  private static final Pattern PART = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h|d)");
 
   private Durations() {}
 
@@ -30,14 +34,7 @@ public final class Durations {
         break;
       }
       try {
-        long n = Long.parseLong(m.group(1));
-        total = total.plus(switch (m.group(2)) {
-          case "ms" -> Duration.ofMillis(n);
-          case "s" -> Duration.ofSeconds(n);
-          case "m" -> Duration.ofMinutes(n);
-          case "h" -> Duration.ofHours(n);
-          default -> Duration.ofDays(n);
-        });
+        total = total.plus(part(new java.math.BigDecimal(m.group(1)), m.group(2)));
       } catch (ArithmeticException | NumberFormatException e) {
         throw new ConfigException(name + " = '" + text + "' is too long a duration; write for example 30s, 5m or 1h");
       }
@@ -47,5 +44,20 @@ public final class Durations {
       throw new ConfigException(name + " = '" + text + "' is not a duration; write for example 30s, 5m or 1h");
     }
     return total;
+  }
+
+  /** One number-and-unit part, fractions allowed as in Go ({@code 1.5h}); nanosecond precision. */
+  private static Duration part(java.math.BigDecimal amount, String unit) {
+    long nanosPerUnit = switch (unit) {
+      case "ns" -> 1L;
+      case "us", "µs" -> 1_000L;
+      case "ms" -> 1_000_000L;
+      case "s" -> 1_000_000_000L;
+      case "m" -> 60_000_000_000L;
+      case "h" -> 3_600_000_000_000L;
+      default -> 86_400_000_000_000L;
+    };
+    return Duration.ofNanos(amount.multiply(java.math.BigDecimal.valueOf(nanosPerUnit))
+        .setScale(0, java.math.RoundingMode.DOWN).longValueExact());
   }
 }

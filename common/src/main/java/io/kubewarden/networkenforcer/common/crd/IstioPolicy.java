@@ -119,9 +119,18 @@ public class IstioPolicy {
     public int hashCode() { return Objects.hashCode(operation); }
   }
 
-  /** {@code to[].operation}: destination ports as strings (a port or a range {@code a-b}). */
+  /**
+   * {@code to[].operation}: destination ports as strings. Single ports only: an Istio
+   * AuthorizationPolicy has no port ranges, so a range is refused at admission.
+   */
   public static class Operation {
-    @JsonPropertyDescription("Allowed destination ports as strings: a port or a range a-b.")
+    /** 1 to 65535, without leading zeros. */
+    public static final String SINGLE_PORT =
+        "^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$";
+
+    @JsonPropertyDescription("Allowed destination ports as strings, one port number (1-65535) each: an Istio "
+        + "AuthorizationPolicy cannot carry a port range such as 8000-9000 or a port name; list the ports one by one.")
+    @ItemPattern(SINGLE_PORT)
     private List<String> ports;
 
     public Operation() {}

@@ -13,8 +13,10 @@ import java.util.Objects;
 public class WorkloadNetworkPolicyProposalStatus {
   @JsonPropertyDescription("Per rule and port: first seen, last seen and observation count.")
   private List<RuleEvidence> evidence = new ArrayList<>();
-  @JsonPropertyDescription("Conditions of the proposal; Converged says whether learning has seen enough traffic.")
+  @JsonPropertyDescription("Ready (and the reason when the writer cannot apply, repair or promote the proposal) and Converged (whether learning has seen enough traffic).")
   private List<Condition> conditions;
+  @JsonPropertyDescription("The metadata.generation the conditions were written for.")
+  private Long observedGeneration;
 
   public WorkloadNetworkPolicyProposalStatus() {}
 
@@ -26,6 +28,8 @@ public class WorkloadNetworkPolicyProposalStatus {
   public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
   public List<Condition> getConditions() { return conditions; }
   public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
+  public Long getObservedGeneration() { return observedGeneration; }
+  public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
 
   /**
    * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
@@ -38,9 +42,9 @@ public class WorkloadNetworkPolicyProposalStatus {
   @Override
   public boolean equals(Object o) {
     return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence)
-        && Objects.equals(conditions, s.conditions);
+        && Objects.equals(conditions, s.conditions) && Objects.equals(observedGeneration, s.observedGeneration);
   }
 
   @Override
-  public int hashCode() { return Objects.hash(evidence, conditions); }
+  public int hashCode() { return Objects.hash(evidence, conditions, observedGeneration); }
 }

@@ -32,6 +32,10 @@ public class WorkloadNetworkPolicyStatus {
   /** Ours: rendering problems, unmatched acknowledgements. */
   @JsonPropertyDescription("Rendering problems and acknowledgements that match no record.")
   private List<Condition> conditions = new ArrayList<>();
+  /** Ours: the merge watermark per partition of the violations topic (idempotent merge). */
+  @JsonPropertyDescription("Per partition of the violations topic, the first offset not merged yet: a record below "
+      + "it is already counted and is never merged twice.")
+  private List<MergedOffset> mergedOffsets = new ArrayList<>();
 
   public Long getObservedGeneration() { return observedGeneration; }
   public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
@@ -45,18 +49,20 @@ public class WorkloadNetworkPolicyStatus {
   public void setAcknowledgedViolations(List<AcknowledgedViolation> v) { this.acknowledgedViolations = v; }
   public List<Condition> getConditions() { return conditions; }
   public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
+  public List<MergedOffset> getMergedOffsets() { return mergedOffsets; }
+  public void setMergedOffsets(List<MergedOffset> mergedOffsets) { this.mergedOffsets = mergedOffsets; }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof WorkloadNetworkPolicyStatus s && Objects.equals(observedGeneration, s.observedGeneration)
         && violationCount == s.violationCount && activeViolationCount == s.activeViolationCount
         && Objects.equals(violations, s.violations) && Objects.equals(acknowledgedViolations, s.acknowledgedViolations)
-        && Objects.equals(conditions, s.conditions);
+        && Objects.equals(conditions, s.conditions) && Objects.equals(mergedOffsets, s.mergedOffsets);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(observedGeneration, violationCount, activeViolationCount, violations,
-        acknowledgedViolations, conditions);
+        acknowledgedViolations, conditions, mergedOffsets);
   }
 }

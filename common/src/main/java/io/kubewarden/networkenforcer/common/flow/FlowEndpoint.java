@@ -17,6 +17,8 @@ import java.util.Optional;
  * @param workloadSelector the workload's {@code spec.selector}
  * @param identity the SPIFFE identity, {@code spiffe://<trust domain>/ns/<ns>/sa/<sa>} (Istio)
  * @param namedPorts the pod's named container ports
+ * @param inferred the workload and its selector were inferred from the pod name and labels (no
+ *     cluster object and no provider field named them); omitted from JSON when false
  * @param namedPortsKnown true when {@code namedPorts} is the pod's complete list (read from the pod
  *     spec), so an empty list means "none"; null when they are unknown (the pod was gone, or the
  *     cluster view had no containers). Old records without the field count as known when their
@@ -37,6 +39,7 @@ public record FlowEndpoint(
     String serviceAccount,
     String identity,
     List<NamedPort> namedPorts,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred,
     Boolean namedPortsKnown,
     ExternalEndpoint external) {
 
@@ -108,7 +111,8 @@ public record FlowEndpoint(
     return new Builder().namespace(namespace).workload(workloadKind, workloadName)
         .workloadSelector(workloadSelector).podLabels(podLabels).namespaceLabels(namespaceLabels)
         .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts)
-        .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown)).external(external);
+        .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown)).external(external)
+        .inferred(inferred);
   }
 
   /** Builder: endpoints have many optional fields. */
@@ -126,6 +130,7 @@ public record FlowEndpoint(
     private List<NamedPort> namedPorts = List.of();
     private boolean namedPortsKnown;
     private ExternalEndpoint external;
+    private boolean inferred;
 
     public Builder namespace(String v) { namespace = v; return this; }
     public Builder workload(WorkloadKind kind, String name) { workloadKind = kind; workloadName = name; return this; }
@@ -140,10 +145,12 @@ public record FlowEndpoint(
     /** The named ports were read from the pod spec: an empty list means "none". */
     public Builder namedPortsKnown(boolean v) { namedPortsKnown = v; return this; }
     public Builder external(ExternalEndpoint v) { external = v; return this; }
+    public Builder inferred(boolean v) { inferred = v; return this; }
 
     public FlowEndpoint build() {
       return new FlowEndpoint(namespace, workloadKind, workloadName, workloadSelector, podLabels,
-          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, namedPortsKnown, external);
+          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, inferred,
+          namedPortsKnown, external);
     }
   }
 }

@@ -12,8 +12,14 @@ import java.util.Objects;
  * @param dstPort destination port, 0 when unknown
  * @param verdict what the data plane did
  * @param denyingPolicy the policy the data plane named for a deny, if it named one
- * @param count how many connections this record stands for (Goldmane aggregates 15 s windows)
+ * @param time when the flow was seen; for a record that stands for several flows (an aggregate),
+ *     the earliest of them ({@link #firstSeen()})
+ * @param count how many connections this record stands for (Goldmane aggregates 15 s windows, the
+ *     ingest folds repeated flows per aggregation window, the processor combines observations)
  * @param reporter which end observed the flow; for a deny, the end that enforced it
+ * @param lastSeen the latest time of the flows this record stands for; never before {@code time},
+ *     equal to it for a single flow (null in the constructor or absent in old JSON reads as
+ *     {@code time})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowRecord(
@@ -26,7 +32,8 @@ public record FlowRecord(
     Verdict verdict,
     PolicyRef denyingPolicy,
     long count,
-    Reporter reporter) {
+    Reporter reporter,
+    Instant lastSeen) {
 
   public FlowRecord {
     Objects.requireNonNull(time, "time");
@@ -42,6 +49,30 @@ public record FlowRecord(
     if (dstPort < 0 || dstPort > 65535) {
       throw new IllegalArgumentException("dstPort out of range: " + dstPort);
     }
+    lastSeen = lastSeen == null || lastSeen.isBefore(time) ? time : lastSeen;
+  }
+
+  /** A single flow, or an aggregate seen only at {@code time}. */
+  public FlowRecord(Instant time, Provider provider, Protocol protocol, int dstPort, FlowEndpoint src,
+      FlowEndpoint dst, Verdict verdict, PolicyRef denyingPolicy, long count, Reporter reporter) {
+    this(time, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count, reporter, null);
+  }
+
+  /** The earliest time of the flows this record stands for: {@link #time()}. */
+  @JsonIgnore
+  public Instant firstSeen() {
+    return time;
+  }
+
+  /**
+   * This record and {@code other}, one flow apart from time and count, as one record: the earlier
+   * first seen, the later last seen, the counts summed.
+   */
+  public FlowRecord plus(FlowRecord other) {
+    Instant first = other.time.isBefore(time) ? other.time : time;
+    Instant last = other.lastSeen.isAfter(lastSeen) ? other.lastSeen : lastSeen;
+    return new FlowRecord(first, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count + other.count,
+        reporter, last);
   }
 
   /**

@@ -12,6 +12,14 @@ public final class Labels {
   public static final String PROMOTED_FROM = PREFIX + "promoted-from";
   /** Annotation prefix on a WNP: {@code acknowledge-<id>} = reason. */
   public static final String ACKNOWLEDGE_PREFIX = PREFIX + "acknowledge-";
+  /**
+   * On a WNPP: the workloads ({@code ns/Kind/name}, comma-separated) whose kind, name and selector
+   * were inferred from pod names and labels because neither the cluster nor the flow record named
+   * them. Review those selectors before promoting.
+   */
+  public static final String INFERRED_WORKLOADS = PREFIX + "inferred-workloads";
+  /** On a WNPP rebuilt by {@code replay}: the window of flows it was learned from, {@code <from>/<to>} (ISO-8601). */
+  public static final String REPLAYED_FROM = PREFIX + "replayed-from";
   /** On the rendered AuthorizationPolicy in monitor mode. */
   public static final String ISTIO_DRY_RUN = "istio.io/dry-run";
   /** The namespace label every namespace carries; learned peers select namespaces by it. */

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.topics;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
@@ -13,7 +14,8 @@ import org.apache.kafka.common.serialization.Serdes;
 
 /**
  * Every topic of the pipeline, named {@code <prefix><topic>}. See DESIGN.md "Topics" for who
- * writes and reads each one.
+ * writes and reads each one. {@code flows} is binary ({@link BinarySerde}, {@link FlowRecordCodec});
+ * the topics a person reads (policies, control, proposals, violations) are JSON.
  */
 public final class Topics {
   public static final String DEFAULT_PREFIX = "network-enforcer.";
@@ -30,8 +32,8 @@ public final class Topics {
 
   public Topics(String prefix) {
     String p = prefix == null ? "" : prefix;
-    flows = new Topic<>(p + "flows", Serdes.String(), new JsonSerde<>(FlowRecord.class), false,
-        Optional.of(FLOWS_RETENTION));
+    // Binary (the volume topic); JSON records written by older versions still read, per record.
+    flows = new Topic<>(p + "flows", Serdes.String(), flowRecordSerde(), false, Optional.of(FLOWS_RETENTION));
     policies = new Topic<>(p + "policies", Serdes.String(), new JsonSerde<>(PolicySnapshot.class), true,
         Optional.empty());
     control = new Topic<>(p + "control", Serdes.String(), new JsonSerde<>(ControlCommand.class), false,
@@ -43,6 +45,14 @@ public final class Topics {
     deadLetter = new Topic<>(p + "dead-letter", Serdes.ByteArray(), Serdes.ByteArray(), false, Optional.empty());
     nativePolicies = new Topic<>(p + "native-policies", Serdes.String(), new JsonSerde<>(NativePolicySnapshot.class),
         true, Optional.empty());
+  }
+
+  /**
+   * The serde of flow records wherever they travel between processes: the flows topic and the
+   * processor's internal topics. Binary with a version header; reads JSON records too.
+   */
+  public static BinarySerde<FlowRecord> flowRecordSerde() {
+    return new BinarySerde<>(FlowRecord.class, FlowRecordCodec.INSTANCE, 512);
   }
 
   public static Topics withDefaultPrefix() {

@@ -16,7 +16,8 @@ import java.util.Objects;
  * One observed violation of one policy, value of the violations topic keyed by {@code ns/name} of
  * the policy. It carries every field of a status violation record plus where it came from.
  *
- * @param count how many observations this record stands for; each counts in violationCount
+ * @param count how many connections the provider aggregated into this record (Goldmane); informative
+ *     only: one observation counts one in {@code violationCount}, whatever its count (api.md)
  */
 public record ViolationObservation(
     String policyNamespace,

@@ -113,10 +113,24 @@ class ApiServerAdmissionPolicyTest {
   }
 
   @Test
-  void addingOwnerReferencesToAnUnownedProposalIsRejected() {
+  void anUnownedProposalMayOnlyGainTheControllerReferenceToItsOwnTarget() {
     String name = TestManifests.uniqueName("unowned");
     createProposal(name, Map.of(), null);
 
+    // Not its target, not a controller, a wrong kind, two at once: refused.
+    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("other"))));
+    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(new OwnerReferenceBuilder(deploymentOwner("web"))
+        .withController(false).build())));
+    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(new OwnerReferenceBuilder(deploymentOwner("web"))
+        .withKind("StatefulSet").build())));
+    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("web"),
+        new OwnerReferenceBuilder(deploymentOwner("other")).withController(false).build())));
+    assertThat(proposals().withName(name).get().getMetadata().getOwnerReferences()).isNullOrEmpty();
+
+    // The repair the writer makes (spec.targetRef is Deployment web): admitted, once.
+    OwnerReference repair = deploymentOwner("web");
+    GenericKubernetesResource repaired = proposals().withName(name).edit(p -> withOwners(p, List.of(repair)));
+    assertThat(repaired.getMetadata().getOwnerReferences()).containsExactly(repair);
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("web"))));
   }
 

@@ -86,7 +86,8 @@ class ApiServerCrdTest {
 
   static Stream<Arguments> validSpecs() {
     return Stream.of(Kind.values()).flatMap(kind -> Stream.of(
-        Arguments.of(kind, KUBERNETES_SPEC), Arguments.of(kind, ISTIO_SPEC)));
+        Arguments.of(kind, KUBERNETES_SPEC), Arguments.of(kind, ISTIO_SPEC),
+        Arguments.of(kind, ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"1\", \"443\", \"65535\"]"))));
   }
 
   @ParameterizedTest(name = "{0}: {1}")
@@ -127,6 +128,18 @@ class ApiServerCrdTest {
           ISTIO_SPEC.replace("direction: Ingress", "direction: Egress"), istioIngress));
       cases.add(Arguments.of(kind, "policyTypes other than the direction",
           KUBERNETES_SPEC.replace("direction: Ingress", "direction: Egress"), policyTypes));
+      cases.add(Arguments.of(kind, "istio port range",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"8080\", \"8000-9000\"]"),
+          "operation.ports[1]: Invalid value: \"8000-9000\""));
+      cases.add(Arguments.of(kind, "istio port name",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"http\"]"),
+          "operation.ports[0]: Invalid value: \"http\""));
+      cases.add(Arguments.of(kind, "istio port 0",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"0\"]"),
+          "operation.ports[0]: Invalid value: \"0\""));
+      cases.add(Arguments.of(kind, "istio port above 65535",
+          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"65536\"]"),
+          "operation.ports[0]: Invalid value: \"65536\""));
       cases.add(Arguments.of(kind, "policyTypes with both directions",
           KUBERNETES_SPEC.replace("policyTypes: [Ingress]", "policyTypes: [Ingress, Egress]"), policyTypes));
     }

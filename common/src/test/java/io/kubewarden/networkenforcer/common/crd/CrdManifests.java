@@ -28,10 +28,11 @@ import java.util.TreeMap;
 /**
  * Generates the CRD manifests of the chart from the Java classes with fabric8's crd-generator v2.
  *
- * <p>Three things the generator does not express are fixed up here, still driven by the classes:
+ * <p>Four things the generator does not express are fixed up here, still driven by the classes:
  * the printer columns keep the order of the {@link AdditionalPrinterColumn} annotations (the
  * generator sorts them by JSON path); {@link Size} on a list becomes {@code minItems/maxItems}
- * (the generator applies it to strings only); and the fields the Kubernetes API itself requires
+ * (the generator applies it to strings only); {@link ItemPattern} checks the list's strings; and
+ * the fields the Kubernetes API itself requires
  * inside the NetworkPolicy and LabelSelector models (whose fabric8 classes carry no such
  * annotation) are marked required, so a spec the API server would refuse to render is refused on
  * admission.
@@ -52,7 +53,7 @@ final class CrdManifests {
 
   /** Where the chart keeps the committed manifests, relative to the {@code common} module. */
   static Path committedDir() {
-    return Path.of(System.getProperty("basedir", ".")).resolve("../charts/network-enforcer/crds").normalize();
+    return Path.of(System.getProperty("basedir", ".")).resolve("../charts/network-enforcer/templates/crds").normalize();
   }
 
   /** File name (e.g. {@code workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml}) to YAML text. */
@@ -122,6 +123,10 @@ final class CrdManifests {
           if (size != null && "array".equals(property.getType())) {
             property.setMaxItems(size.max() == Long.MAX_VALUE ? null : size.max());
             property.setMinItems(size.min() <= 0 ? null : size.min());
+          }
+          ItemPattern itemPattern = field.getAnnotation(ItemPattern.class);
+          if (itemPattern != null && "array".equals(property.getType()) && property.getItems() != null) {
+            property.getItems().getSchema().setPattern(itemPattern.value());
           }
           Class<?> element = field.getType();
           JSONSchemaProps elementSchema = property;

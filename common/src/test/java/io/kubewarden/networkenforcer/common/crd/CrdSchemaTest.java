@@ -273,7 +273,10 @@ class CrdSchemaTest {
   void policyStatusHasCountsAndCappedRecordLists() {
     JSONSchemaProps status = root(wnp).getProperties().get("status");
     assertThat(status.getProperties()).containsOnlyKeys("observedGeneration", "violationCount",
-        "activeViolationCount", "violations", "acknowledgedViolations", "conditions");
+        "activeViolationCount", "violations", "acknowledgedViolations", "conditions", "mergedOffsets");
+    // Ours: the merge watermark per partition of the violations topic (a record is merged once).
+    assertThat(at(status, "mergedOffsets[]").getProperties()).containsOnlyKeys("topic", "partition", "offset");
+    assertThat(at(status, "mergedOffsets[].offset").getType()).isEqualTo("integer");
     assertThat(at(status, "violationCount").getType()).isEqualTo("integer");
     assertThat(at(status, "activeViolationCount").getType()).isEqualTo("integer");
     assertThat(at(status, "observedGeneration").getType()).isEqualTo("integer");
@@ -300,12 +303,13 @@ class CrdSchemaTest {
   @Test
   void proposalStatusHasEvidencePerRuleAndPort() {
     JSONSchemaProps status = root(wnpp).getProperties().get("status");
-    assertThat(status.getProperties()).containsOnlyKeys("evidence", "ruleCount", "conditions");
+    assertThat(status.getProperties()).containsOnlyKeys("evidence", "ruleCount", "conditions",
+        "observedGeneration");
+    assertThat(at(status, "conditions[]").getProperties()).containsKeys("type", "status", "reason", "message",
+        "observedGeneration", "lastTransitionTime");
     assertThat(at(status, "evidence[]").getProperties())
         .containsOnlyKeys("rule", "peer", "ports", "dnsNames", "firstSeen", "lastSeen", "count");
     assertThat(at(status, "evidence[].count").getType()).isEqualTo("integer");
-    assertThat(at(status, "conditions[]").getProperties())
-        .containsKeys("type", "status", "lastTransitionTime", "reason", "message");
     assertThat(at(status, "evidence[].ports[]").getProperties())
         .containsOnlyKeys("protocol", "port", "firstSeen", "lastSeen", "count");
     assertThat(at(status, "evidence[].ports[].count").getType()).isEqualTo("integer");

@@ -18,13 +18,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The project's CustomResourceDefinitions exactly as shipped in the Helm chart
- * ({@code charts/network-enforcer/crds/*.yml}), so tests prove what users install.
+ * ({@code charts/network-enforcer/templates/crds/*.yml}, templates so that helm upgrade updates them), so tests prove what users install.
  */
 public final class ProjectCrds {
 
   private static final Logger LOG = LoggerFactory.getLogger(ProjectCrds.class);
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  static final Path CHART_CRDS = Path.of("charts", "network-enforcer", "crds");
+  static final Path CHART_CRDS = Path.of("charts", "network-enforcer", "templates", "crds");
 
   private ProjectCrds() {}
 

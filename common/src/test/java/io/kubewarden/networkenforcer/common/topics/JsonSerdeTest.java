@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpe
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -83,7 +84,8 @@ class JsonSerdeTest {
     FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, client(), server(),
         Verdict.DENIED, new PolicyRef("NetworkPolicy", "shop", "db-ingress"), 4, Reporter.DESTINATION);
     FlowRecord back = roundTrip(topics.flows(), flow);
-    assertThat(back).isEqualTo(flow);
+    // The flows topic is binary and leaves out what no reader uses (pod name, service account).
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
     assertThat(back.partitionKey()).isEqualTo("shop/Deployment/client");
     assertThat(back.time()).isEqualTo(T);
   }
@@ -99,6 +101,24 @@ class JsonSerdeTest {
     assertThat(back.reporter()).isEqualTo(Reporter.UNKNOWN);
     assertThat(back.count()).isEqualTo(1);
     assertThat(back.partitionKey()).isEqualTo("shop/StatefulSet/db");
+  }
+
+  @Test
+  void theInferredMarkTravelsOnlyWhenSet() {
+    FlowEndpoint inferred = client().toBuilder().inferred(true).build();
+    FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, inferred, server(), null, null, 1, null);
+    // The JSON form (older records, the topics a person reads): one small field on the inferred
+    // endpoint only, {"inferred":true}, absent when false.
+    byte[] bytes = new JsonSerde<>(FlowRecord.class).serializer().serialize("flows", flow);
+    String json = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(json.split("\"inferred\"", -1)).hasSize(2);
+    assertThat(json).contains("\"inferred\":true");
+    assertThat(topics.flows().valueSerde().deserializer().deserialize("flows", bytes)).isEqualTo(flow);
+    // The binary flows topic carries the mark too.
+    FlowRecord back = roundTrip(topics.flows(), flow);
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
+    assertThat(back.src().inferred()).isTrue();
+    assertThat(back.dst().inferred()).isFalse();
   }
 
   @Test
@@ -137,6 +157,29 @@ class JsonSerdeTest {
         List.of(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/client"), List.of("8080", "9000-9010")))));
     ProposalSnapshot istioProposal = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T);
     assertThat(roundTrip(topics.proposals(), istioProposal)).isEqualTo(istioProposal);
+
+    ProposalSnapshot inferred = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T,
+        List.of("shop/Deployment/web"));
+    assertThat(roundTrip(topics.proposals(), inferred)).isEqualTo(inferred);
+    assertThat(inferred.metadataAnnotations()).containsExactly(
+        java.util.Map.entry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/web"));
+    assertThat(istioProposal.metadataAnnotations()).isEmpty();
+  }
+
+  @Test
+  void proposalAnnotationsRoundTripAndStayOutOfTheRecordWhenEmpty() {
+    WorkloadNetworkPolicyProposalSpec istio = new WorkloadNetworkPolicyProposalSpec();
+    istio.setBackend(Backend.istio);
+    istio.setDirection(Direction.Ingress);
+    istio.setTargetRef(new TargetRef(WorkloadKind.Deployment, "web"));
+    istio.setIstio(new IstioPolicy(new LabelSelectorBuilder().addToMatchLabels("app", "web").build(), List.of()));
+    ProposalSnapshot plain = new ProposalSnapshot("deployment-web-ingress", "shop", istio, null, T);
+    assertThat(new String(topics.proposals().valueSerde().serializer().serialize("p", plain),
+        StandardCharsets.UTF_8)).doesNotContain("annotations");
+    ProposalSnapshot replayed = plain.withAnnotations(java.util.Map.of(
+        "networkenforcer.kubewarden.io/replayed-from", "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z"));
+    assertThat(roundTrip(topics.proposals(), replayed)).isEqualTo(replayed);
+    assertThat(roundTrip(topics.proposals(), replayed).annotations()).hasSize(1);
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.kubewarden.networkenforcer.ingest.dumper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -13,7 +12,11 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-/** Serves {@code GET /flow}: drains the dumper's buffer as JSON lines (one FlowRecord per line). */
+/**
+ * Serves {@code GET /flow}: drains the dumper's buffer as JSON lines (one FlowRecord per line);
+ * {@code GET /flow?dropped=true} drains the dropped provider records instead, one
+ * {@link DroppedFlow} (time, source, reason, the record) per line.
+ */
 public final class FlowDumperServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService executor;
@@ -52,9 +55,10 @@ public final class FlowDumperServer implements AutoCloseable {
         exchange.sendResponseHeaders(404, -1);
         return;
       }
-      List<FlowRecord> records = dumper.drain();
+      List<?> records = wantsDropped(exchange.getRequestURI().getRawQuery()) ? dumper.drainDropped()
+          : dumper.drain();
       ByteArrayOutputStream body = new ByteArrayOutputStream();
-      for (FlowRecord r : records) {
+      for (Object r : records) {
         body.write(writer.writeValueAsBytes(r));
         body.write('\n');
       }
@@ -66,6 +70,18 @@ public final class FlowDumperServer implements AutoCloseable {
         }
       }
     }
+  }
+
+  private static boolean wantsDropped(String query) {
+    if (query == null) {
+      return false;
+    }
+    for (String parameter : query.split("&")) {
+      if (parameter.equals("dropped") || parameter.equals("dropped=true")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
+import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelTextLog;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -61,8 +62,9 @@ public final class CaptureFile {
         new IngestMetrics(new SimpleMeterRegistry()), Clock.systemUTC()).read(path, format, sink);
   }
 
+  /** Reads a file or a directory of rotated files, gzip or plain, UTF-8 or UTF-16 ({@link CaptureInput}). */
   public CaptureSummary read(Path path, Optional<CaptureFormat> format, FlowSink sink) {
-    try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+    try (BufferedReader reader = CaptureInput.open(path)) {
       return read(reader, path.getFileName().toString(), format, sink);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read capture file " + path + ": " + e.getMessage(), e);
@@ -94,6 +96,8 @@ public final class CaptureFile {
     private final ZtunnelLogParser ztunnel = new ZtunnelLogParser(resolver, trustDomain, clock);
     private long lines;
     private long bad;
+    private long lostEvents;
+    private long inferredFlows;
 
     Run(CaptureFormat format, FlowSink sink) {
       this.format = format;
@@ -102,12 +106,14 @@ public final class CaptureFile {
 
     void line(long number, String line) {
       lines++;
-      JsonNode node;
-      try {
-        node = MAPPER.readTree(line);
-      } catch (IOException | RuntimeException e) {
-        bad(number, line, "not JSON", e);
-        return;
+      JsonNode node = ZtunnelTextLog.looksLikeText(line) ? ZtunnelTextLog.toJson(line) : null;
+      if (node == null) {
+        try {
+          node = MAPPER.readTree(line);
+        } catch (IOException | RuntimeException e) {
+          bad(number, line, "not JSON", e);
+          return;
+        }
       }
       if (node == null || !node.isObject()) {
         bad(number, line, "not a JSON object", null);
@@ -124,7 +130,7 @@ public final class CaptureFile {
       try {
         outcome = switch (format) {
           case HUBBLE -> hubble.parse(HubbleJson.decode(line, node));
-          case GOLDMANE -> goldmane.parse(GoldmaneJson.decode(line));
+          case GOLDMANE -> goldmane.parse(GoldmaneJson.decode(line, node));
           case ZTUNNEL -> ztunnel.parse(node, null);
         };
       } catch (IOException | RuntimeException e) {
@@ -134,7 +140,11 @@ public final class CaptureFile {
       if (outcome.isDropped()) {
         dropped.merge(outcome.dropReason(), 1L, Long::sum);
       }
-      intake.accept(format.source(), outcome);
+      lostEvents += outcome.lostEvents();
+      if (outcome.records().stream().anyMatch(r -> r.src().inferred() || r.dst().inferred())) {
+        inferredFlows++;
+      }
+      intake.accept(format.source(), outcome, () -> line);
     }
 
     private void bad(long number, String line, String reason, Throwable error) {
@@ -142,11 +152,13 @@ public final class CaptureFile {
       if (errors.size() < MAX_ERRORS) {
         errors.add("line " + number + ": " + reason);
       }
-      intake.invalid(format == null ? "file" : format.source(), reason, line, error);
+      // The line number travels with the reason so a dead letter can be found in the file again.
+      intake.invalid(format == null ? "file" : format.source(), "line " + number + ": " + reason, line, error);
     }
 
     CaptureSummary summary() {
-      return new CaptureSummary(format, lines, intake.publishedCount(), dropped, bad, errors);
+      return new CaptureSummary(format, lines, intake.publishedCount(), dropped, bad, errors, lostEvents,
+          inferredFlows);
     }
   }
 }

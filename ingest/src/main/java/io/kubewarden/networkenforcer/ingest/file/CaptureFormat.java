@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
+import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelTextLog;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -11,10 +12,23 @@ import java.util.Optional;
 public enum CaptureFormat {
   /** {@code hubble observe -o jsonpb}: one GetFlowsResponse per line (also bare flows of {@code -o json}). */
   HUBBLE,
-  /** One Goldmane FlowResult per line, protobuf JSON. */
+  /** One Goldmane FlowResult or bare Flow per line, protobuf JSON. */
   GOLDMANE,
-  /** ztunnel JSON log lines ({@code LOG_FORMAT=json}). */
+  /** ztunnel log lines: its default text format or JSON ({@code LOG_FORMAT=json}). */
   ZTUNNEL;
+
+  /** The format of one raw line: JSON of any format, or a ztunnel text log line. */
+  public static Optional<CaptureFormat> detect(String line) {
+    if (ZtunnelTextLog.looksLikeText(line)) {
+      return Optional.of(ZTUNNEL);
+    }
+    try {
+      JsonNode node = io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line);
+      return node != null && node.isObject() ? detect(node) : Optional.empty();
+    } catch (java.io.IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
 
   /** The format one parsed line belongs to, if it is recognizable. */
   public static Optional<CaptureFormat> detect(JsonNode line) {

@@ -13,13 +13,20 @@ import java.util.Map;
  * @param dropped records that were valid but carried no usable flow, by reason
  * @param badLines lines that could not be decoded (sent to the dead-letter sink)
  * @param errors the first few bad lines as {@code line N: reason}
+ * @param lostEvents events Hubble reported lost ({@code lost_events} records): the capture is incomplete
+ * @param inferredFlows published flows with an endpoint whose workload was inferred from its pod name
  */
 public record CaptureSummary(CaptureFormat format, long lines, long published, Map<DropReason, Long> dropped,
-    long badLines, List<String> errors) {
+    long badLines, List<String> errors, long lostEvents, long inferredFlows) {
 
   public CaptureSummary {
     dropped = Map.copyOf(dropped);
     errors = List.copyOf(errors);
+  }
+
+  public CaptureSummary(CaptureFormat format, long lines, long published, Map<DropReason, Long> dropped,
+      long badLines, List<String> errors) {
+    this(format, lines, published, dropped, badLines, errors, 0, 0);
   }
 
   public long droppedTotal() {

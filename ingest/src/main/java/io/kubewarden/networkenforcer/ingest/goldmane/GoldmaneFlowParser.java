@@ -18,25 +18,36 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyHit;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyKind;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
  * Pod-to-pod flows and flows between a pod and a network outside the cluster ({@code Network},
  * {@code NetworkSet}: the address is not reported, so that end has none) count; host endpoints
- * are dropped. An allowed pod-to-pod connection is reported by both ends; only the destination's
- * report is kept so it counts once (to an outside network: the source's, the only one). A deny is kept from either end, with that end
- * as the reporter (the side whose policy dropped it).
+ * are dropped. An allowed pod-to-pod connection is reported by both ends; the first report
+ * of an interval is kept and the other end's copy dropped, so a connection only its source reported
+ * still counts ({@link ReportPairing}; to an outside network the source's report is the only one).
+ * A deny is kept from either end, with that end as the reporter (the side whose policy dropped it).
+ * A workload nobody names is inferred from the aggregated name and labels ({@link WorkloadInference}).
  */
 public final class GoldmaneFlowParser {
+  /** Two ends of every connection of a 15 s interval for a large cluster. */
+  private static final int PAIRING_CAPACITY = 100_000;
+
   private final WorkloadResolver resolver;
+  private final WorkloadInference inference;
   private final Clock clock;
+  private final ReportPairing pairing = new ReportPairing(PAIRING_CAPACITY);
 
   public GoldmaneFlowParser(WorkloadResolver resolver, Clock clock) {
     this.resolver = resolver;
+    this.inference = new WorkloadInference(resolver.view());
     this.clock = clock;
   }
 
@@ -65,15 +76,7 @@ public final class GoldmaneFlowParser {
       default -> Reporter.UNKNOWN;
     };
     switch (key.getActionValue()) {
-      case Action.Allow_VALUE -> {
-        // Both Calico ends report a pod-to-pod flow; an outside end reports nothing, so the
-        // workload's own report is the only one.
-        Reporter only = externalDestination ? Reporter.SOURCE : Reporter.DESTINATION;
-        if (reporter != only) {
-          return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
-        }
-        verdict = Verdict.FORWARDED;
-      }
+      case Action.Allow_VALUE -> verdict = Verdict.FORWARDED;
       case Action.Deny_VALUE -> verdict = Verdict.DENIED;
       default -> {
         return ParseOutcome.dropped(DropReason.NOT_A_POLICY_VERDICT);
@@ -87,14 +90,17 @@ public final class GoldmaneFlowParser {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
     Resolution src = externalSource ? outside(key.getSourceNamespace(), key.getSourceName())
-        : resolver.byAggregatedName(key.getSourceNamespace(), key.getSourceName());
+        : endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
     if (!src.resolved()) {
-      return ParseOutcome.dropped(src.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
     Resolution dst = externalDestination ? outside(key.getDestNamespace(), key.getDestName())
-        : resolver.byAggregatedName(key.getDestNamespace(), key.getDestName());
+        : endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
     if (!dst.resolved()) {
-      return ParseOutcome.dropped(dst.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
+    }
+    if (verdict == Verdict.FORWARDED && !pairing.firstReport(connectionKey(key, flow.getStartTime()))) {
+      return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.DENIED ? denyingPolicy(key) : null;
     Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
@@ -115,6 +121,34 @@ public final class GoldmaneFlowParser {
         : namespace + "/" + name;
     return Resolution.of(FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(),
         network == null || network.isEmpty() ? null : network)), null);
+  }
+
+  private Resolution endpoint(String namespace, String aggregatedName, List<String> labels) {
+    Resolution r = resolver.byAggregatedName(namespace, aggregatedName);
+    if (r.dropReason() != DropReason.UNKNOWN_POD) {
+      return r;
+    }
+    Map<String, String> podLabels = new TreeMap<>();
+    for (String label : labels) {
+      int eq = label.indexOf('=');
+      if (eq > 0) {
+        podLabels.put(label.substring(0, eq), label.substring(eq + 1));
+      }
+    }
+    return inference.infer(namespace, aggregatedName, podLabels, null, null);
+  }
+
+  /** The same connection as the other end reports it in the same interval: the key without reporter and policies. */
+  private static String connectionKey(FlowKey key, long startTime) {
+    return key.getSourceNamespace() + "/" + key.getSourceName() + ">" + key.getDestNamespace() + "/"
+        + key.getDestName() + ":" + key.getDestPort() + "/" + key.getProto() + "@" + startTime;
+  }
+
+  /** A deny that names a pod nobody can resolve is a lost violation, not just an unknown pod. */
+  private static DropReason unresolvedReason(DropReason reason, Verdict verdict) {
+    boolean unresolvable = reason == DropReason.UNKNOWN_POD || reason == DropReason.UNKNOWN_WORKLOAD
+        || reason == DropReason.AMBIGUOUS_WORKLOAD;
+    return unresolvable && verdict != Verdict.FORWARDED ? DropReason.UNRESOLVED_DENY : reason;
   }
 
   private static DropReason peerReason(int endpointType) {

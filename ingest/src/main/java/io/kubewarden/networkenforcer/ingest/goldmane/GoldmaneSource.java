@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowStreamRequest;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
@@ -54,6 +55,7 @@ public final class GoldmaneSource implements AutoCloseable {
     this.intake = intake;
     LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
+        "Goldmane " + settings.target() + " (--goldmane-endpoint, NE_GOLDMANE_ENDPOINT)",
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
         STREAM, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
@@ -95,7 +97,7 @@ public final class GoldmaneSource implements AutoCloseable {
     if (result.hasFlow() && result.getFlow().getStartTime() > lastBucketStart) {
       lastBucketStart = result.getFlow().getStartTime();
     }
-    intake.accept(SOURCE, outcome);
+    intake.accept(SOURCE, outcome, () -> ProtoJson.print(result));
   }
 
   @Override

@@ -20,7 +20,10 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,33 +36,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns a Hubble {@code GetFlowsResponse} into flow records: forwarded L3/L4 flows for learning,
- * policy drops (POLICY_DENIED, POLICY_DENY) as denies and audit verdicts as dry-run denies.
- * Replies, node-status and lost-events responses carry no new connection, and a connection
- * reported again (by the other node, for a later packet, as verdict and drop) counts once.
- * A world peer (reserved identity world, or a CIDR/FQDN identity) is an end outside the cluster
- * with its address and the DNS names Hubble reports for it; host and remote-node peers are the
- * nodes and are dropped, never learned.
+ * Turns a Hubble {@code GetFlowsResponse} into flow records: forwarded and redirected L3/L4 flows
+ * for learning, policy drops (POLICY_DENIED, POLICY_DENY, drops of policy-verdict events) as denies
+ * and audit verdicts as dry-run denies. Replies ({@link ReplyDetection}), node-status and
+ * lost-events responses carry no new connection, and a connection reported again (by the other
+ * node, for a later packet, as verdict and drop) counts once. A pod that neither the cluster view
+ * nor the record's {@code workloads} resolves is inferred from its name and labels
+ * ({@link WorkloadInference}).
  */
 public final class HubbleFlowParser {
   private static final Logger LOG = LoggerFactory.getLogger(HubbleFlowParser.class);
   private static final int POLICY_DENIED = 133;
   private static final int POLICY_DENY = 181;
   private static final int FIRST_ALLOCATED_IDENTITY = 256;
-  private static final String LABEL_PREFIX = "k8s:";
-  private static final String SERVICE_ACCOUNT_LABEL = "k8s:io.cilium.k8s.policy.serviceaccount=";
-  private static final String NAMESPACE_LABEL_PREFIX = "k8s:io.cilium.k8s.namespace.labels.";
+  private static final int POLICY_VERDICT_EVENT = 5;
+  private static final int SOCKET_TRACE_EVENT = 7;
+  private static final int L7_EVENT = 129;
 
   /** Long enough for both nodes' reports and a SYN retransmit, short enough to see repeat connections. */
   private static final Duration SIGHTING_WINDOW = Duration.ofSeconds(30);
   private static final int SIGHTING_CAPACITY = 100_000;
 
   private final WorkloadResolver resolver;
+  private final WorkloadInference inference;
   private final Clock clock;
   private final ConnectionSightings sightings = new ConnectionSightings(SIGHTING_WINDOW, SIGHTING_CAPACITY);
 
   public HubbleFlowParser(WorkloadResolver resolver, Clock clock) {
     this.resolver = resolver;
+    this.inference = new WorkloadInference(resolver.view());
     this.clock = clock;
   }
 
@@ -80,15 +85,13 @@ public final class HubbleFlowParser {
   }
 
   public ParseOutcome parse(Flow flow, Timestamp responseTime) {
-    if (isReply(flow)) {
-      return ParseOutcome.dropped(DropReason.REPLY);
-    }
-    if (flow.getTypeValue() != FlowType.L3_L4_VALUE && flow.getTypeValue() != FlowType.UNKNOWN_TYPE_VALUE) {
-      return ParseOutcome.dropped(DropReason.NOT_A_POLICY_VERDICT);
+    DropReason notAFlow = recordKindReason(flow);
+    if (notAFlow != null) {
+      return ParseOutcome.dropped(notAFlow);
     }
     Verdict verdict = verdict(flow);
     if (verdict == null) {
-      return ParseOutcome.dropped(DropReason.NOT_A_POLICY_VERDICT);
+      return ParseOutcome.dropped(unusableVerdictReason(flow));
     }
     if (!flow.hasL4() || !flow.hasSource() || !flow.hasDestination()) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
@@ -123,15 +126,22 @@ public final class HubbleFlowParser {
     if (port > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
+    ReplyDetection.Direction direction = ReplyDetection.of(flow, verdict != Verdict.FORWARDED);
+    if (direction == ReplyDetection.Direction.REPLY) {
+      return ParseOutcome.dropped(DropReason.REPLY);
+    }
+    if (direction == ReplyDetection.Direction.UNKNOWN) {
+      return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
+    }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
     Resolution src = endpoint(flow.getSource(), srcIp, flow.getSourceNamesList());
     if (!src.resolved()) {
-      return ParseOutcome.dropped(src.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
     Resolution dst = endpoint(flow.getDestination(), dstIp, flow.getDestinationNamesList());
     if (!dst.resolved()) {
-      return ParseOutcome.dropped(dst.dropReason());
+      return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
     }
     if (src.endpoint().isExternal() && dst.endpoint().isExternal()) {
       // Traffic passing through between two outside addresses: no workload learns from it.
@@ -152,25 +162,57 @@ public final class HubbleFlowParser {
         verdict, denying, 1, reporter));
   }
 
-  private static boolean isReply(Flow flow) {
-    // is_reply is a BoolValue: absent means unknown; fall back to the deprecated bool then.
-    return flow.hasIsReply() ? flow.getIsReply().getValue() : flow.getReply();
+  /** L7, socket and other non-packet records carry no connection of their own to learn. */
+  private static DropReason recordKindReason(Flow flow) {
+    int eventType = flow.hasEventType() ? flow.getEventType().getType() : -1;
+    if (flow.getTypeValue() == FlowType.L7_VALUE || eventType == L7_EVENT) {
+      return DropReason.L7_RECORD;
+    }
+    if (flow.getTypeValue() == FlowType.SOCK_VALUE || eventType == SOCKET_TRACE_EVENT) {
+      return DropReason.SOCKET_TRACE;
+    }
+    if (flow.getTypeValue() != FlowType.L3_L4_VALUE && flow.getTypeValue() != FlowType.UNKNOWN_TYPE_VALUE) {
+      return DropReason.NOT_A_POLICY_VERDICT;
+    }
+    return null;
   }
 
-  /** FORWARDED, DENIED (a policy drop) or DRY_RUN_DENIED (audit mode); null for anything else. */
+  /**
+   * FORWARDED (also REDIRECTED: handed to Cilium's L7 proxy, so allowed at L3/L4), DENIED (a
+   * policy drop, or any drop a policy-verdict event reports) or DRY_RUN_DENIED (audit mode); null
+   * for anything else.
+   */
   private static Verdict verdict(Flow flow) {
     switch (flow.getVerdictValue()) {
-      case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE:
+      case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE,
+          io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE:
         return Verdict.FORWARDED;
       case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE:
-        int reason = flow.getDropReasonDescValue() != 0 ? flow.getDropReasonDescValue() : flow.getDropReason();
-        return reason == POLICY_DENIED || reason == POLICY_DENY ? Verdict.DENIED : null;
+        return isPolicyDrop(flow) ? Verdict.DENIED : null;
       case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.AUDIT_VALUE:
         // Policy audit mode: the policy would have dropped this flow.
         return Verdict.DRY_RUN_DENIED;
       default:
         return null;
     }
+  }
+
+  private static boolean isPolicyDrop(Flow flow) {
+    int reason = flow.getDropReasonDescValue() != 0 ? flow.getDropReasonDescValue() : flow.getDropReason();
+    return reason == POLICY_DENIED || reason == POLICY_DENY
+        || reason == 0 && flow.hasEventType() && flow.getEventType().getType() == POLICY_VERDICT_EVENT;
+  }
+
+  private static DropReason unusableVerdictReason(Flow flow) {
+    return flow.getVerdictValue() == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE
+        ? DropReason.NON_POLICY_DROP : DropReason.NOT_A_POLICY_VERDICT;
+  }
+
+  /** A deny that names a pod nobody can resolve is a lost violation, not just an unknown pod. */
+  private static DropReason unresolvedReason(DropReason reason, Verdict verdict) {
+    boolean unresolvable = reason == DropReason.UNKNOWN_POD || reason == DropReason.UNKNOWN_WORKLOAD
+        || reason == DropReason.AMBIGUOUS_WORKLOAD;
+    return unresolvable && verdict != Verdict.FORWARDED ? DropReason.UNRESOLVED_DENY : reason;
   }
 
   private static PolicyRef denyingPolicy(Flow flow, Reporter reporter) {
@@ -187,22 +229,32 @@ public final class HubbleFlowParser {
   }
 
   private Resolution endpoint(Endpoint ep, String ip, List<String> dnsNames) {
-    if (ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY || ep.getPodName().isEmpty()) {
+    boolean reserved = ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY
+        || ep.getLabelsList().stream().anyMatch(l -> l.startsWith("reserved:"));
+    if (reserved || ep.getPodName().isEmpty()) {
       DropReason reason = reservedReason(ep);
       if (reason == DropReason.EXTERNAL) {
         // world (or a CIDR/FQDN identity): an address outside the cluster, learned as an ipBlock.
         return Resolution.of(FlowEndpoint.outsideCluster(ip.isEmpty() ? null : ip, ExternalEndpoint.of(dnsNames)),
             null);
       }
-      return Resolution.dropped(reason);
+      if (reserved) {
+        return Resolution.dropped(reason);
+      }
+    }
+    if (ep.getPodName().isEmpty()) {
+      // Field-masked exports may keep the IP but not the pod name.
+      return ip.isEmpty() ? Resolution.dropped(reservedReason(ep)) : resolver.byIp(ip);
     }
     Resolution r = resolver.byName(ep.getNamespace(), ep.getPodName());
     if (r.dropReason() == DropReason.UNKNOWN_POD && !ip.isEmpty()) {
       r = resolver.byIp(ip);
     }
     if (r.dropReason() == DropReason.UNKNOWN_POD) {
-      // The pod is gone already; Hubble still names its workload and labels.
-      return fromHubbleMetadata(ep, ip).orElse(r);
+      // Not in the cluster (any more): Hubble may still name its workload; else the name and labels tell.
+      CiliumEndpointLabels labels = CiliumEndpointLabels.of(ep.getLabelsList());
+      return fromHubbleMetadata(ep, ip, labels).orElseGet(() -> inference.infer(ep.getNamespace(), ep.getPodName(),
+          labels.podLabels(), ip.isEmpty() ? null : ip, labels.serviceAccount()));
     }
     return r;
   }
@@ -210,8 +262,11 @@ public final class HubbleFlowParser {
   private static DropReason reservedReason(Endpoint ep) {
     int id = ep.getIdentity();
     List<String> labels = ep.getLabelsList();
-    if (id == 1 || id == 6 || labels.contains("reserved:host") || labels.contains("reserved:remote-node")) {
+    if (id == 1 || labels.contains("reserved:host")) {
       return DropReason.HOST;
+    }
+    if (id == 6 || labels.contains("reserved:remote-node")) {
+      return DropReason.REMOTE_NODE;
     }
     if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world")
         || l.startsWith("cidr:") || l.startsWith("fqdn:"))) {
@@ -223,7 +278,7 @@ public final class HubbleFlowParser {
     return DropReason.UNKNOWN_POD;
   }
 
-  private Optional<Resolution> fromHubbleMetadata(Endpoint ep, String ip) {
+  private Optional<Resolution> fromHubbleMetadata(Endpoint ep, String ip, CiliumEndpointLabels labels) {
     if (ep.getWorkloadsCount() == 0) {
       return Optional.empty();
     }
@@ -239,32 +294,18 @@ public final class HubbleFlowParser {
       case DaemonSet -> resolver.view().daemonSet(ns, name).map(d -> d.getSpec().getSelector());
       case CronJob -> resolver.view().cronJob(ns, name).flatMap(CronJobResolution::selector);
     };
-    if (selector.isEmpty()) {
+    // Hubble names the workload; when the cluster no longer has it, its pod labels stand in for the selector.
+    Map<String, String> selectable = GeneratedPodLabels.selectable(labels.podLabels());
+    if (selector.isEmpty() && selectable.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.UNKNOWN_WORKLOAD));
     }
-    Map<String, String> podLabels = new HashMap<>();
     Map<String, String> nsLabels = new HashMap<>(resolver.view().namespaceLabels(ns));
-    String serviceAccount = null;
-    for (String label : ep.getLabelsList()) {
-      if (label.startsWith(SERVICE_ACCOUNT_LABEL)) {
-        serviceAccount = label.substring(SERVICE_ACCOUNT_LABEL.length());
-      } else if (label.startsWith(NAMESPACE_LABEL_PREFIX)) {
-        putLabel(nsLabels, label.substring(NAMESPACE_LABEL_PREFIX.length()));
-      } else if (label.startsWith(LABEL_PREFIX) && !label.startsWith("k8s:io.cilium.k8s.")
-          && !label.startsWith("k8s:io.kubernetes.pod.namespace=")) {
-        putLabel(podLabels, label.substring(LABEL_PREFIX.length()));
-      }
-    }
+    nsLabels.putAll(labels.namespaceLabels());
     return Optional.of(Resolution.of(FlowEndpoint.builder().namespace(ns).workload(kind.get(), name)
-        .workloadSelector(selector.get()).podLabels(podLabels).namespaceLabels(nsLabels)
-        .podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip).serviceAccount(serviceAccount).build(), null));
-  }
-
-  private static void putLabel(Map<String, String> labels, String keyValue) {
-    int eq = keyValue.indexOf('=');
-    if (eq > 0) {
-      labels.put(keyValue.substring(0, eq), keyValue.substring(eq + 1));
-    }
+        .workloadSelector(selector.orElseGet(() -> new LabelSelectorBuilder().withMatchLabels(selectable).build()))
+        .inferred(selector.isEmpty())
+        .podLabels(labels.podLabels()).namespaceLabels(nsLabels)
+        .podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip).serviceAccount(labels.serviceAccount()).build(), null));
   }
 
   private Instant time(Timestamp ts) {

@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsReques
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
@@ -47,6 +48,7 @@ public final class HubbleSource implements AutoCloseable {
     this.intake = intake;
     LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
     this.stream = new ReconnectingStream<>(SOURCE,
+        "Hubble Relay " + settings.target() + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)",
         () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
         GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
@@ -99,7 +101,7 @@ public final class HubbleSource implements AutoCloseable {
         lastFlowTime = t;
       }
     }
-    intake.accept(SOURCE, outcome);
+    intake.accept(SOURCE, outcome, () -> ProtoJson.print(response));
   }
 
   @Override

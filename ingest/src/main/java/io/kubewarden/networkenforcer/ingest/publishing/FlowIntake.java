@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.ingest.ParseOutcome;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The one place every source hands its results to: records go to the sinks, drops and lost events
@@ -14,12 +15,33 @@ public final class FlowIntake {
   private final List<FlowSink> sinks;
   private final DeadLetterSink deadLetters;
   private final IngestMetrics metrics;
+  private final List<DroppedInputSink> droppedSinks;
   private final AtomicLong published = new AtomicLong();
 
   public FlowIntake(List<FlowSink> sinks, DeadLetterSink deadLetters, IngestMetrics metrics) {
+    this(sinks, deadLetters, metrics, List.of());
+  }
+
+  /** @param droppedSinks also told about every record dropped, with its reason and input */
+  public FlowIntake(List<FlowSink> sinks, DeadLetterSink deadLetters, IngestMetrics metrics,
+      List<DroppedInputSink> droppedSinks) {
     this.sinks = List.copyOf(sinks);
     this.deadLetters = deadLetters;
     this.metrics = metrics;
+    this.droppedSinks = List.copyOf(droppedSinks);
+  }
+
+  /**
+   * As {@link #accept(String, ParseOutcome)}; a dropped record is also handed to the dropped sinks
+   * with {@code input}, the provider record as text (rendered only if a sink is there).
+   */
+  public void accept(String source, ParseOutcome outcome, Supplier<String> input) {
+    if (outcome.isDropped() && outcome.lostEvents() == 0) {
+      for (DroppedInputSink sink : droppedSinks) {
+        sink.dropped(source, outcome.dropReason(), input);
+      }
+    }
+    accept(source, outcome);
   }
 
   /**

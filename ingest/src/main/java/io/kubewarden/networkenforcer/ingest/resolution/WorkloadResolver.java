@@ -135,14 +135,17 @@ public final class WorkloadResolver {
 
   private Resolution workloadEndpoint(String namespace, WorkloadKind kind, String name,
       Map<String, String> podLabels, Pod pod) {
-    Optional<LabelSelector> selector = switch (kind) {
-      case Deployment -> view.deployment(namespace, name).map(d -> d.getSpec().getSelector());
-      case StatefulSet -> view.statefulSet(namespace, name).map(s -> s.getSpec().getSelector());
-      case DaemonSet -> view.daemonSet(namespace, name).map(d -> d.getSpec().getSelector());
-      // Not in the view (yet, or gone): the run's pod carries the template labels plus per-run ones.
-      case CronJob -> view.cronJob(namespace, name).flatMap(CronJobResolution::selector)
-          .or(() -> CronJobResolution.selector(podLabels));
+    Optional<? extends HasMetadata> workload = switch (kind) {
+      case Deployment -> view.deployment(namespace, name);
+      case StatefulSet -> view.statefulSet(namespace, name);
+      case DaemonSet -> view.daemonSet(namespace, name);
+      case CronJob -> view.cronJob(namespace, name);
     };
+    Optional<LabelSelector> selector = kind == WorkloadKind.CronJob
+        // Not in the view (yet, or gone): the run's pod carries the template labels plus per-run ones.
+        ? view.cronJob(namespace, name).flatMap(CronJobResolution::selector)
+            .or(() -> CronJobResolution.selector(podLabels))
+        : workload.map(WorkloadResolver::selectorOf);
     if (selector.isEmpty()) {
       return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);
     }
@@ -150,6 +153,7 @@ public final class WorkloadResolver {
         .namespace(namespace)
         .workload(kind, name)
         .workloadSelector(selector.get())
+        .inferred(workload.isPresent() && isInferred(workload.get()))
         .podLabels(podLabels)
         .namespaceLabels(view.namespaceLabels(namespace));
     if (pod != null) {
@@ -160,6 +164,22 @@ public final class WorkloadResolver {
           .namedPortsKnown(containersKnown(pod));
     }
     return Resolution.of(b.build(), pod);
+  }
+
+  private static LabelSelector selectorOf(HasMetadata workload) {
+    if (workload instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
+      return d.getSpec().getSelector();
+    }
+    if (workload instanceof io.fabric8.kubernetes.api.model.apps.StatefulSet s) {
+      return s.getSpec().getSelector();
+    }
+    return ((io.fabric8.kubernetes.api.model.apps.DaemonSet) workload).getSpec().getSelector();
+  }
+
+  /** A workload a capture-derived view made up from pod names (see {@link WorkloadInference}). */
+  private static boolean isInferred(HasMetadata workload) {
+    Map<String, String> annotations = workload.getMetadata().getAnnotations();
+    return annotations != null && "true".equals(annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION));
   }
 
   /** The pod's service account; Kubernetes uses {@code default} when none is set. */

@@ -28,6 +28,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReconnectingStream.class);
 
   private final String name;
+  private final String where;
   private final Supplier<ManagedChannel> channels;
   private final MethodDescriptor<Req, byte[]> method;
   private final Supplier<Req> request;
@@ -50,7 +51,18 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
    */
   public ReconnectingStream(String name, Supplier<ManagedChannel> channels, MethodDescriptor<Req, byte[]> method,
       Supplier<Req> request, Consumer<byte[]> onMessage, Backoff backoff, IngestMetrics metrics) {
+    this(name, name, channels, method, request, onMessage, backoff, metrics);
+  }
+
+  /**
+   * @param where the peer and the setting that names it, for failure messages
+   *     ({@code Hubble Relay localhost:4245 (--hubble-endpoint)})
+   */
+  public ReconnectingStream(String name, String where, Supplier<ManagedChannel> channels,
+      MethodDescriptor<Req, byte[]> method, Supplier<Req> request, Consumer<byte[]> onMessage, Backoff backoff,
+      IngestMetrics metrics) {
     this.name = name;
+    this.where = where;
     this.channels = channels;
     this.method = method;
     this.request = request;
@@ -96,7 +108,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
       }
     } catch (RuntimeException e) {
       streamOpen = false;
-      LOG.warn("{}: cannot connect: {}", name, e.getMessage());
+      LOG.warn("{}: cannot connect to {}: {}", name, where, e.getMessage());
       retry();
     }
   }
@@ -151,7 +163,8 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
         return;
       }
       Status status = Status.fromThrowable(t);
-      LOG.warn("{}: stream failed: {} {}", name, status.getCode(), status.getDescription());
+      LOG.warn("{}: stream from {} failed: {} {}{}", name, where, status.getCode(), status.getDescription(),
+          status.getCause() == null ? "" : " (" + status.getCause() + ")");
       retry();
     }
 

@@ -13,6 +13,8 @@ import java.util.Map;
 /**
  * Loads {@link TlsMaterial} for {@link TlsSettings}: from a directory, or from a Secret (and CA
  * ConfigMap) through the API. Called again on every reconnect, so rotated certificates are used.
+ * {@code tls.crt} and {@code tls.key} come together or not at all: without them the client presents
+ * no certificate and only authenticates the server (with {@code ca.crt}, else the JDK's trust).
  */
 public final class TlsMaterialLoader {
   public static final String CERT_FILE = "tls.crt";
@@ -34,8 +36,22 @@ public final class TlsMaterialLoader {
   }
 
   public static TlsMaterial fromDirectory(Path dir) {
-    return new TlsMaterial(read(dir.resolve(CERT_FILE), true), read(dir.resolve(KEY_FILE), true),
-        read(dir.resolve(CA_FILE), false));
+    if (!Files.isDirectory(dir)) {
+      throw new TlsMaterialException("TLS directory " + dir + " does not exist", null);
+    }
+    byte[] cert = read(dir.resolve(CERT_FILE), false);
+    byte[] key = read(dir.resolve(KEY_FILE), false);
+    requireBothOrNeither(cert, key, "TLS directory " + dir);
+    return new TlsMaterial(cert, key, read(dir.resolve(CA_FILE), false));
+  }
+
+  /** A client certificate without its key (or the reverse) is a mistake, not server-only TLS. */
+  private static void requireBothOrNeither(byte[] cert, byte[] key, String where) {
+    if ((cert == null) != (key == null)) {
+      throw new TlsMaterialException(where + " has " + (cert == null ? KEY_FILE + " but no " + CERT_FILE
+          : CERT_FILE + " but no " + KEY_FILE) + ": give both for mutual TLS, or neither to authenticate the "
+          + "server only (with " + CA_FILE + ")", null);
+    }
   }
 
   private TlsMaterial fromSecret(TlsSettings settings) {
@@ -61,10 +77,7 @@ public final class TlsMaterialLoader {
       }
       ca = bundle.getBytes(StandardCharsets.US_ASCII);
     }
-    if (cert == null || key == null) {
-      throw new TlsMaterialException("TLS Secret " + settings.secretNamespace() + "/" + settings.secretName()
-          + " lacks " + CERT_FILE + " or " + KEY_FILE, null);
-    }
+    requireBothOrNeither(cert, key, "TLS Secret " + settings.secretNamespace() + "/" + settings.secretName());
     return new TlsMaterial(cert, key, ca);
   }
 

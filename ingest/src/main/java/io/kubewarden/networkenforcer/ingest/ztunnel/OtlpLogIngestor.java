@@ -69,7 +69,7 @@ public final class OtlpLogIngestor {
       ObjectNode line = OtlpLogRecords.toLine(record);
       ParseOutcome outcome = line == null ? ParseOutcome.dropped(DropReason.NOT_A_FLOW)
           : parser.parse(line, OtlpLogRecords.time(record));
-      intake.accept(SOURCE, outcome);
+      intake.accept(SOURCE, outcome, () -> line == null ? record.getBody().toString() : line.toString());
       return true;
     } catch (RuntimeException e) {
       intake.invalid(SOURCE, "cannot read log record: " + e.getMessage(), record.toByteArray(), e);

@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * Rebuilds the ztunnel JSON line from an OTLP log record as fluent-bit sends it (wire-formats D.3):
  * (a) body kvlist with the ztunnel keys at the root, (b) body kvlist whose {@code log} string is the
- * raw JSON line, (c) body string with the raw JSON and the other keys as attributes.
+ * raw JSON line, (c) body string with the raw JSON and the other keys as attributes. In (b) and (c)
+ * the raw line may also be ztunnel's default text format ({@link ZtunnelTextLog}).
  */
 public final class OtlpLogRecords {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -32,14 +33,14 @@ public final class OtlpLogRecords {
         line = object(body.getKvlistValue().getValuesList());
         JsonNode log = line.get("log");
         if (!line.has("message") && log != null && log.isTextual()) {
-          ObjectNode parsed = parseObject(log.asText());
+          ObjectNode parsed = parseLine(log.asText());
           if (parsed != null) {
             line = parsed;
           }
         }
       }
       case STRING_VALUE -> {
-        line = parseObject(body.getStringValue());
+        line = parseLine(body.getStringValue());
         if (line == null) {
           return null;
         }
@@ -66,6 +67,12 @@ public final class OtlpLogRecords {
     }
     // fixed64 arrives as a signed long; times after 2262 do not occur.
     return Instant.ofEpochSecond(Long.divideUnsigned(nanos, 1_000_000_000L), Long.remainderUnsigned(nanos, 1_000_000_000L));
+  }
+
+  /** A JSON log line, or ztunnel's default text format (when fluent-bit forwards it unparsed). */
+  private static ObjectNode parseLine(String text) {
+    ObjectNode json = parseObject(text);
+    return json != null ? json : ZtunnelTextLog.toJson(text.strip());
   }
 
   private static ObjectNode parseObject(String text) {

@@ -56,4 +56,72 @@ class FlowDumperTest {
       assertThat(post.statusCode()).isEqualTo(405);
     }
   }
+
+  @Test
+  void droppedRecordsComeWithTheirReasonOnlyWhenAskedFor() throws Exception {
+    FlowDumper dumper = new FlowDumper(2);
+    // Real shapes: a Hubble reply (JSON of hubble observe -o json) and a ztunnel text line.
+    String reply = "{\"flow\":{\"verdict\":\"FORWARDED\",\"is_reply\":true,\"l4\":{\"TCP\":"
+        + "{\"source_port\":8080,\"destination_port\":43210}}},\"node_name\":\"kind-worker\"}";
+    dumper.dropped("hubble", io.kubewarden.networkenforcer.ingest.DropReason.REPLY, () -> reply);
+    dumper.dropped("ztunnel", io.kubewarden.networkenforcer.ingest.DropReason.IGNORED_LOG,
+        () -> "2026-08-03T15:48:10.413052Z info access connection opened");
+    dumper.accept(flow(80));
+    try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0)).start()) {
+      HttpClient client = HttpClient.newHttpClient();
+      URI dropped = URI.create("http://127.0.0.1:" + server.port() + "/flow?dropped=true");
+      List<String> lines = Arrays.asList(client.send(HttpRequest.newBuilder(dropped).build(),
+          HttpResponse.BodyHandlers.ofString()).body().split("\n"));
+      assertThat(lines).hasSize(2);
+      var first = Json.mapper().readTree(lines.get(0));
+      assertThat(first.path("source").asText()).isEqualTo("hubble");
+      assertThat(first.path("reason").asText()).isEqualTo("reply");
+      assertThat(first.path("input").path("flow").path("is_reply").asBoolean()).isTrue();
+      assertThat(first.path("droppedAt").asText()).isNotBlank();
+      var second = Json.mapper().readTree(lines.get(1));
+      assertThat(second.path("reason").asText()).isEqualTo("ignored-log");
+      assertThat(second.path("input").asText()).contains("connection opened");
+      // Drained; the flows themselves were left for GET /flow.
+      assertThat(client.send(HttpRequest.newBuilder(dropped).build(), HttpResponse.BodyHandlers.ofString()).body())
+          .isEmpty();
+      assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/flow")).build(),
+          HttpResponse.BodyHandlers.ofString()).body().split("\n")).hasSize(1);
+    }
+  }
+
+  @Test
+  void theIntakeHandsDroppedHubbleRecordsToTheDumper() throws Exception {
+    FlowDumper dumper = new FlowDumper(1000);
+    var intake = new io.kubewarden.networkenforcer.ingest.publishing.FlowIntake(List.of(dumper),
+        (source, reason, payload, error) -> { },
+        new io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics(
+            new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), List.of(dumper));
+    var parser = new io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser(
+        new io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver(
+            io.kubewarden.networkenforcer.ingest.Fixtures.clusterState()), java.time.Clock.systemUTC());
+    int published = 0;
+    int droppedCount = 0;
+    for (String line : java.nio.file.Files.readAllLines(io.kubewarden.networkenforcer.ingest.Fixtures.file(
+        "hubble-flows.jsonl"))) {
+      var response = io.kubewarden.networkenforcer.ingest.hubble.HubbleJson.decode(line, Json.mapper().readTree(line));
+      var outcome = parser.parse(response);
+      if (outcome.lostEvents() > 0) {
+        continue;
+      }
+      if (outcome.isDropped()) {
+        droppedCount++;
+      } else {
+        published += outcome.records().size();
+      }
+      intake.accept("hubble", outcome, () -> line);
+    }
+    List<DroppedFlow> dropped = dumper.drainDropped();
+    assertThat(dropped).hasSize(droppedCount).isNotEmpty();
+    assertThat(dropped).allSatisfy(d -> {
+      assertThat(d.source()).isEqualTo("hubble");
+      assertThat(d.reason()).isNotBlank();
+      assertThat(d.input().isObject()).isTrue();
+    });
+    assertThat(dumper.drain()).hasSize(published);
+  }
 }

@@ -47,7 +47,7 @@ class UnexpectedWireValuesTest {
 
     GetFlowsResponse.Builder unknownDropReason = hubbleFlow.toBuilder();
     unknownDropReason.getFlowBuilder().setVerdictValue(2).setDropReasonDescValue(250);
-    assertThat(hubble(unknownDropReason.build()).dropReason()).isEqualTo(DropReason.NOT_A_POLICY_VERDICT);
+    assertThat(hubble(unknownDropReason.build()).dropReason()).isEqualTo(DropReason.NON_POLICY_DROP);
 
     // A field and a response type we do not define arrive as unknown fields and change nothing.
     GetFlowsResponse.Builder extra = hubbleFlow.toBuilder();

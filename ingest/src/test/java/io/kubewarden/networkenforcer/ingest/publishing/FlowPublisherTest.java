@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
@@ -94,12 +95,12 @@ class FlowPublisherTest {
     // One key, so one partition and the publish order.
     assertThat(got).extracting(ConsumerRecord::partition).containsOnly(got.get(0).partition());
     assertThat(got).extracting(r -> topics.flows().valueSerde().deserializer().deserialize(r.topic(), r.value()))
-        .containsExactlyElementsOf(expected);
+        .containsExactlyElementsOf(expected.stream().map(FlowRecordCodec::carried).toList());
 
     List<ConsumerRecord<byte[], byte[]>> dead = consume(topics.deadLetter().name(), new ByteArrayDeserializer(), 1);
     assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("{\"truncated\": ");
     assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.SOURCE)).isEqualTo("ingest/goldmane");
-    assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON)).isEqualTo("not JSON");
+    assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON)).isEqualTo("line 4: not JSON");
     assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(4);
   }
 

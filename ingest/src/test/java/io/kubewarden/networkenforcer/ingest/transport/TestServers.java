@@ -6,7 +6,7 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.TlsServerCredentials;
 import java.nio.file.Path;
 
-/** Real Netty gRPC servers on a free loopback port, with mutual TLS from certificate files. */
+/** Real Netty gRPC servers on a free loopback port, with TLS from certificate files. */
 public final class TestServers {
   private TestServers() {}
 
@@ -15,6 +15,14 @@ public final class TestServers {
     TlsServerCredentials credentials = (TlsServerCredentials) TlsServerCredentials.newBuilder()
         .keyManager(material.keyManagers()).trustManager(material.trustManagers())
         .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build();
+    return Grpc.newServerBuilderForPort(0, credentials).addService(service).build().start();
+  }
+
+  /** TLS where only the server authenticates (asks for no client certificate). */
+  public static Server serverTls(Path certDir, ServerServiceDefinition service) throws Exception {
+    TlsMaterial material = TlsMaterialLoader.fromDirectory(certDir);
+    TlsServerCredentials credentials = (TlsServerCredentials) TlsServerCredentials.newBuilder()
+        .keyManager(material.keyManagers()).build();
     return Grpc.newServerBuilderForPort(0, credentials).addService(service).build().start();
   }
 }

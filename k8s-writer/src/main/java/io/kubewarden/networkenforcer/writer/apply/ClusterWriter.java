@@ -9,7 +9,7 @@ import java.util.Collection;
  */
 public interface ClusterWriter {
 
-  /** Server-side apply of the object's fields with our field manager, forcing conflicts. */
+  /** Server-side apply of the object's fields with our field manager; a field another manager took is taken back. */
   <T extends HasMetadata> T apply(T desired);
 
   /** Creates the object; a 409 {@code KubernetesClientException} when it exists already. */

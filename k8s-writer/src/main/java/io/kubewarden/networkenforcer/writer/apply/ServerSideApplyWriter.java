@@ -7,10 +7,20 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.HttpURLConnection;
 import java.util.Collection;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The real writer: server-side apply with one field manager, forcing conflicts. */
+/**
+ * The real writer: server-side apply with one field manager. An apply does not force: when another
+ * manager took one of the fields the writer applies (every field it sends is one it owns: the
+ * whole desired state of a rendered object, a proposal's learned spec with the reviewer's edits
+ * merged in), the conflict is logged and the field taken back with a forced apply.
+ */
 public final class ServerSideApplyWriter implements ClusterWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(ServerSideApplyWriter.class);
   private final KubernetesClient client;
   private final String fieldManager;
 
@@ -22,7 +32,17 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   @Override
   public <T extends HasMetadata> T apply(T desired) {
     clearServerFields(desired);
-    return ResourceOperations.of(client, desired).fieldManager(fieldManager).forceConflicts().serverSideApply();
+    try {
+      return ResourceOperations.of(client, desired).fieldManager(fieldManager).serverSideApply();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+      LOG.info("taking back fields of {} {}/{} from another manager: {}", desired.getKind(),
+          desired.getMetadata().getNamespace(), desired.getMetadata().getName(), e.getStatus() == null ? e.getMessage()
+              : e.getStatus().getMessage());
+      return ResourceOperations.of(client, desired).fieldManager(fieldManager).forceConflicts().serverSideApply();
+    }
   }
 
   @Override
@@ -34,7 +54,7 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   public <T extends HasMetadata> T applyStatus(T desired) {
     clearServerFields(desired);
     PatchContext ssa = new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
-        .withFieldManager(fieldManager).withForce(true).build();
+        .withFieldManager(fieldManager).withForce(false).build();
     return ResourceOperations.of(client, desired).subresource("status").patch(ssa, desired);
   }
 

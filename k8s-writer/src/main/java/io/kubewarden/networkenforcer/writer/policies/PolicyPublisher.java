@@ -2,7 +2,6 @@ package io.kubewarden.networkenforcer.writer.policies;
 
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
@@ -33,21 +32,21 @@ public final class PolicyPublisher {
   private final Producer<String, byte[]> producer;
   private final Topic<String, PolicySnapshot> policies;
   private final Topic<String, ControlCommand> control;
-  private final OwnDeletes ownDeletes;
   private final ClusterCache cache;
   private final MeterRegistry meters;
   private final Clock clock;
   private final BooleanSupplier leading;
   /** What was last published per target, so status-only updates publish nothing. */
   private final Map<String, PolicySnapshot> published = new ConcurrentHashMap<>();
+  /** The target each published policy ({@code ns/name}) was published under, for its tombstone. */
+  private final Map<String, TargetKey> targetOfPolicy = new ConcurrentHashMap<>();
 
   public PolicyPublisher(Producer<String, byte[]> producer, Topic<String, PolicySnapshot> policies,
-      Topic<String, ControlCommand> control, OwnDeletes ownDeletes, ClusterCache cache, MeterRegistry meters,
+      Topic<String, ControlCommand> control, ClusterCache cache, MeterRegistry meters,
       Clock clock, BooleanSupplier leading) {
     this.producer = producer;
     this.policies = policies;
     this.control = control;
-    this.ownDeletes = ownDeletes;
     this.cache = cache;
     this.meters = meters;
     this.clock = clock;
@@ -74,24 +73,27 @@ public final class PolicyPublisher {
     if (snapshot.equals(published.get(key))) {
       return;
     }
+    targetOfPolicy.put(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName(), target.get());
     send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(), snapshot));
     published.put(key, snapshot);
     meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
   }
 
-  /** A policy was deleted: tombstone its target, unless another policy still covers it. */
-  public void delete(WorkloadNetworkPolicy wnp) {
-    Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
-    if (target.isEmpty()) {
+  /**
+   * A policy ({@code ns/name}) is gone: tombstone the target it was published under, unless another
+   * policy still covers it. A delete nobody was leader for is caught by {@link #resync}.
+   */
+  public void deleted(String policyKey) {
+    TargetKey target = targetOfPolicy.remove(policyKey);
+    if (target == null) {
       return;
     }
-    Optional<WorkloadNetworkPolicy> other = cache.policyFor(target.get())
-        .filter(p -> !p.getMetadata().getName().equals(wnp.getMetadata().getName()));
+    Optional<WorkloadNetworkPolicy> other = cache.policyFor(target);
     if (other.isPresent()) {
       upsert(other.get());
       return;
     }
-    tombstone(target.get().key());
+    tombstone(target.key());
   }
 
   private void tombstone(String key) {
@@ -100,22 +102,12 @@ public final class PolicyPublisher {
     meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment();
   }
 
-  /** A proposal disappeared: if a person deleted it, learning for its target starts over. */
-  public void proposalDeleted(WorkloadNetworkPolicyProposal wnpp) {
-    String ns = wnpp.getMetadata().getNamespace();
-    String name = wnpp.getMetadata().getName();
-    if (ownDeletes.consume(ns, name)) {
-      return;
-    }
-    Optional<TargetKey> target = ClusterCache.targetOf(ns, wnpp.getSpec());
-    if (target.isEmpty()) {
-      return;
-    }
-    ControlCommand reset = ControlCommand.resetLearning(target.get().key(), clock.instant(),
-        "proposal " + ns + "/" + name + " was deleted by hand");
-    send(control.name(), target.get().key(), control.valueSerde().serializer().serialize(control.name(), reset));
+  /** A person deleted the proposal of this target: learning for it starts over. */
+  public void resetLearning(TargetKey target, String why) {
+    ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
+    send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset));
     meters.counter("network.enforcer.writer.control.reset.learning").increment();
-    LOG.info("proposal {}/{} deleted by hand: learning of {} reset", ns, name, target.get().key());
+    LOG.info("learning of {} reset: {}", target.key(), why);
   }
 
   /**
@@ -124,6 +116,7 @@ public final class PolicyPublisher {
    */
   public void resync(Collection<WorkloadNetworkPolicy> live, Set<String> keysOnTopic) {
     published.clear();
+    targetOfPolicy.clear();
     Set<String> liveKeys = new HashSet<>();
     for (WorkloadNetworkPolicy wnp : live) {
       ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec()).ifPresent(t -> liveKeys.add(t.key()));

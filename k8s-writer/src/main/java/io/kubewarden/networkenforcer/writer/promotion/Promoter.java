@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.writer.promotion;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -10,7 +11,6 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
-import io.kubewarden.networkenforcer.writer.policies.OwnDeletes;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.Optional;
@@ -18,47 +18,51 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns a proposal labelled {@code promote=monitor|protect} into a WorkloadNetworkPolicy of the
- * same name, then deletes the proposal; deletes proposals whose target already has a policy.
+ * The promotion step of the proposal reconciler: a proposal labelled {@code promote=monitor|protect}
+ * becomes a WorkloadNetworkPolicy of the same name (copied spec, mode of the label,
+ * {@code promoted-from}), then the proposal is deleted. A same-named policy of another workload is
+ * a clash: the proposal stays and says so.
  */
 public final class Promoter {
   private static final Logger LOG = LoggerFactory.getLogger(Promoter.class);
 
+  /** What became of a promotion attempt. */
+  public sealed interface Outcome {
+    /** The policy exists now (created, or it was there for the same target): delete the proposal. */
+    record Promoted(Mode mode) implements Outcome {}
+
+    /** A policy of that name exists for another target: keep the proposal, report this. */
+    record NameClash(String message) implements Outcome {}
+
+    record InvalidLabel(String message) implements Outcome {}
+
+    /** No promote label. */
+    record NotRequested() implements Outcome {}
+  }
+
+  private final KubernetesClient client;
   private final ClusterCache cache;
   private final ClusterWriter writer;
-  private final OwnDeletes ownDeletes;
   private final MeterRegistry meters;
 
-  public Promoter(ClusterCache cache, ClusterWriter writer, OwnDeletes ownDeletes, MeterRegistry meters) {
+  public Promoter(KubernetesClient client, ClusterCache cache, ClusterWriter writer, MeterRegistry meters) {
+    this.client = client;
     this.cache = cache;
     this.writer = writer;
-    this.ownDeletes = ownDeletes;
     this.meters = meters;
   }
 
-  /** A proposal was added or changed. */
-  public void reconcile(WorkloadNetworkPolicyProposal wnpp) {
+  public Outcome promote(WorkloadNetworkPolicyProposal wnpp, TargetKey target) {
     String ns = wnpp.getMetadata().getNamespace();
     String name = wnpp.getMetadata().getName();
-    Optional<TargetKey> target = ClusterCache.targetOf(ns, wnpp.getSpec());
-    if (target.isEmpty()) {
-      return;
-    }
-    Optional<WorkloadNetworkPolicy> existing = cache.policyFor(target.get());
-    if (existing.isPresent()) {
-      deleteLeftover(wnpp, existing.get());
-      return;
-    }
     String label = labels(wnpp).get(Labels.PROMOTE);
     if (label == null) {
-      return;
+      return new Outcome.NotRequested();
     }
     Optional<Mode> mode = Mode.fromLabel(label);
     if (mode.isEmpty()) {
       meters.counter("network.enforcer.writer.promotions.invalid.label").increment();
-      LOG.warn("proposal {}/{} has {}={}; only monitor or protect promote it, so it is ignored", ns, name,
-          Labels.PROMOTE, label);
-      return;
+      return new Outcome.InvalidLabel(Labels.PROMOTE + "=" + label + ": only monitor or protect promote a proposal");
     }
     try {
       // Create, never apply: a policy that exists already must not be overwritten by a proposal.
@@ -67,38 +71,22 @@ public final class Promoter {
       if (e.getCode() != 409) {
         throw e;
       }
-      LOG.info("policy {}/{} exists already; proposal is a leftover", ns, name);
+      // The cache may not have it yet: one read, on this rare path only.
+      WorkloadNetworkPolicy existing = cache.policy(ns, name).orElseGet(() ->
+          client.resources(WorkloadNetworkPolicy.class).inNamespace(ns).withName(name).get());
+      Optional<TargetKey> theirs = existing == null ? Optional.empty()
+          : ClusterCache.targetOf(ns, existing.getSpec());
+      if (existing != null && !theirs.equals(Optional.of(target))) {
+        meters.counter("network.enforcer.writer.promotions.name.clash").increment();
+        return new Outcome.NameClash("a WorkloadNetworkPolicy named " + name + " exists for "
+            + theirs.map(TargetKey::toString).orElse("another target") + ", not for " + target
+            + "; rename or delete that policy and the proposal is promoted");
+      }
+      LOG.info("policy {}/{} exists already for the same target; proposal is a leftover", ns, name);
     }
-    deleteOwn(wnpp);
     meters.counter("network.enforcer.writer.promotions", "mode", mode.get().value()).increment();
     LOG.info("promoted proposal {}/{} to a policy in {} mode", ns, name, mode.get());
-  }
-
-  /** A policy appeared: any proposal still around for its target is a leftover. */
-  public void deleteLeftoversOf(WorkloadNetworkPolicy wnp) {
-    ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec())
-        .ifPresent(t -> cache.proposalsFor(t).forEach(p -> deleteLeftover(p, wnp)));
-  }
-
-  private void deleteLeftover(WorkloadNetworkPolicyProposal wnpp, WorkloadNetworkPolicy policy) {
-    if (deleteOwn(wnpp)) {
-      meters.counter("network.enforcer.writer.proposals.leftovers.deleted").increment();
-      LOG.info("deleted leftover proposal {}/{}: policy {} covers its target", wnpp.getMetadata().getNamespace(),
-          wnpp.getMetadata().getName(), policy.getMetadata().getName());
-    }
-  }
-
-  /** Deletes a proposal, marked as our own delete so it does not reset learning. */
-  private boolean deleteOwn(WorkloadNetworkPolicyProposal wnpp) {
-    String ns = wnpp.getMetadata().getNamespace();
-    String name = wnpp.getMetadata().getName();
-    ownDeletes.mark(ns, name);
-    try {
-      return writer.delete(wnpp);
-    } catch (RuntimeException e) {
-      ownDeletes.forget(ns, name);
-      throw e;
-    }
+    return new Outcome.Promoted(mode.get());
   }
 
   /** Same name and namespace, the copied spec, the mode of the label, and promoted-from. */

@@ -1,19 +1,19 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.Backoff;
 import io.kubewarden.networkenforcer.writer.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.Consumer;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -23,26 +23,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's loop over the proposals topic. An offset is committed only after its record was
- * applied (or sent to the dead-letter topic); an API failure rewinds to the failed record and
- * backs off.
+ * The leader's loop over the proposals topic: it only feeds desired state. Each record becomes
+ * the wish of its proposal's key and the key is queued; the proposal reconciler applies it. An
+ * offset is committed once the reconciler is done with its record, so a failing proposal holds
+ * back its own record only and never the records of other proposals.
  */
 public final class ProposalConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(ProposalConsumer.class);
 
-  private final Consumer<String, byte[]> consumer;
+  private final org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer;
   private final Topic<String, ProposalSnapshot> topic;
-  private final ProposalApplier applier;
+  private final DesiredProposals desired;
+  private final Consumer<ObjectKey> enqueue;
   private final DeadLetters deadLetters;
-  private final Backoff backoff = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(30));
-  private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean running = true;
 
-  public ProposalConsumer(Consumer<String, byte[]> consumer, Topic<String, ProposalSnapshot> topic,
-      ProposalApplier applier, DeadLetters deadLetters) {
+  public ProposalConsumer(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer,
+      Topic<String, ProposalSnapshot> topic, DesiredProposals desired, Consumer<ObjectKey> enqueue,
+      DeadLetters deadLetters) {
     this.consumer = consumer;
     this.topic = topic;
-    this.applier = applier;
+    this.desired = desired;
+    this.enqueue = enqueue;
     this.deadLetters = deadLetters;
   }
 
@@ -50,74 +52,101 @@ public final class ProposalConsumer implements Runnable {
   public void run() {
     JsonSerde<ProposalSnapshot> serde = (JsonSerde<ProposalSnapshot>) topic.valueSerde();
     try {
-      consumer.subscribe(List.of(topic.name()));
+      consumer.subscribe(List.of(topic.name()), new ConsumerRebalanceListener() {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+          desired.dropPartitions(partitions);
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+          desired.dropPartitions(partitions);
+        }
+      });
       while (running) {
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(200));
-        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-        boolean failed = false;
         for (TopicPartition tp : records.partitions()) {
           for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
-            try {
-              applier.apply(r.key(), serde.read(r.topic(), r.value()));
-            } catch (RecordDecodeException | InvalidProposalException e) {
-              try {
-                deadLetters.send(r, e.getMessage(), e);
-              } catch (RuntimeException dlq) {
-                LOG.warn("cannot park proposal {} on the dead-letter topic: {}; will retry", r.key(), dlq.getMessage());
-                consumer.seek(tp, r.offset());
-                failed = true;
-                break;
-              }
-            } catch (NotLeaderException e) {
-              throw e;
-            } catch (RuntimeException e) {
-              LOG.warn("cannot apply proposal {} (offset {}): {}; will retry", r.key(), r.offset(), e.toString());
+            if (!take(tp, r, serde)) {
               consumer.seek(tp, r.offset());
-              failed = true;
               break;
             }
-            done.put(tp, new OffsetAndMetadata(r.offset() + 1));
           }
         }
-        if (!done.isEmpty()) {
-          try {
-            consumer.commitSync(done);
-          } catch (WakeupException e) {
-            throw e;
-          } catch (RuntimeException e) {
-            // Applying is idempotent: records read again after a rebalance do no harm.
-            LOG.warn("cannot commit proposal offsets {}: {}", done, e.toString());
-          }
-        }
-        if (failed) {
-          // Other partitions' records after a failure are re-read too: rewind them to their last commit point.
-          for (TopicPartition tp : records.partitions()) {
-            if (done.containsKey(tp)) {
-              consumer.seek(tp, done.get(tp).offset());
-            } else if (!records.records(tp).isEmpty()) {
-              consumer.seek(tp, records.records(tp).get(0).offset());
-            }
-          }
-          if (stopped.await(backoff.next().toMillis(), TimeUnit.MILLISECONDS)) {
-            return;
-          }
-        } else if (!records.isEmpty()) {
-          backoff.reset();
-        }
+        commit();
       }
     } catch (WakeupException | NotLeaderException e) {
-      LOG.info("proposal consumer stopping: {}", e.getMessage() == null ? "woken up" : e.getMessage());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      LOG.info("proposal consumer stopping with {} proposals not applied yet (left uncommitted)", desired.size());
     } finally {
       consumer.close();
+    }
+  }
+
+  /** Records the wish of one record and queues its key; false when it must be read again. */
+  private boolean take(TopicPartition tp, ConsumerRecord<String, byte[]> r, JsonSerde<ProposalSnapshot> serde) {
+    ObjectKey key;
+    ProposalSnapshot snapshot;
+    try {
+      snapshot = serde.read(r.topic(), r.value());
+      key = keyOf(r.key(), snapshot);
+    } catch (RecordDecodeException | IllegalArgumentException e) {
+      try {
+        deadLetters.send(r, e.getMessage(), e);
+      } catch (RuntimeException dlq) {
+        LOG.warn("cannot park proposal record {}@{} on the dead-letter topic: {}", tp, r.offset(), dlq.getMessage());
+        return false;
+      }
+      desired.skip(tp, r.offset());
+      return true;
+    }
+    desired.put(key, new DesiredProposals.Desired(tp, r.offset(), snapshot, r));
+    enqueue.accept(key);
+    return true;
+  }
+
+  /** A snapshot names its proposal; a tombstone's key is the target, whose proposal name is derived. */
+  static ObjectKey keyOf(String recordKey, ProposalSnapshot snapshot) {
+    if (snapshot != null) {
+      if (snapshot.spec().getTargetRef() == null || snapshot.spec().getTargetRef().getKind() == null
+          || snapshot.spec().getTargetRef().getName() == null || snapshot.spec().getDirection() == null) {
+        throw new IllegalArgumentException("proposal " + snapshot.namespace() + "/" + snapshot.name()
+            + " has no complete spec.targetRef and spec.direction");
+      }
+      return new ObjectKey(snapshot.namespace(), snapshot.name());
+    }
+    if (recordKey == null) {
+      throw new IllegalArgumentException("a proposal tombstone without a key");
+    }
+    try {
+      TargetKey target = TargetKey.parse(recordKey);
+      return new ObjectKey(target.namespace(), target.objectName());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("tombstone key is not a target: " + e.getMessage(), e);
+    }
+  }
+
+  private void commit() {
+    Map<TopicPartition, OffsetAndMetadata> offsets = desired.committable();
+    if (offsets.isEmpty() || !running) {
+      return;
+    }
+    try {
+      consumer.commitSync(offsets);
+      desired.committed(offsets);
+    } catch (WakeupException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Applying is idempotent: records read again after a rebalance do no harm.
+      LOG.warn("cannot commit proposal offsets {}: {}", offsets, e.toString());
     }
   }
 
   /** Stops at once; what was not applied is not committed. */
   public void stop() {
     running = false;
-    stopped.countDown();
     consumer.wakeup();
   }
 }

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.writer.status;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
+import io.kubewarden.networkenforcer.common.crd.MergedOffset;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Labels;
@@ -43,12 +44,13 @@ public final class StatusMerger {
    *
    * @param current the live status (null for a new policy)
    * @param generation the policy's metadata.generation
-   * @param observations new observations for this policy, in arrival order
+   * @param observations new observations for this policy, in arrival order, with where they were read;
+   *     those below the status's merge watermark of their partition are already counted and skipped
    * @param allowedNow true for a record the current spec allows (it is cleared)
    * @param annotations the policy's annotations (acknowledge-&lt;id&gt; = reason)
    * @param renderConditions conditions reported by rendering, replacing the previous ones of their types
    */
-  public record Input(WorkloadNetworkPolicyStatus current, Long generation, List<ViolationObservation> observations,
+  public record Input(WorkloadNetworkPolicyStatus current, Long generation, List<SourcedObservation> observations,
       Predicate<ViolationRecord> allowedNow, Map<String, String> annotations, List<Condition> renderConditions,
       Instant now) {
     public Input {
@@ -69,9 +71,11 @@ public final class StatusMerger {
    * @param unmatchedAcknowledgements acknowledge annotations that match no active record; they stay
    * @param cleared records removed because the current spec allows them
    * @param changed whether the status differs from the current one (write only then)
+   * @param merged the observations this merge counted (the others were in the status already)
    */
   public record Result(WorkloadNetworkPolicyStatus status, List<AcknowledgedViolation> acknowledged,
-      List<String> annotationsToRemove, List<String> unmatchedAcknowledgements, int cleared, boolean changed) {}
+      List<String> annotationsToRemove, List<String> unmatchedAcknowledgements, int cleared, boolean changed,
+      List<SourcedObservation> merged) {}
 
   public Result merge(Input in) {
     // Copies normalise missing lists to empty ones, so "changed" compares like with like.
@@ -79,7 +83,9 @@ public final class StatusMerger {
     WorkloadNetworkPolicyStatus next = copy(before);
     String now = DateTimeFormatter.ISO_INSTANT.format(in.now());
 
-    mergeObservations(next, in.observations());
+    List<SourcedObservation> fresh = notYetMerged(next, in.observations());
+    mergeObservations(next, fresh.stream().map(SourcedObservation::observation).toList());
+    advanceWatermarks(next, fresh);
     int cleared = clearAllowed(next, in.allowedNow());
     AckOutcome acks = applyAcknowledgements(next, in.annotations(), now);
 
@@ -89,7 +95,39 @@ public final class StatusMerger {
     next.setConditions(conditions(before.getConditions(), in.renderConditions(), acks.unmatched, in.generation(), now));
 
     boolean changed = !next.equals(before);
-    return new Result(next, acks.acknowledged, acks.toRemove, acks.unmatched, cleared, changed);
+    return new Result(next, acks.acknowledged, acks.toRemove, acks.unmatched, cleared, changed, fresh);
+  }
+
+  /** Drops what the watermark says is merged already (a re-read after a crash or hand-over). */
+  private static List<SourcedObservation> notYetMerged(WorkloadNetworkPolicyStatus s,
+      List<SourcedObservation> observations) {
+    Map<String, Long> watermark = new HashMap<>();
+    s.getMergedOffsets().forEach(m -> watermark.put(m.getTopic() + "/" + m.getPartition(), m.getOffset()));
+    List<SourcedObservation> fresh = new ArrayList<>();
+    for (SourcedObservation o : observations) {
+      if (!o.sourced() || o.offset() >= watermark.getOrDefault(o.topic() + "/" + o.partition(), 0L)) {
+        fresh.add(o);
+        if (o.sourced()) {
+          // The same record twice in one input counts once.
+          watermark.put(o.topic() + "/" + o.partition(), o.offset() + 1);
+        }
+      }
+    }
+    return fresh;
+  }
+
+  /** The watermark moves past every record merged now; written in the same status update. */
+  private static void advanceWatermarks(WorkloadNetworkPolicyStatus s, List<SourcedObservation> merged) {
+    Map<String, MergedOffset> byPartition = new TreeMap<>();
+    s.getMergedOffsets().forEach(m -> byPartition.put(m.getTopic() + "/" + m.getPartition(),
+        new MergedOffset(m.getTopic(), m.getPartition(), m.getOffset())));
+    for (SourcedObservation o : merged) {
+      if (o.sourced()) {
+        byPartition.merge(o.topic() + "/" + o.partition(), new MergedOffset(o.topic(), o.partition(), o.offset() + 1),
+            (a, b) -> a.getOffset() >= b.getOffset() ? a : b);
+      }
+    }
+    s.setMergedOffsets(new ArrayList<>(byPartition.values()));
   }
 
   /** New records take id = violationCount at insert; repeats refresh the timestamp; all count. */
@@ -113,7 +151,8 @@ public final class StatusMerger {
         records.add(0, incoming);
         bySignature.put(Signature.of(incoming), incoming);
       }
-      s.setViolationCount(s.getViolationCount() + o.count());
+      // One per observation (api.md), whatever connection count a provider aggregated into it.
+      s.setViolationCount(s.getViolationCount() + 1);
     }
   }
 
@@ -191,7 +230,11 @@ public final class StatusMerger {
     }
   }
 
-  /** Rendering conditions plus the acknowledgement condition; unchanged ones keep their transition time. */
+  /**
+   * Rendering conditions, the acknowledgement condition and {@code Ready} (the outcome of rendering:
+   * True once the native object matches). Every condition carries the generation it was written
+   * for; an unchanged one keeps its transition time.
+   */
   private static List<Condition> conditions(List<Condition> before, List<Condition> render, List<String> unmatched,
       Long generation, String now) {
     Map<String, Condition> wanted = new TreeMap<>();
@@ -210,15 +253,21 @@ public final class StatusMerger {
           .withMessage("these annotations match no active violation record: " + String.join(", ", unmatched))
           .build());
     }
+    Condition rendered = wanted.get(StatusConditions.RENDERED);
+    if (rendered != null) {
+      wanted.put(StatusConditions.READY, new ConditionBuilder().withType(StatusConditions.READY)
+          .withStatus(rendered.getStatus())
+          .withReason("True".equals(rendered.getStatus()) ? StatusConditions.REASON_READY : rendered.getReason())
+          .withMessage(rendered.getMessage()).build());
+    }
     List<Condition> out = new ArrayList<>();
     for (Condition c : wanted.values()) {
       Condition old = before == null ? null : before.stream().filter(b -> Objects.equals(b.getType(), c.getType()))
           .findFirst().orElse(null);
-      boolean same = old != null && Objects.equals(old.getStatus(), c.getStatus())
-          && Objects.equals(old.getReason(), c.getReason()) && Objects.equals(old.getMessage(), c.getMessage());
+      boolean sameStatus = old != null && Objects.equals(old.getStatus(), c.getStatus());
       out.add(new ConditionBuilder(c)
-          .withObservedGeneration(same ? old.getObservedGeneration() : generation)
-          .withLastTransitionTime(same && old.getLastTransitionTime() != null ? old.getLastTransitionTime() : now)
+          .withObservedGeneration(generation)
+          .withLastTransitionTime(sameStatus && old.getLastTransitionTime() != null ? old.getLastTransitionTime() : now)
           .build());
     }
     return out;
@@ -242,6 +291,7 @@ public final class StatusMerger {
     c.setAcknowledgedViolations(s.getAcknowledgedViolations() == null ? new ArrayList<>()
         : new ArrayList<>(s.getAcknowledgedViolations()));
     c.setConditions(s.getConditions() == null ? new ArrayList<>() : new ArrayList<>(s.getConditions()));
+    c.setMergedOffsets(s.getMergedOffsets() == null ? new ArrayList<>() : new ArrayList<>(s.getMergedOffsets()));
     return c;
   }
 }

@@ -4,26 +4,26 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.HttpURLConnection;
 import java.time.Clock;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One status sync: for every policy with new observations, pending acknowledgements, a spec edit or
- * new conditions, merge and write the status subresource (only when it changed), locked on the
- * resourceVersion and retried with a fresh read on 409. Then remove the applied acknowledge
- * annotations and emit their events.
+ * The status step of the policy reconciler: merge the observations that are due, the rendering
+ * conditions and the acknowledgements into one status and write it through the status
+ * subresource, only when it changed, locked on the resourceVersion (409: read again, merge again).
+ * The merge watermark travels in that same write, so a record is counted at most once. Then the
+ * applied acknowledge annotations are removed and their events emitted.
  */
 public final class StatusSync {
   private static final Logger LOG = LoggerFactory.getLogger(StatusSync.class);
@@ -32,18 +32,20 @@ public final class StatusSync {
   private final KubernetesClient client;
   private final ClusterWriter writer;
   private final ClusterCache cache;
+  private final ViolationBuffer buffer;
   private final RenderConditions renderConditions;
   private final ViolationEvents events;
   private final StatusMerger merger;
   private final MeterRegistry meters;
   private final Clock clock;
 
-  public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache,
+  public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache, ViolationBuffer buffer,
       RenderConditions renderConditions, ViolationEvents events, StatusMerger merger, MeterRegistry meters,
       Clock clock) {
     this.client = client;
     this.writer = writer;
     this.cache = cache;
+    this.buffer = buffer;
     this.renderConditions = renderConditions;
     this.events = events;
     this.merger = merger;
@@ -52,44 +54,22 @@ public final class StatusSync {
   }
 
   /**
-   * Syncs every policy; the buffer's entries of written (or dropped) policies are released.
-   *
-   * @return false when some write failed (the API server is unreachable or keeps conflicting): back off
+   * Syncs the status of one policy. Throws when the write failed for a reason that may pass (the
+   * caller retries with back-off; the observations stay buffered and their offsets uncommitted).
    */
-  public boolean syncAll(ViolationBuffer buffer) {
-    Set<String> keys = new LinkedHashSet<>(buffer.policies());
-    cache.allPolicies().forEach(p -> keys.add(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()));
-    boolean ok = true;
-    for (String key : keys) {
-      try {
-        syncOne(key, buffer.observations(key), () -> buffer.written(key));
-      } catch (NotLeaderException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        ok = false;
-        meters.counter("network.enforcer.writer.status.failures").increment();
-        LOG.warn("status of {} not written ({} observations kept for the next attempt): {}", key,
-            buffer.observations(key).size(), e.toString());
-      }
-    }
-    return ok;
-  }
-
-  private void syncOne(String key, List<ViolationObservation> observations, Runnable onWritten) {
-    int slash = key.indexOf('/');
-    String ns = key.substring(0, slash);
-    String name = key.substring(slash + 1);
+  public void sync(ObjectKey key) {
+    List<SourcedObservation> observations = buffer.dueObservations(key.toString());
     if (observations.isEmpty()) {
       // Nothing new to count: decide on the cached copy, and read fresh only when there is work.
-      WorkloadNetworkPolicy cached = cache.policy(ns, name).orElse(null);
+      WorkloadNetworkPolicy cached = cache.policy(key.namespace(), key.name()).orElse(null);
       StatusMerger.Result preview = cached == null ? null : merge(cached, observations);
       if (preview == null || !preview.changed() && preview.annotationsToRemove().isEmpty()) {
-        onWritten.run();
         return;
       }
     }
     for (int attempt = 1; ; attempt++) {
-      WorkloadNetworkPolicy live = client.resources(WorkloadNetworkPolicy.class).inNamespace(ns).withName(name).get();
+      WorkloadNetworkPolicy live = client.resources(WorkloadNetworkPolicy.class).inNamespace(key.namespace())
+          .withName(key.name()).get();
       if (live == null) {
         if (!observations.isEmpty()) {
           meters.counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing")
@@ -97,7 +77,7 @@ public final class StatusSync {
           LOG.warn("dropped {} violation observations of policy {}: the policy does not exist", observations.size(),
               key);
         }
-        onWritten.run();
+        buffer.written(key.toString(), observations);
         return;
       }
       StatusMerger.Result result = merge(live, observations);
@@ -115,26 +95,29 @@ public final class StatusSync {
             // The API server will never take this status: do not pin the partition on it forever.
             meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
                 .increment(observations.size());
-            LOG.error("the API server rejects the status of {} ({}); {} observations dropped: {}", key, e.getCode(),
-                observations.size(), e.getMessage());
-            onWritten.run();
-            return;
+            buffer.written(key.toString(), observations);
+            throw new PermanentError("StatusRejected", "the API server rejects the status (" + e.getCode() + "); "
+                + observations.size() + " observations dropped: " + e.getMessage(), e);
           }
           throw e;
         }
         meters.counter("network.enforcer.writer.status.writes").increment();
-        meters.counter("network.enforcer.writer.violations.written").increment(observations.size());
+        meters.counter("network.enforcer.writer.violations.written").increment(result.merged().size());
+        int repeats = observations.size() - result.merged().size();
+        if (repeats > 0) {
+          meters.counter("network.enforcer.writer.violations.already.merged").increment(repeats);
+        }
         if (result.cleared() > 0) {
           LOG.info("cleared {} violation records of {} that the current spec allows", result.cleared(), key);
         }
       }
-      onWritten.run();
-      finishAcknowledgements(live, result);
+      buffer.written(key.toString(), observations);
+      finishAcknowledgements(key, live, result);
       return;
     }
   }
 
-  private StatusMerger.Result merge(WorkloadNetworkPolicy wnp, List<ViolationObservation> observations) {
+  private StatusMerger.Result merge(WorkloadNetworkPolicy wnp, List<SourcedObservation> observations) {
     String key = wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName();
     return merger.merge(new StatusMerger.Input(wnp.getStatus(), wnp.getMetadata().getGeneration(), observations,
         SpecAllowance.of(wnp.getSpec()), wnp.getMetadata().getAnnotations(), renderConditions.of(key),
@@ -142,7 +125,7 @@ public final class StatusSync {
   }
 
   /** The status is written: remove the applied annotations, then tell the collector. */
-  private void finishAcknowledgements(WorkloadNetworkPolicy live, StatusMerger.Result result) {
+  private void finishAcknowledgements(ObjectKey key, WorkloadNetworkPolicy live, StatusMerger.Result result) {
     if (result.annotationsToRemove().isEmpty()) {
       return;
     }
@@ -151,13 +134,13 @@ public final class StatusSync {
     } catch (NotLeaderException e) {
       throw e;
     } catch (RuntimeException e) {
-      // The records are already acknowledged in the status; the next sync removes the annotations.
-      LOG.warn("acknowledgements of {}/{} are in the status but their annotations could not be removed: {}",
-          live.getMetadata().getNamespace(), live.getMetadata().getName(), e.toString());
-      return;
+      // The records are already acknowledged in the status; the retry removes the annotations.
+      LOG.warn("acknowledgements of {} are in the status but their annotations could not be removed: {}", key,
+          e.toString());
+      throw e;
     }
     for (AcknowledgedViolation ack : result.acknowledged()) {
-      events.acknowledged(ack);
+      events.acknowledged(key.toString(), ack);
       meters.counter("network.enforcer.writer.violations.acknowledged").increment();
     }
   }

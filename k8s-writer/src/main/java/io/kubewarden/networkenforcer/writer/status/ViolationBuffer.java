@@ -4,7 +4,9 @@ import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +16,8 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Observations read but not yet written to a status, per policy, and the Kafka offsets they pin:
- * a partition's offset may only advance past records whose status write succeeded. Used by the
- * consumer thread only.
+ * a partition's offset may only advance past records whose status write succeeded. The consumer
+ * thread adds and commits; the policy reconcilers take and release, so every method locks.
  */
 public final class ViolationBuffer {
 
@@ -27,9 +29,11 @@ public final class ViolationBuffer {
   /** Next offset after the last record seen, per partition. */
   private final Map<TopicPartition, Long> seen = new HashMap<>();
   private final Map<TopicPartition, Long> committed = new HashMap<>();
+  /** Policies whose observations are due for a status write (the sync interval passed). */
+  private final Set<String> due = new LinkedHashSet<>();
   private int size;
 
-  public void add(TopicPartition tp, long offset, ViolationObservation o) {
+  public synchronized void add(TopicPartition tp, long offset, ViolationObservation o) {
     byPolicy.computeIfAbsent(o.policyKey(), k -> new ArrayList<>()).add(new Pending(tp, offset, o));
     pinned.computeIfAbsent(tp, k -> new TreeSet<>()).add(offset);
     startAt(tp, offset);
@@ -37,8 +41,8 @@ public final class ViolationBuffer {
     size++;
   }
 
-  /** A record that needs no status write (sent to the dead-letter topic): only moves the offset. */
-  public void skip(TopicPartition tp, long offset) {
+  /** A record that needs no status write (dead-lettered, or merged already): only moves the offset. */
+  public synchronized void skip(TopicPartition tp, long offset) {
     startAt(tp, offset);
     seen.merge(tp, offset + 1, Math::max);
   }
@@ -48,32 +52,60 @@ public final class ViolationBuffer {
     committed.putIfAbsent(tp, offset);
   }
 
-  public Set<String> policies() {
-    return byPolicy.keySet();
+  public synchronized Set<String> policies() {
+    return new LinkedHashSet<>(byPolicy.keySet());
   }
 
-  public List<ViolationObservation> observations(String policyKey) {
+  public synchronized List<SourcedObservation> observations(String policyKey) {
     List<Pending> p = byPolicy.get(policyKey);
-    return p == null ? List.of() : p.stream().map(Pending::observation).toList();
+    return p == null ? List.of() : p.stream().map(x -> new SourcedObservation(x.partition().topic(),
+        x.partition().partition(), x.offset(), x.observation())).toList();
   }
 
-  /** The policy's observations are in its status (or were dropped): release their offsets. */
-  public void written(String policyKey) {
-    List<Pending> p = byPolicy.remove(policyKey);
+  /** Marks every buffered policy due for a status write; returns them. */
+  public synchronized Set<String> markAllDue() {
+    due.addAll(byPolicy.keySet());
+    return new LinkedHashSet<>(due);
+  }
+
+  /** The observations of a policy if they are due for a write (else none: they wait for the interval). */
+  public synchronized List<SourcedObservation> dueObservations(String policyKey) {
+    return due.contains(policyKey) ? observations(policyKey) : List.of();
+  }
+
+  /** These observations are in the status (or were dropped): release their offsets. */
+  public synchronized void written(String policyKey, Collection<SourcedObservation> taken) {
+    List<Pending> p = byPolicy.get(policyKey);
     if (p == null) {
       return;
     }
-    for (Pending x : p) {
-      TreeSet<Long> offsets = pinned.get(x.partition());
-      if (offsets != null) {
-        offsets.remove(x.offset());
+    Set<String> places = new HashSet<>();
+    taken.forEach(o -> places.add(o.topic() + "/" + o.partition() + "/" + o.offset()));
+    int before = p.size();
+    p.removeIf(x -> {
+      boolean gone = places.contains(x.partition().topic() + "/" + x.partition().partition() + "/" + x.offset());
+      if (gone) {
+        TreeSet<Long> offsets = pinned.get(x.partition());
+        if (offsets != null) {
+          offsets.remove(x.offset());
+        }
       }
+      return gone;
+    });
+    size -= before - p.size();
+    if (p.isEmpty()) {
+      byPolicy.remove(policyKey);
+      due.remove(policyKey);
     }
-    size -= p.size();
+  }
+
+  /** All of a policy's observations are written or dropped. */
+  public synchronized void written(String policyKey) {
+    written(policyKey, observations(policyKey));
   }
 
   /** Offsets that may be committed now and were not yet; call {@link #committed} once done. */
-  public Map<TopicPartition, OffsetAndMetadata> committable() {
+  public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
     seen.forEach((tp, next) -> {
       TreeSet<Long> offsets = pinned.get(tp);
@@ -85,12 +117,12 @@ public final class ViolationBuffer {
     return out;
   }
 
-  public void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
+  public synchronized void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
     offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
   }
 
   /** Partitions taken away: forget their records, the next owner reads them again from the last commit. */
-  public void dropPartitions(Collection<TopicPartition> partitions) {
+  public synchronized void dropPartitions(Collection<TopicPartition> partitions) {
     for (TopicPartition tp : partitions) {
       pinned.remove(tp);
       seen.remove(tp);
@@ -100,9 +132,10 @@ public final class ViolationBuffer {
         .count());
     byPolicy.values().forEach(list -> list.removeIf(p -> partitions.contains(p.partition())));
     byPolicy.values().removeIf(List::isEmpty);
+    due.retainAll(byPolicy.keySet());
   }
 
-  public int size() {
+  public synchronized int size() {
     return size;
   }
 }

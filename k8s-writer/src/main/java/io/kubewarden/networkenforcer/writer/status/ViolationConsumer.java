@@ -1,10 +1,12 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.common.crd.MergedOffset;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
-import io.kubewarden.networkenforcer.writer.Backoff;
+import io.kubewarden.networkenforcer.writer.ClusterCache;
 import io.kubewarden.networkenforcer.writer.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
@@ -16,7 +18,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.Consumer;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -27,43 +29,54 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's loop over the violations topic: each observation is sent as an OpenTelemetry event
- * at once and buffered; every status interval the buffer is merged into the policies' status, and
- * offsets are committed only up to what is written. A crash or hand-over re-reads the rest.
- * {@code buffered} is the service's gauge of observations waiting for a status write.
+ * The leader's loop over the violations topic: it feeds the desired state of the policies'
+ * status. Each observation is sent as an OpenTelemetry event at once (unless the policy's status
+ * says it is merged already: a re-read after a hand-over) and buffered; every status interval the
+ * buffered policies are queued for their reconciler, and offsets are committed up to what the
+ * reconcilers wrote.
+ *
+ * <p>Events and hand-overs: an event is sent when its record is first read. A writer that crashes
+ * after sending but before the status write that contains the record (at most one status
+ * interval) leaves the record uncommitted; the next leader reads it again and sends the event a
+ * second time, with the same {@code log.record.uid}. Records already merged are never sent again.
  */
 public final class ViolationConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(ViolationConsumer.class);
 
-  private final Consumer<String, byte[]> consumer;
+  private final org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer;
   private final Topic<String, ViolationObservation> topic;
-  private final StatusSync sync;
+  private final ViolationBuffer buffer;
+  private final ClusterCache cache;
+  private final Consumer<String> requestSync;
   private final ViolationEvents events;
   private final DeadLetters deadLetters;
   private final Duration interval;
   private final int maxBuffered;
   private final MeterRegistry meters;
   private final Clock clock;
-  private final ViolationBuffer buffer = new ViolationBuffer();
-  private final Backoff backoff;
   private final AtomicInteger buffered;
   private volatile boolean running = true;
   private boolean paused;
 
-  public ViolationConsumer(Consumer<String, byte[]> consumer, Topic<String, ViolationObservation> topic,
-      StatusSync sync, ViolationEvents events, DeadLetters deadLetters, Duration interval, int maxBuffered,
-      MeterRegistry meters, Clock clock, AtomicInteger buffered) {
+  /**
+   * @param requestSync queues a policy ({@code ns/name}) for its reconciler
+   * @param buffered the service's gauge of observations waiting for a status write
+   */
+  public ViolationConsumer(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer,
+      Topic<String, ViolationObservation> topic, ViolationBuffer buffer, ClusterCache cache,
+      Consumer<String> requestSync, ViolationEvents events, DeadLetters deadLetters, Duration interval,
+      int maxBuffered, MeterRegistry meters, Clock clock, AtomicInteger buffered) {
     this.consumer = consumer;
     this.topic = topic;
-    this.sync = sync;
+    this.buffer = buffer;
+    this.cache = cache;
+    this.requestSync = requestSync;
     this.events = events;
     this.deadLetters = deadLetters;
     this.interval = interval;
     this.maxBuffered = maxBuffered;
     this.meters = meters;
     this.clock = clock;
-    this.backoff = new Backoff(interval, Duration.ofMinutes(5).compareTo(interval) > 0 ? Duration.ofMinutes(5)
-        : interval);
     this.buffered = buffered;
   }
 
@@ -98,18 +111,13 @@ public final class ViolationConsumer implements Runnable {
             }
           }
         }
+        if (!clock.instant().isBefore(nextSync)) {
+          buffer.markAllDue().forEach(requestSync);
+          nextSync = clock.instant().plus(interval);
+        }
         applyBackPressure();
         buffered.set(buffer.size());
-        if (!clock.instant().isBefore(nextSync)) {
-          boolean ok = sync.syncAll(buffer);
-          commit();
-          if (ok) {
-            backoff.reset();
-            nextSync = clock.instant().plus(interval);
-          } else {
-            nextSync = clock.instant().plus(backoff.next());
-          }
-        }
+        commit();
       }
     } catch (WakeupException | NotLeaderException e) {
       buffered.set(0);
@@ -138,10 +146,35 @@ public final class ViolationConsumer implements Runnable {
       buffer.skip(tp, r.offset());
       return true;
     }
-    meters.counter("network.enforcer.writer.violations.consumed").increment(o.count());
-    events.observed(o);
+    if (mergedAlready(o.policyKey(), tp, r.offset())) {
+      meters.counter("network.enforcer.writer.violations.already.merged").increment();
+      buffer.skip(tp, r.offset());
+      return true;
+    }
+    o = Principals.withoutScheme(o);
+    meters.counter("network.enforcer.writer.violations.consumed").increment();
+    events.observed(new SourcedObservation(tp.topic(), tp.partition(), r.offset(), o));
     buffer.add(tp, r.offset(), o);
     return true;
+  }
+
+  /** The cached status already counts this record (its watermark is past it). */
+  private boolean mergedAlready(String policyKey, TopicPartition tp, long offset) {
+    int slash = policyKey.indexOf('/');
+    if (slash < 0) {
+      return false;
+    }
+    WorkloadNetworkPolicy wnp = cache.policy(policyKey.substring(0, slash), policyKey.substring(slash + 1))
+        .orElse(null);
+    if (wnp == null || wnp.getStatus() == null || wnp.getStatus().getMergedOffsets() == null) {
+      return false;
+    }
+    for (MergedOffset m : wnp.getStatus().getMergedOffsets()) {
+      if (tp.topic().equals(m.getTopic()) && tp.partition() == m.getPartition()) {
+        return offset < m.getOffset();
+      }
+    }
+    return false;
   }
 
   private void commit() {
@@ -155,7 +188,7 @@ public final class ViolationConsumer implements Runnable {
     } catch (WakeupException e) {
       throw e;
     } catch (RuntimeException e) {
-      // Not fatal: the records are re-read on a hand-over and merged again (at least once).
+      // Not fatal: the records are re-read on a hand-over and skipped by the status watermark.
       LOG.warn("cannot commit violation offsets {}: {}", offsets, e.toString());
     }
   }

@@ -63,6 +63,7 @@ public final class TelemetryExport implements AutoCloseable {
     if (s.certFile() != null) {
       b.setClientTls(read(s.keyFile()), read(s.certFile()));
     }
+    s.headers().forEach(b::addHeader);
     return b.build();
   }
 
@@ -75,6 +76,7 @@ public final class TelemetryExport implements AutoCloseable {
     if (s.certFile() != null) {
       b.setClientTls(read(s.keyFile()), read(s.certFile()));
     }
+    s.headers().forEach(b::addHeader);
     return b.build();
   }
 

@@ -4,17 +4,22 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * Where and how the writer exports its OpenTelemetry events.
  *
- * @param endpoint collector URL; for {@code default} null means the chart's collector in {@code namespace}
+ * @param endpoint the collector: a URL ({@code https://host:4317}) or, as the chart documents for
+ *     gRPC, {@code host:port} (TLS unless {@code insecure}); for {@code default} null means the
+ *     chart's collector in the writer's namespace
  * @param caFile PEM CA bundle to trust (TLS); null trusts the JVM defaults
  * @param certFile PEM client certificate (mTLS), together with {@code keyFile}
  * @param keyFile PEM PKCS#8 private key of the client certificate
+ * @param headers sent with every export ({@code OTEL_EXPORTER_OTLP_HEADERS}), for example an API key
+ * @param insecure plain text for an endpoint given without a scheme ({@code OTEL_EXPORTER_OTLP_INSECURE})
  */
 public record TelemetrySettings(CollectorStrategy strategy, String endpoint, OtlpProtocol protocol, Path caFile,
-    Path certFile, Path keyFile) {
+    Path certFile, Path keyFile, Map<String, String> headers, boolean insecure) {
 
   /** The service name the Helm chart gives its bundled collector. */
   public static final String DEFAULT_COLLECTOR_SERVICE = "network-enforcer-otel-collector";
@@ -22,19 +27,30 @@ public record TelemetrySettings(CollectorStrategy strategy, String endpoint, Otl
   public TelemetrySettings {
     strategy = strategy == null ? CollectorStrategy.DEFAULT : strategy;
     protocol = protocol == null ? OtlpProtocol.grpc : protocol;
+    headers = headers == null ? Map.of() : Map.copyOf(headers);
+  }
+
+  public TelemetrySettings(CollectorStrategy strategy, String endpoint, OtlpProtocol protocol, Path caFile,
+      Path certFile, Path keyFile) {
+    this(strategy, endpoint, protocol, caFile, certFile, keyFile, Map.of(), false);
   }
 
   public static TelemetrySettings disabled() {
     return new TelemetrySettings(CollectorStrategy.none, null, OtlpProtocol.grpc, null, null, null);
   }
 
-  /** The endpoint to send to: the configured one, or the bundled collector for {@code default}. */
+  /** The endpoint as a URL: the configured one (a bare {@code host:port} gets its scheme), or the bundled collector. */
   public String effectiveEndpoint(String namespace) {
     if (endpoint != null && !endpoint.isBlank()) {
-      return endpoint;
+      String e = endpoint.trim();
+      return hasScheme(e) ? e : (insecure ? "http://" : "https://") + e;
     }
     int port = protocol == OtlpProtocol.grpc ? 4317 : 4318;
     return "https://" + DEFAULT_COLLECTOR_SERVICE + "." + namespace + ".svc.cluster.local:" + port;
+  }
+
+  private static boolean hasScheme(String endpoint) {
+    return endpoint.startsWith("http://") || endpoint.startsWith("https://");
   }
 
   public TelemetrySettings validate() {
@@ -43,17 +59,24 @@ public record TelemetrySettings(CollectorStrategy strategy, String endpoint, Otl
     }
     if (strategy == CollectorStrategy.external && (endpoint == null || endpoint.isBlank())) {
       throw new ConfigException("telemetry strategy external needs an endpoint; set "
-          + "telemetry.externalCollector.endpoint (for example https://otel-collector.observability:4317)");
+          + "telemetry.externalCollector.endpoint (host:port for grpc, for example otel-collector.observability:4317, "
+          + "or a URL such as https://otel-collector.observability:4318 for http/protobuf)");
     }
     if (endpoint != null && !endpoint.isBlank()) {
+      String e = endpoint.trim();
+      if (!hasScheme(e) && e.contains("://")) {
+        throw new ConfigException("telemetry endpoint '" + endpoint + "' must be host:port, http://host:port or "
+            + "https://host:port");
+      }
       URI uri;
       try {
-        uri = URI.create(endpoint);
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException("telemetry endpoint '" + endpoint + "' is not a URL");
+        uri = URI.create(hasScheme(e) ? e : "https://" + e);
+      } catch (IllegalArgumentException bad) {
+        throw new ConfigException("telemetry endpoint '" + endpoint + "' is neither host:port nor a URL");
       }
-      if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
-        throw new ConfigException("telemetry endpoint '" + endpoint + "' must be http://host:port or https://host:port");
+      if (uri.getHost() == null || !hasScheme(e) && uri.getPort() < 0) {
+        throw new ConfigException("telemetry endpoint '" + endpoint + "' must be host:port (for example "
+            + "otel-collector.observability:4317) or http(s)://host:port");
       }
     }
     if ((certFile == null) != (keyFile == null)) {

@@ -9,7 +9,11 @@ import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.logs.Logger;
 import io.opentelemetry.api.logs.LoggerProvider;
 import io.opentelemetry.api.logs.Severity;
+import io.kubewarden.networkenforcer.writer.status.Principals;
+import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.UUID;
 
 /**
  * The two OpenTelemetry log events of the API contract, with their exact attribute keys. Empty
@@ -26,9 +30,17 @@ public final class ViolationEvents {
     this.logger = provider.get(SCOPE);
   }
 
+  /**
+   * The attribute carrying an event's stable id (OpenTelemetry semantic convention
+   * {@code log.record.uid}): equal for every send of the same record, so a collector can drop a repeat.
+   */
+  public static final String EVENT_ID = "log.record.uid";
+
   /** One event per observation, at once (the status follows within one sync interval). */
-  public void observed(ViolationObservation o) {
+  public void observed(SourcedObservation sourced) {
+    ViolationObservation o = sourced.observation();
     AttributesBuilder a = Attributes.builder();
+    a.put(EVENT_ID, sourced.eventId());
     String provider = o.backend() != null ? o.backend().value()
         : o.provider() != null ? o.provider().backend().value() : null;
     put(a, "enforcement.provider", provider);
@@ -43,9 +55,11 @@ public final class ViolationEvents {
   }
 
   /** After the status patch and the annotation removal went through. */
-  public void acknowledged(AcknowledgedViolation ack) {
+  public void acknowledged(String policyKey, AcknowledgedViolation ack) {
     ViolationRecord r = ack.getViolation();
     AttributesBuilder a = Attributes.builder();
+    a.put(EVENT_ID, UUID.nameUUIDFromBytes((policyKey + "/acknowledged/" + r.getId())
+        .getBytes(StandardCharsets.UTF_8)).toString());
     a.put("id", r.getId());
     put(a, "timestamp", r.getTimestamp());
     put(a, "reason", ack.getReason());
@@ -54,11 +68,11 @@ public final class ViolationEvents {
     put(a, "source.namespace", s == null ? null : s.getNamespace());
     put(a, "source.workload.kind", s == null ? null : s.getOwnerKind());
     put(a, "source.workload.name", s == null ? null : s.getOwnerName());
-    put(a, "source.workload.identity", s == null ? null : s.getIdentity());
+    put(a, "source.workload.identity", s == null ? null : Principals.withoutScheme(s.getIdentity()));
     put(a, "dest.namespace", d == null ? null : d.getNamespace());
     put(a, "dest.workload.kind", d == null ? null : d.getOwnerKind());
     put(a, "dest.workload.name", d == null ? null : d.getOwnerName());
-    put(a, "dest.workload.identity", d == null ? null : d.getIdentity());
+    put(a, "dest.workload.identity", d == null ? null : Principals.withoutScheme(d.getIdentity()));
     put(a, "protocol", r.getProtocol() == null ? null : r.getProtocol().name());
     a.put("dstPort", (long) r.getDstPort());
     put(a, "action", r.getAction() == null ? null : r.getAction().value());
@@ -74,7 +88,7 @@ public final class ViolationEvents {
     put(a, prefix + "name", e.getOwnerName());
     put(a, prefix + "namespace", e.getNamespace());
     put(a, prefix + "kind", e.getOwnerKind());
-    put(a, prefix + "identity", e.getIdentity());
+    put(a, prefix + "identity", Principals.withoutScheme(e.getIdentity()));
   }
 
   private static void put(AttributesBuilder a, String key, String value) {

@@ -14,7 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The writer on the fabric8 mock server, which has no server-side apply: an apply is a create, or
  * an update of the live object with our fields laid over it (labels merged, the dry-run annotation
- * we own set or removed, spec and owner references replaced). Every call is recorded.
+ * we own (dry-run, inferred-workloads) set or removed, spec and owner references replaced). Every call is recorded.
  */
 public final class MockClusterWriter implements ClusterWriter {
   /** One recorded write: operation, kind and {@code ns/name}. */
@@ -66,9 +66,11 @@ public final class MockClusterWriter implements ClusterWriter {
     meta.put("labels", merged((Map<String, Object>) meta.get("labels"), (Map<String, Object>) wantMeta.get("labels")));
     Map<String, Object> annotations = merged((Map<String, Object>) meta.get("annotations"),
         (Map<String, Object>) wantMeta.get("annotations"));
-    if (wantMeta.get("annotations") == null || !((Map<?, ?>) wantMeta.get("annotations"))
-        .containsKey(Labels.ISTIO_DRY_RUN)) {
-      annotations.remove(Labels.ISTIO_DRY_RUN);
+    // Annotations we own go when the applied object no longer sets them, as server-side apply does.
+    for (String owned : new String[] {Labels.ISTIO_DRY_RUN, Labels.INFERRED_WORKLOADS}) {
+      if (wantMeta.get("annotations") == null || !((Map<?, ?>) wantMeta.get("annotations")).containsKey(owned)) {
+        annotations.remove(owned);
+      }
     }
     meta.put("annotations", annotations);
     if (wantMeta.get("ownerReferences") != null) {

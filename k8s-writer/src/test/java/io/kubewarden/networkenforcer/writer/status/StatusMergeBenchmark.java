@@ -22,7 +22,8 @@ public final class StatusMergeBenchmark {
     java.util.function.Predicate<io.kubewarden.networkenforcer.common.crd.ViolationRecord> allowed = args.length > 0 ? r -> false
         : SpecAllowance.of(Fixtures.wnp("api", "web", Mode.monitor).getSpec());
     WorkloadNetworkPolicyStatus full = merger.merge(new StatusMerger.Input(null, 1L,
-        IntStream.range(0, 150).mapToObj(i -> Fixtures.violation("api", "w" + i, 9000 + i, t.plusSeconds(i))).toList(),
+        SourcedObservation.unsourced(IntStream.range(0, 150)
+            .mapToObj(i -> Fixtures.violation("api", "w" + i, 9000 + i, t.plusSeconds(i))).toList()),
         allowed, null, null, t)).status();
     for (int burst : new int[] {10, 100, 1000}) {
       // Half repeats of live records, half new peers: the realistic mix of a busy interval.
@@ -31,11 +32,11 @@ public final class StatusMergeBenchmark {
           : Fixtures.violation("api", "new" + i, 7000, t.plusSeconds(1000 + i))).toList();
       int rounds = 2000;
       for (int i = 0; i < rounds / 4; i++) {
-        merger.merge(new StatusMerger.Input(full, 1L, obs, allowed, null, null, t));
+        merger.merge(new StatusMerger.Input(full, 1L, SourcedObservation.unsourced(obs), allowed, null, null, t));
       }
       long start = System.nanoTime();
       for (int i = 0; i < rounds; i++) {
-        merger.merge(new StatusMerger.Input(full, 1L, obs, allowed, null, null, t));
+        merger.merge(new StatusMerger.Input(full, 1L, SourcedObservation.unsourced(obs), allowed, null, null, t));
       }
       double micros = (System.nanoTime() - start) / 1000.0 / rounds;
       System.out.printf("merge of %4d observations into a 100-record status: %8.1f us per merge, %,10.0f observations/s%n",

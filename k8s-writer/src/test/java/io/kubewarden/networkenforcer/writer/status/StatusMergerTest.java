@@ -30,6 +30,13 @@ class StatusMergerTest {
       Map<String, String> annotations, Predicate<ViolationRecord> allowedNow,
       Consumer<StatusMerger.Result> expect) {}
 
+  /** The same observation standing for {@code connections} connections (a provider's aggregate). */
+  static ViolationObservation aggregated(ViolationObservation o, long connections) {
+    return new ViolationObservation(o.policyNamespace(), o.policyName(), o.timestamp(), o.source(), o.dest(),
+        o.protocol(), o.dstPort(), o.action(), o.denyingPolicyNamespace(), o.denyingPolicyName(), o.provider(),
+        o.backend(), o.direction(), connections);
+  }
+
   static Stream<Arguments> rows() {
     return Stream.of(
         Arguments.of("new observations get ids 0,1 and are listed newest first", new Row(null,
@@ -42,6 +49,12 @@ class StatusMergerTest {
               assertThat(r.status().getActiveViolationCount()).isEqualTo(2);
               assertThat(r.status().getObservedGeneration()).isEqualTo(3L);
               assertThat(r.changed()).isTrue();
+            })),
+        Arguments.of("an aggregated Goldmane record of 7 connections is one observation: it counts one", new Row(null,
+            List.of(aggregated(violation("api", "web", 8080, T0), 7), aggregated(violation("api", "web", 8080,
+                T0.plusSeconds(1)), 3)), Map.of(), null, r -> {
+              assertThat(r.status().getViolationCount()).isEqualTo(2);
+              assertThat(ids(r)).containsExactly(0L);
             })),
         Arguments.of("a repeat refreshes the timestamp, counts, and adds no record", new Row(
             status(record(0, "web", 8080, T0), record(1, "batch", 9090, T0.plusSeconds(5))),
@@ -127,7 +140,7 @@ class StatusMergerTest {
     WorkloadNetworkPolicyStatus before = row.current() == null ? null : io.kubewarden.networkenforcer.common.json.Json
         .mapper().convertValue(row.current(), WorkloadNetworkPolicyStatus.class);
     StatusMerger.Result result = new StatusMerger().merge(new StatusMerger.Input(row.current(), 3L,
-        row.observations(), row.allowedNow(), row.annotations(), List.of(), NOW));
+        SourcedObservation.unsourced(row.observations()), row.allowedNow(), row.annotations(), List.of(), NOW));
     row.expect().accept(result);
     assertThat(result.status().getActiveViolationCount()).isEqualTo(result.status().getViolations().size());
     // The merge is pure: the live status it started from is untouched.

@@ -20,6 +20,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.logs.LoggerProvider;
 import java.time.Clock;
 import java.time.Instant;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.TopicPartition;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The faults of a status sync: conflicts, an unreachable API server, a policy that is gone. */
-class StatusSyncTest {
+public class StatusSyncTest {
   static final TopicPartition P0 = new TopicPartition("violations", 0);
   static final Instant T = Instant.parse("2026-03-01T10:00:00Z");
   MockCluster cluster;
@@ -50,9 +52,23 @@ class StatusSyncTest {
     cluster.close();
   }
 
-  StatusSync sync(ClusterWriter writer) {
-    return new StatusSync(client, writer, cache.cache, new RenderConditions(),
+  static final ObjectKey API = new ObjectKey(NS, "deployment-api-ingress");
+
+  /** Syncs every buffered policy, as the policy reconcilers do once the interval is due; false when one failed. */
+  boolean syncAll(ClusterWriter writer, ViolationBuffer buffer) {
+    StatusSync sync = new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
         new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC());
+    boolean ok = true;
+    for (String key : buffer.markAllDue()) {
+      try {
+        sync.sync(ObjectKey.parse(key));
+      } catch (PermanentError e) {
+        // reported on the object by the controller; the observations are released
+      } catch (RuntimeException e) {
+        ok = false;
+      }
+    }
+    return ok;
   }
 
   WorkloadNetworkPolicy live() {
@@ -84,7 +100,7 @@ class StatusSyncTest {
     ViolationBuffer buffer = new ViolationBuffer();
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
 
-    assertThat(sync(conflictOnce).syncAll(buffer)).isTrue();
+    assertThat(syncAll(conflictOnce, buffer)).isTrue();
     assertThat(attempts.get()).isEqualTo(2);
     assertThat(meters.counter("network.enforcer.writer.status.conflicts").count()).isEqualTo(1);
     assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
@@ -101,12 +117,12 @@ class StatusSyncTest {
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
     buffer.add(P0, 1, violation("api", "batch", 9090, T.plusSeconds(1)));
 
-    assertThat(sync(writer).syncAll(buffer)).isFalse();
+    assertThat(syncAll(writer, buffer)).isFalse();
     assertThat(buffer.size()).isEqualTo(2);
     assertThat(buffer.committable()).isEmpty();
 
     writer.failWith(null);
-    assertThat(sync(writer).syncAll(buffer)).isTrue();
+    assertThat(syncAll(writer, buffer)).isTrue();
     assertThat(live().getStatus().getViolationCount()).isEqualTo(2);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(2);
   }
@@ -116,7 +132,7 @@ class StatusSyncTest {
     ViolationBuffer buffer = new ViolationBuffer();
     buffer.add(P0, 0, violation("gone", "web", 80, T));
 
-    assertThat(sync(new MockClusterWriter(client)).syncAll(buffer)).isTrue();
+    assertThat(syncAll(new MockClusterWriter(client), buffer)).isTrue();
     assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing").count())
         .isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
@@ -130,17 +146,46 @@ class StatusSyncTest {
     ViolationBuffer buffer = new ViolationBuffer();
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
 
-    assertThat(sync(writer).syncAll(buffer)).isTrue();
+    assertThat(syncAll(writer, buffer)).isTrue();
     assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
         .isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }
 
-  /** Forwards every call; tests override the one they disturb. */
-  static class Delegating implements ClusterWriter {
-    final ClusterWriter d;
+  @Test
+  void recordsReadAgainAfterAHandOverAreNotCountedTwice() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    MockClusterWriter writer = new MockClusterWriter(client);
+    ViolationBuffer first = new ViolationBuffer();
+    for (int i = 0; i < 5; i++) {
+      first.add(P0, i, violation("api", "w" + i, 9090, T.plusSeconds(i)));
+    }
+    assertThat(syncAll(writer, first)).isTrue();
+    assertThat(live().getStatus().getViolationCount()).isEqualTo(5);
+    assertThat(live().getStatus().getMergedOffsets()).singleElement().satisfies(m -> {
+      assertThat(m.getTopic()).isEqualTo(P0.topic());
+      assertThat(m.getPartition()).isEqualTo(P0.partition());
+      assertThat(m.getOffset()).isEqualTo(5);
+    });
 
-    Delegating(ClusterWriter d) {
+    // The writer died before committing: the next leader reads offsets 0..6 again (5 and 6 are new).
+    ViolationBuffer reread = new ViolationBuffer();
+    for (int i = 0; i < 7; i++) {
+      reread.add(P0, i, violation("api", "w" + i, 9090, T.plusSeconds(i)));
+    }
+    assertThat(syncAll(writer, reread)).isTrue();
+    assertThat(live().getStatus().getViolationCount()).as("exactly once: 7, not 12").isEqualTo(7);
+    assertThat(live().getStatus().getViolations()).hasSize(7);
+    assertThat(live().getStatus().getMergedOffsets().get(0).getOffset()).isEqualTo(7);
+    assertThat(meters.counter("network.enforcer.writer.violations.already.merged").count()).isEqualTo(5);
+    assertThat(reread.committable().get(P0).offset()).isEqualTo(7);
+  }
+
+  /** Forwards every call; tests override the one they disturb. */
+  public static class Delegating implements ClusterWriter {
+    protected final ClusterWriter d;
+
+    public Delegating(ClusterWriter d) {
       this.d = d;
     }
 

@@ -1,6 +1,17 @@
 package io.kubewarden.networkenforcer.writer.telemetry;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import io.grpc.InsecureServerCredentials;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.testing.ChartTemplates;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpsConfigurator;
@@ -25,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -47,6 +59,7 @@ class TelemetryExportTest {
   Path clientKey;
   final List<byte[]> received = new CopyOnWriteArrayList<>();
   final List<String> clientNames = new CopyOnWriteArrayList<>();
+  final List<Metadata> receivedHeaders = new CopyOnWriteArrayList<>();
 
   @BeforeEach
   void certificates() {
@@ -60,7 +73,8 @@ class TelemetryExportTest {
 
   void emitOneViolation(TelemetrySettings settings) {
     try (TelemetryExport export = TelemetryExport.create(settings.validate(), "network-enforcer")) {
-      new ViolationEvents(export.provider()).observed(Fixtures.violation("api", "web", 8080, Instant.now()));
+      new ViolationEvents(export.provider()).observed(
+          SourcedObservation.unsourced(Fixtures.violation("api", "web", 8080, Instant.now())));
     } // close() flushes the batch
   }
 
@@ -134,6 +148,177 @@ class TelemetryExportTest {
     }
   }
 
+  // ---- The writer with the exact environment the chart renders for each telemetry mode ----
+
+  /** The environment of the container that exports events, as {@code helm template} renders it. */
+  static Map<String, String> chartEnvironment(String... sets) throws IOException {
+    List<String> args = new ArrayList<>();
+    for (String set : sets) {
+      args.add("--set");
+      args.add(set);
+    }
+    String yaml = ChartTemplates.render(args.toArray(String[]::new));
+    Map<String, String> env = new LinkedHashMap<>();
+    try (MappingIterator<JsonNode> docs = Json.yaml().readerFor(JsonNode.class).readValues(yaml)) {
+      while (docs.hasNext()) {
+        JsonNode doc = docs.next();
+        for (JsonNode c : doc.path("spec").path("template").path("spec").path("containers")) {
+          boolean exporter = false;
+          for (JsonNode e : c.path("env")) {
+            exporter |= e.path("name").asText().equals("NE_TELEMETRY_COLLECTOR_STRATEGY");
+          }
+          if (exporter) {
+            c.path("env").forEach(e -> {
+              if (e.has("value")) {
+                env.put(e.path("name").asText(), e.path("value").asText());
+              }
+            });
+          }
+        }
+      }
+    }
+    assertThat(env).as("a container exports events").containsKey("NE_TELEMETRY_COLLECTOR_STRATEGY");
+    return env;
+  }
+
+  /** The chart's mounted PEM files (ca.crt, tls.crt, tls.key under the otel dir) are this test's files. */
+  Map<String, String> mounted(Map<String, String> env) {
+    Map<String, String> out = new LinkedHashMap<>(env);
+    out.replaceAll((k, v) -> v.endsWith("/ca.crt") ? ca.toString() : v.endsWith("/tls.crt") ? clientCert.toString()
+        : v.endsWith("/tls.key") ? clientKey.toString() : v);
+    return out;
+  }
+
+  /** What the writer makes of that environment when no flag is given (WriterOptions does exactly this). */
+  static TelemetrySettings settingsFrom(Map<String, String> env) {
+    return OtlpEnvironment.complete(new TelemetrySettings(
+        CollectorStrategy.parse(env.get("NE_TELEMETRY_COLLECTOR_STRATEGY")), null, null, null, null, null), null, env)
+        .validate();
+  }
+
+  Server plainGrpcCollector() throws IOException {
+    return Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+        .addService(ServerServiceDefinition.builder(LOGS_SERVICE).addMethod(exportMethod(), collector()).build())
+        .build().start();
+  }
+
+  @Test
+  void chartExternalGrpcHostPortWithoutACertificateSecretSendsInPlainText() throws Exception {
+    Server server = plainGrpcCollector();
+    try {
+      Map<String, String> env = chartEnvironment("telemetry.collectorStrategy=external",
+          "telemetry.externalCollector.endpoint=127.0.0.1:" + server.getPort(),
+          "telemetry.externalCollector.protocol=grpc");
+      assertThat(env.get("OTEL_EXPORTER_OTLP_ENDPOINT")).as("host:port, as the values document it")
+          .isEqualTo("127.0.0.1:" + server.getPort());
+      emitOneViolation(settingsFrom(env));
+      await().atMost(Duration.ofSeconds(30)).until(this::receivedTheEvent);
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  void chartExternalGrpcHostPortWithCaAndClientCertificateUsesMutualTls() throws Exception {
+    Server server = Grpc.newServerBuilderForPort(0, TlsServerCredentials.newBuilder()
+            .keyManager(serverCert.toFile(), serverKey.toFile()).trustManager(ca.toFile())
+            .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build())
+        .addService(ServerServiceDefinition.builder(LOGS_SERVICE).addMethod(exportMethod(), collector()).build())
+        .build().start();
+    try {
+      Map<String, String> env = chartEnvironment("telemetry.collectorStrategy=external",
+          "telemetry.externalCollector.endpoint=localhost:" + server.getPort(),
+          "telemetry.externalCollector.protocol=grpc",
+          "telemetry.externalCollector.otelCollectorCertificateSecret=otel-ca",
+          "telemetry.externalCollector.otelCollectorClientCertificateSecret=otel-client");
+      TelemetrySettings settings = settingsFrom(mounted(env));
+      assertThat(settings.effectiveEndpoint("network-enforcer")).isEqualTo("https://localhost:" + server.getPort());
+      emitOneViolation(settings);
+      await().atMost(Duration.ofSeconds(30)).until(this::receivedTheEvent);
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  void chartExternalHttpProtobufUrlWithCa() throws Exception {
+    HttpsServer server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.setHttpsConfigurator(new HttpsConfigurator(pki.serverContext()));
+    server.createContext("/v1/logs", exchange -> {
+      received.add(exchange.getRequestBody().readAllBytes());
+      exchange.getResponseHeaders().add("Content-Type", "application/x-protobuf");
+      exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    server.start();
+    try {
+      Map<String, String> env = chartEnvironment("telemetry.collectorStrategy=external",
+          "telemetry.externalCollector.endpoint=https://127.0.0.1:" + server.getAddress().getPort(),
+          "telemetry.externalCollector.protocol=http/protobuf",
+          "telemetry.externalCollector.otelCollectorCertificateSecret=otel-ca");
+      TelemetrySettings settings = settingsFrom(mounted(env));
+      assertThat(settings.protocol()).isEqualTo(OtlpProtocol.http);
+      emitOneViolation(settings);
+      await().atMost(Duration.ofSeconds(30)).until(this::receivedTheEvent);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void chartDefaultStrategyReachesTheBundledCollectorOverTlsWithTheChartCertificates() throws Exception {
+    TelemetrySettings settings = settingsFrom(mounted(chartEnvironment("telemetry.collectorStrategy=default")));
+    assertThat(settings.strategy()).isEqualTo(CollectorStrategy.DEFAULT);
+    assertThat(settings.protocol()).isEqualTo(OtlpProtocol.grpc);
+    assertThat(settings.effectiveEndpoint("anything")).isEqualTo(
+        "https://ne-network-enforcer-otel-collector.network-enforcer.svc.cluster.local:4317");
+    assertThat(settings.caFile()).isEqualTo(ca);
+    assertThat(settings.certFile()).isEqualTo(clientCert);
+    assertThat(settings.keyFile()).isEqualTo(clientKey);
+    try (TelemetryExport export = TelemetryExport.create(settings, "network-enforcer")) {
+      assertThat(export.provider()).isNotNull();
+    }
+  }
+
+  @Test
+  void chartNoneStrategyExportsNothing() throws Exception {
+    Map<String, String> env = chartEnvironment("telemetry.collectorStrategy=none");
+    assertThat(env.keySet()).noneMatch(k -> k.startsWith("OTEL_EXPORTER_OTLP_"));
+    assertThat(settingsFrom(env).strategy()).isEqualTo(CollectorStrategy.none);
+  }
+
+  @Test
+  void theStandardHeadersVariableReachesTheCollector() throws Exception {
+    Server server = plainGrpcCollector();
+    try {
+      Map<String, String> env = Map.of("NE_TELEMETRY_COLLECTOR_STRATEGY", "external",
+          "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:" + server.getPort(),
+          "OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20s3cret,x-tenant=shop");
+      emitOneViolation(settingsFrom(env));
+      await().atMost(Duration.ofSeconds(30)).until(this::receivedTheEvent);
+      Metadata h = receivedHeaders.get(0);
+      assertThat(h.get(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER))).isEqualTo("Bearer s3cret");
+      assertThat(h.get(Metadata.Key.of("x-tenant", Metadata.ASCII_STRING_MARSHALLER))).isEqualTo("shop");
+    } finally {
+      server.shutdownNow();
+    }
+  }
+
+  @Test
+  void theLogsSignalVariablesWinAndBadValuesAreNamed() {
+    TelemetrySettings s = settingsFrom(Map.of("NE_TELEMETRY_COLLECTOR_STRATEGY", "external",
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "logs-collector:4318",
+        "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL", "http/protobuf"));
+    assertThat(s.effectiveEndpoint("x")).isEqualTo("https://logs-collector:4318");
+    assertThat(s.protocol()).isEqualTo(OtlpProtocol.http);
+    assertThatThrownBy(() -> settingsFrom(Map.of("NE_TELEMETRY_COLLECTOR_STRATEGY", "external",
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "collector")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("host:port");
+    assertThatThrownBy(() -> settingsFrom(Map.of("NE_TELEMETRY_COLLECTOR_STRATEGY", "external",
+        "OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4317", "OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign")))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("OTEL_EXPORTER_OTLP_HEADERS");
+  }
+
   static MethodDescriptor<byte[], byte[]> exportMethod() {
     return MethodDescriptor.<byte[], byte[]>newBuilder()
         .setType(MethodDescriptor.MethodType.UNARY)
@@ -146,6 +331,7 @@ class TelemetryExportTest {
     return new ServerCallHandler<byte[], byte[]>() {
       @Override
       public ServerCall.Listener<byte[]> startCall(ServerCall<byte[], byte[]> call, Metadata headers) {
+        receivedHeaders.add(headers);
         call.request(1);
         return new ServerCall.Listener<byte[]>() {
           @Override

@@ -18,6 +18,7 @@ import io.opentelemetry.sdk.logs.data.LogRecordData;
 import io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor;
 import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
 import java.time.Instant;
+import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -49,7 +50,9 @@ class ViolationEventsTest {
         new ViolationEndpoint("shop", "Deployment", "api", "spiffe://cluster.local/ns/shop/sa/api", null),
         Protocol.TCP, 8080, Mode.protect, "shop", "deployment-api-ingress", Provider.istio, Backend.istio,
         Direction.Ingress, 1);
-    events.observed(o);
+    events.observed(new SourcedObservation("violations", 2, 41, o));
+    events.observed(new SourcedObservation("violations", 2, 41, o));
+    events.observed(new SourcedObservation("violations", 2, 42, o));
 
     LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
     assertThat(r.getEventName()).isEqualTo("policy_violation_observed");
@@ -58,13 +61,20 @@ class ViolationEventsTest {
     assertThat(keys(r)).containsExactlyInAnyOrder("enforcement.provider", "action", "source.workload.name",
         "source.workload.namespace", "source.workload.kind", "source.workload.identity", "destination.workload.name",
         "destination.workload.namespace", "destination.workload.kind", "destination.workload.identity",
-        "network.transport", "destination.port", "policy.ref.namespace", "policy.ref.name");
+        "network.transport", "destination.port", "policy.ref.namespace", "policy.ref.name", ViolationEvents.EVENT_ID);
+    String id = r.getAttributes().get(AttributeKey.stringKey(ViolationEvents.EVENT_ID));
+    assertThat(exporter.getFinishedLogRecordItems().get(1).getAttributes()
+        .get(AttributeKey.stringKey(ViolationEvents.EVENT_ID))).as("the same record, the same id").isEqualTo(id);
+    assertThat(exporter.getFinishedLogRecordItems().get(2).getAttributes()
+        .get(AttributeKey.stringKey(ViolationEvents.EVENT_ID))).as("another record, another id").isNotEqualTo(id);
     assertThat(r.getAttributes().get(AttributeKey.longKey("destination.port"))).isEqualTo(8080L);
     assertThat(r.getAttributes().get(AttributeKey.stringKey("enforcement.provider"))).isEqualTo("istio");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("action"))).isEqualTo("protect");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("network.transport"))).isEqualTo("TCP");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("source.workload.identity")))
-        .isEqualTo("spiffe://cluster.local/ns/shop/sa/web");
+        .as("prefix-free, as api.md says").isEqualTo("cluster.local/ns/shop/sa/web");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("destination.workload.identity")))
+        .isEqualTo("cluster.local/ns/shop/sa/api");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("policy.ref.name"))).isEqualTo("deployment-api-ingress");
     assertThat(r.getTimestampEpochNanos()).isEqualTo(Instant.parse("2026-03-01T10:00:00Z").toEpochMilli() * 1_000_000);
   }
@@ -75,7 +85,7 @@ class ViolationEventsTest {
         new ViolationEndpoint("shop", "Deployment", "web", "", null),
         new ViolationEndpoint("shop", "Deployment", "api", null, null),
         Protocol.UDP, 0, Mode.monitor, null, "", Provider.cilium, Backend.kubernetes, Direction.Ingress, 1);
-    events.observed(o);
+    events.observed(SourcedObservation.unsourced(o));
 
     LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
     assertThat(keys(r)).doesNotContain("source.workload.identity", "destination.workload.identity")
@@ -97,7 +107,8 @@ class ViolationEventsTest {
     v.setAction(Mode.protect);
     v.setDenyingPolicyNamespace("shop");
     v.setDenyingPolicyName("deployment-api-ingress");
-    events.acknowledged(new AcknowledgedViolation(v, "expected during migration", "2026-03-01T11:00:00Z"));
+    events.acknowledged("shop/deployment-api-ingress",
+        new AcknowledgedViolation(v, "expected during migration", "2026-03-01T11:00:00Z"));
 
     LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
     assertThat(r.getEventName()).isEqualTo("policy_violation_acknowledged");
@@ -105,8 +116,12 @@ class ViolationEventsTest {
     assertThat(keys(r)).containsExactlyInAnyOrder("id", "timestamp", "reason", "source.namespace",
         "source.workload.kind", "source.workload.name", "source.workload.identity", "dest.namespace",
         "dest.workload.kind", "dest.workload.name", "dest.workload.identity", "protocol", "dstPort", "action",
-        "denyingPolicy.namespace", "denyingPolicy.name");
+        "denyingPolicy.namespace", "denyingPolicy.name", ViolationEvents.EVENT_ID);
     assertThat(r.getAttributes().get(AttributeKey.longKey("id"))).isEqualTo(7L);
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("source.workload.identity")))
+        .isEqualTo("cluster.local/ns/shop/sa/web");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("dest.workload.identity")))
+        .isEqualTo("cluster.local/ns/shop/sa/api");
     assertThat(r.getAttributes().get(AttributeKey.longKey("dstPort"))).isEqualTo(8080L);
     assertThat(r.getAttributes().get(AttributeKey.stringKey("reason"))).isEqualTo("expected during migration");
   }

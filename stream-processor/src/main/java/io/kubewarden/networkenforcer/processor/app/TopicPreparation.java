@@ -90,16 +90,21 @@ public final class TopicPreparation {
         return admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
         boolean unknown = e.getCause() instanceof UnknownTopicOrPartitionException;
-        if (!unknown || System.nanoTime() > deadline) {
-          throw new ConfigException("cannot describe the topics " + names + " (" + e.getCause().getMessage()
-              + "); create them with " + config.kafka().partitions() + " partitions each, or enable topic creation");
+        // Only a topic this process has just created can be late; without creation, missing is missing.
+        if (!unknown || !config.createTopics() || System.nanoTime() > deadline) {
+          throw new ConfigException("cannot describe the topics " + names + " on " + config.kafka().bootstrapServers()
+              + " (" + e.getCause().getMessage() + "); create them with " + config.kafka().partitions()
+              + " partitions each (the chart's kafka.strimzi.createTopics declares them all), or enable topic "
+              + "creation");
         }
         pause();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while describing topics", e);
       } catch (TimeoutException e) {
-        throw new IllegalStateException("Kafka did not describe the topics within " + TIMEOUT_SECONDS + " s", e);
+        throw new IllegalStateException("Kafka at " + config.kafka().bootstrapServers() + " did not describe the "
+            + "topics within " + TIMEOUT_SECONDS + " s; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS) "
+            + "and the client's TLS/SASL properties", e);
       }
     }
   }

@@ -32,6 +32,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
  *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
  * @param learning cluster ranges, how outside addresses are learned, convergence thresholds
+ * @param combineInterval how long the observations of one target and flow are combined into one
+ *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
+ *     alone)
  */
 public record ProcessorConfig(
     String applicationId,
@@ -48,12 +51,19 @@ public record ProcessorConfig(
     Backend backend,
     boolean createTopics,
     boolean inMemoryStores,
-    LearningSettings learning) {
+    LearningSettings learning,
+    Duration combineInterval) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
   /** Chosen from the benchmark in README.md: 1 s keeps transactions few without delaying proposals. */
   public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+  /**
+   * How long observations of one target and flow are combined before the repartition (0: not
+   * combined). The combiner's buffer is a changelogged store, so the interval only trades latency
+   * for fewer records; it costs no safety.
+   */
+  public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
@@ -69,6 +79,7 @@ public record ProcessorConfig(
     provider = provider == null ? Provider.istio : provider;
     backend = backend == null ? provider.backend() : backend;
     learning = learning == null ? LearningSettings.DEFAULTS : learning;
+    combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
   }
 
   public static Builder builder(KafkaSettings kafka) {
@@ -80,7 +91,7 @@ public record ProcessorConfig(
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores).learning(learning);
+        .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -98,6 +109,9 @@ public record ProcessorConfig(
     requirePositive("evidence flush interval", evidenceFlushInterval);
     learning.validate();
     requirePositive("commit interval", commitInterval);
+    if (combineInterval.isNegative()) {
+      throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
+    }
     if (cacheMaxBytes < 0) {
       throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
     }
@@ -173,6 +187,7 @@ public record ProcessorConfig(
     private boolean createTopics = true;
     private boolean inMemoryStores;
     private LearningSettings learning;
+    private Duration combineInterval;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -192,11 +207,12 @@ public record ProcessorConfig(
     public Builder createTopics(boolean v) { createTopics = v; return this; }
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
     public Builder learning(LearningSettings v) { learning = v; return this; }
+    public Builder combineInterval(Duration v) { combineInterval = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, learning);
+          createTopics, inMemoryStores, learning, combineInterval);
     }
   }
 }

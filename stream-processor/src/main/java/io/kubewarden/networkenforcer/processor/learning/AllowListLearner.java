@@ -81,7 +81,7 @@ public final class AllowListLearner {
       return new Skipped("no-own-selector");
     }
     if (peer.isExternal()) {
-      return learnOutside(current, own.workloadSelector(), peer, flow);
+      return learnOutside(current, own.workloadSelector(), own.inferred(), peer, flow);
     }
     Optional<WorkloadRef> peerWorkload = peer.workload();
     if (peerWorkload.isEmpty()) {
@@ -90,22 +90,23 @@ public final class AllowListLearner {
     if (peer.workloadSelector() == null) {
       return new Skipped("no-peer-selector");
     }
-    return merge(current, own.workloadSelector(), peerWorkload.get().key(), peer.namespace(),
-        peer.workloadSelector(), null, flow);
+    return merge(current, own.workloadSelector(), own.inferred(), peerWorkload.get().key(), peer.namespace(),
+        peer.workloadSelector(), peer.inferred(), null, flow);
   }
 
   /**
    * A peer outside the cluster becomes an ipBlock peer; the DNS names the data plane reported are
    * kept on it as evidence (a new name is no allow-list change, only evidence).
    */
-  private Outcome learnOutside(LearnedAllowList current, LabelSelector ownSelector, FlowEndpoint peer,
-      FlowRecord flow) {
+  private Outcome learnOutside(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred,
+      FlowEndpoint peer, FlowRecord flow) {
     ExternalPeerRule.Peer outside = externalPeers.peerFor(peer);
     if (outside.skipReason() != null) {
       return new Skipped(outside.skipReason());
     }
     List<String> names = peer.external().dnsNames();
-    Outcome merged = merge(current, ownSelector, outside.key(), null, null, outside.ipBlocks(), flow);
+    Outcome merged = merge(current, ownSelector, ownInferred, outside.key(), null, null, false, outside.ipBlocks(),
+        flow);
     if (!(merged instanceof Learned learned) || names.isEmpty()) {
       return merged;
     }
@@ -119,7 +120,7 @@ public final class AllowListLearner {
     peers.put(outside.key(), new LearnedPeer(null, null, learnedPeer.ports(), learnedPeer.ipBlocks(), allNames));
     LearnedAllowList s = learned.state();
     return new Learned(new LearnedAllowList(s.backend(), s.ownSelector(), peers, s.evidenceDirty(), s.lastChange(),
-        s.converged()), learned.allowListChanged(), learned.peerKey(), learned.portKey(), true);
+        s.converged(), s.ownInferred()), learned.allowListChanged(), learned.peerKey(), learned.portKey(), true);
   }
 
   private Outcome learnIstio(LearnedAllowList current, FlowRecord flow) {
@@ -133,19 +134,22 @@ public final class AllowListLearner {
     if (flow.dst().workloadSelector() == null) {
       return new Skipped("no-own-selector");
     }
-    return merge(current, flow.dst().workloadSelector(), principal.get(), null, null, null, flow);
+    return merge(current, flow.dst().workloadSelector(), flow.dst().inferred(), principal.get(), null, null, false,
+        null, flow);
   }
 
-  private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, String peerKey, String peerNamespace,
-      LabelSelector peerSelector, List<LearnedIpBlock> ipBlocks, FlowRecord flow) {
+  private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred, String peerKey,
+      String peerNamespace, LabelSelector peerSelector, boolean peerInferred, List<LearnedIpBlock> ipBlocks,
+      FlowRecord flow) {
     List<LearnedIpBlock> blocks = ipBlocks == null ? List.of() : ipBlocks;
     LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
     String portKey = port.key();
     // The hot path: a known port of a known peer changes nothing and copies nothing.
-    if (current != null && Objects.equals(current.ownSelector(), ownSelector)) {
+    if (current != null && Objects.equals(current.ownSelector(), ownSelector) && current.ownInferred() == ownInferred) {
       LearnedPeer known = current.peers().get(peerKey);
       if (known != null && Objects.equals(known.namespace(), peerNamespace)
           && Objects.equals(known.selector(), peerSelector) && known.ipBlocks().equals(blocks)
+          && known.inferred() == peerInferred
           && known.ports().containsKey(portKey)) {
         return new Learned(current, false, peerKey, portKey);
       }
@@ -155,13 +159,22 @@ public final class AllowListLearner {
     // New peer, or the peer workload was recreated with another selector: the rule changes.
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
     ports.put(portKey, port);
+    // The inferred marks follow the latest flow: a workload the cluster later confirms loses its mark.
     peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports, blocks,
-        peer == null ? null : peer.dnsNames()));
+        peer == null ? null : peer.dnsNames(), peerInferred));
     boolean dirty = current != null && current.evidenceDirty();
+    // Only an inferred mark changed (the cluster now names a workload): nothing new was seen.
+    boolean onlyMarks = current != null && peer != null && Objects.equals(current.ownSelector(), ownSelector)
+        && Objects.equals(peer.namespace(), peerNamespace) && Objects.equals(peer.selector(), peerSelector)
+        && peer.ipBlocks().equals(blocks) && peer.ports().containsKey(portKey);
+    if (onlyMarks) {
+      return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, current.lastChange(),
+          current.converged(), ownInferred), true, peerKey, portKey);
+    }
     // Convergence restarts at the flow that brought something new (flow time, not arrival time).
     Instant lastChange = current == null || current.lastChange() == null || flow.time().isAfter(current.lastChange())
         ? flow.time() : current.lastChange();
-    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, false), true, peerKey,
-        portKey);
+    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, false, ownInferred), true,
+        peerKey, portKey);
   }
 }

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import java.time.Instant;
@@ -20,9 +21,11 @@ import java.util.TreeMap;
  *     than the latest first-seen of the evidence (which decides convergence), so the convergence
  *     sweep can skip targets by it; null in state written before convergence existed
  * @param converged whether the last published snapshot said {@code Converged=True}
+ * @param ownInferred the target's own workload and selector were inferred from pod names and labels
  */
 public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
-    boolean evidenceDirty, Instant lastChange, boolean converged) {
+    boolean evidenceDirty, Instant lastChange, boolean converged,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
   public LearnedAllowList {
     peers = peers == null ? new TreeMap<>() : new TreeMap<>(peers);
@@ -30,14 +33,19 @@ public record LearnedAllowList(Backend backend, LabelSelector ownSelector, Sorte
 
   public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
       boolean evidenceDirty) {
-    this(backend, ownSelector, peers, evidenceDirty, null, false);
+    this(backend, ownSelector, peers, evidenceDirty, null, false, false);
+  }
+
+  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+      boolean evidenceDirty, Instant lastChange, boolean converged) {
+    this(backend, ownSelector, peers, evidenceDirty, lastChange, converged, false);
   }
 
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
-    return new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, converged);
+    return new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, converged, ownInferred);
   }
 
   public LearnedAllowList withConverged(boolean value) {
-    return new LearnedAllowList(backend, ownSelector, peers, evidenceDirty, lastChange, value);
+    return new LearnedAllowList(backend, ownSelector, peers, evidenceDirty, lastChange, value, ownInferred);
   }
 }

@@ -14,10 +14,12 @@ import java.util.TreeSet;
  * the data plane reported for it (evidence only); Istio: only the principal (the map key).
  *
  * @param ports keyed by {@link LearnedPort#key}, so iteration is in protocol, port order
+ * @param inferred the peer workload and selector were inferred from pod names and labels
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports,
-    List<LearnedIpBlock> ipBlocks, SortedSet<String> dnsNames) {
+    List<LearnedIpBlock> ipBlocks, SortedSet<String> dnsNames,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred) {
 
   public LearnedPeer {
     ports = ports == null ? new TreeMap<>() : new TreeMap<>(ports);
@@ -27,7 +29,19 @@ public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<St
 
   /** A peer workload (or an Istio principal, with namespace and selector null). */
   public LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports) {
-    this(namespace, selector, ports, null, null);
+    this(namespace, selector, ports, null, null, false);
+  }
+
+  /** A peer workload that may have been inferred. */
+  public LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports,
+      boolean inferred) {
+    this(namespace, selector, ports, null, null, inferred);
+  }
+
+  /** A peer outside the cluster: its ipBlocks and the DNS names reported for it. */
+  public LearnedPeer(String namespace, LabelSelector selector, SortedMap<String, LearnedPort> ports,
+      List<LearnedIpBlock> ipBlocks, SortedSet<String> dnsNames) {
+    this(namespace, selector, ports, ipBlocks, dnsNames, false);
   }
 
   /** Whether this peer lies outside the cluster (rendered as ipBlocks). */

@@ -10,12 +10,13 @@ import java.time.Instant;
  */
 public record PortStats(Protocol protocol, int port, Instant firstSeen, Instant lastSeen, long count) {
 
-  public static PortStats first(Protocol protocol, int port, Instant time, long count) {
-    return new PortStats(protocol, port, time, time, count);
+  public static PortStats first(Protocol protocol, int port, Instant first, Instant last, long count) {
+    return new PortStats(protocol, port, first, last, count);
   }
 
-  public PortStats observed(Instant time, long n) {
-    return new PortStats(protocol, port, time.isBefore(firstSeen) ? time : firstSeen,
-        time.isAfter(lastSeen) ? time : lastSeen, count + n);
+  /** Adds {@code n} flows seen from {@code first} to {@code last} (one flow: both its time). */
+  public PortStats observed(Instant first, Instant last, long n) {
+    return new PortStats(protocol, port, first.isBefore(firstSeen) ? first : firstSeen,
+        last.isAfter(lastSeen) ? last : lastSeen, count + n);
   }
 }

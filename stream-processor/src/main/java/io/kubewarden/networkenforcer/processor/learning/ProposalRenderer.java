@@ -101,11 +101,26 @@ public final class ProposalRenderer {
       converged = convergence.evaluate(lastNew, latest(now, lastSeen), observations);
     }
     // updatedAt is the latest flow time, not the wall clock: equal inputs give equal bytes.
-    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen, converged);
+    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen,
+        inferredWorkloads(target, state), Map.of(), converged);
   }
 
   private static Instant latest(Instant a, Instant b) {
     return a == null || (b != null && b.isAfter(a)) ? b : a;
+  }
+
+  /** The target and peer workloads whose selectors were inferred, target first, peers in rule order. */
+  private static List<String> inferredWorkloads(TargetKey target, LearnedAllowList state) {
+    List<String> inferred = new ArrayList<>();
+    if (state.ownInferred()) {
+      inferred.add(target.workload().key());
+    }
+    state.peers().forEach((key, peer) -> {
+      if (peer.inferred()) {
+        inferred.add(key);
+      }
+    });
+    return inferred;
   }
 
   private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(Direction direction,

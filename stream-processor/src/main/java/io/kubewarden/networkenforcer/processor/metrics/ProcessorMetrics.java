@@ -2,10 +2,15 @@ package io.kubewarden.networkenforcer.processor.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every number of the processor that a user would want, as Micrometer counters (exposed as
  * Prometheus by the CLI). Counters with a {@code reason} tag say why something was not used.
+ *
+ * <p>Every counter is resolved once (fixed ones here, tagged ones on their first use, then kept in a
+ * map keyed by the tag value): no registry lookup and no allocation per record.
  */
 public final class ProcessorMetrics {
   private static final String PREFIX = "network_enforcer.processor.";
@@ -17,6 +22,15 @@ public final class ProcessorMetrics {
   private final Counter evidenceFlushes;
   private final Counter undetermined;
   private final Counter reattributed;
+  private final Counter evaluationsFailed;
+  private final Counter learned;
+  private final Counter ingressObservations;
+  private final Counter egressObservations;
+  private final Map<String, Counter> ignored = new ConcurrentHashMap<>();
+  private final Map<String, Counter> skipped = new ConcurrentHashMap<>();
+  private final Map<String, Counter> violations = new ConcurrentHashMap<>();
+  private final Map<String, Counter> unattributed = new ConcurrentHashMap<>();
+  private final Map<String, Counter> deadLettered = new ConcurrentHashMap<>();
 
   public ProcessorMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -31,6 +45,16 @@ public final class ProcessorMetrics {
         .description("monitor-mode evaluations that could not be decided from the flow").register(registry);
     reattributed = Counter.builder(PREFIX + "denies.reattributed")
         .description("denies of unknown reporter passed from the destination to the source").register(registry);
+    evaluationsFailed = registry.counter(PREFIX + "evaluations.failed");
+    learned = Counter.builder(PREFIX + "observations.learned")
+        .description("observations a target learned from, an aggregate counting as its flow count").register(registry);
+    ingressObservations = registry.counter(PREFIX + "observations", "direction", "Ingress");
+    egressObservations = registry.counter(PREFIX + "observations", "direction", "Egress");
+  }
+
+  private Counter tagged(Map<String, Counter> cache, String name, String tag, String value) {
+    Counter c = cache.get(value);
+    return c != null ? c : cache.computeIfAbsent(value, v -> registry.counter(PREFIX + name, tag, v));
   }
 
   public MeterRegistry registry() {
@@ -43,12 +67,16 @@ public final class ProcessorMetrics {
 
   /** One observation per target a flow produced. */
   public void observation(String direction) {
-    registry.counter(PREFIX + "observations", "direction", direction).increment();
+    switch (direction) {
+      case "Ingress" -> ingressObservations.increment();
+      case "Egress" -> egressObservations.increment();
+      default -> registry.counter(PREFIX + "observations", "direction", direction).increment();
+    }
   }
 
   /** A flow (or one side of it) that produced no observation. */
   public void flowIgnored(String reason) {
-    registry.counter(PREFIX + "flows.ignored", "reason", reason).increment();
+    tagged(ignored, "flows.ignored", "reason", reason).increment();
   }
 
   /** An observation that a target could not learn from. */
@@ -58,7 +86,12 @@ public final class ProcessorMetrics {
   }
 
   public void learningSkipped(String reason) {
-    registry.counter(PREFIX + "learning.skipped", "reason", reason).increment();
+    tagged(skipped, "learning.skipped", "reason", reason).increment();
+  }
+
+  /** A target learned from an observation that stands for {@code flows} flows. */
+  public void learned(long flows) {
+    learned.increment(flows);
   }
 
   public void proposalEmitted() {
@@ -74,7 +107,7 @@ public final class ProcessorMetrics {
   }
 
   public void violation(String action) {
-    registry.counter(PREFIX + "violations", "action", action).increment();
+    tagged(violations, "violations", "action", action).increment();
   }
 
   public void undetermined() {
@@ -82,12 +115,12 @@ public final class ProcessorMetrics {
   }
 
   public void evaluationFailed() {
-    registry.counter(PREFIX + "evaluations.failed").increment();
+    evaluationsFailed.increment();
   }
 
   /** A deny that no policy could be found for: counted, never dropped silently. */
   public void unattributed(String reason) {
-    registry.counter(PREFIX + "denies.unattributed", "reason", reason).increment();
+    tagged(unattributed, "denies.unattributed", "reason", reason).increment();
   }
 
   public void reattributed() {
@@ -95,7 +128,7 @@ public final class ProcessorMetrics {
   }
 
   public void deadLettered(String topic) {
-    registry.counter(PREFIX + "dead.lettered", "topic", topic).increment();
+    tagged(deadLettered, "dead.lettered", "topic", topic).increment();
   }
 
   /** A counter summed over the tags not given, for tests and health checks; 0 when it never counted. */

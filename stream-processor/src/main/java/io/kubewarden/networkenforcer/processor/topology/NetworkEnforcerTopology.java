@@ -13,9 +13,12 @@ import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
 import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
-import io.kubewarden.networkenforcer.processor.learning.PortStats;
+import io.kubewarden.networkenforcer.processor.learning.PortStatsCodec;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
+import io.kubewarden.networkenforcer.processor.observation.ObservationCodec;
+import io.kubewarden.networkenforcer.processor.observation.ObservationCombiner;
 import io.kubewarden.networkenforcer.processor.observation.ObservationMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -40,7 +43,7 @@ import org.apache.kafka.streams.state.Stores;
  * Built by {@link #build} for the application and for the TopologyTestDriver tests alike.
  *
  * <pre>
- * flows ─decode─ observe per target ─repartition(observations, by target)─┐
+ * flows ─decode─ observe and combine per target ─repartition(observations, by target)─┐
  * policies ─decode──────────────────────────────────────────────────────────┤
  * control ─decode───────────────────────────────────────────────────────────┼─ targets (stores) ─┬─ proposals
  * &lt;app&gt;-deny-reattribution ─decode──────────────────────────────────────────┘                    ├─ violations
@@ -64,7 +67,7 @@ public final class NetworkEnforcerTopology {
 
   /** The processor's loop topic, created by the application with the co-partitioned count. */
   public static Topic<String, Observation> reattributionTopic(ProcessorConfig config) {
-    return new Topic<>(config.reattributionTopic(), Serdes.String(), new JsonSerde<>(Observation.class), false,
+    return new Topic<>(config.reattributionTopic(), Serdes.String(), ObservationCodec.serde(), false,
         Optional.of(REATTRIBUTION_RETENTION));
   }
 
@@ -75,7 +78,7 @@ public final class NetworkEnforcerTopology {
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED), Serdes.String(),
         new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE), Serdes.String(),
-        new JsonSerde<>(PortStats.class)).withCachingEnabled());
+        PortStatsCodec.serde()).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
         new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
     // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are keyed.
@@ -89,9 +92,19 @@ public final class NetworkEnforcerTopology {
 
     ObservationMapper mapper = new ObservationMapper(config.backend(), metrics);
     Topic<String, Observation> reattribution = reattributionTopic(config);
-    KStream<String, TargetEvent> observations = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
-        .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
-        .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"))
+    KStream<String, FlowRecord> flows = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
+        .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"));
+    KStream<String, Observation> perTarget;
+    if (config.combineInterval().isZero()) {
+      perTarget = flows.flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
+    } else {
+      // The combiner's buffer is a changelogged store (see ObservationCombiner for why that is safe).
+      builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.COMBINER),
+          Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled());
+      perTarget = flows.process(() -> new ObservationCombiner(mapper, config.combineInterval()),
+          Named.as("observe-and-combine-per-target"), StoreNames.COMBINER);
+    }
+    KStream<String, TargetEvent> observations = perTarget
         .repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
             .withKeySerde(Serdes.String())
             .withValueSerde(reattribution.valueSerde())

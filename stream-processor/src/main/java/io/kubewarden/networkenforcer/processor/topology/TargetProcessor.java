@@ -232,11 +232,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       return;
     }
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
+    metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
     PortStats stats = evidence.get(evidenceKey);
     evidence.put(evidenceKey, stats == null
-        ? PortStats.first(flow.protocol(), flow.dstPort(), flow.time(), flow.count())
-        : stats.observed(flow.time(), flow.count()));
+        ? PortStats.first(flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
+        : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
     if (result.allowListChanged()) {
       LearnedAllowList state = result.state().withEvidenceDirty(false);
       ProposalSnapshot snapshot = render(key, target, state);

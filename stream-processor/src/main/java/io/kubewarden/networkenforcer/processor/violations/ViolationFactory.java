@@ -28,13 +28,15 @@ public final class ViolationFactory {
     String denyingName = useNamed ? named.name() : policy.name();
     // ztunnel's policy log carries no port: the contract says 0 on Istio, always.
     int port = policy.backend() == Backend.istio ? 0 : flow.dstPort();
-    return new ViolationObservation(policy.namespace(), policy.name(), flow.time(), endpoint(flow.src()),
+    // An aggregate's latest time: the writer keeps the latest timestamp of a repeated violation.
+    return new ViolationObservation(policy.namespace(), policy.name(), flow.lastSeen(), endpoint(flow.src()),
         endpoint(flow.dst()), flow.protocol(), port, action, denyingNamespace, denyingName, flow.provider(),
         policy.backend(), direction, flow.count());
   }
 
+  /** The identity in the contract's prefix-free form {@code cluster.local/ns/<ns>/sa/<sa>} (no {@code spiffe://}). */
   static ViolationEndpoint endpoint(FlowEndpoint e) {
     return new ViolationEndpoint(e.namespace(), e.workloadKind() == null ? null : e.workloadKind().name(),
-        e.workloadName(), e.identity(), e.workloadSelector());
+        e.workloadName(), e.principal().orElse(null), e.workloadSelector());
   }
 }

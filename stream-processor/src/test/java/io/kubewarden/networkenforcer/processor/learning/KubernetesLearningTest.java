@@ -73,6 +73,25 @@ class KubernetesLearningTest {
        "direction":"Ingress"}""";
 
   @Test
+  void workloadsInferredFromPodNamesMarkTheProposalsThatUseThem() throws Exception {
+    FlowEndpoint inferredClient = CLIENT.toBuilder().inferred(true).build();
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, inferredClient, SERVER, Protocol.TCP, 18080, 1,
+          Reporter.SOURCE)).flushEvidence();
+      Map<String, ProposalSnapshot> proposals = driver.latestProposals();
+      assertThat(proposals.get(CLIENT_EGRESS).inferredWorkloads()).containsExactly("demo/Deployment/http-client");
+      assertThat(proposals.get(SERVER_INGRESS).inferredWorkloads()).containsExactly("demo/Deployment/http-client");
+
+      // The cluster later names the client: the mark goes with the next flow.
+      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START.plusSeconds(60), CLIENT, SERVER, Protocol.TCP,
+          18080, 1, Reporter.SOURCE)).flushEvidence();
+      proposals = driver.latestProposals();
+      assertThat(proposals.get(CLIENT_EGRESS).inferredWorkloads()).isEmpty();
+      assertThat(proposals.get(SERVER_INGRESS).inferredWorkloads()).isEmpty();
+    }
+  }
+
+  @Test
   void hubbleFixtureLearnsTheThreeExpectedProposals() throws Exception {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       driver.pipe(BasicFixture.hubbleFlows()).flushEvidence();

@@ -88,7 +88,8 @@ class LearningGateTest {
   @Test
   void policyUpsertClearsLearnedStateSoNoEvidenceIsFlushedForIt() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(clientToServer(8080, 0), clientToServer(8080, 1));
+      // Piped apart, so the combiner does not fold them: the second one leaves evidence to flush.
+      driver.pipe(clientToServer(8080, 0)).pipe(clientToServer(8080, 1));
       driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.protect));
       driver.newProposals();
 

@@ -62,9 +62,9 @@ class ViolationTopologyTest {
       assertThat(v.policyName()).isEqualTo("deployment-http-client-egress");
       assertThat(v.timestamp()).isEqualTo(T);
       assertThat(v.source()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-client",
-          "spiffe://cluster.local/ns/demo/sa/http-client-sa", BasicFixture.selector(Map.of("app", "http-client"))));
+          "cluster.local/ns/demo/sa/http-client-sa", BasicFixture.selector(Map.of("app", "http-client"))));
       assertThat(v.dest()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-server",
-          "spiffe://cluster.local/ns/demo/sa/http-server-sa", BasicFixture.selector(Map.of("app", "http-server"))));
+          "cluster.local/ns/demo/sa/http-server-sa", BasicFixture.selector(Map.of("app", "http-server"))));
       assertThat(v.protocol()).isEqualTo(Protocol.TCP);
       assertThat(v.dstPort()).isEqualTo(9999);
       assertThat(v.action()).isEqualTo(Mode.protect);
@@ -206,7 +206,9 @@ class ViolationTopologyTest {
       assertThat(v.dstPort()).as("ztunnel's policy log has no port").isZero();
       assertThat(v.backend()).isEqualTo(Backend.istio);
       assertThat(v.provider()).isEqualTo(Provider.istio);
-      assertThat(v.source().getIdentity()).isEqualTo("spiffe://cluster.local/ns/demo/sa/intruder-sa");
+      assertThat(v.source().getIdentity()).as("the contract's prefix-free principal")
+          .isEqualTo("cluster.local/ns/demo/sa/intruder-sa");
+      assertThat(v.dest().getIdentity()).startsWith("cluster.local/ns/demo/sa/");
       assertThat(v.dest().getOwnerName()).isEqualTo("http-server");
     }
   }

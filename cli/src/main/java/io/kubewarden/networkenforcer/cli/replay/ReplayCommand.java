@@ -1,0 +1,142 @@
+package io.kubewarden.networkenforcer.cli.replay;
+
+import io.kubewarden.networkenforcer.cli.VersionProvider;
+import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.history.TimeWindow;
+import io.kubewarden.networkenforcer.cli.learn.ProposalManifests;
+import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code network-enforcer replay}: rebuilds proposals from the flows of a past window of the flows
+ * topic, in isolation from the live processor, and writes them as manifests or publishes them
+ * marked with their window.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description = {
+        "Rebuilds proposals from the flows of a past window of the flows topic. The window's flows are read from "
+            + "offsetsForTimes(--from) up to --to (or the end seen at start) and learned by the processor topology "
+            + "on a private embedded broker under its own application id and state: the live processor, its "
+            + "consumer group, its state, violations and policy status are never touched.",
+        "",
+        "Writes DIR/<namespace>/<name>.yaml like learn (--output-dir), and/or publishes the proposals to the "
+            + "proposals topic annotated networkenforcer.kubewarden.io/replayed-from=<from>/<to> (--publish), "
+            + "which the writer applies as WNPPs. How far back is possible is the retention of the flows topic "
+            + "(--kafka-flows-retention-ms, chart kafka.flowsRetentionMs, default 7 days)."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:proposals written or published", "1:nothing could be learned from the window, or a failure",
+        "2:bad options, or a window the flows topic no longer holds (the message names the oldest time available)"})
+public final class ReplayCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--from", paramLabel = "TIME", description = "Start of the window (required): "
+      + "2026-12-01T08:00:00Z, or a duration before now (24h).")
+  String from;
+
+  @Option(names = "--to", paramLabel = "TIME", description = "End of the window, exclusive (default: now).")
+  String to;
+
+  @Option(names = "--namespace", paramLabel = "NS", description = "Only targets in this namespace; repeatable.")
+  List<String> namespaces = new ArrayList<>();
+
+  @Option(names = "--output-dir", paramLabel = "DIR", description = "Write the proposals here as manifests.")
+  Path outputDir;
+
+  @Option(names = "--publish", description = "Publish the proposals to the proposals topic, annotated with the window.")
+  boolean publish;
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m",
+      description = "Longest time to wait for learning to finish (default: ${DEFAULT-VALUE}).")
+  String timeout;
+
+  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
+      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
+  String logLevel;
+
+  @Mixin
+  ProviderNameOption provider;
+
+  @Mixin
+  KafkaOptions kafka;
+
+  @Mixin
+  ConfigFileOption configFile;
+
+  @Override
+  public Integer call() throws Exception {
+    LogLevels.quiet(logLevel);
+    if (outputDir == null && !publish) {
+      throw new ConfigException("say where the proposals go: --output-dir DIR, --publish, or both");
+    }
+    if (outputDir != null && Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
+      throw new ConfigException("--output-dir " + outputDir + " is a file; name a directory");
+    }
+    Duration wait = Durations.parse("--timeout", timeout);
+    TimeWindow window = TimeWindow.parse(from, to, Instant.now());
+    Set<String> selected = new TreeSet<>(namespaces);
+    KafkaSettings live = kafka.settings(null);
+    var chosen = provider.provider();
+
+    ReplayPipeline.Result result;
+    try (ReplayPipeline pipeline = new ReplayPipeline(new SimpleMeterRegistry())) {
+      result = pipeline.run(live, window, selected, chosen, wait, spec.commandLine().getErr());
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (!result.providers().isEmpty()
+        && result.providers().keySet().stream().noneMatch(p -> p.backend() == chosen.backend())) {
+      spec.commandLine().getErr().println("warning: the window's flows come from " + result.providers().keySet()
+          + " but --provider is " + chosen + " (NE_PROVIDER), so the proposals use the " + chosen.backend()
+          + " backend; pass the --provider of the installation that recorded them");
+    }
+    out.println("Replayed " + window.from() + " to " + window.to() + (selected.isEmpty() ? ""
+        : " for namespaces " + String.join(", ", selected)) + ": " + result.read().inWindow()
+        + " flows in the window, " + result.replayed() + " replayed"
+        + (result.read().unreadable() > 0 ? ", " + result.read().unreadable() + " unreadable records skipped" : "")
+        + ", " + result.proposals().size() + " proposals.");
+    List<ProposalSnapshot> proposals = result.proposals().values().stream()
+        .map(p -> ProposalPublisher.annotated(p, window)).toList();
+    if (proposals.isEmpty()) {
+      out.flush();
+      spec.commandLine().getErr().println("error: nothing to learn from " + window.from() + " to " + window.to()
+          + (result.read().inWindow() == 0 ? ": the flows topic holds no flow in that window"
+              : ": no flow of the window belongs to a workload of the selected namespaces"));
+      return 1;
+    }
+    if (outputDir != null) {
+      for (Path file : ProposalManifests.write(outputDir, proposals, "network-enforcer replay",
+          "the flows of " + window.from() + " to " + window.to())) {
+        out.println("  " + file);
+      }
+    }
+    if (publish) {
+      int n = new ProposalPublisher(live).publish(result.proposals(), window);
+      out.println("Published " + n + " proposals to " + live.topics().proposals().name() + ".");
+    }
+    out.flush();
+    return 0;
+  }
+}

@@ -1,0 +1,170 @@
+package io.kubewarden.networkenforcer.cli.simulate;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
+import io.kubewarden.networkenforcer.common.crd.PolicySpec;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads the policies of a YAML file (one or several documents, or a {@code kind: List}):
+ * WorkloadNetworkPolicyProposal, WorkloadNetworkPolicy, NetworkPolicy and Istio ALLOW
+ * AuthorizationPolicy. Anything else, or a field the evaluator cannot honour, is refused with a
+ * message that names the document and what to fix, rather than simulated wrongly.
+ */
+public final class PolicyFile {
+  static final String KINDS = "WorkloadNetworkPolicyProposal, WorkloadNetworkPolicy, NetworkPolicy or "
+      + "AuthorizationPolicy";
+  private static final Set<String> ISTIO_RULE_FIELDS = Set.of("from", "to");
+  private static final Set<String> ISTIO_SOURCE_FIELDS = Set.of("principals");
+  private static final Set<String> ISTIO_OPERATION_FIELDS = Set.of("ports");
+
+  private PolicyFile() {}
+
+  static List<CandidatePolicy> load(Path file) {
+    List<JsonNode> documents = PolicyDocuments.read(file, "--policy", KINDS);
+    List<CandidatePolicy> out = new ArrayList<>();
+    for (int i = 0; i < documents.size(); i++) {
+      out.add(candidate(file, i + 1, documents.get(i)));
+    }
+    return out;
+  }
+
+  private static CandidatePolicy candidate(Path file, int number, JsonNode doc) {
+    String where = "document " + number + " of " + file;
+    if (!doc.isObject()) {
+      throw new ConfigException(where + " is not a Kubernetes object; --policy takes a " + KINDS);
+    }
+    String kind = doc.path("kind").asText("");
+    String name = doc.path("metadata").path("name").asText("");
+    String namespace = doc.path("metadata").path("namespace").asText("");
+    if (kind.isEmpty()) {
+      throw new ConfigException(where + " has no kind; --policy takes a " + KINDS);
+    }
+    if (!Set.of("WorkloadNetworkPolicyProposal", "WorkloadNetworkPolicy", "NetworkPolicy", "AuthorizationPolicy")
+        .contains(kind)) {
+      throw new ConfigException(where + " is a " + kind + ", not a policy; --policy takes a " + KINDS);
+    }
+    if (namespace.isEmpty()) {
+      throw new ConfigException(where + " (" + kind + " " + name + ") has no metadata.namespace; a policy applies "
+          + "to the pods of one namespace, so set it");
+    }
+    String label = kind + " " + namespace + "/" + name;
+    try {
+      return switch (kind) {
+        case "WorkloadNetworkPolicyProposal" -> workloadPolicy(label, namespace,
+            Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicyProposalSpec.class));
+        case "WorkloadNetworkPolicy" -> workloadPolicy(label, namespace,
+            Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicySpec.class));
+        case "NetworkPolicy" -> networkPolicy(label, namespace, doc);
+        default -> authorizationPolicy(label, namespace, doc);
+      };
+    } catch (JsonProcessingException e) {
+      throw new ConfigException(label + " in " + file + " is not valid: " + PolicyDocuments.firstLine(e.getOriginalMessage()));
+    }
+  }
+
+  private static JsonNode spec(JsonNode doc, String label) {
+    JsonNode spec = doc.get("spec");
+    if (spec == null || !spec.isObject()) {
+      throw new ConfigException(label + " has no spec");
+    }
+    return spec;
+  }
+
+  private static CandidatePolicy workloadPolicy(String label, String namespace, PolicySpec spec) {
+    if (spec.getBackend() == null || spec.getDirection() == null || spec.getTargetRef() == null
+        || spec.getTargetRef().getKind() == null || spec.getTargetRef().getName() == null) {
+      throw new ConfigException(label + " needs spec.backend, spec.direction and spec.targetRef {kind, name}");
+    }
+    WorkloadRef target = new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName());
+    if (spec.getBackend() == Backend.kubernetes) {
+      if (spec.getKubernetes() == null || spec.getIstio() != null) {
+        throw new ConfigException(label + " has backend kubernetes, so it needs spec.kubernetes (and no spec.istio)");
+      }
+      return CandidatePolicy.kubernetes(label, namespace, Optional.of(target), Optional.of(spec.getDirection()),
+          spec.getKubernetes());
+    }
+    if (spec.getIstio() == null || spec.getKubernetes() != null) {
+      throw new ConfigException(label + " has backend istio, so it needs spec.istio (and no spec.kubernetes)");
+    }
+    if (spec.getDirection() != io.kubewarden.networkenforcer.common.policy.Direction.Ingress) {
+      throw new ConfigException(label + ": the istio backend supports direction Ingress only");
+    }
+    return CandidatePolicy.istio(label, namespace, Optional.of(target), spec.getIstio());
+  }
+
+  private static CandidatePolicy networkPolicy(String label, String namespace, JsonNode doc)
+      throws JsonProcessingException {
+    spec(doc, label);
+    NetworkPolicy policy = Json.mapper().treeToValue(doc, NetworkPolicy.class);
+    return CandidatePolicy.kubernetes(label, namespace, Optional.empty(), Optional.empty(), policy.getSpec());
+  }
+
+  private static CandidatePolicy authorizationPolicy(String label, String namespace, JsonNode doc)
+      throws JsonProcessingException {
+    JsonNode spec = spec(doc, label);
+    String action = spec.path("action").asText("ALLOW");
+    if (!"ALLOW".equals(action)) {
+      throw new ConfigException(label + " has action " + action + "; simulate evaluates ALLOW policies only "
+          + "(the kind the product renders)");
+    }
+    for (String field : iterable(spec.fieldNames())) {
+      if (!Set.of("selector", "rules", "action").contains(field)) {
+        throw unsupported(label, "spec." + field);
+      }
+    }
+    JsonNode rules = spec.path("rules");
+    List<IstioPolicy.Rule> parsed = new ArrayList<>();
+    for (int r = 0; r < rules.size(); r++) {
+      JsonNode rule = rules.get(r);
+      only(label, "spec.rules[" + r + "]", rule, ISTIO_RULE_FIELDS);
+      for (int f = 0; f < rule.path("from").size(); f++) {
+        only(label, "spec.rules[" + r + "].from[" + f + "].source", rule.path("from").get(f).path("source"),
+            ISTIO_SOURCE_FIELDS);
+      }
+      for (int t = 0; t < rule.path("to").size(); t++) {
+        only(label, "spec.rules[" + r + "].to[" + t + "].operation", rule.path("to").get(t).path("operation"),
+            ISTIO_OPERATION_FIELDS);
+      }
+      parsed.add(Json.mapper().treeToValue(rule, IstioPolicy.Rule.class));
+    }
+    LabelSelector selector = spec.has("selector") ? new LabelSelector(null,
+        Json.mapper().convertValue(spec.path("selector").path("matchLabels"),
+            Json.mapper().getTypeFactory().constructMapType(Map.class, String.class, String.class))) : null;
+    return CandidatePolicy.istio(label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
+  }
+
+  private static void only(String label, String path, JsonNode node, Set<String> allowed) {
+    for (String field : iterable(node.fieldNames())) {
+      if (!allowed.contains(field)) {
+        throw unsupported(label, path + "." + field);
+      }
+    }
+  }
+
+  private static ConfigException unsupported(String label, String field) {
+    return new ConfigException(label + " uses " + field + ", which simulate cannot evaluate; it evaluates the "
+        + "selector, source principals and destination ports of ALLOW rules (remove the field, or simulate "
+        + "the policy without it)");
+  }
+
+  private static <T> Iterable<T> iterable(Iterator<T> it) {
+    return () -> it;
+  }
+}

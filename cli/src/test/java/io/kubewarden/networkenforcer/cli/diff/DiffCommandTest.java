@@ -1,0 +1,108 @@
+package io.kubewarden.networkenforcer.cli.diff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.json.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** diff offline, two files: exactly the peers and ports added and removed. */
+class DiffCommandTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void listsExactlyThePeersAndPortsAddedAndRemoved() throws Exception {
+    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", DiffFixtures.POLICY), "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    assertExactDifferences(Json.mapper().readTree(run.out()));
+  }
+
+  /** The differences of {@link DiffFixtures}, as the JSON report gives them. */
+  static void assertExactDifferences(JsonNode report) {
+    assertThat(report.path("different").asBoolean()).isTrue();
+    assertThat(report.path("targets")).hasSize(1);
+    JsonNode t = report.path("targets").get(0);
+    assertThat(t.path("target").asText()).isEqualTo("demo/Deployment/http-server");
+    assertThat(t.path("direction").asText()).isEqualTo("Ingress");
+    assertThat(t.path("proposal").asText()).isEqualTo("WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress");
+    assertThat(t.path("policy").asText()).isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
+    assertThat(t.path("added").toString()).isEqualTo(
+        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"UDP/18081\"]},"
+            + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
+    assertThat(t.path("removed").toString()).isEqualTo(
+        "[{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
+    assertThat(t.path("unchanged").asInt()).isEqualTo(1);
+    assertThat(t.has("pods")).isFalse();
+  }
+
+  @Test
+  void textReportMarksAddedAndRemovedPeers() throws Exception {
+    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", DiffFixtures.POLICY));
+    assertThat(run.exitCode()).isEqualTo(3);
+    assertThat(run.out()).contains("demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal "
+            + "demo/deployment-http-server-ingress against WorkloadNetworkPolicy demo/deployment-http-server-ingress "
+            + "(1 unchanged)")
+        .contains("  + namespace demo, pods {app=http-client}: UDP/18081\n")
+        .contains("  + namespace other, pods {app=scraper}: TCP/9090\n")
+        .contains("  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
+  }
+
+  @Test
+  void theSameConnectivityWrittenDifferentlyIsNoDifference() throws Exception {
+    // The proposal's rules split per port, in another order: the same (peer, port) pairs.
+    String same = """
+        kind: WorkloadNetworkPolicy
+        metadata: {name: hand-made, namespace: demo}
+        spec:
+          backend: kubernetes
+          targetRef: {kind: Deployment, name: http-server}
+          direction: Ingress
+          kubernetes:
+            podSelector: {matchLabels: {app: http-server}}
+            policyTypes: [Ingress]
+            ingress:
+            - from: [{podSelector: {matchLabels: {app: scraper}}, namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}}]
+              ports: [{port: 9090}]
+            - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}, podSelector: {matchLabels: {app: http-client}}}]
+              ports: [{protocol: UDP, port: 18081}]
+            - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}, podSelector: {matchLabels: {app: http-client}}}]
+              ports: [{protocol: TCP, port: 18080}]
+        """;
+    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", same));
+    assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
+    assertThat(run.out()).contains(": same connectivity (3 unchanged)");
+  }
+
+  @Test
+  void aProposalWhoseTargetHasNoPolicyIsListedApart() throws Exception {
+    String otherTarget = DiffFixtures.POLICY.replace("name: http-server}", "name: http-client}");
+    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", otherTarget), "-o", "json");
+    assertThat(run.exitCode()).isZero();
+    JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("targets")).isEmpty();
+    assertThat(report.path("withoutPolicy").toString()).isEqualTo("[\"WorkloadNetworkPolicyProposal "
+        + "demo/deployment-http-server-ingress (demo/Deployment/http-server Ingress)\"]");
+  }
+
+  @Test
+  void aFileThatIsNotAProposalExitsTwo() throws Exception {
+    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", "kind: Deployment\nmetadata: {name: x}\n"),
+        "--policy", file("q.yaml", DiffFixtures.POLICY));
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("document 1 of").contains("is a Deployment; --proposal takes a "
+        + "WorkloadNetworkPolicyProposal");
+  }
+
+  private String file(String name, String content) throws Exception {
+    return Files.writeString(dir.resolve(name), content).toString();
+  }
+}

@@ -1,0 +1,112 @@
+package io.kubewarden.networkenforcer.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.json.Json;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The command on the sample Hubble capture, offline: report, exit codes, bad input. */
+class SimulateCommandTest {
+  private static final String SERVER_INGRESS = """
+      apiVersion: networkenforcer.kubewarden.io/v1alpha1
+      kind: WorkloadNetworkPolicyProposal
+      metadata: {name: deployment-http-server-ingress, namespace: demo}
+      spec:
+        backend: kubernetes
+        targetRef: {kind: Deployment, name: http-server}
+        direction: Ingress
+        kubernetes:
+          podSelector: {matchLabels: {app: http-server}}
+          policyTypes: [Ingress]
+          ingress:
+          - from:
+            - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}
+              podSelector: {matchLabels: {app: http-client}}
+            ports:
+            - {protocol: TCP, port: 18080}
+      """;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void reportsExactlyTheDeniedConnectionAsJsonAndExitsThree() throws Exception {
+    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
+    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
+        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
+    JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("wouldDeny").asBoolean()).isTrue();
+    assertThat(report.path("flows").asLong()).isEqualTo(9);
+    assertThat(report.path("denied")).hasSize(1);
+    JsonNode denied = report.path("denied").get(0);
+    assertThat(denied.path("target").asText()).isEqualTo("demo/Deployment/http-server");
+    assertThat(denied.path("direction").asText()).isEqualTo("Ingress");
+    assertThat(denied.path("peer").asText()).isEqualTo("demo/Deployment/http-client");
+    assertThat(denied.path("protocol").asText()).isEqualTo("UDP");
+    assertThat(denied.path("port").asInt()).isEqualTo(18081);
+    assertThat(denied.path("count").asLong()).isEqualTo(3);
+    // The same first and last seen that learn's evidence gives for this port.
+    assertThat(denied.path("firstSeen").asText()).isEqualTo("2026-08-03T15:40:07.991537633Z");
+    assertThat(denied.path("lastSeen").asText()).isEqualTo("2026-08-03T15:40:09.653864767Z");
+    assertThat(report.path("undetermined")).isEmpty();
+    assertThat(report.path("unmatchedRules")).isEmpty();
+  }
+
+  @Test
+  void thePolicyLearnedFromTheCaptureDeniesNothingAndExitsZero() throws Exception {
+    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS.replace(
+        "- {protocol: TCP, port: 18080}", "- {protocol: TCP, port: 18080}\n    - {protocol: UDP, port: 18081}"));
+    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
+        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        CliRun.sample("cluster-state.json").toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("Simulated 1 policy against 9 flow records from capture hubble-flows.jsonl")
+        .contains("Nothing would be denied.").contains("Every rule matched at least one flow.");
+  }
+
+  @Test
+  void textReportNamesTheUnmatchedRule() throws Exception {
+    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS + """
+          - from:
+            - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}
+      """);
+    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
+        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        CliRun.sample("cluster-state.json").toString());
+    assertThat(run.exitCode()).isEqualTo(3);
+    assertThat(run.out()).contains("Would deny 1 connection:")
+        .containsPattern("demo/Deployment/http-server +Ingress +demo/Deployment/http-client +UDP/18081 +3 ")
+        .contains("Rules that matched no flow:")
+        .contains("WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress ingress[1]: ")
+        .contains("monitoring");
+  }
+
+  @Test
+  void aFileThatIsNotAPolicyExitsTwoWithAMessage() throws Exception {
+    Path notPolicy = Files.writeString(dir.resolve("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: demo}\ndata: {a: b}\n");
+    CliRun run = CliRun.run("simulate", "--policy", notPolicy.toString(), "--input",
+        CliRun.sample("hubble-flows.jsonl").toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("is a ConfigMap, not a policy; --policy takes a WorkloadNetworkPolicyProposal");
+    assertThat(run.out()).isEmpty();
+
+    CliRun missing = CliRun.run("simulate", "--policy", dir.resolve("nope.yaml").toString(), "--input",
+        CliRun.sample("hubble-flows.jsonl").toString());
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("does not exist; fix --policy");
+
+    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
+    CliRun both = CliRun.run("simulate", "--policy", policy.toString(), "--from", "1h", "--input",
+        CliRun.sample("hubble-flows.jsonl").toString());
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("--input CAPTURE (offline) or --from TIME");
+  }
+}

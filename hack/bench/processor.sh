@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Stream processor figures of issue #11 (see BENCHMARKS.md "Stream processor"):
+# raw produce rate vs. the processor, exactly-once, 1 and 2 stream threads, on the same records and
+# the same embedded broker; proposal records per million flows; memory per 10k targets.
+# BENCH_FLOWS (default 200000) and BENCH_TARGETS (default 100000) size the runs;
+# BENCH_JFR=1 writes a flight recording of the throughput run to stream-processor/target/processor.jfr.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+flows=${BENCH_FLOWS:-200000}
+targets=${BENCH_TARGETS:-100000}
+mvn -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
+  -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
+# Run from a copy of the classes, so a build in this checkout during the run changes nothing.
+classes=$(mktemp -d)
+trap 'rm -rf "$classes"' EXIT
+cp -r stream-processor/target/test-classes "$classes/processor-tests"
+cp -r stream-processor/target/classes "$classes/processor"
+cp -r common/target/classes "$classes/common"
+deps=$(tr ':' '\n' < stream-processor/target/bench.classpath | grep -v '/target/classes$' | paste -sd: -)
+cp="$classes/processor-tests:$classes/processor:$classes/common:$deps"
+main=io.kubewarden.networkenforcer.processor.benchmark.ProcessorBenchmark
+jfr=()
+if [ "${BENCH_JFR:-0}" = 1 ]; then
+  jfr=(-XX:StartFlightRecording=filename=stream-processor/target/processor.jfr,settings=profile)
+fi
+# Everything the JVM prints goes to stream-processor/target/bench-*.log; the figures to stdout.
+figures='^[a-z][a-zA-Z0-9 /()=.,-]+: [0-9.-]+$'
+java -Xmx1g "${jfr[@]}" -cp "$cp" $main throughput "$flows" > stream-processor/target/bench-throughput.log 2>&1
+grep -E "$figures" stream-processor/target/bench-throughput.log
+java -Xmx2g -cp "$cp" $main memory "$targets" > stream-processor/target/bench-memory.log 2>&1
+grep -E "$figures" stream-processor/target/bench-memory.log

@@ -1,0 +1,97 @@
+package io.kubewarden.networkenforcer.writer.proposals;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
+import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
+import io.kubewarden.networkenforcer.common.crd.TargetRef;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.Fixtures;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What a reviewer changed stays; only what was learned since the last apply is added. */
+class LearnedSpecMergeTest {
+
+  static WorkloadNetworkPolicyProposalSpec kubernetes(String... peersAndPorts) {
+    WorkloadNetworkPolicyProposalSpec spec = Fixtures.proposalSpec("api", "web");
+    List<NetworkPolicyIngressRule> rules = new ArrayList<>();
+    for (String peerPorts : peersAndPorts) {
+      String[] parts = peerPorts.split(":");
+      NetworkPolicyIngressRule rule = Fixtures.ingressFrom("api", parts[0]).getIngress().get(0);
+      List<NetworkPolicyPort> ports = new ArrayList<>();
+      for (String port : parts[1].split(",")) {
+        ports.add(new NetworkPolicyPortBuilder().withProtocol("TCP").withNewPort(Integer.parseInt(port)).build());
+      }
+      rule.setPorts(ports);
+      rules.add(rule);
+    }
+    spec.getKubernetes().setIngress(rules);
+    return spec;
+  }
+
+  static List<String> rules(WorkloadNetworkPolicyProposalSpec spec) {
+    return spec.getKubernetes().getIngress().stream().map(r -> r.getFrom().get(0).getPodSelector().getMatchLabels()
+        .get("app") + ":" + String.join(",", r.getPorts().stream().map(p -> String.valueOf(p.getPort().getIntVal()))
+        .toList())).toList();
+  }
+
+  @Test
+  void newPeersAndNewPortsJoinWhatTheReviewerLeft() {
+    WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:8080", "batch:9090");
+    // The reviewer removed batch, narrowed nothing, and added db by hand.
+    WorkloadNetworkPolicyProposalSpec live = kubernetes("web:8080", "db:5432");
+    WorkloadNetworkPolicyProposalSpec learned = kubernetes("web:8080,8443", "batch:9090", "cache:6379");
+
+    assertThat(rules(LearnedSpecMerge.merge(previous, learned, live)))
+        .containsExactly("web:8080,8443", "db:5432", "cache:6379");
+  }
+
+  @Test
+  void aRemovedPeerComesBackOnlyWithAPortThatIsNew() {
+    WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:8080", "batch:9090");
+    WorkloadNetworkPolicyProposalSpec live = kubernetes("web:8080");
+    WorkloadNetworkPolicyProposalSpec learned = kubernetes("web:8080", "batch:9090,9091");
+
+    assertThat(rules(LearnedSpecMerge.merge(previous, learned, live))).containsExactly("web:8080", "batch:9091");
+  }
+
+  @Test
+  void nothingNewLeavesTheReviewersSpecAsItIs() {
+    WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:8080");
+    WorkloadNetworkPolicyProposalSpec live = kubernetes("db:5432");
+    assertThat(LearnedSpecMerge.merge(previous, kubernetes("web:8080"), live)).isEqualTo(live);
+  }
+
+  @Test
+  void istioPrincipalsAndPortsMergeTheSameWay() {
+    WorkloadNetworkPolicyProposalSpec previous = istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"),
+        List.of("8080")));
+    WorkloadNetworkPolicyProposalSpec live = istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"),
+        List.of("5432")));
+    WorkloadNetworkPolicyProposalSpec learned = istio(
+        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"), List.of("8080")),
+        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
+
+    WorkloadNetworkPolicyProposalSpec merged = LearnedSpecMerge.merge(previous, learned, live);
+    assertThat(merged.getIstio().getRules()).containsExactly(
+        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"), List.of("5432")),
+        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
+    assertThat(merged.getIstio().getSelector()).isEqualTo(live.getIstio().getSelector());
+  }
+
+  static WorkloadNetworkPolicyProposalSpec istio(IstioPolicy.Rule... rules) {
+    WorkloadNetworkPolicyProposalSpec s = new WorkloadNetworkPolicyProposalSpec();
+    s.setBackend(Backend.istio);
+    s.setDirection(Direction.Ingress);
+    s.setTargetRef(new TargetRef(WorkloadKind.Deployment, "api"));
+    s.setIstio(new IstioPolicy(Fixtures.app("api"), new ArrayList<>(List.of(rules))));
+    return s;
+  }
+}

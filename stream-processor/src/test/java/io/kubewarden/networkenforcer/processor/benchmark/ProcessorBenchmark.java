@@ -1,0 +1,355 @@
+package io.kubewarden.networkenforcer.processor.benchmark;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.NamedPort;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
+
+/**
+ * The stream processor's figures of issue #11, printed as {@code name: value} lines (run by
+ * {@code hack/bench/processor.sh}; not a test, nothing here asserts a time).
+ *
+ * <ul>
+ *   <li>{@code throughput}: the raw produce rate of the flow records into the embedded broker, then
+ *       the processor (exactly-once, default 1 s commits) on that very backlog with one stream
+ *       thread, then with two, all in one run on one broker.
+ *   <li>{@code memory}: heap and RSS while 100,000 targets are learned (50,000 client/server pairs,
+ *       each an Egress and an Ingress target) and while flows keep coming over the same targets.
+ * </ul>
+ *
+ * <p>Arguments: {@code throughput [flows]} or {@code memory [targets]}.
+ */
+public final class ProcessorBenchmark {
+  private static final int PARTITIONS = 4;
+  private static final int CLIENTS = 40;
+  private static final int SERVERS = 10;
+  private static final Instant START = Instant.parse("2026-08-03T15:40:00Z");
+
+  private ProcessorBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    String mode = args.length > 0 ? args[0] : "throughput";
+    int n = args.length > 1 ? Integer.parseInt(args[1]) : (mode.equals("memory") ? 100_000 : 200_000);
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
+      if (mode.equals("memory")) {
+        memory(broker.bootstrapServers(), n);
+      } else {
+        throughput(broker.bootstrapServers(), n);
+      }
+    }
+    // The broker's and the clients' non-daemon threads must not keep the JVM.
+    System.exit(0);
+  }
+
+  private static void throughput(String bootstrap, int flows) throws Exception {
+    // Key, value, key, value...
+    List<byte[]> records = stablePeerFlows(flows);
+    // Warm-up, not reported: JIT of the producer, the serdes and the topology.
+    int warmup = Math.min(flows, 25_000);
+    produce(bootstrap, topicsOf("warmup"), records.subList(0, 2 * warmup));
+    process(bootstrap, "warmup", 1, warmup, new SimpleMeterRegistry());
+
+    long cpu = cpuNanos();
+    double produced = produce(bootstrap, topicsOf("one"), records);
+    double producerCpu = (cpuNanos() - cpu) / 1e3 / flows;
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    cpu = cpuNanos();
+    double one = process(bootstrap, "one", 1, flows, registry);
+    double processorCpu = (cpuNanos() - cpu) / 1e3 / flows;
+    produce(bootstrap, topicsOf("two"), records);
+    double two = process(bootstrap, "two", 2, flows, new SimpleMeterRegistry());
+
+    double proposals = counter(registry, "proposals.emitted") + counter(registry, "evidence.flushed");
+    long bytes = 0;
+    for (int i = 1; i < records.size(); i += 2) {
+      bytes += records.get(i).length;
+    }
+    line("processor flow record bytes (average)", String.format("%.0f", (double) bytes / flows));
+    line("producer flows/s", String.format("%.0f", produced));
+    line("processor flows/s (exactly-once, 1 thread)", String.format("%.0f", one));
+    line("processor flows/s (exactly-once, 2 threads)", String.format("%.0f", two));
+    line("processor/producer ratio", String.format("%.2f", one / produced));
+    line("processor 2 threads/1 thread ratio", String.format("%.2f", two / one));
+    // CPU time of the whole process (broker included) per flow: far less sensitive to the load of
+    // other processes on a shared machine than the wall-clock rates.
+    line("producer CPU per flow (microseconds, whole process)", String.format("%.1f", producerCpu));
+    line("processor CPU per flow (microseconds, whole process, exactly-once, 1 thread)",
+        String.format("%.1f", processorCpu));
+    line("processor/producer ratio (CPU time)", String.format("%.2f", producerCpu / processorCpu));
+    line("processor proposal records per million flows (stable peers)",
+        String.format("%.0f", proposals * 1_000_000.0 / flows));
+    // The writer applies at most one server-side apply per proposal record it reads.
+    line("processor writer API calls per million flows (estimated = proposal records)",
+        String.format("%.0f", proposals * 1_000_000.0 / flows));
+  }
+
+  private static void memory(String bootstrap, int targets) throws Exception {
+    int pairs = targets / 2;
+    String run = "memory";
+    Topics topics = topicsOf(run);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Path stateDir = Files.createTempDirectory("processor-bench");
+    ProcessorConfig config = config(bootstrap, run, 1, stateDir);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList()).all().get();
+      try (StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
+        app.start();
+        waitUntil(app::isReady, Duration.ofMinutes(2));
+        long[] base = memoryNow();
+        long sent = produce(bootstrap, topics, distinctPairFlows(pairs, 0), 0);
+        waitUntil(() -> caughtUp(admin, config, sent) && learnedAll(registry, sent), Duration.ofMinutes(30));
+        long[] learned = memoryNow();
+        long more = sent;
+        for (int round = 1; round <= 2; round++) {
+          more += produce(bootstrap, topics, distinctPairFlows(pairs, round), 0);
+          long target = more;
+          waitUntil(() -> caughtUp(admin, config, target) && learnedAll(registry, target), Duration.ofMinutes(30));
+        }
+        long[] after = memoryNow();
+        double per10k = 10_000.0 / targets;
+        line("processor targets learned", String.format("%.0f", counter(registry, "proposals.emitted")));
+        line("processor heap per 10k targets (MiB)", mib((learned[0] - base[0]) * per10k));
+        line("processor RSS per 10k targets (MiB)", mib((learned[1] - base[1]) * per10k));
+        line("processor heap growth while flows continue, 2 more rounds (MiB)", mib(after[0] - learned[0]));
+        line("processor RSS growth while flows continue, 2 more rounds (MiB)", mib(after[1] - learned[1]));
+      }
+    }
+  }
+
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** Heap used after full collections, and the process's resident set, in bytes. */
+  private static long[] memoryNow() throws Exception {
+    for (int i = 0; i < 3; i++) {
+      System.gc();
+      Thread.sleep(200);
+    }
+    long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    long rss = 0;
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    return new long[] {heap, rss};
+  }
+
+  private static String mib(double bytes) {
+    return String.format("%.1f", bytes / (1024.0 * 1024.0));
+  }
+
+  private static void line(String name, String value) {
+    System.out.println(name + ": " + value);
+  }
+
+  private static double counter(SimpleMeterRegistry registry, String name) {
+    return registry.find("network_enforcer.processor." + name).counters().stream().mapToDouble(Counter::count).sum();
+  }
+
+  private static Topics topicsOf(String run) {
+    return new Topics(run + ".");
+  }
+
+  /**
+   * Patient clients: on a starved machine a request that times out is retried after later batches
+   * were written, which the broker refuses as out of order; waiting longer avoids the retry.
+   */
+  private static final Map<String, String> PATIENT = Map.of("request.timeout.ms", "300000",
+      "delivery.timeout.ms", "900000");
+
+  private static ProcessorConfig config(String bootstrap, String run, int threads, Path stateDir) {
+    KafkaSettings kafka = new KafkaSettings(bootstrap, run + ".", PARTITIONS, (short) 1, PATIENT);
+    return ProcessorConfig.builder(kafka).applicationId(run).provider(Provider.calico)
+        .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2).streamThreads(threads).stateDir(stateDir).build();
+  }
+
+  /** Runs the processor over the backlog already on the run's flows topic; flows/s. */
+  private static double process(String bootstrap, String run, int threads, int flows, SimpleMeterRegistry registry)
+      throws Exception {
+    ProcessorConfig config = config(bootstrap, run, threads, Files.createTempDirectory("processor-bench"));
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
+         StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
+      app.start();
+      waitUntil(app::isReady, Duration.ofMinutes(2));
+      long start = System.nanoTime();
+      waitUntil(() -> caughtUp(admin, config, flows) && learnedAll(registry, flows), Duration.ofMinutes(30));
+      return flows / ((System.nanoTime() - start) / 1e9);
+    }
+  }
+
+  /** Sends the key/value pairs (keys as the ingest would) and waits for every ack; records/s. */
+  private static double produce(String bootstrap, Topics topics, List<byte[]> records) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList()).all().get();
+    }
+    long start = System.nanoTime();
+    long sent = produce(bootstrap, topics, records, 0);
+    return sent / ((System.nanoTime() - start) / 1e9);
+  }
+
+  /** Sends key/value pairs; the number of records sent. */
+  private static long produce(String bootstrap, Topics topics, List<byte[]> records, int unused) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    p.putAll(PATIENT);
+    // The raw rate: no idempotence (on this starved machine an idempotent producer re-sent early
+    // batches that the broker then refused as out of order, stalling the run), leader ack only.
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+    p.put(ProducerConfig.ACKS_CONFIG, "1");
+    String topic = topics.flows().name();
+    try (var producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int i = 0; i < records.size(); i += 2) {
+        producer.send(new ProducerRecord<>(topic, records.get(i), records.get(i + 1)));
+      }
+      producer.flush();
+    }
+    return records.size() / 2;
+  }
+
+  /** Key, value, key, value...: flows over 400 stable client/server pairs on two ports. */
+  private static List<byte[]> stablePeerFlows(int flows) {
+    List<FlowEndpoint> clients = new ArrayList<>();
+    List<FlowEndpoint> servers = new ArrayList<>();
+    for (int c = 0; c < CLIENTS; c++) {
+      clients.add(endpoint("client-" + c, c, false));
+    }
+    for (int s = 0; s < SERVERS; s++) {
+      servers.add(endpoint("server-" + s, 1000 + s, true));
+    }
+    List<byte[]> out = new ArrayList<>(flows * 2);
+    var serializer = topicsOf("x").flows().valueSerde().serializer();
+    for (int i = 0; i < flows; i++) {
+      FlowEndpoint src = clients.get(i % CLIENTS);
+      FlowEndpoint dst = servers.get((i / CLIENTS) % SERVERS);
+      FlowRecord flow = new FlowRecord(START.plusMillis(i), Provider.calico, Protocol.TCP, 8080 + (i % 2), src, dst,
+          Verdict.FORWARDED, null, 1, i % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
+      out.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.add(serializer.serialize("x", flow));
+    }
+    return out;
+  }
+
+  /** One flow per pair client-i → server-i: every pair adds an Egress and an Ingress target. */
+  private static List<byte[]> distinctPairFlows(int pairs, int round) {
+    List<byte[]> out = new ArrayList<>(pairs * 2);
+    var serializer = topicsOf("x").flows().valueSerde().serializer();
+    for (int i = 0; i < pairs; i++) {
+      FlowRecord flow = new FlowRecord(START.plusSeconds(round * 3600L).plusMillis(i), Provider.calico, Protocol.TCP,
+          8080, endpoint("client-" + i, i, false), endpoint("server-" + i, i, true), Verdict.FORWARDED, null, 1,
+          Reporter.SOURCE);
+      out.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.add(serializer.serialize("x", flow));
+    }
+    return out;
+  }
+
+  /** A Deployment pod with labels, namespace labels and (servers) a named port, as ingest resolves it. */
+  private static FlowEndpoint endpoint(String name, int n, boolean server) {
+    Map<String, String> selector = Map.of("app", name);
+    Map<String, String> podLabels = Map.of("app", name, "app.kubernetes.io/name", name,
+        "app.kubernetes.io/part-of", "shop", "version", "v1", "pod-template-hash", "5d8f9c7b6");
+    return FlowEndpoint.builder()
+        .namespace("bench")
+        .workload(WorkloadKind.Deployment, name)
+        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(selector).build())
+        .podLabels(podLabels)
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", "bench", "team", "payments"))
+        .podName(name + "-5d8f9c7b6-abcde")
+        .ip("10." + (server ? 2 : 1) + "." + (n / 250) + "." + (n % 250))
+        .serviceAccount(name)
+        .identity("spiffe://cluster.local/ns/bench/sa/" + name)
+        .namedPorts(server ? List.of(new NamedPort("http", 8080, Protocol.TCP)) : List.of())
+        .build();
+  }
+
+  /**
+   * Every flow reached its two targets (Egress and Ingress): observations may still wait in the
+   * combiner after the flows offsets are committed. Versions without the counter skip this check.
+   */
+  private static boolean learnedAll(SimpleMeterRegistry registry, long flows) {
+    Counter learned = registry.find("network_enforcer.processor.observations.learned").counter();
+    return learned == null || learned.count() >= 2.0 * flows;
+  }
+
+  /** The group has committed the end of the flows topic and has drained the repartition topic. */
+  private static boolean caughtUp(Admin admin, ProcessorConfig config, long flows) throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(config.applicationId())
+        .partitionsToOffsetAndMetadata().get();
+    String flowsTopic = config.topics().flows().name();
+    String repartition = NetworkEnforcerTopology.observationsRepartitionTopic(config);
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < PARTITIONS; p++) {
+      latest.put(new TopicPartition(flowsTopic, p), OffsetSpec.latest());
+      latest.put(new TopicPartition(repartition, p), OffsetSpec.latest());
+    }
+    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = admin.listOffsets(latest).all().get();
+    long flowsCommitted = 0;
+    for (var e : ends.entrySet()) {
+      OffsetAndMetadata c = committed.get(e.getKey());
+      long end = e.getValue().offset();
+      if (e.getKey().topic().equals(flowsTopic)) {
+        if (c == null || c.offset() < end) {
+          return false;
+        }
+        flowsCommitted += c.offset();
+      } else if (end > 0 && (c == null || c.offset() < end - 1)) {
+        // Under exactly-once a transaction marker follows the processor's last repartition record.
+        return false;
+      }
+    }
+    return flowsCommitted >= flows;
+  }
+
+  interface Check {
+    boolean ok() throws Exception;
+  }
+
+  private static void waitUntil(Check check, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!check.ok()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("benchmark did not finish within " + timeout);
+      }
+      Thread.sleep(50);
+    }
+  }
+}
