@@ -84,9 +84,14 @@ class ChartRbacTest {
         "coordination.k8s.io/leases", "coordination.k8s.io/leases",
         // blockOwnerDeletion on the owner references the writer sets (OwnerReferencesPermissionEnforcement)
         "networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers",
-        "apps/deployments/finalizers", "apps/statefulsets/finalizers", "apps/daemonsets/finalizers");
+        "apps/deployments/finalizers", "apps/statefulsets/finalizers", "apps/daemonsets/finalizers",
+        "batch/cronjobs/finalizers",
+        // Events on refused or clashing proposals and policies (kubectl describe)
+        "/events");
     writes.stream().filter(g -> g.resource().endsWith("/finalizers"))
         .forEach(g -> assertThat(g.verbs()).containsExactly("update"));
+    writes.stream().filter(g -> g.resource().equals("events"))
+        .forEach(g -> assertThat(g.verbs()).containsExactly("create"));
     // Leases: only in the release namespace, and updates only on the writer's own Lease.
     writes.stream().filter(g -> g.resource().equals("leases")).forEach(g -> {
       assertThat(g.namespace()).isEqualTo(NAMESPACE);
