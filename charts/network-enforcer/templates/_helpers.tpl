@@ -340,6 +340,18 @@ secret:
   value: {{ .ctx.Values.processor.streamThreads | quote }}
 - name: NE_PROCESSING_GUARANTEE
   value: {{ .ctx.Values.processor.processingGuarantee | quote }}
+{{- with .ctx.Values.processor.learning }}
+{{- if .clusterCidrs }}
+- name: NE_CLUSTER_CIDR
+  value: {{ join "," .clusterCidrs | quote }}
+{{- end }}
+- name: NE_EXTERNAL_PEERS
+  value: {{ .externalPeers | default "address" | quote }}
+- name: NE_CONVERGENCE_QUIET_PERIOD
+  value: {{ .convergence.quietPeriod | default "7d" | quote }}
+- name: NE_CONVERGENCE_MIN_OBSERVATIONS
+  value: {{ .convergence.minObservations | default 100 | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* ---------------------------------------------------------------- kafka */}}

@@ -84,9 +84,14 @@ class ChartRbacTest {
         "coordination.k8s.io/leases", "coordination.k8s.io/leases",
         // blockOwnerDeletion on the owner references the writer sets (OwnerReferencesPermissionEnforcement)
         "networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers",
-        "apps/deployments/finalizers", "apps/statefulsets/finalizers", "apps/daemonsets/finalizers");
+        "apps/deployments/finalizers", "apps/statefulsets/finalizers", "apps/daemonsets/finalizers",
+        "batch/cronjobs/finalizers",
+        // Events on refused or clashing proposals and policies (kubectl describe)
+        "/events");
     writes.stream().filter(g -> g.resource().endsWith("/finalizers"))
         .forEach(g -> assertThat(g.verbs()).containsExactly("update"));
+    writes.stream().filter(g -> g.resource().equals("events"))
+        .forEach(g -> assertThat(g.verbs()).containsExactly("create"));
     // Leases: only in the release namespace, and updates only on the writer's own Lease.
     writes.stream().filter(g -> g.resource().equals("leases")).forEach(g -> {
       assertThat(g.namespace()).isEqualTo(NAMESPACE);
@@ -101,7 +106,8 @@ class ChartRbacTest {
         && !g.apiGroup().equals("networkenforcer.kubewarden.io") && !g.resource().equals(nativeObject.split("/")[1]))
         .toList();
     assertThat(ingest).extracting(g -> g.apiGroup() + "/" + g.resource()).contains(
-        "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets");
+        "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets",
+        "batch/jobs", "batch/cronjobs");
     if (c.distributed()) {
       assertThat(grants(m, reader)).allMatch(g -> READ_ONLY.containsAll(g.verbs()));
       assertThat(grants(m, reader)).noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());

@@ -97,7 +97,7 @@ class StrimziTopicsStartTest {
   @Test
   void theChartDeclaresTheProcessorsLoopTopic() {
     assertThat(declared).containsExactlyInAnyOrder(PREFIX + "flows", PREFIX + "policies", PREFIX + "control",
-        PREFIX + "proposals", PREFIX + "violations", PREFIX + "dead-letter",
+        PREFIX + "proposals", PREFIX + "violations", PREFIX + "dead-letter", PREFIX + "native-policies",
         APPLICATION_ID + "-deny-reattribution");
   }
 

@@ -11,9 +11,15 @@ public enum DropReason {
   REMOTE_NODE("remote-node"),
   /** A pod running with hostNetwork: its traffic cannot be told apart from the node's. */
   HOST_NETWORK("host-network"),
-  /** A pod not owned by a Deployment, StatefulSet or DaemonSet (Job, bare pod, bare ReplicaSet). */
+  /**
+   * A pod not owned by a Deployment, StatefulSet, DaemonSet or CronJob (a Job without a CronJob, a
+   * bare pod, a bare ReplicaSet).
+   */
   NOT_A_WORKLOAD("not-a-workload"),
-  /** A peer outside the cluster (world, public or private network, network set). */
+  /**
+   * Both ends outside the cluster (an end outside the cluster is carried as an external endpoint
+   * and learned as an ipBlock; only a flow with no workload at either end is dropped).
+   */
   EXTERNAL("external"),
   /** A Cilium reserved identity other than host and world (kube-apiserver, health, ...). */
   RESERVED_IDENTITY("reserved-identity"),

@@ -13,6 +13,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.policies.NativePolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyReconciler;
 import io.kubewarden.networkenforcer.writer.policies.PolicyTopicReader;
@@ -120,6 +121,7 @@ final class LeaderSession {
     workloads.put(WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
     workloads.put(WorkloadKind.StatefulSet, client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
     workloads.put(WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(WorkloadKind.CronJob, client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
     ClusterCache cache = new ClusterCache(policyInformer, proposalInformer, workloads);
 
     ObjectEvents objectEvents = new ObjectEvents(writer, clock);
@@ -219,6 +221,7 @@ final class LeaderSession {
     publisher.resync(cache.allPolicies(), keysOnTopic);
     policyController.start(1, config.identity());
     proposalController.start(1, config.identity());
+    startNativePolicyPublishing();
 
     proposalConsumer = new ProposalConsumer(new KafkaConsumer<>(consumerConfig("proposals"), new StringDeserializer(),
         new ByteArrayDeserializer()), topics.proposals(), desiredProposals, proposalController::enqueue, deadLetters);
@@ -234,6 +237,30 @@ final class LeaderSession {
   private void enqueueOwner(HasMetadata o) {
     Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
         .ifPresent(r -> policyController.enqueue(new ObjectKey(o.getMetadata().getNamespace(), r.getName())));
+  }
+
+  /**
+   * Every NetworkPolicy of the cluster to {@code native-policies} (monitor mode evaluates the
+   * union). Not needed to run: on the Istio backend the chart grants no NetworkPolicy access.
+   */
+  private void startNativePolicyPublishing() {
+    NativePolicyPublisher natives = new NativePolicyPublisher(producer, topics.nativePolicies(), meters);
+    SharedIndexInformer<NetworkPolicy> all = client.network().v1().networkPolicies().inAnyNamespace()
+        .runnableInformer(0);
+    all.addEventHandler(natives);
+    all.exceptionHandler((started, t) -> {
+      LOG.warn("watch of NetworkPolicies for monitor mode failed: {}", t.getMessage());
+      return !(t instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404));
+    });
+    informers.add(all);
+    all.start().thenRun(() -> {
+      try {
+        natives.resync(all.getStore().list(), PolicyTopicReader.liveKeys(config.kafka().clientConfig(),
+            topics.nativePolicies().name(), SYNC_TIMEOUT));
+      } catch (Exception e) {
+        LOG.warn("cannot resync {}: {}", topics.nativePolicies().name(), e.toString());
+      }
+    });
   }
 
   /**

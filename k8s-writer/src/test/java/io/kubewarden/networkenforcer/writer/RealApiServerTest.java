@@ -133,6 +133,10 @@ class RealApiServerTest {
       NetworkPolicy np = networkPolicy(admin);
       assertThat(np.getSpec()).isEqualTo(policy(admin).getSpec().getKubernetes());
       assertThat(np.getMetadata().getOwnerReferences().get(0).getUid()).isEqualTo(policy(admin).getMetadata().getUid());
+      // Every NetworkPolicy reaches native-policies (monitor mode evaluates the union), under the chart's RBAC.
+      String npKey = NS + "/deployment-api-ingress";
+      await().atMost(WAIT).until(() -> KafkaTopics.readAll(bootstrap, topics.nativePolicies().name()).stream()
+          .anyMatch(r -> npKey.equals(r.key()) && r.value() != null));
 
       // Violations reach the status; an acknowledgement moves one; the annotation goes.
       Instant t = Instant.parse("2026-03-01T10:00:00Z");
@@ -159,6 +163,11 @@ class RealApiServerTest {
         return x;
       });
       await().atMost(WAIT).until(() -> networkPolicy(admin) == null);
+      await().atMost(WAIT).until(() -> {
+        var records = KafkaTopics.readAll(bootstrap, topics.nativePolicies().name());
+        return !records.isEmpty() && npKey.equals(records.get(records.size() - 1).key())
+            && records.get(records.size() - 1).value() == null;
+      });
       // The lease is held by the writer, in its namespace.
       assertThat(admin.leases().inNamespace(WRITER_NS).withName(LEASE).get().getSpec().getHolderIdentity())
           .isEqualTo("writer-0");

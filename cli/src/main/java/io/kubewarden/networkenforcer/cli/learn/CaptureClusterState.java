@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
@@ -145,7 +147,9 @@ public final class CaptureClusterState {
     namedWorkloads.add(ns + "/" + kind.get().name() + "/" + workload);
     Map<String, String> podLabels = new TreeMap<>(labels.podLabels());
     String ownerRs = kind.get() == WorkloadKind.Deployment
-        ? workload + "-" + podLabels.getOrDefault("pod-template-hash", "capture") : null;
+        ? workload + "-" + podLabels.getOrDefault("pod-template-hash", "capture")
+        // A CronJob's pod is owned by the run's Job; the Job's name is in its per-run label.
+        : kind.get() == WorkloadKind.CronJob ? podLabels.getOrDefault("job-name", workload + "-capture") : null;
     pod(ns, ep.getPodName(), null, ip, labels.serviceAccount(), podLabels, kind.get(), workload, ownerRs);
   }
 
@@ -205,7 +209,11 @@ public final class CaptureClusterState {
       workloadSelectors.merge(workloadKey, selectable, (old, now) -> old == null ? now : common(old, now));
     }
     OwnerReference owner;
-    if (replicaSet != null) {
+    if (replicaSet != null && kind == WorkloadKind.CronJob) {
+      owner = controller("Job", replicaSet, "batch/v1");
+      replicaSets.computeIfAbsent(ns + "/" + replicaSet, k -> new JobBuilder()
+          .withMetadata(meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "batch/v1"))).build());
+    } else if (replicaSet != null) {
       owner = controller("ReplicaSet", replicaSet, "apps/v1");
       replicaSets.computeIfAbsent(ns + "/" + replicaSet, k -> new ReplicaSetBuilder()
           .withMetadata(meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "apps/v1"))).build());
@@ -252,6 +260,9 @@ public final class CaptureClusterState {
             .withNewSpec().withSelector(labelSelector).endSpec().build());
         case DaemonSet -> index.upsert(new DaemonSetBuilder().withMetadata(meta)
             .withNewSpec().withSelector(labelSelector).endSpec().build());
+        case CronJob -> index.upsert(new CronJobBuilder().withMetadata(meta).withNewSpec().withNewJobTemplate()
+            .withNewSpec().withNewTemplate().withNewMetadata().withLabels(selector).endMetadata().endTemplate()
+            .endSpec().endJobTemplate().endSpec().build());
       }
     });
     replicaSets.values().forEach(index::upsert);

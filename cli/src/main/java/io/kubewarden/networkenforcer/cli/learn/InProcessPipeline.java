@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.BufferedReader;
@@ -34,9 +35,15 @@ import java.util.stream.Stream;
 final class InProcessPipeline implements AutoCloseable {
   private final Path workDir;
   private final MeterRegistry registry;
+  private final LearningSettings learning;
 
   InProcessPipeline(MeterRegistry registry) {
+    this(registry, LearningSettings.DEFAULTS);
+  }
+
+  InProcessPipeline(MeterRegistry registry, LearningSettings learning) {
     this.registry = registry;
+    this.learning = learning;
     try {
       this.workDir = Files.createTempDirectory("network-enforcer-learn");
     } catch (IOException e) {
@@ -55,7 +62,8 @@ final class InProcessPipeline implements AutoCloseable {
     // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
     // No broker is contacted: the address only satisfies the configuration's checks.
     KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
-    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true);
+    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true,
+        learning);
     IngestMetrics ingestMetrics = new IngestMetrics(registry);
     try (InProcessTopology topology = new InProcessTopology(config, registry)) {
       long totalBytes = CaptureInput.size(capture);

@@ -2,6 +2,8 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.LearningOptions;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.policy.Backend;
@@ -88,6 +90,9 @@ public final class LearnCommand implements Callable<Integer> {
   @Mixin
   ConfigFileOption configFile;
 
+  @Mixin
+  LearningOptions learning = new LearningOptions();
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -112,19 +117,21 @@ public final class LearnCommand implements Callable<Integer> {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     LearnResult result;
+    LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
-    try (InProcessPipeline pipeline = new InProcessPipeline(registry);
+    try (InProcessPipeline pipeline = new InProcessPipeline(registry, learningSettings);
         UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
       result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
           unreadableLines);
       unreadable = unreadableLines.written();
     }
-    List<ProposalSnapshot> proposals = List.copyOf(result.proposals().values());
+    long lostEvents = Math.max(result.capture().lostEvents(), CaptureLoss.lostEvents(registry));
+    List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents);
     String source = request.fromStdin() ? "standard input" : request.input().getFileName().toString();
     List<Path> files = ProposalManifests.write(request.outputDir(), proposals, source);
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
-        chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files)
-        .withOutputFiles(unreadable, removed.size());
+        chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
+        learningSettings).withOutputFiles(unreadable, removed.size());
     summary.print(out);
     if (report != null) {
       LearnReport.write(report, proposals, summary);

@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.streams.StreamsConfig;
@@ -30,6 +31,11 @@ final class LearnSetup {
   /** Checks the processor settings (a backend that does not fit the provider fails here). */
   static ProcessorConfig processorConfig(KafkaSettings kafka, CaptureFormat format, Backend backend, Path stateDir,
       boolean inMemoryStores) {
+    return processorConfig(kafka, format, backend, stateDir, inMemoryStores, LearningSettings.DEFAULTS);
+  }
+
+  static ProcessorConfig processorConfig(KafkaSettings kafka, CaptureFormat format, Backend backend, Path stateDir,
+      boolean inMemoryStores, LearningSettings learning) {
     return ProcessorConfig.builder(kafka)
         .applicationId(APPLICATION_ID)
         // One instance, no failover: at-least-once gives the same result with less overhead.
@@ -40,6 +46,7 @@ final class LearnSetup {
         .provider(providerOf(format))
         .backend(backend)
         .inMemoryStores(inMemoryStores)
+        .learning(learning)
         .build()
         .validate();
   }

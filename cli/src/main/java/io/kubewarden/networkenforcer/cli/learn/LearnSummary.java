@@ -8,8 +8,11 @@ import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,7 +20,10 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-/** What {@code learn} prints at the end: records read, dropped by reason, proposals and their files. */
+/**
+ * What {@code learn} prints at the end: records read, dropped by reason, events lost, proposals,
+ * their files and how many converged over the capture's window.
+ */
 final class LearnSummary {
   private final Path input;
   private final CaptureFormat format;
@@ -27,11 +33,13 @@ final class LearnSummary {
   private final MeterRegistry registry;
   private final List<ProposalSnapshot> proposals;
   private final List<Path> files;
+  private final LearningSettings learning;
   private Optional<Path> unreadableLinesFile = Optional.empty();
   private int manifestsRemoved;
 
   LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
-      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files) {
+      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
+    this.learning = learning;
     this.input = input;
     this.format = format;
     this.backend = backend;
@@ -60,10 +68,11 @@ final class LearnSummary {
     out.printf(Locale.ROOT, "  records read:        %d%n", capture.lines());
     out.printf(Locale.ROOT, "  flows published:     %d%n", capture.published());
     out.printf(Locale.ROOT, "  dropped at ingest:   %d%s%n", capture.droppedTotal(), reasons(dropReasons()));
-    if (capture.lostEvents() > 0) {
+    long lost = Math.max(capture.lostEvents(), CaptureLoss.lostEvents(registry));
+    if (lost > 0) {
       out.printf(Locale.ROOT, "  lost events:         %d (the capture is INCOMPLETE: Hubble dropped events before "
-          + "they were recorded; rules for the lost connections may be missing; raise the Hubble buffer or record "
-          + "for less time)%n", capture.lostEvents());
+          + "they were recorded; rules for the lost connections may be missing, so no proposal is Converged; raise "
+          + "the Hubble buffer or record for less time)%n", lost);
     }
     out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
         capture.badLines() == 0 ? "" : unreadableLinesFile.map(f -> " (kept in " + f + ")")
@@ -84,10 +93,45 @@ final class LearnSummary {
       out.printf(Locale.ROOT, "  old manifests removed (--overwrite): %d%n", manifestsRemoved);
     }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
+    out.printf(Locale.ROOT, "  converged:           %s%n", convergence());
     for (int i = 0; i < proposals.size(); i++) {
       out.printf(Locale.ROOT, "    %s%n", files.get(i));
       ProposalRules.describe(proposals.get(i)).forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
     }
+  }
+
+  /**
+   * How many proposals converged, and whether the capture could show it at all: a capture shorter
+   * than the quiet period cannot prove that traffic of a longer cycle (a daily job) is covered.
+   */
+  String convergence() {
+    long converged = proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
+    Instant first = null;
+    Instant last = null;
+    for (ProposalSnapshot p : proposals) {
+      for (var rule : p.evidence()) {
+        if (rule.getFirstSeen() != null) {
+          Instant f = Instant.parse(rule.getFirstSeen());
+          first = first == null || f.isBefore(first) ? f : first;
+        }
+        if (rule.getLastSeen() != null) {
+          Instant l = Instant.parse(rule.getLastSeen());
+          last = last == null || l.isAfter(last) ? l : last;
+        }
+      }
+    }
+    String text = converged + " of " + proposals.size();
+    if (first == null) {
+      return text;
+    }
+    Duration span = Duration.between(first, last);
+    text += " (the capture spans " + span.toString().substring(2).toLowerCase(Locale.ROOT) + ", quiet period "
+        + learning.quietPeriod().toString().substring(2).toLowerCase(Locale.ROOT) + ")";
+    if (span.compareTo(learning.quietPeriod()) < 0) {
+      text += "; a capture shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
+          + "weekly job) is covered";
+    }
+    return text;
   }
 
   /** The reason to give when no proposal came out. */

@@ -30,8 +30,13 @@ public final class ProposalManifests {
         .withAnnotations(snapshot.metadataAnnotations().isEmpty() ? null : snapshot.metadataAnnotations())
         .build());
     proposal.setSpec(snapshot.spec());
-    if (!snapshot.evidence().isEmpty()) {
-      proposal.setStatus(new WorkloadNetworkPolicyProposalStatus(new ArrayList<>(snapshot.evidence())));
+    if (!snapshot.evidence().isEmpty() || snapshot.convergence() != null) {
+      WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(
+          new ArrayList<>(snapshot.evidence()));
+      if (snapshot.convergence() != null) {
+        status.setConditions(List.of(snapshot.convergence().toCondition()));
+      }
+      proposal.setStatus(status);
     }
     return proposal;
   }

@@ -23,9 +23,15 @@ final class ProposalRules {
     if (spec.getKubernetes() != null) {
       var k = spec.getKubernetes();
       if (spec.getDirection() == Direction.Ingress && k.getIngress() != null) {
-        k.getIngress().forEach(r -> lines.add(target + " <- " + peers(r.getFrom()) + " on " + ports(r.getPorts())));
+        for (int i = 0; i < k.getIngress().size(); i++) {
+          var r = k.getIngress().get(i);
+          lines.add(target + " <- " + peers(r.getFrom()) + " on " + ports(r.getPorts()) + names(proposal, i));
+        }
       } else if (k.getEgress() != null) {
-        k.getEgress().forEach(r -> lines.add(target + " -> " + peers(r.getTo()) + " on " + ports(r.getPorts())));
+        for (int i = 0; i < k.getEgress().size(); i++) {
+          var r = k.getEgress().get(i);
+          lines.add(target + " -> " + peers(r.getTo()) + " on " + ports(r.getPorts()) + names(proposal, i));
+        }
       }
     } else if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       spec.getIstio().getRules().forEach(r -> lines.add(target + " <- "
@@ -41,10 +47,22 @@ final class ProposalRules {
       return "anyone";
     }
     return peers.stream().map(p -> {
+      if (p.getIpBlock() != null) {
+        List<String> except = p.getIpBlock().getExcept();
+        return "addresses " + p.getIpBlock().getCidr()
+            + (except == null || except.isEmpty() ? "" : " except " + String.join(",", except));
+      }
       String ns = p.getNamespaceSelector() == null || p.getNamespaceSelector().getMatchLabels() == null ? "*"
           : p.getNamespaceSelector().getMatchLabels().getOrDefault("kubernetes.io/metadata.name", "*");
       return "pods " + labels(p.getPodSelector()) + " in " + ns;
     }).collect(Collectors.joining(" | "));
+  }
+
+  /** The DNS names the data plane reported for an outside peer, as the evidence of rule {@code index} has them. */
+  private static String names(ProposalSnapshot proposal, int index) {
+    return proposal.evidence().stream().filter(e -> e.getRule() == index && e.getDnsNames() != null
+        && !e.getDnsNames().isEmpty()).findFirst().map(e -> " (" + String.join(", ", e.getDnsNames()) + ")")
+        .orElse("");
   }
 
   private static String labels(LabelSelector s) {

@@ -6,6 +6,8 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.nio.file.Path;
+import io.kubewarden.networkenforcer.cli.config.LearningOptions;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The stream processor's options (processor and standalone), named like the chart's variables. */
@@ -39,6 +41,9 @@ public class StreamsOptions {
           + "each alone (default: ${DEFAULT-VALUE}).")
   String combineInterval;
 
+  @Mixin
+  LearningOptions learning = new LearningOptions();
+
   /** The validated processor configuration; its state lives in {@code stateDir}. */
   public ProcessorConfig config(KafkaSettings kafka, Provider provider, Path stateDir, boolean createTopics) {
     if (stateDir == null) {
@@ -57,6 +62,7 @@ public class StreamsOptions {
         .provider(provider)
         .backend(provider.backend())
         .createTopics(createTopics)
+        .learning(learning.settings())
         .build()
         .validate();
   }

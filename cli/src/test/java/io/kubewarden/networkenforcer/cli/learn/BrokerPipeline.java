@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,8 +51,15 @@ final class BrokerPipeline implements AutoCloseable {
   private EmbeddedKafkaBroker broker;
   private KafkaStreams streams;
 
+  private final LearningSettings learning;
+
   BrokerPipeline(MeterRegistry registry) {
+    this(registry, LearningSettings.DEFAULTS);
+  }
+
+  BrokerPipeline(MeterRegistry registry, LearningSettings learning) {
     this.registry = registry;
+    this.learning = learning;
     try {
       this.workDir = Files.createTempDirectory("network-enforcer-learn-broker");
     } catch (IOException e) {
@@ -63,7 +71,7 @@ final class BrokerPipeline implements AutoCloseable {
       throws InterruptedException {
     broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
-    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), false);
+    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), false, learning);
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       new TopicPreparation(config).prepare(admin);
       streams = new KafkaStreams(NetworkEnforcerTopology.build(config, registry), config.streamsProperties());

@@ -133,7 +133,8 @@ class InProcessMatchesBrokerTest {
     var proposals = List.copyOf(result.proposals().values());
     List<Path> files = proposals.stream().map(p -> out.resolve(p.namespace()).resolve(p.name() + ".yaml")).toList();
     StringWriter text = new StringWriter();
-    new LearnSummary(capture, format, backend, withClusterState, result.capture(), registry, proposals, files)
+    new LearnSummary(capture, format, backend, withClusterState, result.capture(), registry, proposals, files,
+        io.kubewarden.networkenforcer.processor.config.LearningSettings.DEFAULTS)
         .print(new PrintWriter(text, true));
     return text.toString().replace(out.toString(), "OUT");
   }

@@ -6,7 +6,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.evaluation.Decision;
+import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.rendering.NetworkPolicies;
 import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
 import java.nio.file.Files;
@@ -75,6 +88,48 @@ class LearnedManifestsOnApiServerTest {
         .withName("deployment-http-server-ingress").get();
     assertThat(stored.getSpec().getIstio().getRules().get(0).getTo().get(0).getOperation().getPorts())
         .containsExactly("18080");
+  }
+
+  /**
+   * The product's promise for outside calls: the learned egress proposal of http-client, promoted
+   * to protect, renders (by the writer's own rendering) a NetworkPolicy the API server accepts, with
+   * the learned ipBlock, and the call to api.stripe.com stays allowed by it.
+   */
+  @Test
+  void aPromotedEgressProposalKeepsTheExternalCallAllowed() {
+    Path kubernetes = dir.resolve("external");
+    assertThat(CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--output-dir", kubernetes.toString()).exitCode()).isZero();
+    WorkloadNetworkPolicyProposal proposal = LearnedProposals.read(kubernetes).get("demo/deployment-http-client-egress");
+
+    WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
+    wnp.setMetadata(new ObjectMetaBuilder().withName("deployment-http-client-egress").withNamespace("demo")
+        .build());
+    WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
+    spec.copySharedFrom(proposal.getSpec());
+    spec.setMode(Mode.protect);
+    wnp.setSpec(spec);
+    WorkloadNetworkPolicy created = admin.resource(wnp).create();
+
+    NetworkPolicy stored = admin.resource(NetworkPolicies.desired(created)).create();
+    assertThat(stored.getSpec().getEgress()).anySatisfy(rule -> {
+      assertThat(rule.getTo()).singleElement().satisfies(peer ->
+          assertThat(peer.getIpBlock().getCidr()).isEqualTo("142.251.209.46/32"));
+      assertThat(rule.getPorts()).singleElement().satisfies(port -> {
+        assertThat(port.getProtocol()).isEqualTo("TCP");
+        assertThat(port.getPort().getIntVal()).isEqualTo(443);
+      });
+    });
+
+    FlowEndpoint client = FlowEndpoint.builder().namespace("demo").workload(WorkloadKind.Deployment, "http-client")
+        .podLabels(Map.of("app", "http-client", "pod-template-hash", "29e797ec96"))
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", "demo")).ip("10.244.2.244").build();
+    FlowEndpoint stripe = FlowEndpoint.outsideCluster("142.251.209.46", ExternalEndpoint.of(List.of("api.stripe.com")));
+    assertThat(NetworkPolicyEvaluator.evaluate(stored.getSpec(), Direction.Egress, client, stripe, Protocol.TCP, 443))
+        .isEqualTo(Decision.ALLOWED);
+    // ... and nothing else outside: another address on the same port is denied.
+    assertThat(NetworkPolicyEvaluator.evaluate(stored.getSpec(), Direction.Egress, client,
+        FlowEndpoint.outsideCluster("142.251.209.47", null), Protocol.TCP, 443)).isEqualTo(Decision.DENIED);
   }
 
   @Test

@@ -60,7 +60,12 @@ final class LearnedProposals {
 
   private static String rule(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports) {
     String peer = peers.stream().map(pe -> {
-      assertThat(pe.getIpBlock()).as("learned peers are never ipBlocks").isNull();
+      if (pe.getIpBlock() != null) {
+        // A peer outside the cluster: nothing else may be set beside the block.
+        assertThat(pe.getNamespaceSelector()).isNull();
+        assertThat(pe.getPodSelector()).isNull();
+        return pe.getIpBlock().getCidr();
+      }
       return pe.getNamespaceSelector().getMatchLabels().get("kubernetes.io/metadata.name") + " "
           + selector(pe.getPodSelector());
     }).collect(Collectors.joining(" | "));

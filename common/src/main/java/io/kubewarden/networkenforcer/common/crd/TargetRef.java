@@ -8,7 +8,7 @@ import java.util.Objects;
 /** The workload a proposal or policy is for, in the same namespace. */
 public class TargetRef {
   @Required
-  @JsonPropertyDescription("Deployment, StatefulSet or DaemonSet.")
+  @JsonPropertyDescription("Deployment, StatefulSet, DaemonSet or CronJob.")
   private WorkloadKind kind;
   @Required
   @JsonPropertyDescription("Name of the workload.")

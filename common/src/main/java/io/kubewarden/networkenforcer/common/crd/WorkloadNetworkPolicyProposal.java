@@ -24,6 +24,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Target", jsonPath = ".spec.targetRef.name", type = AdditionalPrinterColumn.Type.STRING)
 // kubectl's JSONPath has no length(): the count is a status field.
 @AdditionalPrinterColumn(name = "Rules", jsonPath = ".status.ruleCount", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Converged", jsonPath = ".status.conditions[?(@.type==\"Converged\")].status",
+    type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class WorkloadNetworkPolicyProposal
     extends CustomResource<WorkloadNetworkPolicyProposalSpec, WorkloadNetworkPolicyProposalStatus>

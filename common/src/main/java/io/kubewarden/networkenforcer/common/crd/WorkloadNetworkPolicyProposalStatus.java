@@ -13,7 +13,7 @@ import java.util.Objects;
 public class WorkloadNetworkPolicyProposalStatus {
   @JsonPropertyDescription("Per rule and port: first seen, last seen and observation count.")
   private List<RuleEvidence> evidence = new ArrayList<>();
-  @JsonPropertyDescription("Ready, and the reason when the writer cannot apply, repair or promote the proposal.")
+  @JsonPropertyDescription("Ready (and the reason when the writer cannot apply, repair or promote the proposal) and Converged (whether learning has seen enough traffic).")
   private List<Condition> conditions;
   @JsonPropertyDescription("The metadata.generation the conditions were written for.")
   private Long observedGeneration;

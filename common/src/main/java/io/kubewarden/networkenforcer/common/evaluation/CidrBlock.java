@@ -83,6 +83,10 @@ final class CidrBlock {
         address.lo() & unmasked.maskLo), prefix);
   }
 
+  boolean isIpv4() {
+    return network.v4();
+  }
+
   boolean contains(IpAddress address) {
     return address != null && address.v4() == network.v4()
         && ((address.hi() ^ network.hi()) & maskHi) == 0

@@ -13,8 +13,10 @@ import java.util.List;
  *
  * <p>Named ports always name a port of the flow's destination pod (for Ingress the policy's pod,
  * for Egress the peer), resolved by name and protocol against {@link FlowEndpoint#namedPorts()}.
- * An endpoint with an empty list is taken as "ports unknown" (UNKNOWN); a non-empty list as the
- * complete list of the pod's named ports, so a name missing from it matches nothing.
+ * A destination outside the cluster has no named ports: a named port never matches it (as in
+ * Kubernetes, where a named port resolves against pods only). Otherwise, when the endpoint's list
+ * is known to be complete ({@link FlowEndpoint#namedPortsAreKnown()}) a name missing from it
+ * matches nothing, and when it is unknown the rule is UNKNOWN.
  */
 final class NetworkPolicyPortMatcher {
   private NetworkPolicyPortMatcher() {}
@@ -67,10 +69,13 @@ final class NetworkPolicyPortMatcher {
   }
 
   private static Match namedPortMatches(String name, Protocol protocol, int port, FlowEndpoint destination) {
-    List<NamedPort> named = destination.namedPorts();
-    if (named.isEmpty()) {
+    if (destination.isExternal()) {
+      return Match.NO;
+    }
+    if (!destination.namedPortsAreKnown()) {
       return Match.UNKNOWN;
     }
+    List<NamedPort> named = destination.namedPorts();
     for (int i = 0, n = named.size(); i < n; i++) {
       NamedPort candidate = named.get(i);
       Protocol candidateProtocol = candidate.protocol() == null ? Protocol.TCP : candidate.protocol();

@@ -13,9 +13,10 @@
  *   <li>ipBlock is a plain CIDR match on the peer's IP, pods included (Kubernetes intends it for
  *       external addresses; Calico matches pod IPs, Cilium by default does not). IPv4-mapped IPv6
  *       addresses count as IPv4. Unknown IP, unparsable IP or invalid CIDR/except: no match.
- *   <li>Named ports resolve by name and protocol on the destination endpoint. An empty
- *       {@code namedPorts} list means "unknown" (UNDETERMINED); a non-empty list is taken as
- *       complete, so a name it lacks matches nothing.
+ *   <li>Named ports resolve by name and protocol on the destination endpoint. A destination
+ *       outside the cluster has none (no match). Otherwise the endpoint says whether its list is
+ *       complete ({@code namedPortsKnown}, or a non-empty list): complete means a name it lacks
+ *       matches nothing; unknown means UNDETERMINED.
  *   <li>Port 0 is unknown: a rule whose ports would decide is UNKNOWN, and the policy is
  *       UNDETERMINED unless another rule allows the flow outright (three-valued logic).
  *   <li>Specs Kubernetes would reject are evaluated conservatively: an empty peer, an unknown

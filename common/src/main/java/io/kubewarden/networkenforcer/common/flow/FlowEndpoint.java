@@ -16,9 +16,15 @@ import java.util.Optional;
  *
  * @param workloadSelector the workload's {@code spec.selector}
  * @param identity the SPIFFE identity, {@code spiffe://<trust domain>/ns/<ns>/sa/<sa>} (Istio)
- * @param namedPorts the pod's named container ports, when known
+ * @param namedPorts the pod's named container ports
  * @param inferred the workload and its selector were inferred from the pod name and labels (no
  *     cluster object and no provider field named them); omitted from JSON when false
+ * @param namedPortsKnown true when {@code namedPorts} is the pod's complete list (read from the pod
+ *     spec), so an empty list means "none"; null when they are unknown (the pod was gone, or the
+ *     cluster view had no containers). Old records without the field count as known when their
+ *     list is not empty.
+ * @param external set when this end is outside the cluster: no workload, {@code ip} is its
+ *     address (null when the data plane gives none)
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record FlowEndpoint(
@@ -33,12 +39,36 @@ public record FlowEndpoint(
     String serviceAccount,
     String identity,
     List<NamedPort> namedPorts,
-    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred) {
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred,
+    Boolean namedPortsKnown,
+    ExternalEndpoint external) {
 
   public FlowEndpoint {
     podLabels = podLabels == null ? Map.of() : Map.copyOf(podLabels);
     namespaceLabels = namespaceLabels == null ? Map.of() : Map.copyOf(namespaceLabels);
     namedPorts = namedPorts == null ? List.of() : List.copyOf(namedPorts);
+    // null rather than false: absent from the encoded record.
+    namedPortsKnown = Boolean.TRUE.equals(namedPortsKnown) ? Boolean.TRUE : null;
+  }
+
+  /** An end outside the cluster: its address (may be null) and what the data plane says about it. */
+  public static FlowEndpoint outsideCluster(String ip, ExternalEndpoint external) {
+    return builder().ip(ip).external(external == null ? ExternalEndpoint.of(null) : external).build();
+  }
+
+  /** Whether this end is outside the cluster. */
+  @JsonIgnore
+  public boolean isExternal() {
+    return external != null;
+  }
+
+  /**
+   * Whether {@link #namedPorts()} is complete: an empty list then means the pod has no named
+   * ports; otherwise the ports are unknown.
+   */
+  @JsonIgnore
+  public boolean namedPortsAreKnown() {
+    return Boolean.TRUE.equals(namedPortsKnown) || !namedPorts.isEmpty();
   }
 
   /** The workload this endpoint belongs to, if any. */
@@ -81,6 +111,7 @@ public record FlowEndpoint(
     return new Builder().namespace(namespace).workload(workloadKind, workloadName)
         .workloadSelector(workloadSelector).podLabels(podLabels).namespaceLabels(namespaceLabels)
         .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts)
+        .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown)).external(external)
         .inferred(inferred);
   }
 
@@ -97,6 +128,8 @@ public record FlowEndpoint(
     private String serviceAccount;
     private String identity;
     private List<NamedPort> namedPorts = List.of();
+    private boolean namedPortsKnown;
+    private ExternalEndpoint external;
     private boolean inferred;
 
     public Builder namespace(String v) { namespace = v; return this; }
@@ -109,11 +142,15 @@ public record FlowEndpoint(
     public Builder serviceAccount(String v) { serviceAccount = v; return this; }
     public Builder identity(String v) { identity = v; return this; }
     public Builder namedPorts(List<NamedPort> v) { namedPorts = v; return this; }
+    /** The named ports were read from the pod spec: an empty list means "none". */
+    public Builder namedPortsKnown(boolean v) { namedPortsKnown = v; return this; }
+    public Builder external(ExternalEndpoint v) { external = v; return this; }
     public Builder inferred(boolean v) { inferred = v; return this; }
 
     public FlowEndpoint build() {
       return new FlowEndpoint(namespace, workloadKind, workloadName, workloadSelector, podLabels,
-          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, inferred);
+          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, inferred,
+          namedPortsKnown, external);
     }
   }
 }

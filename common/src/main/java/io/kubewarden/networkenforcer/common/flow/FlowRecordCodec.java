@@ -28,7 +28,10 @@ import java.util.Map;
  * Endpoint:     1 namespace, 2 workloadKind, 3 workloadName, 4 workloadSelector Selector,
  *               5 podLabels Label*, 6 namespaceLabels Label* (without kubernetes.io/metadata.name
  *               when it equals the namespace: then 7 = true), 8 ip, 9 identity, 10 namedPorts Port*,
- *               11 inferred (workload and selector inferred from the pod name; absent: false)
+ *               11 inferred (workload and selector inferred from the pod name; absent: false),
+ *               12 namedPortsKnown (10 is the pod's complete list; absent: unknown),
+ *               13 external External (the end is outside the cluster; absent: inside)
+ * External:     1 dnsNames*, 2 network
  * Selector:     1 matchLabels Label*, 2 matchExpressions Requirement*
  * Requirement:  1 key, 2 operator, 3 values*
  * Label:        1 key, 2 value
@@ -37,6 +40,7 @@ import java.util.Map;
  * enums:        provider istio=1 calico=2 cilium=3 file=4; protocol TCP=1 UDP=2 SCTP=3;
  *               verdict FORWARDED=1 DENIED=2 DRY_RUN_DENIED=3; reporter SOURCE=1 DESTINATION=2
  *               UNKNOWN=3; workloadKind Deployment=1 StatefulSet=2 DaemonSet=3
+ *               CronJob=4
  * </pre>
  *
  * <p>Not carried, because neither learning, monitor-mode evaluation nor violations read them:
@@ -54,7 +58,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
   private static final Verdict[] VERDICTS = {null, Verdict.FORWARDED, Verdict.DENIED, Verdict.DRY_RUN_DENIED};
   private static final Reporter[] REPORTERS = {null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN};
   private static final WorkloadKind[] KINDS = {null, WorkloadKind.Deployment, WorkloadKind.StatefulSet,
-      WorkloadKind.DaemonSet};
+      WorkloadKind.DaemonSet, WorkloadKind.CronJob};
 
   private FlowRecordCodec() {}
 
@@ -179,6 +183,17 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     if (e.inferred()) {
       out.bool(11, true);
     }
+    if (Boolean.TRUE.equals(e.namedPortsKnown())) {
+      out.bool(12, true);
+    }
+    if (e.external() != null) {
+      int m = out.beginMessage(13);
+      for (String name : e.external().dnsNames()) {
+        out.string(1, name);
+      }
+      out.string(2, e.external().network());
+      out.endMessage(m);
+    }
   }
 
   private static FlowEndpoint readEndpoint(WireReader in) {
@@ -193,6 +208,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     String identity = null;
     List<NamedPort> ports = List.of();
     boolean inferred = false;
+    Boolean namedPortsKnown = null;
+    ExternalEndpoint external = null;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -212,6 +229,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
           ports.add(readNamedPort(in.nested()));
         }
         case 11 -> inferred = in.readBool();
+        case 12 -> namedPortsKnown = in.readBool();
+        case 13 -> external = readExternal(in.nested());
         default -> in.skip(tag);
       }
     }
@@ -219,7 +238,21 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       namespaceLabels.put(NAMESPACE_NAME_LABEL, namespace);
     }
     return new FlowEndpoint(namespace, kind, name, selector, podLabels, namespaceLabels, null, ip, null, identity,
-        ports, inferred);
+        ports, inferred, namedPortsKnown, external);
+  }
+
+  private static ExternalEndpoint readExternal(WireReader in) {
+    List<String> dnsNames = new ArrayList<>();
+    String network = null;
+    while (in.hasMore()) {
+      int tag = in.readTag();
+      switch (WireReader.field(tag)) {
+        case 1 -> dnsNames.add(in.readString());
+        case 2 -> network = in.readString();
+        default -> in.skip(tag);
+      }
+    }
+    return new ExternalEndpoint(dnsNames, network);
   }
 
   private static void writeSelector(WireWriter out, LabelSelector s) {

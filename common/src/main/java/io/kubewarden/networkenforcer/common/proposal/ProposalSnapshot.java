@@ -23,11 +23,14 @@ import java.util.Objects;
  *     {@link io.kubewarden.networkenforcer.common.policy.Labels#INFERRED_WORKLOADS} annotation
  * @param annotations put on the WNPP by the writer; empty for live learning ({@code replay --publish}
  *     names its window here)
+ * @param convergence the {@code Converged} condition; null from processors before it existed
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
     List<RuleEvidence> evidence, Instant updatedAt,
     @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> inferredWorkloads,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> annotations) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> annotations,
+    Convergence convergence) {
 
   public ProposalSnapshot {
     Objects.requireNonNull(name, "name");
@@ -40,12 +43,23 @@ public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPol
 
   public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
       List<RuleEvidence> evidence, Instant updatedAt) {
-    this(name, namespace, spec, evidence, updatedAt, List.of(), Map.of());
+    this(name, namespace, spec, evidence, updatedAt, List.of(), Map.of(), null);
+  }
+
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt, Convergence convergence) {
+    this(name, namespace, spec, evidence, updatedAt, List.of(), Map.of(), convergence);
   }
 
   public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
       List<RuleEvidence> evidence, Instant updatedAt, List<String> inferredWorkloads) {
-    this(name, namespace, spec, evidence, updatedAt, inferredWorkloads, Map.of());
+    this(name, namespace, spec, evidence, updatedAt, inferredWorkloads, Map.of(), null);
+  }
+
+  public ProposalSnapshot(String name, String namespace, WorkloadNetworkPolicyProposalSpec spec,
+      List<RuleEvidence> evidence, Instant updatedAt, List<String> inferredWorkloads,
+      Map<String, String> annotations) {
+    this(name, namespace, spec, evidence, updatedAt, inferredWorkloads, annotations, null);
   }
 
   /**
@@ -64,7 +78,12 @@ public record ProposalSnapshot(String name, String namespace, WorkloadNetworkPol
 
   /** The same proposal carrying these annotations. */
   public ProposalSnapshot withAnnotations(Map<String, String> values) {
-    return new ProposalSnapshot(name, namespace, spec, evidence, updatedAt, inferredWorkloads, values);
+    return new ProposalSnapshot(name, namespace, spec, evidence, updatedAt, inferredWorkloads, values, convergence);
+  }
+
+  /** The same proposal with this {@code Converged} condition. */
+  public ProposalSnapshot withConvergence(Convergence value) {
+    return new ProposalSnapshot(name, namespace, spec, evidence, updatedAt, inferredWorkloads, annotations, value);
   }
 
   /** The target this proposal is for, from its spec. */

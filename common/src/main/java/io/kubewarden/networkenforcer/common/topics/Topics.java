@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.common.topics;
 
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
@@ -27,6 +28,7 @@ public final class Topics {
   private final Topic<String, ProposalSnapshot> proposals;
   private final Topic<String, ViolationObservation> violations;
   private final Topic<byte[], byte[]> deadLetter;
+  private final Topic<String, NativePolicySnapshot> nativePolicies;
 
   public Topics(String prefix) {
     String p = prefix == null ? "" : prefix;
@@ -41,6 +43,8 @@ public final class Topics {
     violations = new Topic<>(p + "violations", Serdes.String(), new JsonSerde<>(ViolationObservation.class),
         false, Optional.empty());
     deadLetter = new Topic<>(p + "dead-letter", Serdes.ByteArray(), Serdes.ByteArray(), false, Optional.empty());
+    nativePolicies = new Topic<>(p + "native-policies", Serdes.String(), new JsonSerde<>(NativePolicySnapshot.class),
+        true, Optional.empty());
   }
 
   /**
@@ -61,8 +65,10 @@ public final class Topics {
   public Topic<String, ProposalSnapshot> proposals() { return proposals; }
   public Topic<String, ViolationObservation> violations() { return violations; }
   public Topic<byte[], byte[]> deadLetter() { return deadLetter; }
+  /** Every Kubernetes NetworkPolicy of the cluster, keyed {@code ns/name}: writer -> processor (global). */
+  public Topic<String, NativePolicySnapshot> nativePolicies() { return nativePolicies; }
 
   public List<Topic<?, ?>> all() {
-    return List.of(flows, policies, control, proposals, violations, deadLetter);
+    return List.of(flows, policies, control, proposals, violations, deadLetter, nativePolicies);
   }
 }

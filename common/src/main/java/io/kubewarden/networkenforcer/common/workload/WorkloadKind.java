@@ -2,11 +2,21 @@ package io.kubewarden.networkenforcer.common.workload;
 
 import java.util.Optional;
 
-/** The controllers whose pods get a learned policy. Anything else (Job, bare Pod) is not a workload. */
+/**
+ * The controllers whose pods get a learned policy. A CronJob counts: its Jobs' pods carry its job
+ * template's labels, stable from run to run. Anything else (a Job without a CronJob, a bare Pod)
+ * is not a workload.
+ */
 public enum WorkloadKind {
   Deployment,
   StatefulSet,
-  DaemonSet;
+  DaemonSet,
+  CronJob;
+
+  /** The API group/version of the kind, for owner references. */
+  public String apiVersion() {
+    return this == CronJob ? "batch/v1" : "apps/v1";
+  }
 
   /** Parses the Kubernetes kind name; empty when the kind is not a workload kind. */
   public static Optional<WorkloadKind> fromKind(String kind) {

@@ -18,6 +18,7 @@ import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -186,7 +187,28 @@ class ApiServerCrdTest {
         "Age=.metadata.creationTimestamp:date");
     assertThat(columns(Kind.WorkloadNetworkPolicyProposal)).containsExactly(
         "Backend=.spec.backend:string", "Direction=.spec.direction:string", "Target=.spec.targetRef.name:string",
-        "Rules=.status.ruleCount:integer", "Age=.metadata.creationTimestamp:date");
+        "Rules=.status.ruleCount:integer", "Converged=.status.conditions[?(@.type==\"Converged\")].status:string",
+        "Age=.metadata.creationTimestamp:date");
+  }
+
+  /** {@code kubectl get wnpp} shows the Converged condition's status. */
+  @Test
+  void tableViewShowsTheConvergedColumn() throws Exception {
+    String name = TestManifests.uniqueName("converged");
+    create(Kind.WorkloadNetworkPolicyProposal, name, "", KUBERNETES_SPEC);
+    WorkloadNetworkPolicyProposal stored = client.resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NAMESPACE).withName(name).get();
+    WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(new ArrayList<>());
+    status.setConditions(List.of(new Convergence(true, java.time.Instant.parse("2026-08-10T00:00:00Z"),
+        "QuietPeriodPassed", "no new peer or port since 2026-08-03T00:00:00Z").toCondition()));
+    stored.setStatus(status);
+    client.resource(stored).updateStatus();
+
+    JsonNode table = table(Kind.WorkloadNetworkPolicyProposal, name);
+    List<String> headers = new ArrayList<>();
+    table.get("columnDefinitions").forEach(column -> headers.add(column.get("name").asText()));
+    assertThat(headers).contains("Converged");
+    assertThat(table.get("rows").get(0).get("cells").get(headers.indexOf("Converged")).asText()).isEqualTo("True");
   }
 
   @Test

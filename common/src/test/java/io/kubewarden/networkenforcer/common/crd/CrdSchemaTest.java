@@ -111,6 +111,7 @@ class CrdSchemaTest {
             tuple("Direction", ".spec.direction", "string"),
             tuple("Target", ".spec.targetRef.name", "string"),
             tuple("Rules", ".status.ruleCount", "integer"),
+            tuple("Converged", ".status.conditions[?(@.type==\"Converged\")].status", "string"),
             tuple("Age", ".metadata.creationTimestamp", "date"));
   }
 
@@ -119,6 +120,8 @@ class CrdSchemaTest {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
       onlyVersion(crd).getAdditionalPrinterColumns().stream()
           .filter(c -> !c.getJsonPath().startsWith(".metadata."))
+          // A condition's status: a filter on the standard conditions list, checked below.
+          .filter(c -> !c.getJsonPath().startsWith(".status.conditions[?("))
           .forEach(c -> {
             // kubectl's JSONPath has no functions such as length(): a plain field path only.
             assertThat(c.getJsonPath()).as(c.getName()).matches("(\\.[a-zA-Z]+)+");
@@ -137,7 +140,7 @@ class CrdSchemaTest {
       assertThat(enumOf(at(spec, "direction"))).containsExactlyInAnyOrder("Ingress", "Egress");
       assertThat(at(spec, "targetRef").getRequired()).containsExactlyInAnyOrder("kind", "name");
       assertThat(enumOf(at(spec, "targetRef.kind")))
-          .containsExactlyInAnyOrder("Deployment", "StatefulSet", "DaemonSet");
+          .containsExactlyInAnyOrder("Deployment", "StatefulSet", "DaemonSet", "CronJob");
       assertThat(at(spec, "targetRef.name").getType()).isEqualTo("string");
       assertThat(at(spec, "kubernetes").getType()).isEqualTo("object");
       assertThat(at(spec, "istio").getType()).isEqualTo("object");
@@ -304,7 +307,9 @@ class CrdSchemaTest {
         "observedGeneration");
     assertThat(at(status, "conditions[]").getProperties()).containsKeys("type", "status", "reason", "message",
         "observedGeneration", "lastTransitionTime");
-    assertThat(at(status, "evidence[]").getProperties()).containsOnlyKeys("rule", "peer", "ports");
+    assertThat(at(status, "evidence[]").getProperties())
+        .containsOnlyKeys("rule", "peer", "ports", "dnsNames", "firstSeen", "lastSeen", "count");
+    assertThat(at(status, "evidence[].count").getType()).isEqualTo("integer");
     assertThat(at(status, "evidence[].ports[]").getProperties())
         .containsOnlyKeys("protocol", "port", "firstSeen", "lastSeen", "count");
     assertThat(at(status, "evidence[].ports[].count").getType()).isEqualTo("integer");

@@ -42,7 +42,12 @@ final class Endpoints {
   }
 
   static FlowEndpoint podWithPorts(List<NamedPort> ports, String namespace, String... labels) {
-    return podBuilder(namespace, labels).namedPorts(ports).build();
+    return podBuilder(namespace, labels).namedPorts(ports).namedPortsKnown(true).build();
+  }
+
+  /** A pod whose spec was read and has no named container port. */
+  static FlowEndpoint podWithoutNamedPorts(String namespace, String... labels) {
+    return podBuilder(namespace, labels).namedPortsKnown(true).build();
   }
 
   static FlowEndpoint podWithIdentity(String identity, String namespace, String... labels) {
@@ -51,7 +56,7 @@ final class Endpoints {
 
   /** An address outside the cluster: no namespace, no labels. */
   static FlowEndpoint external(String ip) {
-    return FlowEndpoint.builder().ip(ip).build();
+    return FlowEndpoint.outsideCluster(ip, null);
   }
 
   static NamedPort tcp(String name, int port) {

@@ -8,6 +8,7 @@ import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.external
 import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.pod;
 import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.podWithIp;
 import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.podWithPorts;
+import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.podWithoutNamedPorts;
 import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.tcp;
 import static io.kubewarden.networkenforcer.common.evaluation.Endpoints.udp;
 import static io.kubewarden.networkenforcer.common.flow.Protocol.SCTP;
@@ -402,6 +403,15 @@ class NetworkPolicyEvaluatorTest {
         - {port: grpc}
       """;
 
+  /** A named port with no peer restriction: only the port decides, and an external end has none. */
+  static final String EGRESS_NAMED_PORT_ANY_PEER = """
+      podSelector: {matchLabels: {app: web}}
+      policyTypes: [Egress]
+      egress:
+      - ports:
+        - {port: grpc}
+      """;
+
   static final String FRONTEND_ON_80 = """
       podSelector: {matchLabels: {app: web}}
       policyTypes: [Ingress]
@@ -642,6 +652,10 @@ class NetworkPolicyEvaluatorTest {
         c("named UDP port: the name exists on TCP only", NAMED_UDP_PORT, Ingress, OTHER,
             podWithPorts(List.of(tcp("dns", 53)), "default", "app", "web"), UDP, 53, DENIED),
         c("named port with unknown container ports", NAMED_PORT, Ingress, OTHER, WEB, TCP, 8080, UNDETERMINED),
+        c("named port: the destination is known to have no named ports", NAMED_PORT, Ingress, OTHER,
+            podWithoutNamedPorts("default", "app", "web"), TCP, 8080, DENIED),
+        c("egress named port towards an address outside the cluster never matches", EGRESS_NAMED_PORT_ANY_PEER,
+            Egress, WEB, external("203.0.113.7"), TCP, 50051, DENIED),
         c("named port unknown, protocol of the rule excludes the flow", NAMED_PORT, Ingress, OTHER, WEB, UDP, 8080,
             DENIED),
         c("named port unknown but another rule allows outright", NAMED_PORT_OR_FRONTEND_ANY_PORT, Ingress, FRONTEND,

@@ -85,6 +85,57 @@ class FlowRecordCodecTest {
   }
 
   @Test
+  void anExternalEndpointKeepsItsAddressNamesAndNetwork() {
+    FlowEndpoint outside = FlowEndpoint.outsideCluster("203.0.113.9",
+        new ExternalEndpoint(List.of("api.stripe.com", "api.example.com"), null));
+    FlowEndpoint namedNetwork = FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(), "pub"));
+    FlowEndpoint bare = FlowEndpoint.outsideCluster("198.51.100.1", null);
+    for (FlowEndpoint dst : List.of(outside, namedNetwork, bare)) {
+      FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 443, client(), dst, null, null, 1,
+          Reporter.SOURCE);
+      FlowRecord back = serde.read("flows", serde.write(flow));
+      assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
+      assertThat(back.dst().isExternal()).isTrue();
+      assertThat(back.dst().external()).isEqualTo(dst.external());
+      assertThat(back.dst().ip()).isEqualTo(dst.ip());
+      assertThat(back.src().isExternal()).isFalse();
+    }
+    FlowRecord back = serde.read("flows", serde.write(new FlowRecord(T, Provider.cilium, Protocol.TCP, 443,
+        client(), outside, null, null, 1, Reporter.SOURCE)));
+    assertThat(back.dst().external().dnsNames()).containsExactly("api.example.com", "api.stripe.com");
+    assertThat(back.dst().external().network()).isNull();
+  }
+
+  @Test
+  void namedPortsKnownSurvivesEvenWithoutPorts() {
+    FlowEndpoint noNamedPorts = server().toBuilder().namedPorts(List.of()).namedPortsKnown(true).build();
+    FlowEndpoint unknown = server().toBuilder().namedPorts(List.of()).namedPortsKnown(false).build();
+    FlowRecord known = new FlowRecord(T, Provider.calico, Protocol.TCP, 5432, client(), noNamedPorts, null, null, 1,
+        Reporter.SOURCE);
+    FlowRecord back = serde.read("flows", serde.write(known));
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(known));
+    assertThat(back.dst().namedPortsKnown()).isTrue();
+    assertThat(back.dst().namedPortsAreKnown()).isTrue();
+    assertThat(back.src().namedPortsKnown()).isNull();
+
+    FlowRecord notKnown = new FlowRecord(T, Provider.calico, Protocol.TCP, 5432, client(), unknown, null, null, 1,
+        Reporter.SOURCE);
+    FlowRecord backUnknown = serde.read("flows", serde.write(notKnown));
+    assertThat(backUnknown.dst().namedPortsKnown()).isNull();
+    assertThat(backUnknown.dst().namedPortsAreKnown()).isFalse();
+  }
+
+  @Test
+  void aCronJobWorkloadRoundTrips() {
+    FlowEndpoint backup = client().toBuilder().workload(WorkloadKind.CronJob, "backup").build();
+    FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, backup, server(), null, null, 1,
+        Reporter.SOURCE);
+    FlowRecord back = serde.read("flows", serde.write(flow));
+    assertThat(back.src().workloadKind()).isEqualTo(WorkloadKind.CronJob);
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
+  }
+
+  @Test
   void defaultsAndMinimalRecordsRoundTrip() {
     FlowEndpoint identityOnly = FlowEndpoint.builder().namespace("shop")
         .identity("spiffe://cluster.local/ns/shop/sa/x").build();

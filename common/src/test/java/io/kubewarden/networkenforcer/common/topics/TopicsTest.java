@@ -15,7 +15,8 @@ class TopicsTest {
   void namesCarryThePrefix() {
     assertThat(Topics.withDefaultPrefix().all()).extracting(Topic::name).containsExactly(
         "network-enforcer.flows", "network-enforcer.policies", "network-enforcer.control",
-        "network-enforcer.proposals", "network-enforcer.violations", "network-enforcer.dead-letter");
+        "network-enforcer.proposals", "network-enforcer.violations", "network-enforcer.dead-letter",
+        "network-enforcer.native-policies");
     assertThat(new Topics("prod-").flows().name()).isEqualTo("prod-flows");
     assertThat(new Topics(null).control()).hasToString("control");
   }

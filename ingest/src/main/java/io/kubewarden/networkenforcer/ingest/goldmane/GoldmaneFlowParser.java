@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.goldmane;
 
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -26,11 +28,13 @@ import java.util.TreeMap;
 
 /**
  * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
- * Only pod-to-pod flows count. An allowed connection is reported by both ends; the first report
+ * Pod-to-pod flows and flows between a pod and a network outside the cluster ({@code Network},
+ * {@code NetworkSet}: the address is not reported, so that end has none) count; host endpoints
+ * are dropped. An allowed pod-to-pod connection is reported by both ends; the first report
  * of an interval is kept and the other end's copy dropped, so a connection only its source reported
- * still counts ({@link ReportPairing}). A deny is kept from either end, with that end as the
- * reporter (the side whose policy dropped it). A workload nobody names is inferred from the
- * aggregated name and labels ({@link WorkloadInference}).
+ * still counts ({@link ReportPairing}; to an outside network the source's report is the only one).
+ * A deny is kept from either end, with that end as the reporter (the side whose policy dropped it).
+ * A workload nobody names is inferred from the aggregated name and labels ({@link WorkloadInference}).
  */
 public final class GoldmaneFlowParser {
   /** Two ends of every connection of a 15 s interval for a large cluster. */
@@ -53,8 +57,13 @@ public final class GoldmaneFlowParser {
     }
     Flow flow = result.getFlow();
     FlowKey key = flow.getKey();
-    DropReason peer = peerReason(key.getSourceTypeValue());
-    if (peer == null) {
+    boolean externalSource = isNetwork(key.getSourceTypeValue());
+    boolean externalDestination = isNetwork(key.getDestTypeValue());
+    if (externalSource && externalDestination) {
+      return ParseOutcome.dropped(DropReason.EXTERNAL);
+    }
+    DropReason peer = externalSource ? null : peerReason(key.getSourceTypeValue());
+    if (peer == null && !externalDestination) {
       peer = peerReason(key.getDestTypeValue());
     }
     if (peer != null) {
@@ -80,11 +89,13 @@ public final class GoldmaneFlowParser {
     if (key.getDestPort() < 0 || key.getDestPort() > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
-    Resolution src = endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
+    Resolution src = externalSource ? outside(key.getSourceNamespace(), key.getSourceName())
+        : endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
     if (!src.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
-    Resolution dst = endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
+    Resolution dst = externalDestination ? outside(key.getDestNamespace(), key.getDestName())
+        : endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
     if (!dst.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
     }
@@ -95,6 +106,21 @@ public final class GoldmaneFlowParser {
     Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
     return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
         src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
+  }
+
+  private static boolean isNetwork(int endpointType) {
+    return endpointType == EndpointType.Network_VALUE || endpointType == EndpointType.NetworkSet_VALUE;
+  }
+
+  /**
+   * Goldmane aggregates outside addresses without the address: {@code pub}/{@code pvt} for a
+   * Network, the set's name for a NetworkSet. The end is outside the cluster, address unknown.
+   */
+  private static Resolution outside(String namespace, String name) {
+    String network = namespace == null || namespace.isEmpty() || "-".equals(namespace) ? name
+        : namespace + "/" + name;
+    return Resolution.of(FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(),
+        network == null || network.isEmpty() ? null : network)), null);
   }
 
   private Resolution endpoint(String namespace, String aggregatedName, List<String> labels) {

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
 import com.google.protobuf.Timestamp;
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
@@ -18,6 +19,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Layer4;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
@@ -133,13 +135,17 @@ public final class HubbleFlowParser {
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
-    Resolution src = endpoint(flow.getSource(), srcIp);
+    Resolution src = endpoint(flow.getSource(), srcIp, flow.getSourceNamesList());
     if (!src.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
-    Resolution dst = endpoint(flow.getDestination(), dstIp);
+    Resolution dst = endpoint(flow.getDestination(), dstIp, flow.getDestinationNamesList());
     if (!dst.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
+    }
+    if (src.endpoint().isExternal() && dst.endpoint().isExternal()) {
+      // Traffic passing through between two outside addresses: no workload learns from it.
+      return ParseOutcome.dropped(DropReason.EXTERNAL);
     }
     Reporter reporter = switch (flow.getTrafficDirectionValue()) {
       case TrafficDirection.INGRESS_VALUE -> Reporter.DESTINATION;
@@ -222,11 +228,19 @@ public final class HubbleFlowParser {
         .orElse(null);
   }
 
-  private Resolution endpoint(Endpoint ep, String ip) {
+  private Resolution endpoint(Endpoint ep, String ip, List<String> dnsNames) {
     boolean reserved = ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY
         || ep.getLabelsList().stream().anyMatch(l -> l.startsWith("reserved:"));
-    if (reserved) {
-      return Resolution.dropped(reservedReason(ep));
+    if (reserved || ep.getPodName().isEmpty()) {
+      DropReason reason = reservedReason(ep);
+      if (reason == DropReason.EXTERNAL) {
+        // world (or a CIDR/FQDN identity): an address outside the cluster, learned as an ipBlock.
+        return Resolution.of(FlowEndpoint.outsideCluster(ip.isEmpty() ? null : ip, ExternalEndpoint.of(dnsNames)),
+            null);
+      }
+      if (reserved) {
+        return Resolution.dropped(reason);
+      }
     }
     if (ep.getPodName().isEmpty()) {
       // Field-masked exports may keep the IP but not the pod name.
@@ -254,7 +268,8 @@ public final class HubbleFlowParser {
     if (id == 6 || labels.contains("reserved:remote-node")) {
       return DropReason.REMOTE_NODE;
     }
-    if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world"))) {
+    if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world")
+        || l.startsWith("cidr:") || l.startsWith("fqdn:"))) {
       return DropReason.EXTERNAL;
     }
     if (id > 0 && id < FIRST_ALLOCATED_IDENTITY || labels.stream().anyMatch(l -> l.startsWith("reserved:"))) {
@@ -277,6 +292,7 @@ public final class HubbleFlowParser {
       case Deployment -> resolver.view().deployment(ns, name).map(d -> d.getSpec().getSelector());
       case StatefulSet -> resolver.view().statefulSet(ns, name).map(s -> s.getSpec().getSelector());
       case DaemonSet -> resolver.view().daemonSet(ns, name).map(d -> d.getSpec().getSelector());
+      case CronJob -> resolver.view().cronJob(ns, name).flatMap(CronJobResolution::selector);
     };
     // Hubble names the workload; when the cluster no longer has it, its pod labels stand in for the selector.
     Map<String, String> selectable = GeneratedPodLabels.selectable(labels.podLabels());

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -28,6 +30,8 @@ public final class ClusterIndex implements ClusterView {
   private final Map<String, Deployment> deployments = new ConcurrentHashMap<>();
   private final Map<String, StatefulSet> statefulSets = new ConcurrentHashMap<>();
   private final Map<String, DaemonSet> daemonSets = new ConcurrentHashMap<>();
+  private final Map<String, Job> jobs = new ConcurrentHashMap<>();
+  private final Map<String, CronJob> cronJobs = new ConcurrentHashMap<>();
   private final Map<String, Map<String, String>> namespaceLabels = new ConcurrentHashMap<>();
   /** Moved on after every change is in place (see {@link ClusterView#version()}). */
   private final AtomicLong version = new AtomicLong();
@@ -46,6 +50,10 @@ public final class ClusterIndex implements ClusterView {
       statefulSets.put(key(s), s);
     } else if (object instanceof DaemonSet d) {
       daemonSets.put(key(d), d);
+    } else if (object instanceof Job j) {
+      jobs.put(key(j), j);
+    } else if (object instanceof CronJob c) {
+      cronJobs.put(key(c), c);
     } else if (object instanceof Namespace ns) {
       Map<String, String> labels = ns.getMetadata().getLabels();
       namespaceLabels.put(ns.getMetadata().getName(), labels == null ? Map.of() : Map.copyOf(labels));
@@ -65,6 +73,10 @@ public final class ClusterIndex implements ClusterView {
       statefulSets.remove(key(object));
     } else if (object instanceof DaemonSet) {
       daemonSets.remove(key(object));
+    } else if (object instanceof Job) {
+      jobs.remove(key(object));
+    } else if (object instanceof CronJob) {
+      cronJobs.remove(key(object));
     } else if (object instanceof Namespace) {
       namespaceLabels.remove(object.getMetadata().getName());
     }
@@ -169,6 +181,16 @@ public final class ClusterIndex implements ClusterView {
   @Override
   public Optional<DaemonSet> daemonSet(String namespace, String name) {
     return Optional.ofNullable(daemonSets.get(namespace + "/" + name));
+  }
+
+  @Override
+  public Optional<Job> job(String namespace, String name) {
+    return Optional.ofNullable(jobs.get(namespace + "/" + name));
+  }
+
+  @Override
+  public Optional<CronJob> cronJob(String namespace, String name) {
+    return Optional.ofNullable(cronJobs.get(namespace + "/" + name));
   }
 
   @Override

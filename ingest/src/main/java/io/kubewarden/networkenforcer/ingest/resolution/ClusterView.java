@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,6 +33,15 @@ public interface ClusterView {
   Optional<StatefulSet> statefulSet(String namespace, String name);
 
   Optional<DaemonSet> daemonSet(String namespace, String name);
+
+  /** A Job, for finding its CronJob; views that do not track Jobs know none. */
+  default Optional<Job> job(String namespace, String name) {
+    return Optional.empty();
+  }
+
+  default Optional<CronJob> cronJob(String namespace, String name) {
+    return Optional.empty();
+  }
 
   /** The namespace's labels; empty when the namespace is unknown. */
   Map<String, String> namespaceLabels(String namespace);

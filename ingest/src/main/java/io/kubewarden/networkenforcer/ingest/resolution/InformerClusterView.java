@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +21,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link ClusterView} kept current by read-only (list/watch) informers on pods, ReplicaSets,
- * Deployments, StatefulSets, DaemonSets and namespaces in every namespace.
+ * Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and namespaces in every namespace.
  */
 public final class InformerClusterView implements ClusterView, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(InformerClusterView.class);
@@ -38,6 +40,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     view.watch(client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
     view.watch(client.apps().replicaSets().inAnyNamespace().runnableInformer(0));
     view.watch(client.pods().inAnyNamespace().runnableInformer(0));
+    view.watch(client.batch().v1().jobs().inAnyNamespace().runnableInformer(0));
+    view.watch(client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
     return view;
   }
 
@@ -129,6 +133,16 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   @Override
   public Optional<DaemonSet> daemonSet(String namespace, String name) {
     return index.daemonSet(namespace, name);
+  }
+
+  @Override
+  public Optional<Job> job(String namespace, String name) {
+    return index.job(namespace, name);
+  }
+
+  @Override
+  public Optional<CronJob> cronJob(String namespace, String name) {
+    return index.cronJob(namespace, name);
   }
 
   @Override

@@ -9,6 +9,9 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobSpecBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.ArrayList;
@@ -49,8 +52,26 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
       s.getSpec().setVolumeClaimTemplates(null);
     } else if (obj instanceof DaemonSet ds && ds.getSpec() != null) {
       ds.getSpec().setTemplate(null);
+    } else if (obj instanceof Job job && job.getSpec() != null) {
+      job.getSpec().setTemplate(null); // only its owner (the CronJob) is read
+    } else if (obj instanceof CronJob cronJob) {
+      trimCronJob(cronJob);
     }
     return obj;
+  }
+
+  /** Of a CronJob, only its job template's pod labels are read (they are its selector). */
+  private static void trimCronJob(CronJob cronJob) {
+    var spec = cronJob.getSpec();
+    if (spec == null) {
+      return;
+    }
+    var template = spec.getJobTemplate() == null || spec.getJobTemplate().getSpec() == null
+        || spec.getJobTemplate().getSpec().getTemplate() == null ? null
+        : spec.getJobTemplate().getSpec().getTemplate().getMetadata();
+    var labels = template == null ? null : template.getLabels();
+    cronJob.setSpec(new CronJobSpecBuilder().withNewJobTemplate().withNewSpec().withNewTemplate().withNewMetadata()
+        .withLabels(labels).endMetadata().endTemplate().endSpec().endJobTemplate().build());
   }
 
   private static void trimPod(Pod pod) {

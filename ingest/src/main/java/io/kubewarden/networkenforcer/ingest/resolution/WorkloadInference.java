@@ -184,6 +184,7 @@ public final class WorkloadInference {
       case Deployment -> view.deployment(namespace, name).map(d -> d.getSpec().getSelector());
       case StatefulSet -> view.statefulSet(namespace, name).map(s -> s.getSpec().getSelector());
       case DaemonSet -> view.daemonSet(namespace, name).map(d -> d.getSpec().getSelector());
+      case CronJob -> view.cronJob(namespace, name).flatMap(CronJobResolution::selector);
     };
   }
 

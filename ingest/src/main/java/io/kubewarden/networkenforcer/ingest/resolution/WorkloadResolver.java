@@ -19,8 +19,9 @@ import java.util.Optional;
 
 /**
  * Turns a pod (found by name, IP or generateName) into a {@link FlowEndpoint} of its Deployment,
- * StatefulSet or DaemonSet, following controller owner references (pod -> ReplicaSet ->
- * Deployment). Pods on the host network and pods of anything else are dropped with a reason.
+ * StatefulSet, DaemonSet or CronJob, following controller owner references (pod -> ReplicaSet ->
+ * Deployment, pod -> Job -> CronJob, see {@link CronJobResolution}). Pods on the host network and
+ * pods of anything else (a Job without a CronJob, a bare pod) are dropped with a reason.
  */
 public final class WorkloadResolver {
   private static final String POD_TEMPLATE_HASH = "pod-template-hash";
@@ -108,6 +109,9 @@ public final class WorkloadResolver {
       case "ReplicaSet" -> deploymentOf(pod, namespace, ownerName);
       case "StatefulSet" -> workloadEndpoint(namespace, WorkloadKind.StatefulSet, ownerName, pod);
       case "DaemonSet" -> workloadEndpoint(namespace, WorkloadKind.DaemonSet, ownerName, pod);
+      case "Job" -> CronJobResolution.cronJobOf(view, namespace, ownerName)
+          .map(cronJob -> workloadEndpoint(namespace, WorkloadKind.CronJob, cronJob, pod))
+          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod));
       default -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
     };
   }
@@ -140,8 +144,13 @@ public final class WorkloadResolver {
       case Deployment -> view.deployment(namespace, name);
       case StatefulSet -> view.statefulSet(namespace, name);
       case DaemonSet -> view.daemonSet(namespace, name);
+      case CronJob -> view.cronJob(namespace, name);
     };
-    Optional<LabelSelector> selector = workload.map(WorkloadResolver::selectorOf);
+    Optional<LabelSelector> selector = kind == WorkloadKind.CronJob
+        // Not in the view (yet, or gone): the run's pod carries the template labels plus per-run ones.
+        ? view.cronJob(namespace, name).flatMap(CronJobResolution::selector)
+            .or(() -> CronJobResolution.selector(podLabels))
+        : workload.map(WorkloadResolver::selectorOf);
     if (selector.isEmpty()) {
       return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);
     }
@@ -149,14 +158,15 @@ public final class WorkloadResolver {
         .namespace(namespace)
         .workload(kind, name)
         .workloadSelector(selector.get())
-        .inferred(isInferred(workload.get()))
+        .inferred(workload.isPresent() && isInferred(workload.get()))
         .podLabels(podLabels)
         .namespaceLabels(view.namespaceLabels(namespace));
     if (pod != null) {
       b.podName(pod.getMetadata().getName())
           .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
           .serviceAccount(serviceAccount(pod))
-          .namedPorts(namedPorts(pod));
+          .namedPorts(namedPorts(pod))
+          .namedPortsKnown(containersKnown(pod));
     }
     return Resolution.of(b.build(), pod);
   }
@@ -181,6 +191,14 @@ public final class WorkloadResolver {
   public static String serviceAccount(Pod pod) {
     String sa = pod.getSpec() == null ? null : pod.getSpec().getServiceAccountName();
     return isBlank(sa) ? "default" : sa;
+  }
+
+  /**
+   * Whether the pod's containers were read (informers, a cluster-state file): only then is an
+   * empty named-port list "none" rather than "unknown" (a pod made up from capture labels has none).
+   */
+  static boolean containersKnown(Pod pod) {
+    return pod.getSpec() != null && pod.getSpec().getContainers() != null && !pod.getSpec().getContainers().isEmpty();
   }
 
   static List<NamedPort> namedPorts(Pod pod) {

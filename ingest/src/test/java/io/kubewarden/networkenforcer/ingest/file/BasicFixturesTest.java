@@ -39,7 +39,7 @@ class BasicFixturesTest {
   private record Edge(String src, String dst, Protocol protocol, int port) {
     static Edge of(FlowRecord r) {
       return new Edge(r.src().workload().map(w -> w.key()).orElse(r.src().identity()),
-          r.dst().workload().orElseThrow().key(), r.protocol(), r.dstPort());
+          r.dst().workload().map(w -> w.key()).orElse("outside " + r.dst().ip()), r.protocol(), r.dstPort());
     }
   }
 
@@ -60,15 +60,24 @@ class BasicFixturesTest {
     assertThat(summary.lines()).isEqualTo(34);
     assertThat(summary.badLines()).isZero();
     // One record per connection: 3 TCP connections (SYN at egress and ingress, then ACK) and 6 UDP
-    // exchanges (egress and ingress) are seen 12 more times.
-    assertThat(summary.published()).isEqualTo(9).isEqualTo(records.size());
+    // exchanges (egress and ingress) are seen 12 more times; plus the call to the internet.
+    assertThat(summary.published()).isEqualTo(10).isEqualTo(records.size());
     assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 12L,
-        DropReason.REPLY, 9L, DropReason.EXTERNAL, 1L, DropReason.HOST, 1L, DropReason.NOT_A_FLOW, 2L));
+        DropReason.REPLY, 9L, DropReason.HOST, 1L, DropReason.NOT_A_FLOW, 2L));
     assertThat(registry.get("network.enforcer.ingest.hubble.lost.events").counter().count()).isEqualTo(42);
     assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "reply").counter().count())
         .isEqualTo(9);
 
+    FlowRecord internet = records.stream().filter(r -> r.dst().isExternal()).findFirst().orElseThrow();
+    records.remove(internet);
     assertThat(records.stream().map(Edge::of).collect(Collectors.toSet())).isEqualTo(KUBERNETES_EDGES);
+    // The world peer is an end outside the cluster: its address and the DNS names Hubble resolved.
+    assertThat(Edge.of(internet)).isEqualTo(new Edge("demo/Deployment/http-client", "outside 142.251.209.46",
+        Protocol.TCP, 443));
+    assertThat(internet.dst().external().dnsNames()).containsExactly("api.stripe.com");
+    assertThat(internet.dst().namespace()).isNull();
+    assertThat(internet.dst().workload()).isEmpty();
+    assertThat(internet.reporter()).isEqualTo(Reporter.SOURCE);
     assertThat(records).allSatisfy(r -> {
       assertThat(r.provider()).isEqualTo(Provider.cilium);
       assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED);
@@ -97,9 +106,16 @@ class BasicFixturesTest {
     assertThat(summary.format()).isEqualTo(CaptureFormat.GOLDMANE);
     assertThat(summary.lines()).isEqualTo(7);
     assertThat(summary.badLines()).isZero();
-    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        DropReason.DUPLICATE_REPORT, 3L, DropReason.EXTERNAL, 1L));
-    assertThat(records).hasSize(3);
+    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 3L));
+    assertThat(records).hasSize(4);
+    // The call to the public network: only the source reports it, and Goldmane gives no address.
+    FlowRecord internet = records.stream().filter(r -> r.dst().isExternal()).findFirst().orElseThrow();
+    records.remove(internet);
+    assertThat(internet.reporter()).isEqualTo(Reporter.SOURCE);
+    assertThat(internet.dst().ip()).isNull();
+    assertThat(internet.dst().external().network()).isEqualTo("pub");
+    assertThat(internet.dstPort()).isEqualTo(443);
+    assertThat(internet.src().workload().orElseThrow().key()).isEqualTo("demo/Deployment/http-client");
     assertThat(records.stream().map(Edge::of).collect(Collectors.toSet())).isEqualTo(KUBERNETES_EDGES);
     assertThat(records).allSatisfy(r -> {
       assertThat(r.provider()).isEqualTo(Provider.calico);

@@ -87,9 +87,10 @@ class FlowPublisherTest {
       flows.flush();
       deadLetters.flush();
     }
-    assertThat(expected).hasSize(3);
+    // Three pod-to-pod connections and the call to the public network.
+    assertThat(expected).hasSize(4);
 
-    List<ConsumerRecord<String, byte[]>> got = consume(topics.flows().name(), new StringDeserializer(), 3);
+    List<ConsumerRecord<String, byte[]>> got = consume(topics.flows().name(), new StringDeserializer(), 4);
     assertThat(got).allSatisfy(r -> assertThat(r.key()).isEqualTo("demo/Deployment/http-client"));
     // One key, so one partition and the publish order.
     assertThat(got).extracting(ConsumerRecord::partition).containsOnly(got.get(0).partition());
@@ -100,7 +101,7 @@ class FlowPublisherTest {
     assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("{\"truncated\": ");
     assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.SOURCE)).isEqualTo("ingest/goldmane");
     assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON)).isEqualTo("line 4: not JSON");
-    assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(3);
+    assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(4);
   }
 
   private static <K> List<ConsumerRecord<K, byte[]>> consume(String topic,

@@ -32,7 +32,34 @@ class WorkloadResolverTest {
     assertThat(r.endpoint().workloadName()).isEqualTo("db");
     assertThat(r.endpoint().serviceAccount()).isEqualTo("db-sa");
     assertThat(r.endpoint().namedPorts()).containsExactly(new NamedPort("sql", 5432, Protocol.TCP));
+    assertThat(r.endpoint().namedPortsAreKnown()).isTrue();
     assertThat(r.endpoint().namespaceLabels()).containsEntry("team", "red");
+  }
+
+  @Test
+  void twoRunsOfACronJobResolveToTheCronJobWithItsTemplateLabelsAsSelector() {
+    // The first run's Job is in the view (owner reference); the second's is not (yet): its name
+    // follows the CronJob's <name>-<scheduled minute> pattern.
+    Resolution first = resolver.byName("shop", "backup-29000000-abcde");
+    Resolution second = resolver.byIp("10.1.0.22");
+    for (Resolution r : java.util.List.of(first, second)) {
+      assertThat(r.resolved()).isTrue();
+      assertThat(r.endpoint().workload().orElseThrow().key()).isEqualTo("shop/CronJob/backup");
+      assertThat(r.endpoint().workloadSelector().getMatchLabels())
+          .isEqualTo(java.util.Map.of("app", "backup", "tier", "ops"));
+      assertThat(r.endpoint().workloadSelector().getMatchExpressions()).isNullOrEmpty();
+      assertThat(r.endpoint().serviceAccount()).isEqualTo("backup-sa");
+    }
+    assertThat(first.endpoint().podName()).isNotEqualTo(second.endpoint().podName());
+    assertThat(first.endpoint().workloadSelector()).isEqualTo(second.endpoint().workloadSelector());
+  }
+
+  @Test
+  void perRunJobLabelsAreNeverPartOfACronJobSelector() {
+    assertThat(CronJobResolution.stableLabels(java.util.Map.of("app", "backup", "job-name", "backup-1",
+        "controller-uid", "u", "batch.kubernetes.io/job-name", "backup-1", "batch.kubernetes.io/controller-uid", "u")))
+        .isEqualTo(java.util.Map.of("app", "backup"));
+    assertThat(CronJobResolution.selector(java.util.Map.of("job-name", "x", "controller-uid", "u"))).isEmpty();
   }
 
   @Test

@@ -16,7 +16,9 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSta
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
 import io.kubewarden.networkenforcer.writer.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
@@ -52,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *       learned since the last apply is merged in, see {@link LearnedSpecMerge}; the last applied
  *       learned spec is kept in the annotation {@value #LEARNED_SPEC}), the controller owner
  *       reference to the workload (from the cache; a missing one is repaired), the evidence;
- *   <li>keeps {@code status.conditions[Ready]} with {@code observedGeneration}, written only when
+ *   <li>keeps {@code status.conditions[Ready]} (and the processor's {@code Converged}, from the
+ *       latest record) with {@code observedGeneration}, written only when
  *       it changed;
  *   <li>tells a person's delete from its own from the cluster: a policy for the target, the promote
  *       label, a reset on the topic, or a workload that is gone mean the delete was not a person's;
@@ -189,7 +192,9 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence())
         : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
-    writeStatus(key, live, evidence, ready, generation);
+    Condition converged = snapshot == null || snapshot.convergence() == null ? null
+        : snapshot.convergence().toCondition();
+    writeStatus(key, live, evidence, ready, converged, generation);
     meters.counter("network.enforcer.writer.proposals", "outcome", needsApply ? "applied" : "unchanged").increment();
     if (wish != null) {
       desired.done(key, wish);
@@ -265,10 +270,15 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     return p;
   }
 
-  /** The controller reference to the workload, as the reference sets it (and the admission policy allows). */
+  /**
+   * The controller reference to the workload, as the reference sets it (and the admission policy
+   * allows): {@code apps/v1} for Deployments, StatefulSets and DaemonSets, {@code batch/v1} for CronJobs.
+   */
   public static OwnerReference ownerReferenceTo(HasMetadata workload) {
+    String apiVersion = WorkloadKind.fromKind(workload.getKind()).map(WorkloadKind::apiVersion)
+        .orElseGet(workload::getApiVersion);
     return new OwnerReferenceBuilder()
-        .withApiVersion("apps/v1")
+        .withApiVersion(apiVersion)
         .withKind(workload.getKind())
         .withName(workload.getMetadata().getName())
         .withUid(workload.getMetadata().getUid())
@@ -300,17 +310,26 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
   }
 
-  /** Evidence, Ready and observedGeneration in one apply of the status; nothing when unchanged. */
+  /**
+   * Evidence, the conditions (the writer's Ready, the processor's Converged) and observedGeneration
+   * in one apply of the status; nothing when unchanged. {@code converged} null keeps the live one
+   * (no new record, or a processor from before convergence).
+   */
   private void writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live, List<RuleEvidence> evidence,
-      Condition ready, long generation) {
+      Condition ready, Condition converged, long generation) {
     WorkloadNetworkPolicyProposalStatus current = live == null ? null : live.getStatus();
-    Condition before = current == null || current.getConditions() == null ? null
-        : current.getConditions().stream().filter(c -> ProposalConditions.READY.equals(c.getType())).findFirst()
-            .orElse(null);
+    Condition before = condition(current, ProposalConditions.READY);
+    Condition convergedBefore = condition(current, Convergence.CONDITION_TYPE);
+    Condition convergedNow = converged != null ? converged : convergedBefore;
     boolean sameCondition = before != null && Objects.equals(before.getStatus(), ready.getStatus())
         && Objects.equals(before.getReason(), ready.getReason()) && Objects.equals(before.getMessage(),
         ready.getMessage()) && Objects.equals(before.getObservedGeneration(), generation);
-    if (current != null && sameCondition && Objects.equals(current.getEvidence(), evidence)
+    boolean sameConverged = convergedNow == null ? convergedBefore == null : convergedBefore != null
+        && Objects.equals(convergedBefore.getStatus(), convergedNow.getStatus())
+        && Objects.equals(convergedBefore.getReason(), convergedNow.getReason())
+        && Objects.equals(convergedBefore.getMessage(), convergedNow.getMessage())
+        && Objects.equals(convergedBefore.getLastTransitionTime(), convergedNow.getLastTransitionTime());
+    if (current != null && sameCondition && sameConverged && Objects.equals(current.getEvidence(), evidence)
         && Objects.equals(current.getObservedGeneration(), generation)) {
       return;
     }
@@ -322,7 +341,12 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     WorkloadNetworkPolicyProposal s = new WorkloadNetworkPolicyProposal();
     s.setMetadata(new ObjectMetaBuilder().withName(key.name()).withNamespace(key.namespace()).build());
     WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(evidence);
-    status.setConditions(new ArrayList<>(List.of(written)));
+    List<Condition> conditions = new ArrayList<>(List.of(written));
+    if (convergedNow != null) {
+      // The processor decides convergence (flow time); its transition time is kept as it gave it.
+      conditions.add(new ConditionBuilder(convergedNow).withObservedGeneration(generation).build());
+    }
+    status.setConditions(conditions);
     status.setObservedGeneration(generation);
     s.setStatus(status);
     try {
@@ -334,6 +358,11 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
       throw e;
     }
+  }
+
+  private static Condition condition(WorkloadNetworkPolicyProposalStatus status, String type) {
+    return status == null || status.getConditions() == null ? null
+        : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
   /** Ready=False for a permanent refusal, written for the current generation. */
@@ -421,6 +450,6 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     long generation = live.getMetadata().getGeneration() == null ? 0 : live.getMetadata().getGeneration();
     List<RuleEvidence> evidence = live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
-    writeStatus(key, live, evidence, readyCondition(error.reason(), false, error.getMessage()), generation);
+    writeStatus(key, live, evidence, readyCondition(error.reason(), false, error.getMessage()), null, generation);
   }
 }

@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -20,6 +22,7 @@ import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
@@ -47,8 +50,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The proposal reconciler on a real kube-apiserver with the chart's CRDs, admission policies and
  * the writer's RBAC: reviewers' edits survive learning, a proposal from Git gets its owner, a name
- * clash keeps the proposal, and a proposal the API server refuses is parked and reported without
- * holding up the others.
+ * clash keeps the proposal, a proposal the API server refuses is parked and reported without
+ * holding up the others, and a CronJob's proposal is owned by the CronJob and carries the processor's
+ * Converged condition next to Ready.
  */
 class ApiServerProposalReconcilerTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -154,6 +158,66 @@ class ApiServerProposalReconcilerTest {
     publish(plain);
     await().atMost(WAIT).until(() -> annotation("deployment-sigma-ingress", Labels.INFERRED_WORKLOADS) == null);
     assertThat(proposal("deployment-sigma-ingress").getSpec()).isEqualTo(plain.spec());
+  }
+
+  @Test
+  void aCronJobProposalIsOwnedByTheCronJobAndCarriesConvergedNextToReady() {
+    CronJob backup = cluster.admin().resource(new CronJobBuilder().withNewMetadata().withName("backup")
+        .withNamespace(NS).endMetadata().withNewSpec().withSchedule("0 2 * * *").withNewJobTemplate().withNewSpec()
+        .withNewTemplate().withNewMetadata().withLabels(Map.of("app", "backup")).endMetadata().withNewSpec()
+        .withRestartPolicy("OnFailure").addNewContainer().withName("b").withImage("b").endContainer().endSpec()
+        .endTemplate().endSpec().endJobTemplate().endSpec().build()).create();
+    ProposalSnapshot learned = cronJobSnapshot(new Convergence(true, Instant.parse("2026-01-08T00:05:00Z"),
+        "QuietPeriodPassed", "no new peer or port since 2026-01-01T00:05:00Z"));
+    publish(learned);
+    await().atMost(WAIT).until(() -> converged(proposal("cronjob-backup-ingress")).isPresent()
+        && ready(proposal("cronjob-backup-ingress")).isPresent());
+
+    WorkloadNetworkPolicyProposal p = proposal("cronjob-backup-ingress");
+    assertThat(p.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+      assertThat(o.getApiVersion()).isEqualTo("batch/v1");
+      assertThat(o.getKind()).isEqualTo("CronJob");
+      assertThat(o.getName()).isEqualTo("backup");
+      assertThat(o.getUid()).isEqualTo(backup.getMetadata().getUid());
+      assertThat(o.getController()).isTrue();
+      assertThat(o.getBlockOwnerDeletion()).isTrue();
+    });
+    assertThat(p.getStatus().getConditions()).extracting(Condition::getType).containsExactly("Ready", "Converged");
+    assertThat(ready(p)).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    assertThat(converged(p)).hasValueSatisfying(c -> {
+      assertThat(c.getStatus()).isEqualTo("True");
+      assertThat(c.getLastTransitionTime()).isEqualTo("2026-01-08T00:05:00Z");
+      assertThat(c.getReason()).isEqualTo("QuietPeriodPassed");
+      assertThat(c.getObservedGeneration()).isEqualTo(p.getMetadata().getGeneration());
+    });
+    assertThat(p.getStatus().getObservedGeneration()).isEqualTo(p.getMetadata().getGeneration());
+
+    // A new peer resets convergence: the next record says so; Ready stays as it was.
+    publish(cronJobSnapshot(new Convergence(false, Instant.parse("2026-01-09T00:00:00Z"), "NewPeerOrPort",
+        "a new peer or port appeared at 2026-01-09T00:00:00Z")));
+    await().atMost(WAIT).until(() -> converged(proposal("cronjob-backup-ingress"))
+        .filter(c -> "False".equals(c.getStatus())).isPresent());
+    WorkloadNetworkPolicyProposal reset = proposal("cronjob-backup-ingress");
+    assertThat(converged(reset)).hasValueSatisfying(c -> {
+      assertThat(c.getReason()).isEqualTo("NewPeerOrPort");
+      assertThat(c.getLastTransitionTime()).isEqualTo("2026-01-09T00:00:00Z");
+    });
+    assertThat(ready(reset)).hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    assertThat(reset.getStatus().getConditions()).hasSize(2);
+  }
+
+  private static ProposalSnapshot cronJobSnapshot(Convergence convergence) {
+    WorkloadNetworkPolicyProposalSpec spec = Fixtures.proposalSpec("backup", "web");
+    spec.setTargetRef(new TargetRef(WorkloadKind.CronJob, "backup"));
+    return new ProposalSnapshot("cronjob-backup-ingress", NS, spec, List.of(), Instant.parse("2026-01-01T00:05:00Z"),
+        convergence);
+  }
+
+  static Optional<Condition> converged(WorkloadNetworkPolicyProposal p) {
+    if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return p.getStatus().getConditions().stream().filter(c -> "Converged".equals(c.getType())).findFirst();
   }
 
   private static String annotation(String proposal, String name) {

@@ -31,6 +31,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
  * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
  *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
+ * @param learning cluster ranges, how outside addresses are learned, convergence thresholds
  * @param combineInterval how long the observations of one target and flow are combined into one
  *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
  *     alone)
@@ -50,6 +51,7 @@ public record ProcessorConfig(
     Backend backend,
     boolean createTopics,
     boolean inMemoryStores,
+    LearningSettings learning,
     Duration combineInterval) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
@@ -76,6 +78,7 @@ public record ProcessorConfig(
     stateDir = stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams") : stateDir;
     provider = provider == null ? Provider.istio : provider;
     backend = backend == null ? provider.backend() : backend;
+    learning = learning == null ? LearningSettings.DEFAULTS : learning;
     combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
   }
 
@@ -88,7 +91,7 @@ public record ProcessorConfig(
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores).combineInterval(combineInterval);
+        .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -104,6 +107,7 @@ public record ProcessorConfig(
           + processingGuarantee + "'");
     }
     requirePositive("evidence flush interval", evidenceFlushInterval);
+    learning.validate();
     requirePositive("commit interval", commitInterval);
     if (combineInterval.isNegative()) {
       throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
@@ -182,6 +186,7 @@ public record ProcessorConfig(
     private Backend backend;
     private boolean createTopics = true;
     private boolean inMemoryStores;
+    private LearningSettings learning;
     private Duration combineInterval;
 
     private Builder(KafkaSettings kafka) {
@@ -201,12 +206,13 @@ public record ProcessorConfig(
     public Builder backend(Backend v) { backend = v; return this; }
     public Builder createTopics(boolean v) { createTopics = v; return this; }
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
+    public Builder learning(LearningSettings v) { learning = v; return this; }
     public Builder combineInterval(Duration v) { combineInterval = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, combineInterval);
+          createTopics, inMemoryStores, learning, combineInterval);
     }
   }
 }

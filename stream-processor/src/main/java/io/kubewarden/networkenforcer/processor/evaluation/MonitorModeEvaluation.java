@@ -8,7 +8,10 @@ import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Kubernetes backend in monitor mode: no NetworkPolicy exists, so the data plane forwards
  * everything; each forwarded flow of the target is evaluated in software against the policy's
  * full NetworkPolicy semantics. Istio monitor mode needs none of this: ztunnel evaluates the
- * dry-run AuthorizationPolicy itself and logs its denies.
+ * dry-run AuthorizationPolicy itself and logs its denies. The other NetworkPolicies of the
+ * namespace count too (their union decides, as in Kubernetes).
  */
 public final class MonitorModeEvaluation {
   private static final Logger LOG = LoggerFactory.getLogger(MonitorModeEvaluation.class);
@@ -38,6 +42,38 @@ public final class MonitorModeEvaluation {
    * violation; an evaluator failure is logged and counted, never fatal to the stream.
    */
   public boolean denies(PolicySnapshot policy, Direction direction, FlowRecord flow) {
+    return denies(policy, direction, flow, List::of);
+  }
+
+  /**
+   * True when neither the policy nor any of {@code others} (the other NetworkPolicies of the
+   * policy's namespace) allows the flow: policies are additive, so what another policy selecting the
+   * same pod allows stays allowed once this one is enforced. Others that do not select the pod, or
+   * cannot decide, change nothing.
+   */
+  public boolean denies(PolicySnapshot policy, Direction direction, FlowRecord flow,
+      Supplier<List<NetworkPolicySpec>> others) {
+    if (!deniedByItself(policy, direction, flow)) {
+      return false;
+    }
+    // Looked up only for a flow the policy denies: the common case (allowed) costs nothing more.
+    for (NetworkPolicySpec other : others.get()) {
+      Decision decision;
+      try {
+        decision = NetworkPolicyEvaluator.evaluate(other, direction, flow.src(), flow.dst(), flow.protocol(),
+            flow.dstPort());
+      } catch (RuntimeException e) {
+        continue;
+      }
+      if (decision == Decision.ALLOWED) {
+        metrics.allowedByAnotherPolicy();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean deniedByItself(PolicySnapshot policy, Direction direction, FlowRecord flow) {
     Decision decision;
     try {
       decision = NetworkPolicyEvaluator.evaluate(policy.spec().getKubernetes(), direction, flow.src(), flow.dst(),

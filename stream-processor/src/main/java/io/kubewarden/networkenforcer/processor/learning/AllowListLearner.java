@@ -8,10 +8,15 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Merges one forwarded flow into a target's allow-list, as the API contract describes ("What a
@@ -20,6 +25,10 @@ import java.util.TreeMap;
  * <p>A flow with port 0 (unknown) teaches nothing: a rule without ports allows every port, and a
  * rule with port 0 matches nothing, so neither would be an honest allow-list. Such flows are
  * counted ({@code learning.skipped{reason=unknown-port}}).
+ *
+ * <p>A peer outside the cluster is learned as an ipBlock peer ({@link ExternalPeerRule}), on the
+ * Kubernetes backend only: an Istio AuthorizationPolicy here is ingress-only and ztunnel reports no
+ * principal for an outside caller.
  */
 public final class AllowListLearner {
 
@@ -34,13 +43,24 @@ public final class AllowListLearner {
    * proposal must be emitted), otherwise {@code state} is the current one and only evidence moves.
    * The flow's evidence belongs to {@code peerKey}/{@code portKey}.
    */
-  public record Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey)
-      implements Outcome {}
+  public record Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey,
+      boolean peerEvidenceChanged) implements Outcome {
+
+    public Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey) {
+      this(state, allowListChanged, peerKey, portKey, false);
+    }
+  }
 
   private final Backend backend;
+  private final ExternalPeerRule externalPeers;
 
   public AllowListLearner(Backend backend) {
+    this(backend, LearningSettings.DEFAULTS);
+  }
+
+  public AllowListLearner(Backend backend, LearningSettings settings) {
     this.backend = backend;
+    this.externalPeers = new ExternalPeerRule(settings);
   }
 
   public Outcome learn(LearnedAllowList current, TargetKey target, FlowRecord flow) {
@@ -60,6 +80,9 @@ public final class AllowListLearner {
     if (own.workloadSelector() == null) {
       return new Skipped("no-own-selector");
     }
+    if (peer.isExternal()) {
+      return learnOutside(current, own.workloadSelector(), own.inferred(), peer, flow);
+    }
     Optional<WorkloadRef> peerWorkload = peer.workload();
     if (peerWorkload.isEmpty()) {
       return new Skipped("peer-not-a-workload");
@@ -68,7 +91,36 @@ public final class AllowListLearner {
       return new Skipped("no-peer-selector");
     }
     return merge(current, own.workloadSelector(), own.inferred(), peerWorkload.get().key(), peer.namespace(),
-        peer.workloadSelector(), peer.inferred(), flow);
+        peer.workloadSelector(), peer.inferred(), null, flow);
+  }
+
+  /**
+   * A peer outside the cluster becomes an ipBlock peer; the DNS names the data plane reported are
+   * kept on it as evidence (a new name is no allow-list change, only evidence).
+   */
+  private Outcome learnOutside(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred,
+      FlowEndpoint peer, FlowRecord flow) {
+    ExternalPeerRule.Peer outside = externalPeers.peerFor(peer);
+    if (outside.skipReason() != null) {
+      return new Skipped(outside.skipReason());
+    }
+    List<String> names = peer.external().dnsNames();
+    Outcome merged = merge(current, ownSelector, ownInferred, outside.key(), null, null, false, outside.ipBlocks(),
+        flow);
+    if (!(merged instanceof Learned learned) || names.isEmpty()) {
+      return merged;
+    }
+    LearnedPeer learnedPeer = learned.state().peers().get(outside.key());
+    if (learnedPeer.dnsNames().containsAll(names)) {
+      return merged;
+    }
+    SortedSet<String> allNames = new TreeSet<>(learnedPeer.dnsNames());
+    allNames.addAll(names);
+    SortedMap<String, LearnedPeer> peers = new TreeMap<>(learned.state().peers());
+    peers.put(outside.key(), new LearnedPeer(null, null, learnedPeer.ports(), learnedPeer.ipBlocks(), allNames));
+    LearnedAllowList s = learned.state();
+    return new Learned(new LearnedAllowList(s.backend(), s.ownSelector(), peers, s.evidenceDirty(), s.lastChange(),
+        s.converged(), s.ownInferred()), learned.allowListChanged(), learned.peerKey(), learned.portKey(), true);
   }
 
   private Outcome learnIstio(LearnedAllowList current, FlowRecord flow) {
@@ -83,18 +135,21 @@ public final class AllowListLearner {
       return new Skipped("no-own-selector");
     }
     return merge(current, flow.dst().workloadSelector(), flow.dst().inferred(), principal.get(), null, null, false,
-        flow);
+        null, flow);
   }
 
   private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred, String peerKey,
-      String peerNamespace, LabelSelector peerSelector, boolean peerInferred, FlowRecord flow) {
+      String peerNamespace, LabelSelector peerSelector, boolean peerInferred, List<LearnedIpBlock> ipBlocks,
+      FlowRecord flow) {
+    List<LearnedIpBlock> blocks = ipBlocks == null ? List.of() : ipBlocks;
     LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
     String portKey = port.key();
     // The hot path: a known port of a known peer changes nothing and copies nothing.
     if (current != null && Objects.equals(current.ownSelector(), ownSelector) && current.ownInferred() == ownInferred) {
       LearnedPeer known = current.peers().get(peerKey);
       if (known != null && Objects.equals(known.namespace(), peerNamespace)
-          && Objects.equals(known.selector(), peerSelector) && known.inferred() == peerInferred
+          && Objects.equals(known.selector(), peerSelector) && known.ipBlocks().equals(blocks)
+          && known.inferred() == peerInferred
           && known.ports().containsKey(portKey)) {
         return new Learned(current, false, peerKey, portKey);
       }
@@ -105,8 +160,21 @@ public final class AllowListLearner {
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
     ports.put(portKey, port);
     // The inferred marks follow the latest flow: a workload the cluster later confirms loses its mark.
-    peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports, peerInferred));
+    peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports, blocks,
+        peer == null ? null : peer.dnsNames(), peerInferred));
     boolean dirty = current != null && current.evidenceDirty();
-    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, ownInferred), true, peerKey, portKey);
+    // Only an inferred mark changed (the cluster now names a workload): nothing new was seen.
+    boolean onlyMarks = current != null && peer != null && Objects.equals(current.ownSelector(), ownSelector)
+        && Objects.equals(peer.namespace(), peerNamespace) && Objects.equals(peer.selector(), peerSelector)
+        && peer.ipBlocks().equals(blocks) && peer.ports().containsKey(portKey);
+    if (onlyMarks) {
+      return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, current.lastChange(),
+          current.converged(), ownInferred), true, peerKey, portKey);
+    }
+    // Convergence restarts at the flow that brought something new (flow time, not arrival time).
+    Instant lastChange = current == null || current.lastChange() == null || flow.time().isAfter(current.lastChange())
+        ? flow.time() : current.lastChange();
+    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, false, ownInferred), true,
+        peerKey, portKey);
   }
 }

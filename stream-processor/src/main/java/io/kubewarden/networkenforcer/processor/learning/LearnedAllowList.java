@@ -3,23 +3,29 @@ package io.kubewarden.networkenforcer.processor.learning;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import java.time.Instant;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * What a target has learned so far, without the evidence (kept per port in the evidence store):
  * the value of the learned allow-lists store. It changes only when the allow-list does, or when
- * evidence turns dirty or is flushed.
+ * evidence turns dirty or is flushed, or when its convergence flips.
  *
  * @param ownSelector the target workload's {@code spec.selector} (podSelector / istio selector)
- * @param peers keyed by peer workload {@code ns/Kind/name} (Kubernetes) or principal (Istio), so the
- *     rules come out in a deterministic order
+ * @param peers keyed by peer workload {@code ns/Kind/name} (Kubernetes), the ipBlock key of a peer
+ *     outside the cluster, or principal (Istio), so the rules come out in a deterministic order
  * @param evidenceDirty evidence changed since the last published snapshot; kept in the store so a
  *     restarted task still flushes it
+ * @param lastChange flow time of the flow that brought the latest new peer or port; never earlier
+ *     than the latest first-seen of the evidence (which decides convergence), so the convergence
+ *     sweep can skip targets by it; null in state written before convergence existed
+ * @param converged whether the last published snapshot said {@code Converged=True}
  * @param ownInferred the target's own workload and selector were inferred from pod names and labels
  */
 public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
-    boolean evidenceDirty, @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
+    boolean evidenceDirty, Instant lastChange, boolean converged,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
   public LearnedAllowList {
     peers = peers == null ? new TreeMap<>() : new TreeMap<>(peers);
@@ -27,10 +33,19 @@ public record LearnedAllowList(Backend backend, LabelSelector ownSelector, Sorte
 
   public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
       boolean evidenceDirty) {
-    this(backend, ownSelector, peers, evidenceDirty, false);
+    this(backend, ownSelector, peers, evidenceDirty, null, false, false);
+  }
+
+  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+      boolean evidenceDirty, Instant lastChange, boolean converged) {
+    this(backend, ownSelector, peers, evidenceDirty, lastChange, converged, false);
   }
 
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
-    return new LearnedAllowList(backend, ownSelector, peers, dirty, ownInferred);
+    return new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, converged, ownInferred);
+  }
+
+  public LearnedAllowList withConverged(boolean value) {
+    return new LearnedAllowList(backend, ownSelector, peers, evidenceDirty, lastChange, value, ownInferred);
   }
 }

@@ -19,6 +19,7 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -42,6 +43,15 @@ public final class ProposalRenderer {
   }
 
   public static ProposalSnapshot render(TargetKey target, LearnedAllowList state, EvidenceLookup evidence) {
+    return render(target, state, evidence, null, null);
+  }
+
+  /**
+   * Renders the proposal; with a convergence rule, also its {@code Converged} condition as of
+   * {@code now} (the latest flow time the caller has seen; the proposal's own latest flow when null).
+   */
+  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state, EvidenceLookup evidence,
+      ConvergenceRule convergence, Instant now) {
     WorkloadNetworkPolicyProposalSpec spec = new WorkloadNetworkPolicyProposalSpec();
     spec.setBackend(state.backend());
     spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
@@ -53,9 +63,14 @@ public final class ProposalRenderer {
     }
     List<RuleEvidence> rules = new ArrayList<>();
     Instant lastSeen = null;
+    Instant lastNew = null;
+    long observations = 0;
     int index = 0;
     for (Map.Entry<String, LearnedPeer> peer : state.peers().entrySet()) {
       List<PortEvidence> ports = new ArrayList<>();
+      Instant ruleFirst = null;
+      Instant ruleLast = null;
+      long ruleCount = 0;
       for (Map.Entry<String, LearnedPort> port : peer.getValue().ports().entrySet()) {
         PortStats stats = evidence.find(peer.getKey(), port.getKey());
         if (stats == null) {
@@ -64,13 +79,34 @@ public final class ProposalRenderer {
         ports.add(new PortEvidence(stats.protocol().name(), Integer.toString(stats.port()),
             DateTimeFormatter.ISO_INSTANT.format(stats.firstSeen()),
             DateTimeFormatter.ISO_INSTANT.format(stats.lastSeen()), stats.count()));
-        lastSeen = lastSeen == null || stats.lastSeen().isAfter(lastSeen) ? stats.lastSeen() : lastSeen;
+        lastSeen = latest(lastSeen, stats.lastSeen());
+        lastNew = latest(lastNew, stats.firstSeen());
+        ruleFirst = ruleFirst == null || stats.firstSeen().isBefore(ruleFirst) ? stats.firstSeen() : ruleFirst;
+        ruleLast = latest(ruleLast, stats.lastSeen());
+        ruleCount += stats.count();
       }
-      rules.add(new RuleEvidence(index++, peer.getKey(), ports));
+      RuleEvidence rule = new RuleEvidence(index++, peer.getKey(), ports);
+      rule.setFirstSeen(ruleFirst == null ? null : DateTimeFormatter.ISO_INSTANT.format(ruleFirst));
+      rule.setLastSeen(ruleLast == null ? null : DateTimeFormatter.ISO_INSTANT.format(ruleLast));
+      rule.setCount(ruleCount);
+      if (!peer.getValue().dnsNames().isEmpty()) {
+        rule.setDnsNames(new ArrayList<>(peer.getValue().dnsNames()));
+      }
+      observations += ruleCount;
+      rules.add(rule);
+    }
+    Convergence converged = null;
+    if (convergence != null && lastSeen != null) {
+      // The latest first-seen is when the newest peer or port appeared, whatever order flows came in.
+      converged = convergence.evaluate(lastNew, latest(now, lastSeen), observations);
     }
     // updatedAt is the latest flow time, not the wall clock: equal inputs give equal bytes.
     return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen,
-        inferredWorkloads(target, state));
+        inferredWorkloads(target, state), Map.of(), converged);
+  }
+
+  private static Instant latest(Instant a, Instant b) {
+    return a == null || (b != null && b.isAfter(a)) ? b : a;
   }
 
   /** The target and peer workloads whose selectors were inferred, target first, peers in rule order. */
@@ -93,11 +129,19 @@ public final class ProposalRenderer {
         .withPodSelector(copy(state.ownSelector()))
         .withPolicyTypes(direction.name());
     for (LearnedPeer peer : state.peers().values()) {
-      NetworkPolicyPeer from = new NetworkPolicyPeerBuilder()
-          .withNamespaceSelector(new LabelSelectorBuilder()
-              .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, peer.namespace())).build())
-          .withPodSelector(copy(peer.selector()))
-          .build();
+      List<NetworkPolicyPeer> from = new ArrayList<>();
+      if (peer.outsideCluster()) {
+        for (LearnedIpBlock block : peer.ipBlocks()) {
+          from.add(new NetworkPolicyPeerBuilder().withNewIpBlock().withCidr(block.cidr())
+              .withExcept(block.except().isEmpty() ? null : new ArrayList<>(block.except())).endIpBlock().build());
+        }
+      } else {
+        from.add(new NetworkPolicyPeerBuilder()
+            .withNamespaceSelector(new LabelSelectorBuilder()
+                .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, peer.namespace())).build())
+            .withPodSelector(copy(peer.selector()))
+            .build());
+      }
       List<NetworkPolicyPort> ports = new ArrayList<>();
       for (LearnedPort p : peer.ports().values()) {
         ports.add(new NetworkPolicyPortBuilder().withProtocol(p.protocol().name())

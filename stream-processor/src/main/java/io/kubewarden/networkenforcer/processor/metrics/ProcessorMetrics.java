@@ -80,6 +80,11 @@ public final class ProcessorMetrics {
   }
 
   /** An observation that a target could not learn from. */
+  /** A flow the monitored policy denies but another NetworkPolicy of the namespace allows. */
+  public void allowedByAnotherPolicy() {
+    registry.counter(PREFIX + "evaluations.allowed.by.other.policy").increment();
+  }
+
   public void learningSkipped(String reason) {
     tagged(skipped, "learning.skipped", "reason", reason).increment();
   }

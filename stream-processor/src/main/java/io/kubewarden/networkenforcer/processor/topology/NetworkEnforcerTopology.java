@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
+import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
@@ -9,6 +10,7 @@ import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.decoding.DeadLetterForwarder;
 import io.kubewarden.networkenforcer.processor.decoding.Decoded;
 import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
+import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
 import io.kubewarden.networkenforcer.processor.learning.PortStatsCodec;
@@ -29,6 +31,7 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
@@ -78,6 +81,13 @@ public final class NetworkEnforcerTopology {
         PortStatsCodec.serde()).withCachingEnabled());
     builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
         new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
+    // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are keyed.
+    builder.globalTable(topics.nativePolicies().name(), Consumed.with(Serdes.String(),
+            NativePolicies.lenientSerde(topics.nativePolicies().valueSerde())).withName("native-policies-source"),
+        Materialized.<String, NativePolicySnapshot>as(store(config, StoreNames.NATIVE_POLICIES))
+            .withKeySerde(Serdes.String())
+            .withValueSerde(NativePolicies.lenientSerde(topics.nativePolicies().valueSerde()))
+            .withCachingDisabled());
     String deadLetter = topics.deadLetter().name();
 
     ObservationMapper mapper = new ObservationMapper(config.backend(), metrics);
@@ -119,8 +129,8 @@ public final class NetworkEnforcerTopology {
         .merge(policies, Named.as("merge-policies"))
         .merge(control, Named.as("merge-control"))
         .merge(reattributed, Named.as("merge-reattributed"))
-        .process(() -> new TargetProcessor(config.evidenceFlushInterval(), new AllowListLearner(config.backend()),
-            metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
+        .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
+            new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
             StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))

@@ -13,6 +13,8 @@ public final class StoreNames {
   public static final String COMBINER = "observation-combiner";
   /** Known policies, keyed by target. */
   public static final String POLICIES = "known-policies";
+  /** Every Kubernetes NetworkPolicy of the cluster, keyed {@code ns/name} (global store). */
+  public static final String NATIVE_POLICIES = "native-policies";
 
   private StoreNames() {}
 }

@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
+import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.EvidenceKey;
@@ -16,8 +17,12 @@ import io.kubewarden.networkenforcer.processor.learning.ProposalRenderer;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.learning.ConvergenceRule;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
@@ -50,6 +55,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
+  private final ConvergenceRule convergence;
+  /** How far flow time must move before targets are checked for a quiet period that ended. */
+  private final Duration convergenceSweepStep;
+  /** The latest flow time this task has seen: "now" for convergence, never the wall clock. */
+  private Instant latestFlowTime;
+  private Instant lastSweepFlowTime;
   private final MonitorModeEvaluation monitor;
   private final ProcessorMetrics metrics;
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
@@ -62,10 +73,19 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private KeyValueStore<String, LearnedAllowList> learned;
   private KeyValueStore<String, PortStats> evidence;
   private KeyValueStore<String, PolicySnapshot> policies;
+  private NativePolicies nativePolicies;
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
+    this(evidenceFlushInterval, learner, LearningSettings.DEFAULTS, metrics);
+  }
+
+  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
+      ProcessorMetrics metrics) {
     this.evidenceFlushInterval = evidenceFlushInterval;
     this.learner = learner;
+    this.convergence = new ConvergenceRule(learning);
+    Duration step = learning.quietPeriod().dividedBy(100);
+    this.convergenceSweepStep = step.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : step;
     this.metrics = metrics;
     this.monitor = new MonitorModeEvaluation(metrics);
   }
@@ -76,9 +96,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.learned = context.getStateStore(StoreNames.LEARNED);
     this.evidence = context.getStateStore(StoreNames.EVIDENCE);
     this.policies = context.getStateStore(StoreNames.POLICIES);
+    this.nativePolicies = new NativePolicies(context.getStateStore(StoreNames.NATIVE_POLICIES));
     allowLists.clear();
     knownPolicies.clear();
     dirty.clear();
+    latestFlowTime = null;
+    lastSweepFlowTime = null;
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
@@ -158,7 +181,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state) {
     return ProposalRenderer.render(target, state,
-        (peerKey, portKey) -> evidence.get(EvidenceKey.of(key, peerKey, portKey)));
+        (peerKey, portKey) -> evidence.get(EvidenceKey.of(key, peerKey, portKey)), convergence, latestFlowTime);
+  }
+
+  private static boolean converged(ProposalSnapshot snapshot) {
+    return snapshot.convergence() != null && snapshot.convergence().converged();
   }
 
   private void command(Record<String, TargetEvent> record, ControlCommand command) {
@@ -172,11 +199,15 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
     FlowRecord flow = observation.flow();
+    if (latestFlowTime == null || flow.time().isAfter(latestFlowTime)) {
+      latestFlowTime = flow.time();
+    }
     PolicySnapshot policy = policy(record.key());
     if (flow.verdict() == Verdict.FORWARDED) {
       if (policy == null) {
         learn(record, target, flow);
-      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow)) {
+      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow,
+          () -> nativePolicies.inNamespace(policy.namespace(), policy.name()))) {
         violation(record, policy, target, flow, Mode.monitor);
       }
       return;
@@ -209,10 +240,15 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
     if (result.allowListChanged()) {
       LearnedAllowList state = result.state().withEvidenceDirty(false);
-      store(key, state);
+      ProposalSnapshot snapshot = render(key, target, state);
+      store(key, state.withConverged(converged(snapshot)));
       dirty.remove(key);
       metrics.proposalEmitted();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(render(key, target, state)), record.timestamp()));
+      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), record.timestamp()));
+    } else if (result.peerEvidenceChanged()) {
+      // New DNS names of a known outside peer: evidence, published with the next flush.
+      store(key, result.state().withEvidenceDirty(true));
+      dirty.add(key);
     } else if (!result.state().evidenceDirty()) {
       // Written once per flush interval, not per flow: later flows find it dirty already.
       store(key, result.state().withEvidenceDirty(true));
@@ -235,10 +271,45 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         continue;
       }
       LearnedAllowList clean = state.withEvidenceDirty(false);
-      store(key, clean);
+      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), clean);
+      store(key, clean.withConverged(converged(snapshot)));
       metrics.evidenceFlushed();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(render(key, TargetKey.parse(key), clean)), now));
+      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     dirty.clear();
+    sweepConvergence(now);
+  }
+
+  /**
+   * Targets whose flows stopped still converge: once flow time has moved on by a sweep step, every
+   * target whose quiet period has ended since is rendered, and published when it now converges.
+   */
+  private void sweepConvergence(long now) {
+    if (latestFlowTime == null || lastSweepFlowTime != null
+        && latestFlowTime.isBefore(lastSweepFlowTime.plus(convergenceSweepStep))) {
+      return;
+    }
+    lastSweepFlowTime = latestFlowTime;
+    Instant quietSince = latestFlowTime.minus(convergence.quietPeriod());
+    List<String> due = new ArrayList<>();
+    try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
+      while (all.hasNext()) {
+        KeyValue<String, LearnedAllowList> e = all.next();
+        LearnedAllowList state = e.value;
+        if (state != null && !state.converged() && (state.lastChange() == null
+            || !state.lastChange().isAfter(quietSince))) {
+          due.add(e.key);
+        }
+      }
+    }
+    for (String key : due) {
+      LearnedAllowList state = allowList(key);
+      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), state);
+      if (converged(snapshot)) {
+        store(key, state.withConverged(true));
+        metrics.evidenceFlushed();
+        context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
+      }
+    }
   }
 }

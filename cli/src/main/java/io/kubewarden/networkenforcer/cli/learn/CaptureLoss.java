@@ -1,0 +1,36 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Events the data plane lost while the capture was taken (Hubble {@code lost_events}): the capture
+ * has a blind spot, so no proposal learned from it can claim to be complete. A capture does not
+ * say which nodes lost them, so every proposal is held not converged.
+ */
+final class CaptureLoss {
+  private CaptureLoss() {}
+
+  /** Events the data plane reported lost in the capture. */
+  static long lostEvents(MeterRegistry registry) {
+    return Math.round(registry.find("network.enforcer.ingest.hubble.lost.events").counters().stream()
+        .mapToDouble(Counter::count).sum());
+  }
+
+  /** The proposals with {@code Converged=False, reason EventsLost} when events were lost. */
+  static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost) {
+    if (lost <= 0) {
+      return proposals;
+    }
+    return proposals.stream().map(p -> {
+      Instant since = p.convergence() != null ? p.convergence().since()
+          : p.updatedAt() != null ? p.updatedAt() : Instant.EPOCH;
+      return p.withConvergence(new Convergence(false, since, "EventsLost", "the data plane lost " + lost + " events while the capture "
+              + "was taken: peers may be missing; learn again from a capture without lost events"));
+    }).toList();
+  }
+}

@@ -1,0 +1,77 @@
+package io.kubewarden.networkenforcer.processor.config;
+
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.evaluation.Addresses;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How learning treats what lies outside the workloads, and when a proposal counts as converged.
+ *
+ * @param clusterCidrs the cluster's pod and service ranges: an address in them is never learned as
+ *     an outside peer, and the widened outside rule excepts them
+ * @param externalPeers how an address outside the cluster is learned
+ * @param quietPeriod {@code Converged} needs this long (in flow time) without a new peer or port
+ * @param minObservations ... and at least this many observations over the whole proposal
+ */
+public record LearningSettings(List<String> clusterCidrs, ExternalPeers externalPeers, Duration quietPeriod,
+    long minObservations) {
+
+  public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofDays(7);
+  public static final long DEFAULT_MIN_OBSERVATIONS = 100;
+  public static final LearningSettings DEFAULTS = new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
+
+  /** How an address outside the cluster is learned. */
+  public enum ExternalPeers {
+    /** One ipBlock per observed address ({@code /32} or {@code /128}), per port and protocol. */
+    ADDRESS("address"),
+    /**
+     * One rule per port and protocol allowing every address outside the cluster: {@code 0.0.0.0/0}
+     * and {@code ::/0} except the cluster's ranges.
+     */
+    OUTSIDE_CLUSTER("outside-cluster");
+
+    private final String value;
+
+    ExternalPeers(String value) {
+      this.value = value;
+    }
+
+    public String value() {
+      return value;
+    }
+
+    public static ExternalPeers parse(String text) {
+      String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+      for (ExternalPeers p : values()) {
+        if (p.value.equals(t)) {
+          return p;
+        }
+      }
+      throw new ConfigException("external peers must be 'address' or 'outside-cluster', got '" + text + "'");
+    }
+  }
+
+  public LearningSettings {
+    clusterCidrs = clusterCidrs == null ? List.of() : List.copyOf(clusterCidrs);
+    externalPeers = externalPeers == null ? ExternalPeers.ADDRESS : externalPeers;
+    quietPeriod = quietPeriod == null ? DEFAULT_QUIET_PERIOD : quietPeriod;
+  }
+
+  public LearningSettings validate() {
+    for (String cidr : clusterCidrs) {
+      if (!Addresses.isCidr(cidr)) {
+        throw new ConfigException("cluster CIDR '" + cidr + "' is not CIDR notation (for example 10.244.0.0/16 or "
+            + "fd00:10:244::/56)");
+      }
+    }
+    if (quietPeriod.isZero() || quietPeriod.isNegative()) {
+      throw new ConfigException("convergence quiet period must be positive, got " + quietPeriod);
+    }
+    if (minObservations < 0) {
+      throw new ConfigException("convergence minimum observations must be 0 or more, got " + minObservations);
+    }
+    return this;
+  }
+}
