@@ -119,7 +119,7 @@ public final class IngestService implements AutoCloseable {
     var istio = config.istio();
     // Validation made sure a TLS receiver has a certificate directory; renewals are picked up.
     ServerTls serverTls = istio.tls().isInsecure() ? null
-        : ServerTls.fromDirectory(istio.tls().certDir(), istio.requireClientCertificate(), CERT_RELOAD_CHECK);
+        : track(ServerTls.fromDirectory(istio.tls().certDir(), istio.requireClientCertificate(), CERT_RELOAD_CHECK));
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
     otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, ingestor).start());
     if (istio.httpPort() > 0) {

@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
+import io.kubewarden.networkenforcer.ingest.transport.ClientTls;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
 import io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream;
@@ -39,6 +40,7 @@ public final class GoldmaneSource implements AutoCloseable {
   /** Allowed and denied flows only. */
   private static final Filter ACTIONS = Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny).build();
 
+  private final ClientTls clientTls;
   private final ReconnectingStream<FlowStreamRequest> stream;
   private final GoldmaneFlowParser parser;
   private final FlowIntake intake;
@@ -54,9 +56,10 @@ public final class GoldmaneSource implements AutoCloseable {
     this.parser = new GoldmaneFlowParser(resolver, clock);
     this.intake = intake;
     LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
+    this.clientTls = new ClientTls(tls, settings.tls(), GrpcChannels.TLS_RELOAD_PERIOD);
     this.stream = new ReconnectingStream<>(SOURCE,
         "Goldmane " + settings.target() + " (--goldmane-endpoint, NE_GOLDMANE_ENDPOINT)",
-        () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
+        () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
         STREAM, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
   }
@@ -103,5 +106,6 @@ public final class GoldmaneSource implements AutoCloseable {
   @Override
   public void close() {
     stream.close();
+    clientTls.close();
   }
 }

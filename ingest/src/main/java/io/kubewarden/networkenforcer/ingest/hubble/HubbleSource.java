@@ -13,6 +13,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.transport.Backoff;
+import io.kubewarden.networkenforcer.ingest.transport.ClientTls;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
 import io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream;
@@ -36,6 +37,7 @@ public final class HubbleSource implements AutoCloseable {
       .setResponseMarshaller(RawBytes.INSTANCE)
       .build();
 
+  private final ClientTls clientTls;
   private final ReconnectingStream<GetFlowsRequest> stream;
   private final HubbleFlowParser parser;
   private final FlowIntake intake;
@@ -47,9 +49,10 @@ public final class HubbleSource implements AutoCloseable {
     this.parser = new HubbleFlowParser(resolver, clock);
     this.intake = intake;
     LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
+    this.clientTls = new ClientTls(tls, settings.tls(), GrpcChannels.TLS_RELOAD_PERIOD);
     this.stream = new ReconnectingStream<>(SOURCE,
         "Hubble Relay " + settings.target() + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)",
-        () -> GrpcChannels.open(settings.target(), settings.tls(), tls.load(settings.tls()), settings.keepalive()),
+        () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
         GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
   }
@@ -107,5 +110,6 @@ public final class HubbleSource implements AutoCloseable {
   @Override
   public void close() {
     stream.close();
+    clientTls.close();
   }
 }

@@ -10,21 +10,25 @@ import java.util.concurrent.TimeUnit;
 
 /** Builds client channels for the TLS modes. */
 public final class GrpcChannels {
+  /** How often a client re-reads its certificates (cert-manager renews well before expiry). */
+  public static final java.time.Duration TLS_RELOAD_PERIOD = java.time.Duration.ofMinutes(1);
+
   /** Flow batches can be large; Hubble's own client allows this much. */
   private static final int MAX_INBOUND_MESSAGE_BYTES = 16 * 1024 * 1024;
 
   private GrpcChannels() {}
 
-  public static ManagedChannel open(String target, TlsSettings settings, TlsMaterial material, Keepalive keepalive) {
+  public static ManagedChannel open(String target, TlsSettings settings, ReloadingTls tls, Keepalive keepalive) {
     ChannelCredentials credentials;
     if (settings.isInsecure()) {
       credentials = InsecureChannelCredentials.create();
     } else {
-      TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder().trustManager(material.trustManagers());
-      if (material.hasKeyPair()) {
-        tls.keyManager(material.keyManagers());
+      // The managers reload key, chain and CA: every new connection of the channel uses what is current.
+      TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.trustManager());
+      if (tls.keyManager() != null) {
+        builder.keyManager(tls.keyManager());
       }
-      credentials = tls.build();
+      credentials = builder.build();
     }
     ManagedChannelBuilder<?> builder = Grpc.newChannelBuilder(target, credentials)
         .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)

@@ -5,83 +5,108 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
+import java.security.MessageDigest;
 import java.security.PrivateKey;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.KeyManager;
-import javax.net.ssl.KeyManagerFactory;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
- * PEM certificates and key of one TLS hop. Keys may be PKCS#8, PKCS#1 (RSA) or SEC1 (EC): the
- * forms cert-manager, Helm and operators write into Secrets.
+ * The PEM files of one TLS hop as read at one moment. Keys may be PKCS#8, PKCS#1 (RSA) or SEC1
+ * (EC): the forms cert-manager, Helm and operators write into Secrets (gRPC's own PEM reader takes
+ * PKCS#8 only, so we parse them here).
  *
  * @param certificateChain our certificate chain (PEM), or null when we present none
  * @param privateKey our key (PEM), or null
  * @param trustedCa the CA bundle (PEM) that signs the peer, or null for the JDK's default trust
  */
 public record TlsMaterial(byte[] certificateChain, byte[] privateKey, byte[] trustedCa) {
-  private static final char[] NO_PASSWORD = new char[0];
 
   public boolean hasKeyPair() {
     return certificateChain != null && privateKey != null;
   }
 
-  public KeyManager[] keyManagers() {
-    if (!hasKeyPair()) {
-      return null;
-    }
-    try {
-      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-      store.load(null, null);
-      store.setKeyEntry("key", parsePrivateKey(privateKey), NO_PASSWORD,
-          certificates(certificateChain).toArray(new Certificate[0]));
-      KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-      factory.init(store, NO_PASSWORD);
-      return factory.getKeyManagers();
-    } catch (GeneralSecurityException | IOException e) {
-      throw new TlsMaterialException("the certificate and key do not form a usable key pair: " + e.getMessage(), e);
-    }
-  }
-
-  public TrustManager[] trustManagers() {
-    try {
-      TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      if (trustedCa == null) {
-        factory.init((KeyStore) null);
-      } else {
-        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-        store.load(null, null);
-        int i = 0;
-        for (X509Certificate ca : certificates(trustedCa)) {
-          store.setCertificateEntry("ca-" + i++, ca);
-        }
-        factory.init(store);
+  /**
+   * The parsed material, refused when the key does not belong to the chain's first certificate: a
+   * renewal caught between writing the new chain and the new key must never be served.
+   */
+  public Parsed parse() {
+    X509Certificate[] chain = null;
+    PrivateKey key = null;
+    if (hasKeyPair()) {
+      try {
+        chain = certificates(certificateChain).toArray(new X509Certificate[0]);
+        key = parsePrivateKey(privateKey);
+      } catch (GeneralSecurityException | IOException e) {
+        throw new TlsMaterialException("the certificate and key are not usable: " + e.getMessage(), e);
       }
-      return factory.getTrustManagers();
-    } catch (GeneralSecurityException | IOException e) {
-      throw new TlsMaterialException("the CA bundle is not usable: " + e.getMessage(), e);
+      if (!belongTogether(key, chain[0].getPublicKey())) {
+        throw new TlsMaterialException("the private key does not belong to the certificate "
+            + chain[0].getSubjectX500Principal().getName() + " (a renewal half written?)", null);
+      }
+    }
+    X509Certificate[] cas = null;
+    if (trustedCa != null) {
+      try {
+        cas = certificates(trustedCa).toArray(new X509Certificate[0]);
+      } catch (GeneralSecurityException e) {
+        throw new TlsMaterialException("the CA bundle is not usable: " + e.getMessage(), e);
+      }
+    }
+    return new Parsed(key, chain, cas);
+  }
+
+  /** Changes when any of the three files changes. */
+  public byte[] fingerprint() {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      for (byte[] part : new byte[][] {certificateChain, privateKey, trustedCa}) {
+        digest.update(part == null ? new byte[] {0} : new byte[] {1});
+        if (part != null) {
+          digest.update(part);
+        }
+      }
+      return digest.digest();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
     }
   }
 
-  /** A JDK SSL context (for the OTLP/HTTP server). */
-  public SSLContext sslContext() {
+  /** @param caCertificates null for the JDK's default trust */
+  public record Parsed(PrivateKey key, X509Certificate[] chain, X509Certificate[] caCertificates) {}
+
+  /** A signature made with the key verifies with the certificate's public key. */
+  private static boolean belongTogether(PrivateKey key, PublicKey certified) {
+    if (!key.getAlgorithm().equals(certified.getAlgorithm())) {
+      return false;
+    }
+    String algorithm = switch (key.getAlgorithm()) {
+      case "RSA" -> "SHA256withRSA";
+      case "EC" -> "SHA256withECDSA";
+      default -> key.getAlgorithm(); // Ed25519, Ed448
+    };
     try {
-      SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keyManagers(), trustManagers(), null);
-      return context;
+      byte[] probe = new byte[32];
+      new SecureRandom().nextBytes(probe);
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(probe);
+      byte[] signature = signer.sign();
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(certified);
+      verifier.update(probe);
+      return verifier.verify(signature);
     } catch (GeneralSecurityException e) {
-      throw new TlsMaterialException("cannot build a TLS context: " + e.getMessage(), e);
+      return false;
     }
   }
 

@@ -51,8 +51,8 @@ public final class OtlpGrpcReceiver implements AutoCloseable {
       credentials = InsecureServerCredentials.create();
     } else {
       TlsServerCredentials.Builder builder = TlsServerCredentials.newBuilder().keyManager(tls.keyManager());
-      if (tls.trustManagers() != null) {
-        builder.trustManager(tls.trustManagers());
+      if (tls.trustManager() != null) {
+        builder.trustManager(tls.trustManager());
         builder.clientAuth(tls.requireClientCertificate() ? TlsServerCredentials.ClientAuth.REQUIRE
             : TlsServerCredentials.ClientAuth.OPTIONAL);
       }

@@ -5,24 +5,25 @@ import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.TlsServerCredentials;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /** Real Netty gRPC servers on a free loopback port, with TLS from certificate files. */
 public final class TestServers {
   private TestServers() {}
 
   public static Server mutualTls(Path certDir, ServerServiceDefinition service) throws Exception {
-    TlsMaterial material = TlsMaterialLoader.fromDirectory(certDir);
+    ServerTls tls = ServerTls.fromDirectory(certDir, true, Duration.ZERO);
     TlsServerCredentials credentials = (TlsServerCredentials) TlsServerCredentials.newBuilder()
-        .keyManager(material.keyManagers()).trustManager(material.trustManagers())
+        .keyManager(tls.keyManager()).trustManager(tls.trustManager())
         .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build();
     return Grpc.newServerBuilderForPort(0, credentials).addService(service).build().start();
   }
 
   /** TLS where only the server authenticates (asks for no client certificate). */
   public static Server serverTls(Path certDir, ServerServiceDefinition service) throws Exception {
-    TlsMaterial material = TlsMaterialLoader.fromDirectory(certDir);
+    ServerTls tls = ServerTls.fromDirectory(certDir, false, Duration.ZERO);
     TlsServerCredentials credentials = (TlsServerCredentials) TlsServerCredentials.newBuilder()
-        .keyManager(material.keyManagers()).build();
+        .keyManager(tls.keyManager()).build();
     return Grpc.newServerBuilderForPort(0, credentials).addService(service).build().start();
   }
 }

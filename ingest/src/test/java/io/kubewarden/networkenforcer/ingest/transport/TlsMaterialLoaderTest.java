@@ -43,8 +43,10 @@ class TlsMaterialLoaderTest {
 
     assertThat(material.certificateChain()).isEqualTo(Files.readAllBytes(certs.resolve("tls.crt")));
     assertThat(new String(material.trustedCa())).isEqualTo(ca.caPem());
-    assertThat(material.keyManagers()).isNotEmpty();
-    assertThat(material.trustManagers()).isNotEmpty();
+    TlsMaterial.Parsed parsed = material.parse();
+    assertThat(parsed.key().getAlgorithm()).isEqualTo("RSA");
+    assertThat(parsed.chain()).hasSize(1);
+    assertThat(parsed.caCertificates()).hasSize(1);
     assertThat(material.toString()).doesNotContain("PRIVATE");
 
     assertThatThrownBy(() -> new TlsMaterialLoader(client).load(

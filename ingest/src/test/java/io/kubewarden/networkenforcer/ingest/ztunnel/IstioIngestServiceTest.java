@@ -16,7 +16,7 @@ import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
+import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -95,7 +95,7 @@ class IstioIngestServiceTest {
         records.add(FluentBitRequests.merged(line));
       }
       ManagedChannel channel = GrpcChannels.open("localhost:" + grpcPort,
-          TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null), TlsMaterialLoader.fromDirectory(clientCerts),
+          TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null), ReloadingTls.fromDirectory(clientCerts),
           Keepalive.grpcGoCompatible());
       try {
         LogsServiceGrpc.newBlockingStub(channel).export(FluentBitRequests.request(records));

@@ -24,8 +24,8 @@ import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
+import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -107,7 +107,7 @@ class OtlpReceiverTest {
 
   private static ManagedChannel channel() {
     TlsSettings tls = TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null);
-    return GrpcChannels.open("localhost:" + grpc.port(), tls, TlsMaterialLoader.fromDirectory(clientCerts),
+    return GrpcChannels.open("localhost:" + grpc.port(), tls, ReloadingTls.fromDirectory(clientCerts),
         Keepalive.grpcGoCompatible());
   }
 
@@ -144,7 +144,7 @@ class OtlpReceiverTest {
   @Test
   void fluentBitShapedRequestsOverHttpProtobufAndGzip() throws Exception {
     HttpClient client = HttpClient.newBuilder()
-        .sslContext(TlsMaterialLoader.fromDirectory(clientCerts).sslContext()).build();
+        .sslContext(ReloadingTls.fromDirectory(clientCerts).sslContext()).build();
     URI uri = URI.create("https://localhost:" + http.port() + OtlpHttpReceiver.PATH);
     HttpResponse<byte[]> ok = client.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/x-protobuf")
         .POST(HttpRequest.BodyPublishers.ofByteArray(fixtureRequest().toByteArray())).build(),
@@ -177,7 +177,8 @@ class OtlpReceiverTest {
   @Test
   void httpWithoutAClientCertificateIsRefused() throws Exception {
     TlsMaterial trustOnly = new TlsMaterial(null, null, Files.readAllBytes(clientCerts.resolve("ca.crt")));
-    HttpClient client = HttpClient.newBuilder().sslContext(trustOnly.sslContext()).build();
+    ReloadingTls tls = ReloadingTls.start("CA only", () -> trustOnly, ReloadingTls.Role.CLIENT, Duration.ZERO);
+    HttpClient client = HttpClient.newBuilder().sslContext(tls.sslContext()).build();
     URI uri = URI.create("https://localhost:" + http.port() + OtlpHttpReceiver.PATH);
     assertThatThrownBy(() -> client.send(HttpRequest.newBuilder(uri)
         .POST(HttpRequest.BodyPublishers.ofByteArray(fixtureRequest().toByteArray())).build(),
