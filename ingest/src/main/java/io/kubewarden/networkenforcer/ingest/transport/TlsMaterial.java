@@ -2,8 +2,6 @@ package io.kubewarden.networkenforcer.ingest.transport;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.PrivateKey;
@@ -15,15 +13,11 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
  * The PEM files of one TLS hop as read at one moment. Keys may be PKCS#8, PKCS#1 (RSA) or SEC1
  * (EC): the forms cert-manager, Helm and operators write into Secrets (gRPC's own PEM reader takes
- * PKCS#8 only, so we parse them here).
+ * PKCS#8 only, so {@link PemKeys} reads them).
  *
  * @param certificateChain our certificate chain (PEM), or null when we present none
  * @param privateKey our key (PEM), or null
@@ -123,19 +117,7 @@ public record TlsMaterial(byte[] certificateChain, byte[] privateKey, byte[] tru
   }
 
   static PrivateKey parsePrivateKey(byte[] pem) throws IOException {
-    try (PEMParser parser = new PEMParser(new InputStreamReader(new ByteArrayInputStream(pem),
-        StandardCharsets.US_ASCII))) {
-      Object object = parser.readObject();
-      JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-      if (object instanceof PEMKeyPair pair) {
-        return converter.getKeyPair(pair).getPrivate();
-      }
-      if (object instanceof PrivateKeyInfo info) {
-        return converter.getPrivateKey(info);
-      }
-      throw new IOException("no unencrypted private key in the PEM data (found "
-          + (object == null ? "nothing" : object.getClass().getSimpleName()) + ")");
-    }
+    return PemKeys.parse(pem);
   }
 
   /** Never print key material. */
