@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.ingest.transport;
+package io.kubewarden.networkenforcer.common.retry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -29,10 +29,22 @@ class BackoffTest {
   }
 
   @Test
+  void withoutJitterTheWaitsAreExact() {
+    Backoff backoff = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(3));
+    assertThat(new Duration[] {backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()})
+        .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
+            Duration.ofSeconds(3));
+    backoff.reset();
+    assertThat(backoff.next()).isEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
   void rejectsNonsense() {
     assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1), new Random()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1), new Random()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -13,7 +13,7 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.Backoff;
+import io.kubewarden.networkenforcer.common.retry.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.ClientTls;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.RawBytes;

@@ -8,6 +8,7 @@ import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ClientResponseObserver;
+import io.kubewarden.networkenforcer.common.retry.Backoff;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import java.time.Duration;
 import java.util.concurrent.Executors;
