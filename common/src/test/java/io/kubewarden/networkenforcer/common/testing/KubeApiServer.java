@@ -54,6 +54,8 @@ public final class KubeApiServer implements AutoCloseable {
   private Path kubeconfig;
   private KubernetesClient client;
   private ManagedProcess controllerManager;
+  private ManagedProcess apiServer;
+  private List<String> apiServerCommand;
 
   private KubeApiServer(Builder settings) {
     this.settings = settings;
@@ -217,7 +219,20 @@ public final class KubeApiServer implements AutoCloseable {
         "--profiling=false",
         "--enable-priority-and-fairness=false"));
     command.addAll(settings.extraApiServerArgs);
-    startProcess(KubeTools.KUBE_APISERVER, command);
+    apiServerCommand = List.copyOf(command);
+    apiServer = startProcess(KubeTools.KUBE_APISERVER, command);
+  }
+
+  /**
+   * Stops kube-apiserver (SIGTERM) and starts it again on the same port, PKI and etcd data, then
+   * waits for {@code /readyz}: an API server restart as clients see it (connections drop, watches
+   * end, nothing stored is lost).
+   */
+  public synchronized void restartApiServer() {
+    processes.remove(apiServer);
+    apiServer.close();
+    apiServer = startProcess(KubeTools.KUBE_APISERVER, apiServerCommand);
+    awaitReady(Instant.now().plus(settings.startupTimeout));
   }
 
   private ManagedProcess startProcess(String name, List<String> command) {

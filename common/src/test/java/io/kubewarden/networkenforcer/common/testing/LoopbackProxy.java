@@ -24,6 +24,7 @@ public final class LoopbackProxy implements AutoCloseable {
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private volatile boolean cut;
+  private volatile boolean partitioned;
 
   private LoopbackProxy(InetSocketAddress target) {
     this.target = target;
@@ -57,6 +58,20 @@ public final class LoopbackProxy implements AutoCloseable {
     }
   }
 
+  /** Drops every connection and refuses new ones until {@link #heal()}: a network partition. */
+  public void partition() {
+    synchronized (sockets) {
+      partitioned = true;
+      sockets.forEach(LoopbackProxy::closeQuietly);
+      sockets.clear();
+    }
+  }
+
+  /** Lets connections through again after {@link #partition()}. */
+  public void heal() {
+    partitioned = false;
+  }
+
   private void accept() {
     while (!cut) {
       Socket client = null;
@@ -77,6 +92,11 @@ public final class LoopbackProxy implements AutoCloseable {
           closeQuietly(client);
           closeQuietly(server);
           return;
+        }
+        if (partitioned) {
+          closeQuietly(client);
+          closeQuietly(server);
+          continue;
         }
         sockets.add(client);
         sockets.add(server);

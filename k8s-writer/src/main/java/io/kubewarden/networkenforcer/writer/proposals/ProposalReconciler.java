@@ -385,6 +385,15 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
         .withReason(reason).withMessage(message).build();
   }
 
+  /**
+   * The authorizer's refusal ({@code ... is forbidden: User "u" cannot patch resource ...}), as
+   * opposed to an admission policy's. It is not final: a restarted kube-apiserver answers it until
+   * its RBAC caches are warm, and an operator may grant the permission, so the key is retried with
+   * back-off instead of the record being dead-lettered.
+   */
+  private static final java.util.regex.Pattern AUTHORIZATION_DENIAL =
+      java.util.regex.Pattern.compile("is forbidden: User \".*\" cannot ");
+
   /** Runs a write; a refusal the API server will repeat becomes a {@link PermanentError}. */
   private static <T> T refused(java.util.function.Supplier<T> write) {
     try {
@@ -393,7 +402,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       // The API server's own words, without the request line: the same refusal reads the same.
       String said = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
           : e.getMessage();
-      if (e.getCode() == 403) {
+      if (e.getCode() == 403 && !AUTHORIZATION_DENIAL.matcher(said).find()) {
         throw new PermanentError(ProposalConditions.REASON_FORBIDDEN, "the API server forbids the write: " + said, e);
       }
       if (e.getCode() == 400 || e.getCode() == 422) {

@@ -1,0 +1,784 @@
+package io.kubewarden.networkenforcer.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.common.testing.LoopbackProxy;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.kubewarden.networkenforcer.writer.WriterConfig;
+import io.kubewarden.networkenforcer.writer.WriterService;
+import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
+import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
+import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults injected into the whole pipeline, figures reported (issue 14). A scripted, seeded stream
+ * of flows goes through the real broker (embedded KRaft, restartable on its port and log
+ * directory), two stream-processor instances and two writers (one leads) on a real kube-apiserver
+ * with the chart's CRDs, admission policies and RBAC. At seeded points of the stream it kills and
+ * restarts the leading writer, a processor instance, the broker and the API server (same etcd
+ * data), and partitions the leader from the API server. At the end every proposal holds exactly
+ * the allow-list the script taught, every policy's {@code violationCount} equals the violations
+ * the script sent, no native object exists twice and the dead-letter topic holds exactly the one
+ * record the script made unreadable.
+ *
+ * <p>Reproduce a run with {@code -Dfaults.seed=S}; a longer session with {@code -Dfaults.count=F
+ * -Dfaults.flows=N -Dfaults.violations=M} (see the cli README).
+ */
+class FaultInjectionTest {
+
+  private static final String NS = "faults";
+  private static final String RELEASE = ChartedApiServer.KUBERNETES;
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static final long SEED = Long.getLong("faults.seed", new Random().nextLong());
+  private static final int FAULTS = Integer.getInteger("faults.count", 5);
+  private static final int FLOWS = Integer.getInteger("faults.flows", 80);
+  private static final int VIOLATIONS = Integer.getInteger("faults.violations", 30);
+
+  /** Targets whose ingress is learned; web and api are then promoted, db stays a proposal. */
+  private static final List<String> TARGETS = List.of("web", "api", "db");
+  private static final List<String> CLIENTS = List.of("c1", "c2", "c3");
+  private static final List<String> INTRUDERS = List.of("x1", "x2");
+  private static final List<Integer> PORTS = List.of(8080, 9090);
+  private static final String MONITORED = "web";
+  private static final String PROTECTED = "api";
+  /** Only there to tell when the processor knows the promoted policies (its count is not scripted). */
+  private static final String PROBE = "probe";
+  private static final int PROBE_PORT = 7000;
+
+  private static EmbeddedKafkaBroker broker;
+  private static ChartedApiServer cluster;
+
+  @BeforeAll
+  static void start(@TempDir Path brokerDir) {
+    System.out.printf("faults.seed=%d faults.count=%d faults.flows=%d faults.violations=%d%n", SEED, FAULTS, FLOWS,
+        VIOLATIONS);
+    // A fixed port and data directory so the broker can be restarted where clients expect it.
+    broker = EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(freePort()).build().start();
+    cluster = ChartedApiServer.start(NS);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @Test
+  void nothingLostNothingDoubledUnderFaults(@TempDir Path stateDir) throws Exception {
+    String prefix = "faults.";
+    // A killed instance leaves no group: its partitions move after the session timeout, so keep it short.
+    KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1,
+        Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000", ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000"));
+    Topics topics = kafka.topics();
+    Random random = new Random(SEED);
+    Script script = Script.generate(random, FLOWS, VIOLATIONS);
+    List<Fault> faults = Fault.schedule(random, FAULTS, script.learning.size(), script.enforcement.size());
+    System.out.println("faults scheduled: " + faults);
+    for (String name : concat(TARGETS, CLIENTS, INTRUDERS, List.of(PROBE))) {
+      deployment(name);
+    }
+    createTopics(kafka);
+
+    ProcessorConfig.Builder processorConfig = ProcessorConfig.builder(kafka)
+        .applicationId("faults-processor").provider(Provider.calico).backend(Backend.kubernetes)
+        .evidenceFlushInterval(Duration.ofMillis(500)).commitInterval(Duration.ofMillis(200));
+    Services services = new Services(kafka, processorConfig, stateDir);
+    FaultInjector injector = new FaultInjector(services);
+    try (services; Flows flows = new Flows(topics)) {
+      services.startAll();
+
+      // One unreadable record: the only one that belongs in the dead-letter topic.
+      flows.sendRaw("not a flow record".getBytes(StandardCharsets.UTF_8));
+
+      // Phase 1: learning, with faults.
+      send(flows, script.learning, faults, 0, injector);
+      for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
+        String name = "deployment-" + target + "-ingress";
+        await("proposal " + name + " complete").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+            .until(() -> allowList(proposal(name)), got -> got.equals(script.expectedProposals().get(name)));
+      }
+
+      // Promote web to monitor and api to protect; once the processor knows them (the probe
+      // policy, published after them on the one partition, counts a violation) enforcement starts.
+      promote(MONITORED, Mode.monitor);
+      promote(PROTECTED, Mode.protect);
+      awaitPublished(kafka, Set.of("deployment-" + MONITORED + "-ingress", "deployment-" + PROTECTED + "-ingress"));
+      promote(PROBE, Mode.monitor);
+      awaitPublished(kafka, Set.of("deployment-" + PROBE + "-ingress"));
+      await("processor knows the policies").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() -> {
+        flows.send(flow("x1", PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
+        return violationCount(PROBE) > 0;
+      });
+
+      // Phase 2: enforcement (allowed and violating flows), with faults.
+      send(flows, script.enforcement, faults, script.learning.size(), injector);
+
+      // Converged: every proposal and count as scripted, then the writer has committed every
+      // violation record (so nothing it read is still to be merged).
+      Map<String, Long> expectedCounts = script.expectedViolations();
+      await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
+          allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+      awaitWriterCommittedEverything(kafka);
+
+      Map<String, List<Pair>> proposals = allowLists();
+      Map<String, Long> counts = actualCounts();
+      List<String> duplicateNatives = duplicateNativeObjects();
+      List<byte[]> deadLetters = deadLetters(kafka);
+      int lost = 0;
+      int doubled = 0;
+      for (var expected : expectedCounts.entrySet()) {
+        long got = counts.getOrDefault(expected.getKey(), 0L);
+        lost += (int) Math.max(0, expected.getValue() - got);
+        doubled += (int) Math.max(0, got - expected.getValue());
+      }
+      for (var expected : script.expectedFinalProposals().entrySet()) {
+        List<Pair> got = proposals.getOrDefault(expected.getKey(), List.of());
+        lost += (int) expected.getValue().stream().filter(p -> !got.contains(p)).count();
+        doubled += got.size() - new HashSet<>(got).size();
+      }
+      doubled += duplicateNatives.size() + Math.max(0, deadLetters.size() - 1);
+      System.out.printf("faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d%n",
+          injector.injected.get(), injector.recovered.get(), script.size(), lost, doubled);
+
+      assertThat(counts).as("violationCount per policy, exactly as scripted").isEqualTo(expectedCounts);
+      assertThat(proposals).as("every proposal complete, nothing extra").isEqualTo(script.expectedFinalProposals());
+      assertThat(duplicateNatives).as("native objects rendered twice").isEmpty();
+      assertThat(networkPolicies()).as("one NetworkPolicy, for the protected policy only")
+          .containsExactly("deployment-" + PROTECTED + "-ingress");
+      for (String target : List.of(MONITORED, PROTECTED)) {
+        List<Long> ids = policy("deployment-" + target + "-ingress").getStatus().getViolations().stream()
+            .map(ViolationRecord::getId).toList();
+        assertThat(ids).as("violation record ids of " + target).doesNotHaveDuplicates();
+      }
+      assertThat(deadLetters).as("dead-letter holds the one unreadable record").singleElement()
+          .satisfies(v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("not a flow record"));
+      assertThat(lost).isZero();
+      assertThat(doubled).isZero();
+      assertThat(injector.recovered.get()).isEqualTo(injector.injected.get()).isEqualTo(FAULTS);
+    }
+  }
+
+  /** Sends the flows, injecting the faults scheduled at their positions (offset = index of the first). */
+  private static void send(Flows flows, List<FlowRecord> records, List<Fault> faults, int offset,
+      FaultInjector injector) throws Exception {
+    for (int i = 0; i < records.size(); i++) {
+      for (Fault fault : faults) {
+        if (fault.position() == offset + i) {
+          injector.inject(fault.kind());
+        }
+      }
+      flows.send(records.get(i));
+    }
+  }
+
+  // ---- the script ----
+
+  /** A (peer, port) of an allow-list, from the target's side. */
+  record Pair(String peer, int port) implements Comparable<Pair> {
+    @Override
+    public int compareTo(Pair o) {
+      int c = peer.compareTo(o.peer);
+      return c != 0 ? c : Integer.compare(port, o.port);
+    }
+  }
+
+  /** The scripted flows and what they must leave in the cluster. */
+  static final class Script {
+    final List<FlowRecord> learning = new ArrayList<>();
+    final List<FlowRecord> enforcement = new ArrayList<>();
+    private final Map<String, Set<Pair>> taught = new TreeMap<>();
+    private final Map<String, Long> violations = new TreeMap<>();
+
+    static Script generate(Random random, int flows, int violations) {
+      Script s = new Script();
+      int allowed = Math.max(0, flows - violations) / 4;
+      int learning = Math.max(0, flows - violations - allowed);
+      // Every target and port is taught once, so the policies have allow-lists to enforce.
+      for (String target : TARGETS) {
+        for (int port : PORTS) {
+          s.learn(CLIENTS.get(random.nextInt(CLIENTS.size())), target, port);
+        }
+      }
+      s.learn("c1", PROBE, PROBE_PORT);
+      while (s.learning.size() < learning) {
+        s.learn(CLIENTS.get(random.nextInt(CLIENTS.size())), TARGETS.get(random.nextInt(TARGETS.size())),
+            PORTS.get(random.nextInt(PORTS.size())));
+      }
+      List<FlowRecord> phase = new ArrayList<>();
+      for (int i = 0; i < allowed; i++) {
+        // A peer and port the policy allows: no violation, nothing new learned.
+        String target = random.nextBoolean() ? MONITORED : PROTECTED;
+        Pair pair = new ArrayList<>(s.taught.get(ingress(target))).get(random.nextInt(s.taught.get(ingress(target))
+            .size()));
+        phase.add(flow(pair.peer(), target, pair.port(), Verdict.FORWARDED));
+      }
+      for (int i = 0; i < violations; i++) {
+        String intruder = INTRUDERS.get(random.nextInt(INTRUDERS.size()));
+        int port = PORTS.get(random.nextInt(PORTS.size()));
+        if (random.nextBoolean()) {
+          // Monitor: forwarded, but the policy would deny it; the intruder's egress is learned.
+          phase.add(flow(intruder, MONITORED, port, Verdict.FORWARDED));
+          s.violations.merge("deployment-" + MONITORED + "-ingress", 1L, Long::sum);
+          s.taught.computeIfAbsent(egress(intruder), k -> new TreeSet<>()).add(new Pair(MONITORED, port));
+        } else {
+          // Protect: the data plane dropped it.
+          phase.add(flow(intruder, PROTECTED, port, Verdict.DENIED));
+          s.violations.merge("deployment-" + PROTECTED + "-ingress", 1L, Long::sum);
+        }
+      }
+      Collections.shuffle(phase, random);
+      s.enforcement.addAll(phase);
+      s.violations.putIfAbsent("deployment-" + MONITORED + "-ingress", 0L);
+      s.violations.putIfAbsent("deployment-" + PROTECTED + "-ingress", 0L);
+      return s;
+    }
+
+    private void learn(String client, String target, int port) {
+      learning.add(flow(client, target, port, Verdict.FORWARDED));
+      taught.computeIfAbsent(ingress(target), k -> new TreeSet<>()).add(new Pair(client, port));
+      taught.computeIfAbsent(egress(client), k -> new TreeSet<>()).add(new Pair(target, port));
+    }
+
+    int size() {
+      return learning.size() + enforcement.size();
+    }
+
+    /** Proposal name → sorted allow-list, before any promotion. */
+    Map<String, List<Pair>> expectedProposals() {
+      Map<String, List<Pair>> expected = new TreeMap<>();
+      taught.forEach((name, pairs) -> expected.put(name, List.copyOf(pairs)));
+      return expected;
+    }
+
+    /** At the end: the promoted targets' proposals have become policies. */
+    Map<String, List<Pair>> expectedFinalProposals() {
+      Map<String, List<Pair>> expected = expectedProposals();
+      List.of(MONITORED, PROTECTED, PROBE).forEach(target -> expected.remove(ingress(target)));
+      return expected;
+    }
+
+    Map<String, Long> expectedViolations() {
+      return violations;
+    }
+
+    private static String ingress(String target) {
+      return "deployment-" + target + "-ingress";
+    }
+
+    private static String egress(String client) {
+      return "deployment-" + client + "-egress";
+    }
+  }
+
+  // ---- faults ----
+
+  enum FaultKind { WRITER_LEADER_KILL, PROCESSOR_KILL, BROKER_RESTART, API_SERVER_RESTART, LEADER_PARTITION }
+
+  /** A fault injected before the flow at that position of the script. */
+  record Fault(FaultKind kind, int position) {
+    /** Every kind once before any repeats, in seeded order, at seeded positions of either phase. */
+    static List<Fault> schedule(Random random, int count, int learning, int enforcement) {
+      List<FaultKind> kinds = new ArrayList<>();
+      while (kinds.size() < count) {
+        List<FaultKind> round = new ArrayList<>(List.of(FaultKind.values()));
+        Collections.shuffle(round, random);
+        kinds.addAll(round);
+      }
+      List<Fault> faults = new ArrayList<>();
+      int total = learning + enforcement;
+      for (int i = 0; i < count; i++) {
+        faults.add(new Fault(kinds.get(i), random.nextInt(Math.max(1, total))));
+      }
+      faults.sort((a, b) -> Integer.compare(a.position(), b.position()));
+      return faults;
+    }
+  }
+
+  /** Injects one fault and waits until the pipeline has recovered from it. */
+  static final class FaultInjector {
+    final AtomicInteger injected = new AtomicInteger();
+    final AtomicInteger recovered = new AtomicInteger();
+    private final Services services;
+
+    FaultInjector(Services services) {
+      this.services = services;
+    }
+
+    void inject(FaultKind kind) throws Exception {
+      Instant started = Instant.now();
+      injected.incrementAndGet();
+      switch (kind) {
+        case WRITER_LEADER_KILL -> {
+          Writer leader = services.awaitLeader();
+          services.writers.remove(leader);
+          leader.kill();
+          services.writers.add(services.newWriter());
+          services.awaitLeader();
+        }
+        case PROCESSOR_KILL -> {
+          int index = services.random.nextInt(services.processors.size());
+          services.processors.remove(index).kill();
+          services.processors.add(services.newProcessor());
+          await("processors running").atMost(WAIT).until(() -> services.processors.stream()
+              .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+        }
+        case BROKER_RESTART -> {
+          broker.close();
+          restartBroker();
+          await("processors running after the broker restart").atMost(WAIT).until(() -> services.processors.stream()
+              .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+        }
+        case API_SERVER_RESTART -> {
+          cluster.api().restartApiServer();
+          services.awaitLeader();
+        }
+        case LEADER_PARTITION -> {
+          Writer leader = services.awaitLeader();
+          leader.proxy.partition();
+          await("the partitioned leader steps down").atMost(WAIT).until(() -> !leader.service.isLeader());
+          Writer next = services.awaitLeader();
+          assertThat(next).isNotSameAs(leader);
+          leader.proxy.heal();
+        }
+      }
+      recovered.incrementAndGet();
+      System.out.printf("fault %s injected and recovered in %d ms%n", kind,
+          Duration.between(started, Instant.now()).toMillis());
+    }
+
+    private static void restartBroker() {
+      // The port was just released; a socket in TIME_WAIT can delay the bind briefly.
+      RuntimeException last = null;
+      for (int attempt = 0; attempt < 20; attempt++) {
+        try {
+          broker.start();
+          return;
+        } catch (RuntimeException e) {
+          last = e;
+          sleep(Duration.ofMillis(500));
+        }
+      }
+      throw last;
+    }
+  }
+
+  // ---- the services ----
+
+  /** Two processor instances (one partition: one works, one stands by) and two writers. */
+  static final class Services implements AutoCloseable {
+    final List<Processor> processors = new ArrayList<>();
+    final List<Writer> writers = new ArrayList<>();
+    final Random random = new Random(SEED ^ 0x5eed);
+    private final KafkaSettings kafka;
+    private final ProcessorConfig.Builder processorConfig;
+    private final Path stateDir;
+    private int instances;
+
+    Services(KafkaSettings kafka, ProcessorConfig.Builder processorConfig, Path stateDir) {
+      this.kafka = kafka;
+      this.processorConfig = processorConfig;
+      this.stateDir = stateDir;
+    }
+
+    void startAll() throws Exception {
+      processors.add(newProcessor());
+      processors.add(newProcessor());
+      writers.add(newWriter());
+      writers.add(newWriter());
+      await("processors running").atMost(WAIT).until(() -> processors.stream()
+          .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+      awaitLeader();
+    }
+
+    Processor newProcessor() throws IOException {
+      Path dir = Files.createDirectories(stateDir.resolve("streams-" + instances++));
+      return new Processor(processorConfig.stateDir(dir).build().validate());
+    }
+
+    Writer newWriter() {
+      return new Writer(kafka, RELEASE + "-writer-" + instances++);
+    }
+
+    Writer awaitLeader() {
+      return await("a writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+          .until(() -> writers.stream().filter(w -> w.service.isLeader()).findFirst().orElse(null), w -> w != null);
+    }
+
+    @Override
+    public void close() {
+      writers.forEach(Writer::close);
+      processors.forEach(Processor::close);
+    }
+  }
+
+  /** The processor's topology as the processor service runs it. */
+  static final class Processor implements AutoCloseable {
+    final KafkaStreams streams;
+
+    Processor(ProcessorConfig config) {
+      streams = new KafkaStreams(NetworkEnforcerTopology.build(config, new SimpleMeterRegistry()),
+          config.streamsProperties());
+      streams.start();
+    }
+
+    /** Gone without a goodbye: no wait for the shutdown, a fresh instance takes its place. */
+    void kill() {
+      streams.close(Duration.ZERO);
+    }
+
+    @Override
+    public void close() {
+      streams.close(Duration.ofSeconds(30));
+    }
+  }
+
+  /** A writer as the chart's service account, reaching the API server through its own proxy. */
+  static final class Writer implements AutoCloseable {
+    final LoopbackProxy proxy;
+    final KubernetesClient client;
+    final WriterService service;
+
+    Writer(KafkaSettings kafka, String identity) {
+      proxy = LoopbackProxy.to(cluster.api().url());
+      client = cluster.writerClientVia(proxy, RELEASE, config -> config);
+      WriterConfig config = WriterConfig.builder()
+          .namespace(ChartedApiServer.RELEASE_NAMESPACE).leaseName(ChartedApiServer.leaseName(RELEASE))
+          .identity(identity)
+          .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(300))
+          .statusUpdateInterval(Duration.ofMillis(500)).consumerGroup(kafka.topicPrefix() + "writer").kafka(kafka)
+          .build().validate();
+      service = new WriterService(client, config, new ServerSideApplyWriter(client, config.fieldManager()),
+          TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()), new SimpleMeterRegistry(),
+          Clock.systemUTC());
+      service.start();
+    }
+
+    /** A crash: the API server is gone for it first, so it cannot hand the lease over. */
+    void kill() {
+      proxy.cut();
+      client.close();
+      service.close();
+    }
+
+    @Override
+    public void close() {
+      service.close();
+      client.close();
+      proxy.close();
+    }
+  }
+
+  /** Sends flow records to the flows topic, as the ingest service does (idempotent, acks=all). */
+  static final class Flows implements AutoCloseable {
+    private final Topics topics;
+    private final KafkaProducer<String, FlowRecord> producer;
+    private final KafkaProducer<byte[], byte[]> raw;
+
+    Flows(Topics topics) {
+      this.topics = topics;
+      Properties props = new Properties();
+      props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+      props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+      props.put(ProducerConfig.ACKS_CONFIG, "all");
+      producer = new KafkaProducer<>(props, topics.flows().keySerde().serializer(),
+          topics.flows().valueSerde().serializer());
+      raw = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    void send(FlowRecord flow) throws Exception {
+      producer.send(new ProducerRecord<>(topics.flows().name(), flow.partitionKey(), flow)).get();
+    }
+
+    void sendRaw(byte[] value) throws Exception {
+      raw.send(new ProducerRecord<>(topics.flows().name(), value)).get();
+    }
+
+    @Override
+    public void close() {
+      producer.close();
+      raw.close();
+    }
+  }
+
+  // ---- observations of the end state ----
+
+  private static Map<String, List<Pair>> allowLists() {
+    Map<String, List<Pair>> lists = new TreeMap<>();
+    for (WorkloadNetworkPolicyProposal p : admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS)
+        .list().getItems()) {
+      lists.put(p.getMetadata().getName(), allowList(p));
+    }
+    return lists;
+  }
+
+  /** The (peer app, port) pairs of a proposal's NetworkPolicy spec, sorted, repeats kept. */
+  private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
+    if (proposal == null || proposal.getSpec() == null || proposal.getSpec().getKubernetes() == null) {
+      return List.of();
+    }
+    NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
+    List<Pair> pairs = new ArrayList<>();
+    spec.getIngress().forEach(rule -> collect(rule.getFrom(), rule.getPorts(), pairs));
+    spec.getEgress().forEach(rule -> collect(rule.getTo(), rule.getPorts(), pairs));
+    Collections.sort(pairs);
+    return pairs;
+  }
+
+  private static void collect(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
+    for (NetworkPolicyPeer peer : peers) {
+      if (peer.getPodSelector() == null || peer.getPodSelector().getMatchLabels() == null
+          || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
+        continue;
+      }
+      for (NetworkPolicyPort port : ports) {
+        pairs.add(new Pair(peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
+      }
+    }
+  }
+
+  private static Map<String, Long> actualCounts() {
+    Map<String, Long> counts = new TreeMap<>();
+    for (String target : List.of(MONITORED, PROTECTED)) {
+      counts.put("deployment-" + target + "-ingress", violationCount(target));
+    }
+    return counts;
+  }
+
+  private static long violationCount(String target) {
+    WorkloadNetworkPolicy p = policy("deployment-" + target + "-ingress");
+    return p == null || p.getStatus() == null ? 0 : p.getStatus().getViolationCount();
+  }
+
+  /** NetworkPolicies that share an owning policy with another one. */
+  private static List<String> duplicateNativeObjects() {
+    Map<String, List<String>> byOwner = new HashMap<>();
+    for (NetworkPolicy np : admin().network().v1().networkPolicies().inNamespace(NS).list().getItems()) {
+      for (OwnerReference ref : np.getMetadata().getOwnerReferences()) {
+        byOwner.computeIfAbsent(ref.getUid(), k -> new ArrayList<>()).add(np.getMetadata().getName());
+      }
+    }
+    return byOwner.values().stream().filter(names -> names.size() > 1).flatMap(List::stream).toList();
+  }
+
+  private static List<String> networkPolicies() {
+    return admin().network().v1().networkPolicies().inNamespace(NS).list().getItems().stream()
+        .map(np -> np.getMetadata().getName()).sorted().toList();
+  }
+
+  /** The committed records of the dead-letter topic (aborted transactions of killed instances excluded). */
+  private static List<byte[]> deadLetters(KafkaSettings kafka) {
+    List<byte[]> values = new ArrayList<>();
+    String topic = kafka.topics().deadLetter().name();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readCommitted(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      TopicPartition partition = new TopicPartition(topic, 0);
+      consumer.assign(List.of(partition));
+      consumer.seekToBeginning(List.of(partition));
+      long end = consumer.endOffsets(List.of(partition)).get(partition);
+      while (consumer.position(partition) < end) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          values.add(r.value());
+        }
+      }
+    }
+    return values;
+  }
+
+  /** Waits until those policies are on the policies topic, as the writer publishes them. */
+  private static void awaitPublished(KafkaSettings kafka, Set<String> names) {
+    Set<String> seen = new HashSet<>();
+    Topics topics = kafka.topics();
+    try (KafkaConsumer<String, PolicySnapshot> consumer = new KafkaConsumer<>(readCommitted(),
+        topics.policies().keySerde().deserializer(), topics.policies().valueSerde().deserializer())) {
+      TopicPartition partition = new TopicPartition(topics.policies().name(), 0);
+      consumer.assign(List.of(partition));
+      consumer.seekToBeginning(List.of(partition));
+      await("published " + names).atMost(WAIT).until(() -> {
+        for (ConsumerRecord<String, PolicySnapshot> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() != null) {
+            seen.add(r.value().name());
+          }
+        }
+        return seen.containsAll(names);
+      });
+    }
+  }
+
+  /** Waits until the writers' group has committed past every record of the violations topic. */
+  private static void awaitWriterCommittedEverything(KafkaSettings kafka) {
+    TopicPartition violations = new TopicPartition(kafka.topics().violations().name(), 0);
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      await("writer committed every violation").atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
+        long end = admin.listOffsets(Map.of(violations, OffsetSpec.latest())).partitionResult(violations).get()
+            .offset();
+        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(kafka.topicPrefix() + "writer-violations")
+            .partitionsToOffsetAndMetadata().get().get(violations);
+        // The last entry is the processor's commit marker, which a consumer may or may not count.
+        return committed != null && committed.offset() >= end - 1;
+      });
+    }
+  }
+
+  private static Properties readCommitted() {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    return p;
+  }
+
+  // ---- setup helpers ----
+
+  private static void createTopics(KafkaSettings kafka) throws Exception {
+    ProcessorConfig config = ProcessorConfig.builder(kafka).applicationId("faults-processor")
+        .provider(Provider.calico).backend(Backend.kubernetes).build().validate();
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      List<NewTopic> topics = new ArrayList<>();
+      config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
+      topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(1, (short) 1));
+      admin.createTopics(topics).all().get();
+    }
+  }
+
+  private static void promote(String target, Mode mode) {
+    String name = "deployment-" + target + "-ingress";
+    admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), admin().getKubernetesSerialization()
+            .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
+    await(name + " promoted to " + mode).atMost(WAIT).until(() -> policy(name) != null);
+  }
+
+  private static FlowRecord flow(String from, String to, int port, Verdict verdict) {
+    return new FlowRecord(Instant.now(), Provider.calico, Protocol.TCP, port, endpoint(from), endpoint(to),
+        // A drop is reported where it happened: at the destination, for an ingress policy.
+        verdict, null, 1, verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);
+  }
+
+  private static FlowEndpoint endpoint(String workload) {
+    return FlowEndpoint.builder().namespace(NS).workload(WorkloadKind.Deployment, workload)
+        .workloadSelector(app(workload)).podLabels(Map.of("app", workload))
+        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS)).podName(workload + "-0")
+        .serviceAccount(workload).build();
+  }
+
+  private static LabelSelector app(String name) {
+    return new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
+  }
+
+  private static void deployment(String name) {
+    admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+        .withNewSpec().withSelector(app(name)).withNewTemplate().withNewMetadata().withLabels(Map.of("app", name))
+        .endMetadata().withNewSpec().addNewContainer().withName("app").withImage("registry.invalid/" + name)
+        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+  }
+
+  private static KubernetesClient admin() {
+    return cluster.admin();
+  }
+
+  private static WorkloadNetworkPolicyProposal proposal(String name) {
+    return admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name).get();
+  }
+
+  private static WorkloadNetworkPolicy policy(String name) {
+    return admin().resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName(name).get();
+  }
+
+  @SafeVarargs
+  private static List<String> concat(List<String>... lists) {
+    return java.util.Arrays.stream(lists).flatMap(List::stream).collect(Collectors.toList());
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
