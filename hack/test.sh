@@ -2,7 +2,7 @@
 # Runs every test of the project on a fresh machine: builds the test tools the suite needs
 # (helm, kube-apiserver, etcd, kube-controller-manager from source with Go; a Docker engine, Compose v2
 # and the local base and Kafka images; cached between runs in $NE_TOOLS_DIR) and then the whole Maven
-# build with its tests.
+# build with its tests, including a short fuzzing run of every parser (profile fuzz-smoke).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NE_TOOLS_DIR="${NE_TOOLS_DIR:-$HOME/.cache/network-enforcer/tools}"
@@ -14,4 +14,4 @@ for tool in hack/tools/*.sh; do
 done
 
 echo "==> mvn verify"
-exec mvn -B -ntp verify "$@"
+exec mvn -B -ntp verify -Pfuzz-smoke "$@"

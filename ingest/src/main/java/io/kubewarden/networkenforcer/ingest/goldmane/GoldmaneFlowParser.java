@@ -103,7 +103,9 @@ public final class GoldmaneFlowParser {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.DENIED ? denyingPolicy(key) : null;
-    Instant time = flow.getStartTime() > 0 ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
+    // A start time no Instant can hold (a corrupt record) is as good as none: the receipt time stands in.
+    Instant time = flow.getStartTime() > 0 && flow.getStartTime() <= Instant.MAX.getEpochSecond()
+        ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
     return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
         src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
   }

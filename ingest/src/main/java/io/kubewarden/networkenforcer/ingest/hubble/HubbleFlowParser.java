@@ -26,6 +26,7 @@ import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -312,6 +313,11 @@ public final class HubbleFlowParser {
     if (ts == null || (ts.getSeconds() == 0 && ts.getNanos() == 0)) {
       return clock.instant();
     }
-    return Instant.ofEpochSecond(ts.getSeconds(), ts.getNanos());
+    try {
+      return Instant.ofEpochSecond(ts.getSeconds(), ts.getNanos());
+    } catch (DateTimeException | ArithmeticException e) {
+      // A time no Instant can hold (a corrupt record) is as good as none: the receipt time stands in.
+      return clock.instant();
+    }
   }
 }

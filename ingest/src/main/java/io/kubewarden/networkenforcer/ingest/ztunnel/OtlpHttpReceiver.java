@@ -97,14 +97,14 @@ public final class OtlpHttpReceiver implements AutoCloseable {
       boolean json = contentType != null && contentType.startsWith("application/json");
       try {
         if (json) {
-          ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
+          ExportLogsServiceRequest request;
           try {
-            JsonFormat.parser().ignoringUnknownFields().merge(new String(body, StandardCharsets.UTF_8), request);
+            request = decodeJson(body);
           } catch (InvalidProtocolBufferException e) {
             ingestor.rejected(body, "not an OTLP JSON ExportLogsServiceRequest: " + e.getMessage(), e);
             throw e;
           }
-          ExportLogsServiceResponse response = ingestor.export(request.build());
+          ExportLogsServiceResponse response = ingestor.export(request);
           respond(exchange, 200, "application/json", JsonFormat.printer().print(response).getBytes(StandardCharsets.UTF_8));
         } else {
           respond(exchange, 200, "application/x-protobuf", ingestor.export(body).toByteArray());
@@ -114,6 +114,13 @@ public final class OtlpHttpReceiver implements AutoCloseable {
             ("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
       }
     }
+  }
+
+  /** An OTLP/HTTP JSON body (protobuf JSON mapping, unknown fields ignored). */
+  static ExportLogsServiceRequest decodeJson(byte[] body) throws InvalidProtocolBufferException {
+    ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
+    JsonFormat.parser().ignoringUnknownFields().merge(new String(body, StandardCharsets.UTF_8), request);
+    return request.build();
   }
 
   /** The body, un-gzipped when needed; null when it is too large. */
