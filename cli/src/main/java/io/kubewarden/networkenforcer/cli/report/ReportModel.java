@@ -117,8 +117,16 @@ public record ReportModel(String source, String format, String backend, Totals t
       return new Workload(sa.group(1) + "/ServiceAccount/" + sa.group(2), sa.group(1), "ServiceAccount",
           sa.group(2), false);
     }
+    if (OUTSIDE.matcher(peer).matches()) {
+      // An ipBlock peer (an address, a range or "outside-cluster"): grouped apart from namespaces.
+      return new Workload(peer, OUTSIDE_GROUP, "Addresses", peer, false);
+    }
     return new Workload(peer, "(unknown)", "Peer", peer, false);
   }
+
+  /** The group of peers outside the cluster, shown like a namespace. */
+  static final String OUTSIDE_GROUP = "(outside the cluster)";
+  private static final Pattern OUTSIDE = Pattern.compile("outside-cluster|[0-9a-fA-F:.]+/\\d{1,3}");
 
   private static PortSeen portSeen(PortEvidence p) {
     return new PortSeen(p.getProtocol(), p.getPort(), p.getFirstSeen(), p.getLastSeen(), p.getCount());

@@ -38,6 +38,8 @@ class LearnReportInBrowserTest {
   private static final String CLIENT = "demo/Deployment/http-client";
   private static final String SERVER = "demo/Deployment/http-server";
   private static final String COREDNS = "kube-system/Deployment/coredns";
+  private static final String STRIPE = "142.251.209.46/32";
+  private static final String OUTSIDE = "outside-cluster";
   private static final String CLIENT_SA = "demo/ServiceAccount/http-client-sa";
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -64,13 +66,15 @@ class LearnReportInBrowserTest {
     ChromeDriver browser = open(out.resolve("report.html"));
 
     assertRenderedOffline(browser);
-    assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS);
-    assertThat(namespaces(browser)).containsExactlyInAnyOrder("namespace:demo", "namespace:kube-system");
+    // The call to api.stripe.com is learned as an address rule: its peer is a node of its own.
+    assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS, STRIPE);
+    assertThat(namespaces(browser)).containsExactlyInAnyOrder("namespace:demo", "namespace:kube-system",
+        "namespace:(outside the cluster)");
     assertThat(edgePorts(browser)).isEqualTo(Set.of(
         CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
-        CLIENT + " -> " + COREDNS + " UDP/53"));
+        CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + STRIPE + " TCP/443"));
     assertThat(edgePortsWithCounts(browser)).isEqualTo(edgesFromManifests(out));
-    assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(6);
+    assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(7);
 
     // Namespace filter: kube-system's workload, its peer in demo, and their one connection.
     chooseNamespace(browser, "kube-system");
@@ -90,25 +94,25 @@ class LearnReportInBrowserTest {
     assertThat(tableRows(browser, true)).isEmpty();
     browser.findElement(By.id("search")).clear();
     browser.executeScript("document.getElementById('search').dispatchEvent(new Event('input'))");
-    assertThat(visibleWorkloads(browser)).hasSize(3);
+    assertThat(visibleWorkloads(browser)).hasSize(4);
 
     // A click on the client's node lists its egress proposal with the evidence of each port.
     click(browser, CLIENT);
     WebElement details = browser.findElement(By.id("details"));
     assertThat(details.findElement(By.tagName("h3")).getText()).isEqualTo("demo/http-client");
-    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Egress'] > li"))).hasSize(2);
+    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Egress'] > li"))).hasSize(3);
     assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Ingress']"))).isEmpty();
     List<String> evidence = details.findElements(By.cssSelector("li.evidence")).stream().map(WebElement::getText)
         .toList();
-    assertThat(evidence).hasSize(3).allSatisfy(e -> assertThat(e).containsPattern(
+    assertThat(evidence).hasSize(4).allSatisfy(e -> assertThat(e).containsPattern(
         "^(TCP|UDP)/\\d+: \\d+ seen, first \\d{4}-\\d\\d-\\d\\dT.*Z, last \\d{4}-\\d\\d-\\d\\dT.*Z$"));
     click(browser, COREDNS);
     assertThat(details.findElement(By.tagName("h3")).getText()).isEqualTo("kube-system/coredns");
     assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Ingress'] li.evidence")))
         .singleElement().satisfies(e -> assertThat(e.getText()).startsWith("UDP/53: "));
 
-    // The internet egress and the node's connection were dropped at ingest, with their counts.
-    assertThat(droppedRows(browser)).contains("ingest|external|1", "ingest|host|1");
+    // The node's connection was dropped at ingest, with its count; the internet egress was learned.
+    assertThat(droppedRows(browser)).contains("ingest|host|1").noneMatch(r -> r.startsWith("ingest|external|"));
 
     // The table view shows the same rules as the graph.
     browser.findElement(By.id("show-table")).click();
@@ -123,12 +127,13 @@ class LearnReportInBrowserTest {
     ChromeDriver browser = open(out.resolve("report.html"));
 
     assertRenderedOffline(browser);
-    assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS);
+    // Goldmane names no address for a public network: the learned rule is "anywhere outside the cluster".
+    assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS, OUTSIDE);
     assertThat(edgePorts(browser)).isEqualTo(Set.of(
         CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
-        CLIENT + " -> " + COREDNS + " UDP/53"));
+        CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + OUTSIDE + " TCP/443"));
     assertThat(edgePortsWithCounts(browser)).isEqualTo(edgesFromManifests(out));
-    assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(6);
+    assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(7);
   }
 
   @Test
