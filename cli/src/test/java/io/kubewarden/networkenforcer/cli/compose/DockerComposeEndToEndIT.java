@@ -115,6 +115,9 @@ class DockerComposeEndToEndIT {
                 json.asJson(spec), json.asJson(learned.getSpec())).isTrue();
           });
         });
+    // At least one, not exactly one: the ingest reconnects (and resumes with `since`) whenever a stream
+    // ends, and the compose restart policy may restart it on a loaded machine; the exact figures that
+    // matter are the proposals above.
     assertThat(relay.calls()).as("GetFlows streams opened").isGreaterThanOrEqualTo(1);
   }
 
