@@ -169,9 +169,19 @@ class ApiServerProposalReconcilerTest {
         .endTemplate().endSpec().endJobTemplate().endSpec().build()).create();
     ProposalSnapshot learned = cronJobSnapshot(new Convergence(true, Instant.parse("2026-01-08T00:05:00Z"),
         "QuietPeriodPassed", "no new peer or port since 2026-01-01T00:05:00Z"));
-    publish(learned);
-    await().atMost(WAIT).until(() -> converged(proposal("cronjob-backup-ingress")).isPresent()
-        && ready(proposal("cronjob-backup-ingress")).isPresent());
+    // The CronJob was created just now: a record read before the writer's informer has it is skipped
+    // (as for a workload that is gone), and the processor's next evidence flush brings it again. Publish
+    // until the proposal is there, as the processor would.
+    java.util.concurrent.atomic.AtomicInteger flush = new java.util.concurrent.atomic.AtomicInteger();
+    await().atMost(WAIT).pollInterval(Duration.ofSeconds(2)).ignoreExceptions().until(() -> {
+      if (proposal("cronjob-backup-ingress") == null) {
+        // A later flush carries a later updatedAt: a new record, not the one already handled.
+        publish(new ProposalSnapshot(learned.name(), learned.namespace(), learned.spec(), learned.evidence(),
+            learned.updatedAt().plusSeconds(flush.incrementAndGet()), learned.convergence()));
+      }
+      return converged(proposal("cronjob-backup-ingress")).isPresent()
+          && ready(proposal("cronjob-backup-ingress")).isPresent();
+    });
 
     WorkloadNetworkPolicyProposal p = proposal("cronjob-backup-ingress");
     assertThat(p.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
