@@ -124,7 +124,8 @@ public final class HubbleFlowParser {
         return ParseOutcome.dropped(DropReason.UNSUPPORTED_PROTOCOL);
       }
     }
-    if (port > 65535) {
+    // uint32 on the wire: a value of 2^31 or more reads as a negative int (found by HubbleProtoFuzzTest).
+    if (port < 0 || port > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
     ReplyDetection.Direction direction = ReplyDetection.of(flow, verdict != Verdict.FORWARDED);
