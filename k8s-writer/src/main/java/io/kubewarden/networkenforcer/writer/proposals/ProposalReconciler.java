@@ -32,6 +32,8 @@ import io.kubewarden.networkenforcer.writer.reconcile.Result;
 import io.kubewarden.networkenforcer.writer.rendering.Ownership;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,8 +83,18 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final ObjectEvents events;
   private final MeterRegistry meters;
   private final Clock clock;
+  /**
+   * How long a proposal record waits for its workload to reach the informer cache: the workload of a
+   * new CronJob or Deployment can be created a moment before its first flows are learned, and the
+   * writer's watch may see it later than the processor's record arrives.
+   */
+  static final Duration WORKLOAD_GRACE = Duration.ofMinutes(2);
+  static final Duration WORKLOAD_RECHECK = Duration.ofSeconds(2);
+
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
+  /** Since when a proposal record has waited for its workload to be cached. */
+  private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
 
   public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
       PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock) {
@@ -166,7 +178,16 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     Optional<HasMetadata> workload = cache.workload(target.get().workload());
     if (workload.isEmpty()) {
-      // Its workload is gone (the garbage collector deletes an owned proposal) or not cached yet.
+      // Not cached yet (created a moment ago): look again for a while before giving up on the record.
+      if (wish != null) {
+        Instant since = awaitingWorkload.computeIfAbsent(key, k -> clock.instant());
+        if (Duration.between(since, clock.instant()).compareTo(WORKLOAD_GRACE) < 0) {
+          meters.counter("network.enforcer.writer.proposals.awaiting.workload").increment();
+          return Result.requeueAfter(WORKLOAD_RECHECK);
+        }
+      }
+      awaitingWorkload.remove(key);
+      // Its workload is gone (the garbage collector deletes an owned proposal) or never appeared.
       LOG.info("workload {} of proposal {} does not exist; nothing applied", target.get().workload(), key);
       meters.counter("network.enforcer.writer.proposals", "outcome", "skipped_workload_missing").increment();
       if (wish != null) {
@@ -174,6 +195,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
       return Result.done();
     }
+    awaitingWorkload.remove(key);
     if (wish == null && live != null && refusedAsItIs(live)) {
       // The API server refused this very generation for good: wait for the object or the topic to change.
       return Result.done();
