@@ -47,6 +47,8 @@ final class LearnSetup {
         .backend(backend)
         .inMemoryStores(inMemoryStores)
         .learning(learning)
+        // In-process there is no repartition to relieve: combining would only add work.
+        .combineInterval(java.time.Duration.ZERO)
         .build()
         .validate();
   }

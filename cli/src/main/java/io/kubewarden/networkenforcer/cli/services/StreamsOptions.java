@@ -36,9 +36,9 @@ public class StreamsOptions {
       description = "Offset and transaction commit interval (default: ${DEFAULT-VALUE}).")
   String commitInterval;
 
-  @Option(names = "--observation-combine-interval", paramLabel = "DURATION", defaultValue = "0s",
-      description = "How long observations of one target and flow are combined before the repartition; 0 sends "
-          + "each alone; off by default because a combined observation gives one violation record for several flows "
+  @Option(names = "--observation-combine-interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "How long repeated observations of one target and flow are combined before the repartition "
+          + "(the repartition then carries aggregates, not flows; violation counts stay exact); 0 sends each alone "
           + "(default: ${DEFAULT-VALUE}).")
   String combineInterval;
 

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.violation;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
@@ -18,6 +19,10 @@ import java.util.Objects;
  *
  * @param count how many connections the provider aggregated into this record (Goldmane); informative
  *     only: one observation counts one in {@code violationCount}, whatever its count (api.md)
+ * @param observations how many flow records (observations in api.md's sense) this record stands for:
+ *     more than one when the processor combined repeated flow records before the repartition. The
+ *     writer adds this to {@code violationCount} and sends this many events, so combining changes
+ *     no count. Records of older versions carry none and stand for one.
  */
 public record ViolationObservation(
     String policyNamespace,
@@ -33,8 +38,10 @@ public record ViolationObservation(
     Provider provider,
     Backend backend,
     Direction direction,
-    long count) {
+    long count,
+    long observations) {
 
+  @JsonCreator // the canonical one, also for records of older versions without observations
   public ViolationObservation {
     Objects.requireNonNull(policyNamespace, "policyNamespace");
     Objects.requireNonNull(policyName, "policyName");
@@ -43,6 +50,17 @@ public record ViolationObservation(
     if (count <= 0) {
       count = 1;
     }
+    if (observations <= 0) {
+      observations = 1;
+    }
+  }
+
+  /** One observation: a record of one flow record. */
+  public ViolationObservation(String policyNamespace, String policyName, Instant timestamp, ViolationEndpoint source,
+      ViolationEndpoint dest, Protocol protocol, int dstPort, Mode action, String denyingPolicyNamespace,
+      String denyingPolicyName, Provider provider, Backend backend, Direction direction, long count) {
+    this(policyNamespace, policyName, timestamp, source, dest, protocol, dstPort, action, denyingPolicyNamespace,
+        denyingPolicyName, provider, backend, direction, count, 1);
   }
 
   /** {@code ns/name} of the policy: the key of the violations topic. */

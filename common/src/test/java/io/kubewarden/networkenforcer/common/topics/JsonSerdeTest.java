@@ -218,6 +218,22 @@ class JsonSerdeTest {
   }
 
   @Test
+  void aCombinedViolationKeepsItsObservationsAndAnOlderRecordWithoutThemStandsForOne() {
+    ViolationObservation v = new ViolationObservation("shop", "statefulset-db-ingress", T, null,
+        new ViolationEndpoint("shop", "StatefulSet", "db", null, null), Protocol.TCP, 5432, Mode.protect, null, null,
+        Provider.cilium, Backend.kubernetes, Direction.Ingress, 9, 4);
+    assertThat(roundTrip(topics.violations(), v).observations()).isEqualTo(4);
+
+    String older = "{\"policyNamespace\":\"shop\",\"policyName\":\"statefulset-db-ingress\","
+        + "\"timestamp\":\"2026-03-01T10:15:30Z\",\"protocol\":\"TCP\",\"dstPort\":5432,\"action\":\"protect\","
+        + "\"count\":3}";
+    ViolationObservation read = topics.violations().valueSerde().deserializer()
+        .deserialize("t", older.getBytes(StandardCharsets.UTF_8));
+    assertThat(read.observations()).isEqualTo(1);
+    assertThat(read.count()).isEqualTo(3);
+  }
+
+  @Test
   void controlCommandRoundTrips() {
     ControlCommand c = ControlCommand.resetLearning("shop/Deployment/web/Ingress", T, "proposal deleted by hand");
     assertThat(roundTrip(topics.control(), c)).isEqualTo(c);

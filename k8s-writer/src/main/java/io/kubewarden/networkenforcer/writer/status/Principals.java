@@ -33,6 +33,6 @@ public final class Principals {
     }
     return new ViolationObservation(o.policyNamespace(), o.policyName(), o.timestamp(), source, dest, o.protocol(),
         o.dstPort(), o.action(), o.denyingPolicyNamespace(), o.denyingPolicyName(), o.provider(), o.backend(),
-        o.direction(), o.count());
+        o.direction(), o.count(), o.observations());
   }
 }

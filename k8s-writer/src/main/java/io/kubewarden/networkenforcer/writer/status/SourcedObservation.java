@@ -35,4 +35,10 @@ public record SourcedObservation(String topic, int partition, long offset, Viola
         : observation.policyKey() + "/" + observation.timestamp() + "/" + System.identityHashCode(observation);
     return UUID.nameUUIDFromBytes(place.getBytes(StandardCharsets.UTF_8)).toString();
   }
+
+  /** The id of the {@code n}th event (from 0) of a record that stands for several observations. */
+  public String eventId(long n) {
+    return n == 0 ? eventId() : UUID.nameUUIDFromBytes((eventId() + "#" + n).getBytes(StandardCharsets.UTF_8))
+        .toString();
+  }
 }

@@ -130,7 +130,7 @@ public final class StatusMerger {
     s.setMergedOffsets(new ArrayList<>(byPartition.values()));
   }
 
-  /** New records take id = violationCount at insert; repeats refresh the timestamp; all count. */
+  /** New records take id = violationCount at insert; repeats refresh the timestamp; all count, each as the observations it stands for. */
   private void mergeObservations(WorkloadNetworkPolicyStatus s, List<ViolationObservation> observations) {
     List<ViolationObservation> ordered = new ArrayList<>(observations);
     ordered.sort(Comparator.comparing(ViolationObservation::timestamp)); // stable: arrival order on ties
@@ -151,8 +151,9 @@ public final class StatusMerger {
         records.add(0, incoming);
         bySignature.put(Signature.of(incoming), incoming);
       }
-      // One per observation (api.md), whatever connection count a provider aggregated into it.
-      s.setViolationCount(s.getViolationCount() + 1);
+      // One per observation (api.md), whatever connection count a provider aggregated into it; a record
+      // the processor combined from several flow records stands for that many observations.
+      s.setViolationCount(s.getViolationCount() + o.observations());
     }
   }
 

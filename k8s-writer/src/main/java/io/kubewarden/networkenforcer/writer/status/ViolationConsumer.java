@@ -152,7 +152,7 @@ public final class ViolationConsumer implements Runnable {
       return true;
     }
     o = Principals.withoutScheme(o);
-    meters.counter("network.enforcer.writer.violations.consumed").increment();
+    meters.counter("network.enforcer.writer.violations.consumed").increment(o.observations());
     events.observed(new SourcedObservation(tp.topic(), tp.partition(), r.offset(), o));
     buffer.add(tp, r.offset(), o);
     return true;

@@ -36,11 +36,21 @@ public final class ViolationEvents {
    */
   public static final String EVENT_ID = "log.record.uid";
 
-  /** One event per observation, at once (the status follows within one sync interval). */
+  /**
+   * One event per observation, at once (the status follows within one sync interval): a record that
+   * stands for several observations (combined in the processor) sends that many, each with its own id.
+   */
   public void observed(SourcedObservation sourced) {
+    long observations = sourced.observation().observations();
+    for (long i = 0; i < observations; i++) {
+      observed(sourced, sourced.eventId(i));
+    }
+  }
+
+  private void observed(SourcedObservation sourced, String eventId) {
     ViolationObservation o = sourced.observation();
     AttributesBuilder a = Attributes.builder();
-    a.put(EVENT_ID, sourced.eventId());
+    a.put(EVENT_ID, eventId);
     String provider = o.backend() != null ? o.backend().value()
         : o.provider() != null ? o.provider().backend().value() : null;
     put(a, "enforcement.provider", provider);

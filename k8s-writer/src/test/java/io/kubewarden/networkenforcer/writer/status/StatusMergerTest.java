@@ -37,8 +37,22 @@ class StatusMergerTest {
         o.backend(), o.direction(), connections);
   }
 
+  /** The same observation combined by the processor from {@code records} flow records. */
+  static ViolationObservation combined(ViolationObservation o, long records) {
+    return new ViolationObservation(o.policyNamespace(), o.policyName(), o.timestamp(), o.source(), o.dest(),
+        o.protocol(), o.dstPort(), o.action(), o.denyingPolicyNamespace(), o.denyingPolicyName(), o.provider(),
+        o.backend(), o.direction(), o.count(), records);
+  }
+
   static Stream<Arguments> rows() {
     return Stream.of(
+        Arguments.of("a record the processor combined from 5 flow records counts 5; the next new one takes id 6",
+            new Row(status(record(0, "batch", 9090, T0)),
+            List.of(combined(violation("api", "web", 8080, T0.plusSeconds(1)), 5),
+                violation("api", "db", 5432, T0.plusSeconds(2))), Map.of(), null, r -> {
+              assertThat(r.status().getViolationCount()).isEqualTo(7);
+              assertThat(ids(r)).containsExactly(6L, 1L, 0L);
+            })),
         Arguments.of("new observations get ids 0,1 and are listed newest first", new Row(null,
             List.of(violation("api", "web", 8080, T0), violation("api", "batch", 9090, T0.plusSeconds(1))),
             Map.of(), null, r -> {

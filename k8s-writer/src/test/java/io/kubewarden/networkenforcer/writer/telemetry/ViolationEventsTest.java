@@ -18,6 +18,7 @@ import io.opentelemetry.sdk.logs.data.LogRecordData;
 import io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor;
 import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
 import java.time.Instant;
+import java.util.List;
 import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -77,6 +78,22 @@ class ViolationEventsTest {
         .isEqualTo("cluster.local/ns/shop/sa/api");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("policy.ref.name"))).isEqualTo("deployment-api-ingress");
     assertThat(r.getTimestampEpochNanos()).isEqualTo(Instant.parse("2026-03-01T10:00:00Z").toEpochMilli() * 1_000_000);
+  }
+
+  @Test
+  void aRecordCombinedFromThreeFlowRecordsSendsThreeEventsWithStableDistinctIds() {
+    ViolationObservation o = new ViolationObservation("shop", "deployment-api-ingress",
+        Instant.parse("2026-03-01T10:00:00Z"), new ViolationEndpoint("shop", "Deployment", "web", null, null),
+        new ViolationEndpoint("shop", "Deployment", "api", null, null), Protocol.TCP, 8080, Mode.monitor, null, null,
+        Provider.calico, Backend.kubernetes, Direction.Ingress, 6, 3);
+    events.observed(new SourcedObservation("violations", 1, 7, o));
+    events.observed(new SourcedObservation("violations", 1, 7, o)); // read again after a failover
+
+    List<String> ids = exporter.getFinishedLogRecordItems().stream()
+        .map(r -> r.getAttributes().get(AttributeKey.stringKey(ViolationEvents.EVENT_ID))).toList();
+    assertThat(ids).hasSize(6);
+    assertThat(ids.subList(0, 3)).doesNotHaveDuplicates().isEqualTo(ids.subList(3, 6));
+    assertThat(ids.get(0)).isEqualTo(new SourcedObservation("violations", 1, 7, o).eventId());
   }
 
   @Test

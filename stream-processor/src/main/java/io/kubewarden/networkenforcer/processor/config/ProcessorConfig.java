@@ -63,9 +63,9 @@ public record ProcessorConfig(
    * combined). The combiner's buffer is a changelogged store, so the interval only trades latency
    * for fewer records; it costs no safety.
    */
-  // Off by default: a combined observation yields one violation record for several flow records, and
-  // violationCount counts one per flow record (api.md). Learning-only runs (learn, benchmarks) may turn it on.
-  public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ZERO;
+  // A combined observation carries the number of flow records it stands for, so violation counts stay
+  // one per flow record (api.md) with the combiner on.
+  public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */

@@ -106,8 +106,9 @@ public final class ProcessorMetrics {
     evidenceFlushes.increment();
   }
 
-  public void violation(String action) {
-    tagged(violations, "violations", "action", action).increment();
+  /** @param records the flow records the violation stands for: each is one violation */
+  public void violation(String action, long records) {
+    tagged(violations, "violations", "action", action).increment(records);
   }
 
   public void undetermined() {

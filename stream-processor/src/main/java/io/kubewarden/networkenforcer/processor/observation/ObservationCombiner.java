@@ -25,7 +25,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * one target and one flow (the same flow but for its times and count) into one record, so that the
  * repartition carries aggregates, not flows. Every {@code interval} (wall clock) and whenever
  * {@link #MAX_PENDING} combinations wait, each is forwarded as one observation whose flow has the
- * earliest first seen, the latest last seen and the summed count, and is deleted.
+ * earliest first seen, the latest last seen and the summed count, and is deleted. The observation
+ * also says how many flow records it stands for ({@link Observation#records()}), so a violation
+ * found on it still counts each of them.
  *
  * <p>Why this loses nothing on a crash or a rebalance: the waiting combinations live in a
  * changelogged state store ({@link StoreNames#COMBINER}), not in a field of this class. A commit
@@ -80,13 +82,13 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       Bytes key = key(observation.key, fallback, hash);
       byte[] old = pending.get(key);
       Combined combined = new Combined(observation.key, fallback, identity, flow.firstSeen(), flow.lastSeen(),
-          flow.count(), record.timestamp());
+          flow.count(), observation.value.records(), record.timestamp());
       if (old == null) {
         size++;
       } else {
         Combined before = Combined.read(old);
         if (Arrays.equals(before.identity, identity)) {
-          combined = before.plus(flow, record.timestamp());
+          combined = before.plus(flow, observation.value.records(), record.timestamp());
         } else {
           // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
           forward(before);
@@ -123,7 +125,7 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
     FlowRecord flow = new FlowRecord(combined.first, identity.provider(), identity.protocol(), identity.dstPort(),
         identity.src(), identity.dst(), identity.verdict(), identity.denyingPolicy(), combined.count,
         identity.reporter(), combined.last);
-    context.forward(new Record<>(combined.target, new Observation(flow, combined.fallback), combined.timestamp));
+    context.forward(new Record<>(combined.target, new Observation(flow, combined.fallback, combined.records), combined.timestamp));
   }
 
   private static byte[] identity(FlowRecord flow) {
@@ -156,13 +158,16 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
     return h;
   }
 
-  /** What waits for one combination: target, flow identity, first and last seen, count, latest timestamp. */
+  /**
+   * What waits for one combination: target, flow identity, first and last seen, count, the flow
+   * records it stands for, latest timestamp.
+   */
   private record Combined(String target, String fallback, byte[] identity, Instant first, Instant last, long count,
-      long timestamp) {
+      long records, long timestamp) {
 
-    Combined plus(FlowRecord flow, long recordTimestamp) {
+    Combined plus(FlowRecord flow, long moreRecords, long recordTimestamp) {
       return new Combined(target, fallback, identity, flow.firstSeen().isBefore(first) ? flow.firstSeen() : first,
-          flow.lastSeen().isAfter(last) ? flow.lastSeen() : last, count + flow.count(),
+          flow.lastSeen().isAfter(last) ? flow.lastSeen() : last, count + flow.count(), records + moreRecords,
           Math.max(timestamp, recordTimestamp));
     }
 
@@ -177,6 +182,7 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       out.bytes(7, identity);
       out.string(8, target);
       out.string(9, fallback);
+      out.varint(10, records);
       return out.toByteArray();
     }
 
@@ -188,6 +194,7 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       int lastNanos = 0;
       long count = 0;
       long timestamp = 0;
+      long records = 1; // entries written before the field stood for one flow record each time: a lower bound
       byte[] identity = null;
       String target = null;
       String fallback = null;
@@ -203,6 +210,7 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
           case 7 -> identity = in.readBytes();
           case 8 -> target = in.readString();
           case 9 -> fallback = in.readString();
+          case 10 -> records = in.readVarint();
           default -> in.skip(tag);
         }
       }
@@ -210,7 +218,7 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
         throw new MalformedRecordException("combiner entry without target or flow");
       }
       return new Combined(target, fallback, identity, Instant.ofEpochSecond(firstSeconds, firstNanos),
-          Instant.ofEpochSecond(lastSeconds, lastNanos), count, timestamp);
+          Instant.ofEpochSecond(lastSeconds, lastNanos), count, records, timestamp);
     }
   }
 }

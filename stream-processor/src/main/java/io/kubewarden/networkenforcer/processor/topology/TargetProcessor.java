@@ -208,17 +208,17 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         learn(record, target, flow);
       } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow,
           () -> nativePolicies.inNamespace(policy.namespace(), policy.name()))) {
-        violation(record, policy, target, flow, Mode.monitor);
+        violation(record, policy, target, observation, Mode.monitor);
       }
       return;
     }
     Mode action = flow.verdict() == Verdict.DENIED ? Mode.protect : Mode.monitor;
     if (policy != null) {
-      violation(record, policy, target, flow, action);
+      violation(record, policy, target, observation, action);
     } else if (observation.fallbackTarget() != null) {
       metrics.reattributed();
       context.forward(new Record<>(observation.fallbackTarget(),
-          new TargetOutput.Reattribution(Observation.of(flow)), record.timestamp()));
+          new TargetOutput.Reattribution(new Observation(flow, null, observation.records())), record.timestamp()));
     } else {
       metrics.unattributed("target-has-no-policy");
     }
@@ -257,9 +257,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void violation(Record<String, TargetEvent> record, PolicySnapshot policy, TargetKey target,
-      FlowRecord flow, Mode action) {
-    var violation = ViolationFactory.create(policy, target.direction(), flow, action);
-    metrics.violation(action.value());
+      Observation observation, Mode action) {
+    var violation = ViolationFactory.create(policy, target.direction(), observation.flow(), observation.records(),
+        action);
+    metrics.violation(action.value(), observation.records());
     context.forward(new Record<>(violation.policyKey(), new TargetOutput.Violation(violation), record.timestamp()));
   }
 

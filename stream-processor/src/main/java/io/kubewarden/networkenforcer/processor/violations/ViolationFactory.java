@@ -17,10 +17,11 @@ public final class ViolationFactory {
 
   /**
    * @param direction the direction of the target the policy covers
+   * @param records how many flow records the flow stands for (combined before the repartition)
    * @param action protect for a data-plane drop, monitor for a dry-run deny or a monitor-mode evaluation
    */
   public static ViolationObservation create(PolicySnapshot policy, Direction direction, FlowRecord flow,
-      Mode action) {
+      long records, Mode action) {
     // The data plane's named policy when it named one; otherwise our policy is the one violated.
     PolicyRef named = flow.denyingPolicy();
     boolean useNamed = named != null && named.name() != null && !named.name().isBlank();
@@ -31,7 +32,7 @@ public final class ViolationFactory {
     // An aggregate's latest time: the writer keeps the latest timestamp of a repeated violation.
     return new ViolationObservation(policy.namespace(), policy.name(), flow.lastSeen(), endpoint(flow.src()),
         endpoint(flow.dst()), flow.protocol(), port, action, denyingNamespace, denyingName, flow.provider(),
-        policy.backend(), direction, flow.count());
+        policy.backend(), direction, flow.count(), records);
   }
 
   /** The identity in the contract's prefix-free form {@code cluster.local/ns/<ns>/sa/<sa>} (no {@code spiffe://}). */

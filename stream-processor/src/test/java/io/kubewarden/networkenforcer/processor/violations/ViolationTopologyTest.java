@@ -232,4 +232,45 @@ class ViolationTopologyTest {
       assertThat(driver.newViolations()).extracting(kv -> kv.value.action()).containsExactly(Mode.protect);
     }
   }
+
+  @Test
+  void combinedRepeatsOfOneDenyStandForEveryFlowRecordSoCountsStayExact() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      learnAndPromote(driver, Mode.protect);
+
+      // Seven flow records of one drop (each an aggregate of 2 connections) within one combine
+      // interval, plus three of another port: the combiner folds each kind into one observation.
+      List<FlowRecord> drops = new java.util.ArrayList<>();
+      for (int i = 0; i < 7; i++) {
+        drops.add(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
+            Verdict.DENIED, null, 2, Reporter.SOURCE));
+      }
+      for (int i = 0; i < 3; i++) {
+        drops.add(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 7777, CLIENT, SERVER,
+            Verdict.DENIED, null, 2, Reporter.SOURCE));
+      }
+      driver.pipe(drops);
+
+      List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
+      assertThat(violations).extracting(kv -> kv.value.dstPort() + "x" + kv.value.observations())
+          .containsExactlyInAnyOrder("9999x7", "7777x3");
+      ViolationObservation v = violations.stream().filter(kv -> kv.value.dstPort() == 9999).findFirst()
+          .orElseThrow().value;
+      assertThat(v.count()).isEqualTo(14);
+      assertThat(v.timestamp()).isEqualTo(T.plusSeconds(6));
+      assertThat(driver.metrics().count("violations", "action", "protect")).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void withoutTheCombinerEveryFlowRecordIsOneViolationRecordOfOneObservation() {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
+      learnAndPromote(driver, Mode.protect);
+      for (int i = 0; i < 4; i++) {
+        driver.pipe(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
+            Verdict.DENIED, null, 2, Reporter.SOURCE));
+      }
+      assertThat(driver.newViolations()).extracting(kv -> kv.value.observations()).containsExactly(1L, 1L, 1L, 1L);
+    }
+  }
 }
