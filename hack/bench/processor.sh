@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stream processor figures of issue #11 (see BENCHMARKS.md "Stream processor"):
 # raw produce rate vs. the processor, exactly-once, 1 and 2 stream threads, on the same records and
-# the same embedded broker; proposal records per million flows; memory per 10k targets.
+# the same embedded broker; proposal records per million flows; memory per 10k targets; a burst of
+# twice the sustained rate for 60 s (largest lag, time to drain, flows lost or doubled).
 # BENCH_FLOWS (default 200000) and BENCH_TARGETS (default 100000) size the runs;
 # BENCH_JFR=1 writes a flight recording of the throughput run to stream-processor/target/processor.jfr.
 set -euo pipefail
@@ -27,5 +28,12 @@ fi
 figures='^[a-z][a-zA-Z0-9 /()=.,-]+: [0-9.-]+$'
 java -Xmx1g "${jfr[@]}" -cp "$cp" $main throughput "$flows" > stream-processor/target/bench-throughput.log 2>&1
 grep -E "$figures" stream-processor/target/bench-throughput.log
-java -Xmx2g -cp "$cp" $main memory "$targets" > stream-processor/target/bench-memory.log 2>&1
+# A fixed, pre-touched heap: RSS then shows what grows outside the heap (RocksDB, buffers), not the
+# collector committing more of -Xmx.
+java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$cp" $main memory "$targets" > stream-processor/target/bench-memory.log 2>&1
 grep -E "$figures" stream-processor/target/bench-memory.log
+# BENCH_BURST=0 skips the burst run (about 4 minutes: R/2 for 20 s, 2R for 60 s, R/2 until drained).
+if [ "${BENCH_BURST:-1}" = 1 ]; then
+  java -Xmx1g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-100000}" > stream-processor/target/bench-burst.log 2>&1
+  grep -E "$figures" stream-processor/target/bench-burst.log
+fi

@@ -24,6 +24,32 @@ public final class MissingTopics {
   private MissingTopics() {}
 
   /**
+   * Waits until every partition of the topics just created has a leader: a producer that writes to a
+   * partition whose leader is not known yet gets "not leader", and a transactional producer's retried
+   * first batch then comes after later ones, which the broker refuses as out of order and the
+   * transaction aborts (a Kafka Streams task is then restored from scratch). Gives up quietly at the
+   * deadline: producers retry on their own, this only spares them the first round.
+   */
+  static void awaitLeaders(Admin admin, List<String> names, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      try {
+        boolean led = admin.describeTopics(names).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+            .values().stream().allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null
+                && !p.leader().isEmpty()));
+        if (led) {
+          return;
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        // Not known everywhere yet: ask again.
+      }
+      Thread.sleep(50);
+    }
+    LOG.info("the topics {} have no leader for every partition yet; producers will retry", names);
+  }
+
+  /**
    * Creates the missing ones among {@code wanted}. Another instance creating the same topic at the
    * same moment is fine; anything else fails with a message naming the Kafka at {@code where}.
    *
@@ -42,6 +68,7 @@ public final class MissingTopics {
       if (!missing.isEmpty()) {
         LOG.info("creating topics {}", names);
         admin.createTopics(missing).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        awaitLeaders(admin, names, timeout);
       }
       return names;
     } catch (ExecutionException e) {

@@ -48,9 +48,12 @@ import org.apache.kafka.streams.StreamsConfig;
  *       thread, then with two, all in one run on one broker.
  *   <li>{@code memory}: heap and RSS while 100,000 targets are learned (50,000 client/server pairs,
  *       each an Egress and an Ingress target) and while flows keep coming over the same targets.
+ *   <li>{@code burst}: the processor's sustained rate R (one thread, exactly-once, a backlog), then,
+ *       live, flows sent at R/2 for 20 s, at 2R for 60 s, and at R/2 again until the lag is gone:
+ *       the largest lag, how long it took to drain, and whether every flow was learned exactly once.
  * </ul>
  *
- * <p>Arguments: {@code throughput [flows]} or {@code memory [targets]}.
+ * <p>Arguments: {@code throughput [flows]}, {@code memory [targets]} or {@code burst [backlog flows]}.
  */
 public final class ProcessorBenchmark {
   private static final int PARTITIONS = 4;
@@ -66,6 +69,8 @@ public final class ProcessorBenchmark {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
       if (mode.equals("memory")) {
         memory(broker.bootstrapServers(), n);
+      } else if (mode.equals("burst")) {
+        burst(broker.bootstrapServers(), n);
       } else {
         throughput(broker.bootstrapServers(), n);
       }
@@ -124,7 +129,8 @@ public final class ProcessorBenchmark {
     Path stateDir = Files.createTempDirectory("processor-bench");
     ProcessorConfig config = config(bootstrap, run, 1, stateDir);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList()).all().get();
+      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(admin,
+          topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(), Duration.ofMinutes(2), bootstrap);
       try (StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
         app.start();
         waitUntil(app::isReady, Duration.ofMinutes(2));
@@ -147,6 +153,94 @@ public final class ProcessorBenchmark {
         line("processor RSS growth while flows continue, 2 more rounds (MiB)", mib(after[1] - learned[1]));
       }
     }
+  }
+
+  private static void burst(String bootstrap, int backlog) throws Exception {
+    List<byte[]> records = stablePeerFlows(backlog);
+    int warmup = Math.min(backlog, 25_000);
+    produce(bootstrap, topicsOf("burst-warmup"), records.subList(0, 2 * warmup));
+    process(bootstrap, "burst-warmup", 1, warmup, new SimpleMeterRegistry());
+    produce(bootstrap, topicsOf("burst-rate"), records);
+    double sustained = process(bootstrap, "burst-rate", 1, backlog, new SimpleMeterRegistry());
+
+    String run = "burst";
+    Topics topics = topicsOf(run);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ProcessorConfig config = config(bootstrap, run, 1, Files.createTempDirectory("processor-bench"));
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(admin,
+          topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(), Duration.ofMinutes(2), bootstrap);
+      try (StreamProcessorApp app = new StreamProcessorApp(config, registry);
+           KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(producerProperties(bootstrap),
+               new ByteArraySerializer(), new ByteArraySerializer())) {
+        app.start();
+        waitUntil(app::isReady, Duration.ofMinutes(2));
+        double[] phaseRates = {sustained / 2, sustained * 2};
+        int[] phaseSeconds = {20, 60};
+        long sent = 0;
+        long maxLag = 0;
+        int cursor = 0;
+        for (int phase = 0; phase < 2; phase++) {
+          long phaseStart = System.nanoTime();
+          long phaseSent = 0;
+          while (System.nanoTime() - phaseStart < phaseSeconds[phase] * 1_000_000_000L) {
+            // Paced in 100 ms steps: send what the phase's rate owes so far, then sample the lag.
+            double elapsed = (System.nanoTime() - phaseStart) / 1e9;
+            long owed = (long) (phaseRates[phase] * elapsed) - phaseSent;
+            for (long i = 0; i < owed; i++) {
+              producer.send(new ProducerRecord<>(topics.flows().name(), records.get(cursor), records.get(cursor + 1)));
+              cursor = (cursor + 2) % records.size();
+            }
+            phaseSent += Math.max(owed, 0);
+            producer.flush();
+            maxLag = Math.max(maxLag, sent + phaseSent - committedFlows(admin, config));
+            Thread.sleep(100);
+          }
+          sent += phaseSent;
+        }
+        long burstEnd = System.nanoTime();
+        long lagAtBurstEnd = sent - committedFlows(admin, config);
+        // After the burst: R/2 again until the lag is gone (what the processor commits catches up).
+        long drainStart = System.nanoTime();
+        long drained = 0;
+        while (true) {
+          double elapsed = (System.nanoTime() - drainStart) / 1e9;
+          long owed = Math.max(0, (long) (phaseRates[0] * elapsed) - drained);
+          for (long i = 0; i < owed; i++) {
+            producer.send(new ProducerRecord<>(topics.flows().name(), records.get(cursor), records.get(cursor + 1)));
+            cursor = (cursor + 2) % records.size();
+          }
+          drained += owed;
+          producer.flush();
+          long lag = sent + drained - committedFlows(admin, config);
+          maxLag = Math.max(maxLag, lag);
+          if (lag <= phaseRates[0] || System.nanoTime() - drainStart > Duration.ofMinutes(20).toNanos()) {
+            break;
+          }
+          Thread.sleep(100);
+        }
+        double drainSeconds = (System.nanoTime() - burstEnd) / 1e9;
+        long total = sent + drained;
+        waitUntil(() -> caughtUp(admin, config, total) && learnedAll(registry, total), Duration.ofMinutes(20));
+        double learned = counter(registry, "observations.learned");
+        line("burst sustained processor flows/s (exactly-once, 1 thread)", String.format("%.0f", sustained));
+        line("burst flows/s for 60 s (2x sustained)", String.format("%.0f", phaseRates[1]));
+        line("burst lag at the end of the burst (flows)", Long.toString(lagAtBurstEnd));
+        line("burst largest lag (flows)", Long.toString(maxLag));
+        line("burst seconds to drain after the burst", String.format("%.1f", drainSeconds));
+        line("burst flows sent", Long.toString(total));
+        // Each flow is two observations (Egress of the client, Ingress of the server).
+        line("burst flows lost", String.format("%.0f", total - learned / 2));
+        line("burst flows doubled", String.format("%.0f", Math.max(0, learned / 2 - total)));
+      }
+    }
+  }
+
+  private static long committedFlows(Admin admin, ProcessorConfig config) throws Exception {
+    String flowsTopic = config.topics().flows().name();
+    return admin.listConsumerGroupOffsets(config.applicationId()).partitionsToOffsetAndMetadata().get().entrySet()
+        .stream().filter(e -> e.getKey().topic().equals(flowsTopic) && e.getValue() != null)
+        .mapToLong(e -> e.getValue().offset()).sum();
   }
 
   private static long cpuNanos() {
@@ -216,7 +310,8 @@ public final class ProcessorBenchmark {
   /** Sends the key/value pairs (keys as the ingest would) and waits for every ack; records/s. */
   private static double produce(String bootstrap, Topics topics, List<byte[]> records) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList()).all().get();
+      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(admin,
+          topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(), Duration.ofMinutes(2), bootstrap);
     }
     long start = System.nanoTime();
     long sent = produce(bootstrap, topics, records, 0);
@@ -225,6 +320,18 @@ public final class ProcessorBenchmark {
 
   /** Sends key/value pairs; the number of records sent. */
   private static long produce(String bootstrap, Topics topics, List<byte[]> records, int unused) {
+    String topic = topics.flows().name();
+    try (var producer = new KafkaProducer<>(producerProperties(bootstrap), new ByteArraySerializer(),
+        new ByteArraySerializer())) {
+      for (int i = 0; i < records.size(); i += 2) {
+        producer.send(new ProducerRecord<>(topic, records.get(i), records.get(i + 1)));
+      }
+      producer.flush();
+    }
+    return records.size() / 2;
+  }
+
+  private static Properties producerProperties(String bootstrap) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -235,14 +342,7 @@ public final class ProcessorBenchmark {
     // batches that the broker then refused as out of order, stalling the run), leader ack only.
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
     p.put(ProducerConfig.ACKS_CONFIG, "1");
-    String topic = topics.flows().name();
-    try (var producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int i = 0; i < records.size(); i += 2) {
-        producer.send(new ProducerRecord<>(topic, records.get(i), records.get(i + 1)));
-      }
-      producer.flush();
-    }
-    return records.size() / 2;
+    return p;
   }
 
   /** Key, value, key, value...: flows over 400 stable client/server pairs on two ports. */
