@@ -44,7 +44,9 @@ public final class LearnedSpecMerge {
   /** The live spec with what was learned since {@code previous} merged in. */
   public static WorkloadNetworkPolicyProposalSpec merge(WorkloadNetworkPolicyProposalSpec previous,
       WorkloadNetworkPolicyProposalSpec learned, WorkloadNetworkPolicyProposalSpec live) {
-    if (live == null) {
+    if (live == null || previous != null && previous.equals(live)) {
+      // Nobody edited it: the proposal is what was learned, in the learned order (so live learning and
+      // `learn` on the same flows give the same object, whatever order the flows came in).
       return learned;
     }
     if (previous == null) {

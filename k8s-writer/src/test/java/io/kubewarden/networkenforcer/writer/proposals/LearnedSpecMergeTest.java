@@ -63,6 +63,18 @@ class LearnedSpecMergeTest {
   }
 
   @Test
+  void aProposalNobodyEditedBecomesExactlyWhatWasLearnedInTheLearnedOrder() {
+    // Learned first 9090 of web, then 8080 sorted before it: the live copy is the earlier learned one.
+    WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:9090");
+    WorkloadNetworkPolicyProposalSpec learned = kubernetes("batch:7070", "web:8080,9090");
+
+    WorkloadNetworkPolicyProposalSpec merged = LearnedSpecMerge.merge(previous, learned, kubernetes("web:9090"));
+
+    assertThat(merged).isEqualTo(learned);
+    assertThat(rules(merged)).containsExactly("batch:7070", "web:8080,9090");
+  }
+
+  @Test
   void nothingNewLeavesTheReviewersSpecAsItIs() {
     WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:8080");
     WorkloadNetworkPolicyProposalSpec live = kubernetes("db:5432");
