@@ -166,6 +166,35 @@ class ApiServerProposalReconcilerTest {
   }
 
   @Test
+  void anUneditedProposalFollowsTheLearnedSpecInItsOrder() {
+    cluster.admin().resource(Fixtures.deployment("zeta")).create();
+    ProposalSnapshot first = withPorts(snapshot("zeta", List.of("web")), 9090);
+    publish(first);
+    await().atMost(WAIT).until(() -> ports(proposal("deployment-zeta-ingress")).equals(List.of(9090)));
+
+    // Port 8080 learned later sorts before 9090 in the learned spec: nobody edited the proposal, so it
+    // becomes the learned spec as it is (not 9090 with 8080 appended).
+    ProposalSnapshot second = withPorts(snapshot("zeta", List.of("web")), 8080, 9090);
+    publish(new ProposalSnapshot(second.name(), second.namespace(), second.spec(), second.evidence(),
+        second.updatedAt().plusSeconds(30)));
+    await().atMost(WAIT).until(() -> ports(proposal("deployment-zeta-ingress")).size() == 2);
+    assertThat(ports(proposal("deployment-zeta-ingress"))).containsExactly(8080, 9090);
+    assertThat(proposal("deployment-zeta-ingress").getSpec()).isEqualTo(second.spec());
+  }
+
+  private static ProposalSnapshot withPorts(ProposalSnapshot s, int... ports) {
+    s.spec().getKubernetes().getIngress().get(0).setPorts(java.util.Arrays.stream(ports).mapToObj(p ->
+        new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder().withProtocol("TCP")
+            .withNewPort(p).build()).toList());
+    return s;
+  }
+
+  private static List<Integer> ports(WorkloadNetworkPolicyProposal p) {
+    return p == null ? List.of() : p.getSpec().getKubernetes().getIngress().get(0).getPorts().stream()
+        .map(port -> port.getPort().getIntVal()).toList();
+  }
+
+  @Test
   void aRecordForAWorkloadNotCreatedYetWaitsForItThenApplies() throws Exception {
     publish(snapshot("late", List.of("web")));
     // Read and waiting: the writer has consumed the record but holds it (no commit, no proposal).
