@@ -87,6 +87,8 @@ final class LeaderSession {
   private ProposalConsumer proposalConsumer;
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
+  /** Set once the informers have synced: what the live view reads. */
+  private volatile ClusterCache syncedCache;
   private final BooleanSupplier leading;
   private final AtomicInteger buffered;
 
@@ -214,6 +216,7 @@ final class LeaderSession {
     if (stopped || !leading.getAsBoolean()) {
       return;
     }
+    syncedCache = cache;
     // Every policy is published below; tombstone what the cluster no longer has. Reconcilers start
     // only now, on complete caches: "does this target have a policy?" must not be answered from a
     // half-filled cache (it would promote or apply over an existing policy).
@@ -232,6 +235,11 @@ final class LeaderSession {
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());
+  }
+
+  /** The informer caches once synced; empty before, and after {@link #stop()}. */
+  java.util.Optional<ClusterCache> cache() {
+    return java.util.Optional.ofNullable(stopped ? null : syncedCache);
   }
 
   private void enqueueOwner(HasMetadata o) {

@@ -55,6 +55,15 @@ public final class ServiceRunner implements AutoCloseable {
     return part;
   }
 
+  /** A further page on the management port (after {@link #startManagement()}). */
+  public void page(String path, java.util.function.Supplier<ManagementServer.Page> page) {
+    if (management == null) {
+      throw new IllegalStateException("start the management server before adding " + path);
+    }
+    management.page(path, page);
+    LOG.info("{}: {} on port {}", name, path, management.port());
+  }
+
   public void ready(String check, BooleanSupplier ready) {
     readiness.add(new ManagementServer.Check(check, ready));
   }

@@ -106,6 +106,7 @@ public final class StandaloneCommand implements Callable<Integer> {
       processor.start();
       WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName());
       WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
+      io.kubewarden.networkenforcer.cli.services.LiveViewPage.serve(runner, writerService, writerConfig);
       writerService.start();
       IngestService ingestService = runner.add(new IngestService(ingestConfig, settings, runner.registry(), client));
       ingestService.start();
