@@ -58,7 +58,7 @@
       var byMode = {};
       policies.forEach(function (p) { byMode[p.mode] = (byMode[p.mode] || 0) + 1; });
       document.querySelector('header h1').textContent = 'Network Enforcer: live view';
-      document.getElementById('summary').textContent = data.source + ' \u00b7 as the writer sees it at '
+      document.getElementById('summary').textContent = data.source + ' \u00b7 as of '
         + live.generatedAt + ' \u00b7 ' + data.proposals.length + ' proposals (learning), ' + policies.length
         + ' policies (' + (byMode.monitor || 0) + ' monitor, ' + (byMode.protect || 0) + ' protect), '
         + violations.length + ' active violations \u00b7 read-only: run the kubectl commands shown to act';
@@ -121,7 +121,7 @@
       { selector: 'edge.allowed', style: { 'line-color': '#1f6feb', 'target-arrow-color': '#1f6feb',
         'line-style': 'dashed' } },
       { selector: 'edge.violation', style: { width: 3, 'line-color': '#cf222e', 'target-arrow-color': '#cf222e',
-        color: '#cf222e', 'font-weight': 'bold' } },
+        color: '#cf222e', 'font-weight': 'bold', 'text-background-opacity': 0.6 } },
       { selector: 'node.selected-workload', style: { 'border-color': '#bf3989', 'border-width': 3 } },
       { selector: 'node.match', style: { 'background-color': '#fff8c5', 'border-color': '#9a6700', 'border-width': 3 } }
     ]
@@ -129,7 +129,8 @@
   // Grid first so the force-directed layout starts from the same positions on every open.
   cy.layout({ name: 'grid', animate: false }).run();
   cy.layout({ name: 'cose', animate: false, randomize: false, nodeDimensionsIncludeLabels: true,
-    idealEdgeLength: function () { return 160; }, nodeRepulsion: function () { return 600000; },
+    // Violation edges get room for their longer label and stay visible beside it.
+    idealEdgeLength: function (e) { return e.hasClass('violation') ? 300 : 160; }, nodeRepulsion: function () { return 600000; },
     componentSpacing: 120, padding: 30 }).run();
 
   function applyFilters() {

@@ -40,6 +40,7 @@ public final class LiveView {
           + "seconds; with several writer replicas, port-forward to the pod that holds the Lease.\n");
     }
     return new Page(200, "text/html; charset=utf-8", HtmlReport.render(
-        LiveViewModel.build(current.get(), "the cluster as writer " + identity + " sees it", clock.instant())));
+        LiveViewModel.build(current.get(), "cluster, from the caches of writer " + identity,
+            clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS))));
   }
 }
