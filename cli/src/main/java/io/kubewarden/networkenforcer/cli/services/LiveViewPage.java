@@ -14,7 +14,8 @@ public final class LiveViewPage {
     if (!config.liveView()) {
       return;
     }
-    LiveView view = new LiveView(writer::cache, config.identity(), Clock.systemUTC());
+    LiveView view = new LiveView(writer::cache, config.identity(), config.namespace(), config.leaseName(),
+        Clock.systemUTC());
     runner.page(LiveView.PATH, () -> {
       LiveView.Page p = view.render();
       return new ManagementServer.Page(p.status(), p.contentType(), p.body());
