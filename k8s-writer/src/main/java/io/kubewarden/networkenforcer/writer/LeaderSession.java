@@ -42,6 +42,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -238,8 +239,8 @@ final class LeaderSession {
   }
 
   /** The informer caches once synced; empty before, and after {@link #stop()}. */
-  java.util.Optional<ClusterCache> cache() {
-    return java.util.Optional.ofNullable(stopped ? null : syncedCache);
+  Optional<ClusterCache> cache() {
+    return Optional.ofNullable(stopped ? null : syncedCache);
   }
 
   private void enqueueOwner(HasMetadata o) {

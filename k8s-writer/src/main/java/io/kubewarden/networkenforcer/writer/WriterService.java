@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -94,9 +95,9 @@ public final class WriterService implements AutoCloseable {
    * What the leader holds in its informer caches (policies, proposals, workloads); empty on a
    * standby and while the caches sync. Reading it sends nothing to the API server.
    */
-  public java.util.Optional<ClusterCache> cache() {
+  public Optional<ClusterCache> cache() {
     LeaderSession s = session;
-    return s == null ? java.util.Optional.empty() : s.cache();
+    return s == null ? Optional.empty() : s.cache();
   }
 
   private void startSession() {

@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +57,7 @@ public final class ServiceRunner implements AutoCloseable {
   }
 
   /** A further page on the management port (after {@link #startManagement()}). */
-  public void page(String path, java.util.function.Supplier<ManagementServer.Page> page) {
+  public void page(String path, Supplier<ManagementServer.Page> page) {
     if (management == null) {
       throw new IllegalStateException("start the management server before adding " + path);
     }
