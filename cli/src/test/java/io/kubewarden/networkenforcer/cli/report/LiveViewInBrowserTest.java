@@ -430,7 +430,8 @@ class LiveViewInBrowserTest {
   @SuppressWarnings("unchecked")
   private static Set<String> edges(ChromeDriver browser) {
     List<String> raw = (List<String>) browser.executeScript("return window.networkEnforcerReport.cy.edges().map("
-        + "function (e) { var k = ['learned', 'allowed', 'violation'].filter(function (c) { return e.hasClass(c); })[0];"
+        + "function (e) { var k = ['learned', 'allowed', 'violation']"
+        + ".filter(function (c) { return e.hasClass(c); })[0];"
         + " return k + '|' + e.data('source') + ' -> ' + e.data('target') + '|' + e.data('label'); })");
     return new TreeSet<>(raw);
   }

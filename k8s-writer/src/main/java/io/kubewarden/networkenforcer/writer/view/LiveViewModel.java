@@ -199,8 +199,13 @@ final class LiveViewModel {
     private final List<HasMetadata> workloads;
 
     PeerResolver(List<HasMetadata> workloads) {
-      this.workloads = workloads.stream().sorted(Comparator.comparing((HasMetadata w) -> w.getClass().getSimpleName())
+      this.workloads = workloads.stream().sorted(Comparator.comparing(PeerResolver::kindOf)
           .thenComparing(w -> w.getMetadata().getName())).toList();
+    }
+
+    /** The kind of a cached workload, from its class (list items need not carry {@code kind}). */
+    private static String kindOf(HasMetadata w) {
+      return w.getClass().getSimpleName();
     }
 
     Workload resolve(String policyNamespace, NetworkPolicyPeer peer) {
@@ -224,8 +229,8 @@ final class LiveViewModel {
       String namespace = ns;
       return workloads.stream().filter(w -> namespace.equals(w.getMetadata().getNamespace()))
           .filter(w -> wanted.equals(selectorOf(w))).findFirst()
-          .map(w -> new Workload(namespace + "/" + w.getClass().getSimpleName() + "/" + w.getMetadata().getName(), namespace,
-              w.getClass().getSimpleName(), w.getMetadata().getName(), false))
+          .map(w -> new Workload(namespace + "/" + kindOf(w) + "/" + w.getMetadata().getName(), namespace,
+              kindOf(w), w.getMetadata().getName(), false))
           .orElseGet(() -> {
             String sel = labels(peer.getPodSelector());
             return new Workload(namespace + "/Pods/" + sel, namespace, "Pods", sel, false);
