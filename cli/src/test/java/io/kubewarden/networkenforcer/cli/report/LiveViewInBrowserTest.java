@@ -234,6 +234,12 @@ class LiveViewInBrowserTest {
       await().atMost(WAIT).until(() -> model(port).get("live").get("violations").size() == 1);
       assertThat(model(port).get("live").get("violations").get(0).get("id").asLong()).isNotEqualTo(first.getId());
 
+      // The page takes no write: anything but GET and HEAD is refused.
+      HttpResponse<String> post = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/view"))
+          .POST(HttpRequest.BodyPublishers.ofString("mode=protect")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(post.statusCode()).isEqualTo(405);
+      assertThat(post.headers().firstValue("Allow")).hasValue("GET, HEAD");
+
       assertPageViewsSendNothingToTheApiServer(port, browser);
     } finally {
       stopWriter(writer);
