@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs headless Chromium and its ChromeDriver from Debian's packages for the browser tests of
-# the HTML report (cli module, package io.kubewarden.networkenforcer.cli.report). Selenium drives
+# the HTML report (cli module, packages cli.report and the live view test). Selenium drives
 # /usr/bin/chromedriver directly; nothing is downloaded at test time.
 # Idempotent: does nothing when both are already installed.
 set -euo pipefail

@@ -556,6 +556,8 @@ secret:
   value: {{ include "ne.leaseName" .ctx | quote }}
 - name: NE_LEASE_NAMESPACE
   value: {{ .ctx.Release.Namespace | quote }}
+- name: NE_LIVE_VIEW
+  value: {{ .ctx.Values.writer.liveView.enabled | quote }}
 {{- end -}}
 
 {{/* ---------------------------------------------------------------- pod plumbing */}}

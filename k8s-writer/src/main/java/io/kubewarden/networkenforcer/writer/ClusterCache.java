@@ -74,6 +74,15 @@ public final class ClusterCache {
     return policies.getStore().list();
   }
 
+  public List<WorkloadNetworkPolicyProposal> allProposals() {
+    return proposals.getStore().list();
+  }
+
+  /** Every cached workload of every watched kind. */
+  public List<HasMetadata> allWorkloads() {
+    return workloads.values().stream().<HasMetadata>flatMap(i -> i.getStore().list().stream()).toList();
+  }
+
   public Optional<WorkloadNetworkPolicyProposal> proposal(String namespace, String name) {
     return Optional.ofNullable(proposals.getStore().getByKey(namespace + "/" + name));
   }

@@ -42,6 +42,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,6 +88,8 @@ final class LeaderSession {
   private ProposalConsumer proposalConsumer;
   private ViolationConsumer violationConsumer;
   private volatile boolean stopped;
+  /** Set once the informers have synced: what the live view reads. */
+  private volatile ClusterCache syncedCache;
   private final BooleanSupplier leading;
   private final AtomicInteger buffered;
 
@@ -214,6 +217,7 @@ final class LeaderSession {
     if (stopped || !leading.getAsBoolean()) {
       return;
     }
+    syncedCache = cache;
     // Every policy is published below; tombstone what the cluster no longer has. Reconcilers start
     // only now, on complete caches: "does this target have a policy?" must not be answered from a
     // half-filled cache (it would promote or apply over an existing policy).
@@ -232,6 +236,11 @@ final class LeaderSession {
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     LOG.info("leader session of {} running", config.identity());
+  }
+
+  /** The informer caches once synced; empty before, and after {@link #stop()}. */
+  Optional<ClusterCache> cache() {
+    return Optional.ofNullable(stopped ? null : syncedCache);
   }
 
   private void enqueueOwner(HasMetadata o) {

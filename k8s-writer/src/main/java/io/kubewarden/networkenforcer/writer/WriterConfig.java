@@ -17,11 +17,12 @@ import java.util.Objects;
  * @param consumerGroup prefix of the Kafka consumer groups ({@code -proposals}, {@code -violations})
  * @param maxBufferedViolations consumption pauses above this many buffered, unwritten observations
  * @param resyncPeriod how often informers replay the cache (repairs drift nobody told us about)
+ * @param liveView serve the read-only live view page on the management port (off by default)
  */
 public record WriterConfig(String namespace, String leaseName, String identity, Duration leaseDuration,
     Duration renewDeadline, Duration retryPeriod, Duration statusUpdateInterval, String fieldManager,
     String consumerGroup, int maxBufferedViolations, Duration resyncPeriod, TelemetrySettings telemetry,
-    KafkaSettings kafka) {
+    KafkaSettings kafka, boolean liveView) {
 
   public static final String DEFAULT_LEASE_NAME = "network-enforcer-writer";
   public static final String DEFAULT_FIELD_MANAGER = "network-enforcer";
@@ -35,7 +36,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     return new Builder().namespace(namespace).leaseName(leaseName).identity(identity).leaseDuration(leaseDuration)
         .renewDeadline(renewDeadline).retryPeriod(retryPeriod).statusUpdateInterval(statusUpdateInterval)
         .fieldManager(fieldManager).consumerGroup(consumerGroup).maxBufferedViolations(maxBufferedViolations)
-        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka);
+        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka).liveView(liveView);
   }
 
   /** Checks every value; returns this. */
@@ -103,6 +104,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     private Duration resyncPeriod = Duration.ofMinutes(10);
     private TelemetrySettings telemetry = TelemetrySettings.disabled();
     private KafkaSettings kafka;
+    private boolean liveView;
 
     private static String defaultIdentity() {
       String pod = System.getenv("POD_NAME");
@@ -129,10 +131,12 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     public Builder resyncPeriod(Duration v) { resyncPeriod = v; return this; }
     public Builder telemetry(TelemetrySettings v) { telemetry = v; return this; }
     public Builder kafka(KafkaSettings v) { kafka = v; return this; }
+    public Builder liveView(boolean v) { liveView = v; return this; }
 
     public WriterConfig build() {
       return new WriterConfig(namespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod,
-          statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka);
+          statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka,
+          liveView);
     }
   }
 }

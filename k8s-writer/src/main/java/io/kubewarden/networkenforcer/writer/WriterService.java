@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +34,7 @@ public final class WriterService implements AutoCloseable {
   private final LeaderElection election;
   /** Sessions start and stop on their own thread, never on the election's. */
   private final ExecutorService lifecycle;
-  private LeaderSession session;
+  private volatile LeaderSession session;
   private final AtomicInteger buffered;
   private boolean closed;
 
@@ -88,6 +89,15 @@ public final class WriterService implements AutoCloseable {
 
   public boolean isLeader() {
     return election.isLeader();
+  }
+
+  /**
+   * What the leader holds in its informer caches (policies, proposals, workloads); empty on a
+   * standby and while the caches sync. Reading it sends nothing to the API server.
+   */
+  public Optional<ClusterCache> cache() {
+    LeaderSession s = session;
+    return s == null ? Optional.empty() : s.cache();
   }
 
   private void startSession() {

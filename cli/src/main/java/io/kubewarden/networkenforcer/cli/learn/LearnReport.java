@@ -1,7 +1,8 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
-import io.kubewarden.networkenforcer.cli.report.HtmlReport;
-import io.kubewarden.networkenforcer.cli.report.ReportModel;
+import io.kubewarden.networkenforcer.common.report.HtmlReport;
+import io.kubewarden.networkenforcer.common.report.ProposalRules;
+import io.kubewarden.networkenforcer.common.report.ReportModel;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import java.nio.file.Files;

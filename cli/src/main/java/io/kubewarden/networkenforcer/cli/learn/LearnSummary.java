@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import io.kubewarden.networkenforcer.common.report.ProposalRules;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;

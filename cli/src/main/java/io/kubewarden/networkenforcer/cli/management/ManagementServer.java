@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * The management port of every service: {@code /healthz} (the process runs), {@code /readyz}
@@ -22,6 +23,9 @@ public final class ManagementServer implements AutoCloseable {
 
   /** A named readiness check, reported by /readyz. */
   public record Check(String name, BooleanSupplier ready) {}
+
+  /** A page answered on a path of its own: status, content type, body. */
+  public record Page(int status, String contentType, String body) {}
 
   public ManagementServer(int port, PrometheusMeterRegistry registry, List<Check> readiness) {
     try {
@@ -49,6 +53,35 @@ public final class ManagementServer implements AutoCloseable {
     server.createContext("/metrics", ex -> respond(ex, 200, registry.scrape(),
         "text/plain; version=0.0.4; charset=utf-8"));
     server.start();
+  }
+
+  /**
+   * Serves {@code page} at exactly {@code path}, read-only: GET and HEAD only (405 otherwise),
+   * never cached by the browser, 404 below the path.
+   */
+  public void page(String path, Supplier<Page> page) {
+    server.createContext(path, ex -> {
+      if (!ex.getRequestURI().getPath().equals(path)) {
+        respond(ex, 404, "not found\n", "text/plain");
+        return;
+      }
+      String method = ex.getRequestMethod();
+      if (!"GET".equals(method) && !"HEAD".equals(method)) {
+        ex.getResponseHeaders().set("Allow", "GET, HEAD");
+        respond(ex, 405, "read-only: only GET and HEAD\n", "text/plain");
+        return;
+      }
+      Page p;
+      try {
+        p = page.get();
+      } catch (RuntimeException e) {
+        respond(ex, 500, "cannot render " + path + ": " + e + "\n", "text/plain");
+        return;
+      }
+      ex.getResponseHeaders().set("Cache-Control", "no-store");
+      ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+      respond(ex, p.status(), p.body(), p.contentType());
+    });
   }
 
   public int port() {

@@ -69,6 +69,10 @@ public final class ReplayCommand implements Callable<Integer> {
   @Option(names = "--publish", description = "Publish the proposals to the proposals topic, annotated with the window.")
   boolean publish;
 
+  @Option(names = "--report", paramLabel = "FILE.html", description = "Also write the self-contained HTML page of "
+      + "learn --report for the window: connectivity graph, rules with evidence, what was not replayed.")
+  Path report;
+
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m",
       description = "Longest time to wait for learning to finish (default: ${DEFAULT-VALUE}).")
   String timeout;
@@ -89,11 +93,15 @@ public final class ReplayCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LogLevels.quiet(logLevel);
-    if (outputDir == null && !publish) {
-      throw new ConfigException("say where the proposals go: --output-dir DIR, --publish, or both");
+    if (outputDir == null && !publish && report == null) {
+      throw new ConfigException("say where the proposals go: --output-dir DIR, --publish, --report FILE.html, "
+          + "or several");
     }
     if (outputDir != null && Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
       throw new ConfigException("--output-dir " + outputDir + " is a file; name a directory");
+    }
+    if (report != null) {
+      ReplayReport.check(report);
     }
     Duration wait = Durations.parse("--timeout", timeout);
     TimeWindow window = TimeWindow.parse(from, to, Instant.now());
@@ -131,6 +139,10 @@ public final class ReplayCommand implements Callable<Integer> {
           "the flows of " + window.from() + " to " + window.to())) {
         out.println("  " + file);
       }
+    }
+    if (report != null) {
+      ReplayReport.write(report, live.topics().flows().name(), window, chosen.backend(), result, proposals);
+      out.println("  report: " + report);
     }
     if (publish) {
       int n = new ProposalPublisher(live).publish(result.proposals(), window);

@@ -8,6 +8,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,15 @@ public final class ServiceRunner implements AutoCloseable {
   public <T extends AutoCloseable> T add(T part) {
     parts.push(part);
     return part;
+  }
+
+  /** A further page on the management port (after {@link #startManagement()}). */
+  public void page(String path, Supplier<ManagementServer.Page> page) {
+    if (management == null) {
+      throw new IllegalStateException("start the management server before adding " + path);
+    }
+    management.page(path, page);
+    LOG.info("{}: {} on port {}", name, path, management.port());
   }
 
   public void ready(String check, BooleanSupplier ready) {

@@ -48,6 +48,7 @@ public final class WriterCommand implements Callable<Integer> {
       WriterService writerService = runner.add(WriterService.create(client, config, runner.registry()));
       // Leader or standby: both are ready; only the leader writes.
       runner.ready("writer", () -> true);
+      LiveViewPage.serve(runner, writerService, config);
       writerService.start();
       runner.awaitShutdown();
     }

@@ -54,6 +54,12 @@ public class WriterOptions {
   @Option(names = "--otel-client-key-file", paramLabel = "FILE", description = "PEM PKCS#8 client key (mTLS).")
   Path otelClientKeyFile;
 
+  @Option(names = "--live-view", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+      defaultValue = "false", description = "Serve the read-only connectivity graph of the cluster's proposals, "
+          + "policies and violations at /view on the management port, from the leader's caches "
+          + "(default: ${DEFAULT-VALUE}).")
+  boolean liveView;
+
   /** The validated writer configuration. */
   public WriterConfig config(KafkaSettings kafka, String podNamespace, String podName) {
     return config(kafka, podNamespace, podName, System.getenv());
@@ -73,7 +79,8 @@ public class WriterOptions {
         .leaseName(leaseName)
         .statusUpdateInterval(Durations.parse("--status-sync-interval", statusSyncInterval))
         .telemetry(telemetry)
-        .kafka(kafka);
+        .kafka(kafka)
+        .liveView(liveView);
     if (podName != null && !podName.isBlank()) {
       b.identity(podName);
     }

@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.services.ApiServerCheck;
 import io.kubewarden.networkenforcer.cli.services.IngestOptions;
+import io.kubewarden.networkenforcer.cli.services.LiveViewPage;
 import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.cli.services.StreamsOptions;
@@ -106,6 +107,7 @@ public final class StandaloneCommand implements Callable<Integer> {
       processor.start();
       WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName());
       WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
+      LiveViewPage.serve(runner, writerService, writerConfig);
       writerService.start();
       IngestService ingestService = runner.add(new IngestService(ingestConfig, settings, runner.registry(), client));
       ingestService.start();

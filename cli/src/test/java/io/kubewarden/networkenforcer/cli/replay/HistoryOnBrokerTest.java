@@ -35,6 +35,7 @@ import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,8 +204,10 @@ class HistoryOnBrokerTest {
   @Test
   @Order(3)
   void replayOfWindowBGivesTheProposalsOfThatWindowOnly() throws Exception {
-    CliRun run = replay(B_FROM, B_TO, "--output-dir", dir.toString());
+    Path report = dir.resolve("reports").resolve("window-b.html");
+    CliRun run = replay(B_FROM, B_TO, "--output-dir", dir.toString(), "--report", report.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("report: " + report);
     Map<String, WorkloadNetworkPolicyProposal> replayed = manifests(dir);
     assertThat(replayed.keySet()).containsExactlyInAnyOrder("demo/deployment-http-client-egress",
         "demo/deployment-http-server-ingress", "other/deployment-scraper-egress");
@@ -212,6 +215,31 @@ class HistoryOnBrokerTest {
         "demo/Deployment/http-client UDP/18081", "other/Deployment/scraper TCP/9090");
     assertThat(rules(replayed.get("demo/deployment-http-client-egress"))).containsExactly(
         "demo/Deployment/http-server UDP/18081");
+
+    // The report holds the window's proposals, and only them, with their evidence counts as edges.
+    JsonNode model = reportModel(report);
+    List<String> proposals = new ArrayList<>();
+    model.get("proposals").forEach(p -> proposals.add(p.get("namespace").asText() + "/" + p.get("name").asText()));
+    assertThat(proposals).containsExactlyInAnyOrderElementsOf(replayed.keySet());
+    List<String> edges = new ArrayList<>();
+    model.get("connections").forEach(c -> c.get("ports").forEach(port -> edges.add(c.get("id").asText() + " "
+        + port.get("protocol").asText() + "/" + port.get("port").asText() + " x" + port.get("count").asLong())));
+    assertThat(edges).containsExactlyInAnyOrder(
+        "demo/Deployment/http-client -> demo/Deployment/http-server UDP/18081 x4",
+        "other/Deployment/scraper -> demo/Deployment/http-server TCP/9090 x1");
+    assertThat(model.get("source").asText()).isEqualTo(PREFIX + "flows " + B_FROM + " to " + B_TO);
+    assertThat(model.get("totals").get("flowsPublished").asLong()).isEqualTo(2);
+    assertThat(model.get("live").isNull()).isTrue();
+  }
+
+  /** The model the page was rendered from: the JSON inlined in its report-data element. */
+  private static JsonNode reportModel(Path html) throws Exception {
+    String page = Files.readString(html);
+    String open = "<script type=\"application/json\" id=\"report-data\">";
+    int start = page.indexOf(open);
+    assertThat(start).as("report-data element in " + html).isPositive();
+    int end = page.indexOf("</script>", start);
+    return new ObjectMapper().readTree(page.substring(start + open.length(), end));
   }
 
   @Test

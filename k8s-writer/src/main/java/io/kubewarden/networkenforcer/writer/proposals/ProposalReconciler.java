@@ -95,6 +95,12 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
   /** Since when a proposal record has waited for its workload to be cached. */
   private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
+  /**
+   * The evidence this leader last wrote per proposal. A reconcile with no new record keeps it, not
+   * the cache's copy: the informer event of our own create or spec apply can arrive before the
+   * status we wrote after it, and writing that stale copy back would erase the evidence.
+   */
+  private final Map<ObjectKey, List<RuleEvidence>> writtenEvidence = new ConcurrentHashMap<>();
 
   public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
       PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock) {
@@ -112,6 +118,16 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   /** The informer saw the proposal go: keep its last state for the reconcile of its key. */
   public void onDeleted(WorkloadNetworkPolicyProposal lastState) {
     deleted.put(ObjectKey.of(lastState), lastState);
+    writtenEvidence.remove(ObjectKey.of(lastState));
+  }
+
+  /** The evidence to keep when there is no new record: what we wrote last, else what the cluster has. */
+  private List<RuleEvidence> keptEvidence(ObjectKey key, WorkloadNetworkPolicyProposal live) {
+    List<RuleEvidence> written = writtenEvidence.get(key);
+    if (written != null) {
+      return new ArrayList<>(written);
+    }
+    return live == null || live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
   }
 
   @Override
@@ -212,8 +228,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
           : applied.getMetadata().getGeneration();
     }
-    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence())
-        : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
+    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
     Condition converged = snapshot == null || snapshot.convergence() == null ? null
         : snapshot.convergence().toCondition();
     writeStatus(key, live, evidence, ready, converged, generation);
@@ -373,6 +388,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     s.setStatus(status);
     try {
       writer.applyStatus(s);
+      writtenEvidence.put(key, List.copyOf(evidence));
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         LOG.info("proposal {} was deleted before its status was written", key);
@@ -480,7 +496,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       events.warning(live, error.reason(), error.getMessage()); // once per refusal, not per attempt
     }
     long generation = live.getMetadata().getGeneration() == null ? 0 : live.getMetadata().getGeneration();
-    List<RuleEvidence> evidence = live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
-    writeStatus(key, live, evidence, readyCondition(error.reason(), false, error.getMessage()), null, generation);
+    writeStatus(key, live, keptEvidence(key, live), readyCondition(error.reason(), false, error.getMessage()), null,
+        generation);
   }
 }

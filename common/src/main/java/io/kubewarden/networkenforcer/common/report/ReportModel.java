@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.cli.report;
+package io.kubewarden.networkenforcer.common.report;
 
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
@@ -17,13 +17,20 @@ import java.util.regex.Pattern;
 /**
  * What the HTML report shows, as plain data the page reads as JSON: workloads (graph nodes), the
  * connections between them (edges, one per source and destination with the ports seen), every
- * proposal with its rules and evidence, and what was dropped and why.
+ * proposal with its rules and evidence, and what was dropped and why. The writer's live view adds
+ * {@link Live}: the cluster's policies with their modes and the violations in their status.
  *
  * @param source the capture learned from
- * @param totals record counts of the run
+ * @param totals record counts of the run; null in the live view
+ * @param live policies and violations; null in a report of learn or replay
  */
 public record ReportModel(String source, String format, String backend, Totals totals, List<Workload> workloads,
-    List<Connection> connections, List<Proposal> proposals, List<Dropped> dropped) {
+    List<Connection> connections, List<Proposal> proposals, List<Dropped> dropped, Live live) {
+
+  /** Kinds of edges: learned (proposal evidence), allowed (a policy's rules), violation (status records). */
+  public static final String LEARNED = "learned";
+  public static final String ALLOWED = "allowed";
+  public static final String VIOLATION = "violation";
 
   /** Records read, flows published, records dropped and lines that could not be read. */
   public record Totals(long recordsRead, long flowsPublished, long dropped, long unreadable) {}
@@ -31,14 +38,35 @@ public record ReportModel(String source, String format, String backend, Totals t
   /** A graph node; {@code id} is {@code namespace/Kind/name}. {@code learned} when it has a proposal of its own. */
   public record Workload(String id, String namespace, String kind, String name, boolean learned) {}
 
-  /** A graph edge from the connecting workload to the one it connects to. */
-  public record Connection(String id, String source, String target, List<PortCount> ports) {}
+  /**
+   * A graph edge from the connecting workload to the one it connects to.
+   *
+   * @param kind {@link #LEARNED}, {@link #ALLOWED} or {@link #VIOLATION}
+   * @param lastSeen the newest observation of a violation edge; null otherwise
+   */
+  public record Connection(String id, String source, String target, List<PortCount> ports, String kind,
+      String lastSeen) {}
 
-  /** Observations of one port of a connection. */
-  public record PortCount(String protocol, String port, long count) {}
+  /** Observations of one port of a connection; count null where nothing is counted (a policy's rule). */
+  public record PortCount(String protocol, String port, Long count) {}
 
-  /** One proposal: the workload it is for, its direction, and its rules. */
-  public record Proposal(String name, String namespace, String workload, String direction, List<Rule> rules) {}
+  /** One proposal: the workload it is for, its direction, its rules, and the commands that act on it. */
+  public record Proposal(String name, String namespace, String workload, String direction, List<Rule> rules,
+      List<Command> commands) {}
+
+  /** A {@code kubectl} command line the page shows for a person to run; the page itself runs nothing. */
+  public record Command(String purpose, String command) {}
+
+  /** What the live view adds: where it comes from, the policies and the violations they hold. */
+  public record Live(String cluster, String generatedAt, List<Policy> policies, List<Violation> violations) {}
+
+  /** A WorkloadNetworkPolicy: its target node, mode and violation counts, and the commands that act on it. */
+  public record Policy(String name, String namespace, String workload, String direction, String mode,
+      String promotedFrom, long activeViolations, long violationCount, List<Command> commands) {}
+
+  /** One active violation record of a policy, with the command that acknowledges it. */
+  public record Violation(String policy, long id, String source, String target, String protocol, int port,
+      String action, String lastSeen, Command acknowledge) {}
 
   /**
    * One rule of a proposal: the peer as the processor keys it, the peer's node id, a readable
@@ -92,22 +120,39 @@ public record ReportModel(String source, String format, String backend, Totals t
         }
       }
       proposals.add(new Proposal(snapshot.name(), snapshot.namespace(), target.id(),
-          snapshot.spec().getDirection().name(), rules));
+          snapshot.spec().getDirection().name(), rules, List.of()));
     }
     List<Connection> connections = new ArrayList<>();
     portsByConnection.forEach((id, ports) -> {
       String[] ends = id.split(" -> ", 2);
       List<PortCount> sorted = new ArrayList<>(ports.values());
       sorted.sort(Comparator.comparing(PortCount::protocol).thenComparing(p -> portNumber(p.port())));
-      connections.add(new Connection(id, ends[0], ends[1], sorted));
+      connections.add(new Connection(id, ends[0], ends[1], sorted, LEARNED, null));
     });
     proposals.sort(Comparator.comparing(Proposal::namespace).thenComparing(Proposal::name));
     return new ReportModel(source, format, backend, totals, List.copyOf(workloads.values()), connections,
-        proposals, List.copyOf(dropped));
+        proposals, List.copyOf(dropped), null);
+  }
+
+  /**
+   * This model with the live view's additions: further nodes (a node already present keeps its
+   * entry unless the new one is {@code learned}), further edges, the commands of each proposal.
+   */
+  public ReportModel withLive(Live live, List<Workload> moreWorkloads, List<Connection> moreConnections,
+      Function<Proposal, List<Command>> proposalCommands) {
+    Map<String, Workload> nodes = new TreeMap<>();
+    workloads.forEach(w -> nodes.put(w.id(), w));
+    moreWorkloads.forEach(w -> nodes.merge(w.id(), w, (a, b) -> a.learned() ? a : b));
+    List<Connection> edges = new ArrayList<>(connections);
+    edges.addAll(moreConnections);
+    List<Proposal> withCommands = proposals.stream().map(p -> new Proposal(p.name(), p.namespace(), p.workload(),
+        p.direction(), p.rules(), proposalCommands.apply(p))).toList();
+    return new ReportModel(source, format, backend, totals, List.copyOf(nodes.values()), edges, withCommands,
+        dropped, live);
   }
 
   /** The graph node a peer key stands for: a workload, an Istio service account, or the key itself. */
-  static Workload peerWorkload(String peer) {
+  public static Workload peerWorkload(String peer) {
     Matcher w = WORKLOAD.matcher(peer);
     if (w.matches()) {
       return new Workload(peer, w.group(1), w.group(2), w.group(3), false);
@@ -125,14 +170,15 @@ public record ReportModel(String source, String format, String backend, Totals t
   }
 
   /** The group of peers outside the cluster, shown like a namespace. */
-  static final String OUTSIDE_GROUP = "(outside the cluster)";
+  public static final String OUTSIDE_GROUP = "(outside the cluster)";
   private static final Pattern OUTSIDE = Pattern.compile("outside-cluster|[0-9a-fA-F:.]+/\\d{1,3}");
 
   private static PortSeen portSeen(PortEvidence p) {
     return new PortSeen(p.getProtocol(), p.getPort(), p.getFirstSeen(), p.getLastSeen(), p.getCount());
   }
 
-  private static long portNumber(String port) {
+  /** A port for sorting: its number, named ports last. */
+  public static long portNumber(String port) {
     try {
       return Long.parseLong(port);
     } catch (NumberFormatException e) {

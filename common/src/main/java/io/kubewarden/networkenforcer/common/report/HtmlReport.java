@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.cli.report;
+package io.kubewarden.networkenforcer.common.report;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,7 +16,7 @@ import java.util.Properties;
  * all inlined, so the file opens without any network access.
  */
 public final class HtmlReport {
-  private static final String RESOURCES = "/io/kubewarden/networkenforcer/cli/report/";
+  private static final String RESOURCES = "/io/kubewarden/networkenforcer/common/report/";
   private static final String CYTOSCAPE_POM = "/META-INF/maven/org.webjars.npm/cytoscape/pom.properties";
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -37,7 +37,8 @@ public final class HtmlReport {
   }
 
   public static String render(ReportModel model) {
-    String title = "Network Enforcer report: " + model.source();
+    String title = (model.live() == null ? "Network Enforcer report: " : "Network Enforcer live view: ")
+        + model.source();
     return resource(RESOURCES + "report.html")
         .replace("{{title}}", escapeHtml(title))
         .replace("/*{{style}}*/", resource(RESOURCES + "report.css"))

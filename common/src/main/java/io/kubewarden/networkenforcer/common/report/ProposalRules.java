@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.cli.learn;
+package io.kubewarden.networkenforcer.common.report;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
@@ -13,10 +13,10 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /** One readable line per rule of a proposal, for the summary: who, and on which ports. */
-final class ProposalRules {
+public final class ProposalRules {
   private ProposalRules() {}
 
-  static List<String> describe(ProposalSnapshot proposal) {
+  public static List<String> describe(ProposalSnapshot proposal) {
     PolicySpec spec = proposal.spec();
     List<String> lines = new ArrayList<>();
     String target = spec.getTargetRef().getKind() + " " + proposal.namespace() + "/" + spec.getTargetRef().getName();
