@@ -41,14 +41,24 @@ public final class ApiServerCheck {
         + "cluster, or run inside the cluster");
   }
 
-  /** The innermost message: fabric8's own is often only "An error has occurred.". */
+  /**
+   * What went wrong, in the words of the innermost exception that has some (fabric8's own is often
+   * only "An error has occurred."). The JDK HTTP client reports a refused connection as a
+   * {@link java.net.ConnectException} without a message around a closed channel: say so.
+   */
   static String rootCause(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
+    String said = null;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.net.ConnectException && (t.getMessage() == null || t.getMessage().isBlank())) {
+        return "ConnectException: Connection refused";
+      }
+      if (t.getMessage() != null && !t.getMessage().isBlank() && !(t instanceof KubernetesClientException)) {
+        said = t.getClass().getSimpleName() + ": " + t.getMessage();
+      }
+      if (t.getCause() == null && said == null) {
+        said = t.getClass().getSimpleName();
+      }
     }
-    String message = t.getMessage();
-    return message == null || message.isBlank() ? t.getClass().getSimpleName()
-        : t.getClass().getSimpleName() + ": " + message;
+    return said;
   }
 }
