@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.cli.management;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -19,7 +18,7 @@ import java.util.function.Supplier;
  * (Prometheus text format).
  */
 public final class ManagementServer implements AutoCloseable {
-  private final HttpServer server;
+  private final HttpEndpoint server;
 
   /** A named readiness check, reported by /readyz. */
   public record Check(String name, BooleanSupplier ready) {}
@@ -29,18 +28,13 @@ public final class ManagementServer implements AutoCloseable {
 
   public ManagementServer(int port, PrometheusMeterRegistry registry, List<Check> readiness) {
     try {
-      server = HttpServer.create(new InetSocketAddress(port), 0);
+      server = HttpEndpoint.plain(new InetSocketAddress(port), "management-http", 1);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot listen on management port " + port
           + " (set --management-port to a free port)", e);
     }
-    server.setExecutor(Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "management-http");
-      t.setDaemon(true);
-      return t;
-    }));
-    server.createContext("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
-    server.createContext("/readyz", ex -> {
+    server.handle("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
+    server.handle("/readyz", ex -> {
       StringBuilder body = new StringBuilder();
       boolean all = true;
       for (Check c : readiness) {
@@ -50,7 +44,7 @@ public final class ManagementServer implements AutoCloseable {
       }
       respond(ex, all ? 200 : 503, body.toString(), "text/plain");
     });
-    server.createContext("/metrics", ex -> respond(ex, 200, registry.scrape(),
+    server.handle("/metrics", ex -> respond(ex, 200, registry.scrape(),
         "text/plain; version=0.0.4; charset=utf-8"));
     server.start();
   }
@@ -60,7 +54,7 @@ public final class ManagementServer implements AutoCloseable {
    * never cached by the browser, 404 below the path.
    */
   public void page(String path, Supplier<Page> page) {
-    server.createContext(path, ex -> {
+    server.handle(path, ex -> {
       if (!ex.getRequestURI().getPath().equals(path)) {
         respond(ex, 404, "not found\n", "text/plain");
         return;
@@ -85,7 +79,7 @@ public final class ManagementServer implements AutoCloseable {
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   private static void respond(HttpExchange ex, int status, String body, String type) throws IOException {
@@ -99,6 +93,6 @@ public final class ManagementServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
   }
 }

@@ -2,15 +2,13 @@ package io.kubewarden.networkenforcer.ingest.dumper;
 
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Serves {@code GET /flow}: drains the dumper's buffer as JSON lines (one FlowRecord per line);
@@ -18,21 +16,14 @@ import java.util.concurrent.Executors;
  * {@link DroppedFlow} (time, source, reason, the record) per line.
  */
 public final class FlowDumperServer implements AutoCloseable {
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final HttpEndpoint server;
   private final FlowDumper dumper;
   private final ObjectWriter writer = Json.mapper().writer();
 
   public FlowDumperServer(FlowDumper dumper, InetSocketAddress address) throws IOException {
     this.dumper = dumper;
-    this.server = HttpServer.create(address, 0);
-    this.executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "flow-dumper");
-      t.setDaemon(true);
-      return t;
-    });
-    server.setExecutor(executor);
-    server.createContext("/flow", this::handle);
+    this.server = HttpEndpoint.plain(address, "flow-dumper", 1);
+    server.handle("/flow", this::handle);
   }
 
   public FlowDumperServer start() {
@@ -41,7 +32,7 @@ public final class FlowDumperServer implements AutoCloseable {
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -86,7 +77,6 @@ public final class FlowDumperServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 }

@@ -3,10 +3,7 @@ package io.kubewarden.networkenforcer.ingest.ztunnel;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
@@ -16,10 +13,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.zip.GZIPInputStream;
-import javax.net.ssl.SSLContext;
 
 /**
  * OTLP/HTTP {@code POST /v1/logs} (protobuf, or JSON; optionally gzip): where fluent-bit sends when
@@ -29,37 +23,16 @@ public final class OtlpHttpReceiver implements AutoCloseable {
   public static final String PATH = "/v1/logs";
   private static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final HttpEndpoint server;
   private final OtlpLogIngestor ingestor;
 
   /** @param tls null for plain HTTP */
   public OtlpHttpReceiver(int port, ServerTls tls, OtlpLogIngestor ingestor) throws IOException {
     this.ingestor = ingestor;
     InetSocketAddress address = new InetSocketAddress(port);
-    if (tls == null) {
-      server = HttpServer.create(address, 0);
-    } else {
-      HttpsServer https = HttpsServer.create(address, 0);
-      SSLContext context = tls.sslContext();
-      boolean needClientAuth = tls.requireClientCertificate();
-      https.setHttpsConfigurator(new HttpsConfigurator(context) {
-        @Override
-        public void configure(HttpsParameters params) {
-          var ssl = context.getDefaultSSLParameters();
-          ssl.setNeedClientAuth(needClientAuth);
-          params.setSSLParameters(ssl);
-        }
-      });
-      server = https;
-    }
-    executor = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "otlp-http");
-      t.setDaemon(true);
-      return t;
-    });
-    server.setExecutor(executor);
-    server.createContext(PATH, this::handle);
+    server = tls == null ? HttpEndpoint.plain(address, "otlp-http", 2)
+        : HttpEndpoint.tls(address, tls.sslContext(), tls.requireClientCertificate(), "otlp-http", 2);
+    server.handle(PATH, this::handle);
   }
 
   public OtlpHttpReceiver start() {
@@ -68,7 +41,7 @@ public final class OtlpHttpReceiver implements AutoCloseable {
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   private void handle(HttpExchange exchange) throws IOException {
@@ -153,7 +126,6 @@ public final class OtlpHttpReceiver implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 }
