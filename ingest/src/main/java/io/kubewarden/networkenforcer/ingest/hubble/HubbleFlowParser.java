@@ -78,11 +78,23 @@ public final class HubbleFlowParser {
             response.getNodeStatus().getNodeNamesList(), response.getNodeStatus().getMessage());
         return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
       case LOST_EVENTS:
-        return ParseOutcome.lostEvents(response.getLostEvents().getNumEventsLost());
+        return lostEvents(response);
       default:
         // A response type newer than our proto subset.
         return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
     }
+  }
+
+  /**
+   * A loss report: its count (uint64; a count beyond a long is taken as the largest long), the
+   * node Relay names, and the time of the last lost event, else of the response, else now.
+   */
+  private ParseOutcome lostEvents(GetFlowsResponse response) {
+    var lost = response.getLostEvents();
+    long count = lost.getNumEventsLost() < 0 ? Long.MAX_VALUE : lost.getNumEventsLost();
+    String node = response.getNodeName().isEmpty() ? null : response.getNodeName();
+    Instant at = time(lost.hasLast() ? lost.getLast() : response.hasTime() ? response.getTime() : null);
+    return ParseOutcome.lostEvents(count, node, at);
   }
 
   public ParseOutcome parse(Flow flow, Timestamp responseTime) {
