@@ -78,6 +78,10 @@ public final class ClusterCache {
     return Optional.ofNullable(proposals.getStore().getByKey(namespace + "/" + name));
   }
 
+  public List<WorkloadNetworkPolicyProposal> allProposals() {
+    return proposals.getStore().list();
+  }
+
   public List<WorkloadNetworkPolicyProposal> proposalsFor(TargetKey target) {
     return proposals.getStore().list().stream()
         .filter(p -> targetOf(p.getMetadata().getNamespace(), p.getSpec()).filter(target::equals).isPresent())

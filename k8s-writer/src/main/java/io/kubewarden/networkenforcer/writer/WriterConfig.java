@@ -17,11 +17,13 @@ import java.util.Objects;
  * @param consumerGroup prefix of the Kafka consumer groups ({@code -proposals}, {@code -violations})
  * @param maxBufferedViolations consumption pauses above this many buffered, unwritten observations
  * @param resyncPeriod how often informers replay the cache (repairs drift nobody told us about)
+ * @param convergenceQuietPeriod the processor's quiet period: events lost by the data plane hold a
+ *     proposal's {@code Converged} false until this long has passed without loss
  */
 public record WriterConfig(String namespace, String leaseName, String identity, Duration leaseDuration,
     Duration renewDeadline, Duration retryPeriod, Duration statusUpdateInterval, String fieldManager,
     String consumerGroup, int maxBufferedViolations, Duration resyncPeriod, TelemetrySettings telemetry,
-    KafkaSettings kafka) {
+    KafkaSettings kafka, Duration convergenceQuietPeriod) {
 
   public static final String DEFAULT_LEASE_NAME = "network-enforcer-writer";
   public static final String DEFAULT_FIELD_MANAGER = "network-enforcer";
@@ -35,7 +37,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     return new Builder().namespace(namespace).leaseName(leaseName).identity(identity).leaseDuration(leaseDuration)
         .renewDeadline(renewDeadline).retryPeriod(retryPeriod).statusUpdateInterval(statusUpdateInterval)
         .fieldManager(fieldManager).consumerGroup(consumerGroup).maxBufferedViolations(maxBufferedViolations)
-        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka);
+        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka).convergenceQuietPeriod(convergenceQuietPeriod);
   }
 
   /** Checks every value; returns this. */
@@ -58,6 +60,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     }
     requirePositive("wnpStatusUpdateInterval", statusUpdateInterval);
     requirePositive("informer resync period", resyncPeriod);
+    requirePositive("convergence quiet period (--convergence-quiet-period)", convergenceQuietPeriod);
     if (fieldManager == null || fieldManager.isBlank() || fieldManager.length() > 128) {
       throw new ConfigException("field manager must be 1 to 128 characters, got '" + fieldManager + "'");
     }
@@ -103,6 +106,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     private Duration resyncPeriod = Duration.ofMinutes(10);
     private TelemetrySettings telemetry = TelemetrySettings.disabled();
     private KafkaSettings kafka;
+    private Duration convergenceQuietPeriod = Duration.ofDays(7);
 
     private static String defaultIdentity() {
       String pod = System.getenv("POD_NAME");
@@ -129,10 +133,12 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     public Builder resyncPeriod(Duration v) { resyncPeriod = v; return this; }
     public Builder telemetry(TelemetrySettings v) { telemetry = v; return this; }
     public Builder kafka(KafkaSettings v) { kafka = v; return this; }
+    public Builder convergenceQuietPeriod(Duration v) { convergenceQuietPeriod = v; return this; }
 
     public WriterConfig build() {
       return new WriterConfig(namespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod,
-          statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka);
+          statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka,
+          convergenceQuietPeriod);
     }
   }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubewarden.networkenforcer.common.crd.LostEvents;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -81,11 +82,20 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final ObjectEvents events;
   private final MeterRegistry meters;
   private final Clock clock;
+  private final LossLedger losses;
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
 
   public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
       PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock) {
+    this(cache, writer, desired, promoter, publisher, deadLetters, events, meters, clock, null);
+  }
+
+  /** @param losses the data plane's loss, which holds {@code Converged} false; null when not followed */
+  public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
+      PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock,
+      LossLedger losses) {
+    this.losses = losses;
     this.cache = cache;
     this.writer = writer;
     this.desired = desired;
@@ -192,14 +202,14 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence())
         : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
-    Condition converged = snapshot == null || snapshot.convergence() == null ? null
-        : snapshot.convergence().toCondition();
-    writeStatus(key, live, evidence, ready, converged, generation);
+    java.time.Duration recheck = writeStatus(key, live, evidence, ready,
+        snapshot == null ? null : snapshot.convergence(), generation);
     meters.counter("network.enforcer.writer.proposals", "outcome", needsApply ? "applied" : "unchanged").increment();
     if (wish != null) {
       desired.done(key, wish);
     }
-    return Result.done();
+    // Lost events hold Converged false until a quiet period without loss: look again when it ends.
+    return recheck == null ? Result.done() : Result.requeueAfter(recheck);
   }
 
   /** Whether the learned spec differs from the one applied last (else a reviewer's edit stands as is). */
@@ -311,27 +321,33 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   }
 
   /**
-   * Evidence, the conditions (the writer's Ready, the processor's Converged) and observedGeneration
-   * in one apply of the status; nothing when unchanged. {@code converged} null keeps the live one
-   * (no new record, or a processor from before convergence).
+   * Evidence, the conditions (the writer's Ready, the processor's Converged, held False while the
+   * data plane lost events, see {@link ConvergenceUnderLoss}), the loss and observedGeneration in one
+   * apply of the status; nothing when unchanged. {@code fromRecord} null keeps the processor's
+   * verdict the status holds (no new record, or a processor from before convergence).
+   *
+   * @return when a loss hold ends, so the proposal is looked at again then; null without a hold
    */
-  private void writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live, List<RuleEvidence> evidence,
-      Condition ready, Condition converged, long generation) {
+  private java.time.Duration writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live,
+      List<RuleEvidence> evidence, Condition ready, Convergence fromRecord, long generation) {
     WorkloadNetworkPolicyProposalStatus current = live == null ? null : live.getStatus();
     Condition before = condition(current, ProposalConditions.READY);
     Condition convergedBefore = condition(current, Convergence.CONDITION_TYPE);
-    Condition convergedNow = converged != null ? converged : convergedBefore;
+    Condition settledBefore = condition(current, ConvergenceUnderLoss.LEARNING_SETTLED);
+    ConvergenceUnderLoss.Outcome convergence = ConvergenceUnderLoss.decide(
+        ConvergenceUnderLoss.learned(fromRecord, convergedBefore, settledBefore), losses, clock.instant());
+    Condition convergedNow = convergence.converged();
+    List<LostEvents> lostBefore = current == null || current.getLostEvents() == null ? List.of()
+        : current.getLostEvents();
     boolean sameCondition = before != null && Objects.equals(before.getStatus(), ready.getStatus())
         && Objects.equals(before.getReason(), ready.getReason()) && Objects.equals(before.getMessage(),
         ready.getMessage()) && Objects.equals(before.getObservedGeneration(), generation);
-    boolean sameConverged = convergedNow == null ? convergedBefore == null : convergedBefore != null
-        && Objects.equals(convergedBefore.getStatus(), convergedNow.getStatus())
-        && Objects.equals(convergedBefore.getReason(), convergedNow.getReason())
-        && Objects.equals(convergedBefore.getMessage(), convergedNow.getMessage())
-        && Objects.equals(convergedBefore.getLastTransitionTime(), convergedNow.getLastTransitionTime());
+    boolean sameConverged = sameVerdict(convergedBefore, convergedNow)
+        && sameVerdict(settledBefore, convergence.learningSettled());
     if (current != null && sameCondition && sameConverged && Objects.equals(current.getEvidence(), evidence)
-        && Objects.equals(current.getObservedGeneration(), generation)) {
-      return;
+        && Objects.equals(current.getObservedGeneration(), generation)
+        && lostBefore.equals(convergence.lostEvents())) {
+      return convergence.recheckAfter();
     }
     String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
     boolean sameStatus = before != null && Objects.equals(before.getStatus(), ready.getStatus());
@@ -346,18 +362,31 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       // The processor decides convergence (flow time); its transition time is kept as it gave it.
       conditions.add(new ConditionBuilder(convergedNow).withObservedGeneration(generation).build());
     }
+    if (convergence.learningSettled() != null) {
+      conditions.add(new ConditionBuilder(convergence.learningSettled()).withObservedGeneration(generation).build());
+    }
     status.setConditions(conditions);
     status.setObservedGeneration(generation);
+    status.setLostEvents(convergence.lostEvents().isEmpty() ? null : convergence.lostEvents());
     s.setStatus(status);
     try {
       writer.applyStatus(s);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         LOG.info("proposal {} was deleted before its status was written", key);
-        return;
+        return null;
       }
       throw e;
     }
+    return convergence.recheckAfter();
+  }
+
+  private static boolean sameVerdict(Condition before, Condition now) {
+    return now == null ? before == null : before != null
+        && Objects.equals(before.getStatus(), now.getStatus())
+        && Objects.equals(before.getReason(), now.getReason())
+        && Objects.equals(before.getMessage(), now.getMessage())
+        && Objects.equals(before.getLastTransitionTime(), now.getLastTransitionTime());
   }
 
   private static Condition condition(WorkloadNetworkPolicyProposalStatus status, String type) {
