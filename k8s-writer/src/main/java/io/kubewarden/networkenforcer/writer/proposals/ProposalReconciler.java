@@ -83,6 +83,12 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final MeterRegistry meters;
   private final Clock clock;
   private final LossLedger losses;
+  /**
+   * The processor's record last written to each proposal's status in this session. A reconcile
+   * without a new record (an informer event, a loss, a recheck) writes the status from it, not from
+   * the cache, which may not show that write yet (it would take the evidence and Converged back).
+   */
+  private final Map<ObjectKey, ProposalSnapshot> lastRecords = new ConcurrentHashMap<>();
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
 
@@ -123,6 +129,9 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
     } else {
       deleted.remove(key);
+    }
+    if (live == null || wish != null && wish.tombstone()) {
+      lastRecords.remove(key);
     }
     if (wish != null && wish.tombstone()) {
       if (live != null) {
@@ -200,10 +209,14 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
           : applied.getMetadata().getGeneration();
     }
-    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence())
+    ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
+    List<RuleEvidence> evidence = statusFrom != null ? new ArrayList<>(statusFrom.evidence())
         : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
     java.time.Duration recheck = writeStatus(key, live, evidence, ready,
-        snapshot == null ? null : snapshot.convergence(), generation);
+        statusFrom == null ? null : statusFrom.convergence(), generation);
+    if (snapshot != null) {
+      lastRecords.put(key, snapshot);
+    }
     meters.counter("network.enforcer.writer.proposals", "outcome", needsApply ? "applied" : "unchanged").increment();
     if (wish != null) {
       desired.done(key, wish);
