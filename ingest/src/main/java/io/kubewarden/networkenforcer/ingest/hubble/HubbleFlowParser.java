@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
+import io.kubewarden.networkenforcer.ingest.resolution.StandaloneJobPeer;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
@@ -297,6 +298,14 @@ public final class HubbleFlowParser {
       return Optional.empty();
     }
     Optional<WorkloadKind> kind = WorkloadKind.fromKind(ep.getWorkloads(0).getKind());
+    if (kind.isEmpty() && "Job".equals(ep.getWorkloads(0).getKind())) {
+      // Cilium names a Job only when no CronJob owns it: a peer if it opted in (StandaloneJobPeer).
+      return Optional.of(StandaloneJobPeer.endpoint(ep.getNamespace(), labels.podLabels(),
+              resolver.view().namespaceLabels(ep.getNamespace()))
+          .map(b -> Resolution.of(b.podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip)
+              .serviceAccount(labels.serviceAccount()).build(), null))
+          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD)));
+    }
     if (kind.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.NOT_A_WORKLOAD));
     }
