@@ -226,7 +226,8 @@ final class LeaderSession {
     // The data plane's loss is read before any proposal is reconciled: none shows Converged wrongly.
     lossConsumer = new LossConsumer(new KafkaConsumer<>(consumerConfig("loss"), new StringDeserializer(),
         new ByteArrayDeserializer()), topics.dataPlaneLoss(), losses,
-        () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters);
+        () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
+        config.statusUpdateInterval());
     lossConsumer.catchUp(SYNC_TIMEOUT);
     policyController.start(1, config.identity());
     proposalController.start(1, config.identity());

@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * the counts exact across hand-overs (nothing is committed, nothing is merged twice), and the topic
  * is small: one record per node and ingest window with loss. {@link #catchUp} reads up to the end
  * before proposals are reconciled, so no proposal is shown converged for the moment between a leader
- * start and its reading of the loss; {@link #run} then follows and, after each record with loss,
- * has every proposal looked at again.
+ * start and its reading of the loss; {@link #run} then follows and, after records with loss, has
+ * every proposal looked at again: at once for the first, then at most once per {@code lookInterval}
+ * (the status interval), so a data plane that loses events all the time does not rewrite every
+ * proposal's status with every window.
  */
 public final class LossConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(LossConsumer.class);
@@ -34,10 +36,12 @@ public final class LossConsumer implements Runnable {
   private final LossLedger ledger;
   private final Runnable onLoss;
   private final DeadLetters deadLetters;
+  private final Duration lookInterval;
   private volatile boolean running = true;
 
   public LossConsumer(Consumer<String, byte[]> consumer, Topic<String, DataPlaneLoss> topic, LossLedger ledger,
-      Runnable onLoss, DeadLetters deadLetters) {
+      Runnable onLoss, DeadLetters deadLetters, Duration lookInterval) {
+    this.lookInterval = lookInterval;
     this.consumer = consumer;
     this.topic = topic;
     this.ledger = ledger;
@@ -71,10 +75,15 @@ public final class LossConsumer implements Runnable {
 
   @Override
   public void run() {
+    long lastLook = System.nanoTime() - lookInterval.toNanos();
+    boolean pending = false;
     try {
       while (running) {
-        if (take(consumer.poll(Duration.ofMillis(500))) > 0) {
+        pending |= take(consumer.poll(Duration.ofMillis(200))) > 0;
+        if (pending && System.nanoTime() - lastLook >= lookInterval.toNanos()) {
           onLoss.run();
+          lastLook = System.nanoTime();
+          pending = false;
         }
       }
     } catch (WakeupException e) {

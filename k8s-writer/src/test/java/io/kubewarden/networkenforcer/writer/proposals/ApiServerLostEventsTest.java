@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Test;
  * loss the ingest published is kept on the proposal's status with its exact counts, and holds
  * {@code Converged} false across the window with loss, until a quiet period without loss has
  * passed. Time is the writer's clock, moved by the test (days, no sleeps); the processor's evidence
- * flushes are the proposal records published again.
+ * flushes are the proposal records published again. A hand-over in between counts nothing twice.
  */
 class ApiServerLostEventsTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -66,20 +66,26 @@ class ApiServerLostEventsTest {
     KafkaTopics.create(broker.bootstrapServers(), TOPICS, 1);
     cluster.admin().resource(Fixtures.deployment("api")).create();
     writerClient = cluster.writerClient(RELEASE);
+    writer = startWriter("writer-0");
+  }
+
+  private static WriterService startWriter(String identity) {
     WriterConfig config = WriterConfig.builder()
         .namespace(ChartedApiServer.RELEASE_NAMESPACE)
         .leaseName(ChartedApiServer.leaseName(RELEASE))
-        .identity("writer-0")
+        .identity(identity)
         .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(300))
         .statusUpdateInterval(Duration.ofMillis(500))
         .consumerGroup(PREFIX + "writer")
         .convergenceQuietPeriod(Duration.ofDays(7))
         .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
         .build().validate();
-    writer = new WriterService(writerClient, config, new ServerSideApplyWriter(writerClient, config.fieldManager()),
+    WriterService started = new WriterService(writerClient, config,
+        new ServerSideApplyWriter(writerClient, config.fieldManager()),
         TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()), new SimpleMeterRegistry(), CLOCK);
-    writer.start();
-    await().atMost(WAIT).until(writer::isLeader);
+    started.start();
+    await().atMost(WAIT).until(started::isLeader);
+    return started;
   }
 
   @AfterAll
@@ -127,6 +133,13 @@ class ApiServerLostEventsTest {
       assertThat(c.getStatus()).isEqualTo("True");
       assertThat(c.getLastTransitionTime()).isEqualTo("2026-02-20T00:00:00Z");
     });
+
+    // A hand-over: the next leader reads the loss from the topic again and counts it once, not twice.
+    writer.close();
+    writer = startWriter("writer-1");
+    flushEvidence(learnedSince);
+    assertThat(lostEvents()).extracting(LostEvents::getLostEvents).containsExactly(40L, 2L);
+    assertThat(converged()).hasValueSatisfying(c -> assertThat(c.getReason()).isEqualTo("EventsLost"));
 
     // Six days later, the processor flushes evidence again (still converged for it): still held.
     CLOCK.set(T0.plus(Duration.ofDays(6)));
