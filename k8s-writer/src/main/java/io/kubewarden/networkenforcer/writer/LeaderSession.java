@@ -227,7 +227,7 @@ final class LeaderSession {
     lossConsumer = new LossConsumer(new KafkaConsumer<>(consumerConfig("loss"), new StringDeserializer(),
         new ByteArrayDeserializer()), topics.dataPlaneLoss(), losses,
         () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
-        config.statusUpdateInterval());
+        config.statusUpdateInterval(), clock);
     lossConsumer.catchUp(SYNC_TIMEOUT);
     policyController.start(1, config.identity());
     proposalController.start(1, config.identity());

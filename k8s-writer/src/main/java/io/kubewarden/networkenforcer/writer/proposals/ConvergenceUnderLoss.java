@@ -26,10 +26,8 @@ final class ConvergenceUnderLoss {
    * @param converged the Converged condition to write (null: none known)
    * @param learningSettled the processor's verdict, written while loss holds; null otherwise
    * @param lostEvents the loss that holds it, per provider and node (empty when none)
-   * @param recheckAfter when the hold ends (null: no hold)
    */
-  record Outcome(Condition converged, Condition learningSettled, List<LostEvents> lostEvents,
-      Duration recheckAfter) {}
+  record Outcome(Condition converged, Condition learningSettled, List<LostEvents> lostEvents) {}
 
   private ConvergenceUnderLoss() {}
 
@@ -53,7 +51,7 @@ final class ConvergenceUnderLoss {
   static Outcome decide(Condition learned, LossLedger ledger, Instant now) {
     var hold = ledger == null ? java.util.Optional.<LossLedger.Hold>empty() : ledger.holdAt(now);
     if (hold.isEmpty()) {
-      return new Outcome(afterLoss(learned, ledger), null, List.of(), null);
+      return new Outcome(afterLoss(learned, ledger), null, List.of());
     }
     LossLedger.Hold h = hold.get();
     String where = h.lostEvents().stream().map(l -> l.getProvider() + (l.getNode() == null ? "" : " on "
@@ -69,7 +67,7 @@ final class ConvergenceUnderLoss {
             + text(ledger.quietPeriod()) + ")" + learning)
         .build();
     Condition settled = learned == null ? null : new ConditionBuilder(learned).withType(LEARNING_SETTLED).build();
-    return new Outcome(converged, settled, h.lostEvents(), Duration.between(now, h.until()));
+    return new Outcome(converged, settled, h.lostEvents());
   }
 
   /**

@@ -5,7 +5,9 @@ import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.writer.DeadLetters;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
@@ -26,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * start and its reading of the loss; {@link #run} then follows and, after records with loss, has
  * every proposal looked at again: at once for the first, then at most once per {@code lookInterval}
  * (the status interval), so a data plane that loses events all the time does not rewrite every
- * proposal's status with every window.
+ * proposal's status with every window. The hold is the same for every proposal, so one look at all
+ * of them when it ends (a quiet period after the last loss, on the writer's clock) lifts it: no
+ * timer per proposal.
  */
 public final class LossConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(LossConsumer.class);
@@ -37,11 +41,13 @@ public final class LossConsumer implements Runnable {
   private final Runnable onLoss;
   private final DeadLetters deadLetters;
   private final Duration lookInterval;
+  private final Clock clock;
   private volatile boolean running = true;
 
   public LossConsumer(Consumer<String, byte[]> consumer, Topic<String, DataPlaneLoss> topic, LossLedger ledger,
-      Runnable onLoss, DeadLetters deadLetters, Duration lookInterval) {
+      Runnable onLoss, DeadLetters deadLetters, Duration lookInterval, Clock clock) {
     this.lookInterval = lookInterval;
+    this.clock = clock;
     this.consumer = consumer;
     this.topic = topic;
     this.ledger = ledger;
@@ -77,9 +83,16 @@ public final class LossConsumer implements Runnable {
   public void run() {
     long lastLook = System.nanoTime() - lookInterval.toNanos();
     boolean pending = false;
+    Instant liftedAt = null;
     try {
       while (running) {
         pending |= take(consumer.poll(Duration.ofMillis(200))) > 0;
+        Instant holdEnds = ledger.latestLoss().map(t -> t.plus(ledger.quietPeriod())).orElse(null);
+        if (holdEnds != null && !holdEnds.equals(liftedAt) && !clock.instant().isBefore(holdEnds)) {
+          liftedAt = holdEnds; // a quiet period without loss has passed: Converged may be true again
+          pending = true;
+          lastLook = System.nanoTime() - lookInterval.toNanos();
+        }
         if (pending && System.nanoTime() - lastLook >= lookInterval.toNanos()) {
           onLoss.run();
           lastLook = System.nanoTime();

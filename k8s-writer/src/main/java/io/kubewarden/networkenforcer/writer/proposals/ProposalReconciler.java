@@ -85,7 +85,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final LossLedger losses;
   /**
    * The processor's record last written to each proposal's status in this session. A reconcile
-   * without a new record (an informer event, a loss, a recheck) writes the status from it, not from
+   * without a new record (an informer event, a loss, the end of a hold) writes the status from it, not from
    * the cache, which may not show that write yet (it would take the evidence and Converged back).
    */
   private final Map<ObjectKey, ProposalSnapshot> lastRecords = new ConcurrentHashMap<>();
@@ -212,8 +212,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
     List<RuleEvidence> evidence = statusFrom != null ? new ArrayList<>(statusFrom.evidence())
         : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
-    java.time.Duration recheck = writeStatus(key, live, evidence, ready,
-        statusFrom == null ? null : statusFrom.convergence(), generation);
+    writeStatus(key, live, evidence, ready, statusFrom == null ? null : statusFrom.convergence(), generation);
     if (snapshot != null) {
       lastRecords.put(key, snapshot);
     }
@@ -221,8 +220,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     if (wish != null) {
       desired.done(key, wish);
     }
-    // Lost events hold Converged false until a quiet period without loss: look again when it ends.
-    return recheck == null ? Result.done() : Result.requeueAfter(recheck);
+    return Result.done();
   }
 
   /** Whether the learned spec differs from the one applied last (else a reviewer's edit stands as is). */
@@ -337,11 +335,10 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
    * Evidence, the conditions (the writer's Ready, the processor's Converged, held False while the
    * data plane lost events, see {@link ConvergenceUnderLoss}), the loss and observedGeneration in one
    * apply of the status; nothing when unchanged. {@code fromRecord} null keeps the processor's
-   * verdict the status holds (no new record, or a processor from before convergence).
-   *
-   * @return when a loss hold ends, so the proposal is looked at again then; null without a hold
+   * verdict the status holds (no new record, or a processor from before convergence). When a hold
+   * ends, the {@link LossConsumer} has every proposal looked at again.
    */
-  private java.time.Duration writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live,
+  private void writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live,
       List<RuleEvidence> evidence, Condition ready, Convergence fromRecord, long generation) {
     WorkloadNetworkPolicyProposalStatus current = live == null ? null : live.getStatus();
     Condition before = condition(current, ProposalConditions.READY);
@@ -360,7 +357,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     if (current != null && sameCondition && sameConverged && Objects.equals(current.getEvidence(), evidence)
         && Objects.equals(current.getObservedGeneration(), generation)
         && lostBefore.equals(convergence.lostEvents())) {
-      return convergence.recheckAfter();
+      return;
     }
     String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
     boolean sameStatus = before != null && Objects.equals(before.getStatus(), ready.getStatus());
@@ -387,11 +384,10 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         LOG.info("proposal {} was deleted before its status was written", key);
-        return null;
+        return;
       }
       throw e;
     }
-    return convergence.recheckAfter();
   }
 
   private static boolean sameVerdict(Condition before, Condition now) {

@@ -17,7 +17,7 @@ class ConvergenceUnderLossTest {
       "QuietPeriodPassed", "no new peer or port");
 
   @Test
-  void aHoldAsksForAnotherLookWhenItEndsAndKeepsTheProcessorsVerdict() {
+  void aHoldSaysWhenItEndsAndKeepsTheProcessorsVerdict() {
     LossLedger ledger = new LossLedger(Duration.ofDays(7));
     ledger.add(new DataPlaneLoss(Provider.calico, null, T0, T0.plusSeconds(30), 7, 2));
     ledger.add(new DataPlaneLoss(Provider.calico, null, T0, T0, 0, 1)); // nothing lost: no hold of its own
@@ -26,7 +26,8 @@ class ConvergenceUnderLossTest {
         T0.plus(Duration.ofDays(2)));
     assertThat(held.converged().getStatus()).isEqualTo("False");
     assertThat(held.converged().getReason()).isEqualTo("EventsLost");
-    assertThat(held.recheckAfter()).isEqualTo(Duration.ofDays(5).plusSeconds(30));
+    assertThat(held.converged().getMessage()).contains("lost 7 events").contains("converge at 2026-03-08T00:00:30Z");
+    assertThat(ledger.latestLoss()).contains(T0.plusSeconds(30));
     assertThat(held.lostEvents()).singleElement().satisfies(l -> {
       assertThat(l.getProvider()).isEqualTo("calico");
       assertThat(l.getNode()).isNull();
@@ -43,7 +44,6 @@ class ConvergenceUnderLossTest {
 
     ConvergenceUnderLoss.Outcome free = ConvergenceUnderLoss.decide(learned, ledger,
         T0.plus(Duration.ofDays(7)).plusSeconds(30));
-    assertThat(free.recheckAfter()).isNull();
     assertThat(free.learningSettled()).isNull();
     assertThat(free.lostEvents()).isEmpty();
     assertThat(free.converged().getStatus()).isEqualTo("True");
@@ -55,7 +55,6 @@ class ConvergenceUnderLossTest {
     ConvergenceUnderLoss.Outcome o = ConvergenceUnderLoss.decide(SETTLED.toCondition(),
         new LossLedger(Duration.ofDays(7)), T0);
     assertThat(o.converged()).isEqualTo(SETTLED.toCondition());
-    assertThat(o.recheckAfter()).isNull();
     assertThat(ConvergenceUnderLoss.decide(null, null, T0).converged()).isNull();
   }
 }
