@@ -84,6 +84,8 @@ class ChartMatrixTest {
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
           .containsEntry("NE_LEASE_NAMESPACE", NAMESPACE)
           .containsEntry("NE_STATUS_SYNC_INTERVAL", "30s")
+          // Lost events hold Converged false for the processor's quiet period.
+          .containsEntry("NE_CONVERGENCE_QUIET_PERIOD", "7d")
           .containsEntry("NE_POD_NAME", "fieldRef:metadata.name")
           .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "NE_NUM_STANDBY_REPLICAS");
       assertThat(env(container(ingest, "ingest"))).doesNotContainKeys("OTEL_EXPORTER_OTLP_ENDPOINT",

@@ -98,7 +98,7 @@ class StrimziTopicsStartTest {
   void theChartDeclaresTheProcessorsLoopTopic() {
     assertThat(declared).containsExactlyInAnyOrder(PREFIX + "flows", PREFIX + "policies", PREFIX + "control",
         PREFIX + "proposals", PREFIX + "violations", PREFIX + "dead-letter", PREFIX + "native-policies",
-        APPLICATION_ID + "-deny-reattribution");
+        PREFIX + "data-plane-loss", APPLICATION_ID + "-deny-reattribution");
   }
 
   @Test

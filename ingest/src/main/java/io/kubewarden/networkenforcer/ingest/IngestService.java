@@ -14,6 +14,8 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.publishing.LossPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.LossWindows;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.InformerClusterView;
@@ -86,7 +88,11 @@ public final class IngestService implements AutoCloseable {
         dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
-      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks);
+      // Loss reports are counted per node and window and published for the writer (Converged).
+      LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
+      LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
+          lossPublisher));
+      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks).withLossSink(losses);
       TlsMaterialLoader tls = new TlsMaterialLoader(client);
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {

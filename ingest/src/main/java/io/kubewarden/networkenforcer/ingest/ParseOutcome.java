@@ -1,17 +1,26 @@
 package io.kubewarden.networkenforcer.ingest;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * What one provider record turned into: flow records, or the reason it was dropped. Lost events
- * reported by Hubble travel along so the caller can count them.
+ * reported by Hubble travel along so the caller can count and publish them.
+ *
+ * @param lossNode the node that lost the events, as the source names it; null when it does not say
+ * @param lossTime when the data plane lost them (its own time when it gives one); null without loss
  */
-public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents) {
+public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents, String lossNode,
+    Instant lossTime) {
 
   public ParseOutcome {
     records = records == null ? List.of() : List.copyOf(records);
+  }
+
+  public ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents) {
+    this(records, dropReason, lostEvents, null, null);
   }
 
   public static ParseOutcome of(FlowRecord record) {
@@ -24,6 +33,11 @@ public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long
 
   public static ParseOutcome lostEvents(long count) {
     return new ParseOutcome(List.of(), DropReason.NOT_A_FLOW, count);
+  }
+
+  /** A loss report: {@code count} events lost on {@code node} (null: not said) at {@code time}. */
+  public static ParseOutcome lostEvents(long count, String node, Instant time) {
+    return new ParseOutcome(List.of(), DropReason.NOT_A_FLOW, count, node, Objects.requireNonNull(time));
   }
 
   public boolean isDropped() {

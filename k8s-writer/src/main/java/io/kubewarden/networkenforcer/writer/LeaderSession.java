@@ -19,6 +19,8 @@ import io.kubewarden.networkenforcer.writer.policies.PolicyReconciler;
 import io.kubewarden.networkenforcer.writer.policies.PolicyTopicReader;
 import io.kubewarden.networkenforcer.writer.promotion.Promoter;
 import io.kubewarden.networkenforcer.writer.proposals.DesiredProposals;
+import io.kubewarden.networkenforcer.writer.proposals.LossConsumer;
+import io.kubewarden.networkenforcer.writer.proposals.LossLedger;
 import io.kubewarden.networkenforcer.writer.proposals.ProposalConsumer;
 import io.kubewarden.networkenforcer.writer.proposals.ProposalReconciler;
 import io.kubewarden.networkenforcer.writer.reconcile.Controller;
@@ -87,6 +89,7 @@ final class LeaderSession {
   private KafkaProducer<byte[], byte[]> deadLetterProducer;
   private ProposalConsumer proposalConsumer;
   private ViolationConsumer violationConsumer;
+  private LossConsumer lossConsumer;
   private volatile boolean stopped;
   /** Set once the informers have synced: what the live view reads. */
   private volatile ClusterCache syncedCache;
@@ -133,8 +136,9 @@ final class LeaderSession {
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
     desiredProposals = new DesiredProposals();
     violations = new ViolationBuffer();
+    LossLedger losses = new LossLedger(config.convergenceQuietPeriod());
     ProposalReconciler proposalReconciler = new ProposalReconciler(cache, writer, desiredProposals,
-        new Promoter(client, cache, writer, meters), publisher, deadLetters, objectEvents, meters, clock);
+        new Promoter(client, cache, writer, meters), publisher, deadLetters, objectEvents, meters, clock, losses);
     proposalController = new Controller<>("proposals", proposalReconciler, RETRY_BASE, RETRY_MAX, meters);
     StatusSync statusSync = new StatusSync(client, writer, cache, violations, renderConditions, events,
         new StatusMerger(), meters, clock);
@@ -223,6 +227,12 @@ final class LeaderSession {
     // half-filled cache (it would promote or apply over an existing policy).
     var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
     publisher.resync(cache.allPolicies(), keysOnTopic);
+    // The data plane's loss is read before any proposal is reconciled: none shows Converged wrongly.
+    lossConsumer = new LossConsumer(new KafkaConsumer<>(consumerConfig("loss"), new StringDeserializer(),
+        new ByteArrayDeserializer()), topics.dataPlaneLoss(), losses,
+        () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
+        config.statusUpdateInterval(), clock);
+    lossConsumer.catchUp(SYNC_TIMEOUT);
     policyController.start(1, config.identity());
     proposalController.start(1, config.identity());
     startNativePolicyPublishing();
@@ -235,6 +245,7 @@ final class LeaderSession {
         config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
+    startThread("writer-loss-" + config.identity(), lossConsumer);
     LOG.info("leader session of {} running", config.identity());
   }
 
@@ -327,6 +338,9 @@ final class LeaderSession {
     }
     if (violationConsumer != null) {
       violationConsumer.stop();
+    }
+    if (lossConsumer != null) {
+      lossConsumer.stop();
     }
     if (policyController != null) {
       policyController.close();

@@ -18,11 +18,13 @@ import java.util.Objects;
  * @param maxBufferedViolations consumption pauses above this many buffered, unwritten observations
  * @param resyncPeriod how often informers replay the cache (repairs drift nobody told us about)
  * @param liveView serve the read-only live view page on the management port (off by default)
+ * @param convergenceQuietPeriod the processor's quiet period: events lost by the data plane hold a
+ *     proposal's {@code Converged} false until this long has passed without loss
  */
 public record WriterConfig(String namespace, String leaseName, String identity, Duration leaseDuration,
     Duration renewDeadline, Duration retryPeriod, Duration statusUpdateInterval, String fieldManager,
     String consumerGroup, int maxBufferedViolations, Duration resyncPeriod, TelemetrySettings telemetry,
-    KafkaSettings kafka, boolean liveView) {
+    KafkaSettings kafka, boolean liveView, Duration convergenceQuietPeriod) {
 
   public static final String DEFAULT_LEASE_NAME = "network-enforcer-writer";
   public static final String DEFAULT_FIELD_MANAGER = "network-enforcer";
@@ -36,7 +38,8 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     return new Builder().namespace(namespace).leaseName(leaseName).identity(identity).leaseDuration(leaseDuration)
         .renewDeadline(renewDeadline).retryPeriod(retryPeriod).statusUpdateInterval(statusUpdateInterval)
         .fieldManager(fieldManager).consumerGroup(consumerGroup).maxBufferedViolations(maxBufferedViolations)
-        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka).liveView(liveView);
+        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka).liveView(liveView)
+        .convergenceQuietPeriod(convergenceQuietPeriod);
   }
 
   /** Checks every value; returns this. */
@@ -59,6 +62,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     }
     requirePositive("wnpStatusUpdateInterval", statusUpdateInterval);
     requirePositive("informer resync period", resyncPeriod);
+    requirePositive("convergence quiet period (--convergence-quiet-period)", convergenceQuietPeriod);
     if (fieldManager == null || fieldManager.isBlank() || fieldManager.length() > 128) {
       throw new ConfigException("field manager must be 1 to 128 characters, got '" + fieldManager + "'");
     }
@@ -105,6 +109,7 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     private TelemetrySettings telemetry = TelemetrySettings.disabled();
     private KafkaSettings kafka;
     private boolean liveView;
+    private Duration convergenceQuietPeriod = Duration.ofDays(7);
 
     private static String defaultIdentity() {
       String pod = System.getenv("POD_NAME");
@@ -132,11 +137,12 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     public Builder telemetry(TelemetrySettings v) { telemetry = v; return this; }
     public Builder kafka(KafkaSettings v) { kafka = v; return this; }
     public Builder liveView(boolean v) { liveView = v; return this; }
+    public Builder convergenceQuietPeriod(Duration v) { convergenceQuietPeriod = v; return this; }
 
     public WriterConfig build() {
       return new WriterConfig(namespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod,
           statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka,
-          liveView);
+          liveView, convergenceQuietPeriod);
     }
   }
 }

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
@@ -26,6 +27,11 @@ public final class WriterCommand implements Callable<Integer> {
   @Mixin ProviderNameOption provider;
   @Mixin ConfigFileOption configFile;
 
+  @Option(names = "--convergence-quiet-period", paramLabel = "DURATION", defaultValue = "7d",
+      description = "The processor's quiet period: events the data plane lost hold a proposal's Converged false "
+          + "until this long has passed without loss (default: ${DEFAULT-VALUE}).")
+  String quietPeriod;
+
   @Option(names = "--check-config", description = "Validate the configuration and exit.")
   boolean checkConfig;
 
@@ -33,7 +39,8 @@ public final class WriterCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     service.validate();
     KafkaSettings settings = kafka.settings(null);
-    WriterConfig config = writer.config(settings, service.podNamespace(), service.podName());
+    WriterConfig config = writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
+        .convergenceQuietPeriod(Durations.parse("--convergence-quiet-period", quietPeriod)).build().validate();
     provider.validate();
     if (checkConfig) {
       return 0;

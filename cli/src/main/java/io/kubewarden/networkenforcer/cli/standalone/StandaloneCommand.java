@@ -105,7 +105,9 @@ public final class StandaloneCommand implements Callable<Integer> {
       ProcessorConfig processorConfig = streams.config(settings, p, dataDir.resolve("streams"), true);
       StreamProcessorApp processor = runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
       processor.start();
-      WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName());
+      // One quiet period: the processor's for new peers, the writer's for lost events.
+      WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
+          .convergenceQuietPeriod(processorConfig.learning().quietPeriod()).build().validate();
       WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
       LiveViewPage.serve(runner, writerService, writerConfig);
       writerService.start();

@@ -17,6 +17,9 @@ public class WorkloadNetworkPolicyProposalStatus {
   private List<Condition> conditions;
   @JsonPropertyDescription("The metadata.generation the conditions were written for.")
   private Long observedGeneration;
+  @JsonPropertyDescription("Events the data plane reported lost within the quiet period, per provider and node: while there are any, Converged is False (EventsLost).")
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  private List<LostEvents> lostEvents;
 
   public WorkloadNetworkPolicyProposalStatus() {}
 
@@ -30,6 +33,8 @@ public class WorkloadNetworkPolicyProposalStatus {
   public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
   public Long getObservedGeneration() { return observedGeneration; }
   public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
+  public List<LostEvents> getLostEvents() { return lostEvents; }
+  public void setLostEvents(List<LostEvents> lostEvents) { this.lostEvents = lostEvents; }
 
   /**
    * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
@@ -42,9 +47,10 @@ public class WorkloadNetworkPolicyProposalStatus {
   @Override
   public boolean equals(Object o) {
     return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence)
-        && Objects.equals(conditions, s.conditions) && Objects.equals(observedGeneration, s.observedGeneration);
+        && Objects.equals(conditions, s.conditions) && Objects.equals(observedGeneration, s.observedGeneration)
+        && Objects.equals(lostEvents, s.lostEvents);
   }
 
   @Override
-  public int hashCode() { return Objects.hash(evidence, conditions, observedGeneration); }
+  public int hashCode() { return Objects.hash(evidence, conditions, observedGeneration, lostEvents); }
 }

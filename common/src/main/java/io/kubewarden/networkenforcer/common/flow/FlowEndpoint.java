@@ -71,6 +71,16 @@ public record FlowEndpoint(
     return Boolean.TRUE.equals(namedPortsKnown) || !namedPorts.isEmpty();
   }
 
+  /**
+   * The peer key of a Job without a CronJob that opted in as a peer ({@code <ns>/Job/<name>}: a name
+   * and a selector, no workload kind; see the ingest's {@code StandaloneJobPeer}); empty otherwise.
+   */
+  @JsonIgnore
+  public Optional<String> jobPeerKey() {
+    return workloadKind == null && workloadName != null && workloadSelector != null && namespace != null
+        && external == null ? Optional.of(namespace + "/Job/" + workloadName) : Optional.empty();
+  }
+
   /** The workload this endpoint belongs to, if any. */
   @JsonIgnore
   public Optional<WorkloadRef> workload() {

@@ -20,6 +20,11 @@ public final class Labels {
   public static final String INFERRED_WORKLOADS = PREFIX + "inferred-workloads";
   /** On a WNPP rebuilt by {@code replay}: the window of flows it was learned from, {@code <from>/<to>} (ISO-8601). */
   public static final String REPLAYED_FROM = PREFIX + "replayed-from";
+  /**
+   * A person's opt-in on a Job without a CronJob (in its pod template, so every pod carries it):
+   * its pods are learned as a peer named by the value, selected by their stable labels.
+   */
+  public static final String JOB_PEER = PREFIX + "job-peer";
   /** On the rendered AuthorizationPolicy in monitor mode. */
   public static final String ISTIO_DRY_RUN = "istio.io/dry-run";
   /** The namespace label every namespace carries; learned peers select namespaces by it. */

@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
+import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
@@ -21,6 +22,8 @@ public final class Topics {
   public static final String DEFAULT_PREFIX = "network-enforcer.";
   /** The replay window of the flows topic. */
   public static final Duration FLOWS_RETENTION = Duration.ofDays(7);
+  /** Loss records must outlive the quiet period they hold a proposal back for (default 7 days). */
+  public static final Duration LOSS_RETENTION = Duration.ofDays(30);
 
   private final Topic<String, FlowRecord> flows;
   private final Topic<String, PolicySnapshot> policies;
@@ -29,6 +32,7 @@ public final class Topics {
   private final Topic<String, ViolationObservation> violations;
   private final Topic<byte[], byte[]> deadLetter;
   private final Topic<String, NativePolicySnapshot> nativePolicies;
+  private final Topic<String, DataPlaneLoss> dataPlaneLoss;
 
   public Topics(String prefix) {
     String p = prefix == null ? "" : prefix;
@@ -45,6 +49,8 @@ public final class Topics {
     deadLetter = new Topic<>(p + "dead-letter", Serdes.ByteArray(), Serdes.ByteArray(), false, Optional.empty());
     nativePolicies = new Topic<>(p + "native-policies", Serdes.String(), new JsonSerde<>(NativePolicySnapshot.class),
         true, Optional.empty());
+    dataPlaneLoss = new Topic<>(p + "data-plane-loss", Serdes.String(), new JsonSerde<>(DataPlaneLoss.class), false,
+        Optional.of(LOSS_RETENTION));
   }
 
   /**
@@ -67,8 +73,10 @@ public final class Topics {
   public Topic<byte[], byte[]> deadLetter() { return deadLetter; }
   /** Every Kubernetes NetworkPolicy of the cluster, keyed {@code ns/name}: writer -> processor (global). */
   public Topic<String, NativePolicySnapshot> nativePolicies() { return nativePolicies; }
+  /** Events the data plane reported lost, per provider, node and ingest window: ingest -> writer. */
+  public Topic<String, DataPlaneLoss> dataPlaneLoss() { return dataPlaneLoss; }
 
   public List<Topic<?, ?>> all() {
-    return List.of(flows, policies, control, proposals, violations, deadLetter, nativePolicies);
+    return List.of(flows, policies, control, proposals, violations, deadLetter, nativePolicies, dataPlaneLoss);
   }
 }

@@ -304,7 +304,11 @@ class CrdSchemaTest {
   void proposalStatusHasEvidencePerRuleAndPort() {
     JSONSchemaProps status = root(wnpp).getProperties().get("status");
     assertThat(status.getProperties()).containsOnlyKeys("evidence", "ruleCount", "conditions",
-        "observedGeneration");
+        "observedGeneration", "lostEvents");
+    // Events the data plane lost, per provider and node, while they hold Converged false.
+    assertThat(at(status, "lostEvents[]").getProperties())
+        .containsOnlyKeys("provider", "node", "lostEvents", "firstLost", "lastLost");
+    assertThat(at(status, "lostEvents[].lostEvents").getType()).isEqualTo("integer");
     assertThat(at(status, "conditions[]").getProperties()).containsKeys("type", "status", "reason", "message",
         "observedGeneration", "lastTransitionTime");
     assertThat(at(status, "evidence[]").getProperties())

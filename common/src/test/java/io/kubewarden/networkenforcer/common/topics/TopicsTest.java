@@ -16,7 +16,7 @@ class TopicsTest {
     assertThat(Topics.withDefaultPrefix().all()).extracting(Topic::name).containsExactly(
         "network-enforcer.flows", "network-enforcer.policies", "network-enforcer.control",
         "network-enforcer.proposals", "network-enforcer.violations", "network-enforcer.dead-letter",
-        "network-enforcer.native-policies");
+        "network-enforcer.native-policies", "network-enforcer.data-plane-loss");
     assertThat(new Topics("prod-").flows().name()).isEqualTo("prod-flows");
     assertThat(new Topics(null).control()).hasToString("control");
   }
@@ -38,6 +38,10 @@ class TopicsTest {
     assertThat(topics.flows().newTopic(1, (short) 1).configs())
         .containsEntry(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
         .containsEntry(TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(7).toMillis()));
+    // Loss records outlive the quiet period (7 days by default) they hold proposals back for.
+    assertThat(topics.dataPlaneLoss().newTopic(1, (short) 1).configs())
+        .containsEntry(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
+        .containsEntry(TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(30).toMillis()));
   }
 
   @Test

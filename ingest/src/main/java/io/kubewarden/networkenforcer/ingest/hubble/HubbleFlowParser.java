@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
+import io.kubewarden.networkenforcer.ingest.resolution.StandaloneJobPeer;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
@@ -78,11 +79,23 @@ public final class HubbleFlowParser {
             response.getNodeStatus().getNodeNamesList(), response.getNodeStatus().getMessage());
         return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
       case LOST_EVENTS:
-        return ParseOutcome.lostEvents(response.getLostEvents().getNumEventsLost());
+        return lostEvents(response);
       default:
         // A response type newer than our proto subset.
         return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
     }
+  }
+
+  /**
+   * A loss report: its count (uint64; a count beyond a long is taken as the largest long), the
+   * node Relay names, and the time of the last lost event, else of the response, else now.
+   */
+  private ParseOutcome lostEvents(GetFlowsResponse response) {
+    var lost = response.getLostEvents();
+    long count = lost.getNumEventsLost() < 0 ? Long.MAX_VALUE : lost.getNumEventsLost();
+    String node = response.getNodeName().isEmpty() ? null : response.getNodeName();
+    Instant at = time(lost.hasLast() ? lost.getLast() : response.hasTime() ? response.getTime() : null);
+    return ParseOutcome.lostEvents(count, node, at);
   }
 
   public ParseOutcome parse(Flow flow, Timestamp responseTime) {
@@ -285,6 +298,14 @@ public final class HubbleFlowParser {
       return Optional.empty();
     }
     Optional<WorkloadKind> kind = WorkloadKind.fromKind(ep.getWorkloads(0).getKind());
+    if (kind.isEmpty() && "Job".equals(ep.getWorkloads(0).getKind())) {
+      // Cilium names a Job only when no CronJob owns it: a peer if it opted in (StandaloneJobPeer).
+      return Optional.of(StandaloneJobPeer.endpoint(ep.getNamespace(), labels.podLabels(),
+              resolver.view().namespaceLabels(ep.getNamespace()))
+          .map(b -> Resolution.of(b.podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip)
+              .serviceAccount(labels.serviceAccount()).build(), null))
+          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD)));
+    }
     if (kind.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.NOT_A_WORKLOAD));
     }

@@ -17,6 +17,7 @@ public final class FlowIntake {
   private final IngestMetrics metrics;
   private final List<DroppedInputSink> droppedSinks;
   private final AtomicLong published = new AtomicLong();
+  private volatile LossSink losses = LossSink.NONE;
 
   public FlowIntake(List<FlowSink> sinks, DeadLetterSink deadLetters, IngestMetrics metrics) {
     this(sinks, deadLetters, metrics, List.of());
@@ -29,6 +30,12 @@ public final class FlowIntake {
     this.deadLetters = deadLetters;
     this.metrics = metrics;
     this.droppedSinks = List.copyOf(droppedSinks);
+  }
+
+  /** Where the loss reports of the data plane go from now on (counted in the metrics either way). */
+  public FlowIntake withLossSink(LossSink sink) {
+    this.losses = sink;
+    return this;
   }
 
   /**
@@ -51,6 +58,9 @@ public final class FlowIntake {
   public void accept(String source, ParseOutcome outcome) {
     if (outcome.lostEvents() > 0) {
       metrics.lostEvents(outcome.lostEvents());
+      if (outcome.lossTime() != null) {
+        losses.lost(outcome.lostEvents(), outcome.lossNode(), outcome.lossTime());
+      }
     }
     if (outcome.isDropped()) {
       metrics.dropped(source, outcome.dropReason());

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * {@code controller-uid}, {@code batch.kubernetes.io/*}), so every run matches the same selector.
  *
  * <p>A Job without a CronJob is not a workload: it runs once, and its pods' labels are usually
- * the per-run ones only. It is dropped ({@code not-a-workload}).
+ * the per-run ones only. It is dropped ({@code not-a-workload}), unless it opted in as a peer
+ * with stable labels of its own ({@link StandaloneJobPeer}).
  */
 public final class CronJobResolution {
   /** Kubernetes names a CronJob's Jobs {@code <cronjob>-<scheduled time in minutes>}. */

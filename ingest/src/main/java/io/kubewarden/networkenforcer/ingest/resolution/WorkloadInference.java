@@ -141,6 +141,13 @@ public final class WorkloadInference {
       return Resolution.dropped(DropReason.INCOMPLETE);
     }
     Guess guess = guess(podName, podLabels);
+    if (!guess.found() && isJobPod(podLabels)) {
+      // A Job's pod whose CronJob nobody names: a peer only if it opted in (StandaloneJobPeer).
+      return StandaloneJobPeer.endpoint(namespace, podLabels, view.namespaceLabels(namespace))
+          .map(b -> Resolution.of(b.podName(podName.endsWith("*") ? null : podName).ip(ip)
+              .serviceAccount(serviceAccount).build(), null))
+          .orElseGet(() -> Resolution.dropped(guess.dropReason()));
+    }
     if (!guess.found()) {
       return Resolution.dropped(guess.dropReason());
     }

@@ -111,12 +111,23 @@ public final class WorkloadResolver {
       case "DaemonSet" -> workloadEndpoint(namespace, WorkloadKind.DaemonSet, ownerName, pod);
       case "Job" -> CronJobResolution.cronJobOf(view, namespace, ownerName)
           .map(cronJob -> workloadEndpoint(namespace, WorkloadKind.CronJob, cronJob, pod))
-          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod));
+          .orElseGet(() -> jobPeer(namespace, pod));
       default -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
     };
   }
 
-  private Resolution deploymentOf(Pod pod, String namespace, String replicaSetName) {
+  /** A Job without a CronJob: a peer if it opted in with stable labels of its own, else no workload. */
+  private Resolution jobPeer(String namespace, Pod pod) {
+    return StandaloneJobPeer.endpoint(namespace, labels(pod), view.namespaceLabels(namespace))
+        .map(b -> Resolution.of(b.podName(pod.getMetadata().getName())
+            .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
+            .serviceAccount(serviceAccount(pod))
+            .namedPorts(namedPorts(pod))
+            .namedPortsKnown(containersKnown(pod)).build(), pod))
+        .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod));
+  }
+
+    private Resolution deploymentOf(Pod pod, String namespace, String replicaSetName) {
     Optional<ReplicaSet> rs = view.replicaSet(namespace, replicaSetName);
     if (rs.isPresent()) {
       Optional<OwnerReference> controller = controllerOf(rs.get());

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubewarden.networkenforcer.common.crd.LostEvents;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -91,19 +92,28 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   static final Duration WORKLOAD_GRACE = Duration.ofMinutes(2);
   static final Duration WORKLOAD_RECHECK = Duration.ofSeconds(2);
 
+  private final LossLedger losses;
+  /**
+   * The processor's record last written to each proposal's status in this session. A reconcile
+   * without a new record (an informer event, a loss, the end of a hold) writes the status from it, not from
+   * the cache, which may not show that write yet (it would take the evidence and Converged back).
+   */
+  private final Map<ObjectKey, ProposalSnapshot> lastRecords = new ConcurrentHashMap<>();
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
   /** Since when a proposal record has waited for its workload to be cached. */
   private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
-  /**
-   * The evidence this leader last wrote per proposal. A reconcile with no new record keeps it, not
-   * the cache's copy: the informer event of our own create or spec apply can arrive before the
-   * status we wrote after it, and writing that stale copy back would erase the evidence.
-   */
-  private final Map<ObjectKey, List<RuleEvidence>> writtenEvidence = new ConcurrentHashMap<>();
 
   public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
       PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock) {
+    this(cache, writer, desired, promoter, publisher, deadLetters, events, meters, clock, null);
+  }
+
+  /** @param losses the data plane's loss, which holds {@code Converged} false; null when not followed */
+  public ProposalReconciler(ClusterCache cache, ClusterWriter writer, DesiredProposals desired, Promoter promoter,
+      PolicyPublisher publisher, DeadLetters deadLetters, ObjectEvents events, MeterRegistry meters, Clock clock,
+      LossLedger losses) {
+    this.losses = losses;
     this.cache = cache;
     this.writer = writer;
     this.desired = desired;
@@ -118,14 +128,14 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   /** The informer saw the proposal go: keep its last state for the reconcile of its key. */
   public void onDeleted(WorkloadNetworkPolicyProposal lastState) {
     deleted.put(ObjectKey.of(lastState), lastState);
-    writtenEvidence.remove(ObjectKey.of(lastState));
+    lastRecords.remove(ObjectKey.of(lastState));
   }
 
   /** The evidence to keep when there is no new record: what we wrote last, else what the cluster has. */
   private List<RuleEvidence> keptEvidence(ObjectKey key, WorkloadNetworkPolicyProposal live) {
-    List<RuleEvidence> written = writtenEvidence.get(key);
+    ProposalSnapshot written = lastRecords.get(key);
     if (written != null) {
-      return new ArrayList<>(written);
+      return new ArrayList<>(written.evidence());
     }
     return live == null || live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
   }
@@ -141,6 +151,9 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
     } else {
       deleted.remove(key);
+    }
+    if (live == null || wish != null && wish.tombstone()) {
+      lastRecords.remove(key);
     }
     if (wish != null && wish.tombstone()) {
       if (live != null) {
@@ -228,10 +241,13 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
           : applied.getMetadata().getGeneration();
     }
-    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
-    Condition converged = snapshot == null || snapshot.convergence() == null ? null
-        : snapshot.convergence().toCondition();
-    writeStatus(key, live, evidence, ready, converged, generation);
+    ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
+    List<RuleEvidence> evidence = statusFrom != null ? new ArrayList<>(statusFrom.evidence())
+        : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
+    writeStatus(key, live, evidence, ready, statusFrom == null ? null : statusFrom.convergence(), generation);
+    if (snapshot != null) {
+      lastRecords.put(key, snapshot);
+    }
     meters.counter("network.enforcer.writer.proposals", "outcome", needsApply ? "applied" : "unchanged").increment();
     if (wish != null) {
       desired.done(key, wish);
@@ -348,26 +364,31 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   }
 
   /**
-   * Evidence, the conditions (the writer's Ready, the processor's Converged) and observedGeneration
-   * in one apply of the status; nothing when unchanged. {@code converged} null keeps the live one
-   * (no new record, or a processor from before convergence).
+   * Evidence, the conditions (the writer's Ready, the processor's Converged, held False while the
+   * data plane lost events, see {@link ConvergenceUnderLoss}), the loss and observedGeneration in one
+   * apply of the status; nothing when unchanged. {@code fromRecord} null keeps the processor's
+   * verdict the status holds (no new record, or a processor from before convergence). When a hold
+   * ends, the {@link LossConsumer} has every proposal looked at again.
    */
-  private void writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live, List<RuleEvidence> evidence,
-      Condition ready, Condition converged, long generation) {
+  private void writeStatus(ObjectKey key, WorkloadNetworkPolicyProposal live,
+      List<RuleEvidence> evidence, Condition ready, Convergence fromRecord, long generation) {
     WorkloadNetworkPolicyProposalStatus current = live == null ? null : live.getStatus();
     Condition before = condition(current, ProposalConditions.READY);
     Condition convergedBefore = condition(current, Convergence.CONDITION_TYPE);
-    Condition convergedNow = converged != null ? converged : convergedBefore;
+    Condition settledBefore = condition(current, ConvergenceUnderLoss.LEARNING_SETTLED);
+    ConvergenceUnderLoss.Outcome convergence = ConvergenceUnderLoss.decide(
+        ConvergenceUnderLoss.learned(fromRecord, convergedBefore, settledBefore), losses, clock.instant());
+    Condition convergedNow = convergence.converged();
+    List<LostEvents> lostBefore = current == null || current.getLostEvents() == null ? List.of()
+        : current.getLostEvents();
     boolean sameCondition = before != null && Objects.equals(before.getStatus(), ready.getStatus())
         && Objects.equals(before.getReason(), ready.getReason()) && Objects.equals(before.getMessage(),
         ready.getMessage()) && Objects.equals(before.getObservedGeneration(), generation);
-    boolean sameConverged = convergedNow == null ? convergedBefore == null : convergedBefore != null
-        && Objects.equals(convergedBefore.getStatus(), convergedNow.getStatus())
-        && Objects.equals(convergedBefore.getReason(), convergedNow.getReason())
-        && Objects.equals(convergedBefore.getMessage(), convergedNow.getMessage())
-        && Objects.equals(convergedBefore.getLastTransitionTime(), convergedNow.getLastTransitionTime());
+    boolean sameConverged = sameVerdict(convergedBefore, convergedNow)
+        && sameVerdict(settledBefore, convergence.learningSettled());
     if (current != null && sameCondition && sameConverged && Objects.equals(current.getEvidence(), evidence)
-        && Objects.equals(current.getObservedGeneration(), generation)) {
+        && Objects.equals(current.getObservedGeneration(), generation)
+        && lostBefore.equals(convergence.lostEvents())) {
       return;
     }
     String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
@@ -383,12 +404,15 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       // The processor decides convergence (flow time); its transition time is kept as it gave it.
       conditions.add(new ConditionBuilder(convergedNow).withObservedGeneration(generation).build());
     }
+    if (convergence.learningSettled() != null) {
+      conditions.add(new ConditionBuilder(convergence.learningSettled()).withObservedGeneration(generation).build());
+    }
     status.setConditions(conditions);
     status.setObservedGeneration(generation);
+    status.setLostEvents(convergence.lostEvents().isEmpty() ? null : convergence.lostEvents());
     s.setStatus(status);
     try {
       writer.applyStatus(s);
-      writtenEvidence.put(key, List.copyOf(evidence));
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         LOG.info("proposal {} was deleted before its status was written", key);
@@ -396,6 +420,14 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
       throw e;
     }
+  }
+
+  private static boolean sameVerdict(Condition before, Condition now) {
+    return now == null ? before == null : before != null
+        && Objects.equals(before.getStatus(), now.getStatus())
+        && Objects.equals(before.getReason(), now.getReason())
+        && Objects.equals(before.getMessage(), now.getMessage())
+        && Objects.equals(before.getLastTransitionTime(), now.getLastTransitionTime());
   }
 
   private static Condition condition(WorkloadNetworkPolicyProposalStatus status, String type) {

@@ -46,7 +46,7 @@ public final class TopicPreparation {
   private List<Topic<?, ?>> topicsUsed() {
     Topics t = config.topics();
     return List.of(t.flows(), t.policies(), t.control(), t.proposals(), t.violations(), t.deadLetter(),
-        t.nativePolicies(), NetworkEnforcerTopology.reattributionTopic(config));
+        t.nativePolicies(), t.dataPlaneLoss(), NetworkEnforcerTopology.reattributionTopic(config));
   }
 
   private void createMissing(Admin admin) {

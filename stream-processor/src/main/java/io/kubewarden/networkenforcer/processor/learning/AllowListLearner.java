@@ -83,14 +83,15 @@ public final class AllowListLearner {
     if (peer.isExternal()) {
       return learnOutside(current, own.workloadSelector(), own.inferred(), peer, flow);
     }
-    Optional<WorkloadRef> peerWorkload = peer.workload();
-    if (peerWorkload.isEmpty()) {
+    // A workload, or a Job without a CronJob that opted in as a peer (ns/Job/<name>).
+    Optional<String> peerKey = peer.workload().map(WorkloadRef::key).or(peer::jobPeerKey);
+    if (peerKey.isEmpty()) {
       return new Skipped("peer-not-a-workload");
     }
     if (peer.workloadSelector() == null) {
       return new Skipped("no-peer-selector");
     }
-    return merge(current, own.workloadSelector(), own.inferred(), peerWorkload.get().key(), peer.namespace(),
+    return merge(current, own.workloadSelector(), own.inferred(), peerKey.get(), peer.namespace(),
         peer.workloadSelector(), peer.inferred(), null, flow);
   }
 

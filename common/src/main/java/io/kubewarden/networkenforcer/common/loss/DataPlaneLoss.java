@@ -1,0 +1,50 @@
+package io.kubewarden.networkenforcer.common.loss;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Events a data plane reported lost on one node within one window of the ingest, value of the
+ * {@code data-plane-loss} topic (ingest to writer). Flows of those events never reached the
+ * pipeline, so no proposal learned over that window can claim to be complete.
+ *
+ * @param provider whose data plane lost them
+ * @param node the node as the source names it (Hubble Relay: {@code <cluster>/<node>}); null when
+ *     the source does not say
+ * @param from the first loss report of the window (the data plane's time when it gives one)
+ * @param to the last loss report of the window
+ * @param lostEvents the exact sum of the events the reports say were lost
+ * @param reports how many loss reports were folded into this record
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record DataPlaneLoss(Provider provider, String node, Instant from, Instant to, long lostEvents,
+    long reports) {
+
+  public DataPlaneLoss {
+    Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(from, "from");
+    Objects.requireNonNull(to, "to");
+    if (to.isBefore(from)) {
+      throw new IllegalArgumentException("loss window ends (" + to + ") before it starts (" + from + ")");
+    }
+    if (lostEvents < 0 || reports < 1) {
+      throw new IllegalArgumentException("a loss record needs lostEvents >= 0 and reports >= 1, got " + lostEvents
+          + " and " + reports);
+    }
+  }
+
+  /** The record key: provider and node, so the loss of one node stays in order. */
+  @JsonIgnore
+  public String key() {
+    return provider.name() + "/" + (node == null ? "" : node);
+  }
+
+  /** This window and a later report of the same provider and node, folded. */
+  public DataPlaneLoss plus(DataPlaneLoss other) {
+    return new DataPlaneLoss(provider, node, from.isBefore(other.from) ? from : other.from,
+        to.isAfter(other.to) ? to : other.to, lostEvents + other.lostEvents, reports + other.reports);
+  }
+}
