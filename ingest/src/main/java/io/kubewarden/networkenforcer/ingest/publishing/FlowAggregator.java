@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -40,17 +39,7 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
     this.downstream = downstream;
     this.window = window;
     this.maxPending = maxPending;
-    if (window.isZero()) {
-      timer = null;
-    } else {
-      timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "flow-aggregation");
-        t.setDaemon(true);
-        return t;
-      });
-      long millis = Math.max(1, window.toMillis());
-      timer.scheduleAtFixedRate(this::flush, millis, millis, TimeUnit.MILLISECONDS);
-    }
+    timer = WindowTimer.every(window, "flow-aggregation", this::flush);
   }
 
   public Duration window() {

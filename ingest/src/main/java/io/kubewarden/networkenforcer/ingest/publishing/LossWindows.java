@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -33,17 +32,7 @@ public final class LossWindows implements LossSink, AutoCloseable {
     }
     this.provider = Objects.requireNonNull(provider);
     this.downstream = downstream;
-    if (window.isZero()) {
-      timer = null;
-    } else {
-      timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "loss-windows");
-        t.setDaemon(true);
-        return t;
-      });
-      long millis = Math.max(1, window.toMillis());
-      timer.scheduleAtFixedRate(this::flush, millis, millis, TimeUnit.MILLISECONDS);
-    }
+    timer = WindowTimer.every(window, "loss-windows", this::flush);
   }
 
   @Override
