@@ -20,11 +20,12 @@ trap 'rm -rf "$classes"' EXIT
 cp -r ingest/target/test-classes "$classes/ingest-tests"
 cp -r ingest/target/classes "$classes/ingest"
 cp -r common/target/classes "$classes/common"
+cp -r embedded-kafka/target/classes "$classes/embedded-kafka"
 deps=$(tr ':' '\n' < ingest/target/bench.classpath | grep -v '/target/classes$' | paste -sd: -)
 jfr=()
 if [[ "${NE_BENCH_JFR:-0}" == 1 ]]; then
   jfr=(-XX:StartFlightRecording=filename=ingest/target/ingest.jfr,settings=profile)
 fi
-java -Xmx1g "${jfr[@]}" -cp "$classes/ingest-tests:$classes/ingest:$classes/common:$deps" \
+java -Xmx1g "${jfr[@]}" -cp "$classes/ingest-tests:$classes/ingest:$classes/common:$classes/embedded-kafka:$deps" \
   io.kubewarden.networkenforcer.ingest.benchmark.IngestBenchmark "$dir/hubble-flows.jsonl" \
   "$dir/cluster-state.json" samples/basic "$messages" 2>ingest/target/bench-ingest.log | grep -E '^[a-zA-Z0-9 /()+=.,-]+: '

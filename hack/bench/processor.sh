@@ -17,8 +17,9 @@ trap 'rm -rf "$classes"' EXIT
 cp -r stream-processor/target/test-classes "$classes/processor-tests"
 cp -r stream-processor/target/classes "$classes/processor"
 cp -r common/target/classes "$classes/common"
+cp -r embedded-kafka/target/classes "$classes/embedded-kafka"
 deps=$(tr ':' '\n' < stream-processor/target/bench.classpath | grep -v '/target/classes$' | paste -sd: -)
-cp="$classes/processor-tests:$classes/processor:$classes/common:$deps"
+cp="$classes/processor-tests:$classes/processor:$classes/common:$classes/embedded-kafka:$deps"
 main=io.kubewarden.networkenforcer.processor.benchmark.ProcessorBenchmark
 jfr=()
 if [ "${BENCH_JFR:-0}" = 1 ]; then

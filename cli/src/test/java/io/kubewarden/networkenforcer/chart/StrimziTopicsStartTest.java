@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.common.testing.ProjectCrds;
 import java.net.ServerSocket;

@@ -6,7 +6,7 @@ import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.learn.PipelineDrain;
 import io.kubewarden.networkenforcer.cli.learn.ProposalTopicReader;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;

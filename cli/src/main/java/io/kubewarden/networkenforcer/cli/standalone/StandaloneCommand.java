@@ -16,7 +16,7 @@ import io.kubewarden.networkenforcer.cli.services.TopicSetup;
 import io.kubewarden.networkenforcer.cli.services.WriterOptions;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.IngestService;

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.common.embedded;
+package io.kubewarden.networkenforcer.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

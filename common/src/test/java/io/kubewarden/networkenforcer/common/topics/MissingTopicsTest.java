@@ -2,7 +2,7 @@ package io.kubewarden.networkenforcer.common.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -8,7 +8,7 @@ import com.google.protobuf.util.JsonFormat;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;

@@ -3,7 +3,7 @@ package io.kubewarden.networkenforcer.ingest.publishing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;

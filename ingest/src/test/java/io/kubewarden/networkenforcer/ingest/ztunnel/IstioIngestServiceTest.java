@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.topics.Topics;

@@ -11,7 +11,7 @@ import io.kubewarden.networkenforcer.common.crd.LostEvents;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
-import io.kubewarden.networkenforcer.common.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;

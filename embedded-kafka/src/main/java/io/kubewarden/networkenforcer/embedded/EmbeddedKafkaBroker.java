@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.common.embedded;
+package io.kubewarden.networkenforcer.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
