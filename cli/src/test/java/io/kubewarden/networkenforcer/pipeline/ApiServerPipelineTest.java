@@ -33,7 +33,7 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;

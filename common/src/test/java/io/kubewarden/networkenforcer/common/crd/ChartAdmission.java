@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.policy.Labels;
-import io.kubewarden.networkenforcer.common.testing.ChartTemplates;
+import io.kubewarden.networkenforcer.testing.ChartTemplates;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

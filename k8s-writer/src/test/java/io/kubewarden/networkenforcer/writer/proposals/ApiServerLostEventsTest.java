@@ -16,7 +16,7 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.writer.Fixtures;

@@ -24,7 +24,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.common.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;

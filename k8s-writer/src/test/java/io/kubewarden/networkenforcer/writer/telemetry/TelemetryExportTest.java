@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import io.grpc.InsecureServerCredentials;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.common.testing.ChartTemplates;
+import io.kubewarden.networkenforcer.testing.ChartTemplates;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.common.testing;
+package io.kubewarden.networkenforcer.testing;
 
 import java.nio.file.Path;
 import java.util.Base64;

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.common.testing;
+package io.kubewarden.networkenforcer.testing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;

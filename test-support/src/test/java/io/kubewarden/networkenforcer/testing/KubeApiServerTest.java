@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.common.testing;
+package io.kubewarden.networkenforcer.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
