@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.streams.StreamsConfig;
@@ -47,6 +48,8 @@ final class LearnSetup {
         .backend(backend)
         .inMemoryStores(inMemoryStores)
         .learning(learning)
+        // Only the last proposal of each target is written: render each changed target once per flush.
+        .proposalEmission(ProposalEmission.AT_FLUSH)
         .build()
         .validate();
   }
