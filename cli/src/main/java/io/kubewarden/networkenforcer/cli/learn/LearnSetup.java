@@ -50,6 +50,8 @@ final class LearnSetup {
         .learning(learning)
         // Only the last proposal of each target is written: render each changed target once per flush.
         .proposalEmission(ProposalEmission.AT_FLUSH)
+        // Nothing is restored: the stores' state ends with the run.
+        .storeChangelogs(false)
         .build()
         .validate();
   }

@@ -37,6 +37,9 @@ import org.apache.kafka.streams.StreamsConfig;
  *     alone)
  * @param proposalEmission when a changed allow-list is published ({@link ProposalEmission#EVERY_CHANGE}
  *     by default; offline learning holds changes until the flush)
+ * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
+ *     whose state is thrown away at its end (offline learning), where a changelog record per store
+ *     write is pure cost
  */
 public record ProcessorConfig(
     String applicationId,
@@ -55,7 +58,8 @@ public record ProcessorConfig(
     boolean inMemoryStores,
     LearningSettings learning,
     Duration combineInterval,
-    ProposalEmission proposalEmission) {
+    ProposalEmission proposalEmission,
+    boolean storeChangelogs) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -98,7 +102,7 @@ public record ProcessorConfig(
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
-        .proposalEmission(proposalEmission);
+        .proposalEmission(proposalEmission).storeChangelogs(storeChangelogs);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -196,6 +200,7 @@ public record ProcessorConfig(
     private LearningSettings learning;
     private Duration combineInterval;
     private ProposalEmission proposalEmission;
+    private boolean storeChangelogs = true;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -217,11 +222,13 @@ public record ProcessorConfig(
     public Builder learning(LearningSettings v) { learning = v; return this; }
     public Builder combineInterval(Duration v) { combineInterval = v; return this; }
     public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
+    public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, learning, combineInterval, proposalEmission);
+          createTopics, inMemoryStores, learning, combineInterval, proposalEmission,
+          storeChangelogs);
     }
   }
 }

@@ -23,6 +23,7 @@ import io.kubewarden.networkenforcer.processor.learning.ConvergenceRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
    * the flow time their proposal is rendered as of (the one an immediate rendering would have used).
    */
   private final Map<String, Instant> changedSinceFlush = new LinkedHashMap<>();
+  /**
+   * {@link ProposalEmission#AT_FLUSH}: allow-lists changed since the last flush, written to the store
+   * by the flush: a busy target's allow-list is serialized once per flush, not once per new peer.
+   */
+  private final Map<String, LearnedAllowList> unwritten = new HashMap<>();
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
@@ -116,6 +122,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     knownPolicies.clear();
     dirty.clear();
     changedSinceFlush.clear();
+    unwritten.clear();
     latestFlowTime = null;
     lastSweepFlowTime = null;
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
@@ -161,6 +168,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     LearnedAllowList state = allowList(key);
     dirty.remove(key);
     changedSinceFlush.remove(key);
+    unwritten.remove(key);
     allowLists.remove(key);
     if (state == null) {
       return false;
@@ -181,7 +189,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private LearnedAllowList allowList(String key) {
-    LearnedAllowList state = allowLists.get(key);
+    LearnedAllowList state = unwritten.isEmpty() ? null : unwritten.get(key);
+    if (state != null) {
+      return state;
+    }
+    state = allowLists.get(key);
     if (state == null) {
       state = learned.get(key);
       if (state != null) {
@@ -192,8 +204,18 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void store(String key, LearnedAllowList state) {
-    learned.put(key, state);
+    if (emission == ProposalEmission.AT_FLUSH) {
+      unwritten.put(key, state);
+    } else {
+      learned.put(key, state);
+    }
     allowLists.put(key, state);
+  }
+
+  /** Writes the allow-lists held since the last flush to the store (AT_FLUSH). */
+  private void writeUnwritten() {
+    unwritten.forEach(learned::put);
+    unwritten.clear();
   }
 
   private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state) {
@@ -305,7 +327,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     dirty.clear();
+    // The sweep reads the whole store.
+    writeUnwritten();
     sweepConvergence(now);
+    writeUnwritten();
   }
 
   /**
