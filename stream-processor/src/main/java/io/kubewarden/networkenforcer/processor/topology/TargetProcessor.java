@@ -78,6 +78,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
    * by the flush: a busy target's allow-list is serialized once per flush, not once per new peer.
    */
   private final Map<String, LearnedAllowList> unwritten = new HashMap<>();
+  /** {@link ProposalEmission#AT_FLUSH}: evidence changed since the last flush, written by the flush. */
+  private final Map<String, PortStats> unwrittenEvidence = new HashMap<>();
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
@@ -123,6 +125,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     dirty.clear();
     changedSinceFlush.clear();
     unwritten.clear();
+    unwrittenEvidence.clear();
     latestFlowTime = null;
     lastSweepFlowTime = null;
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
@@ -174,7 +177,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       return false;
     }
     state.peers().forEach((peerKey, peer) -> peer.ports().keySet()
-        .forEach(portKey -> evidence.delete(EvidenceKey.of(key, peerKey, portKey))));
+        .forEach(portKey -> {
+          String evidenceKey = EvidenceKey.of(key, peerKey, portKey);
+          unwrittenEvidence.remove(evidenceKey);
+          evidence.delete(evidenceKey);
+        }));
     learned.delete(key);
     return true;
   }
@@ -212,10 +219,25 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     allowLists.put(key, state);
   }
 
-  /** Writes the allow-lists held since the last flush to the store (AT_FLUSH). */
+  private PortStats evidence(String evidenceKey) {
+    PortStats stats = unwrittenEvidence.isEmpty() ? null : unwrittenEvidence.get(evidenceKey);
+    return stats != null ? stats : evidence.get(evidenceKey);
+  }
+
+  private void storeEvidence(String evidenceKey, PortStats stats) {
+    if (emission == ProposalEmission.AT_FLUSH) {
+      unwrittenEvidence.put(evidenceKey, stats);
+    } else {
+      evidence.put(evidenceKey, stats);
+    }
+  }
+
+  /** Writes the allow-lists and evidence held since the last flush to the stores (AT_FLUSH). */
   private void writeUnwritten() {
     unwritten.forEach(learned::put);
     unwritten.clear();
+    unwrittenEvidence.forEach(evidence::put);
+    unwrittenEvidence.clear();
   }
 
   private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state) {
@@ -224,7 +246,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state, Instant asOf) {
     return ProposalRenderer.render(target, state,
-        (peerKey, portKey) -> evidence.get(EvidenceKey.of(key, peerKey, portKey)), convergence, asOf);
+        (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)), convergence, asOf);
   }
 
   private static boolean converged(ProposalSnapshot snapshot) {
@@ -277,8 +299,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
     metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
-    PortStats stats = evidence.get(evidenceKey);
-    evidence.put(evidenceKey, stats == null
+    PortStats stats = evidence(evidenceKey);
+    storeEvidence(evidenceKey, stats == null
         ? PortStats.first(flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
         : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
     if (result.allowListChanged() && emission == ProposalEmission.AT_FLUSH) {
