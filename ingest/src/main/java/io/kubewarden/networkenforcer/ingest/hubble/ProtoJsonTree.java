@@ -6,6 +6,7 @@ import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.OneofDescriptor;
 import com.google.protobuf.Message;
+import com.google.protobuf.Timestamp;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
@@ -37,6 +38,8 @@ final class ProtoJsonTree {
       "google.protobuf.StringValue", "google.protobuf.DoubleValue", "google.protobuf.FloatValue");
   /** Fields by JSON name and by proto name, per message type. */
   private static final Map<Descriptor, Map<String, FieldDescriptor>> FIELDS = new ConcurrentHashMap<>();
+  /** The {@code value} field of each wrapper type (a descriptor's own lookup builds a string each time). */
+  private static final Map<Descriptor, FieldDescriptor> WRAPPED = new ConcurrentHashMap<>();
 
   private ProtoJsonTree() {}
 
@@ -107,10 +110,10 @@ final class ProtoJsonTree {
         Message.Builder child = parent.newBuilderForField(field);
         String type = field.getMessageType().getFullName();
         if (TIMESTAMP.equals(type)) {
-          return timestamp(value, child);
+          return timestamp(value);
         }
         if (WRAPPERS.contains(type)) {
-          FieldDescriptor inner = field.getMessageType().findFieldByName("value");
+          FieldDescriptor inner = WRAPPED.computeIfAbsent(field.getMessageType(), t -> t.findFieldByName("value"));
           return child.setField(inner, value(inner, value, child)).build();
         }
         merge(value, child);
@@ -202,7 +205,7 @@ final class ProtoJsonTree {
   }
 
   /** {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]Z}, the form protobuf prints; any other form is left to the fallback. */
-  private static Message timestamp(JsonNode value, Message.Builder builder) {
+  private static Message timestamp(JsonNode value) {
     if (!value.isTextual()) {
       throw new NotPlain("timestamp text expected");
     }
@@ -239,9 +242,7 @@ final class ProtoJsonTree {
     } catch (RuntimeException e) {
       throw new NotPlain("timestamp date");
     }
-    Descriptor type = builder.getDescriptorForType();
-    return builder.setField(type.findFieldByName("seconds"), epochSecond)
-        .setField(type.findFieldByName("nanos"), nanos).build();
+    return Timestamp.newBuilder().setSeconds(epochSecond).setNanos(nanos).build();
   }
 
   private static int digits(String s, int from, int to) {
