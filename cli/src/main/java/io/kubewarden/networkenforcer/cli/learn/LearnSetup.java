@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.kafka.streams.StreamsConfig;
@@ -49,6 +50,10 @@ final class LearnSetup {
         .learning(learning)
         // In-process there is no repartition to relieve: combining would only add work.
         .combineInterval(java.time.Duration.ZERO)
+        // Only the last proposal of each target is written: render each changed target once per flush.
+        .proposalEmission(ProposalEmission.AT_FLUSH)
+        // Nothing is restored: the stores' state ends with the run.
+        .storeChangelogs(false)
         .build()
         .validate();
   }

@@ -13,14 +13,21 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Writes proposals as Kubernetes manifests, one file per target at
  * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply -f}.
  */
 public final class ProposalManifests {
-  /** fabric8's YAML quotes strings that look like numbers (Istio ports), which a plain mapper would not. */
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  /**
+   * fabric8's YAML quotes strings that look like numbers (Istio ports), which a plain mapper would not.
+   * One per thread: the files are rendered in parallel.
+   */
+  private static final ThreadLocal<KubernetesSerialization> SERIALIZATION =
+      ThreadLocal.withInitial(KubernetesSerialization::new);
+  /** Below this many proposals, a second thread costs more than it saves. */
+  private static final int PARALLEL_FROM = 64;
 
   private ProposalManifests() {}
 
@@ -48,22 +55,25 @@ public final class ProposalManifests {
 
   /** As {@link #write(Path, Collection, String)}, naming the command that learned them in the header. */
   public static List<Path> write(Path dir, Collection<ProposalSnapshot> proposals, String command, String source) {
-    List<Path> written = new ArrayList<>();
-    for (ProposalSnapshot snapshot : proposals) {
-      Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
-      String yaml = "# Learned by '" + command + "' from " + source + ".\n"
-          + "# Review, then: kubectl apply -f " + file.getFileName()
-          + " (status.evidence is informational; the API server keeps only spec on create).\n"
-          + SERIALIZATION.asYaml(toResource(snapshot)).replaceFirst("^---\\n", "");
-      try {
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, yaml, StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage()
-            + "; choose a writable --output-dir", e);
-      }
-      written.add(file);
+    // Rendering YAML is most of the cost (busy targets have thousands of lines); files are independent.
+    Stream<ProposalSnapshot> each = proposals.size() >= PARALLEL_FROM ? proposals.parallelStream()
+        : proposals.stream();
+    return each.map(snapshot -> write(dir, snapshot, command, source)).toList();
+  }
+
+  private static Path write(Path dir, ProposalSnapshot snapshot, String command, String source) {
+    Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
+    String yaml = "# Learned by '" + command + "' from " + source + ".\n"
+        + "# Review, then: kubectl apply -f " + file.getFileName()
+        + " (status.evidence is informational; the API server keeps only spec on create).\n"
+        + SERIALIZATION.get().asYaml(toResource(snapshot)).replaceFirst("^---\\n", "");
+    try {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, yaml, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage()
+          + "; choose a writable --output-dir", e);
     }
-    return written;
+    return file;
   }
 }

@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.BufferedReader;
@@ -71,7 +72,15 @@ final class BrokerPipeline implements AutoCloseable {
       throws InterruptedException {
     broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
-    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), false, learning);
+    // The oracle runs the service's emission (every change published, changelogged stores), not
+    // learn's AT_FLUSH: the in-process result must equal it, and PipelineDrain reads the stores to
+    // know when evidence is published, which AT_FLUSH holds in memory until the flush.
+    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), false,
+            learning).toBuilder()
+        .proposalEmission(ProposalEmission.EVERY_CHANGE)
+        .storeChangelogs(true)
+        .build()
+        .validate();
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       new TopicPreparation(config).prepare(admin);
       streams = new KafkaStreams(NetworkEnforcerTopology.build(config, registry), config.streamsProperties());

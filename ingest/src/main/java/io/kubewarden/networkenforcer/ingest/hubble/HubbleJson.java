@@ -30,6 +30,20 @@ public final class HubbleJson {
   }
 
   public static GetFlowsResponse decode(String line, JsonNode parsed) throws InvalidProtocolBufferException {
+    if (parsed != null && parsed.isObject()) {
+      // The line is parsed already: fill the message from the tree. JsonFormat reads it again only
+      // when it is not in the plain form (and then decides, as it always did).
+      try {
+        return fromTree(parsed);
+      } catch (ProtoJsonTree.NotPlain | IllegalArgumentException e) {
+        // Not plain: JsonFormat below.
+      }
+    }
+    return viaJsonFormat(line, parsed);
+  }
+
+  /** The line read by protobuf's JsonFormat, whatever its form. */
+  static GetFlowsResponse viaJsonFormat(String line, JsonNode parsed) throws InvalidProtocolBufferException {
     if (parsed != null && parsed.isObject() && parsed.has("verdict") && !parsed.has("flow")) {
       Flow.Builder flow = Flow.newBuilder();
       PARSER.merge(line, flow);
@@ -37,6 +51,18 @@ public final class HubbleJson {
     }
     GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
     PARSER.merge(line, response);
+    return response.build();
+  }
+
+  /** The message from the parsed tree; {@link ProtoJsonTree.NotPlain} when it is not in the plain form. */
+  static GetFlowsResponse fromTree(JsonNode parsed) {
+    if (parsed.has("verdict") && !parsed.has("flow")) {
+      Flow.Builder flow = Flow.newBuilder();
+      ProtoJsonTree.merge(parsed, flow);
+      return GetFlowsResponse.newBuilder().setFlow(flow).build();
+    }
+    GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
+    ProtoJsonTree.merge(parsed, response);
     return response.build();
   }
 }

@@ -35,6 +35,11 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param combineInterval how long the observations of one target and flow are combined into one
  *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
  *     alone)
+ * @param proposalEmission when a changed allow-list is published ({@link ProposalEmission#EVERY_CHANGE}
+ *     by default; offline learning holds changes until the flush)
+ * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
+ *     whose state is thrown away at its end (offline learning), where a changelog record per store
+ *     write is pure cost
  */
 public record ProcessorConfig(
     String applicationId,
@@ -52,7 +57,9 @@ public record ProcessorConfig(
     boolean createTopics,
     boolean inMemoryStores,
     LearningSettings learning,
-    Duration combineInterval) {
+    Duration combineInterval,
+    ProposalEmission proposalEmission,
+    boolean storeChangelogs) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -82,6 +89,7 @@ public record ProcessorConfig(
     backend = backend == null ? provider.backend() : backend;
     learning = learning == null ? LearningSettings.DEFAULTS : learning;
     combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
+    proposalEmission = proposalEmission == null ? ProposalEmission.EVERY_CHANGE : proposalEmission;
   }
 
   public static Builder builder(KafkaSettings kafka) {
@@ -93,7 +101,8 @@ public record ProcessorConfig(
         .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval);
+        .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
+        .proposalEmission(proposalEmission).storeChangelogs(storeChangelogs);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -190,6 +199,8 @@ public record ProcessorConfig(
     private boolean inMemoryStores;
     private LearningSettings learning;
     private Duration combineInterval;
+    private ProposalEmission proposalEmission;
+    private boolean storeChangelogs = true;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -210,11 +221,14 @@ public record ProcessorConfig(
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
     public Builder learning(LearningSettings v) { learning = v; return this; }
     public Builder combineInterval(Duration v) { combineInterval = v; return this; }
+    public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
+    public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, learning, combineInterval);
+          createTopics, inMemoryStores, learning, combineInterval, proposalEmission,
+          storeChangelogs);
     }
   }
 }

@@ -35,7 +35,9 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -75,12 +77,12 @@ public final class NetworkEnforcerTopology {
     ProcessorMetrics metrics = new ProcessorMetrics(registry);
     Topics topics = config.topics();
     StreamsBuilder builder = new StreamsBuilder();
-    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED), Serdes.String(),
-        new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled());
-    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE), Serdes.String(),
-        PortStatsCodec.serde()).withCachingEnabled());
-    builder.addStateStore(Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES), Serdes.String(),
-        new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled());
+    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED),
+        Serdes.String(), new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled()));
+    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE),
+        Serdes.String(), PortStatsCodec.serde()).withCachingEnabled()));
+    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES),
+        Serdes.String(), new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled()));
     // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are keyed.
     builder.globalTable(topics.nativePolicies().name(), Consumed.with(Serdes.String(),
             NativePolicies.lenientSerde(topics.nativePolicies().valueSerde())).withName("native-policies-source"),
@@ -99,8 +101,8 @@ public final class NetworkEnforcerTopology {
       perTarget = flows.flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
     } else {
       // The combiner's buffer is a changelogged store (see ObservationCombiner for why that is safe).
-      builder.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(StoreNames.COMBINER),
-          Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled());
+      builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(
+          Stores.inMemoryKeyValueStore(StoreNames.COMBINER), Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled()));
       perTarget = flows.process(() -> new ObservationCombiner(mapper, config.combineInterval()),
           Named.as("observe-and-combine-per-target"), StoreNames.COMBINER);
     }
@@ -130,7 +132,8 @@ public final class NetworkEnforcerTopology {
         .merge(control, Named.as("merge-control"))
         .merge(reattributed, Named.as("merge-reattributed"))
         .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
-            new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
+            new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics,
+            config.proposalEmission()), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
             StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
@@ -150,6 +153,11 @@ public final class NetworkEnforcerTopology {
         .to(reattribution.name(), Produced.with(reattribution.keySerde(), reattribution.valueSerde())
             .withName("write-reattributions"));
     return builder.build();
+  }
+
+  /** Changelogged unless the configuration says the state ends with the run (offline learning). */
+  private static <T extends StateStore> StoreBuilder<T> changelogged(ProcessorConfig config, StoreBuilder<T> store) {
+    return config.storeChangelogs() ? store : store.withLoggingDisabled();
   }
 
   private static KeyValueBytesStoreSupplier store(ProcessorConfig config, String name) {

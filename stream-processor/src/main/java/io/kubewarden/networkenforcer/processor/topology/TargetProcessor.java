@@ -18,11 +18,15 @@ import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.kubewarden.networkenforcer.processor.learning.ConvergenceRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
@@ -63,6 +67,19 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private Instant lastSweepFlowTime;
   private final MonitorModeEvaluation monitor;
   private final ProcessorMetrics metrics;
+  private final ProposalEmission emission;
+  /**
+   * {@link ProposalEmission#AT_FLUSH}: targets whose allow-list changed since the last flush, with
+   * the flow time their proposal is rendered as of (the one an immediate rendering would have used).
+   */
+  private final Map<String, Instant> changedSinceFlush = new LinkedHashMap<>();
+  /**
+   * {@link ProposalEmission#AT_FLUSH}: allow-lists changed since the last flush, written to the store
+   * by the flush: a busy target's allow-list is serialized once per flush, not once per new peer.
+   */
+  private final Map<String, LearnedAllowList> unwritten = new HashMap<>();
+  /** {@link ProposalEmission#AT_FLUSH}: evidence changed since the last flush, written by the flush. */
+  private final Map<String, PortStats> unwrittenEvidence = new HashMap<>();
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
@@ -81,6 +98,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
       ProcessorMetrics metrics) {
+    this(evidenceFlushInterval, learner, learning, metrics, ProposalEmission.EVERY_CHANGE);
+  }
+
+  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
+      ProcessorMetrics metrics, ProposalEmission emission) {
+    this.emission = emission;
     this.evidenceFlushInterval = evidenceFlushInterval;
     this.learner = learner;
     this.convergence = new ConvergenceRule(learning);
@@ -100,6 +123,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     allowLists.clear();
     knownPolicies.clear();
     dirty.clear();
+    changedSinceFlush.clear();
+    unwritten.clear();
+    unwrittenEvidence.clear();
     latestFlowTime = null;
     lastSweepFlowTime = null;
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
@@ -144,12 +170,18 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private boolean forget(String key) {
     LearnedAllowList state = allowList(key);
     dirty.remove(key);
+    changedSinceFlush.remove(key);
+    unwritten.remove(key);
     allowLists.remove(key);
     if (state == null) {
       return false;
     }
     state.peers().forEach((peerKey, peer) -> peer.ports().keySet()
-        .forEach(portKey -> evidence.delete(EvidenceKey.of(key, peerKey, portKey))));
+        .forEach(portKey -> {
+          String evidenceKey = EvidenceKey.of(key, peerKey, portKey);
+          unwrittenEvidence.remove(evidenceKey);
+          evidence.delete(evidenceKey);
+        }));
     learned.delete(key);
     return true;
   }
@@ -164,7 +196,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private LearnedAllowList allowList(String key) {
-    LearnedAllowList state = allowLists.get(key);
+    LearnedAllowList state = unwritten.isEmpty() ? null : unwritten.get(key);
+    if (state != null) {
+      return state;
+    }
+    state = allowLists.get(key);
     if (state == null) {
       state = learned.get(key);
       if (state != null) {
@@ -175,13 +211,42 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void store(String key, LearnedAllowList state) {
-    learned.put(key, state);
+    if (emission == ProposalEmission.AT_FLUSH) {
+      unwritten.put(key, state);
+    } else {
+      learned.put(key, state);
+    }
     allowLists.put(key, state);
   }
 
+  private PortStats evidence(String evidenceKey) {
+    PortStats stats = unwrittenEvidence.isEmpty() ? null : unwrittenEvidence.get(evidenceKey);
+    return stats != null ? stats : evidence.get(evidenceKey);
+  }
+
+  private void storeEvidence(String evidenceKey, PortStats stats) {
+    if (emission == ProposalEmission.AT_FLUSH) {
+      unwrittenEvidence.put(evidenceKey, stats);
+    } else {
+      evidence.put(evidenceKey, stats);
+    }
+  }
+
+  /** Writes the allow-lists and evidence held since the last flush to the stores (AT_FLUSH). */
+  private void writeUnwritten() {
+    unwritten.forEach(learned::put);
+    unwritten.clear();
+    unwrittenEvidence.forEach(evidence::put);
+    unwrittenEvidence.clear();
+  }
+
   private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state) {
+    return render(key, target, state, latestFlowTime);
+  }
+
+  private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state, Instant asOf) {
     return ProposalRenderer.render(target, state,
-        (peerKey, portKey) -> evidence.get(EvidenceKey.of(key, peerKey, portKey)), convergence, latestFlowTime);
+        (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)), convergence, asOf);
   }
 
   private static boolean converged(ProposalSnapshot snapshot) {
@@ -234,11 +299,17 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
     metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
-    PortStats stats = evidence.get(evidenceKey);
-    evidence.put(evidenceKey, stats == null
+    PortStats stats = evidence(evidenceKey);
+    storeEvidence(evidenceKey, stats == null
         ? PortStats.first(flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
         : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
-    if (result.allowListChanged()) {
+    if (result.allowListChanged() && emission == ProposalEmission.AT_FLUSH) {
+      // Rendered by the next flush as of now. A later flow of this target either changes the
+      // allow-list again (a newer "now") or marks its evidence dirty (the flush renders it anyway).
+      store(key, result.state().withEvidenceDirty(false));
+      dirty.remove(key);
+      changedSinceFlush.put(key, latestFlowTime);
+    } else if (result.allowListChanged()) {
       LearnedAllowList state = result.state().withEvidenceDirty(false);
       ProposalSnapshot snapshot = render(key, target, state);
       store(key, state.withConverged(converged(snapshot)));
@@ -266,6 +337,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   /** Publishes the evidence of every target whose evidence changed since its last snapshot. */
   private void flushEvidence(long now) {
+    publishChanged(now);
     for (String key : new ArrayList<>(dirty)) {
       LearnedAllowList state = allowList(key);
       if (state == null || !state.evidenceDirty()) {
@@ -278,7 +350,29 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     dirty.clear();
+    // The sweep reads the whole store.
+    writeUnwritten();
     sweepConvergence(now);
+    writeUnwritten();
+  }
+
+  /**
+   * {@link ProposalEmission#AT_FLUSH}: publishes the allow-lists changed since the last flush, each as
+   * of the flow time of its change, before the evidence flush (which renders dirty targets again).
+   */
+  private void publishChanged(long now) {
+    for (Map.Entry<String, Instant> changed : changedSinceFlush.entrySet()) {
+      String key = changed.getKey();
+      LearnedAllowList state = allowList(key);
+      if (state == null || state.evidenceDirty()) {
+        continue;
+      }
+      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), state, changed.getValue());
+      store(key, state.withConverged(converged(snapshot)));
+      metrics.proposalEmitted();
+      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
+    }
+    changedSinceFlush.clear();
   }
 
   /**
