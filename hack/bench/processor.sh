@@ -35,6 +35,6 @@ java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$cp" $main memory "$targets" > strea
 grep -E "$figures" stream-processor/target/bench-memory.log
 # BENCH_BURST=0 skips the burst run (about 4 minutes: R/2 for 20 s, 2R for 60 s, R/2 until drained).
 if [ "${BENCH_BURST:-1}" = 1 ]; then
-  java -Xmx1g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-100000}" > stream-processor/target/bench-burst.log 2>&1
+  java -Xmx1g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-200000}" > stream-processor/target/bench-burst.log 2>&1
   grep -E "$figures" stream-processor/target/bench-burst.log
 fi
