@@ -9,7 +9,7 @@ import org.testcontainers.utility.DockerImageName;
  * The Kafka image the container tests run: no registry is reachable from the build machines, so
  * {@code hack/tools/docker.sh} builds one from Kafka's jars that keeps the {@code apache/kafka}
  * image's contract, tagged with the Kafka version of the build. {@code -Dne.test.kafka.image=...}
- * picks another (e.g. {@code apache/kafka:4.1.1} where Docker Hub answers).
+ * picks another (e.g. {@code apache/kafka:4.1.2} where Docker Hub answers).
  */
 final class LocalKafkaImage {
 
