@@ -42,6 +42,7 @@ class LauncherScriptTest {
         .redirectErrorStream(true);
     pb.environment().put("NE_JAR", jar.toString());
     pb.environment().put("JAVA", fakeJava.toString());
+    pb.environment().put("NE_CDS", "0");
     Process run = pb.start();
     assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -62,11 +63,50 @@ class LauncherScriptTest {
     pb.environment().put("NE_JAR", jar.toString());
     pb.environment().put("JAVA", fakeJava.toString());
     pb.environment().put("NE_JAVA_OPTS", "-Xmx2g");
+    pb.environment().put("NE_CDS", "0");
     Process run = pb.start();
     assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(run.exitValue()).isZero();
     assertThat(out.lines().toList()).containsExactly("-Xmx2g", "-jar", jar.toString(), "learn", "--input",
         "a b.jsonl");
+  }
+
+  @Test
+  void learnRecordsAClassDataArchiveOnItsFirstRunAndMapsItLater() throws Exception {
+    Path fakeJava = dir.resolve("java");
+    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
+    fakeJava.toFile().setExecutable(true);
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    Path cache = dir.resolve("cache");
+
+    java.util.List<String> first = launch(fakeJava, jar, cache);
+    assertThat(first).hasSize(10);
+    assertThat(first.get(2)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
+        .endsWith(".tmp");
+    // The fake JVM wrote no archive: nothing is kept, the next run records again.
+    try (var files = Files.list(cache.resolve("cds"))) {
+      assertThat(files.toList()).isEmpty();
+    }
+
+    // With the archive in place (what a real first run leaves), learn maps it.
+    String archive = first.get(2).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
+    Files.writeString(Path.of(archive), "archive");
+    java.util.List<String> later = launch(fakeJava, jar, cache);
+    assertThat(later).containsExactly("-Xmx512m", "-XX:+UseParallelGC", "-XX:SharedArchiveFile=" + archive,
+        "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+  }
+
+  private static java.util.List<String> launch(Path fakeJava, Path jar, Path cache) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
+        .redirectErrorStream(true);
+    pb.environment().put("NE_JAR", jar.toString());
+    pb.environment().put("JAVA", fakeJava.toString());
+    pb.environment().put("NE_CACHE_DIR", cache.toString());
+    Process run = pb.start();
+    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(run.exitValue()).isZero();
+    return out.lines().toList();
   }
 }
