@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * What {@code learn} prints at the end: records read, dropped by reason, events lost, proposals,
  * their files and how many converged over the capture's window.
  */
-final class LearnSummary {
+public final class LearnSummary {
   private final Path input;
   private final CaptureFormat format;
   private final Backend backend;
@@ -101,11 +101,18 @@ final class LearnSummary {
     }
   }
 
-  /**
-   * How many proposals converged, and whether the capture could show it at all: a capture shorter
-   * than the quiet period cannot prove that traffic of a longer cycle (a daily job) is covered.
-   */
   String convergence() {
+    return convergence(proposals, learning.quietPeriod(), "capture");
+  }
+
+  /**
+   * How many proposals converged, and whether the flows could show it at all: flows that span less
+   * than the quiet period cannot prove that traffic of a longer cycle (a daily job) is covered.
+   * {@code learn} says it of its capture, {@code replay} of its window.
+   *
+   * @param what what the flows came from, for the message ("capture", "window")
+   */
+  public static String convergence(List<ProposalSnapshot> proposals, Duration quietPeriod, String what) {
     long converged = proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
     Instant first = null;
     Instant last = null;
@@ -126,10 +133,10 @@ final class LearnSummary {
       return text;
     }
     Duration span = Duration.between(first, last);
-    text += " (the capture spans " + span.toString().substring(2).toLowerCase(Locale.ROOT) + ", quiet period "
-        + learning.quietPeriod().toString().substring(2).toLowerCase(Locale.ROOT) + ")";
-    if (span.compareTo(learning.quietPeriod()) < 0) {
-      text += "; a capture shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
+    text += " (the " + what + " spans " + span.toString().substring(2).toLowerCase(Locale.ROOT) + ", quiet period "
+        + quietPeriod.toString().substring(2).toLowerCase(Locale.ROOT) + ")";
+    if (span.compareTo(quietPeriod) < 0) {
+      text += "; a " + what + " shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
           + "weekly job) is covered";
     }
     return text;

@@ -5,7 +5,9 @@ import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
+import io.kubewarden.networkenforcer.cli.learn.LearnSummary;
 import io.kubewarden.networkenforcer.cli.learn.ProposalManifests;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
@@ -127,6 +129,10 @@ public final class ReplayCommand implements Callable<Integer> {
         + ", " + result.proposals().size() + " proposals.");
     List<ProposalSnapshot> proposals = result.proposals().values().stream()
         .map(p -> ProposalPublisher.annotated(p, window)).toList();
+    if (!proposals.isEmpty()) {
+      out.println("Converged: " + LearnSummary.convergence(proposals, LearningSettings.DEFAULTS.quietPeriod(),
+          "window") + ".");
+    }
     if (proposals.isEmpty()) {
       out.flush();
       spec.commandLine().getErr().println("error: nothing to learn from " + window.from() + " to " + window.to()

@@ -171,6 +171,9 @@ class HistoryOnBrokerTest {
     CliRun run = replay(A_FROM, A_TO, "--output-dir", dir.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("3 flows in the window, 3 replayed").contains(", 3 proposals.");
+    // Minutes of flows cannot prove a 7-day quiet period: replay says so, as learn does of a capture.
+    assertThat(run.out()).contains("Converged: 0 of 3 (the window spans ").contains("quiet period 168h); a window "
+        + "shorter than the quiet period cannot show that traffic of a longer cycle (a daily or weekly job) is covered.");
     assertThat(run.err()).containsPattern("reading flows: 3 of 3 records \\(100%\\), \\d+/s, done in");
 
     Map<String, WorkloadNetworkPolicyProposal> replayed = manifests(dir);
