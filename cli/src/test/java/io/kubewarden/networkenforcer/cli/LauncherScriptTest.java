@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,54 +35,27 @@ class LauncherScriptTest {
 
   @Test
   void itRunsTheJarWithTheArgumentsUnchanged() throws Exception {
-    // A fake "java" that prints what it was asked to run.
-    Path fakeJava = dir.resolve("java");
-    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
-    fakeJava.toFile().setExecutable(true);
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
-    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
-        .redirectErrorStream(true);
-    pb.environment().put("NE_JAR", jar.toString());
-    pb.environment().put("JAVA", fakeJava.toString());
-    pb.environment().put("NE_CDS", "0");
-    Process run = pb.start();
-    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(run.exitValue()).isZero();
     // learn gets a bounded heap by default; the arguments follow the jar unchanged.
-    assertThat(out.lines().toList()).containsExactly("-Xmx512m", "-XX:+UseParallelGC", "-jar", jar.toString(),
-        "learn", "--input", "a b.jsonl");
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"))).containsExactly("-Xmx512m", "-XX:+UseParallelGC",
+        "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
   }
 
   @Test
   void javaOptionsReplaceTheDefaults() throws Exception {
-    Path fakeJava = dir.resolve("java");
-    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
-    fakeJava.toFile().setExecutable(true);
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
-    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
-        .redirectErrorStream(true);
-    pb.environment().put("NE_JAR", jar.toString());
-    pb.environment().put("JAVA", fakeJava.toString());
-    pb.environment().put("NE_JAVA_OPTS", "-Xmx2g");
-    pb.environment().put("NE_CDS", "0");
-    Process run = pb.start();
-    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(run.exitValue()).isZero();
-    assertThat(out.lines().toList()).containsExactly("-Xmx2g", "-jar", jar.toString(), "learn", "--input",
-        "a b.jsonl");
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_JAVA_OPTS", "-Xmx2g"))).containsExactly("-Xmx2g",
+        "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
   }
 
   @Test
   void learnRecordsAClassDataArchiveOnItsFirstRunAndMapsItLater() throws Exception {
-    Path fakeJava = dir.resolve("java");
-    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
-    fakeJava.toFile().setExecutable(true);
+    Path fakeJava = fakeJava();
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
     Path cache = dir.resolve("cache");
+    Map<String, String> env = Map.of("NE_CACHE_DIR", cache.toString());
 
-    java.util.List<String> first = launch(fakeJava, jar, cache);
+    List<String> first = launch(fakeJava, jar, env);
     assertThat(first).hasSize(10);
     assertThat(first.get(2)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
         .endsWith(".tmp");
@@ -92,17 +67,26 @@ class LauncherScriptTest {
     // With the archive in place (what a real first run leaves), learn maps it.
     String archive = first.get(2).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
     Files.writeString(Path.of(archive), "archive");
-    java.util.List<String> later = launch(fakeJava, jar, cache);
+    List<String> later = launch(fakeJava, jar, env);
     assertThat(later).containsExactly("-Xmx512m", "-XX:+UseParallelGC", "-XX:SharedArchiveFile=" + archive,
         "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
   }
 
-  private static java.util.List<String> launch(Path fakeJava, Path jar, Path cache) throws Exception {
+  /** A fake "java" that prints what it was asked to run, one argument per line. */
+  private Path fakeJava() throws Exception {
+    Path fakeJava = dir.resolve("java");
+    Files.writeString(fakeJava, "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\"\n");
+    fakeJava.toFile().setExecutable(true);
+    return fakeJava;
+  }
+
+  /** Runs {@code ./network-enforcer learn --input "a b.jsonl"} on the fake java; what it was asked to run. */
+  private static List<String> launch(Path fakeJava, Path jar, Map<String, String> env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
         .redirectErrorStream(true);
     pb.environment().put("NE_JAR", jar.toString());
     pb.environment().put("JAVA", fakeJava.toString());
-    pb.environment().put("NE_CACHE_DIR", cache.toString());
+    pb.environment().putAll(env);
     Process run = pb.start();
     assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
