@@ -199,6 +199,10 @@ public final class CaptureClusterState {
 
   private void pod(String ns, String name, String generateName, String ip, String serviceAccount,
       Map<String, String> labels, WorkloadKind kind, String workload, String replicaSet) {
+    if (ns.contains("/") || workload.contains("/") || name.contains("/")) {
+      // Not a Kubernetes name (a mangled record): nothing to derive, and it would break the "/" keys.
+      return;
+    }
     String workloadKey = ns + "/" + kind.name() + "/" + workload;
     Map<String, String> selectable = ControllerLabels.selectable(labels);
     if (labels.isEmpty()) {
