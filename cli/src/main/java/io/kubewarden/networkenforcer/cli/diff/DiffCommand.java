@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
-import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -67,25 +67,15 @@ public final class DiffCommand implements Callable<Integer> {
       description = "kubeconfig for reading policies from the cluster; default KUBECONFIG, ~/.kube/config or in-cluster.")
   Path kubeconfig;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "text|json", defaultValue = "text",
-      description = "Report format (default: ${DEFAULT-VALUE}).")
-  String output;
-
-  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
-      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
-  String logLevel;
+  @Mixin
+  ReportOptions report;
 
   @Mixin
   ConfigFileOption configFile;
 
   @Override
   public Integer call() {
-    LogLevels.quiet(logLevel);
-    boolean json = switch (output == null ? "text" : output.trim()) {
-      case "text" -> false;
-      case "json" -> true;
-      default -> throw new ConfigException("-o " + output + ": write text or json");
-    };
+    boolean json = report.start();
     if (proposal == null) {
       throw new ConfigException("--proposal FILE is required: the proposals to compare");
     }

@@ -1,9 +1,12 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.processor.topology.StoreNames;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -46,6 +50,15 @@ public final class PipelineDrain {
   /** How far the processor has come: flow records consumed of those published. */
   public record Progress(long flowsConsumed, long flowsPublished, boolean done) {}
 
+  private static final long POLL_MILLIS = 50;
+
+  /** The drain of the processor running {@code config}: its input topics in data-flow order. */
+  public static PipelineDrain of(Admin admin, ProcessorConfig config, MeterRegistry registry) {
+    return new PipelineDrain(admin, config.applicationId(), List.of(config.topics().flows().name(),
+        NetworkEnforcerTopology.observationsRepartitionTopic(config), config.reattributionTopic()),
+        config.topics().proposals().name(), registry);
+  }
+
   public PipelineDrain(Admin admin, String groupId, List<String> inputsInOrder, String proposalsTopic,
       MeterRegistry registry) {
     this.admin = admin;
@@ -53,6 +66,47 @@ public final class PipelineDrain {
     this.inputsInOrder = List.copyOf(inputsInOrder);
     this.proposalsTopic = proposalsTopic;
     this.registry = registry;
+  }
+
+  /**
+   * Waits until {@code streams} runs, then until the pipeline is drained, telling {@code onProgress}
+   * after each check; fails when the processor stops or {@code timeout} passes.
+   *
+   * @param input what the flows came from, for the timeout message ("captures", "windows")
+   */
+  public void await(KafkaStreams streams, Duration timeout, String input, Consumer<Progress> onProgress)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (streams.state() != KafkaStreams.State.RUNNING) {
+      failIfStopped(streams);
+      checkDeadline(deadline, timeout, "the stream processor did not start");
+      Thread.sleep(POLL_MILLIS);
+    }
+    while (true) {
+      failIfStopped(streams);
+      Progress p = check(streams);
+      onProgress.accept(p);
+      if (p.done()) {
+        return;
+      }
+      checkDeadline(deadline, timeout, "processing did not finish (" + p.flowsConsumed() + " of "
+          + p.flowsPublished() + " flows consumed); raise --timeout for large " + input);
+      Thread.sleep(POLL_MILLIS);
+    }
+  }
+
+  private static void failIfStopped(KafkaStreams streams) {
+    KafkaStreams.State s = streams.state();
+    if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.NOT_RUNNING
+        || s == KafkaStreams.State.PENDING_ERROR) {
+      throw new IllegalStateException("the stream processor stopped (" + s + "); see the log above");
+    }
+  }
+
+  private static void checkDeadline(long deadline, Duration timeout, String what) {
+    if (System.nanoTime() > deadline) {
+      throw new IllegalStateException(what + " within " + timeout.toSeconds() + " s");
+    }
   }
 
   public Progress check(KafkaStreams streams) {

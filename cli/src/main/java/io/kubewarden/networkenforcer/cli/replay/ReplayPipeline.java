@@ -23,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -48,7 +47,6 @@ final class ReplayPipeline implements AutoCloseable {
   /** Short, so evidence reaches the private proposals topic soon after the last flow. */
   private static final Duration EVIDENCE_FLUSH = Duration.ofMillis(200);
   private static final Duration COMMIT_INTERVAL = Duration.ofMillis(100);
-  private static final Duration POLL = Duration.ofMillis(50);
 
   private final Path workDir;
   private final MeterRegistry registry;
@@ -122,7 +120,15 @@ final class ReplayPipeline implements AutoCloseable {
         }, HistoryProgress.every2s(err, "reading flows"));
         producer.flush();
       }
-      awaitDrained(admin, config, timeout, replayed[0], err);
+      HistoryProgress progress = HistoryProgress.every2s(err, "learning");
+      progress.start(replayed[0]);
+      PipelineDrain.of(admin, config, registry).await(streams, timeout, "windows", p -> {
+        if (p.done()) {
+          progress.finish(p.flowsConsumed());
+        } else {
+          progress.update(p.flowsConsumed());
+        }
+      });
       Map<String, ProposalSnapshot> proposals = new TreeMap<>();
       new ProposalTopicReader(replay).readAll(replay.topics().proposals()).forEach((key, p) -> {
         if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {
@@ -139,47 +145,6 @@ final class ReplayPipeline implements AutoCloseable {
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     return p;
-  }
-
-  private void awaitDrained(Admin admin, ProcessorConfig config, Duration timeout, long flows, PrintWriter err)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (streams.state() != KafkaStreams.State.RUNNING) {
-      failIfStopped();
-      checkDeadline(deadline, timeout, "the stream processor did not start");
-      Thread.sleep(POLL.toMillis());
-    }
-    PipelineDrain drain = new PipelineDrain(admin, config.applicationId(), List.of(config.topics().flows().name(),
-        NetworkEnforcerTopology.observationsRepartitionTopic(config), config.reattributionTopic()),
-        config.topics().proposals().name(), registry);
-    HistoryProgress progress = HistoryProgress.every2s(err, "learning");
-    progress.start(flows);
-    while (true) {
-      failIfStopped();
-      PipelineDrain.Progress p = drain.check(streams);
-      if (p.done()) {
-        progress.finish(p.flowsConsumed());
-        return;
-      }
-      progress.update(p.flowsConsumed());
-      checkDeadline(deadline, timeout, "processing did not finish (" + p.flowsConsumed() + " of "
-          + p.flowsPublished() + " flows consumed); raise --timeout for large windows");
-      Thread.sleep(POLL.toMillis());
-    }
-  }
-
-  private void failIfStopped() {
-    KafkaStreams.State s = streams.state();
-    if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.NOT_RUNNING
-        || s == KafkaStreams.State.PENDING_ERROR) {
-      throw new IllegalStateException("the replay's stream processor stopped (" + s + "); see the log above");
-    }
-  }
-
-  private static void checkDeadline(long deadline, Duration timeout, String what) {
-    if (System.nanoTime() > deadline) {
-      throw new IllegalStateException(what + " within " + timeout.toSeconds() + " s");
-    }
   }
 
   @Override

@@ -3,7 +3,7 @@ package io.kubewarden.networkenforcer.cli.simulate;
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
-import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.CaptureFlows;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
@@ -67,13 +67,8 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--to", paramLabel = "TIME", description = "End of the window (default: now).")
   String to;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "text|json", defaultValue = "text",
-      description = "Report format (default: ${DEFAULT-VALUE}).")
-  String output;
-
-  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
-      description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
-  String logLevel;
+  @Mixin
+  ReportOptions report;
 
   @Mixin
   KafkaOptions kafka;
@@ -83,12 +78,7 @@ public final class SimulateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    LogLevels.quiet(logLevel);
-    boolean json = switch (output == null ? "text" : output.trim()) {
-      case "text" -> false;
-      case "json" -> true;
-      default -> throw new ConfigException("-o " + output + ": write text or json");
-    };
+    boolean json = report.start();
     if (policy == null) {
       throw new ConfigException("--policy FILE is required: the candidate policies to test");
     }

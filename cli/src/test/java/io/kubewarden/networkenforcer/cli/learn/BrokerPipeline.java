@@ -28,11 +28,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.Optional;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
@@ -44,8 +42,6 @@ import org.apache.kafka.streams.KafkaStreams;
  * has been processed and the proposals topic is complete.
  */
 final class BrokerPipeline implements AutoCloseable {
-  private static final String APPLICATION_ID = LearnSetup.APPLICATION_ID;
-  private static final Duration POLL = Duration.ofMillis(50);
 
   private final Path workDir;
   private final MeterRegistry registry;
@@ -100,46 +96,8 @@ final class BrokerPipeline implements AutoCloseable {
         throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
       }
 
-      awaitDrained(admin, config, timeout, p -> { });
+      PipelineDrain.of(admin, config, registry).await(streams, timeout, "captures", p -> { });
       return new LearnResult(summary, new TreeMap<>(new ProposalTopicReader(kafka).readAll(config.topics().proposals())));
-    }
-  }
-
-  private void awaitDrained(Admin admin, ProcessorConfig config, Duration timeout,
-      Consumer<PipelineDrain.Progress> onProgress) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (streams.state() != KafkaStreams.State.RUNNING) {
-      failIfStopped();
-      checkDeadline(deadline, timeout, "the stream processor did not start");
-      Thread.sleep(POLL.toMillis());
-    }
-    PipelineDrain drain = new PipelineDrain(admin, APPLICATION_ID, List.of(config.topics().flows().name(),
-        NetworkEnforcerTopology.observationsRepartitionTopic(config), config.reattributionTopic()),
-        config.topics().proposals().name(), registry);
-    while (true) {
-      failIfStopped();
-      PipelineDrain.Progress p = drain.check(streams);
-      onProgress.accept(p);
-      if (p.done()) {
-        return;
-      }
-      checkDeadline(deadline, timeout, "processing did not finish (" + p.flowsConsumed() + " of "
-          + p.flowsPublished() + " flows consumed); raise --timeout for large captures");
-      Thread.sleep(POLL.toMillis());
-    }
-  }
-
-  private void failIfStopped() {
-    KafkaStreams.State s = streams.state();
-    if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.NOT_RUNNING
-        || s == KafkaStreams.State.PENDING_ERROR) {
-      throw new IllegalStateException("the stream processor stopped (" + s + "); see the log above");
-    }
-  }
-
-  private static void checkDeadline(long deadline, Duration timeout, String what) {
-    if (System.nanoTime() > deadline) {
-      throw new IllegalStateException(what + " within " + timeout.toSeconds() + " s");
     }
   }
 

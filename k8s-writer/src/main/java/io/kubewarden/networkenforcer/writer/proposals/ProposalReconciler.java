@@ -242,8 +242,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
           : applied.getMetadata().getGeneration();
     }
     ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
-    List<RuleEvidence> evidence = statusFrom != null ? new ArrayList<>(statusFrom.evidence())
-        : live.getStatus() == null ? new ArrayList<>() : live.getStatus().getEvidence();
+    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
     writeStatus(key, live, evidence, ready, statusFrom == null ? null : statusFrom.convergence(), generation);
     if (snapshot != null) {
       lastRecords.put(key, snapshot);
