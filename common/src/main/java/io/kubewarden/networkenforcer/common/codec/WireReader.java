@@ -18,6 +18,11 @@ public final class WireReader {
     this.limit = limit;
   }
 
+  /** Where the next read starts, as an index into the array. */
+  public int position() {
+    return pos;
+  }
+
   public boolean hasMore() {
     return pos < limit;
   }
@@ -83,6 +88,14 @@ public final class WireReader {
     WireReader inner = new WireReader(buf, pos, pos + n);
     pos += n;
     return inner;
+  }
+
+  /**
+   * Steps over a length-delimited value (a nested message or a string) without reading it: the
+   * same bytes {@link #nested()} or {@link #readString()} would consume.
+   */
+  public void skipLengthDelimited() {
+    advance(readLength());
   }
 
   /** Skips the value of a field this version does not know (written by a newer one). */

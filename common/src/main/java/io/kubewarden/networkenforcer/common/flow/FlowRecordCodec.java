@@ -53,11 +53,11 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
   /** The namespace label every namespace has; dropped from the bytes when it names the namespace. */
   static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
-  private static final Provider[] PROVIDERS = {null, Provider.istio, Provider.calico, Provider.cilium, Provider.file};
-  private static final Protocol[] PROTOCOLS = {null, Protocol.TCP, Protocol.UDP, Protocol.SCTP};
-  private static final Verdict[] VERDICTS = {null, Verdict.FORWARDED, Verdict.DENIED, Verdict.DRY_RUN_DENIED};
-  private static final Reporter[] REPORTERS = {null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN};
-  private static final WorkloadKind[] KINDS = {null, WorkloadKind.Deployment, WorkloadKind.StatefulSet,
+  static final Provider[] PROVIDERS = {null, Provider.istio, Provider.calico, Provider.cilium, Provider.file};
+  static final Protocol[] PROTOCOLS = {null, Protocol.TCP, Protocol.UDP, Protocol.SCTP};
+  static final Verdict[] VERDICTS = {null, Verdict.FORWARDED, Verdict.DENIED, Verdict.DRY_RUN_DENIED};
+  static final Reporter[] REPORTERS = {null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN};
+  static final WorkloadKind[] KINDS = {null, WorkloadKind.Deployment, WorkloadKind.StatefulSet,
       WorkloadKind.DaemonSet, WorkloadKind.CronJob};
 
   private FlowRecordCodec() {}
@@ -375,7 +375,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     throw new IllegalArgumentException("no binary code for " + value);
   }
 
-  private static <E> E decode(E[] table, int code, String what) {
+  static <E> E decode(E[] table, int code, String what) {
     if (code < 1 || code >= table.length) {
       throw new MalformedRecordException("unknown " + what + " code " + code);
     }

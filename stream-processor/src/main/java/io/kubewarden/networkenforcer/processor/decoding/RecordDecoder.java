@@ -77,6 +77,16 @@ public final class RecordDecoder<V> implements Processor<byte[], byte[], String,
   }
 
   private void deadLetter(Record<byte[], byte[]> record, String key, String reason, Throwable error) {
+    context.forward(deadLettered(context, record, topic, key, reason, error, metrics));
+  }
+
+  /**
+   * {@code record} of {@code topic} as a {@link Decoded#failed} record: its original key, value and
+   * headers, with the dead-letter headers that say where it came from and why it cannot be read.
+   */
+  public static <V> Record<String, Decoded<V>> deadLettered(ProcessorContext<?, ?> context,
+      Record<byte[], byte[]> record, String topic, String key, String reason, Throwable error,
+      ProcessorMetrics metrics) {
     String originTopic = context.recordMetadata().map(RecordMetadata::topic).orElse(topic);
     int partition = context.recordMetadata().map(RecordMetadata::partition).orElse(-1);
     long offset = context.recordMetadata().map(RecordMetadata::offset).orElse(-1L);
@@ -90,6 +100,6 @@ public final class RecordDecoder<V> implements Processor<byte[], byte[], String,
     }
     metrics.deadLettered(topic);
     LOG.warn("dead-lettering record {}-{}@{}: {}", originTopic, partition, offset, reason);
-    context.forward(new Record<>(key, Decoded.failed(record.key(), record.value(), headers), record.timestamp()));
+    return new Record<>(key, Decoded.failed(record.key(), record.value(), headers), record.timestamp());
   }
 }

@@ -2,14 +2,21 @@ package io.kubewarden.networkenforcer.processor.observation;
 
 import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
-import io.kubewarden.networkenforcer.common.codec.WireWriter;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordSkim;
+import io.kubewarden.networkenforcer.common.topics.BinarySerde;
+import io.kubewarden.networkenforcer.processor.decoding.Decoded;
+import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
+import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.topology.StoreNames;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -21,13 +28,20 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Maps each flow to its observations ({@link ObservationMapper}) and combines the observations of
- * one target and one flow (the same flow but for its times and count) into one record, so that the
- * repartition carries aggregates, not flows. Every {@code interval} (wall clock) and whenever
- * {@link #MAX_PENDING} combinations wait, each is forwarded as one observation whose flow has the
- * earliest first seen, the latest last seen and the summed count, and is deleted. The observation
- * also says how many flow records it stands for ({@link Observation#records()}), so a violation
- * found on it still counts each of them.
+ * Reads the flow records as bytes, maps each to its observations ({@link ObservationMapper}) and
+ * combines the observations of one target and one flow (the same flow but for its times and count)
+ * into one record, so that the repartition carries aggregates, not flows. Every {@code interval}
+ * (wall clock) and whenever {@link #MAX_PENDING} combinations wait, each is forwarded as one
+ * observation whose flow has the earliest first seen, the latest last seen and the summed count,
+ * and is deleted. The observation also says how many flow records it stands for
+ * ({@link Observation#records()}), so a violation found on it still counts each of them.
+ *
+ * <p>Why it does not decode every record: most flow records repeat a flow already waiting. The
+ * record is walked once ({@link FlowRecordSkim}) for the few fields that route it; a record whose
+ * identity (its bytes but times and count) equals the waiting one's only updates times and counts.
+ * A record that starts a combination is decoded in full once, so an unreadable record still goes
+ * to the dead-letter topic with the reason, as from {@link RecordDecoder}; JSON records (older
+ * topics) are decoded and re-encoded. The flow is decoded from the identity bytes when forwarded.
  *
  * <p>Why this loses nothing on a crash or a rebalance: the waiting combinations live in a
  * changelogged state store ({@link StoreNames#COMBINER}), not in a field of this class. A commit
@@ -38,23 +52,39 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * store keeps this cheap: the many updates of one combination within a commit interval reach the
  * changelog as one record, and a combination forwarded before the commit as at most a tombstone.
  */
-public final class ObservationCombiner implements Processor<String, FlowRecord, String, Observation> {
+public final class ObservationCombiner implements Processor<byte[], byte[], String, Decoded<Observation>> {
   /** Combinations per task before they are forwarded early: bounds the store and the cache. */
   public static final int MAX_PENDING = 10_000;
 
+  private final String topic;
+  private final BinarySerde<FlowRecord> serde;
   private final ObservationMapper mapper;
+  private final ProcessorMetrics metrics;
   private final Duration interval;
-  private ProcessorContext<String, Observation> context;
+  private final FlowRecordSkim skim = new FlowRecordSkim();
+  private final ObservationMapper.Targets targets = new ObservationMapper.Targets();
+  private final Bytes[] keys = new Bytes[2];
+  private final byte[][] olds = new byte[2][];
+  private final boolean[] same = new boolean[2];
+  private ProcessorContext<String, Decoded<Observation>> context;
   private KeyValueStore<Bytes, byte[]> pending;
   private int size;
 
-  public ObservationCombiner(ObservationMapper mapper, Duration interval) {
+  /**
+   * @param topic the flows topic (for dead-letter headers and messages)
+   * @param serde the flows topic's value serde: binary with the JSON fallback
+   */
+  public ObservationCombiner(String topic, BinarySerde<FlowRecord> serde, ObservationMapper mapper,
+      ProcessorMetrics metrics, Duration interval) {
+    this.topic = topic;
+    this.serde = serde;
     this.mapper = mapper;
+    this.metrics = metrics;
     this.interval = interval;
   }
 
   @Override
-  public void init(ProcessorContext<String, Observation> context) {
+  public void init(ProcessorContext<String, Decoded<Observation>> context) {
     this.context = context;
     this.pending = context.getStateStore(StoreNames.COMBINER);
     size = 0;
@@ -68,37 +98,90 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
   }
 
   @Override
-  public void process(Record<String, FlowRecord> record) {
-    FlowRecord flow = record.value();
-    List<KeyValue<String, Observation>> observations = mapper.observe(flow);
-    if (observations.isEmpty()) {
-      return;
+  public void process(Record<byte[], byte[]> record) {
+    byte[] value = record.value();
+    if (value == null) {
+      return; // a tombstone on the flows topic means nothing
     }
-    // The flow without its times and count: what makes two flows combinable. Encoded once per flow.
-    byte[] identity = identity(flow);
-    long hash = fnv1a(identity);
-    for (KeyValue<String, Observation> observation : observations) {
-      String fallback = observation.value.fallbackTarget();
-      Bytes key = key(observation.key, fallback, hash);
-      byte[] old = pending.get(key);
-      Combined combined = new Combined(observation.key, fallback, identity, flow.firstSeen(), flow.lastSeen(),
-          flow.count(), observation.value.records(), record.timestamp());
-      if (old == null) {
-        size++;
-      } else {
-        Combined before = Combined.read(old);
-        if (Arrays.equals(before.identity, identity)) {
-          combined = before.plus(flow, observation.value.records(), record.timestamp());
-        } else {
-          // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
-          forward(before);
-        }
+    byte[] bytes = value;
+    boolean decoded = false;
+    Instant first;
+    Instant last;
+    try {
+      if (!isBinary(value)) {
+        // JSON of an older version, or a header this version refuses (the serde says why).
+        bytes = serde.write(serde.read(topic, value));
+        decoded = true;
       }
-      pending.put(key, combined.write());
+      skim.skim(bytes, 2);
+      first = skim.firstSeen();
+      last = skim.lastSeen();
+    } catch (RuntimeException e) {
+      if (decoded) {
+        deadLetter(record, e);
+        return;
+      }
+      // The walk failed: decoding in full says why (or, should the walk have been stricter than
+      // the decoder, reads the record after all).
+      try {
+        bytes = serde.write(serde.read(topic, value));
+        skim.skim(bytes, 2);
+        first = skim.firstSeen();
+        last = skim.lastSeen();
+        decoded = true;
+      } catch (RuntimeException again) {
+        deadLetter(record, again);
+        return;
+      }
+    }
+    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), skim.srcWorkload(), skim.dstWorkload(), targets);
+    int n = targets.size();
+    long hash = skim.identityHash();
+    boolean allKnown = true;
+    for (int i = 0; i < n; i++) {
+      keys[i] = key(targets.key(i), targets.fallback(i), hash);
+      olds[i] = pending.get(keys[i]);
+      same[i] = olds[i] != null && Entry.holds(olds[i], skim);
+      allKnown &= same[i];
+    }
+    if (!decoded && (!allKnown || n == 0)) {
+      // A flow this task does not combine yet: make sure the whole record reads before using it.
+      try {
+        serde.read(topic, bytes);
+      } catch (RuntimeException e) {
+        deadLetter(record, e);
+        return;
+      }
+    }
+    mapper.count(targets);
+    long count = skim.count();
+    for (int i = 0; i < n; i++) {
+      byte[] updated;
+      if (same[i]) {
+        updated = Entry.plus(olds[i], first, last, count, record.timestamp());
+      } else {
+        if (olds[i] != null) {
+          // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
+          forward(olds[i]);
+        } else {
+          size++;
+        }
+        updated = Entry.of(targets.key(i), targets.fallback(i), skim, first, last, count, record.timestamp());
+      }
+      pending.put(keys[i], updated);
     }
     if (size >= MAX_PENDING) {
       flush();
     }
+  }
+
+  private static boolean isBinary(byte[] value) {
+    return value.length >= 2 && value[0] == BinarySerde.MAGIC && value[1] == BinarySerde.VERSION;
+  }
+
+  private void deadLetter(Record<byte[], byte[]> record, RuntimeException e) {
+    String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
+    context.forward(RecordDecoder.deadLettered(context, record, topic, key, e.getMessage(), e, metrics));
   }
 
   /** Forwards every waiting combination, in key order, and deletes it. */
@@ -113,80 +196,163 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       }
     }
     for (KeyValue<Bytes, byte[]> entry : all) {
-      forward(Combined.read(entry.value));
+      forward(entry.value);
       pending.delete(entry.key);
     }
     size = 0;
   }
 
-  private void forward(Combined combined) {
-    FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(combined.identity, 0,
-        combined.identity.length));
-    FlowRecord flow = new FlowRecord(combined.first, identity.provider(), identity.protocol(), identity.dstPort(),
-        identity.src(), identity.dst(), identity.verdict(), identity.denyingPolicy(), combined.count,
-        identity.reporter(), combined.last);
-    context.forward(new Record<>(combined.target, new Observation(flow, combined.fallback, combined.records), combined.timestamp));
-  }
-
-  private static byte[] identity(FlowRecord flow) {
-    FlowRecord timeless = new FlowRecord(Instant.EPOCH, flow.provider(), flow.protocol(), flow.dstPort(), flow.src(),
-        flow.dst(), flow.verdict(), flow.denyingPolicy(), 1, flow.reporter(), null);
-    WireWriter out = new WireWriter(512);
-    FlowRecordCodec.INSTANCE.write(out, timeless);
-    return out.toByteArray();
+  private void forward(byte[] entry) {
+    Record<String, Decoded<Observation>> out = Entry.isCurrent(entry) ? Entry.observation(entry)
+        : LegacyEntry.read(entry).observation();
+    context.forward(out);
   }
 
   /**
-   * Short keys keep the record cache's ordered map cheap: target, fallback and a 64-bit hash of the
-   * flow's identity. The identity itself is in the value and compared, so a hash collision costs an
-   * early forward, never a wrong merge.
+   * Short keys that differ in their first bytes keep the record cache's ordered map cheap: a 64-bit
+   * mix of the flow identity's hash with target and fallback, then target and fallback. The identity
+   * itself is in the value and compared, so a hash collision costs an early forward, never a wrong
+   * merge.
    */
   private static Bytes key(String target, String fallback, long hash) {
-    WireWriter out = new WireWriter(target.length() + 24);
-    out.string(1, target);
-    out.string(2, fallback);
-    out.varint(3, hash);
-    return Bytes.wrap(out.toByteArray());
-  }
-
-  private static long fnv1a(byte[] bytes) {
-    long h = 0xcbf29ce484222325L;
-    for (byte b : bytes) {
-      h ^= b & 0xff;
-      h *= 0x100000001b3L;
-    }
-    return h;
+    byte[] t = target.getBytes(StandardCharsets.UTF_8);
+    byte[] f = fallback == null ? new byte[0] : fallback.getBytes(StandardCharsets.UTF_8);
+    long prefix = hash ^ target.hashCode() * 0x9E3779B97F4A7C15L ^ (fallback == null ? 0 : fallback.hashCode())
+        * 0xC2B2AE3D27D4EB4FL;
+    byte[] key = new byte[10 + t.length + f.length];
+    Entry.LONGS.set(key, 0, prefix);
+    key[8] = (byte) (t.length >>> 8);
+    key[9] = (byte) t.length;
+    System.arraycopy(t, 0, key, 10, t.length);
+    System.arraycopy(f, 0, key, 10 + t.length, f.length);
+    return Bytes.wrap(key);
   }
 
   /**
-   * What waits for one combination: target, flow identity, first and last seen, count, the flow
-   * records it stands for, latest timestamp.
+   * What waits for one combination, laid out so that adding a flow rewrites a few fixed fields:
+   * {@code 0x00 0x02}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow records,
+   * latest timestamp, target (2-byte length, UTF-8), fallback (2-byte length, {@code 0xffff} for
+   * none), then the flow's identity (a flow record without times and count) to the end. The first
+   * byte tells it from the entries older versions wrote ({@link LegacyEntry}), which start with a
+   * protocol-buffers tag.
    */
-  private record Combined(String target, String fallback, byte[] identity, Instant first, Instant last, long count,
+  static final class Entry {
+    static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final byte VERSION = 2;
+    private static final int FIRST_SECONDS = 2;
+    private static final int FIRST_NANOS = 10;
+    private static final int LAST_SECONDS = 14;
+    private static final int LAST_NANOS = 22;
+    private static final int COUNT = 26;
+    private static final int RECORDS = 34;
+    private static final int TIMESTAMP = 42;
+    private static final int TARGET = 50;
+    private static final int NO_FALLBACK = 0xffff;
+
+    private Entry() {}
+
+    static boolean isCurrent(byte[] entry) {
+      return entry.length > TARGET && entry[0] == 0 && entry[1] == VERSION;
+    }
+
+    static byte[] of(String target, String fallback, FlowRecordSkim flow, Instant first, Instant last, long count,
+        long timestamp) {
+      byte[] t = target.getBytes(StandardCharsets.UTF_8);
+      byte[] f = fallback == null ? null : fallback.getBytes(StandardCharsets.UTF_8);
+      int fallbackLength = f == null ? 0 : f.length;
+      byte[] entry = new byte[TARGET + 2 + t.length + 2 + fallbackLength + flow.identityLength()];
+      entry[0] = 0;
+      entry[1] = VERSION;
+      setTimes(entry, first, last);
+      LONGS.set(entry, COUNT, count);
+      LONGS.set(entry, RECORDS, 1L);
+      LONGS.set(entry, TIMESTAMP, timestamp);
+      int at = putString(entry, TARGET, t);
+      at = f == null ? putLength(entry, at, NO_FALLBACK) : putString(entry, at, f);
+      flow.copyIdentity(entry, at);
+      return entry;
+    }
+
+    /** Whether {@code entry} waits for the very flow {@code flow} is (times and count apart). */
+    static boolean holds(byte[] entry, FlowRecordSkim flow) {
+      return isCurrent(entry) && flow.identityEquals(entry, identityStart(entry), entry.length);
+    }
+
+    /** {@code entry} with one more flow record: earlier first seen, later last seen, counts summed. */
+    static byte[] plus(byte[] entry, Instant first, Instant last, long count, long timestamp) {
+      byte[] out = entry.clone();
+      Instant oldFirst = instant(out, FIRST_SECONDS, FIRST_NANOS);
+      Instant oldLast = instant(out, LAST_SECONDS, LAST_NANOS);
+      setTimes(out, first.isBefore(oldFirst) ? first : oldFirst, last.isAfter(oldLast) ? last : oldLast);
+      LONGS.set(out, COUNT, (long) LONGS.get(out, COUNT) + count);
+      LONGS.set(out, RECORDS, (long) LONGS.get(out, RECORDS) + 1);
+      LONGS.set(out, TIMESTAMP, Math.max((long) LONGS.get(out, TIMESTAMP), timestamp));
+      return out;
+    }
+
+    static Record<String, Decoded<Observation>> observation(byte[] entry) {
+      int targetLength = length(entry, TARGET);
+      String target = new String(entry, TARGET + 2, targetLength, StandardCharsets.UTF_8);
+      int fallbackAt = TARGET + 2 + targetLength;
+      int fallbackLength = length(entry, fallbackAt);
+      String fallback = fallbackLength == NO_FALLBACK ? null
+          : new String(entry, fallbackAt + 2, fallbackLength, StandardCharsets.UTF_8);
+      int identityStart = identityStart(entry);
+      FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart, entry.length));
+      FlowRecord flow = new FlowRecord(instant(entry, FIRST_SECONDS, FIRST_NANOS), identity.provider(),
+          identity.protocol(), identity.dstPort(), identity.src(), identity.dst(), identity.verdict(),
+          identity.denyingPolicy(), (long) LONGS.get(entry, COUNT), identity.reporter(),
+          instant(entry, LAST_SECONDS, LAST_NANOS));
+      return new Record<>(target, Decoded.ok(new Observation(flow, fallback, (long) LONGS.get(entry, RECORDS))),
+          (long) LONGS.get(entry, TIMESTAMP));
+    }
+
+    private static int identityStart(byte[] entry) {
+      int fallbackAt = TARGET + 2 + length(entry, TARGET);
+      int fallbackLength = length(entry, fallbackAt);
+      return fallbackAt + 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
+    }
+
+    private static void setTimes(byte[] entry, Instant first, Instant last) {
+      LONGS.set(entry, FIRST_SECONDS, first.getEpochSecond());
+      INTS.set(entry, FIRST_NANOS, first.getNano());
+      LONGS.set(entry, LAST_SECONDS, last.getEpochSecond());
+      INTS.set(entry, LAST_NANOS, last.getNano());
+    }
+
+    private static Instant instant(byte[] entry, int seconds, int nanos) {
+      return Instant.ofEpochSecond((long) LONGS.get(entry, seconds), (int) INTS.get(entry, nanos));
+    }
+
+    private static int putString(byte[] entry, int at, byte[] s) {
+      if (s.length >= NO_FALLBACK) {
+        throw new IllegalArgumentException("target key of " + s.length + " bytes");
+      }
+      at = putLength(entry, at, s.length);
+      System.arraycopy(s, 0, entry, at, s.length);
+      return at + s.length;
+    }
+
+    private static int putLength(byte[] entry, int at, int length) {
+      entry[at] = (byte) (length >>> 8);
+      entry[at + 1] = (byte) length;
+      return at + 2;
+    }
+
+    private static int length(byte[] entry, int at) {
+      return (entry[at] & 0xff) << 8 | entry[at + 1] & 0xff;
+    }
+  }
+
+  /**
+   * An entry as versions before the byte-level combiner wrote it (protocol-buffers fields), still
+   * read when a store restored from an older changelog holds one: it is forwarded at the next flush.
+   */
+  private record LegacyEntry(String target, String fallback, byte[] identity, Instant first, Instant last, long count,
       long records, long timestamp) {
 
-    Combined plus(FlowRecord flow, long moreRecords, long recordTimestamp) {
-      return new Combined(target, fallback, identity, flow.firstSeen().isBefore(first) ? flow.firstSeen() : first,
-          flow.lastSeen().isAfter(last) ? flow.lastSeen() : last, count + flow.count(), records + moreRecords,
-          Math.max(timestamp, recordTimestamp));
-    }
-
-    byte[] write() {
-      WireWriter out = new WireWriter(identity.length + target.length() + 64);
-      out.varint(1, first.getEpochSecond());
-      out.varint(2, first.getNano());
-      out.varint(3, last.getEpochSecond());
-      out.varint(4, last.getNano());
-      out.varint(5, count);
-      out.varint(6, timestamp);
-      out.bytes(7, identity);
-      out.string(8, target);
-      out.string(9, fallback);
-      out.varint(10, records);
-      return out.toByteArray();
-    }
-
-    static Combined read(byte[] bytes) {
+    static LegacyEntry read(byte[] bytes) {
       WireReader in = new WireReader(bytes, 0, bytes.length);
       long firstSeconds = 0;
       int firstNanos = 0;
@@ -217,8 +383,15 @@ public final class ObservationCombiner implements Processor<String, FlowRecord, 
       if (identity == null || target == null) {
         throw new MalformedRecordException("combiner entry without target or flow");
       }
-      return new Combined(target, fallback, identity, Instant.ofEpochSecond(firstSeconds, firstNanos),
+      return new LegacyEntry(target, fallback, identity, Instant.ofEpochSecond(firstSeconds, firstNanos),
           Instant.ofEpochSecond(lastSeconds, lastNanos), count, records, timestamp);
+    }
+
+    Record<String, Decoded<Observation>> observation() {
+      FlowRecord id = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
+      FlowRecord flow = new FlowRecord(first, id.provider(), id.protocol(), id.dstPort(), id.src(), id.dst(),
+          id.verdict(), id.denyingPolicy(), count, id.reporter(), last);
+      return new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp);
     }
   }
 }

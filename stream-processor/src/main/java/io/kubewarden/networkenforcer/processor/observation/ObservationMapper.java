@@ -2,15 +2,14 @@ package io.kubewarden.networkenforcer.processor.observation;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
-import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.apache.kafka.streams.KeyValue;
 
 /**
@@ -25,6 +24,10 @@ import org.apache.kafka.streams.KeyValue;
  *       passes it on to the source's egress when it has no policy itself. On Istio every deny is the
  *       destination's (ztunnel enforces inbound only).
  * </ul>
+ *
+ * <p>{@link #map} decides from the few fields that matter (so the {@link ObservationCombiner} can
+ * decide without decoding the whole record) and {@link #count} records the decision in the metrics
+ * once the record is known to be readable.
  */
 public final class ObservationMapper {
   private final Backend backend;
@@ -35,61 +38,119 @@ public final class ObservationMapper {
     this.metrics = metrics;
   }
 
-  public List<KeyValue<String, Observation>> observe(FlowRecord flow) {
-    metrics.flowReceived();
-    List<KeyValue<String, Observation>> out = new ArrayList<>(2);
-    Optional<WorkloadRef> src = flow.src().workload();
-    Optional<WorkloadRef> dst = flow.dst().workload();
+  /** The targets of one flow, at most two, and the reasons a flow concerned fewer; reused per flow. */
+  public static final class Targets {
+    private int size;
+    private final String[] keys = new String[2];
+    private final String[] fallbacks = new String[2];
+    private final Direction[] directions = new Direction[2];
+    private int ignoredCount;
+    private final String[] ignored = new String[2];
+    private String unattributed;
+
+    void clear() {
+      size = 0;
+      ignoredCount = 0;
+      unattributed = null;
+    }
+
+    void add(WorkloadRef workload, Direction direction, String fallback) {
+      keys[size] = workload.key() + "/" + direction.name();
+      fallbacks[size] = fallback;
+      directions[size] = direction;
+      size++;
+    }
+
+    void ignore(String reason) {
+      ignored[ignoredCount++] = reason;
+    }
+
+    public int size() {
+      return size;
+    }
+
+    /** The target key ({@code ns/Kind/name/Direction}) of the {@code i}th target. */
+    public String key(int i) {
+      return keys[i];
+    }
+
+    /** Where the {@code i}th target passes a deny on when it has no policy; null for none. */
+    public String fallback(int i) {
+      return fallbacks[i];
+    }
+  }
+
+  /** Decides which targets a flow with these fields concerns; records nothing. */
+  public void map(Protocol protocol, Verdict verdict, Reporter reporter, WorkloadRef src, WorkloadRef dst,
+      Targets out) {
+    out.clear();
     if (backend == Backend.istio) {
-      if (flow.protocol() != Protocol.TCP) {
-        metrics.flowIgnored("istio-not-tcp");
-      } else if (dst.isEmpty()) {
-        metrics.flowIgnored("no-destination-workload");
+      if (protocol != Protocol.TCP) {
+        out.ignore("istio-not-tcp");
+      } else if (dst == null) {
+        out.ignore("no-destination-workload");
       } else {
-        add(out, new TargetKey(dst.get(), Direction.Ingress), Observation.of(flow));
+        out.add(dst, Direction.Ingress, null);
       }
-      return out;
+      return;
     }
-    if (flow.verdict() == Verdict.FORWARDED) {
-      addIfPresent(out, src, Direction.Egress, flow, "no-source-workload");
-      addIfPresent(out, dst, Direction.Ingress, flow, "no-destination-workload");
-      return out;
+    if (verdict == Verdict.FORWARDED) {
+      addIfPresent(out, src, Direction.Egress, "no-source-workload");
+      addIfPresent(out, dst, Direction.Ingress, "no-destination-workload");
+      return;
     }
-    switch (flow.reporter()) {
-      case SOURCE -> addDeny(out, src, Direction.Egress, flow, "deny-without-source-workload");
-      case DESTINATION -> addDeny(out, dst, Direction.Ingress, flow, "deny-without-destination-workload");
+    switch (reporter) {
+      case SOURCE -> addDeny(out, src, Direction.Egress, "deny-without-source-workload");
+      case DESTINATION -> addDeny(out, dst, Direction.Ingress, "deny-without-destination-workload");
       case UNKNOWN -> {
-        if (dst.isPresent()) {
-          String fallback = src.map(w -> new TargetKey(w, Direction.Egress).key()).orElse(null);
-          add(out, new TargetKey(dst.get(), Direction.Ingress), new Observation(flow, fallback));
+        if (dst != null) {
+          out.add(dst, Direction.Ingress, src == null ? null : src.key() + "/" + Direction.Egress.name());
         } else {
-          addDeny(out, src, Direction.Egress, flow, "deny-without-workloads");
+          addDeny(out, src, Direction.Egress, "deny-without-workloads");
         }
       }
+    }
+  }
+
+  /** Records one flow received and what {@link #map} decided for it. */
+  public void count(Targets targets) {
+    metrics.flowReceived();
+    for (int i = 0; i < targets.ignoredCount; i++) {
+      metrics.flowIgnored(targets.ignored[i]);
+    }
+    if (targets.unattributed != null) {
+      metrics.unattributed(targets.unattributed);
+    }
+    for (int i = 0; i < targets.size; i++) {
+      metrics.observation(targets.directions[i].name());
+    }
+  }
+
+  public List<KeyValue<String, Observation>> observe(FlowRecord flow) {
+    Targets targets = new Targets();
+    map(flow.protocol(), flow.verdict(), flow.reporter(), flow.src().workload().orElse(null),
+        flow.dst().workload().orElse(null), targets);
+    count(targets);
+    List<KeyValue<String, Observation>> out = new ArrayList<>(targets.size);
+    for (int i = 0; i < targets.size; i++) {
+      out.add(KeyValue.pair(targets.keys[i], new Observation(flow, targets.fallbacks[i])));
     }
     return out;
   }
 
-  private void addIfPresent(List<KeyValue<String, Observation>> out, Optional<WorkloadRef> workload,
-      Direction direction, FlowRecord flow, String missingReason) {
-    if (workload.isPresent()) {
-      add(out, new TargetKey(workload.get(), direction), Observation.of(flow));
+  private static void addIfPresent(Targets out, WorkloadRef workload, Direction direction, String missingReason) {
+    if (workload != null) {
+      out.add(workload, direction, null);
     } else {
-      metrics.flowIgnored(missingReason);
+      out.ignore(missingReason);
     }
   }
 
-  private void addDeny(List<KeyValue<String, Observation>> out, Optional<WorkloadRef> workload,
-      Direction direction, FlowRecord flow, String missingReason) {
-    if (workload.isPresent()) {
-      add(out, new TargetKey(workload.get(), direction), Observation.of(flow));
+  private static void addDeny(Targets out, WorkloadRef workload, Direction direction, String missingReason) {
+    if (workload != null) {
+      out.add(workload, direction, null);
     } else {
-      metrics.unattributed(missingReason);
+      out.unattributed = missingReason;
     }
-  }
-
-  private void add(List<KeyValue<String, Observation>> out, TargetKey target, Observation observation) {
-    metrics.observation(target.direction().name());
-    out.add(KeyValue.pair(target.key(), observation));
   }
 }

@@ -15,7 +15,6 @@ import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
 import io.kubewarden.networkenforcer.processor.learning.PortStatsCodec;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
-import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.observation.ObservationCodec;
 import io.kubewarden.networkenforcer.processor.observation.ObservationCombiner;
@@ -94,17 +93,25 @@ public final class NetworkEnforcerTopology {
 
     ObservationMapper mapper = new ObservationMapper(config.backend(), metrics);
     Topic<String, Observation> reattribution = reattributionTopic(config);
-    KStream<String, FlowRecord> flows = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
-        .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"));
     KStream<String, Observation> perTarget;
     if (config.combineInterval().isZero()) {
-      perTarget = flows.flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
+      perTarget = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
+          .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
+          .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
     } else {
-      // The combiner's buffer is a changelogged store (see ObservationCombiner for why that is safe).
+      // The combiner reads the flow records as bytes (it decodes a record only when it starts a
+      // combination) and keeps its buffer in a changelogged store (see ObservationCombiner).
       builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(
           Stores.inMemoryKeyValueStore(StoreNames.COMBINER), Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled()));
-      perTarget = flows.process(() -> new ObservationCombiner(mapper, config.combineInterval()),
-          Named.as("observe-and-combine-per-target"), StoreNames.COMBINER);
+      Map<String, KStream<String, Decoded<Observation>>> combined = builder
+          .stream(topics.flows().name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-flows"))
+          .process(() -> new ObservationCombiner(topics.flows().name(), Topics.flowRecordSerde(), mapper, metrics,
+              config.combineInterval()), Named.as("observe-and-combine-per-target"), StoreNames.COMBINER)
+          .split(Named.as("flows-"))
+          .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
+          .defaultBranch(Branched.as("readable"));
+      deadLettered(combined.get("flows-unreadable"), "flows", deadLetter);
+      perTarget = combined.get("flows-readable").mapValues(Decoded::value, Named.as("value-of-flows"));
     }
     KStream<String, TargetEvent> observations = perTarget
         .repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
@@ -177,9 +184,13 @@ public final class NetworkEnforcerTopology {
         .split(Named.as(name + "-"))
         .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
         .defaultBranch(Branched.as("readable"));
-    branches.get(name + "-unreadable")
+    deadLettered(branches.get(name + "-unreadable"), name, deadLetterTopic);
+    return branches.get(name + "-readable").mapValues(Decoded::value, Named.as("value-of-" + name));
+  }
+
+  private static <V> void deadLettered(KStream<String, Decoded<V>> unreadable, String name, String deadLetterTopic) {
+    unreadable
         .process(DeadLetterForwarder<V>::new, Named.as("dead-letter-" + name))
         .to(deadLetterTopic, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("write-dead-letter-" + name));
-    return branches.get(name + "-readable").mapValues(Decoded::value, Named.as("value-of-" + name));
   }
 }

@@ -18,6 +18,13 @@ import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
+import io.kubewarden.networkenforcer.common.codec.WireWriter;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
+import io.kubewarden.networkenforcer.common.topics.BinarySerde;
+import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** The combiner in front of the repartition: fewer records, the same proposals, nothing held outside a store. */
@@ -80,6 +87,93 @@ class ObservationCombinerTest {
       assertThat(pending.approximateNumEntries()).isZero();
       assertThat(driver.newProposals()).extracting(kv -> kv.key).containsOnly(
           BasicFixture.CLIENT_EGRESS, BasicFixture.SERVER_INGRESS, BasicFixture.COREDNS_INGRESS);
+    }
+  }
+
+  /** A binary flow record from client to server whose source has a pod label without a key. */
+  private static byte[] flowWithAKeylessLabel() {
+    WireWriter out = new WireWriter(256);
+    out.rawByte(BinarySerde.MAGIC);
+    out.rawByte(BinarySerde.VERSION);
+    out.varint(1, ProcessorTestDriver.START.getEpochSecond());
+    out.varint(3, 3); // cilium
+    out.varint(4, 1); // TCP
+    out.varint(5, 18080);
+    int src = out.beginMessage(6);
+    out.string(1, "demo");
+    out.varint(2, 1); // Deployment
+    out.string(3, "http-client");
+    int label = out.beginMessage(5);
+    out.string(2, "a value without a key");
+    out.endMessage(label);
+    out.endMessage(src);
+    int dst = out.beginMessage(7);
+    out.string(1, "demo");
+    out.varint(2, 1);
+    out.string(3, "http-server");
+    out.endMessage(dst);
+    out.varint(11, 1); // reported by the source
+    return out.toByteArray();
+  }
+
+  @Test
+  void aRecordThatRoutesButDoesNotDecodeIsDeadLetteredEvenAfterGoodCopiesOfItsFlow() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      FlowRecord good = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START, BasicFixture.CLIENT,
+          BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.SOURCE);
+      driver.pipeWithoutWaiting(List.of(good, good));
+      byte[] bad = flowWithAKeylessLabel();
+      driver.pipeRawFlow("demo/Deployment/http-client".getBytes(StandardCharsets.UTF_8), bad);
+
+      var dead = driver.newDeadLetters();
+      assertThat(dead).hasSize(1);
+      assertThat(dead.get(0).value()).isEqualTo(bad);
+      assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON))
+          .contains("not a valid FlowRecord").contains("label without a key");
+      // The two good records were combined and learned; the bad one counted nowhere else.
+      assertThat(driver.latestProposals()).containsOnlyKeys(BasicFixture.CLIENT_EGRESS, BasicFixture.SERVER_INGRESS);
+      assertThat(driver.metrics().count("flows.received")).isEqualTo(2.0);
+      ProposalSnapshot server = driver.flushEvidence().latestProposals().get(BasicFixture.SERVER_INGRESS);
+      assertThat(server.evidence().get(0).getPorts().get(0).getCount()).isEqualTo(2);
+    }
+  }
+
+  /** A waiting combination as versions before 0.4 wrote it to the store's changelog. */
+  private static byte[] legacyEntry(String target, FlowRecord flow, long count, long records) {
+    FlowRecord timeless = new FlowRecord(Instant.EPOCH, flow.provider(), flow.protocol(), flow.dstPort(), flow.src(),
+        flow.dst(), flow.verdict(), flow.denyingPolicy(), 1, flow.reporter(), null);
+    WireWriter identity = new WireWriter(512);
+    FlowRecordCodec.INSTANCE.write(identity, timeless);
+    WireWriter out = new WireWriter(1024);
+    out.varint(1, flow.time().getEpochSecond());
+    out.varint(3, flow.time().getEpochSecond() + 5);
+    out.varint(5, count);
+    out.varint(6, flow.time().toEpochMilli());
+    out.bytes(7, identity.toByteArray());
+    out.string(8, target);
+    out.varint(10, records);
+    return out.toByteArray();
+  }
+
+  @Test
+  void combinationsRestoredFromAnOlderChangelogAreForwardedAtTheNextFlush() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      FlowRecord dns = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START, BasicFixture.CLIENT,
+          BasicFixture.COREDNS, Protocol.UDP, 53, 1, Reporter.SOURCE);
+      driver.pipeWithoutWaiting(List.of(BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START,
+          BasicFixture.CLIENT, BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.SOURCE)));
+      KeyValueStore<Bytes, byte[]> pending = driver.driver().getKeyValueStore(StoreNames.COMBINER);
+      pending.put(Bytes.wrap("an old key".getBytes(StandardCharsets.UTF_8)),
+          legacyEntry(BasicFixture.COREDNS_INGRESS, dns, 9, 3));
+
+      driver.combine();
+
+      assertThat(pending.approximateNumEntries()).isZero();
+      ProposalSnapshot coredns = driver.flushEvidence().latestProposals().get(BasicFixture.COREDNS_INGRESS);
+      assertThat(coredns).isNotNull();
+      assertThat(coredns.evidence().get(0).getPorts().get(0).getCount()).isEqualTo(9);
+      assertThat(driver.latestProposals()).containsOnlyKeys(BasicFixture.CLIENT_EGRESS, BasicFixture.SERVER_INGRESS,
+          BasicFixture.COREDNS_INGRESS);
     }
   }
 }

@@ -1,0 +1,249 @@
+package io.kubewarden.networkenforcer.common.flow;
+
+import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
+import io.kubewarden.networkenforcer.common.codec.WireReader;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.time.Instant;
+import java.util.Arrays;
+
+/**
+ * Reads only what routing a binary flow record needs, without decoding it: first and last seen,
+ * count, protocol, verdict, reporter and the two ends' workloads, and where its <em>identity</em>
+ * lies (the record's bytes without its times and count: what makes two records the same flow). The
+ * labels, selectors and ports inside the ends are stepped over, not read.
+ *
+ * <p>It walks the record with the very reads {@link FlowRecordCodec#read} makes for the top level
+ * and the ends, so it reads the same values from the same bytes; it checks less (the nested
+ * messages it steps over), so a caller that meets an identity for the first time still decodes it
+ * once ({@link FlowRecordCodec}) to know the record is valid. One instance is reused per record.
+ */
+public final class FlowRecordSkim {
+  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private byte[] data;
+  private int[] ranges = new int[16];
+  private int rangeCount;
+  private int identityLength;
+  private long seconds;
+  private int nanos;
+  private long count;
+  private long lastSeenDelta;
+  private Protocol protocol;
+  private Verdict verdict;
+  private Reporter reporter;
+  private boolean hasProvider;
+  private final End src = new End();
+  private final End dst = new End();
+
+  /** What the walk read of one end. */
+  private static final class End {
+    String namespace;
+    WorkloadKind kind;
+    String name;
+    boolean present;
+
+    void clear() {
+      namespace = null;
+      kind = null;
+      name = null;
+      present = false;
+    }
+
+    WorkloadRef workload() {
+      return namespace == null || kind == null || name == null ? null : new WorkloadRef(namespace, kind, name);
+    }
+  }
+
+  /**
+   * Walks the record in {@code data} from {@code offset} (after the binary header) to its end.
+   *
+   * @throws MalformedRecordException (or another runtime exception) when the walk cannot read it;
+   *     {@link FlowRecordCodec#read} then fails on the same record too
+   */
+  public FlowRecordSkim skim(byte[] data, int offset) {
+    this.data = data;
+    rangeCount = 0;
+    identityLength = 0;
+    seconds = 0;
+    nanos = 0;
+    count = 1;
+    lastSeenDelta = 0;
+    protocol = null;
+    verdict = Verdict.FORWARDED;
+    reporter = Reporter.UNKNOWN;
+    hasProvider = false;
+    src.clear();
+    dst.clear();
+    WireReader in = new WireReader(data, offset, data.length);
+    while (in.hasMore()) {
+      int start = in.position();
+      int tag = in.readTag();
+      boolean identity = true;
+      switch (WireReader.field(tag)) {
+        case 1 -> {
+          seconds = in.readVarint();
+          identity = false;
+        }
+        case 2 -> {
+          nanos = in.readInt();
+          identity = false;
+        }
+        case 3 -> {
+          FlowRecordCodec.decode(FlowRecordCodec.PROVIDERS, in.readInt(), "provider");
+          hasProvider = true;
+        }
+        case 4 -> protocol = FlowRecordCodec.decode(FlowRecordCodec.PROTOCOLS, in.readInt(), "protocol");
+        case 5 -> in.readInt();
+        case 6 -> end(in.nested(), src);
+        case 7 -> end(in.nested(), dst);
+        case 8 -> verdict = FlowRecordCodec.decode(FlowRecordCodec.VERDICTS, in.readInt(), "verdict");
+        case 9 -> in.skipLengthDelimited();
+        case 10 -> {
+          count = in.readVarint();
+          identity = false;
+        }
+        case 11 -> reporter = FlowRecordCodec.decode(FlowRecordCodec.REPORTERS, in.readInt(), "reporter");
+        case 12 -> {
+          lastSeenDelta = in.readVarint();
+          identity = false;
+        }
+        default -> in.skip(tag);
+      }
+      if (identity) {
+        addRange(start, in.position());
+      }
+    }
+    if (!hasProvider || protocol == null || !src.present || !dst.present) {
+      throw new MalformedRecordException("a flow record needs provider, protocol, src and dst");
+    }
+    return this;
+  }
+
+  private static void end(WireReader in, End end) {
+    end.present = true;
+    while (in.hasMore()) {
+      int tag = in.readTag();
+      switch (WireReader.field(tag)) {
+        case 1 -> end.namespace = in.readString();
+        case 2 -> end.kind = FlowRecordCodec.decode(FlowRecordCodec.KINDS, in.readInt(), "workload kind");
+        case 3 -> end.name = in.readString();
+        case 4, 5, 6, 8, 9, 10, 13 -> in.skipLengthDelimited();
+        case 7, 11, 12 -> in.readBool();
+        default -> in.skip(tag);
+      }
+    }
+  }
+
+  private void addRange(int from, int to) {
+    identityLength += to - from;
+    if (rangeCount > 0 && ranges[2 * rangeCount - 1] == from) {
+      ranges[2 * rangeCount - 1] = to;
+      return;
+    }
+    if (2 * rangeCount + 2 > ranges.length) {
+      ranges = Arrays.copyOf(ranges, ranges.length * 2);
+    }
+    ranges[2 * rangeCount] = from;
+    ranges[2 * rangeCount + 1] = to;
+    rangeCount++;
+  }
+
+  /** The earliest time the record stands for, as {@link FlowRecord#time()} reads it. */
+  public Instant firstSeen() {
+    return Instant.ofEpochSecond(seconds, nanos);
+  }
+
+  /** The latest time the record stands for, as {@link FlowRecord#lastSeen()} reads it. */
+  public Instant lastSeen() {
+    Instant first = firstSeen();
+    if (lastSeenDelta == 0) {
+      return first;
+    }
+    Instant last = first.plusNanos(lastSeenDelta);
+    return last.isBefore(first) ? first : last;
+  }
+
+  /** How many flows the record stands for, as {@link FlowRecord#count()} reads it. */
+  public long count() {
+    return count <= 0 ? 1 : count;
+  }
+
+  public Protocol protocol() {
+    return protocol;
+  }
+
+  public Verdict verdict() {
+    return verdict;
+  }
+
+  public Reporter reporter() {
+    return reporter;
+  }
+
+  /** The source's workload, null when it has none ({@link FlowEndpoint#workload()}). */
+  public WorkloadRef srcWorkload() {
+    return src.workload();
+  }
+
+  /** The destination's workload, null when it has none. */
+  public WorkloadRef dstWorkload() {
+    return dst.workload();
+  }
+
+  /** The length of the identity: the record's bytes without its times and count. */
+  public int identityLength() {
+    return identityLength;
+  }
+
+  /** A 64-bit hash of the identity. */
+  public long identityHash() {
+    long h = 0x9E3779B97F4A7C15L ^ identityLength;
+    for (int r = 0; r < rangeCount; r++) {
+      int i = ranges[2 * r];
+      int to = ranges[2 * r + 1];
+      for (; i + 8 <= to; i += 8) {
+        h = (h ^ (long) LONGS.get(data, i)) * 0xC2B2AE3D27D4EB4FL;
+        h ^= h >>> 31;
+      }
+      for (; i < to; i++) {
+        h = (h ^ (data[i] & 0xff)) * 0x100000001B3L;
+      }
+    }
+    h ^= h >>> 33;
+    h *= 0xFF51AFD7ED558CCDL;
+    h ^= h >>> 33;
+    h *= 0xC4CEB9FE1A85EC53L;
+    return h ^ (h >>> 33);
+  }
+
+  /** Whether {@code other[from, to)} holds exactly this record's identity. */
+  public boolean identityEquals(byte[] other, int from, int to) {
+    if (to - from != identityLength) {
+      return false;
+    }
+    int at = from;
+    for (int r = 0; r < rangeCount; r++) {
+      int start = ranges[2 * r];
+      int end = ranges[2 * r + 1];
+      if (!Arrays.equals(data, start, end, other, at, at + end - start)) {
+        return false;
+      }
+      at += end - start;
+    }
+    return true;
+  }
+
+  /** Copies the identity into {@code into} from {@code at}; it reads back as a flow record. */
+  public void copyIdentity(byte[] into, int at) {
+    for (int r = 0; r < rangeCount; r++) {
+      int start = ranges[2 * r];
+      int end = ranges[2 * r + 1];
+      System.arraycopy(data, start, into, at, end - start);
+      at += end - start;
+    }
+  }
+}

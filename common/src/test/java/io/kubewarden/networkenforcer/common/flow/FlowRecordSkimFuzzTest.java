@@ -1,0 +1,39 @@
+package io.kubewarden.networkenforcer.common.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.kubewarden.networkenforcer.common.codec.WireReader;
+import io.kubewarden.networkenforcer.common.topics.BinarySerde;
+import java.time.Instant;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The skim reads exactly what the decoder reads: whenever the decoder reads a record, the skim reads
+ * it too, with the same routing fields, and its identity decodes to the record without times and
+ * count. (The processor's combiner relies on this to decode only the first record of a flow.)
+ */
+class FlowRecordSkimFuzzTest {
+
+  @FuzzTest(maxDuration = "5s")
+  @Timeout(10)
+  void skimReadsWhatTheDecoderReads(byte[] record) {
+    // Seeds are flows topic values: the header is stepped over as the processor does.
+    int offset = record.length >= 2 && record[0] == BinarySerde.MAGIC && record[1] == BinarySerde.VERSION ? 2 : 0;
+    FlowRecord decoded;
+    try {
+      decoded = FlowRecordCodec.INSTANCE.read(new WireReader(record, offset, record.length));
+    } catch (RuntimeException e) {
+      return; // the processor dead-letters it, whatever the skim says
+    }
+    FlowRecordSkim skim = new FlowRecordSkim().skim(record, offset);
+    FlowRecordSkimTest.assertSameRouting(skim, decoded);
+    byte[] identity = new byte[skim.identityLength()];
+    skim.copyIdentity(identity, 0);
+    assertThat(skim.identityEquals(identity, 0, identity.length)).isTrue();
+    FlowRecord timeless = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
+    assertThat(timeless).isEqualTo(new FlowRecord(Instant.EPOCH, decoded.provider(), decoded.protocol(),
+        decoded.dstPort(), decoded.src(), decoded.dst(), decoded.verdict(), decoded.denyingPolicy(), 1,
+        decoded.reporter(), null));
+  }
+}
