@@ -231,8 +231,6 @@ class ChartOnApiServerTest {
     owned.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion("apps/v1")
         .withKind("Deployment").withName("owner-web").withUid(web.getMetadata().getUid()).withController(true)
         .withBlockOwnerDeletion(true).build()));
-    String writer = "system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "-writer";
-    String[] groups = {"system:serviceaccounts", "system:serviceaccounts:" + NAMESPACE, "system:authenticated"};
 
     // The plugin is on: someone who may create proposals but not touch the owner's finalizers is refused.
     client.rbac().roles().inNamespace("shop").resource(new RoleBuilder().withNewMetadata().withName("proposal-maker")
@@ -249,7 +247,7 @@ class ChartOnApiServerTest {
     }
 
     // The chart's writer: a proposal owned by its workload, and a NetworkPolicy owned by its WNP.
-    try (KubernetesClient asWriter = api.clientFor(writer, groups)) {
+    try (KubernetesClient asWriter = api.serviceAccountClient(NAMESPACE, FULLNAME + "-writer")) {
       asWriter.genericKubernetesResources(WNPP).inNamespace("shop").resource(owned).create();
       GenericKubernetesResource wnp = client.genericKubernetesResources(WNP).inNamespace("shop")
           .resource(policy("deployment-owner-web-ingress")).create();

@@ -65,9 +65,10 @@ class RealApiServerTest {
     for (String ns : List.of(NS, WRITER_NS)) {
       admin.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
     }
-    // The RBAC the chart gives the writer of a kubernetes-backend (calico) installation.
-    String rbac = ChartTemplates.render("--show-only", "templates/rbac.yaml", "--set", "mode=distributed",
-        "--set", "kafka.bootstrapServers=kafka:9092", "--set", "controller.provider.name=calico");
+    // The service accounts and RBAC the chart gives a kubernetes-backend (calico) installation.
+    String rbac = ChartTemplates.render("--show-only", "templates/rbac.yaml", "--show-only",
+        "templates/serviceaccounts.yaml", "--set", "mode=distributed", "--set", "kafka.bootstrapServers=kafka:9092",
+        "--set", "controller.provider.name=calico");
     List<HasMetadata> objects = admin.load(new ByteArrayInputStream(rbac.getBytes(StandardCharsets.UTF_8))).items();
     // Only the writer's part: cluster-wide roles and what lives in its own namespace.
     objects.stream().filter(o -> o.getMetadata().getNamespace() == null
@@ -86,8 +87,7 @@ class RealApiServerTest {
   }
 
   static KubernetesClient writerClient() {
-    return api.clientFor("system:serviceaccount:" + WRITER_NS + ":" + SERVICE_ACCOUNT, "system:serviceaccounts",
-        "system:serviceaccounts:" + WRITER_NS, "system:authenticated");
+    return api.serviceAccountClient(WRITER_NS, SERVICE_ACCOUNT);
   }
 
   @Test

@@ -65,18 +65,24 @@ public final class ChartedApiServer implements AutoCloseable {
   /** The admin client (a person: promotes, acknowledges, deletes). */
   public KubernetesClient admin() { return api.client(); }
 
-  /** A new client (caller closes) authenticated as the writer service account of that release. */
+  /**
+   * A new client (caller closes) authenticated as the writer service account of that release, with
+   * a token the API server issued for it, as the writer's pod would be.
+   */
   public KubernetesClient writerClient(String release) {
-    return api.clientFor("system:serviceaccount:" + RELEASE_NAMESPACE + ":" + release + "-network-enforcer-writer",
-        "system:serviceaccounts", "system:serviceaccounts:" + RELEASE_NAMESPACE);
+    return api.serviceAccountClient(RELEASE_NAMESPACE, writerServiceAccount(release));
   }
 
   /** The same through a proxy the test can cut (a partitioned replica). */
   public KubernetesClient writerClientVia(LoopbackProxy proxy, String release, UnaryOperator<Config> tuning) {
-    Config config = Config.fromKubeconfig(api.kubeconfigVia(proxy, "system:serviceaccount:" + RELEASE_NAMESPACE + ":"
-        + release + "-network-enforcer-writer", "system:serviceaccounts", "system:serviceaccounts:" + RELEASE_NAMESPACE)
-        .toFile());
+    Config config = Config.fromKubeconfig(api.serviceAccountKubeconfigVia(proxy, RELEASE_NAMESPACE,
+        writerServiceAccount(release)).toFile());
     return new KubernetesClientBuilder().withConfig(tuning.apply(config)).build();
+  }
+
+  /** The service account the chart gives that release's writer. */
+  private static String writerServiceAccount(String release) {
+    return release + "-network-enforcer-writer";
   }
 
   /** The Lease the chart lets that release's writers hold. */

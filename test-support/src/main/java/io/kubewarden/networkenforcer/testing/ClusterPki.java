@@ -45,7 +45,7 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * A throw-away PKI for one test API server: a CA, the API server's serving certificate, client
  * certificates (Kubernetes reads the user from CN and the groups from O) and the service-account
- * signing key. Everything lives for a day and is written as PEM.
+ * signing key the API server signs its tokens with. Everything lives for a day and is written as PEM.
  */
 final class ClusterPki {
 
@@ -61,7 +61,8 @@ final class ClusterPki {
     }
   }
 
-  private static final Duration VALIDITY = Duration.ofDays(1);
+  private static final int MAX_COMMON_NAME = 64;
+  static final Duration VALIDITY = Duration.ofDays(1);
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
   private final SecureRandom random = new SecureRandom();
@@ -99,6 +100,10 @@ final class ClusterPki {
 
   /** A client certificate for that user in those groups. */
   Credential client(String user, String... groups) {
+    if (user.length() > MAX_COMMON_NAME) {
+      throw new IllegalArgumentException("a certificate's common name holds at most " + MAX_COMMON_NAME
+          + " characters (RFC 5280 ub-common-name), " + user + " has " + user.length());
+    }
     KeyPair keys = rsaKeyPair();
     return credential(sign(name(user, groups), keys, false, KeyPurposeId.id_kp_clientAuth, null), keys);
   }

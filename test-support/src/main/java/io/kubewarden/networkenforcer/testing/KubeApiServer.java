@@ -1,8 +1,11 @@
 package io.kubewarden.networkenforcer.testing;
 
+import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -35,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * @AfterAll static void stop() { api.close(); }
  * }</pre>
  * {@link #client()} is an admin ({@code system:masters}) client; {@link #kubeconfig()} is the same
- * identity as a file for code under test that reads one.
+ * identity as a file for code under test that reads one. Other people authenticate with client
+ * certificates ({@link #clientFor}), service accounts with tokens the API server issues
+ * ({@link #serviceAccountClient}), as in a cluster.
  */
 public final class KubeApiServer implements AutoCloseable {
 
@@ -44,6 +49,7 @@ public final class KubeApiServer implements AutoCloseable {
   static final String ADMIN_USER = "network-enforcer-test-admin";
   static final String CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
   static final String MASTERS_GROUP = "system:masters";
+  static final String SERVICE_ACCOUNT_USER_PREFIX = "system:serviceaccount:";
 
   private final Builder settings;
   private final Path workDir;
@@ -84,19 +90,18 @@ public final class KubeApiServer implements AutoCloseable {
   public KubernetesClient newClient() { return new KubernetesClientBuilder().withConfig(config()).build(); }
 
   /**
-   * A kubeconfig for another user, authenticated by a client certificate with that user name and
-   * those groups; RBAC decides what it may do. Lets tests run code under test with the
-   * permissions the chart grants instead of as admin.
+   * A kubeconfig for a person or component outside the cluster, authenticated by a client
+   * certificate with that user name (CN, at most 64 characters) and those groups (O); RBAC
+   * decides what it may do. Service accounts authenticate with tokens instead, see
+   * {@link #serviceAccountKubeconfig}.
    */
   public Path kubeconfigFor(String user, String... groups) {
-    String fileName = user.replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + System.nanoTime() + ".kubeconfig";
-    return KubeconfigFile.write(workDir.resolve(fileName), url, pki.caPem(), pki.client(user, groups), user);
+    return certificateKubeconfig(url, "", user, groups);
   }
 
   /** A new client (the caller closes it) for that user in those groups, see {@link #kubeconfigFor}. */
   public KubernetesClient clientFor(String user, String... groups) {
-    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigFor(user, groups).toFile()))
-        .build();
+    return clientOf(kubeconfigFor(user, groups));
   }
 
   /**
@@ -104,14 +109,75 @@ public final class KubeApiServer implements AutoCloseable {
    * proxy, so the test can cut it off with {@link LoopbackProxy#cut()}.
    */
   public KubernetesClient clientVia(LoopbackProxy proxy, String user, String... groups) {
-    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfigVia(proxy, user, groups).toFile()))
-        .build();
+    return clientOf(kubeconfigVia(proxy, user, groups));
   }
 
   /** A kubeconfig for that user pointing at the proxy instead of the API server. */
   public Path kubeconfigVia(LoopbackProxy proxy, String user, String... groups) {
-    String fileName = "via-" + user.replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + System.nanoTime() + ".kubeconfig";
-    return KubeconfigFile.write(workDir.resolve(fileName), proxy.url(), pki.caPem(), pki.client(user, groups), user);
+    return certificateKubeconfig(proxy.url(), "via-", user, groups);
+  }
+
+  /**
+   * A kubeconfig for a service account, authenticated as a pod is: with a bearer token the API
+   * server issues for it (TokenRequest). The API server then sees exactly what it sees in a
+   * cluster, user {@code system:serviceaccount:<namespace>:<name>} in the groups
+   * {@code system:serviceaccounts}, {@code system:serviceaccounts:<namespace>} and
+   * {@code system:authenticated}, so RBAC bindings to the account, its namespace or all service
+   * accounts apply as they would there. The service account must exist (as a chart creates it).
+   */
+  public Path serviceAccountKubeconfig(String namespace, String name) {
+    return tokenKubeconfig(url, "", namespace, name);
+  }
+
+  /** A new client (the caller closes it) as that service account, see {@link #serviceAccountKubeconfig}. */
+  public KubernetesClient serviceAccountClient(String namespace, String name) {
+    return clientOf(serviceAccountKubeconfig(namespace, name));
+  }
+
+  /** A kubeconfig for that service account pointing at the proxy instead of the API server. */
+  public Path serviceAccountKubeconfigVia(LoopbackProxy proxy, String namespace, String name) {
+    return tokenKubeconfig(proxy.url(), "via-", namespace, name);
+  }
+
+  private Path certificateKubeconfig(String server, String filePrefix, String user, String... groups) {
+    if (user.startsWith(SERVICE_ACCOUNT_USER_PREFIX)) {
+      // A certificate would give the name without the groups a token carries, and BouncyCastle
+      // (RFC 5280) refuses common names over 64 characters, which most such names are.
+      throw new IllegalArgumentException(user + " is a service account: use serviceAccountKubeconfig(namespace, name)"
+          + " or serviceAccountClient(namespace, name), which authenticate with a token as in a cluster");
+    }
+    return KubeconfigFile.withCertificate(workDir.resolve(kubeconfigFileName(filePrefix, user)), server, pki.caPem(),
+        pki.client(user, groups), user);
+  }
+
+  private Path tokenKubeconfig(String server, String filePrefix, String namespace, String name) {
+    String user = SERVICE_ACCOUNT_USER_PREFIX + namespace + ":" + name;
+    return KubeconfigFile.withToken(workDir.resolve(kubeconfigFileName(filePrefix, user)), server, pki.caPem(),
+        serviceAccountToken(namespace, name), user);
+  }
+
+  /** Asks the API server for a token of that service account, valid as long as the PKI. */
+  private String serviceAccountToken(String namespace, String name) {
+    TokenRequest request = new TokenRequestBuilder().withNewSpec()
+        .withExpirationSeconds(ClusterPki.VALIDITY.toSeconds()).endSpec().build();
+    try {
+      return client.serviceAccounts().inNamespace(namespace).withName(name).tokenRequest(request).getStatus()
+          .getToken();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        throw new IllegalStateException("no service account " + namespace + "/" + name
+            + ": create it (e.g. the chart's templates/serviceaccounts.yaml) before asking for its token", e);
+      }
+      throw e;
+    }
+  }
+
+  private static String kubeconfigFileName(String prefix, String user) {
+    return prefix + user.replaceAll("[^A-Za-z0-9_.-]", "_") + "-" + System.nanoTime() + ".kubeconfig";
+  }
+
+  private static KubernetesClient clientOf(Path kubeconfig) {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
   }
 
   /** Whether kube-controller-manager runs. */
@@ -130,7 +196,7 @@ public final class KubeApiServer implements AutoCloseable {
     Path binary = KubeTools.require(KubeTools.KUBE_CONTROLLER_MANAGER);
     // As in a real cluster: its own identity with the bootstrap RBAC role, and each controller
     // under its own service account (the garbage collector is generic-garbage-collector).
-    Path config = KubeconfigFile.write(workDir.resolve("controller-manager.kubeconfig"), url, pki.caPem(),
+    Path config = KubeconfigFile.withCertificate(workDir.resolve("controller-manager.kubeconfig"), url, pki.caPem(),
         pki.client(CONTROLLER_MANAGER_USER), CONTROLLER_MANAGER_USER);
     List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--kubeconfig=" + config,
@@ -199,7 +265,7 @@ public final class KubeApiServer implements AutoCloseable {
     ClusterPki.write(certs.resolve("apiserver.key"), serving.privateKeyPem());
     ClusterPki.write(certs.resolve("sa.key"), pki.serviceAccountPrivateKeyPem());
     ClusterPki.write(certs.resolve("sa.pub"), pki.serviceAccountPublicKeyPem());
-    kubeconfig = KubeconfigFile.write(workDir.resolve("admin.kubeconfig"), url, pki.caPem(),
+    kubeconfig = KubeconfigFile.withCertificate(workDir.resolve("admin.kubeconfig"), url, pki.caPem(),
         pki.client(ADMIN_USER, MASTERS_GROUP), ADMIN_USER);
     List<String> command = new ArrayList<>(List.of(binary.toString(),
         "--etcd-servers=" + etcdUrl,

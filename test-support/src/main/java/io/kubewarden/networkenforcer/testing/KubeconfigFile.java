@@ -1,15 +1,32 @@
 package io.kubewarden.networkenforcer.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
-import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.stream.Collectors;
 
-/** Writes a kubeconfig with one cluster, one certificate-authenticated user and one context. */
+/**
+ * Writes a kubeconfig with one cluster, one user and one context. The user proves who it is with
+ * a client certificate (people and control-plane components) or a bearer token (service accounts).
+ */
 final class KubeconfigFile {
 
   private KubeconfigFile() {}
 
-  static Path write(Path file, String serverUrl, String caPem, ClusterPki.Credential user, String userName) {
+  static Path withCertificate(Path file, String serverUrl, String caPem, ClusterPki.Credential user, String userName) {
+    return write(file, serverUrl, caPem, userName, Map.of("client-certificate-data", user.certificateBase64(),
+        "client-key-data", user.privateKeyBase64()));
+  }
+
+  static Path withToken(Path file, String serverUrl, String caPem, String token, String userName) {
+    return write(file, serverUrl, caPem, userName, Map.of("token", token));
+  }
+
+  private static Path write(Path file, String serverUrl, String caPem, String userName,
+      Map<String, String> credentials) {
+    String userFields = credentials.entrySet().stream().sorted(Map.Entry.comparingByKey())
+        .map(field -> "    " + field.getKey() + ": " + field.getValue()).collect(Collectors.joining("\n"));
     String ca = Base64.getEncoder().encodeToString(caPem.getBytes(StandardCharsets.US_ASCII));
     String yaml = """
         apiVersion: v1
@@ -20,18 +37,17 @@ final class KubeconfigFile {
             server: %s
             certificate-authority-data: %s
         users:
-        - name: %s
+        - name: "%s"
           user:
-            client-certificate-data: %s
-            client-key-data: %s
+        %s
         contexts:
         - name: test
           context:
             cluster: test
-            user: %s
+            user: "%s"
             namespace: default
         current-context: test
-        """.formatted(serverUrl, ca, userName, user.certificateBase64(), user.privateKeyBase64(), userName);
+        """.formatted(serverUrl, ca, userName, userFields, userName);
     ClusterPki.write(file, yaml);
     return file;
   }

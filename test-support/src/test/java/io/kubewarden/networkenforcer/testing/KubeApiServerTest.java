@@ -8,6 +8,10 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.SelfSubjectReview;
+import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -92,6 +96,44 @@ class KubeApiServerTest {
           .resource(new ConfigMapBuilder().withNewMetadata().withName("denied").endMetadata().build()).create())
           .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     }
+  }
+
+  @Test
+  void aServiceAccountAuthenticatesWithATokenAsTheIdentityKubernetesGivesIt() {
+    String namespace = "network-enforcer-harness";
+    String name = "a-service-account-whose-user-name-is-longer-than-sixty-four-characters";
+    api.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
+        .build()).create();
+    api.client().serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
+        .withName(name).endMetadata().build()).create();
+    String user = "system:serviceaccount:" + namespace + ":" + name;
+    assertThat(user.length()).isGreaterThan(64);
+
+    try (KubernetesClient account = api.serviceAccountClient(namespace, name)) {
+      UserInfo seen = account.authentication().v1().selfSubjectReviews().create(new SelfSubjectReview())
+          .getStatus().getUserInfo();
+
+      assertThat(seen.getUsername()).isEqualTo(user);
+      assertThat(seen.getGroups()).containsExactlyInAnyOrder("system:serviceaccounts",
+          "system:serviceaccounts:" + namespace, "system:authenticated");
+      assertThat(seen.getUid()).isEqualTo(api.client().serviceAccounts().inNamespace(namespace).withName(name).get()
+          .getMetadata().getUid());
+      // No binding yet: RBAC refuses it like any other subject.
+      assertThatThrownBy(() -> account.configMaps().inNamespace(namespace).list())
+          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+    }
+    assertThat(api.serviceAccountKubeconfig(namespace, name)).content().contains("token: ")
+        .doesNotContain("client-certificate-data");
+  }
+
+  @Test
+  void serviceAccountsGetNoCertificateAndMustExist() {
+    assertThatThrownBy(() -> api.clientFor("system:serviceaccount:default:writer", "system:serviceaccounts"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serviceAccountClient(namespace, name)");
+    assertThatThrownBy(() -> api.serviceAccountClient("default", "nobody"))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("no service account default/nobody");
+    assertThatThrownBy(() -> api.clientFor("x".repeat(65)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 64 characters");
   }
 
   @Test
