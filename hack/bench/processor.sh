@@ -3,11 +3,11 @@
 # raw produce rate vs. the processor, exactly-once, 1 and 2 stream threads, on the same records and
 # the same embedded broker; proposal records per million flows; memory per 10k targets; a burst of
 # twice the sustained rate for 60 s (largest lag, time to drain, flows lost or doubled).
-# BENCH_FLOWS (default 200000) and BENCH_TARGETS (default 100000) size the runs;
+# BENCH_FLOWS (default 1000000) and BENCH_TARGETS (default 100000) size the runs;
 # BENCH_JFR=1 writes a flight recording of the throughput run to stream-processor/target/processor.jfr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-flows=${BENCH_FLOWS:-200000}
+flows=${BENCH_FLOWS:-1000000}
 targets=${BENCH_TARGETS:-100000}
 mvn -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
@@ -27,7 +27,7 @@ if [ "${BENCH_JFR:-0}" = 1 ]; then
 fi
 # Everything the JVM prints goes to stream-processor/target/bench-*.log; the figures to stdout.
 figures='^[a-z][a-zA-Z0-9 /()=.,-]+: [0-9.-]+$'
-java -Xmx1g "${jfr[@]}" -cp "$cp" $main throughput "$flows" > stream-processor/target/bench-throughput.log 2>&1
+java -Xmx3g "${jfr[@]}" -cp "$cp" $main throughput "$flows" > stream-processor/target/bench-throughput.log 2>&1
 grep -E "$figures" stream-processor/target/bench-throughput.log
 # A fixed, pre-touched heap: RSS then shows what grows outside the heap (RocksDB, buffers), not the
 # collector committing more of -Xmx.

@@ -141,7 +141,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     for (int i = 0; i < n; i++) {
       keys[i] = key(targets.key(i), targets.fallback(i), hash);
       olds[i] = pending.get(keys[i]);
-      same[i] = olds[i] != null && Entry.holds(olds[i], skim);
+      same[i] = olds[i] != null && Entry.holds(olds[i], targets.key(i), targets.fallback(i), skim);
       allKnown &= same[i];
     }
     if (!decoded && (!allKnown || n == 0)) {
@@ -209,23 +209,23 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
   }
 
   /**
-   * Short keys that differ in their first bytes keep the record cache's ordered map cheap: a 64-bit
-   * mix of the flow identity's hash with target and fallback, then target and fallback. The identity
-   * itself is in the value and compared, so a hash collision costs an early forward, never a wrong
-   * merge.
+   * Short keys keep the record cache's ordered map and hash set cheap: two 64-bit mixes of the flow
+   * identity's hash with the target and the fallback. Target, fallback and identity are in the value
+   * and compared, so a collision costs an early forward, never a wrong merge.
    */
   private static Bytes key(String target, String fallback, long hash) {
-    byte[] t = target.getBytes(StandardCharsets.UTF_8);
-    byte[] f = fallback == null ? new byte[0] : fallback.getBytes(StandardCharsets.UTF_8);
-    long prefix = hash ^ target.hashCode() * 0x9E3779B97F4A7C15L ^ (fallback == null ? 0 : fallback.hashCode())
-        * 0xC2B2AE3D27D4EB4FL;
-    byte[] key = new byte[10 + t.length + f.length];
-    Entry.LONGS.set(key, 0, prefix);
-    key[8] = (byte) (t.length >>> 8);
-    key[9] = (byte) t.length;
-    System.arraycopy(t, 0, key, 10, t.length);
-    System.arraycopy(f, 0, key, 10 + t.length, f.length);
+    long t = target.hashCode();
+    long f = fallback == null ? 0x5bd1e995L : fallback.hashCode();
+    byte[] key = new byte[16];
+    Entry.LONGS.set(key, 0, mix(hash ^ t * 0x9E3779B97F4A7C15L ^ f * 0xC2B2AE3D27D4EB4FL));
+    Entry.LONGS.set(key, 8, mix(hash * 0xFF51AFD7ED558CCDL + t * 31 + f));
     return Bytes.wrap(key);
+  }
+
+  private static long mix(long h) {
+    h ^= h >>> 33;
+    h *= 0xC4CEB9FE1A85EC53L;
+    return h ^ (h >>> 29);
   }
 
   /**
@@ -274,9 +274,36 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return entry;
     }
 
-    /** Whether {@code entry} waits for the very flow {@code flow} is (times and count apart). */
-    static boolean holds(byte[] entry, FlowRecordSkim flow) {
-      return isCurrent(entry) && flow.identityEquals(entry, identityStart(entry), entry.length);
+    /**
+     * Whether {@code entry} waits for this target and fallback and the very flow {@code flow} is
+     * (times and count apart).
+     */
+    static boolean holds(byte[] entry, String target, String fallback, FlowRecordSkim flow) {
+      if (!isCurrent(entry) || !equal(entry, TARGET, target)) {
+        return false;
+      }
+      int fallbackAt = TARGET + 2 + length(entry, TARGET);
+      boolean sameFallback = fallback == null ? length(entry, fallbackAt) == NO_FALLBACK
+          : equal(entry, fallbackAt, fallback);
+      return sameFallback && flow.identityEquals(entry, identityStart(entry), entry.length);
+    }
+
+    /** Whether the length-prefixed string at {@code at} is {@code s} (ASCII compared without copying). */
+    private static boolean equal(byte[] entry, int at, String s) {
+      int n = length(entry, at);
+      if (n == NO_FALLBACK || n != s.length()) {
+        return n != NO_FALLBACK && new String(entry, at + 2, n, StandardCharsets.UTF_8).equals(s);
+      }
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          return new String(entry, at + 2, n, StandardCharsets.UTF_8).equals(s);
+        }
+        if (entry[at + 2 + i] != c) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** {@code entry} with one more flow record: earlier first seen, later last seen, counts summed. */

@@ -83,7 +83,7 @@ public final class ProcessorBenchmark {
     // Key, value, key, value...
     List<byte[]> records = stablePeerFlows(flows);
     // Warm-up, not reported: JIT of the producer, the serdes and the topology.
-    int warmup = Math.min(flows, 25_000);
+    int warmup = Math.min(flows, 100_000);
     produce(bootstrap, topicsOf("warmup"), records.subList(0, 2 * warmup));
     process(bootstrap, "warmup", 1, warmup, new SimpleMeterRegistry());
 
