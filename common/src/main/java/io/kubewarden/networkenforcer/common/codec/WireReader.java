@@ -74,6 +74,18 @@ public final class WireReader {
     return s;
   }
 
+  /**
+   * Where the value of a length-delimited field (a string) lies, without reading it: its start in
+   * the array in the high 32 bits, its length in the low 32 bits. Consumes what {@link #readString()}
+   * would.
+   */
+  public long readSpan() {
+    int n = readLength();
+    long span = (long) pos << 32 | n;
+    pos += n;
+    return span;
+  }
+
   /** The bytes of a length-delimited field, copied. */
   public byte[] readBytes() {
     int n = readLength();

@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 
@@ -39,22 +40,30 @@ public final class FlowRecordSkim {
   private final End src = new End();
   private final End dst = new End();
 
-  /** What the walk read of one end. */
+  /** What the walk read of one end: where its namespace and name lie, read as strings only on demand. */
   private static final class End {
-    String namespace;
+    long namespace = -1;
     WorkloadKind kind;
-    String name;
+    long name = -1;
     boolean present;
 
     void clear() {
-      namespace = null;
+      namespace = -1;
       kind = null;
-      name = null;
+      name = -1;
       present = false;
     }
 
-    WorkloadRef workload() {
-      return namespace == null || kind == null || name == null ? null : new WorkloadRef(namespace, kind, name);
+    boolean hasWorkload() {
+      return namespace >= 0 && kind != null && name >= 0;
+    }
+
+    WorkloadRef workload(byte[] data) {
+      return hasWorkload() ? new WorkloadRef(string(data, namespace), kind, string(data, name)) : null;
+    }
+
+    private static String string(byte[] data, long span) {
+      return new String(data, (int) (span >>> 32), (int) span, StandardCharsets.UTF_8);
     }
   }
 
@@ -128,9 +137,9 @@ public final class FlowRecordSkim {
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
-        case 1 -> end.namespace = in.readString();
+        case 1 -> end.namespace = in.readSpan();
         case 2 -> end.kind = FlowRecordCodec.decode(FlowRecordCodec.KINDS, in.readInt(), "workload kind");
-        case 3 -> end.name = in.readString();
+        case 3 -> end.name = in.readSpan();
         case 4, 5, 6, 8, 9, 10, 13 -> in.skipLengthDelimited();
         case 7, 11, 12 -> in.readBool();
         default -> in.skip(tag);
@@ -186,12 +195,22 @@ public final class FlowRecordSkim {
 
   /** The source's workload, null when it has none ({@link FlowEndpoint#workload()}). */
   public WorkloadRef srcWorkload() {
-    return src.workload();
+    return src.workload(data);
   }
 
   /** The destination's workload, null when it has none. */
   public WorkloadRef dstWorkload() {
-    return dst.workload();
+    return dst.workload(data);
+  }
+
+  /** Whether the source has a workload, without reading it. */
+  public boolean hasSrcWorkload() {
+    return src.hasWorkload();
+  }
+
+  /** Whether the destination has a workload, without reading it. */
+  public boolean hasDstWorkload() {
+    return dst.hasWorkload();
   }
 
   /** The length of the identity: the record's bytes without its times and count. */

@@ -25,6 +25,8 @@ class FlowRecordSkimTest {
     assertThat(skim.reporter()).isEqualTo(decoded.reporter());
     assertThat(skim.srcWorkload()).isEqualTo(decoded.src().workload().orElse(null));
     assertThat(skim.dstWorkload()).isEqualTo(decoded.dst().workload().orElse(null));
+    assertThat(skim.hasSrcWorkload()).isEqualTo(decoded.src().workload().isPresent());
+    assertThat(skim.hasDstWorkload()).isEqualTo(decoded.dst().workload().isPresent());
   }
 
   private FlowRecord at(Instant time, long count, Instant lastSeen, int port) {

@@ -63,9 +63,6 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
   private final Duration interval;
   private final FlowRecordSkim skim = new FlowRecordSkim();
   private final ObservationMapper.Targets targets = new ObservationMapper.Targets();
-  private final Bytes[] keys = new Bytes[2];
-  private final byte[][] olds = new byte[2][];
-  private final boolean[] same = new boolean[2];
   private ProcessorContext<String, Decoded<Observation>> context;
   private KeyValueStore<Bytes, byte[]> pending;
   private int size;
@@ -134,18 +131,19 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
         return;
       }
     }
-    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), skim.srcWorkload(), skim.dstWorkload(), targets);
-    int n = targets.size();
-    long hash = skim.identityHash();
-    boolean allKnown = true;
-    for (int i = 0; i < n; i++) {
-      keys[i] = key(targets.key(i), targets.fallback(i), hash);
-      olds[i] = pending.get(keys[i]);
-      same[i] = olds[i] != null && Entry.holds(olds[i], targets.key(i), targets.fallback(i), skim);
-      allKnown &= same[i];
+    // One entry per flow, for all its targets: the targets follow from the flow, and so do its updates.
+    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), skim.hasSrcWorkload(), skim.hasDstWorkload(),
+        targets);
+    Bytes key = key(skim.identityHash());
+    byte[] old = targets.size() == 0 ? null : pending.get(key);
+    if (old != null && Entry.holds(old, skim)) {
+      mapper.count(targets);
+      pending.put(key, Entry.plus(old, first, last, skim.count(), record.timestamp()));
+      return;
     }
-    if (!decoded && (!allKnown || n == 0)) {
-      // A flow this task does not combine yet: make sure the whole record reads before using it.
+    if (!decoded) {
+      // A flow this task does not combine yet (or one that concerns no target): make sure the whole
+      // record reads before using it.
       try {
         serde.read(topic, bytes);
       } catch (RuntimeException e) {
@@ -154,22 +152,17 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       }
     }
     mapper.count(targets);
-    long count = skim.count();
-    for (int i = 0; i < n; i++) {
-      byte[] updated;
-      if (same[i]) {
-        updated = Entry.plus(olds[i], first, last, count, record.timestamp());
-      } else {
-        if (olds[i] != null) {
-          // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
-          forward(olds[i]);
-        } else {
-          size++;
-        }
-        updated = Entry.of(targets.key(i), targets.fallback(i), skim, first, last, count, record.timestamp());
-      }
-      pending.put(keys[i], updated);
+    if (targets.size() == 0) {
+      return;
     }
+    targets.resolve(skim.srcWorkload(), skim.dstWorkload());
+    if (old != null) {
+      // Two flows with one hash: the waiting one leaves now, nothing is merged that differs.
+      forward(old);
+    } else {
+      size++;
+    }
+    pending.put(key, Entry.of(targets, skim, first, last, skim.count(), record.timestamp()));
     if (size >= MAX_PENDING) {
       flush();
     }
@@ -203,38 +196,31 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
   }
 
   private void forward(byte[] entry) {
-    Record<String, Decoded<Observation>> out = Entry.isCurrent(entry) ? Entry.observation(entry)
-        : LegacyEntry.read(entry).observation();
-    context.forward(out);
+    if (Entry.isCurrent(entry)) {
+      Entry.forward(entry, context);
+    } else {
+      context.forward(LegacyEntry.read(entry).observation());
+    }
   }
 
   /**
-   * Short keys keep the record cache's ordered map and hash set cheap: two 64-bit mixes of the flow
-   * identity's hash with the target and the fallback. Target, fallback and identity are in the value
-   * and compared, so a collision costs an early forward, never a wrong merge.
+   * Short keys keep the record cache's ordered map and hash set cheap: the flow identity's 64-bit
+   * hash. The identity itself is in the value and compared, so a collision costs an early forward,
+   * never a wrong merge.
    */
-  private static Bytes key(String target, String fallback, long hash) {
-    long t = target.hashCode();
-    long f = fallback == null ? 0x5bd1e995L : fallback.hashCode();
-    byte[] key = new byte[16];
-    Entry.LONGS.set(key, 0, mix(hash ^ t * 0x9E3779B97F4A7C15L ^ f * 0xC2B2AE3D27D4EB4FL));
-    Entry.LONGS.set(key, 8, mix(hash * 0xFF51AFD7ED558CCDL + t * 31 + f));
+  private static Bytes key(long hash) {
+    byte[] key = new byte[8];
+    Entry.LONGS.set(key, 0, hash);
     return Bytes.wrap(key);
   }
 
-  private static long mix(long h) {
-    h ^= h >>> 33;
-    h *= 0xC4CEB9FE1A85EC53L;
-    return h ^ (h >>> 29);
-  }
-
   /**
-   * What waits for one combination, laid out so that adding a flow rewrites a few fixed fields:
+   * What waits for one flow, laid out so that adding a flow record rewrites a few fixed fields:
    * {@code 0x00 0x02}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow records,
-   * latest timestamp, target (2-byte length, UTF-8), fallback (2-byte length, {@code 0xffff} for
-   * none), then the flow's identity (a flow record without times and count) to the end. The first
-   * byte tells it from the entries older versions wrote ({@link LegacyEntry}), which start with a
-   * protocol-buffers tag.
+   * latest timestamp, the number of targets (one byte), each target (2-byte length, UTF-8) with its
+   * fallback (2-byte length, {@code 0xffff} for none), then the flow's identity (a flow record
+   * without times and count) to the end. The first byte tells it from the entries older versions
+   * wrote ({@link LegacyEntry}), which start with a protocol-buffers tag.
    */
   static final class Entry {
     static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -247,63 +233,45 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     private static final int COUNT = 26;
     private static final int RECORDS = 34;
     private static final int TIMESTAMP = 42;
-    private static final int TARGET = 50;
+    private static final int TARGETS = 50;
     private static final int NO_FALLBACK = 0xffff;
 
     private Entry() {}
 
     static boolean isCurrent(byte[] entry) {
-      return entry.length > TARGET && entry[0] == 0 && entry[1] == VERSION;
+      return entry.length > TARGETS && entry[0] == 0 && entry[1] == VERSION;
     }
 
-    static byte[] of(String target, String fallback, FlowRecordSkim flow, Instant first, Instant last, long count,
+    static byte[] of(ObservationMapper.Targets targets, FlowRecordSkim flow, Instant first, Instant last, long count,
         long timestamp) {
-      byte[] t = target.getBytes(StandardCharsets.UTF_8);
-      byte[] f = fallback == null ? null : fallback.getBytes(StandardCharsets.UTF_8);
-      int fallbackLength = f == null ? 0 : f.length;
-      byte[] entry = new byte[TARGET + 2 + t.length + 2 + fallbackLength + flow.identityLength()];
+      int n = targets.size();
+      byte[][] names = new byte[2 * n][];
+      int length = TARGETS + 1 + flow.identityLength();
+      for (int i = 0; i < n; i++) {
+        names[2 * i] = targets.key(i).getBytes(StandardCharsets.UTF_8);
+        names[2 * i + 1] = targets.fallback(i) == null ? null : targets.fallback(i).getBytes(StandardCharsets.UTF_8);
+        length += 4 + names[2 * i].length + (names[2 * i + 1] == null ? 0 : names[2 * i + 1].length);
+      }
+      byte[] entry = new byte[length];
       entry[0] = 0;
       entry[1] = VERSION;
       setTimes(entry, first, last);
       LONGS.set(entry, COUNT, count);
       LONGS.set(entry, RECORDS, 1L);
       LONGS.set(entry, TIMESTAMP, timestamp);
-      int at = putString(entry, TARGET, t);
-      at = f == null ? putLength(entry, at, NO_FALLBACK) : putString(entry, at, f);
+      entry[TARGETS] = (byte) n;
+      int at = TARGETS + 1;
+      for (int i = 0; i < n; i++) {
+        at = putString(entry, at, names[2 * i]);
+        at = names[2 * i + 1] == null ? putLength(entry, at, NO_FALLBACK) : putString(entry, at, names[2 * i + 1]);
+      }
       flow.copyIdentity(entry, at);
       return entry;
     }
 
-    /**
-     * Whether {@code entry} waits for this target and fallback and the very flow {@code flow} is
-     * (times and count apart).
-     */
-    static boolean holds(byte[] entry, String target, String fallback, FlowRecordSkim flow) {
-      if (!isCurrent(entry) || !equal(entry, TARGET, target)) {
-        return false;
-      }
-      int fallbackAt = TARGET + 2 + length(entry, TARGET);
-      boolean sameFallback = fallback == null ? length(entry, fallbackAt) == NO_FALLBACK
-          : equal(entry, fallbackAt, fallback);
-      return sameFallback && flow.identityEquals(entry, identityStart(entry), entry.length);
-    }
-
-    /** Whether the length-prefixed string at {@code at} is {@code s} (ASCII compared without copying). */
-    private static boolean equal(byte[] entry, int at, String s) {
-      int n = length(entry, at);
-      if (n == NO_FALLBACK || n != s.length()) {
-        return n != NO_FALLBACK && new String(entry, at + 2, n, StandardCharsets.UTF_8).equals(s);
-      }
-      for (int i = 0; i < n; i++) {
-        char c = s.charAt(i);
-        if (c >= 0x80) {
-          return new String(entry, at + 2, n, StandardCharsets.UTF_8).equals(s);
-        }
-        if (entry[at + 2 + i] != c) {
-          return false;
-        }
-      }
-      return true;
+    /** Whether {@code entry} waits for the very flow {@code flow} is (times and count apart). */
+    static boolean holds(byte[] entry, FlowRecordSkim flow) {
+      return isCurrent(entry) && flow.identityEquals(entry, identityStart(entry), entry.length);
     }
 
     /** {@code entry} with one more flow record: earlier first seen, later last seen, counts summed. */
@@ -318,27 +286,36 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return out;
     }
 
-    static Record<String, Decoded<Observation>> observation(byte[] entry) {
-      int targetLength = length(entry, TARGET);
-      String target = new String(entry, TARGET + 2, targetLength, StandardCharsets.UTF_8);
-      int fallbackAt = TARGET + 2 + targetLength;
-      int fallbackLength = length(entry, fallbackAt);
-      String fallback = fallbackLength == NO_FALLBACK ? null
-          : new String(entry, fallbackAt + 2, fallbackLength, StandardCharsets.UTF_8);
-      int identityStart = identityStart(entry);
-      FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart, entry.length));
+    /** Forwards one observation per target of {@code entry}. */
+    static void forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
+      FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow = new FlowRecord(instant(entry, FIRST_SECONDS, FIRST_NANOS), identity.provider(),
           identity.protocol(), identity.dstPort(), identity.src(), identity.dst(), identity.verdict(),
           identity.denyingPolicy(), (long) LONGS.get(entry, COUNT), identity.reporter(),
           instant(entry, LAST_SECONDS, LAST_NANOS));
-      return new Record<>(target, Decoded.ok(new Observation(flow, fallback, (long) LONGS.get(entry, RECORDS))),
-          (long) LONGS.get(entry, TIMESTAMP));
+      long records = (long) LONGS.get(entry, RECORDS);
+      long timestamp = (long) LONGS.get(entry, TIMESTAMP);
+      int at = TARGETS + 1;
+      for (int i = 0; i < entry[TARGETS]; i++) {
+        int targetLength = length(entry, at);
+        String target = new String(entry, at + 2, targetLength, StandardCharsets.UTF_8);
+        at += 2 + targetLength;
+        int fallbackLength = length(entry, at);
+        String fallback = fallbackLength == NO_FALLBACK ? null
+            : new String(entry, at + 2, fallbackLength, StandardCharsets.UTF_8);
+        at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
+        context.forward(new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp));
+      }
     }
 
     private static int identityStart(byte[] entry) {
-      int fallbackAt = TARGET + 2 + length(entry, TARGET);
-      int fallbackLength = length(entry, fallbackAt);
-      return fallbackAt + 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
+      int at = TARGETS + 1;
+      for (int i = 0; i < entry[TARGETS]; i++) {
+        at += 2 + length(entry, at);
+        int fallbackLength = length(entry, at);
+        at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
+      }
+      return at;
     }
 
     private static void setTimes(byte[] entry, Instant first, Instant last) {

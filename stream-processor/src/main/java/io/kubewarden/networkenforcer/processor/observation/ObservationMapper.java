@@ -38,12 +38,18 @@ public final class ObservationMapper {
     this.metrics = metrics;
   }
 
-  /** The targets of one flow, at most two, and the reasons a flow concerned fewer; reused per flow. */
+  /**
+   * The targets of one flow, at most two, and the reasons a flow concerned fewer; reused per flow.
+   * {@link #map} decides from whether each end has a workload; {@link #resolve} then names the
+   * targets, which only a flow that is not yet combined needs.
+   */
   public static final class Targets {
     private int size;
+    private final boolean[] ofSource = new boolean[2];
+    private final Direction[] directions = new Direction[2];
+    private final boolean[] sourceFallback = new boolean[2];
     private final String[] keys = new String[2];
     private final String[] fallbacks = new String[2];
-    private final Direction[] directions = new Direction[2];
     private int ignoredCount;
     private final String[] ignored = new String[2];
     private String unattributed;
@@ -54,10 +60,12 @@ public final class ObservationMapper {
       unattributed = null;
     }
 
-    void add(WorkloadRef workload, Direction direction, String fallback) {
-      keys[size] = workload.key() + "/" + direction.name();
-      fallbacks[size] = fallback;
+    void add(boolean source, Direction direction, boolean fallbackToSource) {
+      ofSource[size] = source;
       directions[size] = direction;
+      sourceFallback[size] = fallbackToSource;
+      keys[size] = null;
+      fallbacks[size] = null;
       size++;
     }
 
@@ -65,11 +73,20 @@ public final class ObservationMapper {
       ignored[ignoredCount++] = reason;
     }
 
+    /** Names the targets {@link #map} chose, from the flow's two workloads (null for none). */
+    public Targets resolve(WorkloadRef src, WorkloadRef dst) {
+      for (int i = 0; i < size; i++) {
+        keys[i] = (ofSource[i] ? src : dst).key() + "/" + directions[i].name();
+        fallbacks[i] = sourceFallback[i] && src != null ? src.key() + "/" + Direction.Egress.name() : null;
+      }
+      return this;
+    }
+
     public int size() {
       return size;
     }
 
-    /** The target key ({@code ns/Kind/name/Direction}) of the {@code i}th target. */
+    /** The target key ({@code ns/Kind/name/Direction}) of the {@code i}th target, once resolved. */
     public String key(int i) {
       return keys[i];
     }
@@ -80,33 +97,36 @@ public final class ObservationMapper {
     }
   }
 
-  /** Decides which targets a flow with these fields concerns; records nothing. */
-  public void map(Protocol protocol, Verdict verdict, Reporter reporter, WorkloadRef src, WorkloadRef dst,
+  /**
+   * Decides which targets a flow with these fields concerns, from whether each end has a workload;
+   * records nothing.
+   */
+  public void map(Protocol protocol, Verdict verdict, Reporter reporter, boolean hasSrc, boolean hasDst,
       Targets out) {
     out.clear();
     if (backend == Backend.istio) {
       if (protocol != Protocol.TCP) {
         out.ignore("istio-not-tcp");
-      } else if (dst == null) {
+      } else if (!hasDst) {
         out.ignore("no-destination-workload");
       } else {
-        out.add(dst, Direction.Ingress, null);
+        out.add(false, Direction.Ingress, false);
       }
       return;
     }
     if (verdict == Verdict.FORWARDED) {
-      addIfPresent(out, src, Direction.Egress, "no-source-workload");
-      addIfPresent(out, dst, Direction.Ingress, "no-destination-workload");
+      addIfPresent(out, hasSrc, true, Direction.Egress, "no-source-workload");
+      addIfPresent(out, hasDst, false, Direction.Ingress, "no-destination-workload");
       return;
     }
     switch (reporter) {
-      case SOURCE -> addDeny(out, src, Direction.Egress, "deny-without-source-workload");
-      case DESTINATION -> addDeny(out, dst, Direction.Ingress, "deny-without-destination-workload");
+      case SOURCE -> addDeny(out, hasSrc, true, Direction.Egress, "deny-without-source-workload");
+      case DESTINATION -> addDeny(out, hasDst, false, Direction.Ingress, "deny-without-destination-workload");
       case UNKNOWN -> {
-        if (dst != null) {
-          out.add(dst, Direction.Ingress, src == null ? null : src.key() + "/" + Direction.Egress.name());
+        if (hasDst) {
+          out.add(false, Direction.Ingress, hasSrc);
         } else {
-          addDeny(out, src, Direction.Egress, "deny-without-workloads");
+          addDeny(out, hasSrc, true, Direction.Egress, "deny-without-workloads");
         }
       }
     }
@@ -128,9 +148,11 @@ public final class ObservationMapper {
 
   public List<KeyValue<String, Observation>> observe(FlowRecord flow) {
     Targets targets = new Targets();
-    map(flow.protocol(), flow.verdict(), flow.reporter(), flow.src().workload().orElse(null),
-        flow.dst().workload().orElse(null), targets);
+    WorkloadRef src = flow.src().workload().orElse(null);
+    WorkloadRef dst = flow.dst().workload().orElse(null);
+    map(flow.protocol(), flow.verdict(), flow.reporter(), src != null, dst != null, targets);
     count(targets);
+    targets.resolve(src, dst);
     List<KeyValue<String, Observation>> out = new ArrayList<>(targets.size);
     for (int i = 0; i < targets.size; i++) {
       out.add(KeyValue.pair(targets.keys[i], new Observation(flow, targets.fallbacks[i])));
@@ -138,17 +160,19 @@ public final class ObservationMapper {
     return out;
   }
 
-  private static void addIfPresent(Targets out, WorkloadRef workload, Direction direction, String missingReason) {
-    if (workload != null) {
-      out.add(workload, direction, null);
+  private static void addIfPresent(Targets out, boolean present, boolean source, Direction direction,
+      String missingReason) {
+    if (present) {
+      out.add(source, direction, false);
     } else {
       out.ignore(missingReason);
     }
   }
 
-  private static void addDeny(Targets out, WorkloadRef workload, Direction direction, String missingReason) {
-    if (workload != null) {
-      out.add(workload, direction, null);
+  private static void addDeny(Targets out, boolean present, boolean source, Direction direction,
+      String missingReason) {
+    if (present) {
+      out.add(source, direction, false);
     } else {
       out.unattributed = missingReason;
     }
