@@ -3,8 +3,6 @@ package io.kubewarden.networkenforcer.writer.telemetry;
 import io.opentelemetry.api.logs.LoggerProvider;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporterBuilder;
-import io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter;
-import io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporterBuilder;
 import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor;
 import io.opentelemetry.sdk.logs.export.LogRecordExporter;
@@ -20,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The logger provider of the chosen strategy: a no-op for {@code none}, otherwise an SDK provider
- * batching to an OTLP gRPC or HTTP exporter, with TLS/mTLS from PEM files.
+ * batching to an OTLP gRPC exporter (grpc-java, {@link OtlpGrpcLogExporter}) or the SDK's OTLP/HTTP
+ * exporter (on the JDK's HTTP client), with TLS/mTLS from PEM files.
  */
 public final class TelemetryExport implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryExport.class);
@@ -56,15 +55,7 @@ public final class TelemetryExport implements AutoCloseable {
   }
 
   private static LogRecordExporter grpc(TelemetrySettings s, String endpoint) {
-    OtlpGrpcLogRecordExporterBuilder b = OtlpGrpcLogRecordExporter.builder().setEndpoint(endpoint);
-    if (s.caFile() != null) {
-      b.setTrustedCertificates(read(s.caFile()));
-    }
-    if (s.certFile() != null) {
-      b.setClientTls(read(s.keyFile()), read(s.certFile()));
-    }
-    s.headers().forEach(b::addHeader);
-    return b.build();
+    return new OtlpGrpcLogExporter(s, endpoint);
   }
 
   private static LogRecordExporter http(TelemetrySettings s, String endpoint) {
