@@ -13,5 +13,5 @@ for tool in hack/tools/*.sh; do
   bash "$tool"
 done
 
-echo "==> mvn verify"
-exec mvn -B -ntp verify -Pfuzz-smoke "$@"
+echo "==> ./mvnw verify"
+exec ./mvnw -B -ntp verify -Pfuzz-smoke "$@"

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 flows=${BENCH_HISTORY_FLOWS:-50000}
-mvn -B -ntp -q -o -pl cli -am test-compile dependency:build-classpath \
+./mvnw -B -ntp -q -o -pl cli -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
 cp="cli/target/test-classes:cli/target/classes:$(cat cli/target/bench.classpath)"
 log=cli/target/bench-history.log

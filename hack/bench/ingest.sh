@@ -12,7 +12,7 @@ if [[ ! -f "$dir/hubble-flows.jsonl" ]]; then
   echo "ingest.sh: generating $messages lines into $dir" >&2
   python3 hack/bench/gen_hubble_capture.py --lines "$messages" --workloads 1000 --out "$dir" >&2
 fi
-mvn -B -ntp -q -o -pl ingest -am test-compile dependency:build-classpath \
+./mvnw -B -ntp -q -o -pl ingest -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
 # Run from a copy of the classes, so a build in this checkout during the run changes nothing.
 classes=$(mktemp -d)

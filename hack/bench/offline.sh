@@ -5,7 +5,7 @@
 #   hack/bench/offline.sh                      # 1,000,000 lines, 1,000 workloads
 #   NE_BENCH_LINES=200000 hack/bench/offline.sh
 #
-# Needs cli/target/network-enforcer.jar (mvn -B -q -DskipTests package) or NE_JAR; installs jq and
+# Needs cli/target/network-enforcer.jar (./mvnw -B -q -DskipTests package) or NE_JAR; installs jq and
 # GNU time with apt when they are missing. The capture is generated once into NE_BENCH_DIR and reused.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -22,7 +22,7 @@ need() {
 need jq jq
 [[ -x /usr/bin/time ]] || need /usr/bin/time time
 if [[ ! -f "$jar" ]]; then
-  echo "offline.sh: $jar is missing; build it with: mvn -B -q -DskipTests package" >&2
+  echo "offline.sh: $jar is missing; build it with: ./mvnw -B -q -DskipTests package" >&2
   exit 2
 fi
 

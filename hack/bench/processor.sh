@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 flows=${BENCH_FLOWS:-1000000}
 targets=${BENCH_TARGETS:-100000}
-mvn -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
+./mvnw -B -ntp -q -o -pl stream-processor -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
 # Run from a copy of the classes, so a build in this checkout during the run changes nothing.
 classes=$(mktemp -d)

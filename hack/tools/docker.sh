@@ -148,7 +148,7 @@ else
   trap 'rm -rf "$build"' EXIT
   cp -r "$context"/. "$build"/
   log "fetching Kafka $kafka_version jars from Maven Central"
-  mvn -B -ntp -q -Dstyle.color=never -f "$build/pom.xml" dependency:copy-dependencies -Dkafka.version="$kafka_version" \
+  "$repo/mvnw" -B -ntp -q -Dstyle.color=never -f "$build/pom.xml" dependency:copy-dependencies -Dkafka.version="$kafka_version" \
     -DincludeScope=runtime -DoutputDirectory="$build/libs"
   # The legacy builder: the image only copies files, and Debian's engine has no BuildKit plugin.
   DOCKER_BUILDKIT=0 docker build -q --build-arg BASE_IMAGE="$BASE_IMAGE" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A new user's first start, on the packaged jar (run by `mvn verify` after the jar is built): without
+# A new user's first start, on the packaged jar (run by `./mvnw verify` after the jar is built): without
 # a cluster, with an unreachable one, and without --provider, each command ends with exit code 2 and
 # a message that names what failed, where, and what to change. The in-process tests cannot see what
 # the shaded jar lacks (they run on the test class path) nor clear the process environment.

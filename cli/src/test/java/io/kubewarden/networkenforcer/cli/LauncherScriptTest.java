@@ -30,7 +30,7 @@ class LauncherScriptTest {
     assertThat(missing.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(missing.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(missing.exitValue()).isEqualTo(2);
-    assertThat(out).contains("missing.jar is missing").contains("mvn -B -q -DskipTests package");
+    assertThat(out).contains("missing.jar is missing").contains("./mvnw -B -q -DskipTests package");
   }
 
   @Test

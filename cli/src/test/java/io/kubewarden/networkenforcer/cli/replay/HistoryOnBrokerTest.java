@@ -48,7 +48,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -195,11 +195,11 @@ class HistoryOnBrokerTest {
     assertThat(evidence.get(0).getPorts().get(0).getFirstSeen()).isEqualTo(A_FROM.plusSeconds(10).toString());
     assertThat(evidence.get(0).getPorts().get(0).getLastSeen()).isEqualTo(A_FROM.plusSeconds(1800).toString());
 
-    // Nothing of the live installation moved: no violation, no proposal, no consumer group.
+    // Nothing of the live installation moved: no violation, no proposal, no group of any type.
     assertThat(violations()).hasSize((int) violationsBefore);
     assertThat(new ProposalTopicReader(live).readAll(live.topics().proposals())).isEqualTo(liveProposalsBefore);
     try (Admin admin = Admin.create(live.clientConfig())) {
-      assertThat(admin.listConsumerGroups().all().get().stream().map(ConsumerGroupListing::groupId))
+      assertThat(admin.listGroups().all().get().stream().map(GroupListing::groupId))
           .containsExactly(LIVE_APP);
     }
   }

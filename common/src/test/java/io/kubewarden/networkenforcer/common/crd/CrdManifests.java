@@ -42,7 +42,7 @@ final class CrdManifests {
   static final List<Class<? extends HasMetadata>> RESOURCES =
       List.of(WorkloadNetworkPolicy.class, WorkloadNetworkPolicyProposal.class);
 
-  static final String UPDATE_COMMAND = "mvn -pl common test -Dtest=CrdManifestsTest -Dcrds.update=true";
+  static final String UPDATE_COMMAND = "./mvnw -pl common test -Dtest=CrdManifestsTest -Dcrds.update=true";
 
   private static final String HEADER = "# Generated from the classes in common/src/main/java/io/kubewarden/"
       + "networkenforcer/common/crd; do not edit.\n# Regenerate with: " + UPDATE_COMMAND + "\n";
