@@ -132,6 +132,15 @@ public final class ProcessorMetrics {
     tagged(deadLettered, "dead.lettered", "topic", topic).increment();
   }
 
+  /**
+   * Proposal records this processor has handed to the proposals topic: snapshots of a changed
+   * allow-list, snapshots of flushed evidence and ResetLearning tombstones. Every instance on one
+   * registry reads the same counters (Micrometer keeps one meter per name and tags).
+   */
+  public long proposalsWritten() {
+    return Math.round(proposalsEmitted.count() + evidenceFlushes.count() + proposalTombstones.count());
+  }
+
   /** A counter summed over the tags not given, for tests and health checks; 0 when it never counted. */
   public double count(String name, String... tags) {
     return registry.find(PREFIX + name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
