@@ -36,7 +36,8 @@ public final class CatchUp {
   private final LocalBacklog local;
   private final ProcessorMetrics metrics;
   private final String flowsTopic;
-  private final List<String> inputsInOrder;
+  /** The inputs after flows, in data-flow order. */
+  private final List<String> laterInputs;
   private final String proposalsTopic;
 
   /** Processing did not catch up within the time given; says how far it came. */
@@ -66,7 +67,7 @@ public final class CatchUp {
     this.local = new LocalBacklog(streams);
     this.metrics = metrics;
     this.flowsTopic = config.topics().flows().name();
-    this.inputsInOrder = List.of(flowsTopic, config.topics().policies().name(), config.topics().control().name(),
+    this.laterInputs = List.of(config.topics().policies().name(), config.topics().control().name(),
         NetworkEnforcerTopology.observationsRepartitionTopic(config), config.reattributionTopic());
     this.proposalsTopic = config.topics().proposals().name();
   }
@@ -95,7 +96,7 @@ public final class CatchUp {
     }
     // A later stage is only read after the earlier ones are known to be consumed, with offsets
     // committed after that, so what an earlier stage wrote to it is counted.
-    for (String topic : inputsInOrder.subList(1, inputsInOrder.size())) {
+    for (String topic : laterInputs) {
       committed = offsets.committed();
       if (!offsets.count(topic, committed).complete()) {
         return notYet;
