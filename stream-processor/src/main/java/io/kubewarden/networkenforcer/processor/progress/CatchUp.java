@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.processor.progress;
 
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,7 +27,8 @@ import org.apache.kafka.streams.KafkaStreams;
  *       (writes are flushed before the offsets they belong to are committed).</li>
  * </ol>
  * The offsets are the group's; the stores and counters are this instance's, so with several
- * instances each answers for its own tasks.
+ * instances each answers for its own tasks. A processor with {@link ProposalEmission#AT_FLUSH}
+ * holds its changes where no query sees them, so it is refused.
  */
 public final class CatchUp {
   private static final long POLL_MILLIS = 50;
@@ -79,6 +81,11 @@ public final class CatchUp {
    * @param admin a client of the processor's cluster, owned by the caller
    */
   public static CatchUp of(Admin admin, ProcessorConfig config, KafkaStreams streams, MeterRegistry registry) {
+    if (config.proposalEmission() == ProposalEmission.AT_FLUSH) {
+      // Its changes live in the processor's memory until the flush, where no store query sees them.
+      throw new IllegalArgumentException("cannot tell when a processor with proposal emission AT_FLUSH has caught "
+          + "up: it holds changed allow-lists in memory until its next flush; run it with EVERY_CHANGE");
+    }
     return new CatchUp(admin, config, streams, new ProcessorMetrics(registry));
   }
 

@@ -15,6 +15,7 @@ import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
@@ -145,6 +146,20 @@ class CatchUpTest {
       } finally {
         restarted.close(Duration.ofSeconds(30));
       }
+    }
+  }
+
+  @Test
+  void aProcessorThatHoldsChangesInMemoryUntilItsFlushIsRefused(@TempDir Path stateDir) {
+    ProcessorConfig atFlush = config("catchup-at-flush", stateDir).proposalEmission(ProposalEmission.AT_FLUSH)
+        .build().validate();
+    MeterRegistry registry = new SimpleMeterRegistry();
+    try (Admin admin = Admin.create(atFlush.kafka().clientConfig());
+        KafkaStreams streams = new KafkaStreams(NetworkEnforcerTopology.build(atFlush, registry),
+            atFlush.streamsProperties())) {
+      assertThatThrownBy(() -> CatchUp.of(admin, atFlush, streams, registry))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("proposal emission AT_FLUSH").hasMessageContaining("EVERY_CHANGE");
     }
   }
 
