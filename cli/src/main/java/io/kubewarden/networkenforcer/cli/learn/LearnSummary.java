@@ -6,9 +6,9 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.DropReason;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -163,17 +163,9 @@ public final class LearnSummary {
   }
 
   Map<String, Long> processorSkips() {
-    Map<String, Long> out = new TreeMap<>();
-    for (String name : List.of("network_enforcer.processor.flows.ignored", "network_enforcer.processor.learning.skipped")) {
-      for (Counter c : registry.find(name).counters()) {
-        String reason = c.getId().getTag("reason");
-        if (c.count() > 0) {
-          out.merge(reason == null ? "other" : reason, Math.round(c.count()), Long::sum);
-        }
-      }
-    }
-    return out;
+    return new ProcessorMetrics(registry).notLearnedByReason();
   }
+
 
   private static String reasons(Map<String, Long> byReason) {
     if (byReason.isEmpty()) {

@@ -3,7 +3,6 @@ package io.kubewarden.networkenforcer.cli.replay;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
-import io.kubewarden.networkenforcer.cli.learn.PipelineDrain;
 import io.kubewarden.networkenforcer.cli.learn.ProposalTopicReader;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
@@ -13,6 +12,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.progress.CatchUp;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -122,13 +122,19 @@ final class ReplayPipeline implements AutoCloseable {
       }
       HistoryProgress progress = HistoryProgress.every2s(err, "learning");
       progress.start(replayed[0]);
-      PipelineDrain.of(admin, config, registry).await(streams, timeout, "windows", p -> {
-        if (p.done()) {
-          progress.finish(p.flowsConsumed());
-        } else {
-          progress.update(p.flowsConsumed());
-        }
-      });
+      try {
+        CatchUp.of(admin, config, streams, registry).await(timeout, p -> {
+          if (p.caughtUp()) {
+            progress.finish(p.flowsConsumed());
+          } else {
+            progress.update(p.flowsConsumed());
+          }
+        });
+      } catch (CatchUp.TimedOut e) {
+        throw new IllegalStateException("processing did not finish (" + e.progress().flowsConsumed() + " of "
+            + e.progress().flowsPublished() + " flows consumed); raise --timeout for large windows within "
+            + e.timeout().toSeconds() + " s", e);
+      }
       Map<String, ProposalSnapshot> proposals = new TreeMap<>();
       new ProposalTopicReader(replay).readAll(replay.topics().proposals()).forEach((key, p) -> {
         if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {

@@ -49,6 +49,7 @@ public final class ProcessorCommand implements Callable<Integer> {
       }
       StreamProcessorApp processor = runner.add(new StreamProcessorApp(config, runner.registry()));
       runner.ready("kafka-streams", processor::isReady);
+      CaughtUpPage.serve(runner, processor);
       processor.start();
       runner.awaitShutdown();
     }

@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.services.ApiServerCheck;
+import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
 import io.kubewarden.networkenforcer.cli.services.IngestOptions;
 import io.kubewarden.networkenforcer.cli.services.LiveViewPage;
 import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
@@ -104,6 +105,7 @@ public final class StandaloneCommand implements Callable<Integer> {
 
       ProcessorConfig processorConfig = streams.config(settings, p, dataDir.resolve("streams"), true);
       StreamProcessorApp processor = runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
+      CaughtUpPage.serve(runner, processor);
       processor.start();
       // One quiet period: the processor's for new peers, the writer's for lost events.
       WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName()).toBuilder()

@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
+import io.kubewarden.networkenforcer.processor.progress.CatchUp;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.BufferedReader;
@@ -69,7 +70,7 @@ final class BrokerPipeline implements AutoCloseable {
     broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
     KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), null, 1, (short) 1, Map.of()).validate();
     // The oracle runs the service's emission (every change published, changelogged stores), not
-    // learn's AT_FLUSH: the in-process result must equal it, and PipelineDrain reads the stores to
+    // learn's AT_FLUSH: the in-process result must equal it, and CatchUp reads the stores to
     // know when evidence is published, which AT_FLUSH holds in memory until the flush.
     ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), false,
             learning).toBuilder()
@@ -96,7 +97,7 @@ final class BrokerPipeline implements AutoCloseable {
         throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
       }
 
-      PipelineDrain.of(admin, config, registry).await(streams, timeout, "captures", p -> { });
+      CatchUp.of(admin, config, streams, registry).await(timeout, p -> { });
       return new LearnResult(summary, new TreeMap<>(new ProposalTopicReader(kafka).readAll(config.topics().proposals())));
     }
   }

@@ -55,6 +55,8 @@ class LearnKubernetesTest {
         .containsPattern("dropped at ingest: +\\d+ \\(.*host 1")
         .doesNotContain("external 1")
         .contains("unreadable lines:    0")
+        // What the processor did not learn from, per reason (ProcessorMetrics.notLearnedByReason).
+        .contains("not learned:         1 (no-destination-workload 1)")
         .contains("-> addresses 142.251.209.46/32 on TCP 443 (api.stripe.com)")
         // The capture holds a lost_events record: the loss is on the summary ...
         .contains("lost events:         42")

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.cli.CliRun;
-import io.kubewarden.networkenforcer.cli.learn.PipelineDrain;
 import io.kubewarden.networkenforcer.cli.learn.ProposalTopicReader;
 import io.kubewarden.networkenforcer.cli.simulate.SimulateCommand;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
@@ -32,6 +31,7 @@ import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.progress.CatchUp;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -409,16 +409,15 @@ class HistoryOnBrokerTest {
 
   private static void awaitLiveDrained() throws Exception {
     try (Admin admin = Admin.create(live.clientConfig())) {
-      PipelineDrain drain = new PipelineDrain(admin, LIVE_APP, List.of(live.topics().policies().name(),
-          live.topics().flows().name(), NetworkEnforcerTopology.observationsRepartitionTopic(liveConfig),
-          liveConfig.reattributionTopic()), live.topics().proposals().name(), liveRegistry);
+      CatchUp catchUp = CatchUp.of(admin, liveConfig, liveProcessor, liveRegistry);
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-      while (liveProcessor.state() != KafkaStreams.State.RUNNING || !drain.check(liveProcessor).done()) {
-        assertThat(System.nanoTime()).as("live processor drained").isLessThan(deadline);
+      while (!catchUp.check().caughtUp()) {
+        assertThat(System.nanoTime()).as("live processor caught up").isLessThan(deadline);
         Thread.sleep(50);
       }
     }
   }
+
 
   static FlowRecord flow(Instant time, FlowEndpoint src, FlowEndpoint dst, Protocol protocol, int port, long count) {
     return new FlowRecord(time, Provider.cilium, protocol, port, src, dst, Verdict.FORWARDED, null, count,

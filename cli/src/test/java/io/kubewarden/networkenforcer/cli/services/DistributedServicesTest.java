@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.cli.services;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
@@ -12,8 +13,17 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,11 +32,14 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,9 +87,47 @@ class DistributedServicesTest {
     Map<String, String> env = new HashMap<>(kafkaEnv());
     env.put("NE_STATE_DIR", dir.toString());
     env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
-    String metrics = runUntilReady(env, "processor", "kafka-streams ok");
+    env.put("NE_EVIDENCE_FLUSH_INTERVAL", "200ms");
+    env.put("NE_COMMIT_INTERVAL", "100ms");
+    env.put("NE_OBSERVATION_COMBINE_INTERVAL", "100ms");
+    String metrics = runUntilReady(env, "processor", "kafka-streams ok", (http, port) -> {
+      // Nothing published yet: caught up with none; then with exactly the flows published.
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, CaughtUpPage.PATH).body(),
+          body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":0,\"flowsPublished\":0}\n"));
+      HttpResponse<String> page = get(http, port, CaughtUpPage.PATH);
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.headers().firstValue("Content-Type")).contains("application/json");
+      publishFlows(3);
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, CaughtUpPage.PATH).body(),
+          body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n"));
+    });
     assertThat(metrics).contains("service=\"processor\"").containsPattern("kafka_consumer_\\w*lag\\w*")
         .contains("network_enforcer_processor_flows_received_total");
+  }
+
+  /** {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes them. */
+  private static void publishFlows(int count) throws Exception {
+    Topic<String, FlowRecord> flows = new KafkaSettings(broker.bootstrapServers(), null, 2, (short) 1, Map.of())
+        .topics().flows();
+    FlowEndpoint client = endpoint("shop", "cart", "10.0.1.5");
+    FlowEndpoint server = endpoint("shop", "catalog", "10.0.2.7");
+    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
+        broker.bootstrapServers()), flows.keySerde().serializer(), flows.valueSerde().serializer())) {
+      Instant t = Instant.parse("2026-08-03T15:40:01Z");
+      for (int i = 0; i < count; i++) {
+        FlowRecord flow = new FlowRecord(t.plusSeconds(i), Provider.cilium, Protocol.TCP, 8080, client, server,
+            Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+        producer.send(new ProducerRecord<>(flows.name(), flow.partitionKey(), flow)).get();
+      }
+    }
+  }
+
+  private static FlowEndpoint endpoint(String namespace, String name, String ip) {
+    Map<String, String> labels = Map.of("app", name);
+    return FlowEndpoint.builder().namespace(namespace).workload(WorkloadKind.Deployment, name)
+        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build()).podLabels(labels)
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", namespace)).podName(name + "-7d4b9c-x2x8z").ip(ip)
+        .serviceAccount(name).build();
   }
 
   @Test
@@ -116,7 +167,17 @@ class DistributedServicesTest {
     assertThat(metrics).contains("service=\"ingest\"").contains("jvm_threads_live_threads");
   }
 
+  /** What a test asks of a service's management port while it runs. */
+  private interface WhileRunning {
+    void check(HttpClient http, int port) throws Exception;
+  }
+
   private String runUntilReady(Map<String, String> env, String command, String readyLine) throws Exception {
+    return runUntilReady(env, command, readyLine, (http, port) -> { });
+  }
+
+  private String runUntilReady(Map<String, String> env, String command, String readyLine, WhileRunning whileRunning)
+      throws Exception {
     CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
     try {
       await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
@@ -126,6 +187,7 @@ class DistributedServicesTest {
       await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/readyz").statusCode() == 200);
       assertThat(get(http, port, "/readyz").body()).contains(readyLine);
       assertThat(get(http, port, "/healthz").statusCode()).isEqualTo(200);
+      whileRunning.check(http, port);
       return get(http, port, "/metrics").body();
     } finally {
       ServiceRunner.stopAll();

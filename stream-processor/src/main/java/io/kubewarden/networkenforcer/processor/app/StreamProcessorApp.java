@@ -1,10 +1,13 @@
 package io.kubewarden.networkenforcer.processor.app;
 
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.progress.CatchUp;
+import io.kubewarden.networkenforcer.processor.progress.Progress;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.streams.KafkaStreams;
@@ -28,6 +31,9 @@ public final class StreamProcessorApp implements AutoCloseable {
   private final AtomicReference<Throwable> fatalError = new AtomicReference<>();
   private KafkaStreams streams;
   private KafkaStreamsMetrics streamsMetrics;
+  /** Kept open after the topics are prepared: {@link #progress()} asks it for offsets. */
+  private Admin admin;
+  private volatile CatchUp catchUp;
 
   public StreamProcessorApp(ProcessorConfig config, MeterRegistry registry) {
     this.config = config.validate();
@@ -41,12 +47,17 @@ public final class StreamProcessorApp implements AutoCloseable {
     }
     LOG.info("starting stream processor {} against {} ({}, backend {})", config.applicationId(), config.kafka(),
         config.processingGuarantee(), config.backend());
-    try (Admin admin = Admin.create(config.kafka().clientConfig())) {
-      new TopicPreparation(config).prepare(admin);
+    Admin a = Admin.create(config.kafka().clientConfig());
+    KafkaStreams s;
+    try {
+      new TopicPreparation(config).prepare(a);
+      Topology topology = NetworkEnforcerTopology.build(config, registry);
+      LOG.debug("topology:\n{}", topology.describe());
+      s = new KafkaStreams(topology, config.streamsProperties());
+    } catch (RuntimeException e) {
+      a.close();
+      throw e;
     }
-    Topology topology = NetworkEnforcerTopology.build(config, registry);
-    LOG.debug("topology:\n{}", topology.describe());
-    KafkaStreams s = new KafkaStreams(topology, config.streamsProperties());
     s.setStateListener((newState, oldState) -> {
       state.set(newState);
       LOG.info("stream processor {} -> {}", oldState, newState);
@@ -58,7 +69,9 @@ public final class StreamProcessorApp implements AutoCloseable {
     });
     streamsMetrics = new KafkaStreamsMetrics(s);
     streamsMetrics.bindTo(registry);
+    admin = a;
     streams = s;
+    catchUp = CatchUp.of(a, config, s, registry);
     s.start();
     return this;
   }
@@ -79,6 +92,17 @@ public final class StreamProcessorApp implements AutoCloseable {
     return state.get();
   }
 
+  /**
+   * Whether this instance has caught up with everything published to its input topics (see
+   * {@link CatchUp}); empty before {@link #start()} and after {@link #close()}. Asks Kafka for
+   * offsets and scans this instance's learned allow-lists: meant for an operator polling, not for
+   * every record.
+   */
+  public Optional<Progress> progress() {
+    CatchUp c = catchUp;
+    return c == null ? Optional.empty() : Optional.of(c.check());
+  }
+
   /** The error that stopped processing, if any. */
   public Throwable fatalError() {
     return fatalError.get();
@@ -86,7 +110,9 @@ public final class StreamProcessorApp implements AutoCloseable {
 
   @Override
   public synchronized void close() {
+    catchUp = null;
     if (streams == null) {
+      closeAdmin();
       return;
     }
     LOG.info("stopping stream processor {}", config.applicationId());
@@ -98,5 +124,13 @@ public final class StreamProcessorApp implements AutoCloseable {
     // shutdown thread after the state changes): take the state from Kafka Streams itself.
     state.set(streams.state());
     streams = null;
+    closeAdmin();
+  }
+
+  private void closeAdmin() {
+    if (admin != null) {
+      admin.close(CLOSE_TIMEOUT);
+      admin = null;
+    }
   }
 }

@@ -2,7 +2,9 @@ package io.kubewarden.networkenforcer.processor.metrics;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -130,6 +132,33 @@ public final class ProcessorMetrics {
 
   public void deadLettered(String topic) {
     tagged(deadLettered, "dead.lettered", "topic", topic).increment();
+  }
+
+  /**
+   * Proposal records this processor has handed to the proposals topic: snapshots of a changed
+   * allow-list, snapshots of flushed evidence and ResetLearning tombstones. Every instance on one
+   * registry reads the same counters (Micrometer keeps one meter per name and tags).
+   */
+  public long proposalsWritten() {
+    return Math.round(proposalsEmitted.count() + evidenceFlushes.count() + proposalTombstones.count());
+  }
+
+  /**
+   * Why flows taught nothing, from every instance on this registry: {@code flows.ignored} and
+   * {@code learning.skipped} summed per reason (a counter without one is "other"), reasons that
+   * counted only, in reason order.
+   */
+  public Map<String, Long> notLearnedByReason() {
+    Map<String, Long> out = new TreeMap<>();
+    for (String name : List.of("flows.ignored", "learning.skipped")) {
+      for (Counter c : registry.find(PREFIX + name).counters()) {
+        String reason = c.getId().getTag("reason");
+        if (c.count() > 0) {
+          out.merge(reason == null ? "other" : reason, Math.round(c.count()), Long::sum);
+        }
+      }
+    }
+    return out;
   }
 
   /** A counter summed over the tags not given, for tests and health checks; 0 when it never counted. */
