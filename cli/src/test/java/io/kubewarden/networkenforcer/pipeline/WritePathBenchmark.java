@@ -211,6 +211,8 @@ public final class WritePathBenchmark {
           audit.largestEvidenceOnly() / intervals);
       line("writer smallest seconds between evidence-only status writes of one proposal",
           audit.smallestEvidenceGapSeconds());
+      line("writer median seconds between evidence-only status writes of one proposal",
+          audit.medianEvidenceGapSeconds());
       line("writer largest status writes to one proposal", audit.largestStatusWrites());
       line("writer largest status writes to one proposal per flush interval elapsed",
           audit.largestStatusWrites() / intervals);
@@ -390,13 +392,26 @@ public final class WritePathBenchmark {
 
     /** The shortest time between two evidence-only status writes of one proposal; -1 when none wrote twice. */
     double smallestEvidenceGapSeconds() {
-      long smallest = Long.MAX_VALUE;
+      List<Long> gaps = evidenceGapsMillis();
+      return gaps.isEmpty() ? -1 : gaps.get(0) / 1000.0;
+    }
+
+    /** The median of those times; -1 when no proposal had two. */
+    double medianEvidenceGapSeconds() {
+      List<Long> gaps = evidenceGapsMillis();
+      return gaps.isEmpty() ? -1 : gaps.get(gaps.size() / 2) / 1000.0;
+    }
+
+    /** Times between consecutive evidence-only status writes of each proposal, sorted. */
+    private List<Long> evidenceGapsMillis() {
+      List<Long> gaps = new ArrayList<>();
       for (List<Instant> times : evidenceOnly.values()) {
         for (int i = 1; i < times.size(); i++) {
-          smallest = Math.min(smallest, Duration.between(times.get(i - 1), times.get(i)).toMillis());
+          gaps.add(Duration.between(times.get(i - 1), times.get(i)).toMillis());
         }
       }
-      return smallest == Long.MAX_VALUE ? -1 : smallest / 1000.0;
+      gaps.sort(null);
+      return gaps;
     }
   }
 
