@@ -7,6 +7,7 @@
 # hack/tools (NE_TOOLS_DIR, default ~/.cache/network-enforcer/tools) prepared like the chart, the
 # stream processor and the writer. BENCH_WRITER_FLOWS (default 200000) flows are sent over
 # BENCH_WRITER_SECONDS (default 30); BENCH_WRITER_FLUSH_SECONDS (default 5) is the evidence flush interval.
+# The API server's audit log of the run (writes only) is kept in cli/target/bench-writer-audit.log.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export NE_TOOLS_DIR=${NE_TOOLS_DIR:-$HOME/.cache/network-enforcer/tools}
@@ -34,5 +35,6 @@ log=cli/target/bench-writer.log
 # Everything the JVM prints goes to the log; the figures to stdout.
 figures='^[a-z][a-zA-Z0-9 /()=.,-]+: [0-9.-]+$'
 java -Xmx1g -cp "$cp" io.kubewarden.networkenforcer.pipeline.WritePathBenchmark "$flows" "$seconds" "$flush" \
+  cli/target/bench-writer-audit.log \
   > "$log" 2>&1 || { echo "writer benchmark failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
 grep -E "$figures" "$log"
