@@ -32,7 +32,16 @@ public final class ChartedApiServer implements AutoCloseable {
 
   /** Also creates the namespace the workloads under test live in. */
   public static ChartedApiServer start(String workloadNamespace) {
-    KubeApiServer api = KubeApiServer.builder().start();
+    return start(workloadNamespace, new String[0]);
+  }
+
+  /** The same with extra kube-apiserver flags, e.g. an audit log ({@code --audit-log-path=...}). */
+  public static ChartedApiServer start(String workloadNamespace, String... apiServerArgs) {
+    KubeApiServer.Builder builder = KubeApiServer.builder();
+    for (String flag : apiServerArgs) {
+      builder.apiServerArg(flag);
+    }
+    KubeApiServer api = builder.start();
     try {
       KubernetesClient admin = api.client();
       ProjectCrds.install(admin, SETUP);
