@@ -14,7 +14,7 @@ export NE_TOOLS_DIR=${NE_TOOLS_DIR:-$HOME/.cache/network-enforcer/tools}
 flows=${BENCH_WRITER_FLOWS:-200000}
 seconds=${BENCH_WRITER_SECONDS:-30}
 flush=${BENCH_WRITER_FLUSH_SECONDS:-5}
-mvn -B -ntp -q -o -pl cli -am test-compile dependency:build-classpath \
+./mvnw -B -ntp -q -o -pl cli -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
 # Run from a copy of the classes, so a build in this checkout during the run changes nothing.
 classes=$(mktemp -d)
