@@ -132,7 +132,9 @@ public final class FlowRecordSkim {
     return this;
   }
 
+  /** Reads one end; a repeated end field replaces the earlier one, as in the decoder. */
   private static void end(WireReader in, End end) {
+    end.clear();
     end.present = true;
     while (in.hasMore()) {
       int tag = in.readTag();
