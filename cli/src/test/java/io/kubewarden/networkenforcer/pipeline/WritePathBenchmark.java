@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.pipeline;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -37,18 +39,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -157,7 +157,6 @@ public final class WritePathBenchmark {
     try (KubernetesClient writerClient = cluster.writerClient(RELEASE);
          StreamProcessorApp processor = new StreamProcessorApp(processorConfig, processorMetrics);
          WriterService writer = WriterService.create(writerClient, writerConfig, new SimpleMeterRegistry());
-         Admin kafkaAdmin = Admin.create(kafka.clientConfig());
          ProposalsTopic proposals = new ProposalsTopic(broker.bootstrapServers(), topics)) {
       processor.start();
       writer.start();
@@ -167,7 +166,7 @@ public final class WritePathBenchmark {
       Instant measureFrom = Instant.now();
       Instant firstFlow = sendPaced(broker.bootstrapServers(), topics, clients, servers, flows, seconds);
       waitUntil("processor committed every flow",
-          () -> processorCaughtUp(kafkaAdmin, processorConfig, flows) && learned(processorMetrics) >= 2.0 * flows);
+          () -> flowsCommitted(processor, flows) && learned(processorMetrics) >= 2.0 * flows);
       // Drained: no proposal record for two flush intervals, and the cluster holds the latest of each.
       Duration quiet = flush.multipliedBy(2).plusSeconds(1);
       waitUntil("proposals applied", () -> {
@@ -489,23 +488,11 @@ public final class WritePathBenchmark {
     return total;
   }
 
-  /** The group has committed the end of the flows topic. */
-  private static boolean processorCaughtUp(Admin admin, ProcessorConfig config, long flows) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(config.applicationId())
-        .partitionsToOffsetAndMetadata().get();
-    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-    for (int p = 0; p < PARTITIONS; p++) {
-      latest.put(new TopicPartition(config.topics().flows().name(), p), OffsetSpec.latest());
-    }
-    long done = 0;
-    for (var e : admin.listOffsets(latest).all().get().entrySet()) {
-      OffsetAndMetadata c = committed.get(e.getKey());
-      if (c == null ? e.getValue().offset() > 0 : c.offset() < e.getValue().offset()) {
-        return false;
-      }
-      done += c == null ? 0 : c.offset();
-    }
-    return done >= flows;
+  /** The processor's group has committed the end of the flows topic, and it holds every flow sent. */
+  private static boolean flowsCommitted(StreamProcessorApp processor, long flows) {
+    return processor.progress()
+        .map(p -> p.flowsPublished() >= flows && p.flowsConsumed() == p.flowsPublished())
+        .orElse(false);
   }
 
   private static double learned(SimpleMeterRegistry registry) {
@@ -553,17 +540,7 @@ public final class WritePathBenchmark {
         ? Long.toString((long) value) : String.format("%.2f", value)));
   }
 
-  interface Check {
-    boolean ok() throws Exception;
-  }
-
-  private static void waitUntil(String what, Check check) throws Exception {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    while (!check.ok()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(what + ": not within " + TIMEOUT);
-      }
-      Thread.sleep(100);
-    }
+  private static void waitUntil(String what, Callable<Boolean> check) {
+    await(what).atMost(TIMEOUT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(check);
   }
 }

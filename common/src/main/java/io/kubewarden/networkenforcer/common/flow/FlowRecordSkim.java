@@ -37,6 +37,8 @@ public final class FlowRecordSkim {
   private Verdict verdict;
   private Reporter reporter;
   private boolean hasProvider;
+  private Instant firstSeen;
+  private Instant lastSeen;
   private final End src = new End();
   private final End dst = new End();
 
@@ -129,6 +131,10 @@ public final class FlowRecordSkim {
     if (!hasProvider || protocol == null || !src.present || !dst.present) {
       throw new MalformedRecordException("a flow record needs provider, protocol, src and dst");
     }
+    // As FlowRecord reads them (Instant refuses seconds out of its range, as the decoder does).
+    firstSeen = Instant.ofEpochSecond(seconds, nanos);
+    Instant last = lastSeenDelta == 0 ? firstSeen : firstSeen.plusNanos(lastSeenDelta);
+    lastSeen = last.isBefore(firstSeen) ? firstSeen : last;
     return this;
   }
 
@@ -165,17 +171,12 @@ public final class FlowRecordSkim {
 
   /** The earliest time the record stands for, as {@link FlowRecord#time()} reads it. */
   public Instant firstSeen() {
-    return Instant.ofEpochSecond(seconds, nanos);
+    return firstSeen;
   }
 
   /** The latest time the record stands for, as {@link FlowRecord#lastSeen()} reads it. */
   public Instant lastSeen() {
-    Instant first = firstSeen();
-    if (lastSeenDelta == 0) {
-      return first;
-    }
-    Instant last = first.plusNanos(lastSeenDelta);
-    return last.isBefore(first) ? first : last;
+    return lastSeen;
   }
 
   /** How many flows the record stands for, as {@link FlowRecord#count()} reads it. */

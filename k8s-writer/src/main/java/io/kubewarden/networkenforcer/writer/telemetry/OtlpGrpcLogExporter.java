@@ -10,6 +10,7 @@ import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.TlsChannelCredentials;
+import io.opentelemetry.exporter.internal.marshal.Marshaler;
 import io.opentelemetry.exporter.internal.otlp.logs.LogsRequestMarshaler;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.logs.data.LogRecordData;
@@ -18,6 +19,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.Collection;
@@ -39,11 +41,11 @@ import org.slf4j.LoggerFactory;
 final class OtlpGrpcLogExporter implements LogRecordExporter {
   private static final Logger LOG = LoggerFactory.getLogger(OtlpGrpcLogExporter.class);
   private static final long TIMEOUT_SECONDS = 10;
-  private static final MethodDescriptor<byte[], byte[]> EXPORT = MethodDescriptor.<byte[], byte[]>newBuilder()
+  private static final MethodDescriptor<Marshaler, Void> EXPORT = MethodDescriptor.<Marshaler, Void>newBuilder()
       .setType(MethodDescriptor.MethodType.UNARY)
       .setFullMethodName("opentelemetry.proto.collector.logs.v1.LogsService/Export")
-      .setRequestMarshaller(new Bytes())
-      .setResponseMarshaller(new Bytes())
+      .setRequestMarshaller(new OtlpRequest())
+      .setResponseMarshaller(new IgnoredResponse())
       .build();
 
   private final ManagedChannel channel;
@@ -82,19 +84,9 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
   @Override
   public CompletableResultCode export(Collection<LogRecordData> logs) {
     CompletableResultCode result = new CompletableResultCode();
-    byte[] request;
-    try {
-      LogsRequestMarshaler marshaler = LogsRequestMarshaler.create(logs);
-      ByteArrayOutputStream out = new ByteArrayOutputStream(marshaler.getBinarySerializedSize());
-      marshaler.writeBinaryTo(out);
-      request = out.toByteArray();
-    } catch (IOException e) {
-      LOG.warn("could not encode {} telemetry events: {}", logs.size(), e.toString());
-      return result.fail();
-    }
     Metadata metadata = new Metadata();
     headers.forEach((k, v) -> metadata.put(Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER), v));
-    ClientCall<byte[], byte[]> call = channel.newCall(EXPORT,
+    ClientCall<Marshaler, Void> call = channel.newCall(EXPORT,
         CallOptions.DEFAULT.withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS));
     call.start(new ClientCall.Listener<>() {
       @Override
@@ -109,7 +101,7 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
       }
     }, metadata);
     call.request(1);
-    call.sendMessage(request);
+    call.sendMessage(LogsRequestMarshaler.create(logs));
     call.halfClose();
     return result;
   }
@@ -133,20 +125,40 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
     return CompletableResultCode.ofSuccess();
   }
 
-  /** Request and response as the bytes they are: the request is encoded by the SDK, the response is not read. */
-  private static final class Bytes implements MethodDescriptor.Marshaller<byte[]> {
+  /** The request in the SDK's own OTLP protobuf encoding. */
+  private static final class OtlpRequest implements MethodDescriptor.Marshaller<Marshaler> {
     @Override
-    public InputStream stream(byte[] value) {
-      return new ByteArrayInputStream(value);
+    public InputStream stream(Marshaler request) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream(request.getBinarySerializedSize());
+      try {
+        request.writeBinaryTo(out);
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not encode telemetry events", e);
+      }
+      return new ByteArrayInputStream(out.toByteArray());
     }
 
     @Override
-    public byte[] parse(InputStream stream) {
+    public Marshaler parse(InputStream stream) {
+      throw new UnsupportedOperationException("the writer only sends export requests");
+    }
+  }
+
+  /** The collector's answer is not read: the call's status says whether the events were taken. */
+  private static final class IgnoredResponse implements MethodDescriptor.Marshaller<Void> {
+    @Override
+    public InputStream stream(Void value) {
+      throw new UnsupportedOperationException("the writer only receives export responses");
+    }
+
+    @Override
+    public Void parse(InputStream stream) {
       try {
-        return stream.readAllBytes();
+        stream.transferTo(OutputStream.nullOutputStream());
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+      return null;
     }
   }
 }

@@ -100,34 +100,16 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     if (value == null) {
       return; // a tombstone on the flows topic means nothing
     }
+    // A binary record is walked as it is; JSON of an older version, a header this version refuses
+    // or a record the walk cannot read is decoded in full (which says why it is unreadable).
     byte[] bytes = value;
-    boolean decoded = false;
-    Instant first;
-    Instant last;
-    try {
-      if (!isBinary(value)) {
-        // JSON of an older version, or a header this version refuses (the serde says why).
-        bytes = serde.write(serde.read(topic, value));
-        decoded = true;
-      }
-      skim.skim(bytes, 2);
-      first = skim.firstSeen();
-      last = skim.lastSeen();
-    } catch (RuntimeException e) {
-      if (decoded) {
-        deadLetter(record, e);
-        return;
-      }
-      // The walk failed: decoding in full says why (or, should the walk have been stricter than
-      // the decoder, reads the record after all).
+    boolean decoded = !isBinary(value) || !skims(value);
+    if (decoded) {
       try {
         bytes = serde.write(serde.read(topic, value));
         skim.skim(bytes, 2);
-        first = skim.firstSeen();
-        last = skim.lastSeen();
-        decoded = true;
-      } catch (RuntimeException again) {
-        deadLetter(record, again);
+      } catch (RuntimeException e) {
+        deadLetter(record, e);
         return;
       }
     }
@@ -138,7 +120,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     byte[] old = targets.size() == 0 ? null : pending.get(key);
     if (old != null && Entry.holds(old, skim)) {
       mapper.count(targets);
-      pending.put(key, Entry.plus(old, first, last, skim.count(), record.timestamp()));
+      pending.put(key, Entry.plus(old, skim, record.timestamp()));
       return;
     }
     if (!decoded) {
@@ -162,9 +144,18 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     } else {
       size++;
     }
-    pending.put(key, Entry.of(targets, skim, first, last, skim.count(), record.timestamp()));
+    pending.put(key, Entry.of(targets, skim, record.timestamp()));
     if (size >= MAX_PENDING) {
       flush();
+    }
+  }
+
+  private boolean skims(byte[] value) {
+    try {
+      skim.skim(value, 2);
+      return true;
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 
@@ -242,8 +233,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return entry.length > TARGETS && entry[0] == 0 && entry[1] == VERSION;
     }
 
-    static byte[] of(ObservationMapper.Targets targets, FlowRecordSkim flow, Instant first, Instant last, long count,
-        long timestamp) {
+    static byte[] of(ObservationMapper.Targets targets, FlowRecordSkim flow, long timestamp) {
       int n = targets.size();
       byte[][] names = new byte[2 * n][];
       int length = TARGETS + 1 + flow.identityLength();
@@ -255,8 +245,8 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       byte[] entry = new byte[length];
       entry[0] = 0;
       entry[1] = VERSION;
-      setTimes(entry, first, last);
-      LONGS.set(entry, COUNT, count);
+      setTimes(entry, flow.firstSeen(), flow.lastSeen());
+      LONGS.set(entry, COUNT, flow.count());
       LONGS.set(entry, RECORDS, 1L);
       LONGS.set(entry, TIMESTAMP, timestamp);
       entry[TARGETS] = (byte) n;
@@ -275,12 +265,14 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     }
 
     /** {@code entry} with one more flow record: earlier first seen, later last seen, counts summed. */
-    static byte[] plus(byte[] entry, Instant first, Instant last, long count, long timestamp) {
+    static byte[] plus(byte[] entry, FlowRecordSkim flow, long timestamp) {
       byte[] out = entry.clone();
+      Instant first = flow.firstSeen();
+      Instant last = flow.lastSeen();
       Instant oldFirst = instant(out, FIRST_SECONDS, FIRST_NANOS);
       Instant oldLast = instant(out, LAST_SECONDS, LAST_NANOS);
       setTimes(out, first.isBefore(oldFirst) ? first : oldFirst, last.isAfter(oldLast) ? last : oldLast);
-      LONGS.set(out, COUNT, (long) LONGS.get(out, COUNT) + count);
+      LONGS.set(out, COUNT, (long) LONGS.get(out, COUNT) + flow.count());
       LONGS.set(out, RECORDS, (long) LONGS.get(out, RECORDS) + 1);
       LONGS.set(out, TIMESTAMP, Math.max((long) LONGS.get(out, TIMESTAMP), timestamp));
       return out;

@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.processor.benchmark;
 
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
@@ -25,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
@@ -441,17 +444,7 @@ public final class ProcessorBenchmark {
     return flowsCommitted >= flows;
   }
 
-  interface Check {
-    boolean ok() throws Exception;
-  }
-
-  private static void waitUntil(Check check, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!check.ok()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("benchmark did not finish within " + timeout);
-      }
-      Thread.sleep(50);
-    }
+  private static void waitUntil(Callable<Boolean> check, Duration timeout) {
+    await("benchmark").atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).until(check);
   }
 }

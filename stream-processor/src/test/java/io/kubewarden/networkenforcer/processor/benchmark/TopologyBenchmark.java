@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.processor.benchmark;
 
+import static org.awaitility.Awaitility.await;
+
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
@@ -20,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
@@ -153,17 +156,7 @@ public final class TopologyBenchmark {
     return true;
   }
 
-  interface Check {
-    boolean ok() throws Exception;
-  }
-
-  private static void waitUntil(Check check, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (!check.ok()) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("benchmark did not finish within " + timeout);
-      }
-      Thread.sleep(100);
-    }
+  private static void waitUntil(Callable<Boolean> check, Duration timeout) {
+    await("benchmark").atMost(timeout).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(check);
   }
 }

@@ -29,6 +29,8 @@ import org.junit.jupiter.api.Test;
 
 /** The combiner in front of the repartition: fewer records, the same proposals, nothing held outside a store. */
 class ObservationCombinerTest {
+  private static final FlowRecord CLIENT_TO_SERVER = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START,
+      BasicFixture.CLIENT, BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.SOURCE);
 
   private static List<FlowRecord> manyFlows() {
     List<FlowRecord> flows = new ArrayList<>();
@@ -120,9 +122,7 @@ class ObservationCombinerTest {
   @Test
   void aRecordThatRoutesButDoesNotDecodeIsDeadLetteredEvenAfterGoodCopiesOfItsFlow() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      FlowRecord good = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START, BasicFixture.CLIENT,
-          BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.SOURCE);
-      driver.pipeWithoutWaiting(List.of(good, good));
+      driver.pipeWithoutWaiting(List.of(CLIENT_TO_SERVER, CLIENT_TO_SERVER));
       byte[] bad = flowWithAKeylessLabel();
       driver.pipeRawFlow("demo/Deployment/http-client".getBytes(StandardCharsets.UTF_8), bad);
 
@@ -161,8 +161,7 @@ class ObservationCombinerTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       FlowRecord dns = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START, BasicFixture.CLIENT,
           BasicFixture.COREDNS, Protocol.UDP, 53, 1, Reporter.SOURCE);
-      driver.pipeWithoutWaiting(List.of(BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START,
-          BasicFixture.CLIENT, BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.SOURCE)));
+      driver.pipeWithoutWaiting(List.of(CLIENT_TO_SERVER));
       KeyValueStore<Bytes, byte[]> pending = driver.driver().getKeyValueStore(StoreNames.COMBINER);
       pending.put(Bytes.wrap("an old key".getBytes(StandardCharsets.UTF_8)),
           legacyEntry(BasicFixture.COREDNS_INGRESS, dns, 9, 3));
