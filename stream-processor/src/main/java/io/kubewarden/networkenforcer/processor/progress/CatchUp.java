@@ -24,7 +24,11 @@ import org.apache.kafka.streams.KafkaStreams;
  *       also have left the observation combiner before the later stages count;</li>
  *   <li>no learned allow-list holds evidence that the punctuator has not yet published;</li>
  *   <li>the proposals topic holds every proposal record the processor counts as written
- *       (writes are flushed before the offsets they belong to are committed).</li>
+ *       (writes are flushed before the offsets they belong to are committed);</li>
+ *   <li>all of this has held for two commit intervals with no new proposal record: records a
+ *       punctuator sent (evidence flushes) belong to no input offset, and the topic's end offsets
+ *       count transaction markers too, so only a commit after the last send says they are
+ *       committed, and Kafka Streams commits what it sent within a commit interval.</li>
  * </ol>
  * The offsets are the group's; the stores and counters are this instance's, so with several
  * instances each answers for its own tasks. A processor with {@link ProposalEmission#AT_FLUSH}
@@ -41,6 +45,10 @@ public final class CatchUp {
   /** The inputs after flows, in data-flow order. */
   private final List<String> laterInputs;
   private final String proposalsTopic;
+  private final long settleNanos;
+  /** When the conditions were last seen to start holding, with the proposal count then; -1 while not. */
+  private long holdingSince = -1;
+  private double writtenWhenHolding;
 
   /** Processing did not catch up within the time given; says how far it came. */
   public static final class TimedOut extends IllegalStateException {
@@ -72,6 +80,7 @@ public final class CatchUp {
     this.laterInputs = List.of(config.topics().policies().name(), config.topics().control().name(),
         NetworkEnforcerTopology.observationsRepartitionTopic(config), config.reattributionTopic());
     this.proposalsTopic = config.topics().proposals().name();
+    this.settleNanos = 2 * config.commitInterval().toNanos();
   }
 
   /**
@@ -95,22 +104,42 @@ public final class CatchUp {
     TopicBacklog.Count flows = offsets.count(flowsTopic, committed);
     Progress notYet = new Progress(flows.consumed(), flows.published(), false);
     if (streams.state() != KafkaStreams.State.RUNNING || !flows.complete()) {
-      return notYet;
+      return notHolding(notYet);
     }
     // Consumed flows may still wait in the combiner before they reach the repartition topic.
     if (local.combinationsWaiting()) {
-      return notYet;
+      return notHolding(notYet);
     }
     // A later stage is only read after the earlier ones are known to be consumed, with offsets
     // committed after that, so what an earlier stage wrote to it is counted.
     for (String topic : laterInputs) {
       committed = offsets.committed();
       if (!offsets.count(topic, committed).complete()) {
-        return notYet;
+        return notHolding(notYet);
       }
     }
-    boolean caughtUp = !local.unpublishedEvidence() && offsets.published(proposalsTopic) >= metrics.proposalsWritten();
-    return new Progress(flows.consumed(), flows.published(), caughtUp);
+    double written = metrics.proposalsWritten();
+    boolean holding = !local.unpublishedEvidence() && offsets.published(proposalsTopic) >= written;
+    return new Progress(flows.consumed(), flows.published(), settled(holding, written));
+  }
+
+  private Progress notHolding(Progress p) {
+    settled(false, 0);
+    return p;
+  }
+
+  /** Whether the conditions have held, with {@code written} unchanged, for two commit intervals. */
+  private synchronized boolean settled(boolean holding, double written) {
+    long now = System.nanoTime();
+    if (!holding) {
+      holdingSince = -1;
+      return false;
+    }
+    if (holdingSince < 0 || written != writtenWhenHolding) {
+      holdingSince = now;
+      writtenWhenHolding = written;
+    }
+    return now - holdingSince >= settleNanos;
   }
 
   /**
