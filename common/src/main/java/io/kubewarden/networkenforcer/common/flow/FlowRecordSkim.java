@@ -26,6 +26,7 @@ public final class FlowRecordSkim {
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private byte[] data;
+  private boolean endsRead;
   private int[] ranges = new int[16];
   private int rangeCount;
   private int identityLength;
@@ -76,7 +77,24 @@ public final class FlowRecordSkim {
    *     {@link FlowRecordCodec#read} then fails on the same record too
    */
   public FlowRecordSkim skim(byte[] data, int offset) {
+    return walk(data, offset, true);
+  }
+
+  /**
+   * Walks only the top level of the record: its times, count, protocol, verdict, reporter and
+   * identity, stepping over both ends whole. Enough to recognise a repeat of a flow whose identity
+   * was read in full before (equal identities have equal ends); the ends' workloads are not known
+   * after it ({@link #srcWorkload()} and the like refuse).
+   *
+   * @throws MalformedRecordException (or another runtime exception) when the walk cannot read it
+   */
+  public FlowRecordSkim skimTopLevel(byte[] data, int offset) {
+    return walk(data, offset, false);
+  }
+
+  private FlowRecordSkim walk(byte[] data, int offset, boolean readEnds) {
     this.data = data;
+    this.endsRead = readEnds;
     rangeCount = 0;
     identityLength = 0;
     seconds = 0;
@@ -109,8 +127,8 @@ public final class FlowRecordSkim {
         }
         case 4 -> protocol = FlowRecordCodec.decode(FlowRecordCodec.PROTOCOLS, in.readInt(), "protocol");
         case 5 -> in.readInt();
-        case 6 -> end(in.nested(), src);
-        case 7 -> end(in.nested(), dst);
+        case 6 -> end(in, src, readEnds);
+        case 7 -> end(in, dst, readEnds);
         case 8 -> verdict = FlowRecordCodec.decode(FlowRecordCodec.VERDICTS, in.readInt(), "verdict");
         case 9 -> in.skipLengthDelimited();
         case 10 -> {
@@ -139,9 +157,14 @@ public final class FlowRecordSkim {
   }
 
   /** Reads one end; a repeated end field replaces the earlier one, as in the decoder. */
-  private static void end(WireReader in, End end) {
+  private static void end(WireReader top, End end, boolean read) {
     end.clear();
     end.present = true;
+    if (!read) {
+      top.skipLengthDelimited();
+      return;
+    }
+    WireReader in = top.nested();
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -198,22 +221,32 @@ public final class FlowRecordSkim {
 
   /** The source's workload, null when it has none ({@link FlowEndpoint#workload()}). */
   public WorkloadRef srcWorkload() {
+    requireEnds();
     return src.workload(data);
   }
 
   /** The destination's workload, null when it has none. */
   public WorkloadRef dstWorkload() {
+    requireEnds();
     return dst.workload(data);
   }
 
   /** Whether the source has a workload, without reading it. */
   public boolean hasSrcWorkload() {
+    requireEnds();
     return src.hasWorkload();
   }
 
   /** Whether the destination has a workload, without reading it. */
   public boolean hasDstWorkload() {
+    requireEnds();
     return dst.hasWorkload();
+  }
+
+  private void requireEnds() {
+    if (!endsRead) {
+      throw new IllegalStateException("the ends were stepped over (skimTopLevel): skim the record in full");
+    }
   }
 
   /** The length of the identity: the record's bytes without its times and count. */

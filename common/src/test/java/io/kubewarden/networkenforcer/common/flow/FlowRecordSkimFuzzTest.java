@@ -6,12 +6,14 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
 import io.kubewarden.networkenforcer.common.topics.BinarySerde;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * The skim reads exactly what the decoder reads: whenever the decoder reads a record, the skim reads
  * it too, with the same routing fields, and its identity decodes to the record without times and
- * count. (The processor's combiner relies on this to decode only the first record of a flow.)
+ * count, which the top-level walk finds too. (The processor's combiner relies on this to decode only
+ * the first record of a flow.)
  */
 class FlowRecordSkimFuzzTest {
 
@@ -31,6 +33,13 @@ class FlowRecordSkimFuzzTest {
     byte[] identity = new byte[skim.identityLength()];
     skim.copyIdentity(identity, 0);
     assertThat(skim.identityEquals(identity, 0, identity.length)).isTrue();
+    // The top-level walk of a readable record finds the same identity, times and count.
+    FlowRecordSkim top = new FlowRecordSkim().skimTopLevel(record, offset);
+    assertThat(top.identityHash()).isEqualTo(skim.identityHash());
+    assertThat(top.identityEquals(identity, 0, identity.length)).isTrue();
+    assertThat(List.of(top.firstSeen(), top.lastSeen(), top.count(), top.protocol(), top.verdict(), top.reporter()))
+        .isEqualTo(List.of(skim.firstSeen(), skim.lastSeen(), skim.count(), skim.protocol(), skim.verdict(),
+            skim.reporter()));
     FlowRecord timeless = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
     assertThat(timeless).isEqualTo(new FlowRecord(Instant.EPOCH, decoded.provider(), decoded.protocol(),
         decoded.dstPort(), decoded.src(), decoded.dst(), decoded.verdict(), decoded.denyingPolicy(), 1,

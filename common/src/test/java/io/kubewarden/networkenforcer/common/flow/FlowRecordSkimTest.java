@@ -71,6 +71,26 @@ class FlowRecordSkimTest {
   }
 
   @Test
+  void theTopLevelWalkFindsTheSameIdentityAndTimesButNotTheEnds() {
+    byte[] bytes = serde.write(FlowRecordCodecTest.aggregateDeny());
+    FlowRecordSkim full = new FlowRecordSkim().skim(bytes, 2);
+    FlowRecordSkim top = new FlowRecordSkim().skimTopLevel(bytes, 2);
+    assertThat(top.identityHash()).isEqualTo(full.identityHash());
+    assertThat(top.identityLength()).isEqualTo(full.identityLength());
+    assertThat(top.count()).isEqualTo(4);
+    assertThat(top.firstSeen()).isEqualTo(full.firstSeen());
+    assertThat(top.lastSeen()).isEqualTo(T.plusSeconds(14).plusNanos(7));
+    assertThat(top.protocol()).isEqualTo(full.protocol());
+    assertThat(top.verdict()).isEqualTo(Verdict.DENIED);
+    assertThat(top.reporter()).isEqualTo(full.reporter());
+    assertThatThrownBy(top::srcWorkload).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("skim the record in full");
+    assertThatThrownBy(top::hasDstWorkload).isInstanceOf(IllegalStateException.class);
+    // The same instance walked in full again knows the ends.
+    assertThat(top.skim(bytes, 2).srcWorkload().key()).isEqualTo("shop/Deployment/client");
+  }
+
+  @Test
   void oneInstanceIsReusedAcrossRecords() {
     FlowRecordSkim skim = new FlowRecordSkim();
     byte[] deny = serde.write(FlowRecordCodecTest.aggregateDeny());

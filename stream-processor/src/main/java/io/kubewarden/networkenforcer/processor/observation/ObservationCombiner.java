@@ -36,9 +36,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * and is deleted. The observation also says how many flow records it stands for
  * ({@link Observation#records()}), so a violation found on it still counts each of them.
  *
- * <p>Why it does not decode every record: most flow records repeat a flow already waiting. The
- * record is walked once ({@link FlowRecordSkim}) for the few fields that route it; a record whose
- * identity (its bytes but times and count) equals the waiting one's only updates times and counts.
+ * <p>Why it does not decode every record: most flow records repeat a flow already waiting. Only the
+ * top level of the record is walked first ({@link FlowRecordSkim#skimTopLevel}, the ends stepped
+ * over whole); a record whose identity (its bytes but times and count) equals the waiting one's only
+ * updates times and counts, and the entry remembers which ends have a workload. Any other record is
+ * walked in full for the fields that route it.
  * A record that starts a combination is decoded in full once, so an unreadable record still goes
  * to the dead-letter topic with the reason, as from {@link RecordDecoder}; JSON records (older
  * topics) are decoded and re-encoded. The flow is decoded from the identity bytes when forwarded.
@@ -100,6 +102,11 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     if (value == null) {
       return; // a tombstone on the flows topic means nothing
     }
+    // Most records repeat a flow that waits: the top level of the record is enough to know it (its
+    // identity includes both ends, whose workloads the waiting entry remembers).
+    if (isBinary(value) && repeatsAWaitingFlow(value, record.timestamp())) {
+      return;
+    }
     // A binary record is walked as it is; JSON of an older version, a header this version refuses
     // or a record the walk cannot read is decoded in full (which says why it is unreadable).
     byte[] bytes = value;
@@ -148,6 +155,25 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     if (size >= MAX_PENDING) {
       flush();
     }
+  }
+
+  /** Adds the record to the entry waiting for its flow, if there is one that knows its ends. */
+  private boolean repeatsAWaitingFlow(byte[] value, long timestamp) {
+    try {
+      skim.skimTopLevel(value, 2);
+    } catch (RuntimeException e) {
+      return false; // the full walk or the decoder says why
+    }
+    Bytes key = key(skim.identityHash());
+    byte[] old = pending.get(key);
+    if (old == null || !Entry.knowsEnds(old) || !Entry.holds(old, skim)) {
+      return false;
+    }
+    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), Entry.hasSrcWorkload(old),
+        Entry.hasDstWorkload(old), targets);
+    mapper.count(targets);
+    pending.put(key, Entry.plus(old, skim, timestamp));
+    return true;
   }
 
   private boolean skims(byte[] value) {
@@ -207,16 +233,19 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
 
   /**
    * What waits for one flow, laid out so that adding a flow record rewrites a few fixed fields:
-   * {@code 0x00 0x02}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow records,
-   * latest timestamp, the number of targets (one byte), each target (2-byte length, UTF-8) with its
-   * fallback (2-byte length, {@code 0xffff} for none), then the flow's identity (a flow record
-   * without times and count) to the end. The first byte tells it from the entries older versions
+   * {@code 0x00 0x03}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow records,
+   * latest timestamp, which ends have a workload (one byte: 1 the source, 2 the destination), the
+   * number of targets (one byte), each target (2-byte length, UTF-8) with its fallback (2-byte
+   * length, {@code 0xffff} for none), then the flow's identity (a flow record without times and
+   * count) to the end. Version 2 (restored from an older changelog) lacks the ends byte: a repeat
+   * of its flow is then walked in full. The first byte tells both from the entries older versions
    * wrote ({@link LegacyEntry}), which start with a protocol-buffers tag.
    */
   static final class Entry {
     static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-    private static final byte VERSION = 2;
+    private static final byte VERSION = 3;
+    private static final byte VERSION_WITHOUT_ENDS = 2;
     private static final int FIRST_SECONDS = 2;
     private static final int FIRST_NANOS = 10;
     private static final int LAST_SECONDS = 14;
@@ -224,19 +253,40 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     private static final int COUNT = 26;
     private static final int RECORDS = 34;
     private static final int TIMESTAMP = 42;
-    private static final int TARGETS = 50;
+    private static final int ENDS = 50;
+    private static final int SRC_WORKLOAD = 1;
+    private static final int DST_WORKLOAD = 2;
     private static final int NO_FALLBACK = 0xffff;
 
     private Entry() {}
 
     static boolean isCurrent(byte[] entry) {
-      return entry.length > TARGETS && entry[0] == 0 && entry[1] == VERSION;
+      return entry.length > ENDS + 1 && entry[0] == 0 && (entry[1] == VERSION || entry[1] == VERSION_WITHOUT_ENDS);
+    }
+
+    /** Whether the entry says which ends have a workload (version 3). */
+    static boolean knowsEnds(byte[] entry) {
+      return entry[0] == 0 && entry[1] == VERSION && entry.length > ENDS + 1;
+    }
+
+    static boolean hasSrcWorkload(byte[] entry) {
+      return (entry[ENDS] & SRC_WORKLOAD) != 0;
+    }
+
+    static boolean hasDstWorkload(byte[] entry) {
+      return (entry[ENDS] & DST_WORKLOAD) != 0;
+    }
+
+    /** Where the number of targets is: after the ends byte in version 3, in its place in version 2. */
+    private static int targets(byte[] entry) {
+      return entry[1] == VERSION ? ENDS + 1 : ENDS;
     }
 
     static byte[] of(ObservationMapper.Targets targets, FlowRecordSkim flow, long timestamp) {
       int n = targets.size();
       byte[][] names = new byte[2 * n][];
-      int length = TARGETS + 1 + flow.identityLength();
+      int targetsAt = ENDS + 1;
+      int length = targetsAt + 1 + flow.identityLength();
       for (int i = 0; i < n; i++) {
         names[2 * i] = targets.key(i).getBytes(StandardCharsets.UTF_8);
         names[2 * i + 1] = targets.fallback(i) == null ? null : targets.fallback(i).getBytes(StandardCharsets.UTF_8);
@@ -249,8 +299,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       LONGS.set(entry, COUNT, flow.count());
       LONGS.set(entry, RECORDS, 1L);
       LONGS.set(entry, TIMESTAMP, timestamp);
-      entry[TARGETS] = (byte) n;
-      int at = TARGETS + 1;
+      entry[ENDS] = (byte) ((flow.hasSrcWorkload() ? SRC_WORKLOAD : 0) | (flow.hasDstWorkload() ? DST_WORKLOAD : 0));
+      entry[targetsAt] = (byte) n;
+      int at = targetsAt + 1;
       for (int i = 0; i < n; i++) {
         at = putString(entry, at, names[2 * i]);
         at = names[2 * i + 1] == null ? putLength(entry, at, NO_FALLBACK) : putString(entry, at, names[2 * i + 1]);
@@ -287,8 +338,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
           instant(entry, LAST_SECONDS, LAST_NANOS));
       long records = (long) LONGS.get(entry, RECORDS);
       long timestamp = (long) LONGS.get(entry, TIMESTAMP);
-      int at = TARGETS + 1;
-      for (int i = 0; i < entry[TARGETS]; i++) {
+      int targetsAt = targets(entry);
+      int at = targetsAt + 1;
+      for (int i = 0; i < entry[targetsAt]; i++) {
         int targetLength = length(entry, at);
         String target = new String(entry, at + 2, targetLength, StandardCharsets.UTF_8);
         at += 2 + targetLength;
@@ -301,8 +353,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     }
 
     private static int identityStart(byte[] entry) {
-      int at = TARGETS + 1;
-      for (int i = 0; i < entry[TARGETS]; i++) {
+      int targetsAt = targets(entry);
+      int at = targetsAt + 1;
+      for (int i = 0; i < entry[targetsAt]; i++) {
         at += 2 + length(entry, at);
         int fallbackLength = length(entry, at);
         at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);

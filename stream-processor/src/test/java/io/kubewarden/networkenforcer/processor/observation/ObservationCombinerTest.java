@@ -139,6 +139,36 @@ class ObservationCombinerTest {
     }
   }
 
+  @Test
+  void anEntryWithoutTheEndsByteRestoredFromAnOlderChangelogStillCombinesAndForwards() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      driver.pipeWithoutWaiting(List.of(CLIENT_TO_SERVER));
+      KeyValueStore<Bytes, byte[]> pending = driver.driver().getKeyValueStore(StoreNames.COMBINER);
+      List<org.apache.kafka.streams.KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+      try (var all = pending.all()) {
+        all.forEachRemaining(entries::add);
+      }
+      assertThat(entries).hasSize(1);
+      byte[] current = entries.get(0).value;
+      assertThat(current[1]).as("entry version").isEqualTo((byte) 3);
+      // The same entry as the previous version wrote it: version 2, no byte for the ends at 50.
+      byte[] older = new byte[current.length - 1];
+      System.arraycopy(current, 0, older, 0, 50);
+      System.arraycopy(current, 51, older, 50, current.length - 51);
+      older[1] = 2;
+      pending.put(entries.get(0).key, older);
+
+      driver.pipeWithoutWaiting(List.of(CLIENT_TO_SERVER, CLIENT_TO_SERVER));
+      assertThat(pending.approximateNumEntries()).isEqualTo(1);
+      driver.combine();
+
+      assertThat(pending.approximateNumEntries()).isZero();
+      ProposalSnapshot server = driver.flushEvidence().latestProposals().get(BasicFixture.SERVER_INGRESS);
+      assertThat(server.evidence().get(0).getPorts().get(0).getCount()).isEqualTo(3);
+      assertThat(driver.metrics().count("flows.received")).isEqualTo(3.0);
+    }
+  }
+
   /** A waiting combination as versions before 0.4 wrote it to the store's changelog. */
   private static byte[] legacyEntry(String target, FlowRecord flow, long count, long records) {
     FlowRecord timeless = new FlowRecord(Instant.EPOCH, flow.provider(), flow.protocol(), flow.dstPort(), flow.src(),
