@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Stream processor figures of issue #11 (see BENCHMARKS.md "Stream processor"):
-# raw produce rate vs. the processor, exactly-once, 1 and 2 stream threads, on the same records and
+# raw produce rate vs. the processor (steady and end to end) and vs. a pass-through Kafka Streams
+# topology, exactly-once, 1 and 2 stream threads, on the same records and
 # the same embedded broker; proposal records per million flows; memory per 10k targets; a burst of
 # twice the sustained rate for 60 s (largest lag, time to drain, flows lost or doubled).
-# BENCH_FLOWS (default 1000000) and BENCH_TARGETS (default 100000) size the runs;
+# BENCH_FLOWS (default 1000000, three rounds of the one-thread run) and BENCH_TARGETS (default 100000) size the runs;
 # BENCH_JFR=1 writes a flight recording of the throughput run to stream-processor/target/processor.jfr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
