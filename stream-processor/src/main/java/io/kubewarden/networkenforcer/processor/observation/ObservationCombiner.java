@@ -46,13 +46,14 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * topics) are decoded and re-encoded. The flow is decoded from the identity bytes when forwarded.
  *
  * <p>Why this loses nothing on a crash or a rebalance: the waiting combinations live in a
- * changelogged state store ({@link StoreNames#COMBINER}), not in a field of this class. A commit
- * writes whatever still waits to the changelog in the same transaction as the input offsets it
- * came from (exactly-once) or before them (at-least-once), and a forward and its delete happen in
- * the same transaction too. After a crash the store is restored to the last commit and the input
- * after it is read again, so each flow is counted exactly once. The record cache in front of the
- * store keeps this cheap: the many updates of one combination within a commit interval reach the
- * changelog as one record, and a combination forwarded before the commit as at most a tombstone.
+ * changelogged state store ({@link StoreNames#COMBINER}, a {@link PendingCombinations}), not in a
+ * field of this class. A commit writes whatever still waits to the changelog in the same
+ * transaction as the input offsets it came from (exactly-once) or before them (at-least-once), and
+ * a forward and its delete happen in the same transaction too. After a crash the store is restored
+ * to the last commit and the input after it is read again, so each flow is counted exactly once.
+ * The store's hash map keeps this cheap: the many updates of one combination within a commit
+ * interval reach the changelog as one record, and a combination forwarded before the commit as at
+ * most a tombstone.
  */
 public final class ObservationCombiner implements Processor<byte[], byte[], String, Decoded<Observation>> {
   /** Combinations per task before they are forwarded early: bounds the store and the cache. */
@@ -127,7 +128,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     byte[] old = targets.size() == 0 ? null : pending.get(key);
     if (old != null && Entry.holds(old, skim)) {
       mapper.count(targets);
-      pending.put(key, Entry.plus(old, skim, record.timestamp()));
+      pending.put(key, Entry.add(old, skim, record.timestamp()));
       return;
     }
     if (!decoded) {
@@ -172,7 +173,8 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), Entry.hasSrcWorkload(old),
         Entry.hasDstWorkload(old), targets);
     mapper.count(targets);
-    pending.put(key, Entry.plus(old, skim, timestamp));
+    // The store's own array, changed in place and put back (PendingCombinations).
+    pending.put(key, Entry.add(old, skim, timestamp));
     return true;
   }
 
@@ -315,9 +317,8 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return isCurrent(entry) && flow.identityEquals(entry, identityStart(entry), entry.length);
     }
 
-    /** {@code entry} with one more flow record: earlier first seen, later last seen, counts summed. */
-    static byte[] plus(byte[] entry, FlowRecordSkim flow, long timestamp) {
-      byte[] out = entry.clone();
+    /** Adds one flow record to {@code out}, in place: earlier first seen, later last seen, counts summed. */
+    static byte[] add(byte[] out, FlowRecordSkim flow, long timestamp) {
       Instant first = flow.firstSeen();
       Instant last = flow.lastSeen();
       Instant oldFirst = instant(out, FIRST_SECONDS, FIRST_NANOS);

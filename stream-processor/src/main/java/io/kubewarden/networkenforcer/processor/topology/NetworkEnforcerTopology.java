@@ -19,6 +19,7 @@ import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.observation.ObservationCodec;
 import io.kubewarden.networkenforcer.processor.observation.ObservationCombiner;
 import io.kubewarden.networkenforcer.processor.observation.ObservationMapper;
+import io.kubewarden.networkenforcer.processor.observation.PendingCombinations;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;
@@ -101,8 +102,7 @@ public final class NetworkEnforcerTopology {
     } else {
       // The combiner reads the flow records as bytes (it decodes a record only when it starts a
       // combination) and keeps its buffer in a changelogged store (see ObservationCombiner).
-      builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(
-          Stores.inMemoryKeyValueStore(StoreNames.COMBINER), Serdes.Bytes(), Serdes.ByteArray()).withCachingEnabled()));
+      builder.addStateStore(changelogged(config, PendingCombinations.builder(StoreNames.COMBINER)));
       Map<String, KStream<String, Decoded<Observation>>> combined = builder
           .stream(topics.flows().name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-flows"))
           .process(() -> new ObservationCombiner(topics.flows().name(), Topics.flowRecordSerde(), mapper, metrics,
