@@ -34,8 +34,9 @@ grep -E "$figures" stream-processor/target/bench-throughput.log
 # collector committing more of -Xmx.
 java -Xms1g -Xmx1g -XX:+AlwaysPreTouch -cp "$cp" $main memory "$targets" > stream-processor/target/bench-memory.log 2>&1
 grep -E "$figures" stream-processor/target/bench-memory.log
-# BENCH_BURST=0 skips the burst run (about 4 minutes: R/2 for 20 s, 2R for 60 s, R/2 until drained).
+# BENCH_BURST=0 skips the burst run (about 5 minutes: R/2 for 20 s, 2R for 60 s, R/2 until drained;
+# R is the steady rate of a BENCH_BURST_BACKLOG-flow backlog, default 1000000; some 45 million flows).
 if [ "${BENCH_BURST:-1}" = 1 ]; then
-  java -Xmx1g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-200000}" > stream-processor/target/bench-burst.log 2>&1
+  java -Xmx2g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-1000000}" > stream-processor/target/bench-burst.log 2>&1
   grep -E "$figures" stream-processor/target/bench-burst.log
 fi
