@@ -79,6 +79,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -192,8 +193,16 @@ class FaultInjectionTest {
       // Converged: every proposal and count as scripted, then the writer has committed every
       // violation record (so nothing it read is still to be merged).
       Map<String, Long> expectedCounts = script.expectedViolations();
-      await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
-          allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+      try {
+        await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
+            allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+      } catch (ConditionTimeoutException e) {
+        // Say what did not converge, and where the proposals topic stands (processor or writer?).
+        System.out.println("proposals topic, last record per key: " + lastProposalRecords(kafka));
+        assertThat(actualCounts()).as("violationCount per policy, not converged").isEqualTo(expectedCounts);
+        assertThat(allowLists()).as("proposals, not converged").isEqualTo(script.expectedFinalProposals());
+        throw e;
+      }
       awaitWriterCommittedEverything(kafka);
 
       Map<String, List<Pair>> proposals = allowLists();
@@ -216,6 +225,12 @@ class FaultInjectionTest {
       System.out.printf("faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d%n",
           injector.injected.get(), injector.recovered.get(), script.size(), lost, doubled);
 
+      if (!proposals.equals(script.expectedFinalProposals())) {
+        // Converged once, changed since: say whether the proposals topic (the processor) or the
+        // cluster (the writer) holds the older allow-list.
+        System.out.println("proposals changed after converging; proposals topic, last record per key: "
+            + lastProposalRecords(kafka));
+      }
       assertThat(counts).as("violationCount per policy, exactly as scripted").isEqualTo(expectedCounts);
       assertThat(proposals).as("every proposal complete, nothing extra").isEqualTo(script.expectedFinalProposals());
       assertThat(duplicateNatives).as("native objects rendered twice").isEmpty();
@@ -642,6 +657,25 @@ class FaultInjectionTest {
   }
 
   /** The committed records of the dead-letter topic (aborted transactions of killed instances excluded). */
+  private static Map<String, String> lastProposalRecords(KafkaSettings kafka) {
+    Map<String, String> last = new TreeMap<>();
+    String topic = kafka.topics().proposals().name();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readCommitted(),
+        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      TopicPartition partition = new TopicPartition(topic, 0);
+      consumer.assign(List.of(partition));
+      consumer.seekToBeginning(List.of(partition));
+      long end = consumer.endOffsets(List.of(partition)).get(partition);
+      while (consumer.position(partition) < end) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          String v = r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8);
+          last.put(new String(r.key(), StandardCharsets.UTF_8), v.length() > 600 ? v.substring(0, 600) : v);
+        }
+      }
+    }
+    return last;
+  }
+
   private static List<byte[]> deadLetters(KafkaSettings kafka) {
     List<byte[]> values = new ArrayList<>();
     String topic = kafka.topics().deadLetter().name();
