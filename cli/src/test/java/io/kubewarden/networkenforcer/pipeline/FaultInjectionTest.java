@@ -656,29 +656,24 @@ class FaultInjectionTest {
         .map(np -> np.getMetadata().getName()).sorted().toList();
   }
 
-  /** The committed records of the dead-letter topic (aborted transactions of killed instances excluded). */
+  /** The last committed record of each proposal on the proposals topic, cut to 600 characters. */
   private static Map<String, String> lastProposalRecords(KafkaSettings kafka) {
     Map<String, String> last = new TreeMap<>();
-    String topic = kafka.topics().proposals().name();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readCommitted(),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      TopicPartition partition = new TopicPartition(topic, 0);
-      consumer.assign(List.of(partition));
-      consumer.seekToBeginning(List.of(partition));
-      long end = consumer.endOffsets(List.of(partition)).get(partition);
-      while (consumer.position(partition) < end) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          String v = r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8);
-          last.put(new String(r.key(), StandardCharsets.UTF_8), v.length() > 600 ? v.substring(0, 600) : v);
-        }
-      }
+    for (ConsumerRecord<byte[], byte[]> r : committedRecords(kafka.topics().proposals().name())) {
+      String v = r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8);
+      last.put(new String(r.key(), StandardCharsets.UTF_8), v.length() > 600 ? v.substring(0, 600) : v);
     }
     return last;
   }
 
+  /** The committed records of the dead-letter topic (aborted transactions of killed instances excluded). */
   private static List<byte[]> deadLetters(KafkaSettings kafka) {
-    List<byte[]> values = new ArrayList<>();
-    String topic = kafka.topics().deadLetter().name();
+    return committedRecords(kafka.topics().deadLetter().name()).stream().map(ConsumerRecord::value).toList();
+  }
+
+  /** The committed records of a one-partition topic, aborted transactions of killed instances excluded. */
+  private static List<ConsumerRecord<byte[], byte[]>> committedRecords(String topic) {
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readCommitted(),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       TopicPartition partition = new TopicPartition(topic, 0);
@@ -686,12 +681,10 @@ class FaultInjectionTest {
       consumer.seekToBeginning(List.of(partition));
       long end = consumer.endOffsets(List.of(partition)).get(partition);
       while (consumer.position(partition) < end) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          values.add(r.value());
-        }
+        consumer.poll(Duration.ofMillis(200)).forEach(records::add);
       }
     }
-    return values;
+    return records;
   }
 
   /** Waits until those policies are on the policies topic, as the writer publishes them. */
