@@ -41,6 +41,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -380,30 +381,13 @@ public final class ProcessorBenchmark {
       app.start();
       waitUntil(app::isReady, Duration.ofMinutes(2));
       long start = System.nanoTime();
-      long[] marks = new long[2];
-      Thread sampler = new Thread(() -> {
-        while (marks[1] == 0 && !Thread.currentThread().isInterrupted()) {
-          Counter read = registry.find("network_enforcer.processor.flows.received").counter();
-          double n = read == null ? 0 : read.count();
-          if (marks[0] == 0 && n >= 0.1 * flows) {
-            marks[0] = System.nanoTime();
-          }
-          if (marks[1] == 0 && n >= 0.9 * flows) {
-            marks[1] = System.nanoTime();
-          }
-          try {
-            Thread.sleep(10);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "steady-rate-sampler");
-      sampler.start();
+      SteadyRate steady = SteadyRate.start(() -> {
+        Counter read = registry.find("network_enforcer.processor.flows.received").counter();
+        return read == null ? 0 : (long) read.count();
+      }, flows);
       waitUntil(() -> caughtUp(admin, config, flows) && learnedAll(registry, flows), Duration.ofMinutes(30));
       double endToEnd = flows / ((System.nanoTime() - start) / 1e9);
-      sampler.join();
-      return new Rates(endToEnd, 0.8 * flows / ((marks[1] - marks[0]) / 1e9),
-          streamThreadCpuNanos(run) / 1e3 / flows);
+      return new Rates(endToEnd, steady.flowsPerSecond(), streamThreadCpuNanos(run) / 1e3 / flows);
     }
   }
 
@@ -427,22 +411,59 @@ public final class ProcessorBenchmark {
          KafkaStreams streams = new KafkaStreams(builder.build(), config.streamsProperties())) {
       streams.start();
       waitUntil(() -> streams.state() == KafkaStreams.State.RUNNING, Duration.ofMinutes(2));
-      long[] marks = new long[2];
-      while (marks[1] == 0) {
-        long n = seen.get();
-        if (marks[0] == 0 && n >= 0.1 * flows) {
-          marks[0] = System.nanoTime();
-        }
-        if (n >= 0.9 * flows) {
-          marks[1] = System.nanoTime();
-        }
-        Thread.sleep(10);
-      }
+      SteadyRate steady = SteadyRate.start(seen::get, flows);
       waitUntil(() -> committedFlows(admin, config) >= flows, Duration.ofMinutes(30));
       if (seen.get() != flows) {
         throw new IllegalStateException("pass-through saw " + seen.get() + " of " + flows + " flows");
       }
-      return 0.8 * flows / ((marks[1] - marks[0]) / 1e9);
+      return steady.flowsPerSecond();
+    }
+  }
+
+  /**
+   * Flows processed per second between 10 % and 90 % of a backlog, from a count sampled every 10 ms
+   * on a thread of its own: the steady rate, without start-up and the last timer waits.
+   */
+  private static final class SteadyRate {
+    private final LongSupplier processed;
+    private final long flows;
+    private final Thread sampler;
+    private long tenPercent;
+    private long ninetyPercent;
+
+    private SteadyRate(LongSupplier processed, long flows) {
+      this.processed = processed;
+      this.flows = flows;
+      this.sampler = new Thread(this::sample, "steady-rate-sampler");
+    }
+
+    static SteadyRate start(LongSupplier processed, long flows) {
+      SteadyRate rate = new SteadyRate(processed, flows);
+      rate.sampler.start();
+      return rate;
+    }
+
+    private void sample() {
+      while (ninetyPercent == 0) {
+        long n = processed.getAsLong();
+        if (tenPercent == 0 && n >= 0.1 * flows) {
+          tenPercent = System.nanoTime();
+        }
+        if (n >= 0.9 * flows) {
+          ninetyPercent = System.nanoTime();
+        }
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    /** Waits for the 90 % mark (the sampler's own thread, joined: its marks are then visible). */
+    double flowsPerSecond() throws InterruptedException {
+      sampler.join();
+      return 0.8 * flows / ((ninetyPercent - tenPercent) / 1e9);
     }
   }
 
