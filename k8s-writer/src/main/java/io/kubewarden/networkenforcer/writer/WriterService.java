@@ -139,6 +139,7 @@ public final class WriterService implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    guardedWriter.close();
     telemetry.close();
   }
 }

@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
@@ -21,6 +25,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.testing.ChartTemplates;
 import io.kubewarden.networkenforcer.testing.IstioCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
+import io.kubewarden.networkenforcer.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
@@ -39,6 +44,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -189,6 +197,36 @@ class RealApiServerTest {
     stale.getStatus().setViolationCount(1);
     assertThatThrownBy(() -> new ServerSideApplyWriter(admin, "network-enforcer").updateStatus(stale))
         .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+  }
+
+  /**
+   * A write the leader guard let through and the network then dropped must fail, not wait in the
+   * client's retries: resent after the partition heals, it would land an old desired state over
+   * the new leader's (the fault-injection seed 4071883827913844071 lost a learned port that way).
+   */
+  @Test
+  void aWriteCutOffByAPartitionFailsAndIsNotSentAgainOnceItHeals() throws Exception {
+    KubernetesClient admin = api.client();
+    ConfigMap wanted = new ConfigMapBuilder().withNewMetadata().withName("partitioned").withNamespace(NS)
+        .endMetadata().addToData("desired", "old").build();
+    try (LoopbackProxy proxy = LoopbackProxy.to(admin.getConfiguration().getMasterUrl());
+        KubernetesClient viaProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(admin.getConfiguration())
+            .withMasterUrl(proxy.url()).build()).build();
+        ServerSideApplyWriter writer = new ServerSideApplyWriter(viaProxy, "network-enforcer")) {
+      proxy.partition();
+      CompletableFuture<ConfigMap> write = CompletableFuture.supplyAsync(() -> writer.apply(wanted));
+      try {
+        write.get(3, TimeUnit.SECONDS);
+      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        // Failed (one attempt) or still waiting (a client that retries: its next attempt would land).
+      }
+      proxy.heal();
+      assertThatThrownBy(() -> write.get(60, TimeUnit.SECONDS)).as("the write made during the partition")
+          .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(KubernetesClientException.class);
+      assertThat(admin.configMaps().inNamespace(NS).withName("partitioned").get()).isNull();
+      // The work queue's next attempt goes through once the network is back.
+      assertThat(writer.apply(wanted).getData()).containsEntry("desired", "old");
+    }
   }
 
   @Test

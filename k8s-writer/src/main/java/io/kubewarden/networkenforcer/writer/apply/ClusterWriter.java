@@ -7,7 +7,7 @@ import java.util.Collection;
  * Every write the writer makes to the API server goes through here: one small seam so that the
  * real server-side apply can be swapped for a double on a mock server that has none.
  */
-public interface ClusterWriter {
+public interface ClusterWriter extends AutoCloseable {
 
   /** Server-side apply of the object's fields with our field manager; a field another manager took is taken back. */
   <T extends HasMetadata> T apply(T desired);
@@ -29,4 +29,8 @@ public interface ClusterWriter {
 
   /** Removes these annotations, whoever set them (a JSON patch, not an apply). */
   void removeAnnotations(HasMetadata object, Collection<String> keys);
+
+  /** Releases what the writer holds (its HTTP client); no write is made after this. */
+  @Override
+  default void close() {}
 }

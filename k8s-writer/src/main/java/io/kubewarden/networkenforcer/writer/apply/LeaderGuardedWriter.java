@@ -64,4 +64,9 @@ public final class LeaderGuardedWriter implements ClusterWriter {
     check("remove-annotations", object);
     delegate.removeAnnotations(object, keys);
   }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
 }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,15 +20,32 @@ import org.slf4j.LoggerFactory;
  * manager took one of the fields the writer applies (every field it sends is one it owns: the
  * whole desired state of a rendered object, a proposal's learned spec with the reviewer's edits
  * merged in), the conflict is logged and the field taken back with a forced apply.
+ *
+ * <p>Every request is sent once. The client's own retries (on I/O errors, 429 and 5xx, with
+ * back-off for up to minutes) would resend a write after the leader guard let it through: a leader
+ * cut off from the API server would land its last, older desired state once the network heals,
+ * over what the new leader applied since. A failed write goes back to its work queue instead,
+ * and the guard is asked again before the next attempt.
  */
 public final class ServerSideApplyWriter implements ClusterWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ServerSideApplyWriter.class);
   private final KubernetesClient client;
   private final String fieldManager;
 
-  public ServerSideApplyWriter(KubernetesClient client, String fieldManager) {
-    this.client = client;
+  /** Writes with a client of its own, configured as {@code shared} but without request retries. */
+  public ServerSideApplyWriter(KubernetesClient shared, String fieldManager) {
+    this.client = singleAttempt(shared);
     this.fieldManager = fieldManager;
+  }
+
+  static KubernetesClient singleAttempt(KubernetesClient shared) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(shared.getConfiguration())
+        .withRequestRetryBackoffLimit(0).build()).build();
+  }
+
+  @Override
+  public void close() {
+    client.close();
   }
 
   @Override
