@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  * Keeps the native object of one WNP in line with it: a NetworkPolicy in protect mode only, an
  * AuthorizationPolicy in both modes (dry-run in monitor). The live object is read straight from
  * the API server, so a same-named object without our label is seen and left alone. The outcome
- * becomes the policy's {@code Rendered} condition.
+ * becomes the policy's {@code Rendered} condition. A failure the API server may not repeat (no
+ * connection, 409, 429, 5xx) is also thrown, so the policy's key is retried with back-off: the
+ * writer's requests are sent once, and a protect-mode policy must not wait for the next resync.
  */
 public final class NativeRenderer {
   private static final Logger LOG = LoggerFactory.getLogger(NativeRenderer.class);
@@ -55,7 +57,19 @@ public final class NativeRenderer {
       LOG.warn("rendering {} failed: {}", key, e.toString());
       meters.counter("network.enforcer.writer.render.failures").increment();
       fail(key, StatusConditions.REASON_RENDER_FAILED, "rendering failed: " + e.getMessage());
+      if (transientFailure(e)) {
+        throw e;
+      }
     }
+  }
+
+  /** No answer, a conflict, throttling or a server error: the same request may pass later. */
+  static boolean transientFailure(RuntimeException e) {
+    if (!(e instanceof io.fabric8.kubernetes.client.KubernetesClientException k)) {
+      return false;
+    }
+    int code = k.getCode();
+    return code <= 0 || code == 409 || code == 429 || code >= 500;
   }
 
   private void renderNetworkPolicy(String key, WorkloadNetworkPolicy wnp) {
