@@ -20,10 +20,7 @@ import java.util.stream.Stream;
  * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply -f}.
  */
 public final class ProposalManifests {
-  /**
-   * fabric8's YAML quotes strings that look like numbers (Istio ports), which a plain mapper would not.
-   * One per thread: the files are rendered in parallel.
-   */
+  /** fabric8's mapping of the resource to maps and lists (its field order and inclusion); one per thread. */
   private static final ThreadLocal<KubernetesSerialization> SERIALIZATION =
       ThreadLocal.withInitial(KubernetesSerialization::new);
   /** Below this many proposals, a second thread costs more than it saves. */
@@ -55,7 +52,7 @@ public final class ProposalManifests {
 
   /** As {@link #write(Path, Collection, String)}, naming the command that learned them in the header. */
   public static List<Path> write(Path dir, Collection<ProposalSnapshot> proposals, String command, String source) {
-    // Rendering YAML is most of the cost (busy targets have thousands of lines); files are independent.
+    // Busy targets have thousands of lines of YAML; files are independent.
     Stream<ProposalSnapshot> each = proposals.size() >= PARALLEL_FROM ? proposals.parallelStream()
         : proposals.stream();
     return each.map(snapshot -> write(dir, snapshot, command, source)).toList();
@@ -66,7 +63,7 @@ public final class ProposalManifests {
     String yaml = "# Learned by '" + command + "' from " + source + ".\n"
         + "# Review, then: kubectl apply -f " + file.getFileName()
         + " (status.evidence is informational; the API server keeps only spec on create).\n"
-        + SERIALIZATION.get().asYaml(toResource(snapshot)).replaceFirst("^---\\n", "");
+        + ManifestYaml.of(SERIALIZATION.get().convertValue(toResource(snapshot), java.util.Map.class));
     try {
       Files.createDirectories(file.getParent());
       Files.writeString(file, yaml, StandardCharsets.UTF_8);
