@@ -8,11 +8,12 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Events the data plane lost while the capture was taken (Hubble {@code lost_events}): the capture
- * has a blind spot, so no proposal learned from it can claim to be complete. A capture does not
- * say which nodes lost them, so every proposal is held not converged.
+ * Events the data plane lost while the capture was taken (Hubble {@code lost_events}), or while the
+ * flows of a replayed window were recorded: the input has a blind spot, so no proposal learned from
+ * it can claim to be complete. Nothing says which targets the lost flows concerned, so every
+ * proposal is held not converged.
  */
-final class CaptureLoss {
+public final class CaptureLoss {
   private CaptureLoss() {}
 
   /** Events the data plane reported lost in the capture. */
@@ -23,14 +24,19 @@ final class CaptureLoss {
 
   /** The proposals with {@code Converged=False, reason EventsLost} when events were lost. */
   static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost) {
+    return mark(proposals, lost, "the data plane lost " + lost + " events while the capture was taken: peers may be "
+        + "missing; learn again from a capture without lost events");
+  }
+
+  /** As {@link #mark(List, long)}, with the condition's message. */
+  public static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost, String message) {
     if (lost <= 0) {
       return proposals;
     }
     return proposals.stream().map(p -> {
       Instant since = p.convergence() != null ? p.convergence().since()
           : p.updatedAt() != null ? p.updatedAt() : Instant.EPOCH;
-      return p.withConvergence(new Convergence(false, since, "EventsLost", "the data plane lost " + lost + " events while the capture "
-              + "was taken: peers may be missing; learn again from a capture without lost events"));
+      return p.withConvergence(new Convergence(false, since, "EventsLost", message));
     }).toList();
   }
 }

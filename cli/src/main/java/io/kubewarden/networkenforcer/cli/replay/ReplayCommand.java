@@ -5,6 +5,8 @@ import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
+import io.kubewarden.networkenforcer.cli.history.WindowLossReader;
+import io.kubewarden.networkenforcer.cli.learn.CaptureLoss;
 import io.kubewarden.networkenforcer.cli.learn.LearnSummary;
 import io.kubewarden.networkenforcer.cli.learn.ProposalManifests;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
@@ -21,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -127,7 +130,20 @@ public final class ReplayCommand implements Callable<Integer> {
         + " flows in the window, " + result.replayed() + " replayed"
         + (result.read().unreadable() > 0 ? ", " + result.read().unreadable() + " unreadable records skipped" : "")
         + ", " + result.proposals().size() + " proposals.");
-    List<ProposalSnapshot> proposals = result.proposals().values().stream()
+    WindowLossReader.Loss loss = new WindowLossReader(live).read(window, result.providers().keySet())
+        .orElse(WindowLossReader.Loss.NONE);
+    Map<String, ProposalSnapshot> learned = held(result.proposals(), loss);
+    if (loss.unreadable() > 0) {
+      spec.commandLine().getErr().println("warning: " + loss.unreadable() + " records of the loss topic "
+          + live.topics().dataPlaneLoss().name() + " could not be read: the data plane may have lost more events "
+          + "during the window than reported here");
+    }
+    if (loss.lostEvents() > 0) {
+      out.println("Lost events: " + loss.lostEvents() + " reported by the data plane during the window (on "
+          + String.join(", ", loss.nodes()) + "): the window's flows are incomplete, so every proposal is held "
+          + "Converged=False (EventsLost).");
+    }
+    List<ProposalSnapshot> proposals = learned.values().stream()
         .map(p -> ProposalPublisher.annotated(p, window)).toList();
     if (!proposals.isEmpty()) {
       out.println("Converged: " + LearnSummary.convergence(proposals, LearningSettings.DEFAULTS.quietPeriod(),
@@ -151,10 +167,23 @@ public final class ReplayCommand implements Callable<Integer> {
       out.println("  report: " + report);
     }
     if (publish) {
-      int n = new ProposalPublisher(live).publish(result.proposals(), window);
+      int n = new ProposalPublisher(live).publish(learned, window);
       out.println("Published " + n + " proposals to " + live.topics().proposals().name() + ".");
     }
     out.flush();
     return 0;
+  }
+
+  /** The proposals, held not converged when the data plane lost events during the window. */
+  private static Map<String, ProposalSnapshot> held(Map<String, ProposalSnapshot> proposals,
+      WindowLossReader.Loss loss) {
+    if (loss.lostEvents() <= 0) {
+      return proposals;
+    }
+    String message = "the data plane lost " + loss.lostEvents() + " events while the replayed window's flows were "
+        + "recorded: peers may be missing; replay a window without lost events";
+    Map<String, ProposalSnapshot> out = new java.util.TreeMap<>();
+    proposals.forEach((key, p) -> out.put(key, CaptureLoss.mark(List.of(p), loss.lostEvents(), message).get(0)));
+    return out;
   }
 }

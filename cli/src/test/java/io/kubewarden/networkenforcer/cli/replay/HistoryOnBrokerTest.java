@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.cli.learn.ProposalTopicReader;
 import io.kubewarden.networkenforcer.cli.simulate.SimulateCommand;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
@@ -139,6 +140,16 @@ class HistoryOnBrokerTest {
         flow(B_FROM.plusSeconds(5), SCRAPER, SERVER, Protocol.TCP, 9090, 1),
         flow(B_FROM.plusSeconds(60), CLIENT, SERVER, Protocol.UDP, 18081, 4)));
     awaitLiveDrained();
+    // The ingest's loss records: two nodes lost events during window B, one between the windows.
+    DataPlaneLoss duringB = new DataPlaneLoss(Provider.cilium, "kind/worker", B_FROM.plusSeconds(30),
+        B_FROM.plusSeconds(45), 120, 3);
+    DataPlaneLoss endOfB = new DataPlaneLoss(Provider.cilium, "kind/worker2", B_TO.minusSeconds(5),
+        B_TO.plusSeconds(10), 7, 1);
+    DataPlaneLoss betweenAAndB = new DataPlaneLoss(Provider.cilium, "kind/worker", A_TO.plusSeconds(60),
+        A_TO.plusSeconds(90), 1000, 1);
+    send(live.topics().dataPlaneLoss(), betweenAAndB.key(), betweenAAndB, betweenAAndB.to());
+    send(live.topics().dataPlaneLoss(), duringB.key(), duringB, duringB.to());
+    send(live.topics().dataPlaneLoss(), endOfB.key(), endOfB, endOfB.to());
   }
 
   @AfterAll
@@ -175,6 +186,7 @@ class HistoryOnBrokerTest {
     assertThat(run.out()).contains("Converged: 0 of 3 (the window spans ").contains("quiet period 168h); a window "
         + "shorter than the quiet period cannot show that traffic of a longer cycle (a daily or weekly job) is covered.");
     assertThat(run.err()).containsPattern("reading flows: 3 of 3 records \\(100%\\), \\d+/s, done in");
+    assertThat(run.out()).doesNotContain("Lost events");
 
     Map<String, WorkloadNetworkPolicyProposal> replayed = manifests(dir);
     // The live processor learned no DNS ingress (a policy exists); replay rebuilds it too, for diff.
@@ -211,7 +223,17 @@ class HistoryOnBrokerTest {
     CliRun run = replay(B_FROM, B_TO, "--output-dir", dir.toString(), "--report", report.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("report: " + report);
+    // The data plane lost 120 + 7 events during the window (not the 1000 between the windows).
+    assertThat(run.out()).contains("Lost events: 127 reported by the data plane during the window (on kind/worker, "
+        + "kind/worker2)");
     Map<String, WorkloadNetworkPolicyProposal> replayed = manifests(dir);
+    assertThat(replayed.values()).allSatisfy(p -> assertThat(p.getStatus().getConditions()).singleElement()
+        .satisfies(c -> {
+          assertThat(c.getType()).isEqualTo("Converged");
+          assertThat(c.getStatus()).isEqualTo("False");
+          assertThat(c.getReason()).isEqualTo("EventsLost");
+          assertThat(c.getMessage()).startsWith("the data plane lost 127 events while the replayed window's flows");
+        }));
     assertThat(replayed.keySet()).containsExactlyInAnyOrder("demo/deployment-http-client-egress",
         "demo/deployment-http-server-ingress", "other/deployment-scraper-egress");
     assertThat(rules(replayed.get("demo/deployment-http-server-ingress"))).containsExactlyInAnyOrder(
