@@ -78,8 +78,17 @@ public record FlowEndpoint(
   @JsonIgnore
   public Optional<String> jobPeerKey() {
     return workloadKind == null && workloadName != null && workloadSelector != null && namespace != null
-        && external == null ? Optional.of(namespace + "/Job/" + workloadName) : Optional.empty();
+        && external == null ? Optional.of(namespace + "/" + JOB_PEER_KIND + "/" + workloadName) : Optional.empty();
   }
+
+  /** The kind of what owns the pod: its workload's kind, {@code Job} for an opted-in Job peer, else null. */
+  @JsonIgnore
+  public String ownerKind() {
+    return workloadKind != null ? workloadKind.name() : jobPeerKey().isPresent() ? JOB_PEER_KIND : null;
+  }
+
+  /** The kind a Job peer's key names; not a {@link WorkloadKind} (a Job gets no proposal of its own). */
+  public static final String JOB_PEER_KIND = "Job";
 
   /** The workload this endpoint belongs to, if any. */
   @JsonIgnore

@@ -37,7 +37,8 @@ public final class ViolationFactory {
 
   /** The identity in the contract's prefix-free form {@code cluster.local/ns/<ns>/sa/<sa>} (no {@code spiffe://}). */
   static ViolationEndpoint endpoint(FlowEndpoint e) {
-    return new ViolationEndpoint(e.namespace(), e.workloadKind() == null ? null : e.workloadKind().name(),
-        e.workloadName(), e.principal().orElse(null), e.workloadSelector());
+    // A Job peer has a name and a selector but no workload kind: its owner is named as its key names it.
+    return new ViolationEndpoint(e.namespace(), e.ownerKind(), e.workloadName(), e.principal().orElse(null),
+        e.workloadSelector());
   }
 }

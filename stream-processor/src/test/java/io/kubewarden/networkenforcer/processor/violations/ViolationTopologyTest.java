@@ -96,6 +96,29 @@ class ViolationTopologyTest {
   }
 
   @Test
+  void aJobPeerDeniedAtTheDestinationIsNamedAsAJob() {
+    // A Job without a CronJob that opted in as a peer: a name and a selector, no workload kind.
+    FlowEndpoint job = new FlowEndpoint.Builder().namespace("demo").workload(null, "db-migrate")
+        .workloadSelector(BasicFixture.selector(Map.of("app", "db-migrate",
+            "networkenforcer.kubewarden.io/job-peer", "db-migrate")))
+        .podLabels(Map.of("app", "db-migrate", "networkenforcer.kubewarden.io/job-peer", "db-migrate"))
+        .podName("db-migrate-x7k2p").ip("10.244.2.77").build();
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      learnAndPromote(driver, Mode.protect);
+
+      driver.pipe(new FlowRecord(T, Provider.cilium, Protocol.TCP, 8080, job, SERVER, Verdict.DENIED, null, 1,
+          Reporter.DESTINATION));
+
+      List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
+      assertThat(violations).extracting(kv -> kv.key).containsExactly("demo/deployment-http-server-ingress");
+      ViolationObservation v = violations.get(0).value;
+      assertThat(v.source().getOwnerKind()).isEqualTo("Job");
+      assertThat(v.source().getOwnerName()).isEqualTo("db-migrate");
+      assertThat(v.dest().getOwnerKind()).isEqualTo("Deployment");
+    }
+  }
+
+  @Test
   void aTargetWithoutAPolicyHasNoViolationAndTheDenyIsCounted() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       driver.pipe(deny(Provider.calico, Verdict.DENIED, Reporter.SOURCE, 9999, null));
