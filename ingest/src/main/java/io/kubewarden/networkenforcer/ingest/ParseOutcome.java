@@ -11,16 +11,39 @@ import java.util.Objects;
  *
  * @param lossNode the node that lost the events, as the source names it; null when it does not say
  * @param lossTime when the data plane lost them (its own time when it gives one); null without loss
+ * @param nodeStatus nodes the source could or could no longer read (Hubble Relay's node status); null
+ *     when the record is no such report
  */
 public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents, String lossNode,
-    Instant lossTime) {
+    Instant lossTime, NodeStatus nodeStatus) {
+
+  /**
+   * Nodes whose flows the source can read again ({@code readable}: connected, or gone from the
+   * cluster) or can no longer read (unavailable, in error) since {@code at}.
+   */
+  public record NodeStatus(boolean readable, List<String> nodes, Instant at) {
+    public NodeStatus {
+      nodes = List.copyOf(nodes);
+      Objects.requireNonNull(at, "at");
+    }
+  }
 
   public ParseOutcome {
     records = records == null ? List.of() : List.copyOf(records);
   }
 
+  public ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents, String lossNode,
+      Instant lossTime) {
+    this(records, dropReason, lostEvents, lossNode, lossTime, null);
+  }
+
   public ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents) {
     this(records, dropReason, lostEvents, null, null);
+  }
+
+  /** A node status report: these nodes can ({@code readable}) or cannot be read since {@code at}. */
+  public static ParseOutcome nodeStatus(boolean readable, List<String> nodes, Instant at) {
+    return new ParseOutcome(List.of(), DropReason.NOT_A_FLOW, 0, null, null, new NodeStatus(readable, nodes, at));
   }
 
   public static ParseOutcome of(FlowRecord record) {

@@ -39,10 +39,16 @@ public final class WindowLossReader {
    *
    * @param lostEvents the sum over the overlapping loss records
    * @param nodes the nodes that lost them (as the data plane names them)
+   * @param unreadableNodes the nodes the data plane could not read for a while (their loss is uncounted)
    * @param unreadable records of the topic that could not be decoded (skipped)
    */
-  public record Loss(long lostEvents, SortedSet<String> nodes, long unreadable) {
-    public static final Loss NONE = new Loss(0, new TreeSet<>(), 0);
+  public record Loss(long lostEvents, SortedSet<String> nodes, SortedSet<String> unreadableNodes, long unreadable) {
+    public static final Loss NONE = new Loss(0, new TreeSet<>(), new TreeSet<>(), 0);
+
+    /** Whether flows of the window were missed. */
+    public boolean any() {
+      return lostEvents > 0 || !unreadableNodes.isEmpty();
+    }
   }
 
   public WindowLossReader(KafkaSettings kafka) {
@@ -79,6 +85,7 @@ public final class WindowLossReader {
       long lost = 0;
       long unreadable = 0;
       SortedSet<String> nodes = new TreeSet<>();
+      SortedSet<String> unreadableNodes = new TreeSet<>();
       long lastProgress = System.nanoTime();
       while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
         boolean any = false;
@@ -96,8 +103,14 @@ public final class WindowLossReader {
           }
           boolean overlaps = loss.from().isBefore(window.to()) && !loss.to().isBefore(window.from());
           if (overlaps && (providers.isEmpty() || providers.contains(loss.provider()))) {
-            lost += loss.lostEvents();
-            nodes.add(loss.node() == null ? loss.provider() + " (node not named)" : loss.node());
+            String node = loss.node() == null ? loss.provider() + " (node not named)" : loss.node();
+            if (loss.lostEvents() > 0) {
+              lost += loss.lostEvents();
+              nodes.add(node);
+            }
+            if (loss.unavailable()) {
+              unreadableNodes.add(node);
+            }
           }
         }
         if (any) {
@@ -107,7 +120,7 @@ public final class WindowLossReader {
               + NO_PROGRESS_LIMIT.toMinutes() + " minutes; check the Kafka connection");
         }
       }
-      return Optional.of(new Loss(lost, nodes, unreadable));
+      return Optional.of(new Loss(lost, nodes, unreadableNodes, unreadable));
     }
   }
 }

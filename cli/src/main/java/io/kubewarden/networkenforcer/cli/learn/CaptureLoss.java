@@ -22,15 +22,27 @@ public final class CaptureLoss {
         .mapToDouble(Counter::count).sum());
   }
 
-  /** The proposals with {@code Converged=False, reason EventsLost} when events were lost. */
-  static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost) {
-    return mark(proposals, lost, "the data plane lost " + lost + " events while the capture was taken: peers may be "
-        + "missing; learn again from a capture without lost events");
+  /**
+   * The proposals with {@code Converged=False, reason EventsLost} when events were lost or nodes
+   * could not be read while the capture was taken.
+   */
+  static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost,
+      java.util.Collection<String> unreadableNodes) {
+    return mark(proposals, lost > 0 || !unreadableNodes.isEmpty(), "the data plane " + missed(lost, unreadableNodes)
+        + " while the capture was taken: peers may be missing; learn again from a capture without loss");
   }
 
-  /** As {@link #mark(List, long)}, with the condition's message. */
-  public static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost, String message) {
-    if (lost <= 0) {
+  /** What the data plane missed: events lost, nodes it could not read, or both. */
+  public static String missed(long lost, java.util.Collection<String> unreadableNodes) {
+    String events = lost > 0 ? "lost " + lost + " events" : null;
+    String nodes = unreadableNodes.isEmpty() ? null : "could not read node" + (unreadableNodes.size() == 1 ? " " : "s ")
+        + String.join(", ", unreadableNodes) + " for a time";
+    return events == null ? nodes : nodes == null ? events : events + " and " + nodes;
+  }
+
+  /** As {@link #mark(List, long, java.util.Collection)} when {@code incomplete}, with the condition's message. */
+  public static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, boolean incomplete, String message) {
+    if (!incomplete) {
       return proposals;
     }
     return proposals.stream().map(p -> {

@@ -126,7 +126,8 @@ public final class LearnCommand implements Callable<Integer> {
       unreadable = unreadableLines.written();
     }
     long lostEvents = Math.max(result.capture().lostEvents(), CaptureLoss.lostEvents(registry));
-    List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents);
+    List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents,
+        result.capture().unreadableNodes());
     String source = request.fromStdin() ? "standard input" : request.input().getFileName().toString();
     List<Path> files = ProposalManifests.write(request.outputDir(), proposals, source);
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,

@@ -75,6 +75,11 @@ public final class LearnSummary {
           + "they were recorded; rules for the lost connections may be missing, so no proposal is Converged; raise "
           + "the Hubble buffer or record for less time)%n", lost);
     }
+    if (!capture.unreadableNodes().isEmpty()) {
+      out.printf(Locale.ROOT, "  unreadable nodes:    %s (the capture is INCOMPLETE: Hubble Relay could not read "
+          + "them for a while, so their flows of that time are missing and no proposal is Converged; record again "
+          + "with every node connected)%n", String.join(", ", capture.unreadableNodes()));
+    }
     out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
         capture.badLines() == 0 ? "" : unreadableLinesFile.map(f -> " (kept in " + f + ")")
             .orElse(" (kept in the dead-letter topic)"));

@@ -143,6 +143,11 @@ public final class ReplayCommand implements Callable<Integer> {
           + String.join(", ", loss.nodes()) + "): the window's flows are incomplete, so every proposal is held "
           + "Converged=False (EventsLost).");
     }
+    if (!loss.unreadableNodes().isEmpty()) {
+      out.println("Unreadable nodes: " + String.join(", ", loss.unreadableNodes()) + " could not be read by the data "
+          + "plane for a while during the window: their flows of that time are missing, so every proposal is held "
+          + "Converged=False (EventsLost).");
+    }
     List<ProposalSnapshot> proposals = learned.values().stream()
         .map(p -> ProposalPublisher.annotated(p, window)).toList();
     if (!proposals.isEmpty()) {
@@ -177,13 +182,13 @@ public final class ReplayCommand implements Callable<Integer> {
   /** The proposals, held not converged when the data plane lost events during the window. */
   private static Map<String, ProposalSnapshot> held(Map<String, ProposalSnapshot> proposals,
       WindowLossReader.Loss loss) {
-    if (loss.lostEvents() <= 0) {
+    if (!loss.any()) {
       return proposals;
     }
-    String message = "the data plane lost " + loss.lostEvents() + " events while the replayed window's flows were "
-        + "recorded: peers may be missing; replay a window without lost events";
+    String message = "the data plane " + CaptureLoss.missed(loss.lostEvents(), loss.unreadableNodes())
+        + " while the replayed window's flows were recorded: peers may be missing; replay a window without loss";
     Map<String, ProposalSnapshot> out = new java.util.TreeMap<>();
-    proposals.forEach((key, p) -> out.put(key, CaptureLoss.mark(List.of(p), loss.lostEvents(), message).get(0)));
+    proposals.forEach((key, p) -> out.put(key, CaptureLoss.mark(List.of(p), true, message).get(0)));
     return out;
   }
 }

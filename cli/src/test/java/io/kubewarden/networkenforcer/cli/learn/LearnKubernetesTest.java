@@ -73,6 +73,31 @@ class LearnKubernetesTest {
   }
 
   @Test
+  void aNodeRelayCouldNotReadMakesTheCaptureIncompleteWithoutLostEvents() throws Exception {
+    // The sample without its lost_events record, with worker-2 unavailable to Relay for a while.
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(sample("hubble-flows.jsonl")).stream()
+        .filter(l -> !l.contains("\"lost_events\"")).toList());
+    lines.add(2, "{\"node_status\":{\"state_change\":\"NODE_UNAVAILABLE\",\"node_names\":[\"default/worker-2\"],"
+        + "\"message\":\"connection refused\"},\"time\":\"2026-08-03T15:40:01.000000000Z\"}");
+    Path capture = Files.write(out.resolve("capture.jsonl"), lines);
+    Path manifests = out.resolve("proposals");
+
+    CliRun run = CliRun.run("learn", "--input", capture.toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--output-dir", manifests.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertExpectedProposals(manifests);
+    assertThat(run.out()).doesNotContain("lost events:")
+        .contains("unreadable nodes:    default/worker-2 (the capture is INCOMPLETE");
+    LearnedProposals.read(manifests).values().forEach(p -> assertThat(p.getStatus().getConditions())
+        .singleElement().satisfies(c -> {
+          assertThat(c.getReason()).isEqualTo("EventsLost");
+          assertThat(c.getMessage()).startsWith("the data plane could not read node default/worker-2 for a time while "
+              + "the capture was taken");
+        }));
+  }
+
+  @Test
   void hubbleCaptureAloneTakesSelectorsFromPodLabelsWithoutGeneratedOnes() throws Exception {
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--output-dir",
         out.toString());

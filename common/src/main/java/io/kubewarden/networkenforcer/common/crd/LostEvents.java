@@ -19,6 +19,9 @@ public class LostEvents {
   /** RFC 3339. */
   @JsonPropertyDescription("The last loss report (RFC 3339).")
   private String lastLost;
+  @JsonPropertyDescription("True when the data plane could not be read on the node for a time (Hubble Relay: node "
+      + "unavailable or in error): flows were missed there, more than lostEvents counts.")
+  private Boolean nodeUnavailable;
 
   public LostEvents() {}
 
@@ -28,6 +31,12 @@ public class LostEvents {
     this.lostEvents = lostEvents;
     this.firstLost = firstLost;
     this.lastLost = lastLost;
+  }
+
+  public LostEvents(String provider, String node, long lostEvents, String firstLost, String lastLost,
+      boolean nodeUnavailable) {
+    this(provider, node, lostEvents, firstLost, lastLost);
+    this.nodeUnavailable = nodeUnavailable ? Boolean.TRUE : null;
   }
 
   public String getProvider() { return provider; }
@@ -40,18 +49,22 @@ public class LostEvents {
   public void setFirstLost(String firstLost) { this.firstLost = firstLost; }
   public String getLastLost() { return lastLost; }
   public void setLastLost(String lastLost) { this.lastLost = lastLost; }
+  public Boolean getNodeUnavailable() { return nodeUnavailable; }
+  public void setNodeUnavailable(Boolean nodeUnavailable) { this.nodeUnavailable = nodeUnavailable; }
 
   @Override
   public boolean equals(Object o) {
     return o instanceof LostEvents l && lostEvents == l.lostEvents && Objects.equals(provider, l.provider)
-        && Objects.equals(node, l.node) && Objects.equals(firstLost, l.firstLost) && Objects.equals(lastLost, l.lastLost);
+        && Objects.equals(node, l.node) && Objects.equals(firstLost, l.firstLost) && Objects.equals(lastLost, l.lastLost)
+        && Objects.equals(nodeUnavailable, l.nodeUnavailable);
   }
 
   @Override
-  public int hashCode() { return Objects.hash(provider, node, lostEvents, firstLost, lastLost); }
+  public int hashCode() { return Objects.hash(provider, node, lostEvents, firstLost, lastLost, nodeUnavailable); }
 
   @Override
   public String toString() {
-    return provider + (node == null ? "" : " on " + node) + ": " + lostEvents + " lost " + firstLost + ".." + lastLost;
+    return provider + (node == null ? "" : " on " + node) + ": " + lostEvents + " lost"
+        + (Boolean.TRUE.equals(nodeUnavailable) ? ", node unavailable," : "") + " " + firstLost + ".." + lastLost;
   }
 }

@@ -18,12 +18,26 @@ import java.util.Objects;
  * @param to the last loss report of the window
  * @param lostEvents the exact sum of the events the reports say were lost
  * @param reports how many loss reports were folded into this record
+ * @param nodeUnavailable true when the data plane could not be read on the node during the window
+ *     (Hubble Relay reported it unavailable or in error): its flows were missed and nobody counted
+ *     them; absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record DataPlaneLoss(Provider provider, String node, Instant from, Instant to, long lostEvents,
-    long reports) {
+    long reports, Boolean nodeUnavailable) {
+
+  /** Events reported lost (no unavailable node). */
+  public DataPlaneLoss(Provider provider, String node, Instant from, Instant to, long lostEvents, long reports) {
+    this(provider, node, from, to, lostEvents, reports, null);
+  }
+
+  /** The node could not be read from {@code from} to {@code to}: its flows were missed, uncounted. */
+  public static DataPlaneLoss unavailable(Provider provider, String node, Instant from, Instant to) {
+    return new DataPlaneLoss(provider, node, from, to, 0, 1, Boolean.TRUE);
+  }
 
   public DataPlaneLoss {
+    nodeUnavailable = Boolean.TRUE.equals(nodeUnavailable) ? Boolean.TRUE : null;
     Objects.requireNonNull(provider, "provider");
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
@@ -45,6 +59,19 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
   /** This window and a later report of the same provider and node, folded. */
   public DataPlaneLoss plus(DataPlaneLoss other) {
     return new DataPlaneLoss(provider, node, from.isBefore(other.from) ? from : other.from,
-        to.isAfter(other.to) ? to : other.to, lostEvents + other.lostEvents, reports + other.reports);
+        to.isAfter(other.to) ? to : other.to, lostEvents + other.lostEvents, reports + other.reports,
+        unavailable() || other.unavailable());
+  }
+
+  /** Whether the node could not be read during the window. */
+  @JsonIgnore
+  public boolean unavailable() {
+    return Boolean.TRUE.equals(nodeUnavailable);
+  }
+
+  /** Whether flows were missed in the window: events reported lost, or the node could not be read. */
+  @JsonIgnore
+  public boolean missedFlows() {
+    return lostEvents > 0 || unavailable();
   }
 }

@@ -305,10 +305,12 @@ class CrdSchemaTest {
     JSONSchemaProps status = root(wnpp).getProperties().get("status");
     assertThat(status.getProperties()).containsOnlyKeys("evidence", "ruleCount", "conditions",
         "observedGeneration", "lostEvents");
-    // Events the data plane lost, per provider and node, while they hold Converged false.
+    // Events the data plane lost, per provider and node, while they hold Converged false; a node it
+    // could not read for a time is marked (its loss has no count).
     assertThat(at(status, "lostEvents[]").getProperties())
-        .containsOnlyKeys("provider", "node", "lostEvents", "firstLost", "lastLost");
+        .containsOnlyKeys("provider", "node", "lostEvents", "firstLost", "lastLost", "nodeUnavailable");
     assertThat(at(status, "lostEvents[].lostEvents").getType()).isEqualTo("integer");
+    assertThat(at(status, "lostEvents[].nodeUnavailable").getType()).isEqualTo("boolean");
     assertThat(at(status, "conditions[]").getProperties()).containsKeys("type", "status", "reason", "message",
         "observedGeneration", "lastTransitionTime");
     assertThat(at(status, "evidence[]").getProperties())

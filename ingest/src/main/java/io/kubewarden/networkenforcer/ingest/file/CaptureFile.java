@@ -155,6 +155,7 @@ public final class CaptureFile {
     private long bad;
     private long lostEvents;
     private long inferredFlows;
+    private final java.util.SortedSet<String> unreadableNodes = new java.util.TreeSet<>();
 
     Reading(CaptureFormat format, FlowSink sink) {
       this.format = format;
@@ -190,6 +191,9 @@ public final class CaptureFile {
         dropped.merge(outcome.dropReason(), 1L, Long::sum);
       }
       lostEvents += outcome.lostEvents();
+      if (outcome.nodeStatus() != null && !outcome.nodeStatus().readable()) {
+        unreadableNodes.addAll(outcome.nodeStatus().nodes());
+      }
       if (outcome.records().stream().anyMatch(r -> r.src().inferred() || r.dst().inferred())) {
         inferredFlows++;
       }
@@ -207,7 +211,7 @@ public final class CaptureFile {
 
     public CaptureSummary summary() {
       return new CaptureSummary(format, lines, intake.publishedCount(), dropped, bad, errors, lostEvents,
-          inferredFlows);
+          inferredFlows, unreadableNodes);
     }
   }
 }

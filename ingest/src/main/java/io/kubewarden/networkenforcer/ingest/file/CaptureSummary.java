@@ -1,8 +1,11 @@
 package io.kubewarden.networkenforcer.ingest.file;
 
 import io.kubewarden.networkenforcer.ingest.DropReason;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * What reading one capture file did.
@@ -15,18 +18,26 @@ import java.util.Map;
  * @param errors the first few bad lines as {@code line N: reason}
  * @param lostEvents events Hubble reported lost ({@code lost_events} records): the capture is incomplete
  * @param inferredFlows published flows with an endpoint whose workload was inferred from its pod name
+ * @param unreadableNodes nodes Hubble Relay reported unavailable or in error during the capture: their
+ *     flows for that time are missing, uncounted
  */
 public record CaptureSummary(CaptureFormat format, long lines, long published, Map<DropReason, Long> dropped,
-    long badLines, List<String> errors, long lostEvents, long inferredFlows) {
+    long badLines, List<String> errors, long lostEvents, long inferredFlows, SortedSet<String> unreadableNodes) {
 
   public CaptureSummary {
     dropped = Map.copyOf(dropped);
     errors = List.copyOf(errors);
+    unreadableNodes = Collections.unmodifiableSortedSet(new TreeSet<>(unreadableNodes));
   }
 
   public CaptureSummary(CaptureFormat format, long lines, long published, Map<DropReason, Long> dropped,
       long badLines, List<String> errors) {
-    this(format, lines, published, dropped, badLines, errors, 0, 0);
+    this(format, lines, published, dropped, badLines, errors, 0, 0, new TreeSet<>());
+  }
+
+  /** Whether the data plane missed flows while the capture was taken (events lost, nodes unreadable). */
+  public boolean incomplete() {
+    return lostEvents > 0 || !unreadableNodes.isEmpty();
   }
 
   public long droppedTotal() {

@@ -75,9 +75,7 @@ public final class HubbleFlowParser {
       case FLOW:
         return parse(response.getFlow(), response.getTime());
       case NODE_STATUS:
-        LOG.info("hubble relay node status {}: {} {}", response.getNodeStatus().getStateChange(),
-            response.getNodeStatus().getNodeNamesList(), response.getNodeStatus().getMessage());
-        return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
+        return nodeStatus(response);
       case LOST_EVENTS:
         return lostEvents(response);
       default:
@@ -85,6 +83,28 @@ public final class HubbleFlowParser {
         return ParseOutcome.dropped(DropReason.NOT_A_FLOW);
     }
   }
+
+  /**
+   * Relay's word on nodes: unavailable or in error means their flows are missed from then on (a loss
+   * nobody counts); connected again, or gone from the cluster, ends that. Other states say nothing.
+   */
+  private ParseOutcome nodeStatus(GetFlowsResponse response) {
+    var status = response.getNodeStatus();
+    LOG.info("hubble relay node status {}: {} {}", status.getStateChange(), status.getNodeNamesList(),
+        status.getMessage());
+    Instant at = time(response.hasTime() ? response.getTime() : null);
+    return switch (status.getStateChangeValue()) {
+      case NODE_CONNECTED, NODE_GONE -> ParseOutcome.nodeStatus(true, status.getNodeNamesList(), at);
+      case NODE_UNAVAILABLE, NODE_ERROR -> ParseOutcome.nodeStatus(false, status.getNodeNamesList(), at);
+      default -> ParseOutcome.dropped(DropReason.NOT_A_FLOW);
+    };
+  }
+
+  /** relay.NodeState values (wire-formats.md). */
+  private static final int NODE_CONNECTED = 1;
+  private static final int NODE_UNAVAILABLE = 2;
+  private static final int NODE_GONE = 3;
+  private static final int NODE_ERROR = 4;
 
   /**
    * A loss report: its count (uint64; a count beyond a long is taken as the largest long), the

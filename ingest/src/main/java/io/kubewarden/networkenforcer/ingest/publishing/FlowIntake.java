@@ -62,6 +62,16 @@ public final class FlowIntake {
         losses.lost(outcome.lostEvents(), outcome.lossNode(), outcome.lossTime());
       }
     }
+    if (outcome.nodeStatus() != null) {
+      ParseOutcome.NodeStatus status = outcome.nodeStatus();
+      for (String node : status.nodes()) {
+        if (status.readable()) {
+          losses.readable(node, status.at());
+        } else {
+          losses.unavailable(node, status.at());
+        }
+      }
+    }
     if (outcome.isDropped()) {
       metrics.dropped(source, outcome.dropReason());
       return;

@@ -18,6 +18,8 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.LostEvent;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.LostEventSource;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.relay.NodeState;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.relay.NodeStatusEvent;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.LossPublisher;
@@ -56,7 +58,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Live loss: a Hubble Relay stand-in (our Observer service over mutual TLS) sends {@code lost_events}
  * of two nodes among flows; the ingest counts them per node and window and publishes exactly that
- * to the {@code data-plane-loss} topic of a real broker, while the flows go on as before.
+ * to the {@code data-plane-loss} topic of a real broker, while the flows go on as before. Relay's
+ * node status says when it could not read a node: that time is published as a loss without a count
+ * ({@code nodeUnavailable}), up to the node's return, or up to the window's end while it is away.
  */
 class HubbleLostEventsTest {
   private static final Instant T0 = Instant.parse("2026-08-03T15:40:00Z");
@@ -91,6 +95,13 @@ class HubbleLostEventsTest {
         .build().toByteArray();
   }
 
+  private static byte[] nodeStatus(NodeState state, Instant at, String... nodes) {
+    return GetFlowsResponse.newBuilder().setTime(Timestamp.newBuilder().setSeconds(at.getEpochSecond()))
+        .setNodeStatus(NodeStatusEvent.newBuilder().setStateChange(state).addAllNodeNames(List.of(nodes))
+            .setMessage("peer " + state))
+        .build().toByteArray();
+  }
+
   @Test
   void lostEventsAmongFlowsArePublishedPerNodeAndWindowWithExactCounts() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
@@ -112,7 +123,8 @@ class HubbleLostEventsTest {
     IngestMetrics metrics = new IngestMetrics(registry);
     LossPublisher publisher = new LossPublisher(kafka, metrics);
     // One window for the whole test: the records leave when the windows close.
-    LossWindows windows = new LossWindows(Provider.cilium, Duration.ofHours(1), publisher);
+    LossWindows windows = new LossWindows(Provider.cilium, Duration.ofHours(1), publisher,
+        Clock.fixed(T0.plusSeconds(120), java.time.ZoneOffset.UTC));
     FlowIntake intake = new FlowIntake(List.of(published::add), (src, reason, payload, error) -> { },
         metrics).withLossSink(windows);
     source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(),
@@ -127,6 +139,10 @@ class HubbleLostEventsTest {
     call.onNext(fixture(fixtureLines, 5)); // the next connection
     call.onNext(lost("kind/kind-worker2", 2, T0.plusSeconds(3)));
     call.onNext(lost("kind/kind-worker", 15, T0.plusSeconds(9)));
+    // Relay loses worker3 for 30 s, and worker4 (with worker3 again, in error) until the window ends.
+    call.onNext(nodeStatus(NodeState.NODE_UNAVAILABLE, T0.plusSeconds(20), "kind/kind-worker3"));
+    call.onNext(nodeStatus(NodeState.NODE_CONNECTED, T0.plusSeconds(50), "kind/kind-worker3", "kind/kind-worker"));
+    call.onNext(nodeStatus(NodeState.NODE_ERROR, T0.plusSeconds(60), "kind/kind-worker4"));
     // A captured record: 42 lost on default/worker-1, only the response carries a time.
     call.onNext(fixture(fixtureLines, 33));
     await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.hubble.lost.events")
@@ -139,7 +155,7 @@ class HubbleLostEventsTest {
     publisher.close();
 
     List<DataPlaneLoss> got = new ArrayList<>();
-    for (ConsumerRecord<String, byte[]> r : consume(kafka, topics.dataPlaneLoss().name(), 3)) {
+    for (ConsumerRecord<String, byte[]> r : consume(kafka, topics.dataPlaneLoss().name(), 5)) {
       DataPlaneLoss loss = topics.dataPlaneLoss().valueSerde().deserializer().deserialize(r.topic(), r.value());
       assertThat(r.key()).isEqualTo(loss.key());
       got.add(loss);
@@ -148,7 +164,9 @@ class HubbleLostEventsTest {
         new DataPlaneLoss(Provider.cilium, "kind/kind-worker", T0, T0.plusSeconds(9), 40, 2),
         new DataPlaneLoss(Provider.cilium, "kind/kind-worker2", T0.plusSeconds(3), T0.plusSeconds(3), 2, 1),
         new DataPlaneLoss(Provider.cilium, "default/worker-1", Instant.parse("2026-08-03T15:40:12Z"),
-            Instant.parse("2026-08-03T15:40:12Z"), 42, 1));
+            Instant.parse("2026-08-03T15:40:12Z"), 42, 1),
+        DataPlaneLoss.unavailable(Provider.cilium, "kind/kind-worker3", T0.plusSeconds(20), T0.plusSeconds(50)),
+        DataPlaneLoss.unavailable(Provider.cilium, "kind/kind-worker4", T0.plusSeconds(60), T0.plusSeconds(120)));
     assertThat(got.stream().mapToLong(DataPlaneLoss::lostEvents).sum()).isEqualTo(84);
     // Loss reports are no flows and no dead letters.
     assertThat(published).hasSize(2);

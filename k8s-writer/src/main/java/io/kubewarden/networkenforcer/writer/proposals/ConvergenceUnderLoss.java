@@ -55,15 +55,19 @@ final class ConvergenceUnderLoss {
     }
     LossLedger.Hold h = hold.get();
     String where = h.lostEvents().stream().map(l -> l.getProvider() + (l.getNode() == null ? "" : " on "
-        + l.getNode()) + ": " + l.getLostEvents()).collect(Collectors.joining(", "));
+        + l.getNode()) + ": " + l.getLostEvents() + (Boolean.TRUE.equals(l.getNodeUnavailable())
+        ? " and unreadable for a time" : "")).collect(Collectors.joining(", "));
+    boolean unreadable = h.lostEvents().stream().anyMatch(l -> Boolean.TRUE.equals(l.getNodeUnavailable()));
+    String what = h.total() > 0 && unreadable ? "lost " + h.total() + " events and could not read every node"
+        : unreadable ? "could not read every node" : "lost " + h.total() + " events";
     String learning = learned == null ? "" : "; learning alone: " + learned.getStatus() + " (" + learned.getReason()
         + ")";
     Condition converged = new ConditionBuilder().withType(Convergence.CONDITION_TYPE).withStatus("False")
         .withReason(REASON_EVENTS_LOST)
         .withLastTransitionTime(LossLedger.text(h.lastLost()))
-        .withMessage("the data plane lost " + h.total() + " events between " + LossLedger.text(h.firstLost())
+        .withMessage("the data plane " + what + " between " + LossLedger.text(h.firstLost())
             + " and " + LossLedger.text(h.lastLost()) + " (" + where + "): peers seen only in them may be missing; "
-            + "it can converge at " + LossLedger.text(h.until()) + " if no events are lost until then (quiet period "
+            + "it can converge at " + LossLedger.text(h.until()) + " if nothing is missed until then (quiet period "
             + text(ledger.quietPeriod()) + ")" + learning)
         .build();
     Condition settled = learned == null ? null : new ConditionBuilder(learned).withType(LEARNING_SETTLED).build();

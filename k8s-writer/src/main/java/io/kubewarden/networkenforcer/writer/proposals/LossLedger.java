@@ -34,9 +34,12 @@ public final class LossLedger {
     return quietPeriod;
   }
 
-  /** A window of loss; one without lost events (nothing reported lost) changes nothing. */
+  /**
+   * A window of loss; one that missed nothing (no events reported lost, the node readable) changes
+   * nothing.
+   */
   public synchronized void add(DataPlaneLoss loss) {
-    if (loss.lostEvents() == 0) {
+    if (!loss.missedFlows()) {
       return;
     }
     windows.add(loss);
@@ -69,7 +72,8 @@ public final class LossLedger {
     Instant first = null;
     Instant last = null;
     for (DataPlaneLoss l : byNode.values()) {
-      entries.add(new LostEvents(l.provider().name(), l.node(), l.lostEvents(), text(l.from()), text(l.to())));
+      entries.add(new LostEvents(l.provider().name(), l.node(), l.lostEvents(), text(l.from()), text(l.to()),
+          l.unavailable()));
       total += l.lostEvents();
       first = first == null || l.from().isBefore(first) ? l.from() : first;
       last = last == null || l.to().isAfter(last) ? l.to() : last;

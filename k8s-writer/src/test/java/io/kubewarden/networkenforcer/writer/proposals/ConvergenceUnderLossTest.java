@@ -51,6 +51,27 @@ class ConvergenceUnderLossTest {
   }
 
   @Test
+  void aNodeTheDataPlaneCouldNotReadHoldsLikeLostEventsWithoutACount() {
+    LossLedger ledger = new LossLedger(Duration.ofDays(7));
+    ledger.add(DataPlaneLoss.unavailable(Provider.cilium, "kind/worker2", T0, T0.plusSeconds(600)));
+
+    ConvergenceUnderLoss.Outcome held = ConvergenceUnderLoss.decide(SETTLED.toCondition(), ledger,
+        T0.plus(Duration.ofDays(1)));
+    assertThat(held.converged().getStatus()).isEqualTo("False");
+    assertThat(held.converged().getReason()).isEqualTo("EventsLost");
+    assertThat(held.converged().getMessage()).startsWith("the data plane could not read every node between "
+        + "2026-03-01T00:00:00Z and 2026-03-01T00:10:00Z (cilium on kind/worker2: 0 and unreadable for a time)")
+        .contains("converge at 2026-03-08T00:10:00Z");
+    assertThat(held.lostEvents()).singleElement().satisfies(l -> {
+      assertThat(l.getNode()).isEqualTo("kind/worker2");
+      assertThat(l.getLostEvents()).isZero();
+      assertThat(l.getNodeUnavailable()).isTrue();
+    });
+    assertThat(ConvergenceUnderLoss.decide(SETTLED.toCondition(), ledger, T0.plus(Duration.ofDays(7))
+        .plusSeconds(600)).lostEvents()).as("a quiet period after the node was readable again").isEmpty();
+  }
+
+  @Test
   void withoutLossTheProcessorsVerdictStandsAsItIs() {
     ConvergenceUnderLoss.Outcome o = ConvergenceUnderLoss.decide(SETTLED.toCondition(),
         new LossLedger(Duration.ofDays(7)), T0);
