@@ -35,11 +35,6 @@ public record CaptureSummary(CaptureFormat format, long lines, long published, M
     this(format, lines, published, dropped, badLines, errors, 0, 0, new TreeSet<>());
   }
 
-  /** Whether the data plane missed flows while the capture was taken (events lost, nodes unreadable). */
-  public boolean incomplete() {
-    return lostEvents > 0 || !unreadableNodes.isEmpty();
-  }
-
   public long droppedTotal() {
     return dropped.values().stream().mapToLong(Long::longValue).sum();
   }
