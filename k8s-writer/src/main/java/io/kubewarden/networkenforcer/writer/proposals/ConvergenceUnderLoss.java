@@ -55,8 +55,8 @@ final class ConvergenceUnderLoss {
     }
     LossLedger.Hold h = hold.get();
     String where = h.lostEvents().stream().map(l -> l.getProvider() + (l.getNode() == null ? "" : " on "
-        + l.getNode()) + ": " + l.getLostEvents() + (Boolean.TRUE.equals(l.getNodeUnavailable())
-        ? " and unreadable for a time" : "")).collect(Collectors.joining(", "));
+        + l.getNode()) + ": " + (Boolean.TRUE.equals(l.getNodeUnavailable())
+        ? l.getLostEvents() + " lost, unreadable for a time" : l.getLostEvents())).collect(Collectors.joining(", "));
     boolean unreadable = h.lostEvents().stream().anyMatch(l -> Boolean.TRUE.equals(l.getNodeUnavailable()));
     String what = h.total() > 0 && unreadable ? "lost " + h.total() + " events and could not read every node"
         : unreadable ? "could not read every node" : "lost " + h.total() + " events";

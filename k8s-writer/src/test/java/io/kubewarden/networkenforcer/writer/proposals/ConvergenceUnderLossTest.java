@@ -60,7 +60,7 @@ class ConvergenceUnderLossTest {
     assertThat(held.converged().getStatus()).isEqualTo("False");
     assertThat(held.converged().getReason()).isEqualTo("EventsLost");
     assertThat(held.converged().getMessage()).startsWith("the data plane could not read every node between "
-        + "2026-03-01T00:00:00Z and 2026-03-01T00:10:00Z (cilium on kind/worker2: 0 and unreadable for a time)")
+        + "2026-03-01T00:00:00Z and 2026-03-01T00:10:00Z (cilium on kind/worker2: 0 lost, unreadable for a time)")
         .contains("converge at 2026-03-08T00:10:00Z");
     assertThat(held.lostEvents()).singleElement().satisfies(l -> {
       assertThat(l.getNode()).isEqualTo("kind/worker2");
