@@ -6,26 +6,19 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads the flows of one {@link TimeWindow} from the flows topic, decoded with the topic's own
@@ -35,9 +28,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * with the oldest time still available.
  */
 public final class FlowWindowReader {
-  private static final Duration POLL = Duration.ofMillis(200);
-  private static final Duration NO_PROGRESS_LIMIT = Duration.ofMinutes(2);
-
   private final KafkaSettings kafka;
   private final Topic<String, FlowRecord> topic;
 
@@ -63,81 +53,42 @@ public final class FlowWindowReader {
   }
 
   public Summary read(TimeWindow window, WindowSink sink, HistoryProgress progress) {
-    Properties p = kafka.clientConfig();
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
     Deserializer<FlowRecord> decoder = topic.valueSerde().deserializer();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> consumer = TopicRangeRead.consumer(kafka)) {
       List<TopicPartition> partitions = partitions(consumer);
       consumer.assign(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       checkRetention(consumer, partitions, window);
-      Map<TopicPartition, Long> start = offsetsAt(consumer, partitions, window.from(), end);
-      Map<TopicPartition, Long> stop = offsetsAt(consumer, partitions, window.to(), end);
+      Map<TopicPartition, Long> start = TopicRangeRead.offsetsAt(consumer, partitions, window.from(), end);
+      Map<TopicPartition, Long> stop = TopicRangeRead.offsetsAt(consumer, partitions, window.to(), end);
       long total = 0;
-      List<TopicPartition> open = new ArrayList<>();
       for (TopicPartition tp : partitions) {
-        long from = start.get(tp);
-        long to = Math.max(from, stop.get(tp));
-        stop.put(tp, to);
-        total += to - from;
-        consumer.seek(tp, from);
-        if (from < to) {
-          open.add(tp);
-        }
+        stop.put(tp, Math.max(start.get(tp), stop.get(tp)));
+        total += stop.get(tp) - start.get(tp);
       }
-      consumer.pause(partitions);
-      consumer.resume(open);
       progress.start(total);
-      long records = 0;
-      long inWindow = 0;
-      long unreadable = 0;
-      long lastProgress = System.nanoTime();
-      while (!open.isEmpty()) {
-        boolean any = false;
-        for (ConsumerRecord<String, byte[]> r : consumer.poll(POLL)) {
-          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-          if (r.offset() >= stop.get(tp)) {
-            continue;
-          }
-          any = true;
-          records++;
-          if (r.value() == null || !window.contains(r.timestamp())) {
-            continue;
-          }
-          FlowRecord flow;
-          try {
-            flow = decoder.deserialize(r.topic(), r.headers(), r.value());
-          } catch (RuntimeException e) {
-            unreadable++;
-            continue;
-          }
-          if (flow == null) {
-            unreadable++;
-            continue;
-          }
-          inWindow++;
-          sink.accept(r.key(), flow, r.timestamp());
+      long[] inWindow = {0};
+      long[] unreadable = {0};
+      long records = TopicRangeRead.read(consumer, partitions, start, stop, "the flows topic " + topic.name(), r -> {
+        if (r.value() == null || !window.contains(r.timestamp())) {
+          return;
         }
-        for (var it = open.iterator(); it.hasNext(); ) {
-          TopicPartition tp = it.next();
-          if (consumer.position(tp) >= stop.get(tp)) {
-            consumer.pause(List.of(tp));
-            it.remove();
-          }
+        FlowRecord flow;
+        try {
+          flow = decoder.deserialize(r.topic(), r.headers(), r.value());
+        } catch (RuntimeException e) {
+          unreadable[0]++;
+          return;
         }
-        progress.update(records);
-        if (any) {
-          lastProgress = System.nanoTime();
-        } else if (System.nanoTime() - lastProgress > NO_PROGRESS_LIMIT.toNanos()) {
-          throw new IllegalStateException("reading the flows topic " + topic.name() + " made no progress for "
-              + NO_PROGRESS_LIMIT.toMinutes() + " minutes; check the Kafka connection");
+        if (flow == null) {
+          unreadable[0]++;
+          return;
         }
-      }
+        inWindow[0]++;
+        sink.accept(r.key(), flow, r.timestamp());
+      }, progress::update);
       progress.finish(records);
-      return new Summary(records, inWindow, unreadable);
+      return new Summary(records, inWindow[0], unreadable[0]);
     }
   }
 
@@ -148,20 +99,6 @@ public final class FlowWindowReader {
           + kafka.bootstrapServers() + "; check --kafka-bootstrap-servers and --kafka-topic-prefix");
     }
     return infos.stream().map(i -> new TopicPartition(topic.name(), i.partition())).toList();
-  }
-
-  /** Per partition: the first offset whose timestamp is at or after {@code time}, else the end seen at start. */
-  private static Map<TopicPartition, Long> offsetsAt(KafkaConsumer<String, byte[]> consumer,
-      List<TopicPartition> partitions, Instant time, Map<TopicPartition, Long> end) {
-    Map<TopicPartition, Long> query = new HashMap<>();
-    partitions.forEach(tp -> query.put(tp, time.toEpochMilli()));
-    Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query);
-    Map<TopicPartition, Long> out = new HashMap<>();
-    for (TopicPartition tp : partitions) {
-      OffsetAndTimestamp o = found.get(tp);
-      out.put(tp, o == null ? end.get(tp) : Math.min(o.offset(), end.get(tp)));
-    }
-    return out;
   }
 
   /**

@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -26,29 +27,27 @@ public final class CaptureLoss {
    * The proposals with {@code Converged=False, reason EventsLost} when events were lost or nodes
    * could not be read while the capture was taken.
    */
-  static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost,
-      java.util.Collection<String> unreadableNodes) {
-    return mark(proposals, lost > 0 || !unreadableNodes.isEmpty(), "the data plane " + missed(lost, unreadableNodes)
-        + " while the capture was taken: peers may be missing; learn again from a capture without loss");
+  static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, long lost, Collection<String> unreadableNodes) {
+    if (lost <= 0 && unreadableNodes.isEmpty()) {
+      return proposals;
+    }
+    String message = "the data plane " + missed(lost, unreadableNodes)
+        + " while the capture was taken: peers may be missing; learn again from a capture without loss";
+    return proposals.stream().map(p -> held(p, message)).toList();
   }
 
   /** What the data plane missed: events lost, nodes it could not read, or both. */
-  public static String missed(long lost, java.util.Collection<String> unreadableNodes) {
+  public static String missed(long lost, Collection<String> unreadableNodes) {
     String events = lost > 0 ? "lost " + lost + " events" : null;
     String nodes = unreadableNodes.isEmpty() ? null : "could not read node" + (unreadableNodes.size() == 1 ? " " : "s ")
         + String.join(", ", unreadableNodes) + " for a time";
     return events == null ? nodes : nodes == null ? events : events + " and " + nodes;
   }
 
-  /** As {@link #mark(List, long, java.util.Collection)} when {@code incomplete}, with the condition's message. */
-  public static List<ProposalSnapshot> mark(List<ProposalSnapshot> proposals, boolean incomplete, String message) {
-    if (!incomplete) {
-      return proposals;
-    }
-    return proposals.stream().map(p -> {
-      Instant since = p.convergence() != null ? p.convergence().since()
-          : p.updatedAt() != null ? p.updatedAt() : Instant.EPOCH;
-      return p.withConvergence(new Convergence(false, since, "EventsLost", message));
-    }).toList();
+  /** The proposal with {@code Converged=False, reason EventsLost} and this message, since its last verdict. */
+  public static ProposalSnapshot held(ProposalSnapshot p, String message) {
+    Instant since = p.convergence() != null ? p.convergence().since()
+        : p.updatedAt() != null ? p.updatedAt() : Instant.EPOCH;
+    return p.withConvergence(new Convergence(false, since, "EventsLost", message));
   }
 }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -24,6 +25,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -68,11 +70,10 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
 
   InProcessTopology(ProcessorConfig config, MeterRegistry registry) {
     // The wall clock only moves when finish() lets it: evidence is flushed once, after the last flow.
-    java.util.Properties streams = config.streamsProperties();
+    Properties streams = config.streamsProperties();
     // The driver hands every record over at once, so a task never has a partition to wait for; without
     // idling, each record skips the per-partition wait bookkeeping (it formats a message per check).
-    streams.put(org.apache.kafka.streams.StreamsConfig.MAX_TASK_IDLE_MS_CONFIG,
-        Long.toString(org.apache.kafka.streams.StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
+    streams.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
     this.driver = new TopologyTestDriver(NetworkEnforcerTopology.build(config, registry), streams, Instant.EPOCH);
     Topic<String, FlowRecord> topic = config.topics().flows();
     this.flowsTopic = topic.name();

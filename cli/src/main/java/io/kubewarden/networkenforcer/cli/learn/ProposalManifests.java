@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -63,7 +64,7 @@ public final class ProposalManifests {
     String yaml = "# Learned by '" + command + "' from " + source + ".\n"
         + "# Review, then: kubectl apply -f " + file.getFileName()
         + " (status.evidence is informational; the API server keeps only spec on create).\n"
-        + ManifestYaml.of(SERIALIZATION.get().convertValue(toResource(snapshot), java.util.Map.class));
+        + ManifestYaml.of(SERIALIZATION.get().convertValue(toResource(snapshot), Map.class));
     try {
       Files.createDirectories(file.getParent());
       Files.writeString(file, yaml, StandardCharsets.UTF_8);

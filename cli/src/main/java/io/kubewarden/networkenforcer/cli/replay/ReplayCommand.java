@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -187,8 +188,8 @@ public final class ReplayCommand implements Callable<Integer> {
     }
     String message = "the data plane " + CaptureLoss.missed(loss.lostEvents(), loss.unreadableNodes())
         + " while the replayed window's flows were recorded: peers may be missing; replay a window without loss";
-    Map<String, ProposalSnapshot> out = new java.util.TreeMap<>();
-    proposals.forEach((key, p) -> out.put(key, CaptureLoss.mark(List.of(p), true, message).get(0)));
+    Map<String, ProposalSnapshot> out = new TreeMap<>(proposals);
+    out.replaceAll((key, p) -> CaptureLoss.held(p, message));
     return out;
   }
 }

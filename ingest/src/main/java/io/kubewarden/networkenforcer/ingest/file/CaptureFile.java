@@ -32,6 +32,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 
 /**
  * Reads a capture file (one record per line, in one of the {@link CaptureFormat}s), resolves each
@@ -155,7 +157,7 @@ public final class CaptureFile {
     private long bad;
     private long lostEvents;
     private long inferredFlows;
-    private final java.util.SortedSet<String> unreadableNodes = new java.util.TreeSet<>();
+    private final SortedSet<String> unreadableNodes = new TreeSet<>();
 
     Reading(CaptureFormat format, FlowSink sink) {
       this.format = format;

@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.kubewarden.networkenforcer.writer.SingleAttempt;
 import java.net.HttpURLConnection;
 import java.util.Collection;
 import org.slf4j.Logger;
@@ -34,13 +33,8 @@ public final class ServerSideApplyWriter implements ClusterWriter {
 
   /** Writes with a client of its own, configured as {@code shared} but without request retries. */
   public ServerSideApplyWriter(KubernetesClient shared, String fieldManager) {
-    this.client = singleAttempt(shared);
+    this.client = SingleAttempt.client(shared, c -> c);
     this.fieldManager = fieldManager;
-  }
-
-  static KubernetesClient singleAttempt(KubernetesClient shared) {
-    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(shared.getConfiguration())
-        .withRequestRetryBackoffLimit(0).build()).build();
   }
 
   @Override

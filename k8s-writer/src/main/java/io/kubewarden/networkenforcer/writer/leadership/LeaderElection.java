@@ -1,12 +1,11 @@
 package io.kubewarden.networkenforcer.writer.leadership;
 
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.kubewarden.networkenforcer.writer.SingleAttempt;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -62,11 +61,7 @@ public final class LeaderElection implements AutoCloseable {
    */
   static KubernetesClient leaseClient(KubernetesClient shared, Duration renewDeadline) {
     int timeoutMs = (int) Math.max(200, Math.min(Integer.MAX_VALUE, renewDeadline.toMillis() / 3));
-    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(shared.getConfiguration())
-        .withRequestRetryBackoffLimit(0)
-        .withRequestTimeout(timeoutMs)
-        .withConnectionTimeout(timeoutMs)
-        .build()).build();
+    return SingleAttempt.client(shared, c -> c.withRequestTimeout(timeoutMs).withConnectionTimeout(timeoutMs));
   }
 
   /** Joins the election; after a lost lease it joins again by itself until {@link #close()}. */
