@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherScriptTest {
   private static final Path SCRIPT = CliRun.repoRoot().resolve("network-enforcer");
+  /** What the launcher adds for a capture of 16 MiB or more, or one it cannot size. */
+  private static final String[] LARGE_CAPTURE_JIT = {"-XX:MaxInlineLevel=6", "-XX:InlineSmallCode=1000",
+      "-XX:MaxNodeLimit=20000", "-XX:NodeLimitFudgeFactor=1000"};
 
   @TempDir
   Path dir;
@@ -38,7 +42,25 @@ class LauncherScriptTest {
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
     // learn gets a bounded heap by default; the arguments follow the jar unchanged.
     assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"))).containsExactly("-Xmx512m", "-XX:+UseParallelGC",
+        LARGE_CAPTURE_JIT[0], LARGE_CAPTURE_JIT[1], LARGE_CAPTURE_JIT[2], LARGE_CAPTURE_JIT[3],
         "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+  }
+
+  @Test
+  void aSmallCaptureRunsOnTheQuickCompilerOnlyALargeOneWithShallowerInlining() throws Exception {
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    Path small = Files.writeString(dir.resolve("small.jsonl"), "{}\n");
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"), small.toString())).containsExactly("-Xmx512m",
+        "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "learn", "--input",
+        small.toString());
+
+    // 16 MiB and more (sparse: the size is what counts).
+    Path large = dir.resolve("large.jsonl");
+    try (RandomAccessFile file = new RandomAccessFile(large.toFile(), "rw")) {
+      file.setLength(16L * 1024 * 1024);
+    }
+    List<String> args = launch(fakeJava(), jar, Map.of("NE_CDS", "0"), large.toString());
+    assertThat(args).containsSubsequence(LARGE_CAPTURE_JIT).doesNotContain("-XX:TieredStopAtLevel=1");
   }
 
   @Test
@@ -56,8 +78,8 @@ class LauncherScriptTest {
     Map<String, String> env = Map.of("NE_CACHE_DIR", cache.toString());
 
     List<String> first = launch(fakeJava, jar, env);
-    assertThat(first).hasSize(10);
-    assertThat(first.get(2)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
+    assertThat(first).hasSize(14);
+    assertThat(first.get(6)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
         .endsWith(".tmp");
     // The fake JVM wrote no archive: nothing is kept, the next run records again.
     try (var files = Files.list(cache.resolve("cds"))) {
@@ -65,11 +87,12 @@ class LauncherScriptTest {
     }
 
     // With the archive in place (what a real first run leaves), learn maps it.
-    String archive = first.get(2).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
+    String archive = first.get(6).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
     Files.writeString(Path.of(archive), "archive");
     List<String> later = launch(fakeJava, jar, env);
-    assertThat(later).containsExactly("-Xmx512m", "-XX:+UseParallelGC", "-XX:SharedArchiveFile=" + archive,
-        "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+    assertThat(later).containsExactly("-Xmx512m", "-XX:+UseParallelGC", LARGE_CAPTURE_JIT[0], LARGE_CAPTURE_JIT[1],
+        LARGE_CAPTURE_JIT[2], LARGE_CAPTURE_JIT[3], "-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off",
+        "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
   }
 
   /** A fake "java" that prints what it was asked to run, one argument per line. */
@@ -80,9 +103,14 @@ class LauncherScriptTest {
     return fakeJava;
   }
 
-  /** Runs {@code ./network-enforcer learn --input "a b.jsonl"} on the fake java; what it was asked to run. */
+  /** Runs {@code ./network-enforcer learn --input "a b.jsonl"} (a file that does not exist) on the fake java. */
   private static List<String> launch(Path fakeJava, Path jar, Map<String, String> env) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
+    return launch(fakeJava, jar, env, "a b.jsonl");
+  }
+
+  private static List<String> launch(Path fakeJava, Path jar, Map<String, String> env, String input)
+      throws Exception {
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", input)
         .redirectErrorStream(true);
     pb.environment().put("NE_JAR", jar.toString());
     pb.environment().put("JAVA", fakeJava.toString());
