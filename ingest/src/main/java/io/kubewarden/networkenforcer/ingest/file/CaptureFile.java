@@ -105,6 +105,14 @@ public final class CaptureFile {
    * @param format the capture's format; null detects it from this line
    */
   public static DecodedLine decode(long number, String line, CaptureFormat format) {
+    if (format == CaptureFormat.HUBBLE) {
+      // Most Hubble lines are plain: read straight into the message, no tree. Any other line (and one
+      // that is not JSON at all) takes the path below, which reads or refuses it as it always did.
+      GetFlowsResponse plain = HubbleJson.fromLine(line);
+      if (plain != null) {
+        return new DecodedLine(number, line, format, plain, null, null);
+      }
+    }
     // ztunnel's default log format is key=value text; it becomes the object its JSON format gives.
     JsonNode node = ZtunnelTextLog.looksLikeText(line) ? ZtunnelTextLog.toJson(line) : null;
     if (node == null) {

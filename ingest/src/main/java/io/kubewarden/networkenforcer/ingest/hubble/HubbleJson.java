@@ -1,8 +1,13 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import java.io.IOException;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 
@@ -13,6 +18,8 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRespon
  */
 public final class HubbleJson {
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+  /** The capture reader's JSON settings (the same limits as its trees). */
+  private static final JsonFactory STREAMS = Json.mapper().getFactory();
 
   private HubbleJson() {}
 
@@ -52,6 +59,24 @@ public final class HubbleJson {
     GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
     PARSER.merge(line, response);
     return response.build();
+  }
+
+  /**
+   * The message read straight from the line, without a tree, when the line is a plain {@code
+   * GetFlowsResponse}; null otherwise (not JSON, not plain, a bare flow), and {@link #decode} decides.
+   */
+  public static GetFlowsResponse fromLine(String line) {
+    try (JsonParser parser = STREAMS.createParser(line)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
+      // A verdict at the top is a bare Flow ('hubble observe -o json'): the tree path reads it.
+      ProtoJsonStream.merge(parser, response, "verdict");
+      return response.build();
+    } catch (IOException | ProtoJsonTree.NotPlain | IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /** The message from the parsed tree; {@link ProtoJsonTree.NotPlain} when it is not in the plain form. */

@@ -47,8 +47,7 @@ final class ProtoJsonTree {
     if (!object.isObject()) {
       throw new NotPlain("not an object");
     }
-    Map<String, FieldDescriptor> fields = FIELDS.computeIfAbsent(builder.getDescriptorForType(),
-        ProtoJsonTree::fieldsOf);
+    Map<String, FieldDescriptor> fields = fields(builder.getDescriptorForType());
     Set<FieldDescriptor> seen = null;
     Set<OneofDescriptor> oneofs = null;
     for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
@@ -95,6 +94,24 @@ final class ProtoJsonTree {
     }
   }
 
+  /** The fields of {@code type} by JSON name and by proto name. */
+  static Map<String, FieldDescriptor> fields(Descriptor type) {
+    return FIELDS.computeIfAbsent(type, ProtoJsonTree::fieldsOf);
+  }
+
+  /** Whether {@code field} holds a well-known type written as a bare value: a timestamp or a wrapper. */
+  static boolean isTimestamp(FieldDescriptor field) {
+    return TIMESTAMP.equals(field.getMessageType().getFullName());
+  }
+
+  /** The {@code value} field of a wrapper type's field, or null when it is not a wrapper. */
+  static FieldDescriptor wrapped(FieldDescriptor field) {
+    if (!WRAPPERS.contains(field.getMessageType().getFullName())) {
+      return null;
+    }
+    return WRAPPED.computeIfAbsent(field.getMessageType(), t -> t.findFieldByName("value"));
+  }
+
   private static Map<String, FieldDescriptor> fieldsOf(Descriptor type) {
     Map<String, FieldDescriptor> byName = new HashMap<>();
     for (FieldDescriptor field : type.getFields()) {
@@ -107,13 +124,15 @@ final class ProtoJsonTree {
   private static Object value(FieldDescriptor field, JsonNode value, Message.Builder parent) {
     switch (field.getJavaType()) {
       case MESSAGE -> {
-        Message.Builder child = parent.newBuilderForField(field);
-        String type = field.getMessageType().getFullName();
-        if (TIMESTAMP.equals(type)) {
-          return timestamp(value);
+        if (isTimestamp(field)) {
+          if (!value.isTextual()) {
+            throw new NotPlain("timestamp text expected");
+          }
+          return timestamp(value.textValue());
         }
-        if (WRAPPERS.contains(type)) {
-          FieldDescriptor inner = WRAPPED.computeIfAbsent(field.getMessageType(), t -> t.findFieldByName("value"));
+        Message.Builder child = parent.newBuilderForField(field);
+        FieldDescriptor inner = wrapped(field);
+        if (inner != null) {
           return child.setField(inner, value(inner, value, child)).build();
         }
         merge(value, child);
@@ -162,14 +181,17 @@ final class ProtoJsonTree {
    * strings of digits (both are accepted either way by the fallback, which is left to do so).
    */
   private static long integer(FieldDescriptor field, JsonNode value) {
-    long v;
     if (value.isIntegralNumber() && value.canConvertToLong()) {
-      v = value.longValue();
-    } else if (value.isTextual() && isDigits(value.textValue())) {
-      v = Long.parseLong(value.textValue());
-    } else {
-      throw new NotPlain("integer expected");
+      return inRange(field, value.longValue());
     }
+    if (value.isTextual() && isDigits(value.textValue())) {
+      return inRange(field, Long.parseLong(value.textValue()));
+    }
+    throw new NotPlain("integer expected");
+  }
+
+  /** {@code v}, when it fits the field's integer type. */
+  static long inRange(FieldDescriptor field, long v) {
     switch (field.getType()) {
       case INT32, SINT32, SFIXED32 -> {
         if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
@@ -191,7 +213,7 @@ final class ProtoJsonTree {
     return v;
   }
 
-  private static boolean isDigits(String s) {
+  static boolean isDigits(String s) {
     if (s.isEmpty() || s.length() > 18) {
       return false;
     }
@@ -205,11 +227,7 @@ final class ProtoJsonTree {
   }
 
   /** {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]Z}, the form protobuf prints; any other form is left to the fallback. */
-  private static Message timestamp(JsonNode value) {
-    if (!value.isTextual()) {
-      throw new NotPlain("timestamp text expected");
-    }
-    String s = value.textValue();
+  static Message timestamp(String s) {
     int n = s.length();
     if (n < 20 || n > 30 || s.charAt(n - 1) != 'Z' || s.charAt(4) != '-' || s.charAt(7) != '-'
         || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':') {
