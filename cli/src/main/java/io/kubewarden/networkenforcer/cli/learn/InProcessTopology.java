@@ -20,8 +20,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KeyValue;
@@ -122,10 +124,10 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
         break;
       }
     }
-    SortedMap<String, ProposalSnapshot> out = new TreeMap<>();
-    latest.forEach((key, bytes) -> out.put(key,
-        proposalsTopic.valueSerde().deserializer().deserialize(proposalsTopic.name(), bytes)));
-    return out;
+    // Proposals are independent: read back on every core (thousands of busy targets are seconds of JSON).
+    Deserializer<ProposalSnapshot> reader = proposalsTopic.valueSerde().deserializer();
+    return latest.entrySet().parallelStream().collect(Collectors.toMap(Map.Entry::getKey,
+        e -> reader.deserialize(proposalsTopic.name(), e.getValue()), (a, b) -> a, TreeMap::new));
   }
 
   private void handOver(List<Flow> flowBatch) {
