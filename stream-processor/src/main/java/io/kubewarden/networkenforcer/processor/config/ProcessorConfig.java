@@ -35,6 +35,8 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param combineInterval how long the observations of one target and flow are combined into one
  *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
  *     alone)
+ * @param combineMaxPending combinations waiting per task before they are forwarded early
+ *     ({@link #DEFAULT_COMBINE_MAX_PENDING}; bounds the combiner's memory, about 1 KiB each)
  * @param proposalEmission when a changed allow-list is published ({@link ProposalEmission#EVERY_CHANGE}
  *     by default; offline learning holds changes until the flush)
  * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
@@ -58,6 +60,7 @@ public record ProcessorConfig(
     boolean inMemoryStores,
     LearningSettings learning,
     Duration combineInterval,
+    int combineMaxPending,
     ProposalEmission proposalEmission,
     boolean storeChangelogs) {
 
@@ -73,6 +76,7 @@ public record ProcessorConfig(
   // A combined observation carries the number of flow records it stands for, so violation counts stay
   // one per flow record (api.md) with the combiner on.
   public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
+  public static final int DEFAULT_COMBINE_MAX_PENDING = 10_000;
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
@@ -89,6 +93,7 @@ public record ProcessorConfig(
     backend = backend == null ? provider.backend() : backend;
     learning = learning == null ? LearningSettings.DEFAULTS : learning;
     combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
+    combineMaxPending = combineMaxPending == 0 ? DEFAULT_COMBINE_MAX_PENDING : combineMaxPending;
     proposalEmission = proposalEmission == null ? ProposalEmission.EVERY_CHANGE : proposalEmission;
   }
 
@@ -102,7 +107,7 @@ public record ProcessorConfig(
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
-        .proposalEmission(proposalEmission).storeChangelogs(storeChangelogs);
+        .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).storeChangelogs(storeChangelogs);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -122,6 +127,9 @@ public record ProcessorConfig(
     requirePositive("commit interval", commitInterval);
     if (combineInterval.isNegative()) {
       throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
+    }
+    if (combineMaxPending < 1) {
+      throw new ConfigException("the combiner needs room for at least one combination, got " + combineMaxPending);
     }
     if (cacheMaxBytes < 0) {
       throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
@@ -199,6 +207,7 @@ public record ProcessorConfig(
     private boolean inMemoryStores;
     private LearningSettings learning;
     private Duration combineInterval;
+    private int combineMaxPending;
     private ProposalEmission proposalEmission;
     private boolean storeChangelogs = true;
 
@@ -221,13 +230,14 @@ public record ProcessorConfig(
     public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
     public Builder learning(LearningSettings v) { learning = v; return this; }
     public Builder combineInterval(Duration v) { combineInterval = v; return this; }
+    public Builder combineMaxPending(int v) { combineMaxPending = v; return this; }
     public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
     public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, learning, combineInterval, proposalEmission,
+          createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
           storeChangelogs);
     }
   }

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -31,9 +32,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * Reads the flow records as bytes, maps each to its observations ({@link ObservationMapper}) and
  * combines the observations of one target and one flow (the same flow but for its times and count)
  * into one record, so that the repartition carries aggregates, not flows. Every {@code interval}
- * (wall clock) and whenever {@link #MAX_PENDING} combinations wait, each is forwarded as one
+ * (wall clock) and whenever {@code maxPending} combinations wait, each is forwarded as one
  * observation whose flow has the earliest first seen, the latest last seen and the summed count,
- * and is deleted. The observation also says how many flow records it stands for
+ * and is deleted. They leave in the order of their latest flow record, as uncombined observations
+ * would: what the learner takes from the latest flow (a peer's selector after a relabel, the inferred
+ * marks) comes from the same flow. The observation also says how many flow records it stands for
  * ({@link Observation#records()}), so a violation found on it still counts each of them.
  *
  * <p>Why it does not decode every record: most flow records repeat a flow already waiting. Only the
@@ -56,14 +59,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * most a tombstone.
  */
 public final class ObservationCombiner implements Processor<byte[], byte[], String, Decoded<Observation>> {
-  /** Combinations per task before they are forwarded early: bounds the store and the cache. */
-  public static final int MAX_PENDING = 10_000;
-
   private final String topic;
   private final BinarySerde<FlowRecord> serde;
   private final ObservationMapper mapper;
   private final ProcessorMetrics metrics;
   private final Duration interval;
+  /** Combinations per task before they are forwarded early: bounds the store and the cache. */
+  private final int maxPending;
   private final FlowRecordSkim skim = new FlowRecordSkim();
   private final ObservationMapper.Targets targets = new ObservationMapper.Targets();
   private ProcessorContext<String, Decoded<Observation>> context;
@@ -75,8 +77,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
    * @param serde the flows topic's value serde: binary with the JSON fallback
    */
   public ObservationCombiner(String topic, BinarySerde<FlowRecord> serde, ObservationMapper mapper,
-      ProcessorMetrics metrics, Duration interval) {
+      ProcessorMetrics metrics, Duration interval, int maxPending) {
     this.topic = topic;
+    this.maxPending = maxPending;
     this.serde = serde;
     this.mapper = mapper;
     this.metrics = metrics;
@@ -153,7 +156,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       size++;
     }
     pending.put(key, Entry.of(targets, skim, record.timestamp()));
-    if (size >= MAX_PENDING) {
+    if (size >= maxPending) {
       flush();
     }
   }
@@ -196,7 +199,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     context.forward(RecordDecoder.deadLettered(context, record, topic, key, e.getMessage(), e, metrics));
   }
 
-  /** Forwards every waiting combination, in key order, and deletes it. */
+  /** Forwards every waiting combination, oldest latest record first, and deletes it. */
   private void flush() {
     if (size == 0) {
       return;
@@ -207,11 +210,18 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
         all.add(it.next());
       }
     }
+    // Stable: ties keep the order the combinations were first seen in, so a flush is deterministic.
+    all.sort(Comparator.comparingLong(entry -> latestRecord(entry.value)));
     for (KeyValue<Bytes, byte[]> entry : all) {
       forward(entry.value);
       pending.delete(entry.key);
     }
     size = 0;
+  }
+
+  /** The timestamp of the entry's latest record; entries of older versions (after an upgrade) first. */
+  private static long latestRecord(byte[] entry) {
+    return Entry.isCurrent(entry) ? Entry.latestRecord(entry) : Long.MIN_VALUE;
   }
 
   private void forward(byte[] entry) {
@@ -331,6 +341,10 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     }
 
     /** Forwards one observation per target of {@code entry}. */
+    static long latestRecord(byte[] entry) {
+      return (long) LONGS.get(entry, TIMESTAMP);
+    }
+
     static void forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
       FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow = new FlowRecord(instant(entry, FIRST_SECONDS, FIRST_NANOS), identity.provider(),
@@ -338,7 +352,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
           identity.denyingPolicy(), (long) LONGS.get(entry, COUNT), identity.reporter(),
           instant(entry, LAST_SECONDS, LAST_NANOS));
       long records = (long) LONGS.get(entry, RECORDS);
-      long timestamp = (long) LONGS.get(entry, TIMESTAMP);
+      long timestamp = latestRecord(entry);
       int targetsAt = targets(entry);
       int at = targetsAt + 1;
       for (int i = 0; i < entry[targetsAt]; i++) {

@@ -29,6 +29,9 @@ class ProcessorConfigTest {
     assertThat(config.backend()).isEqualTo(Backend.istio);
     assertThat(config.createTopics()).isTrue();
     assertThat(config.reattributionTopic()).isEqualTo("network-enforcer-processor-deny-reattribution");
+    assertThat(config.combineInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(config.combineMaxPending()).isEqualTo(10_000);
+    assertThat(config.toBuilder().combineMaxPending(50).build().combineMaxPending()).isEqualTo(50);
   }
 
   @Test
@@ -56,6 +59,8 @@ class ProcessorConfigTest {
         .isInstanceOf(ConfigException.class).hasMessageContaining("exactly_once_v2 or at_least_once");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).evidenceFlushInterval(Duration.ZERO).build().validate())
         .isInstanceOf(ConfigException.class).hasMessageContaining("evidence flush interval");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).combineMaxPending(-1).build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("at least one combination, got -1");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).applicationId("a b").build().validate())
         .isInstanceOf(ConfigException.class).hasMessageContaining("application id");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).rocksDbMemoryBytes(1024).build().validate())

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.processor.observation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -69,6 +70,38 @@ class ObservationCombinerTest {
       ProposalSnapshot coredns = driver.pipe(flows).flushEvidence().latestProposals().get(BasicFixture.COREDNS_INGRESS);
       assertThat(coredns.evidence().get(0).getPorts().get(0).getCount()).isEqualTo(count);
     }
+  }
+
+  @Test
+  void peersRelabelledWithinOneIntervalEndWithTheirLatestSelectorAsSingleObservationsDo() {
+    // Eight client workloads in a rollout while their flows were being combined: old pods (v=1), then
+    // new ones (v=2), then the old ones again (rolled back). The learner keeps the selector of the
+    // latest flow, so the combinations must reach it in the order of their latest flows, not in the
+    // order they were first seen (which would end with v=2).
+    List<FlowRecord> flows = new ArrayList<>();
+    for (String version : List.of("1", "2", "1")) {
+      for (int i = 0; i < 20; i++) {
+        for (int client = 0; client < 8; client++) {
+          String name = "client-" + client;
+          FlowEndpoint src = BasicFixture.endpoint("demo", name, Map.of("app", name, "v", version),
+              name + "-hash" + version + "-pod" + client, "10.0.1." + client, name);
+          flows.add(BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START.plusMillis(flows.size()), src,
+              BasicFixture.SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION));
+        }
+      }
+    }
+    String combined;
+    String single;
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(ProcessorTestDriver.COMBINE_INTERVAL)) {
+      combined = new String(driver.pipe(flows).flushEvidence().latestProposalBytes().get(BasicFixture.SERVER_INGRESS),
+          StandardCharsets.UTF_8);
+    }
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
+      single = new String(driver.pipe(flows).flushEvidence().latestProposalBytes().get(BasicFixture.SERVER_INGRESS),
+          StandardCharsets.UTF_8);
+    }
+    assertThat(single).contains("\"v\":\"1\"").doesNotContain("\"v\":\"2\"");
+    assertThat(combined).isEqualTo(single);
   }
 
   @Test
