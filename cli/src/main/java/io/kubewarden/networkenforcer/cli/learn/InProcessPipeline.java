@@ -62,8 +62,8 @@ final class InProcessPipeline implements AutoCloseable {
     // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
     // No broker is contacted: the address only satisfies the configuration's checks.
     KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
-    ProcessorConfig config = LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true,
-        learning);
+    ProcessorConfig config = combiningRepeats(LearnSetup.processorConfig(kafka, format, backend,
+        workDir.resolve("streams"), true, learning));
     IngestMetrics ingestMetrics = new IngestMetrics(registry);
     try (InProcessTopology topology = new InProcessTopology(config, registry)) {
       long totalBytes = CaptureInput.size(capture);
@@ -74,6 +74,22 @@ final class InProcessPipeline implements AutoCloseable {
       throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
     }
   }
+
+  /**
+   * The driver routes, processes and commits every record the topology writes to its own
+   * observations repartition, two per flow; most flows of a long capture repeat one seen before (89 %
+   * of a 1,000,000-line capture). So repeats are combined before the repartition, as the service does,
+   * but until the end of the capture: the driver's wall clock stands still while it reads, and the
+   * combinations leave at {@link InProcessTopology#finish} in the order of their latest flows (the
+   * learner sees what it would have seen flow by flow), or early when {@link #COMBINED_MAX} wait.
+   */
+  static ProcessorConfig combiningRepeats(ProcessorConfig config) {
+    return config.toBuilder().combineInterval(InProcessTopology.QUIET_STEP).combineMaxPending(COMBINED_MAX).build()
+        .validate();
+  }
+
+  /** About 1 KiB each: at most a fifth of the launcher's heap. */
+  static final int COMBINED_MAX = 100_000;
 
   private LearnResult read(BufferedReader reader, CaptureFormat format, ClusterView view, Duration timeout,
       LearnProgress progress, DeadLetterSink unreadableLines, IngestMetrics ingestMetrics,

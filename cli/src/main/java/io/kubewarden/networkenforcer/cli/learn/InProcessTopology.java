@@ -50,7 +50,7 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
   private static final int BATCHES_IN_FLIGHT = 8;
   private static final List<Flow> END = List.of();
   /** Longer than any punctuation interval of the topology. */
-  private static final Duration QUIET_STEP = Duration.ofHours(1);
+  static final Duration QUIET_STEP = Duration.ofHours(1);
   private static final int QUIET_ROUNDS_MAX = 20;
 
   private final TopologyTestDriver driver;

@@ -48,8 +48,8 @@ final class LearnSetup {
         .backend(backend)
         .inMemoryStores(inMemoryStores)
         .learning(learning)
-        // In-process there is no repartition to relieve: combining would only add work.
-        .combineInterval(java.time.Duration.ZERO)
+        // Every observation alone (the broker pipeline's setting); the in-process run combines them.
+        .combineInterval(Duration.ZERO)
         // Only the last proposal of each target is written: render each changed target once per flush.
         .proposalEmission(ProposalEmission.AT_FLUSH)
         // Nothing is restored: the stores' state ends with the run.
