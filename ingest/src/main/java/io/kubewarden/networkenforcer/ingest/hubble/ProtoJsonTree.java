@@ -192,7 +192,12 @@ final class ProtoJsonTree {
 
   /** {@code v}, when it fits the field's integer type. */
   static long inRange(FieldDescriptor field, long v) {
-    switch (field.getType()) {
+    return inRange(field.getType(), v);
+  }
+
+  /** {@code v}, when it fits the integer type {@code type}. */
+  static long inRange(FieldDescriptor.Type type, long v) {
+    switch (type) {
       case INT32, SINT32, SFIXED32 -> {
         if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
           throw new NotPlain("out of range");
