@@ -265,7 +265,7 @@ public final class HubbleFlowParser {
 
   private Resolution endpoint(Endpoint ep, String ip, List<String> dnsNames) {
     boolean reserved = ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY
-        || ep.getLabelsList().stream().anyMatch(l -> l.startsWith("reserved:"));
+        || anyLabelStartsWith(ep, "reserved:");
     if (reserved || ep.getPodName().isEmpty()) {
       DropReason reason = reservedReason(ep);
       if (reason == DropReason.EXTERNAL) {
@@ -292,6 +292,16 @@ public final class HubbleFlowParser {
           labels.podLabels(), ip.isEmpty() ? null : ip, labels.serviceAccount()));
     }
     return r;
+  }
+
+  /** A loop, not a stream: this runs for both ends of every flow (a stream was a sixth of the resolving thread). */
+  private static boolean anyLabelStartsWith(Endpoint ep, String prefix) {
+    for (int i = 0, n = ep.getLabelsCount(); i < n; i++) {
+      if (ep.getLabels(i).startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static DropReason reservedReason(Endpoint ep) {
