@@ -317,7 +317,7 @@ public final class HubbleFlowParser {
         || l.startsWith("cidr:") || l.startsWith("fqdn:"))) {
       return DropReason.EXTERNAL;
     }
-    if (id > 0 && id < FIRST_ALLOCATED_IDENTITY || labels.stream().anyMatch(l -> l.startsWith("reserved:"))) {
+    if (id > 0 && id < FIRST_ALLOCATED_IDENTITY || anyLabelStartsWith(ep, "reserved:")) {
       return DropReason.RESERVED_IDENTITY;
     }
     return DropReason.UNKNOWN_POD;

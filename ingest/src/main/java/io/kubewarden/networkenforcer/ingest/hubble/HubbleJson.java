@@ -42,7 +42,7 @@ public final class HubbleJson {
       // when it is not in the plain form (and then decides, as it always did).
       try {
         return fromTree(parsed);
-      } catch (ProtoJsonTree.NotPlain | IllegalArgumentException e) {
+      } catch (PlainProtoJson.NotPlain | IllegalArgumentException e) {
         // Not plain: JsonFormat below.
       }
     }
@@ -72,22 +72,22 @@ public final class HubbleJson {
       }
       GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
       // A verdict at the top is a bare Flow ('hubble observe -o json'): the tree path reads it.
-      ProtoJsonStream.merge(parser, response, "verdict");
+      PlainProtoJson.merge(parser, response, "verdict");
       return response.build();
-    } catch (IOException | ProtoJsonTree.NotPlain | IllegalArgumentException e) {
+    } catch (IOException | PlainProtoJson.NotPlain | IllegalArgumentException e) {
       return null;
     }
   }
 
-  /** The message from the parsed tree; {@link ProtoJsonTree.NotPlain} when it is not in the plain form. */
+  /** The message from the parsed tree; {@link PlainProtoJson.NotPlain} when it is not in the plain form. */
   static GetFlowsResponse fromTree(JsonNode parsed) {
     if (parsed.has("verdict") && !parsed.has("flow")) {
       Flow.Builder flow = Flow.newBuilder();
-      ProtoJsonTree.merge(parsed, flow);
+      PlainProtoJson.merge(parsed, flow);
       return GetFlowsResponse.newBuilder().setFlow(flow).build();
     }
     GetFlowsResponse.Builder response = GetFlowsResponse.newBuilder();
-    ProtoJsonTree.merge(parsed, response);
+    PlainProtoJson.merge(parsed, response);
     return response.build();
   }
 }

@@ -58,15 +58,20 @@ public final class LossWindows implements LossSink, AutoCloseable {
       return;
     }
     synchronized (this) {
-      open.merge(node == null ? "" : node, report, DataPlaneLoss::plus);
+      open.merge(keyOf(node), report, DataPlaneLoss::plus);
     }
+  }
+
+  /** Windows and blind spots are kept by node, "" when the source does not say which. */
+  private static String keyOf(String node) {
+    return node == null ? "" : node;
   }
 
   @Override
   public void unavailable(String node, Instant at) {
     boolean started;
     synchronized (this) {
-      started = unreadableSince.putIfAbsent(node == null ? "" : node, at) == null;
+      started = unreadableSince.putIfAbsent(keyOf(node), at) == null;
     }
     if (started && timer == null) {
       downstream.accept(DataPlaneLoss.unavailable(provider, node, at, at));
@@ -77,13 +82,13 @@ public final class LossWindows implements LossSink, AutoCloseable {
   public void readable(String node, Instant at) {
     DataPlaneLoss last;
     synchronized (this) {
-      Instant since = unreadableSince.remove(node == null ? "" : node);
+      Instant since = unreadableSince.remove(keyOf(node));
       if (since == null) {
         return;
       }
       last = DataPlaneLoss.unavailable(provider, node, since, at.isBefore(since) ? since : at);
       if (timer != null) {
-        open.merge(node == null ? "" : node, last, DataPlaneLoss::plus);
+        open.merge(keyOf(node), last, DataPlaneLoss::plus);
         return;
       }
     }

@@ -134,7 +134,7 @@ class HubbleJsonTreeTest {
   void linesNotInThePlainFormAreLeftToJsonFormat() throws Exception {
     for (String line : ODD) {
       JsonNode tree = MAPPER.readTree(line);
-      assertThat(catchThrowable(() -> HubbleJson.fromTree(tree))).as(line).isInstanceOf(ProtoJsonTree.NotPlain.class);
+      assertThat(catchThrowable(() -> HubbleJson.fromTree(tree))).as(line).isInstanceOf(PlainProtoJson.NotPlain.class);
       Object viaJsonFormat;
       try {
         viaJsonFormat = HubbleJson.viaJsonFormat(line, tree);
