@@ -5,6 +5,9 @@
 #   hack/bench/offline.sh                      # 1,000,000 lines, 1,000 workloads
 #   NE_BENCH_LINES=200000 hack/bench/offline.sh
 #
+# It also learns from the same capture against the cluster state of a large cluster (NE_BENCH_EXTRA_PODS
+# more pods, default 20,000, each as bulky as a real one) and says whether the proposals are the same.
+#
 # Needs cli/target/network-enforcer.jar (./mvnw -B -q -DskipTests package) or NE_JAR; installs jq and
 # GNU time with apt when they are missing. The capture is generated once into NE_BENCH_DIR and reused.
 set -euo pipefail
@@ -53,6 +56,17 @@ NE_JAR="$jar" measure "$work/small.time" "$root/network-enforcer" learn \
   --input "$root/samples/basic/hubble-flows.jsonl" --cluster-state "$root/samples/basic/cluster-state.json" \
   --output-dir "$work/small" >/dev/null
 
+extra_pods="${NE_BENCH_EXTRA_PODS:-20000}"
+large_state="$dir/cluster-state-with-${extra_pods}-more-pods.json"
+if [[ ! -f "$large_state" ]]; then
+  echo "offline.sh: generating a cluster state with $extra_pods more pods into $dir" >&2
+  python3 "$root/hack/bench/gen_large_cluster_state.py" --state "$dir/cluster-state.json" \
+    --extra-pods "$extra_pods" --out "$large_state"
+fi
+large_rc=0
+NE_JAR="$jar" measure "$work/large.time" "$root/network-enforcer" learn --input "$capture" \
+  --cluster-state "$large_state" --output-dir "$work/large" >/dev/null 2>"$work/large.err" || large_rc=$?
+
 read -r jq_s _ jq_user jq_sys <"$work/jq.time"
 read -r learn_s learn_kib learn_user learn_sys <"$work/learn.time"
 read -r small_s _ small_user small_sys <"$work/small.time"
@@ -70,4 +84,17 @@ echo "learn/jq CPU seconds: $(awk -v u="$jq_user" -v s="$jq_sys" 'BEGIN { printf
 echo "learn CPU seconds: $(awk -v u="$learn_user" -v s="$learn_sys" 'BEGIN { printf "%.2f", u + s }')"
 echo "learn/small capture seconds: $small_s"
 echo "learn/small capture CPU seconds: $(awk -v u="$small_user" -v s="$small_sys" 'BEGIN { printf "%.2f", u + s }')"
+# GNU time writes "Command exited with non-zero status N" first when the run failed.
+read -r large_s large_kib _ _ < <(tail -n 1 "$work/large.time")
+echo "learn/large cluster-state pods: $(grep -o '"kind": "Pod"' "$large_state" | wc -l)"
+echo "learn/large cluster-state MiB: $(( $(stat -c %s "$large_state") / 1048576 ))"
+echo "learn with large cluster-state seconds: $large_s"
+echo "learn with large cluster-state peak RSS MiB: $(( large_kib / 1024 ))"
+if [[ $large_rc -eq 0 ]]; then
+  echo "learn with large cluster-state same proposals: $(diff -rq "$work/proposals" "$work/large" >/dev/null \
+    && echo yes || echo no)"
+else
+  echo "learn with large cluster-state: FAILED (exit $large_rc): $(grep -m 1 -E 'Error|Exception|error:' \
+    "$work/large.err" || true)"
+fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

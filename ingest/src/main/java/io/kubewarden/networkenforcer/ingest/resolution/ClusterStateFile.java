@@ -1,46 +1,187 @@
 package io.kubewarden.networkenforcer.ingest.resolution;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collection;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Loads a cluster snapshot for offline resolution: the output of
  * {@code kubectl get ns,deploy,sts,ds,rs,pods -A -o json} (or {@code -o yaml}), a List or several
  * YAML documents.
+ *
+ * <p>Read one object at a time, each trimmed to what resolution reads as the informers' cache does
+ * ({@link TrimmingItemStore#trim}): the file of a large cluster is hundreds of megabytes, mostly managed
+ * fields, env and statuses, and read whole it did not fit the heap {@code learn} runs with. Kinds that
+ * resolution does not index are skipped without being converted.
  */
 public final class ClusterStateFile {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final ObjectMapper TREES = new ObjectMapper();
+  private static final JsonFactory JSON = new JsonFactory();
+  private static final YAMLFactory YAML = new YAMLFactory();
+  private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
+  private static final String HOW_TO_WRITE = "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
+
+  /** apiVersion/kind of every kind {@link ClusterIndex} indexes. */
+  private static final Map<String, Class<? extends HasMetadata>> INDEXED = Map.of(
+      "v1/Namespace", Namespace.class,
+      "v1/Pod", Pod.class,
+      "apps/v1/ReplicaSet", ReplicaSet.class,
+      "apps/v1/Deployment", Deployment.class,
+      "apps/v1/StatefulSet", StatefulSet.class,
+      "apps/v1/DaemonSet", DaemonSet.class,
+      "batch/v1/Job", Job.class,
+      "batch/v1/CronJob", CronJob.class);
 
   private ClusterStateFile() {}
 
   public static ClusterIndex load(Path path) {
     ClusterIndex index = new ClusterIndex();
-    try (InputStream in = Files.newInputStream(path)) {
-      Object parsed = SERIALIZATION.unmarshal(in);
-      add(index, parsed);
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
+        JsonParser parser = parser(in)) {
+      parser.setCodec(TREES);
+      int documents = 0;
+      for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+        document(index, parser, token);
+        documents++;
+      }
+      if (documents == 0) {
+        throw new ConfigException("cluster-state file " + path + " is empty; " + HOW_TO_WRITE);
+      }
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      // Jackson names the source of nested locations (a start marker) in words that mean nothing here.
+      String why = SOURCE.matcher(e.getOriginalMessage()).replaceAll("$1");
+      throw notAList(path, why + (at == null ? "" : " (line " + at.getLineNr() + ", column "
+          + at.getColumnNr() + ")"));
     } catch (IOException e) {
       throw new ConfigException("cannot read cluster-state file " + path + ": " + e.getMessage());
+    } catch (ConfigException e) {
+      throw e;
     } catch (RuntimeException e) {
-      throw new ConfigException("cluster-state file " + path + " is not a Kubernetes List in JSON or YAML "
-          + "(write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json): " + e.getMessage());
+      throw notAList(path, e.getMessage());
     }
     return index;
   }
 
-  private static void add(ClusterIndex index, Object parsed) {
-    if (parsed instanceof KubernetesResourceList<?> list) {
-      list.getItems().forEach(item -> add(index, item));
-    } else if (parsed instanceof Collection<?> docs) {
-      docs.forEach(doc -> add(index, doc));
-    } else if (parsed instanceof HasMetadata object && object.getMetadata() != null) {
-      index.upsert(object);
+  private static ConfigException notAList(Path path, String why) {
+    return new ConfigException("cluster-state file " + path + " is not a Kubernetes List in JSON or YAML ("
+        + HOW_TO_WRITE + "): " + why);
+  }
+
+  /** JSON when the file starts (after blanks) with a brace or a bracket, YAML otherwise. */
+  private static JsonParser parser(InputStream in) throws IOException {
+    int lookahead = 4096;
+    in.mark(lookahead);
+    int c;
+    int read = 0;
+    do {
+      c = in.read();
+      read++;
+    } while (read < lookahead && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB
+        || c == 0xBF));
+    in.reset();
+    return c == '{' || c == '[' ? JSON.createParser(in) : YAML.createParser(in);
+  }
+
+  /**
+   * One top-level document, its first token read: a List's items one by one, a sequence's elements
+   * one by one, or a single object.
+   */
+  private static void document(ClusterIndex index, JsonParser parser, JsonToken first) throws IOException {
+    if (first == JsonToken.START_ARRAY) {
+      while (parser.nextToken() != JsonToken.END_ARRAY) {
+        element(index, parser);
+      }
+      return;
     }
+    if (first != JsonToken.START_OBJECT) {
+      if (first == JsonToken.VALUE_NULL) {
+        return; // an empty YAML document
+      }
+      throw new IllegalArgumentException("a document is " + parser.getText() + ", not an object or a list");
+    }
+    // Fields other than items are kept until the end: without items, they are the object itself.
+    ObjectNode fields = TREES.createObjectNode();
+    boolean list = false;
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String name = parser.currentName();
+      JsonToken value = parser.nextToken();
+      if ("items".equals(name) && value == JsonToken.START_ARRAY) {
+        list = true;
+        while (parser.nextToken() != JsonToken.END_ARRAY) {
+          element(index, parser);
+        }
+      } else if ("items".equals(name) && value == JsonToken.VALUE_NULL) {
+        list = true;
+      } else {
+        fields.set(name, parser.readValueAsTree());
+      }
+    }
+    if (!list) {
+      object(index, fields);
+    }
+  }
+
+  /** An element of a List or a sequence, its first token read. */
+  private static void element(ClusterIndex index, JsonParser parser) throws IOException {
+    if (parser.currentToken() == JsonToken.START_OBJECT) {
+      object(index, parser.readValueAsTree());
+    } else if (parser.currentToken() == JsonToken.START_ARRAY) {
+      document(index, parser, JsonToken.START_ARRAY);
+    } else if (parser.currentToken() != JsonToken.VALUE_NULL) {
+      throw new IllegalArgumentException("an item is " + parser.getText() + ", not an object");
+    }
+  }
+
+  private static void object(ClusterIndex index, JsonNode node) {
+    String kind = node.path("kind").asText("");
+    if (kind.isEmpty()) {
+      throw new IllegalArgumentException("an object has no kind" + named(node));
+    }
+    if (node.has("items")) {
+      node.path("items").forEach(item -> object(index, item)); // a List inside a sequence of documents
+      return;
+    }
+    Class<? extends HasMetadata> type = INDEXED.get(node.path("apiVersion").asText("") + "/" + kind);
+    if (type == null) {
+      return; // a kind resolution does not read (Services, ConfigMaps, older API versions)
+    }
+    if (node instanceof ObjectNode object && object.path("metadata") instanceof ObjectNode metadata) {
+      metadata.remove("managedFields"); // most of an object's bytes, and never read
+    }
+    HasMetadata resource = SERIALIZATION.convertValue(node, type);
+    if (resource.getMetadata() != null) {
+      index.upsert(TrimmingItemStore.trim(resource));
+    }
+  }
+
+  private static String named(JsonNode node) {
+    String name = node.path("metadata").path("name").asText("");
+    return name.isEmpty() ? "" : " (metadata.name " + name + ")";
   }
 }

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The informers' cache, keeping only what workload resolution reads. On a large cluster most of
@@ -40,7 +41,7 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
       return obj;
     }
     obj.getMetadata().setManagedFields(null);
-    obj.getMetadata().setAnnotations(null);
+    obj.getMetadata().setAnnotations(inferredMark(obj.getMetadata().getAnnotations()));
     if (obj instanceof Pod pod) {
       trimPod(pod);
     } else if (obj instanceof ReplicaSet rs && rs.getSpec() != null) {
@@ -58,6 +59,12 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
       trimCronJob(cronJob);
     }
     return obj;
+  }
+
+  /** Of the annotations, only the mark of a workload a capture-derived view made up is read. */
+  private static Map<String, String> inferredMark(Map<String, String> annotations) {
+    String mark = annotations == null ? null : annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION);
+    return mark == null ? null : Map.of(WorkloadInference.INFERRED_OBJECT_ANNOTATION, mark);
   }
 
   /** Of a CronJob, only its job template's pod labels are read (they are its selector). */
