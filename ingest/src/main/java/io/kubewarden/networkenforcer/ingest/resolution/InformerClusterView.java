@@ -31,17 +31,28 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   private InformerClusterView() {}
 
+  /**
+   * Objects per page of an informer's first list, as client-go's reflector pages: listed whole, the
+   * pods of a large cluster are one response of hundreds of megabytes, held at once before any is trimmed.
+   */
+  public static final long LIST_PAGE = 500;
+
   /** Starts the informers; they fill the view in the background (see {@link #awaitSynced}). */
   public static InformerClusterView start(KubernetesClient client) {
+    return start(client, LIST_PAGE);
+  }
+
+  /** As {@link #start(KubernetesClient)}, listing {@code page} objects per request. */
+  static InformerClusterView start(KubernetesClient client, long page) {
     InformerClusterView view = new InformerClusterView();
-    view.watch(client.namespaces().runnableInformer(0));
-    view.watch(client.apps().deployments().inAnyNamespace().runnableInformer(0));
-    view.watch(client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
-    view.watch(client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
-    view.watch(client.apps().replicaSets().inAnyNamespace().runnableInformer(0));
-    view.watch(client.pods().inAnyNamespace().runnableInformer(0));
-    view.watch(client.batch().v1().jobs().inAnyNamespace().runnableInformer(0));
-    view.watch(client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
+    view.watch(client.namespaces().withLimit(page).runnableInformer(0));
+    view.watch(client.apps().deployments().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.apps().statefulSets().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.apps().daemonSets().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.apps().replicaSets().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.pods().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.batch().v1().jobs().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.batch().v1().cronjobs().inAnyNamespace().withLimit(page).runnableInformer(0));
     return view;
   }
 
