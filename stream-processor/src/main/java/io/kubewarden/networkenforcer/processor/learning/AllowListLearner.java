@@ -63,6 +63,10 @@ public final class AllowListLearner {
     this.externalPeers = new ExternalPeerRule(settings);
   }
 
+  /**
+   * Learns one flow. The allow-list given is taken over: a new peer or port is added to its peers in
+   * place, and the state returned (which holds them) replaces it. Nothing else may keep using it.
+   */
   public Outcome learn(LearnedAllowList current, TargetKey target, FlowRecord flow) {
     if (flow.dstPort() == 0) {
       return new Skipped("unknown-port");
@@ -117,7 +121,7 @@ public final class AllowListLearner {
     }
     SortedSet<String> allNames = new TreeSet<>(learnedPeer.dnsNames());
     allNames.addAll(names);
-    SortedMap<String, LearnedPeer> peers = new TreeMap<>(learned.state().peers());
+    SortedMap<String, LearnedPeer> peers = learned.state().peers();
     peers.put(outside.key(), new LearnedPeer(null, null, learnedPeer.ports(), learnedPeer.ipBlocks(), allNames));
     LearnedAllowList s = learned.state();
     return new Learned(new LearnedAllowList(s.backend(), s.ownSelector(), peers, s.evidenceDirty(), s.lastChange(),
@@ -155,7 +159,8 @@ public final class AllowListLearner {
         return new Learned(current, false, peerKey, portKey);
       }
     }
-    SortedMap<String, LearnedPeer> peers = current == null ? new TreeMap<>() : new TreeMap<>(current.peers());
+    // The given allow-list is updated in place and replaced by the one returned (see LearnedAllowList).
+    SortedMap<String, LearnedPeer> peers = current == null ? new TreeMap<>() : current.peers();
     LearnedPeer peer = peers.get(peerKey);
     // New peer, or the peer workload was recreated with another selector: the rule changes.
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());

@@ -27,8 +27,14 @@ public record LearnedAllowList(Backend backend, LabelSelector ownSelector, Sorte
     boolean evidenceDirty, Instant lastChange, boolean converged,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
+  /**
+   * A {@link TreeMap} of peers is taken over, not copied: {@link AllowListLearner} adds a new peer to the
+   * map of the allow-list it was given and passes that map on. A busy target (the cluster DNS of a
+   * cluster of 10,000 workloads has as many peers) would otherwise copy every peer for each new one.
+   */
   public LearnedAllowList {
-    peers = peers == null ? new TreeMap<>() : new TreeMap<>(peers);
+    peers = peers == null ? new TreeMap<>() : peers instanceof TreeMap<String, LearnedPeer> owned ? owned
+        : new TreeMap<>(peers);
   }
 
   public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
