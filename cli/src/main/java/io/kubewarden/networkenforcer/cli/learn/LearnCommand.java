@@ -101,6 +101,11 @@ public final class LearnCommand implements Callable<Integer> {
     try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null) {
       Path capture = stdin != null ? stdin.file() : request.input();
       return learn(request, capture, out);
+    } catch (OutOfMemoryError e) {
+      throw OutOfMemoryAdvice.advice(e);
+    } catch (RuntimeException e) {
+      // Out of memory on another thread arrives wrapped (a failed decode, the topology's thread).
+      throw OutOfMemoryAdvice.whenOutOfMemory(e);
     }
   }
 
