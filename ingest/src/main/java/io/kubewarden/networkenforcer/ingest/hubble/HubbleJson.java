@@ -6,10 +6,10 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
-import java.io.IOException;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import java.io.IOException;
 
 /**
  * Reads the JSON that {@code hubble observe -o jsonpb} prints (one {@code GetFlowsResponse} per

@@ -1,14 +1,11 @@
 package io.kubewarden.networkenforcer.ingest.resolution;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -20,6 +17,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,9 +38,6 @@ import java.util.regex.Pattern;
  */
 public final class ClusterStateFile {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  private static final ObjectMapper TREES = new ObjectMapper();
-  private static final JsonFactory JSON = new JsonFactory();
-  private static final YAMLFactory YAML = new YAMLFactory();
   private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
   private static final String HOW_TO_WRITE = "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
 
@@ -63,7 +58,6 @@ public final class ClusterStateFile {
     ClusterIndex index = new ClusterIndex();
     try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16);
         JsonParser parser = parser(in)) {
-      parser.setCodec(TREES);
       int documents = 0;
       for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
         document(index, parser, token);
@@ -105,7 +99,8 @@ public final class ClusterStateFile {
     } while (read < lookahead && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB
         || c == 0xBF));
     in.reset();
-    return c == '{' || c == '[' ? JSON.createParser(in) : YAML.createParser(in);
+    // The project's mappers: their parsers read trees (readValueAsTree) without further setup.
+    return c == '{' || c == '[' ? Json.mapper().createParser(in) : Json.yaml().createParser(in);
   }
 
   /**
@@ -126,7 +121,7 @@ public final class ClusterStateFile {
       throw new IllegalArgumentException("a document is " + parser.getText() + ", not an object or a list");
     }
     // Fields other than items are kept until the end: without items, they are the object itself.
-    ObjectNode fields = TREES.createObjectNode();
+    ObjectNode fields = Json.mapper().createObjectNode();
     boolean list = false;
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
       String name = parser.currentName();

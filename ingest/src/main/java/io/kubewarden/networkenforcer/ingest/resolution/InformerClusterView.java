@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
@@ -45,19 +46,20 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
   /** As {@link #start(KubernetesClient)}, listing {@code page} objects per request. */
   static InformerClusterView start(KubernetesClient client, long page) {
     InformerClusterView view = new InformerClusterView();
-    view.watch(client.namespaces().withLimit(page).runnableInformer(0));
-    view.watch(client.apps().deployments().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.apps().statefulSets().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.apps().daemonSets().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.apps().replicaSets().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.pods().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.batch().v1().jobs().inAnyNamespace().withLimit(page).runnableInformer(0));
-    view.watch(client.batch().v1().cronjobs().inAnyNamespace().withLimit(page).runnableInformer(0));
+    view.watch(client.namespaces(), page);
+    view.watch(client.apps().deployments().inAnyNamespace(), page);
+    view.watch(client.apps().statefulSets().inAnyNamespace(), page);
+    view.watch(client.apps().daemonSets().inAnyNamespace(), page);
+    view.watch(client.apps().replicaSets().inAnyNamespace(), page);
+    view.watch(client.pods().inAnyNamespace(), page);
+    view.watch(client.batch().v1().jobs().inAnyNamespace(), page);
+    view.watch(client.batch().v1().cronjobs().inAnyNamespace(), page);
     return view;
   }
 
   /** Caches only what resolution reads (see {@link TrimmingItemStore}), then starts listing. */
-  private <T extends HasMetadata> void watch(SharedIndexInformer<T> informer) {
+  private <T extends HasMetadata> void watch(Informable<T> objects, long page) {
+    SharedIndexInformer<T> informer = objects.withLimit(page).runnableInformer(0);
     informer.itemStore(new TrimmingItemStore<>());
     informer.addEventHandler(handler());
     // fabric8 gives up on an informer whose first list fails (a slow or restarting API server):

@@ -340,11 +340,12 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return out;
     }
 
-    /** Forwards one observation per target of {@code entry}. */
+    /** The timestamp of the latest flow record combined into {@code entry}. */
     static long latestRecord(byte[] entry) {
       return (long) LONGS.get(entry, TIMESTAMP);
     }
 
+    /** Forwards one observation per target of {@code entry}. */
     static void forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
       FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow = new FlowRecord(instant(entry, FIRST_SECONDS, FIRST_NANOS), identity.provider(),

@@ -106,7 +106,8 @@ public final class NetworkEnforcerTopology {
       Map<String, KStream<String, Decoded<Observation>>> combined = builder
           .stream(topics.flows().name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-flows"))
           .process(() -> new ObservationCombiner(topics.flows().name(), Topics.flowRecordSerde(), mapper, metrics,
-              config.combineInterval(), config.combineMaxPending()), Named.as("observe-and-combine-per-target"), StoreNames.COMBINER)
+              config.combineInterval(), config.combineMaxPending()), Named.as("observe-and-combine-per-target"),
+              StoreNames.COMBINER)
           .split(Named.as("flows-"))
           .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
           .defaultBranch(Branched.as("readable"));
