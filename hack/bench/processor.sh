@@ -40,3 +40,6 @@ if [ "${BENCH_BURST:-1}" = 1 ]; then
   java -Xmx2g -cp "$cp" $main burst "${BENCH_BURST_BACKLOG:-1000000}" > stream-processor/target/bench-burst.log 2>&1
   grep -E "$figures" stream-processor/target/bench-burst.log
 fi
+# A new cluster's DNS: BENCH_FANIN clients (default 5000), each calling one server once.
+java -Xmx2g -cp "$cp" $main fanin "${BENCH_FANIN:-5000}" > stream-processor/target/bench-fanin.log 2>&1
+grep -E "$figures" stream-processor/target/bench-fanin.log

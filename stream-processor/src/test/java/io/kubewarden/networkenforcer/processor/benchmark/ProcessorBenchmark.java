@@ -66,9 +66,13 @@ import org.apache.kafka.streams.processor.api.Record;
  *   <li>{@code burst}: the processor's sustained rate R (steady, one thread, exactly-once, a backlog), then,
  *       live, flows sent at R/2 for 20 s, at 2R for 60 s, and at R/2 again until the lag is gone:
  *       the largest lag, how long it took to drain, and whether every flow was learned exactly once.
+ *   <li>{@code fanin}: a new cluster's DNS: thousands of workloads, each calling one server once (a
+ *       backlog). The server's Ingress target gains a peer per client: how many proposal records and
+ *       bytes that writes, and the stream thread's CPU.
  * </ul>
  *
- * <p>Arguments: {@code throughput [flows]}, {@code memory [targets]} or {@code burst [backlog flows]}.
+ * <p>Arguments: {@code throughput [flows]}, {@code memory [targets]}, {@code burst [backlog flows]} or
+ * {@code fanin [clients]}.
  */
 public final class ProcessorBenchmark {
   private static final int PARTITIONS = 4;
@@ -88,6 +92,8 @@ public final class ProcessorBenchmark {
         memory(broker.bootstrapServers(), n);
       } else if (mode.equals("burst")) {
         burst(broker.bootstrapServers(), n);
+      } else if (mode.equals("fanin")) {
+        fanIn(broker.bootstrapServers(), n);
       } else {
         throughput(broker.bootstrapServers(), n);
       }
@@ -292,6 +298,55 @@ public final class ProcessorBenchmark {
         line("burst flows lost", String.format("%.0f", total - learned / 2));
         line("burst flows doubled", String.format("%.0f", Math.max(0, learned / 2 - total)));
       }
+    }
+  }
+
+  private static void fanIn(String bootstrap, int clients) throws Exception {
+    String run = "fanin";
+    Topics topics = topicsOf(run);
+    List<byte[]> records = new ArrayList<>(clients * 2);
+    var serializer = topics.flows().valueSerde().serializer();
+    FlowEndpoint dns = endpoint("kube-dns", 0, true);
+    for (int i = 0; i < clients; i++) {
+      FlowRecord flow = new FlowRecord(START.plusMillis(i), Provider.calico, Protocol.TCP, 8080,
+          endpoint("client-" + i, i, false), dns, Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+      records.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      records.add(serializer.serialize("x", flow));
+    }
+    produce(bootstrap, topics, records);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Rates rates = process(bootstrap, run, 1, clients, registry);
+    long[] proposals = recordsAndBytes(bootstrap, topics.proposals().name());
+    line("fan-in clients of one server", Integer.toString(clients));
+    line("fan-in proposal records", Long.toString(proposals[0]));
+    line("fan-in proposal MiB", mib(proposals[1]));
+    line("fan-in seconds to learn (exactly-once, 1 thread)", String.format("%.1f", clients / rates.endToEnd()));
+    line("fan-in stream thread CPU seconds", String.format("%.1f", rates.streamThreadMicrosPerFlow() * clients / 1e6));
+  }
+
+  /** Committed records of a topic and their value bytes. */
+  private static long[] recordsAndBytes(String bootstrap, String topic) {
+    Properties p = new Properties();
+    p.put("bootstrap.servers", bootstrap);
+    p.put("isolation.level", "read_committed");
+    p.put("max.partition.fetch.bytes", Integer.toString(16 * 1024 * 1024));
+    try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p,
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+        new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+          .map(i -> new TopicPartition(topic, i.partition())).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      long records = 0;
+      long bytes = 0;
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < ends.get(tp))) {
+        for (var r : consumer.poll(Duration.ofMillis(500))) {
+          records++;
+          bytes += r.value() == null ? 0 : r.value().length;
+        }
+      }
+      return new long[] {records, bytes};
     }
   }
 
