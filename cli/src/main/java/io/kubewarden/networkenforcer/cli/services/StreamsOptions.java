@@ -42,6 +42,12 @@ public class StreamsOptions {
           + "(default: ${DEFAULT-VALUE}).")
   String combineInterval;
 
+  @Option(names = "--proposal-interval", paramLabel = "DURATION", defaultValue = "1s",
+      description = "A target's proposal is published when its allow-list changes, then at most once per interval "
+          + "with every change since (a target gaining many peers at once is rendered once, not once per peer); "
+          + "0 publishes every change at once (default: ${DEFAULT-VALUE}).")
+  String proposalInterval;
+
   @Mixin
   LearningOptions learning = new LearningOptions();
 
@@ -59,6 +65,8 @@ public class StreamsOptions {
         .commitInterval(Durations.parse("--commit-interval", commitInterval))
         .combineInterval("0".equals(combineInterval.trim()) ? java.time.Duration.ZERO
             : Durations.parse("--observation-combine-interval", combineInterval))
+        .proposalInterval("0".equals(proposalInterval.trim()) ? java.time.Duration.ZERO
+            : Durations.parse("--proposal-interval", proposalInterval))
         .stateDir(stateDir)
         .provider(provider)
         .backend(provider.backend())

@@ -39,6 +39,10 @@ import org.apache.kafka.streams.StreamsConfig;
  *     ({@link #DEFAULT_COMBINE_MAX_PENDING}; bounds the combiner's memory, about 1 KiB each)
  * @param proposalEmission when a changed allow-list is published ({@link ProposalEmission#EVERY_CHANGE}
  *     by default; offline learning holds changes until the flush)
+ * @param proposalInterval with {@link ProposalEmission#EVERY_CHANGE}: a target's proposal is published
+ *     at once when its allow-list changes, then at most once per interval with every change since
+ *     ({@link #DEFAULT_PROPOSAL_INTERVAL}; 0 = every change at once). A target that gains a thousand
+ *     peers in a second (the cluster DNS of a new cluster) is rendered twice, not a thousand times.
  * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
  *     whose state is thrown away at its end (offline learning), where a changelog record per store
  *     write is pure cost
@@ -62,6 +66,7 @@ public record ProcessorConfig(
     Duration combineInterval,
     int combineMaxPending,
     ProposalEmission proposalEmission,
+    Duration proposalInterval,
     boolean storeChangelogs) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
@@ -77,8 +82,15 @@ public record ProcessorConfig(
   // one per flow record (api.md) with the combiner on.
   public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
   public static final int DEFAULT_COMBINE_MAX_PENDING = 10_000;
+  /**
+   * At most one proposal per target per second from allow-list changes: each is a whole rendering of
+   * the target (every peer and its evidence), so publishing one per new peer is quadratic in bytes.
+   */
+  public static final Duration DEFAULT_PROPOSAL_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
+  /** The largest record (uncompressed) the processor writes: a proposal, an allow-list in a changelog. */
+  public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
   public static final String ROCKSDB_MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
 
@@ -95,6 +107,7 @@ public record ProcessorConfig(
     combineInterval = combineInterval == null ? DEFAULT_COMBINE_INTERVAL : combineInterval;
     combineMaxPending = combineMaxPending == 0 ? DEFAULT_COMBINE_MAX_PENDING : combineMaxPending;
     proposalEmission = proposalEmission == null ? ProposalEmission.EVERY_CHANGE : proposalEmission;
+    proposalInterval = proposalInterval == null ? DEFAULT_PROPOSAL_INTERVAL : proposalInterval;
   }
 
   public static Builder builder(KafkaSettings kafka) {
@@ -107,7 +120,8 @@ public record ProcessorConfig(
         .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
-        .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).storeChangelogs(storeChangelogs);
+        .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).proposalInterval(proposalInterval)
+        .storeChangelogs(storeChangelogs);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -125,6 +139,10 @@ public record ProcessorConfig(
     requirePositive("evidence flush interval", evidenceFlushInterval);
     learning.validate();
     requirePositive("commit interval", commitInterval);
+    if (proposalInterval.isNegative()) {
+      throw new ConfigException("proposal interval must be 0 (every change at once) or positive, got "
+          + proposalInterval);
+    }
     if (combineInterval.isNegative()) {
       throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
     }
@@ -186,6 +204,11 @@ public record ProcessorConfig(
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     // Outputs are JSON and compress well; proposals and violations repeat most of their bytes.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    // The producer checks a record's uncompressed size against this (default 1 MiB): the proposal of a
+    // target with thousands of peers (the cluster DNS of 3,000 workloads) is larger, and the stream
+    // thread failed on it. Compressed it fits the broker's default message size many times over.
+    p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+        Integer.toString(MAX_RECORD_BYTES));
     return p;
   }
 
@@ -209,6 +232,7 @@ public record ProcessorConfig(
     private Duration combineInterval;
     private int combineMaxPending;
     private ProposalEmission proposalEmission;
+    private Duration proposalInterval;
     private boolean storeChangelogs = true;
 
     private Builder(KafkaSettings kafka) {
@@ -232,13 +256,14 @@ public record ProcessorConfig(
     public Builder combineInterval(Duration v) { combineInterval = v; return this; }
     public Builder combineMaxPending(int v) { combineMaxPending = v; return this; }
     public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
+    public Builder proposalInterval(Duration v) { proposalInterval = v; return this; }
     public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
           createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
-          storeChangelogs);
+          proposalInterval, storeChangelogs);
     }
   }
 }

@@ -141,7 +141,7 @@ public final class NetworkEnforcerTopology {
         .merge(reattributed, Named.as("merge-reattributed"))
         .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
             new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics,
-            config.proposalEmission()), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
+            config.proposalEmission(), config.proposalInterval()), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
             StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))

@@ -24,9 +24,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import org.apache.kafka.streams.KeyValue;
@@ -69,6 +71,21 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final ProcessorMetrics metrics;
   private final ProposalEmission emission;
   /**
+   * {@link ProposalEmission#EVERY_CHANGE}: a target's allow-list changes are published at most once per
+   * this much wall-clock time, the first at once (zero: every change at once).
+   */
+  private final Duration proposalInterval;
+  /** Targets published for an allow-list change in the current proposal interval. */
+  private final Set<String> publishedThisInterval = new HashSet<>();
+  /**
+   * Targets whose allow-list changed again within the interval, with the flow time of that change:
+   * published at its end as of that time (the bytes an immediate rendering would have had). Their
+   * state is stored marked dirty, so after a restart the evidence flush publishes them instead.
+   */
+  private final Map<String, Instant> held = new LinkedHashMap<>();
+  /** Held targets with a flow after their change: still dirty once published, as they would have been. */
+  private final Set<String> touchedSinceHeld = new HashSet<>();
+  /**
    * {@link ProposalEmission#AT_FLUSH}: targets whose allow-list changed since the last flush, with
    * the flow time their proposal is rendered as of (the one an immediate rendering would have used).
    */
@@ -98,12 +115,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
       ProcessorMetrics metrics) {
-    this(evidenceFlushInterval, learner, learning, metrics, ProposalEmission.EVERY_CHANGE);
+    this(evidenceFlushInterval, learner, learning, metrics, ProposalEmission.EVERY_CHANGE, Duration.ZERO);
   }
 
   public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
-      ProcessorMetrics metrics, ProposalEmission emission) {
+      ProcessorMetrics metrics, ProposalEmission emission, Duration proposalInterval) {
     this.emission = emission;
+    this.proposalInterval = proposalInterval;
     this.evidenceFlushInterval = evidenceFlushInterval;
     this.learner = learner;
     this.convergence = new ConvergenceRule(learning);
@@ -126,6 +144,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     changedSinceFlush.clear();
     unwritten.clear();
     unwrittenEvidence.clear();
+    publishedThisInterval.clear();
+    held.clear();
+    touchedSinceHeld.clear();
     latestFlowTime = null;
     lastSweepFlowTime = null;
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
@@ -137,6 +158,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       }
     }
     context.schedule(evidenceFlushInterval, PunctuationType.WALL_CLOCK_TIME, this::flushEvidence);
+    if (emission == ProposalEmission.EVERY_CHANGE && !proposalInterval.isZero()) {
+      context.schedule(proposalInterval, PunctuationType.WALL_CLOCK_TIME, this::publishHeld);
+    }
   }
 
   @Override
@@ -171,6 +195,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     LearnedAllowList state = allowList(key);
     dirty.remove(key);
     changedSinceFlush.remove(key);
+    held.remove(key);
+    touchedSinceHeld.remove(key);
     unwritten.remove(key);
     allowLists.remove(key);
     if (state == null) {
@@ -309,6 +335,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       store(key, result.state().withEvidenceDirty(false));
       dirty.remove(key);
       changedSinceFlush.put(key, latestFlowTime);
+    } else if (result.allowListChanged() && heldBack(key)) {
+      // Published at the end of the interval with every change until then (or, after a restart, by
+      // the evidence flush: the state is stored dirty).
+      store(key, result.state().withEvidenceDirty(true));
+      dirty.add(key);
+      held.put(key, latestFlowTime);
+      touchedSinceHeld.remove(key);
     } else if (result.allowListChanged()) {
       LearnedAllowList state = result.state().withEvidenceDirty(false);
       ProposalSnapshot snapshot = render(key, target, state);
@@ -316,6 +349,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       dirty.remove(key);
       metrics.proposalEmitted();
       context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), record.timestamp()));
+    } else if (held.containsKey(key)) {
+      // Stored dirty already; published as of its change, and dirty after that.
+      touchedSinceHeld.add(key);
+      if (result.peerEvidenceChanged()) {
+        store(key, result.state().withEvidenceDirty(true));
+      }
     } else if (result.peerEvidenceChanged()) {
       // New DNS names of a known outside peer: evidence, published with the next flush.
       store(key, result.state().withEvidenceDirty(true));
@@ -325,6 +364,38 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       store(key, result.state().withEvidenceDirty(true));
       dirty.add(key);
     }
+  }
+
+  /** Whether this allow-list change waits: the target was published for a change in this interval. */
+  private boolean heldBack(String key) {
+    return !proposalInterval.isZero() && !publishedThisInterval.add(key);
+  }
+
+  /**
+   * The end of a proposal interval (and the start of an evidence flush): publishes the targets held
+   * back in it, each once, as of its last change.
+   */
+  private void publishHeld(long now) {
+    publishedThisInterval.clear();
+    for (Map.Entry<String, Instant> change : held.entrySet()) {
+      String key = change.getKey();
+      LearnedAllowList state = allowList(key);
+      if (state == null) {
+        continue;
+      }
+      boolean touched = touchedSinceHeld.contains(key);
+      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), state.withEvidenceDirty(false), change.getValue());
+      store(key, state.withEvidenceDirty(touched).withConverged(converged(snapshot)));
+      if (!touched) {
+        dirty.remove(key);
+      }
+      // Published now: its next change within the coming interval waits as well.
+      publishedThisInterval.add(key);
+      metrics.proposalEmitted();
+      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
+    }
+    held.clear();
+    touchedSinceHeld.clear();
   }
 
   private void violation(Record<String, TargetEvent> record, PolicySnapshot policy, TargetKey target,
@@ -338,6 +409,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   /** Publishes the evidence of every target whose evidence changed since its last snapshot. */
   private void flushEvidence(long now) {
     publishChanged(now);
+    publishHeld(now);
     for (String key : new ArrayList<>(dirty)) {
       LearnedAllowList state = allowList(key);
       if (state == null || !state.evidenceDirty()) {

@@ -164,6 +164,58 @@ abstract class AbstractProcessorIntegrationTest {
     }
   }
 
+  /**
+   * The cluster DNS of a new cluster of 4,000 workloads: its proposal is larger than Kafka's default
+   * 1 MiB record (the stream thread failed on it), and it gains a peer per workload within seconds
+   * (each of its proposals renders every peer: one per new peer would be quadratic in bytes). It is
+   * published whole, at most once per proposal interval and once per evidence flush.
+   */
+  @Test
+  void theClusterDnsOfThousandsOfWorkloadsIsPublishedWholeAndOncePerInterval(@TempDir Path stateDir) {
+    int clients = 4_000;
+    ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
+    Topics topics = config.topics();
+    StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+    try (app;
+        var producer = producer();
+        var proposals = consumer(topics.proposals().name())) {
+      await().atMost(DEADLINE).until(app::isReady);
+      long start = System.nanoTime();
+      for (int i = 0; i < clients; i++) {
+        String name = "client-" + i;
+        FlowRecord flow = BasicFixture.forwarded(Provider.calico, Instant.parse("2026-08-03T16:00:00Z").plusMillis(i),
+            BasicFixture.endpoint("team-" + (i % 20), name, Map.of("app", name), name + "-6d4cf56db6-x1",
+                "10.244." + (i / 250) + "." + (i % 250), name), BasicFixture.COREDNS, Protocol.UDP, 53, 1,
+            Reporter.SOURCE);
+        producer.send(new ProducerRecord<>(topics.flows().name(), flow.partitionKey(),
+            topics.flows().valueSerde().serializer().serialize(topics.flows().name(), flow)));
+      }
+      producer.flush();
+
+      List<Integer> dnsRecordBytes = new ArrayList<>();
+      Map<String, ProposalSnapshot> latest = new HashMap<>();
+      await().atMost(DEADLINE).untilAsserted(() -> {
+        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+          if (r.key().equals(COREDNS_INGRESS)) {
+            dnsRecordBytes.add(r.value().length);
+          }
+          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
+        }
+        assertThat(app.fatalError()).isNull();
+        assertThat(latest.get(COREDNS_INGRESS)).isNotNull();
+        assertThat(latest.get(COREDNS_INGRESS).evidence()).hasSize(clients);
+      });
+      double seconds = (System.nanoTime() - start) / 1e9;
+      assertThat(dnsRecordBytes.stream().mapToInt(Integer::intValue).max().orElseThrow())
+          .as("the whole proposal, larger than a default Kafka record").isGreaterThan(1024 * 1024);
+      // The first change at once, then at most one per proposal interval (1 s) and one per evidence
+      // flush (1 s here) while it was learned; one per new peer would be 4,000.
+      assertThat(dnsRecordBytes).as("coredns proposals in %.1f s", seconds)
+          .hasSizeLessThanOrEqualTo(1 + 2 * ((int) Math.ceil(seconds) + 1));
+      assertThat(latest.keySet().stream().filter(k -> k.endsWith("/Egress"))).hasSize(clients);
+    }
+  }
+
   @Test
   void topicsWithDifferentPartitionCountsStopTheStartWithAClearMessage(@TempDir Path stateDir) throws Exception {
     ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
