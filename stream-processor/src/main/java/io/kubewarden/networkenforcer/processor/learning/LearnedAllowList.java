@@ -33,6 +33,7 @@ public record LearnedAllowList(Backend backend, LabelSelector ownSelector, Sorte
    * cluster of 10,000 workloads has as many peers) would otherwise copy every peer for each new one.
    */
   public LearnedAllowList {
+    ownSelector = SortedSelector.of(ownSelector);
     peers = peers == null ? new TreeMap<>() : peers instanceof TreeMap<String, LearnedPeer> owned ? owned
         : new TreeMap<>(peers);
   }

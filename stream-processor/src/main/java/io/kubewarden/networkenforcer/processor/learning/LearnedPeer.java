@@ -22,6 +22,7 @@ public record LearnedPeer(String namespace, LabelSelector selector, SortedMap<St
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred) {
 
   public LearnedPeer {
+    selector = SortedSelector.of(selector);
     ports = ports == null ? new TreeMap<>() : new TreeMap<>(ports);
     ipBlocks = ipBlocks == null ? List.of() : List.copyOf(ipBlocks);
     dnsNames = dnsNames == null ? new TreeSet<>() : new TreeSet<>(dnsNames);
