@@ -164,9 +164,10 @@ public final class AllowListLearner {
     LearnedPeer peer = peers.get(peerKey);
     // New peer, or the peer workload was recreated with another selector: the rule changes.
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
-    ports.put(portKey, port);
+    // Kept keys: one copy each across all targets (a workload is the peer of every target it talks to).
+    ports.put(portKey.intern(), port);
     // The inferred marks follow the latest flow: a workload the cluster later confirms loses its mark.
-    peers.put(peerKey, new LearnedPeer(peerNamespace, peerSelector, ports, blocks,
+    peers.put(peerKey.intern(), new LearnedPeer(peerNamespace, peerSelector, ports, blocks,
         peer == null ? null : peer.dnsNames(), peerInferred));
     boolean dirty = current != null && current.evidenceDirty();
     // Only an inferred mark changed (the cluster now names a workload): nothing new was seen.

@@ -12,7 +12,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** Learned selectors keep their labels sorted (Jackson then writes them without sorting a copy), same JSON. */
+/**
+ * Learned selectors keep their labels sorted (Jackson then writes them without sorting a copy), same JSON,
+ * and equal ones are shared.
+ */
 class SortedSelectorTest {
   @Test
   void learnedStateHoldsSelectorsWithSortedLabelsThatEqualTheGivenOnes() {
@@ -24,6 +27,19 @@ class SortedSelectorTest {
     LearnedAllowList list = new LearnedAllowList(Backend.kubernetes, selector("tier", "db", "app", "pg"),
         new TreeMap<>(), false);
     assertThat(list.ownSelector().getMatchLabels()).isInstanceOf(TreeMap.class);
+  }
+
+  @Test
+  void equalSelectorsOfPeersOfDifferentTargetsAreOneInstanceAndTheirStringsTheJvmsCopy() {
+    LabelSelector first = selector("app", new String("web-" + 7), "tier", "front");
+    LabelSelector second = selector("tier", "front", "app", new String("web-" + 7));
+    LearnedPeer ofOneTarget = new LearnedPeer("shop", first, new TreeMap<>());
+    LearnedPeer ofAnother = new LearnedPeer(new String("sh" + "op"), second, new TreeMap<>());
+    assertThat(ofAnother.selector()).isSameAs(ofOneTarget.selector()).isEqualTo(first);
+    assertThat(ofAnother.selector().getMatchLabels().get("app")).isSameAs("web-7");
+    assertThat(ofAnother.namespace()).isSameAs("shop");
+    assertThat(ofOneTarget.dnsNames()).isEmpty();
+    assertThat(SortedSelector.of(selector("app", "web-8", "tier", "front"))).isNotSameAs(ofOneTarget.selector());
   }
 
   @Test
