@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 /**
@@ -53,12 +54,17 @@ final class InProcessPipeline implements AutoCloseable {
 
   LearnResult run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
       LearnProgress progress) throws InterruptedException {
-    return run(capture, format, backend, view, timeout, progress, DeadLetterSink.discard());
+    return run(capture, format, backend, new AtomicReference<>(view), timeout, progress, DeadLetterSink.discard());
   }
 
-  /** @param unreadableLines receives every line that could not be read (the summary names its file) */
-  LearnResult run(Path capture, CaptureFormat format, Backend backend, ClusterView view, Duration timeout,
-      LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
+  /**
+   * @param view the cluster view, handed over: it is let go once the capture is read (resolution is
+   *     done then), so the end of the run (every proposal rendered, read back and written) has its
+   *     memory; a large cluster's view is a quarter of the launcher's heap
+   * @param unreadableLines receives every line that could not be read (the summary names its file)
+   */
+  LearnResult run(Path capture, CaptureFormat format, Backend backend, AtomicReference<ClusterView> view,
+      Duration timeout, LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
     // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
     // No broker is contacted: the address only satisfies the configuration's checks.
     KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
@@ -91,18 +97,24 @@ final class InProcessPipeline implements AutoCloseable {
   /** About 1 KiB each: at most a fifth of the launcher's heap. */
   static final int COMBINED_MAX = 100_000;
 
-  private LearnResult read(BufferedReader reader, CaptureFormat format, ClusterView view, Duration timeout,
+  private LearnResult read(BufferedReader reader, CaptureFormat format, AtomicReference<ClusterView> view,
+      Duration timeout, LearnProgress progress, DeadLetterSink unreadableLines, IngestMetrics ingestMetrics,
+      InProcessTopology topology) throws IOException, InterruptedException {
+    CaptureSummary summary = resolveAndPublish(reader, format, view.getAndSet(null), progress, unreadableLines,
+        ingestMetrics, topology);
+    // Nothing here holds the cluster view (or the resolvers made of it) any more.
+    return new LearnResult(summary, topology.finish(timeout));
+  }
+
+  private static CaptureSummary resolveAndPublish(BufferedReader reader, CaptureFormat format, ClusterView view,
       LearnProgress progress, DeadLetterSink unreadableLines, IngestMetrics ingestMetrics,
       InProcessTopology topology) throws IOException, InterruptedException {
-    {
-      // Bad lines are counted and listed in the summary, and written to the unreadable-lines file.
-      CaptureFile.Reading reading = new CaptureFile(view, "cluster.local", unreadableLines, ingestMetrics,
-          Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(topology));
-      ParallelCaptureRead.forThisMachine().read(reader, format, reading);
-      CaptureSummary summary = reading.summary();
-      progress.readDone();
-      return new LearnResult(summary, topology.finish(timeout));
-    }
+    // Bad lines are counted and listed in the summary, and written to the unreadable-lines file.
+    CaptureFile.Reading reading = new CaptureFile(view, "cluster.local", unreadableLines, ingestMetrics,
+        Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(topology));
+    ParallelCaptureRead.forThisMachine().read(reader, format, reading);
+    progress.readDone();
+    return reading.summary();
   }
 
   @Override

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -112,9 +113,10 @@ public final class LearnCommand implements Callable<Integer> {
   private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
-    ClusterView view = request.clusterState()
+    // Handed to the pipeline, which lets it go once the capture is read.
+    AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
         .<ClusterView>map(ClusterStateFile::load)
-        .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat));
+        .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
     LearnSetup.checkBackend(captureFormat, chosenBackend);
     // Only once every input is known to be usable: an earlier run's manifests go now.
     List<Path> removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
