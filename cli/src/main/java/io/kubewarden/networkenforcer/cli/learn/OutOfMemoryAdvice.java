@@ -30,7 +30,9 @@ final class OutOfMemoryAdvice {
   static String message(long maxHeapBytes, OutOfMemoryError oom) {
     long mib = maxHeapBytes / (1024 * 1024);
     long more = Math.max(1024, 2 * mib);
-    return "learn ran out of memory (" + oom.getMessage() + ") with " + mib + " MiB of usable heap: the "
+    // An error the JVM throws without a message (some allocation sites) would read "(null)".
+    String what = oom.getMessage() == null ? "" : " (" + oom.getMessage() + ")";
+    return "learn ran out of memory" + what + " with " + mib + " MiB of usable heap: the "
         + "allow-lists of this capture's cluster do not fit (the launcher's 512 MiB holds those of 1,000 "
         + "workloads with room to spare; 10,000 workloads need about 1 GiB). Run it again with a larger heap, "
         + "for example: NE_JAVA_OPTS='-Xmx" + more + "m -XX:+UseParallelGC' network-enforcer learn ...";

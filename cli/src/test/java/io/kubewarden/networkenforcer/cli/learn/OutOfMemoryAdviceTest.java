@@ -22,6 +22,12 @@ class OutOfMemoryAdviceTest {
   }
 
   @Test
+  void anErrorWithoutAMessageSaysNoNull() {
+    assertThat(OutOfMemoryAdvice.message(512L * 1024 * 1024, new OutOfMemoryError()))
+        .startsWith("learn ran out of memory with 512 MiB of usable heap").doesNotContain("null");
+  }
+
+  @Test
   void otherFailuresPassUnchanged() {
     RuntimeException failure = new UncheckedIOException("cannot read capture", new java.io.IOException("gone"));
     assertThat(OutOfMemoryAdvice.whenOutOfMemory(failure)).isSameAs(failure);
