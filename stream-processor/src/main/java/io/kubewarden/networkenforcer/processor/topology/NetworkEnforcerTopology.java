@@ -141,8 +141,8 @@ public final class NetworkEnforcerTopology {
         .merge(reattributed, Named.as("merge-reattributed"))
         .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
             new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics,
-            config.proposalEmission(), config.proposalInterval()), Named.as("targets"), StoreNames.LEARNED, StoreNames.EVIDENCE,
-            StoreNames.POLICIES)
+            config.proposalEmission(), config.proposalInterval()), Named.as("targets"), StoreNames.LEARNED,
+            StoreNames.EVIDENCE, StoreNames.POLICIES)
         .split(Named.as("output-"))
         .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
         .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))
