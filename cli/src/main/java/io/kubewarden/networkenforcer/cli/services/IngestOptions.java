@@ -125,8 +125,7 @@ public class IngestOptions {
   }
 
   static Duration aggregationWindow(String text) {
-    String t = text == null ? "" : text.trim();
-    return t.equals("0") ? Duration.ZERO : Durations.parse("--aggregation-window", t);
+    return Durations.parse("--aggregation-window", text);
   }
 
   private static String endpoint(String given, String fallback) {

@@ -63,10 +63,8 @@ public class StreamsOptions {
         .streamThreads(streamThreads)
         .evidenceFlushInterval(Durations.parse("--evidence-flush-interval", evidenceFlushInterval))
         .commitInterval(Durations.parse("--commit-interval", commitInterval))
-        .combineInterval("0".equals(combineInterval.trim()) ? java.time.Duration.ZERO
-            : Durations.parse("--observation-combine-interval", combineInterval))
-        .proposalInterval("0".equals(proposalInterval.trim()) ? java.time.Duration.ZERO
-            : Durations.parse("--proposal-interval", proposalInterval))
+        .combineInterval(Durations.parse("--observation-combine-interval", combineInterval))
+        .proposalInterval(Durations.parse("--proposal-interval", proposalInterval))
         .stateDir(stateDir)
         .provider(provider)
         .backend(provider.backend())

@@ -7,7 +7,7 @@ import java.util.regex.Pattern;
 /**
  * Parses durations the way Kubernetes and Helm users write them, Go's {@code time.ParseDuration}
  * syntax: {@code 30s}, {@code 1m30s}, {@code 1.5h}, {@code 500ms}, {@code 250us} (plus {@code d}
- * for days and ISO-8601 {@code PT30S}).
+ * for days and ISO-8601 {@code PT30S}), and a bare {@code 0}.
  */
 public final class Durations {
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h|d)");
@@ -19,6 +19,10 @@ public final class Durations {
       throw new ConfigException(name + " is empty; write a duration such as 30s, 5m or 1h");
     }
     String t = text.trim();
+    // Go's time.ParseDuration takes a bare 0 as well: the value that turns an interval off.
+    if (t.equals("0")) {
+      return Duration.ZERO;
+    }
     if (t.startsWith("P") || t.startsWith("p")) {
       try {
         return Duration.parse(t);

@@ -23,6 +23,7 @@ class DurationsTest {
       "' 45s ', PT45S",
       "PT10S, PT10S",
       "0s, PT0S",
+      "0, PT0S",
       // Go's time.ParseDuration forms (Helm values are Go durations).
       "1m30s, PT1M30S",
       "1.5h, PT1H30M",

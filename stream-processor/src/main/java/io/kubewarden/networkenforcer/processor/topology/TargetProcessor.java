@@ -275,6 +275,18 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)), convergence, asOf);
   }
 
+  /**
+   * Renders a target's allow-list as of {@code asOf}, stores it with whether that rendering converged
+   * (and still marked dirty when {@code dirtyAfter}: evidence came after the change it shows), and
+   * publishes it.
+   */
+  private void publish(String key, TargetKey target, LearnedAllowList state, Instant asOf, boolean dirtyAfter,
+      long timestamp) {
+    ProposalSnapshot snapshot = render(key, target, state.withEvidenceDirty(false), asOf);
+    store(key, state.withEvidenceDirty(dirtyAfter).withConverged(converged(snapshot)));
+    context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), timestamp));
+  }
+
   private static boolean converged(ProposalSnapshot snapshot) {
     return snapshot.convergence() != null && snapshot.convergence().converged();
   }
@@ -343,12 +355,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       held.put(key, latestFlowTime);
       touchedSinceHeld.remove(key);
     } else if (result.allowListChanged()) {
-      LearnedAllowList state = result.state().withEvidenceDirty(false);
-      ProposalSnapshot snapshot = render(key, target, state);
-      store(key, state.withConverged(converged(snapshot)));
+      publish(key, target, result.state(), latestFlowTime, false, record.timestamp());
       dirty.remove(key);
       metrics.proposalEmitted();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), record.timestamp()));
     } else if (held.containsKey(key)) {
       // Stored dirty already; published as of its change, and dirty after that.
       touchedSinceHeld.add(key);
@@ -384,15 +393,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         continue;
       }
       boolean touched = touchedSinceHeld.contains(key);
-      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), state.withEvidenceDirty(false), change.getValue());
-      store(key, state.withEvidenceDirty(touched).withConverged(converged(snapshot)));
+      publish(key, TargetKey.parse(key), state, change.getValue(), touched, now);
       if (!touched) {
         dirty.remove(key);
       }
       // Published now: its next change within the coming interval waits as well.
       publishedThisInterval.add(key);
       metrics.proposalEmitted();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     held.clear();
     touchedSinceHeld.clear();
@@ -415,11 +422,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       if (state == null || !state.evidenceDirty()) {
         continue;
       }
-      LearnedAllowList clean = state.withEvidenceDirty(false);
-      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), clean);
-      store(key, clean.withConverged(converged(snapshot)));
+      publish(key, TargetKey.parse(key), state, latestFlowTime, false, now);
       metrics.evidenceFlushed();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     dirty.clear();
     // The sweep reads the whole store.
@@ -439,10 +443,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       if (state == null || state.evidenceDirty()) {
         continue;
       }
-      ProposalSnapshot snapshot = render(key, TargetKey.parse(key), state, changed.getValue());
-      store(key, state.withConverged(converged(snapshot)));
+      publish(key, TargetKey.parse(key), state, changed.getValue(), false, now);
       metrics.proposalEmitted();
-      context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
     }
     changedSinceFlush.clear();
   }
