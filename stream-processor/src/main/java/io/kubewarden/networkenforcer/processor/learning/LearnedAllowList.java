@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import java.time.Instant;
@@ -23,7 +24,8 @@ import java.util.TreeMap;
  * @param converged whether the last published snapshot said {@code Converged=True}
  * @param ownInferred the target's own workload and selector were inferred from pod names and labels
  */
-public record LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+public record LearnedAllowList(Backend backend, LabelSelector ownSelector,
+    @JsonSerialize(using = LearnedPeers.class) SortedMap<String, LearnedPeer> peers,
     boolean evidenceDirty, Instant lastChange, boolean converged,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
