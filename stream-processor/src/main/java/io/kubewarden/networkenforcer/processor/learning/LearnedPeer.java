@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.UncheckedIOException;
@@ -34,8 +35,8 @@ public final class LearnedPeer {
   private final List<LearnedIpBlock> ipBlocks;
   private final SortedSet<String> dnsNames;
   private final boolean inferred;
-  /** This peer's JSON as the stores write it; made the first time a large allow-list writes it. */
-  private volatile RawJson storedJson;
+  /** This peer's JSON as the stores write it; kept the first time a large allow-list writes it. */
+  private volatile KeptJson kept;
 
   /**
    * @param ports keyed by {@link LearnedPort#key}, so iteration is in protocol, port order
@@ -110,23 +111,33 @@ public final class LearnedPeer {
     return !ipBlocks.isEmpty();
   }
 
-  /** This peer's JSON as {@link Json#mapper()} writes it; made the first time it is asked for. */
-  RawJson storedJson() {
-    RawJson json = storedJson;
-    if (json == null) {
-      try {
-        json = new RawJson(Json.mapper().writeValueAsBytes(this));
-      } catch (JsonProcessingException e) {
-        throw new UncheckedIOException(e);
+  /**
+   * This peer's JSON as {@link Json#mapper()} writes it, and its map key ready to write (a peer is held
+   * under one key); made the first time they are asked for.
+   */
+  KeptJson keptJson(String key) {
+    KeptJson known = kept;
+    if (known == null || !known.key().equals(key)) {
+      RawJson json = known != null ? known.json() : null;
+      if (json == null) {
+        try {
+          json = new RawJson(Json.mapper().writeValueAsBytes(this));
+        } catch (JsonProcessingException e) {
+          throw new UncheckedIOException(e);
+        }
       }
-      storedJson = json;
+      known = new KeptJson(key, new SerializedString(key), json);
+      kept = known;
     }
-    return json;
+    return known;
   }
 
+  /** A peer's map key, that key escaped for JSON, and the peer's JSON. */
+  record KeptJson(String key, SerializedString name, RawJson json) {}
+
   /** Whether a write kept this peer's JSON (for tests). */
-  boolean keepsStoredJson() {
-    return storedJson != null;
+  boolean keepsJson() {
+    return kept != null;
   }
 
   @Override
