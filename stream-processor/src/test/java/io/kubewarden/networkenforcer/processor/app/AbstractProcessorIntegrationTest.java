@@ -204,6 +204,8 @@ abstract class AbstractProcessorIntegrationTest {
         assertThat(app.fatalError()).isNull();
         assertThat(latest.get(COREDNS_INGRESS)).isNotNull();
         assertThat(latest.get(COREDNS_INGRESS).evidence()).hasSize(clients);
+        // The clients' Egress targets are on other partitions: their tasks may finish after the DNS's.
+        assertThat(latest.keySet().stream().filter(k -> k.endsWith("/Egress"))).hasSize(clients);
       });
       double seconds = (System.nanoTime() - start) / 1e9;
       assertThat(dnsRecordBytes.stream().mapToInt(Integer::intValue).max().orElseThrow())
@@ -212,7 +214,6 @@ abstract class AbstractProcessorIntegrationTest {
       // flush (1 s here) while it was learned; one per new peer would be 4,000.
       assertThat(dnsRecordBytes).as("coredns proposals in %.1f s", seconds)
           .hasSizeLessThanOrEqualTo(1 + 2 * ((int) Math.ceil(seconds) + 1));
-      assertThat(latest.keySet().stream().filter(k -> k.endsWith("/Egress"))).hasSize(clients);
     }
   }
 
