@@ -19,6 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LauncherScriptTest {
   private static final Path SCRIPT = CliRun.repoRoot().resolve("network-enforcer");
+  /** The heap of learn: up to half the memory, grown only when collecting takes over a fifth of the time. */
+  private static final String[] LEARN_HEAP = {"-Xms256m", "-XX:MaxRAMPercentage=50", "-XX:+UseParallelGC",
+      "-XX:GCTimeRatio=4"};
   /** What the launcher adds for a capture of 16 MiB or more, or one it cannot size. */
   private static final String[] LARGE_CAPTURE_JIT = {"-XX:MaxInlineLevel=6", "-XX:InlineSmallCode=1000",
       "-XX:MaxNodeLimit=20000", "-XX:NodeLimitFudgeFactor=1000"};
@@ -40,19 +43,18 @@ class LauncherScriptTest {
   @Test
   void itRunsTheJarWithTheArgumentsUnchanged() throws Exception {
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
-    // learn gets a bounded heap by default; the arguments follow the jar unchanged.
-    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"))).containsExactly("-Xmx512m", "-XX:+UseParallelGC",
-        LARGE_CAPTURE_JIT[0], LARGE_CAPTURE_JIT[1], LARGE_CAPTURE_JIT[2], LARGE_CAPTURE_JIT[3],
-        "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+    // learn gets its heap settings by default; the arguments follow the jar unchanged.
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"))).containsExactlyElementsOf(
+        args(LEARN_HEAP, LARGE_CAPTURE_JIT, "-jar", jar.toString(), "learn", "--input", "a b.jsonl"));
   }
 
   @Test
   void aSmallCaptureRunsOnTheQuickCompilerOnlyALargeOneWithShallowerInlining() throws Exception {
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
     Path small = Files.writeString(dir.resolve("small.jsonl"), "{}\n");
-    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"), small.toString())).containsExactly("-Xmx512m",
-        "-XX:+UseParallelGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "learn", "--input",
-        small.toString());
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0"), small.toString())).containsExactlyElementsOf(
+        args(LEARN_HEAP, new String[] {"-XX:TieredStopAtLevel=1"}, "-jar", jar.toString(), "learn", "--input",
+            small.toString()));
 
     // 16 MiB and more (sparse: the size is what counts).
     Path large = dir.resolve("large.jsonl");
@@ -78,8 +80,8 @@ class LauncherScriptTest {
     Map<String, String> env = Map.of("NE_CACHE_DIR", cache.toString());
 
     List<String> first = launch(fakeJava, jar, env);
-    assertThat(first).hasSize(14);
-    assertThat(first.get(6)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
+    assertThat(first).hasSize(16);
+    assertThat(first.get(8)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
         .endsWith(".tmp");
     // The fake JVM wrote no archive: nothing is kept, the next run records again.
     try (var files = Files.list(cache.resolve("cds"))) {
@@ -87,12 +89,11 @@ class LauncherScriptTest {
     }
 
     // With the archive in place (what a real first run leaves), learn maps it.
-    String archive = first.get(6).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
+    String archive = first.get(8).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
     Files.writeString(Path.of(archive), "archive");
     List<String> later = launch(fakeJava, jar, env);
-    assertThat(later).containsExactly("-Xmx512m", "-XX:+UseParallelGC", LARGE_CAPTURE_JIT[0], LARGE_CAPTURE_JIT[1],
-        LARGE_CAPTURE_JIT[2], LARGE_CAPTURE_JIT[3], "-XX:SharedArchiveFile=" + archive, "-Xlog:cds=off",
-        "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+    assertThat(later).containsExactlyElementsOf(args(LEARN_HEAP, LARGE_CAPTURE_JIT, "-XX:SharedArchiveFile=" + archive,
+        "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-jar", jar.toString(), "learn", "--input", "a b.jsonl"));
   }
 
   /** A fake "java" that prints what it was asked to run, one argument per line. */
@@ -120,5 +121,13 @@ class LauncherScriptTest {
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(run.exitValue()).isZero();
     return out.lines().toList();
+  }
+
+  /** The launcher's heap and JIT options, then the rest of the command line. */
+  private static List<String> args(String[] heap, String[] jit, String... rest) {
+    List<String> all = new java.util.ArrayList<>(List.of(heap));
+    all.addAll(List.of(jit));
+    all.addAll(List.of(rest));
+    return all;
   }
 }

@@ -2,8 +2,9 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 /**
  * Turns running out of heap, on whichever thread of {@code learn} it happened, into a message that
- * says what to do: the launcher's heap suits clusters of a few thousand workloads; the allow-lists
- * of a larger cluster need a larger one.
+ * says what to do: the launcher lets the heap grow to half of the memory, and the allow-lists of
+ * 10,000 workloads need about 1 GiB; a larger cluster, a smaller machine or a heap set by hand can
+ * still run out.
  */
 final class OutOfMemoryAdvice {
   private OutOfMemoryAdvice() {}
@@ -33,8 +34,9 @@ final class OutOfMemoryAdvice {
     // An error the JVM throws without a message (some allocation sites) would read "(null)".
     String what = oom.getMessage() == null ? "" : " (" + oom.getMessage() + ")";
     return "learn ran out of memory" + what + " with " + mib + " MiB of usable heap: the "
-        + "allow-lists of this capture's cluster do not fit (the launcher's 512 MiB holds those of 1,000 "
-        + "workloads with room to spare; 10,000 workloads need about 1 GiB). Run it again with a larger heap, "
-        + "for example: NE_JAVA_OPTS='-Xmx" + more + "m -XX:+UseParallelGC' network-enforcer learn ...";
+        + "allow-lists of this capture's cluster do not fit (1,000 workloads need a few hundred MiB, 10,000 "
+        + "workloads about 1 GiB; the launcher allows up to half of the machine's memory). Run it again with a "
+        + "larger heap, on a machine or container with the memory for it, for example: NE_JAVA_OPTS='-Xmx"
+        + more + "m -XX:+UseParallelGC' network-enforcer learn ...";
   }
 }
