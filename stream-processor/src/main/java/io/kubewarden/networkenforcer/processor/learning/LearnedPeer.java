@@ -118,10 +118,11 @@ public final class LearnedPeer {
   KeptJson keptJson(String key) {
     KeptJson known = kept;
     if (known == null || !known.key().equals(key)) {
-      RawJson json = known != null ? known.json() : null;
+      SerializedString json = known != null ? known.json() : null;
       if (json == null) {
         try {
-          json = new RawJson(Json.mapper().writeValueAsBytes(this));
+          // Jackson's own holder of pre-written text: it keeps the UTF-8 bytes from the first write on.
+          json = new SerializedString(Json.mapper().writeValueAsString(this));
         } catch (JsonProcessingException e) {
           throw new UncheckedIOException(e);
         }
@@ -133,7 +134,7 @@ public final class LearnedPeer {
   }
 
   /** A peer's map key, that key escaped for JSON, and the peer's JSON. */
-  record KeptJson(String key, SerializedString name, RawJson json) {}
+  record KeptJson(String key, SerializedString name, SerializedString json) {}
 
   /** Whether a write kept this peer's JSON (for tests). */
   boolean keepsJson() {
