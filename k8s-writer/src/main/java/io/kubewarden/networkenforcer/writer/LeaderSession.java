@@ -316,6 +316,8 @@ final class LeaderSession {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    // A proposal record refused as too large for the API server is parked on dead-letter as it came.
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(Topics.MAX_RECORD_BYTES));
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + config.identity());
     return p;
   }

@@ -32,6 +32,9 @@ public final class KafkaTopics {
   public static <V> void produce(String bootstrap, Topic<String, V> topic, String key, V value) throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
+    // As the processor's producer: lz4, and records of a target with thousands of peers over 1 MiB.
+    p.put("compression.type", "lz4");
+    p.put("max.request.size", Integer.toString(16 * 1024 * 1024));
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
       producer.send(new ProducerRecord<>(topic.name(), key,
           topic.valueSerde().serializer().serialize(topic.name(), value))).get();

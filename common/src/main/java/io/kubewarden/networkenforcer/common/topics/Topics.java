@@ -20,6 +20,13 @@ import org.apache.kafka.common.serialization.Serdes;
  */
 public final class Topics {
   public static final String DEFAULT_PREFIX = "network-enforcer.";
+  /**
+   * The largest record (uncompressed) a producer of ours writes: a proposal of a target with
+   * thousands of peers, its allow-list in a changelog, that proposal parked on the dead-letter topic.
+   * Producers check the uncompressed size against {@code max.request.size} (1 MiB by default); lz4
+   * brings such a record far under the broker's message size.
+   */
+  public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
   /** The replay window of the flows topic. */
   public static final Duration FLOWS_RETENTION = Duration.ofDays(7);
   /** Loss records must outlive the quiet period they hold a proposal back for (default 7 days). */

@@ -14,6 +14,11 @@ public final class ProposalConditions {
   public static final String REASON_FORBIDDEN = "Forbidden";
   /** The API server refused a write as invalid. */
   public static final String REASON_INVALID = "Invalid";
+  /**
+   * The API server cannot store the proposal: with its evidence it is over the object size limit
+   * (etcd's, 1.5 MiB by default: about 3,000 peers of one target).
+   */
+  public static final String REASON_TOO_LARGE = "TooLarge";
 
   private ProposalConditions() {}
 }

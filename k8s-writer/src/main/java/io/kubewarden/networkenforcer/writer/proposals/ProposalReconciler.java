@@ -1,6 +1,5 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -14,7 +13,6 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalStatus;
-import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
@@ -101,6 +99,8 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final Map<ObjectKey, ProposalSnapshot> lastRecords = new ConcurrentHashMap<>();
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
+  /** Proposals never created, with the reason of the refusal reported on their workload. */
+  private final Map<ObjectKey, String> reportedOnWorkload = new ConcurrentHashMap<>();
   /** Since when a proposal record has waited for its workload to be cached. */
   private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
 
@@ -240,6 +240,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
           workload.get())));
       generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
           : applied.getMetadata().getGeneration();
+      reportedOnWorkload.remove(key);
     }
     ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
     List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
@@ -313,7 +314,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
         .withOwnerReferences(ownerReferenceTo(workload));
     Map<String, String> annotations = new java.util.TreeMap<>(snapshotAnnotations);
     if (learned != null) {
-      annotations.put(LEARNED_SPEC, toJson(learned));
+      annotations.put(LEARNED_SPEC, LearnedSpecAnnotation.encode(learned));
     }
     if (!annotations.isEmpty()) {
       meta.withAnnotations(annotations);
@@ -341,24 +342,16 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
 
   static WorkloadNetworkPolicyProposalSpec lastLearned(WorkloadNetworkPolicyProposal live) {
     Map<String, String> annotations = live.getMetadata().getAnnotations();
-    String json = annotations == null ? null : annotations.get(LEARNED_SPEC);
-    if (json == null) {
+    String value = annotations == null ? null : annotations.get(LEARNED_SPEC);
+    if (value == null) {
       return null;
     }
     try {
-      return Json.mapper().readValue(json, WorkloadNetworkPolicyProposalSpec.class);
-    } catch (JsonProcessingException e) {
-      LOG.warn("annotation {} of {}/{} is not a proposal spec; treating everything learned as new", LEARNED_SPEC,
-          live.getMetadata().getNamespace(), live.getMetadata().getName());
+      return LearnedSpecAnnotation.decode(value);
+    } catch (IllegalArgumentException e) {
+      LOG.warn("annotation {} of {}/{} is {}; treating everything learned as new", LEARNED_SPEC,
+          live.getMetadata().getNamespace(), live.getMetadata().getName(), e.getMessage());
       return null;
-    }
-  }
-
-  private static String toJson(WorkloadNetworkPolicyProposalSpec spec) {
-    try {
-      return Json.mapper().writeValueAsString(spec);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
     }
   }
 
@@ -417,6 +410,10 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
         LOG.info("proposal {} was deleted before its status was written", key);
         return;
       }
+      if (tooLarge(e, said(e))) {
+        // The spec fitted, the spec and its evidence do not.
+        throw tooLargeError(e);
+      }
       throw e;
     }
   }
@@ -440,7 +437,8 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
         .anyMatch(c -> ProposalConditions.READY.equals(c.getType()) && "False".equals(c.getStatus())
             && (ProposalConditions.REASON_FORBIDDEN.equals(c.getReason())
-                || ProposalConditions.REASON_INVALID.equals(c.getReason()))
+                || ProposalConditions.REASON_INVALID.equals(c.getReason())
+                || ProposalConditions.REASON_TOO_LARGE.equals(c.getReason()))
             && java.util.Objects.equals(c.getObservedGeneration(), generation));
   }
 
@@ -468,11 +466,12 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     try {
       return write.get();
     } catch (KubernetesClientException e) {
-      // The API server's own words, without the request line: the same refusal reads the same.
-      String said = e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage()
-          : e.getMessage();
+      String said = said(e);
       if (e.getCode() == 403 && !AUTHORIZATION_DENIAL.matcher(said).find()) {
         throw new PermanentError(ProposalConditions.REASON_FORBIDDEN, "the API server forbids the write: " + said, e);
+      }
+      if (tooLarge(e, said)) {
+        throw tooLargeError(e);
       }
       if (e.getCode() == 400 || e.getCode() == 422) {
         throw new PermanentError(ProposalConditions.REASON_INVALID, "the API server rejects the proposal as invalid: "
@@ -480,6 +479,32 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       }
       throw e;
     }
+  }
+
+  /** The API server's own words, without the request line: the same refusal reads the same. */
+  private static String said(KubernetesClientException e) {
+    return e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+  }
+
+  private static PermanentError tooLargeError(KubernetesClientException e) {
+    return new PermanentError(ProposalConditions.REASON_TOO_LARGE, TOO_LARGE_ADVICE + " (" + said(e) + ")", e);
+  }
+
+  static final String TOO_LARGE_ADVICE = "the proposal is too large for the API server to store: a target with "
+      + "thousands of peers (the cluster DNS, a monitoring system) learns a rule per peer, and Kubernetes keeps an "
+      + "object in at most 1.5 MiB (etcd's limit), about 3,000 peers with their evidence. Write a "
+      + "WorkloadNetworkPolicy for this workload by hand (for example one rule for all namespaces); once it "
+      + "exists, learning of the target stops and this proposal is deleted";
+
+  /**
+   * The API server's answers to an object over the size limit, each seen from a real one: etcd's
+   * "request is too large" (500, 1.5 MiB), the gRPC limit between kube-apiserver and etcd ("trying
+   * to send message larger than max", 500, 2 MiB: an update carries the old object too) and the
+   * request body's limit (413). Retrying sends the same bytes again.
+   */
+  static boolean tooLarge(KubernetesClientException e, String said) {
+    return e.getCode() == 413 || said != null && (said.contains("request is too large")
+        || said.contains("trying to send message larger than max"));
   }
 
   /**
@@ -513,14 +538,25 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
 
   @Override
   public void permanentFailure(ObjectKey key, PermanentError error) {
-    desired.peek(key).ifPresent(wish -> {
+    Optional<HasMetadata> workload = Optional.empty();
+    DesiredProposals.Desired wish = desired.peek(key).orElse(null);
+    if (wish != null) {
       if (wish.record() != null) {
         deadLetters.send(wish.record(), error.reason() + ": " + error.getMessage(), error);
       }
+      if (wish.snapshot() != null) {
+        workload = ClusterCache.targetOf(key.namespace(), wish.snapshot().spec())
+            .flatMap(target -> cache.workload(target.workload()));
+      }
       desired.done(key, wish);
-    });
+    }
     WorkloadNetworkPolicyProposal live = cache.proposal(key.namespace(), key.name()).orElse(null);
     if (live == null) {
+      // Never created: the workload's Events are where `kubectl describe` shows it.
+      // Once per reason, not once per record of a target that keeps learning.
+      if (workload.isPresent() && !error.reason().equals(reportedOnWorkload.put(key, error.reason()))) {
+        events.warning(workload.get(), error.reason(), "proposal " + key.name() + ": " + error.getMessage());
+      }
       return;
     }
     if (!hasCondition(live, error.reason())) {

@@ -14,6 +14,8 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.PortEvidence;
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -50,8 +52,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The proposal reconciler on a real kube-apiserver with the chart's CRDs, admission policies and
  * the writer's RBAC: reviewers' edits survive learning, a proposal from Git gets its owner, a name
- * clash keeps the proposal, a proposal the API server refuses is parked and reported without
- * holding up the others, and a CronJob's proposal is owned by the CronJob and carries the processor's
+ * clash keeps the proposal, a proposal the API server refuses (invalid, or too large to store) is
+ * parked and reported without holding up the others, a target with thousands of peers gets its
+ * proposal, and a CronJob's proposal is owned by the CronJob and carries the processor's
  * Converged condition next to Ready.
  */
 class ApiServerProposalReconcilerTest {
@@ -72,7 +75,7 @@ class ApiServerProposalReconcilerTest {
     cluster = ChartedApiServer.start(NS);
     KafkaTopics.create(broker.bootstrapServers(), TOPICS, 1);
     for (String name : List.of("api", "web", "batch", "db", "gamma", "delta", "other", "front", "kappa",
-        "lambda", "omega", "sigma")) {
+        "lambda", "omega", "sigma", "dns", "scraper")) {
       cluster.admin().resource(Fixtures.deployment(name)).create();
     }
     writerClient = cluster.writerClient(RELEASE);
@@ -342,10 +345,9 @@ class ApiServerProposalReconcilerTest {
     await().atMost(WAIT).until(() -> ready(proposal("deployment-gamma-ingress"))
         .filter(c -> ProposalConditions.REASON_INVALID.equals(c.getReason())).isPresent());
     assertThat(ready(proposal("deployment-gamma-ingress")).orElseThrow().getMessage()).contains("ownerReferences");
-    await().atMost(WAIT).until(() -> KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name())
-        .size() == 1);
-    var parked = KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name()).get(0);
-    assertThat(parked.key()).isEqualTo(snapshot("gamma", List.of("web", "api")).target().key());
+    String gamma = snapshot("gamma", List.of("web", "api")).target().key();
+    await().atMost(WAIT).until(() -> parked(gamma).size() == 1);
+    var parked = parked(gamma).get(0);
     assertThat(DeadLetterHeaders.get(parked.headers(), DeadLetterHeaders.REASON)).contains("Invalid");
     assertThat(events("deployment-gamma-ingress")).as("one Event, not one per retry")
         .filteredOn(e -> ProposalConditions.REASON_INVALID.equals(e.getReason())).hasSize(1);
@@ -382,6 +384,81 @@ class ApiServerProposalReconcilerTest {
     assertThat(KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()))
         .as("the promotion's and the reset's deletes were the writer's own").extracting(r -> r.key())
         .containsExactly(omega);
+  }
+
+  @Test
+  void aTargetWithThousandsOfPeersGetsItsProposalAndOneTooLargeToStoreIsReportedOnIt() {
+    // 2,000 peers: about 330 KB of learned spec, over the 256 KiB Kubernetes allows for all of an
+    // object's annotations when the learned spec was kept there as plain JSON.
+    ProposalSnapshot thousands = withEvidence(snapshot("dns", peerNames(2_000)));
+    publish(thousands);
+    await().atMost(WAIT).until(() -> ready(proposal("deployment-dns-ingress"))
+        .filter(c -> "True".equals(c.getStatus())).isPresent());
+    WorkloadNetworkPolicyProposal applied = proposal("deployment-dns-ingress");
+    assertThat(applied.getSpec()).isEqualTo(thousands.spec());
+    assertThat(applied.getStatus().getEvidence()).hasSize(2_000);
+    String annotation = applied.getMetadata().getAnnotations().get(ProposalReconciler.LEARNED_SPEC);
+    assertThat(annotation).startsWith(LearnedSpecAnnotation.GZIP_PREFIX).hasSizeLessThan(64 * 1024);
+    assertThat(LearnedSpecAnnotation.decode(annotation)).isEqualTo(thousands.spec());
+
+    // 10,000 peers: the spec alone is over etcd's 1.5 MiB. The proposal keeps what it had and says why.
+    ProposalSnapshot tooMany = snapshot("dns", peerNames(10_000));
+    publish(tooMany);
+    await().atMost(WAIT).until(() -> ready(proposal("deployment-dns-ingress"))
+        .filter(c -> ProposalConditions.REASON_TOO_LARGE.equals(c.getReason())).isPresent());
+    WorkloadNetworkPolicyProposal refused = proposal("deployment-dns-ingress");
+    assertThat(ready(refused).orElseThrow().getStatus()).isEqualTo("False");
+    // An update sends the old object with the new one: kube-apiserver's 2 MiB to etcd is what it hits.
+    assertThat(ready(refused).orElseThrow().getMessage()).contains("1.5 MiB", "WorkloadNetworkPolicy",
+        "trying to send message larger than max");
+    assertThat(refused.getSpec()).isEqualTo(thousands.spec());
+    await().atMost(WAIT).until(() -> parked(tooMany.target().key()).size() == 1);
+    assertThat(DeadLetterHeaders.get(parked(tooMany.target().key()).get(0).headers(), DeadLetterHeaders.REASON))
+        .contains(ProposalConditions.REASON_TOO_LARGE);
+    assertThat(events("deployment-dns-ingress")).as("one Event, not one per retry")
+        .filteredOn(e -> ProposalConditions.REASON_TOO_LARGE.equals(e.getReason())).hasSize(1);
+  }
+
+  @Test
+  void aProposalTooLargeToCreateIsReportedOnItsWorkloadAndHoldsUpNoOther() {
+    ProposalSnapshot tooMany = snapshot("scraper", peerNames(10_000));
+    publish(tooMany);
+    publish(snapshot("sigma", List.of("web")));
+    await().atMost(WAIT).until(() -> events("scraper").stream()
+        .anyMatch(e -> ProposalConditions.REASON_TOO_LARGE.equals(e.getReason())));
+    Event onWorkload = events("scraper").stream()
+        .filter(e -> ProposalConditions.REASON_TOO_LARGE.equals(e.getReason())).findFirst().orElseThrow();
+    assertThat(onWorkload.getInvolvedObject().getKind()).isEqualTo("Deployment");
+    assertThat(onWorkload.getMessage()).startsWith("proposal deployment-scraper-ingress: ").contains("1.5 MiB",
+        "etcdserver: request is too large");
+    assertThat(proposal("deployment-scraper-ingress")).isNull();
+    await().atMost(WAIT).until(() -> parked(tooMany.target().key()).size() == 1);
+    await().atMost(WAIT).until(() -> ready(proposal("deployment-sigma-ingress")).isPresent());
+  }
+
+  static List<String> peerNames(int count) {
+    List<String> names = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      names.add(String.format("peer-%05d", i));
+    }
+    return names;
+  }
+
+  /** The snapshot with evidence for every rule, as the processor renders it (about 300 bytes a rule). */
+  static ProposalSnapshot withEvidence(ProposalSnapshot s) {
+    List<RuleEvidence> evidence = new ArrayList<>();
+    List<NetworkPolicyIngressRule> rules = s.spec().getKubernetes().getIngress();
+    for (int i = 0; i < rules.size(); i++) {
+      String peer = rules.get(i).getFrom().get(0).getPodSelector().getMatchLabels().get("app");
+      evidence.add(new RuleEvidence(i, NS + "/Deployment/" + peer, List.of(new PortEvidence("TCP", "8080",
+          "2026-01-01T00:00:00.123456789Z", "2026-01-01T00:05:00.987654321Z", 42))));
+    }
+    return new ProposalSnapshot(s.name(), s.namespace(), s.spec(), evidence, s.updatedAt());
+  }
+
+  static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> parked(String key) {
+    return KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name()).stream()
+        .filter(r -> key.equals(r.key())).toList();
   }
 
   /** A learned snapshot of {@code target}'s ingress with one rule per peer, as the processor renders it. */

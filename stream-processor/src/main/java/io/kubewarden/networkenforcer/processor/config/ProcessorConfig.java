@@ -89,8 +89,6 @@ public record ProcessorConfig(
   public static final Duration DEFAULT_PROPOSAL_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
   public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
-  /** The largest record (uncompressed) the processor writes: a proposal, an allow-list in a changelog. */
-  public static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
   public static final String ROCKSDB_MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
 
@@ -208,7 +206,7 @@ public record ProcessorConfig(
     // target with thousands of peers (the cluster DNS of 3,000 workloads) is larger, and the stream
     // thread failed on it. Compressed it fits the broker's default message size many times over.
     p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
-        Integer.toString(MAX_RECORD_BYTES));
+        Integer.toString(Topics.MAX_RECORD_BYTES));
     return p;
   }
 
