@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 /**
  * Writes proposals as Kubernetes manifests, one file per target at
- * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply -f}.
+ * {@code <dir>/<namespace>/<name>.yaml}, ready for review and {@code kubectl apply --server-side -f}.
  */
 public final class ProposalManifests {
   /** fabric8's mapping of the resource to maps and lists (its field order and inclusion); one per thread. */
@@ -62,8 +62,10 @@ public final class ProposalManifests {
   private static Path write(Path dir, ProposalSnapshot snapshot, String command, String source) {
     Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
     String yaml = "# Learned by '" + command + "' from " + source + ".\n"
-        + "# Review, then: kubectl apply -f " + file.getFileName()
+        + "# Review, then: kubectl apply --server-side -f " + file.getFileName()
         + " (status.evidence is informational; the API server keeps only spec on create).\n"
+        + "# Server-side: a client-side apply copies the object into an annotation of at most 256 KiB, which a\n"
+        + "# target with a thousand peers (the cluster DNS) outgrows.\n"
         + ManifestYaml.of(SERIALIZATION.get().convertValue(toResource(snapshot), Map.class));
     try {
       Files.createDirectories(file.getParent());
