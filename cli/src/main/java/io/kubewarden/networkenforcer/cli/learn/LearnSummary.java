@@ -99,6 +99,13 @@ public final class LearnSummary {
       out.printf(Locale.ROOT, "  old manifests removed (--overwrite): %d%n", manifestsRemoved);
     }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
+    List<String> tooLarge = proposals.stream().filter(ProposalManifests::tooLargeToStore)
+        .map(p -> p.namespace() + "/" + p.name()).toList();
+    if (!tooLarge.isEmpty()) {
+      out.printf(Locale.ROOT, "  too large to store:  %d (%s; a rule per peer is over the 1.5 MiB Kubernetes keeps per "
+          + "object: write a WorkloadNetworkPolicy for those workloads by hand, for example one rule for all "
+          + "namespaces)%n", tooLarge.size(), String.join(", ", tooLarge));
+    }
     out.printf(Locale.ROOT, "  converged:           %s%n", convergence());
     for (int i = 0; i < proposals.size(); i++) {
       out.printf(Locale.ROOT, "    %s%n", files.get(i));

@@ -1,9 +1,11 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalStatus;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -27,7 +30,31 @@ public final class ProposalManifests {
   /** Below this many proposals, a second thread costs more than it saves. */
   private static final int PARALLEL_FROM = 64;
 
+  /** etcd's default limit on one object: a created proposal is stored as its spec and metadata. */
+  static final int STORE_MAX_BYTES = 1536 * 1024;
+  /** Fewer rules cannot come near the limit, so their spec is not serialized again to find out. */
+  private static final int RULES_WORTH_MEASURING = 1_000;
+
   private ProposalManifests() {}
+
+  /**
+   * Whether the API server cannot store the proposal: its spec alone, a rule per peer, is over the
+   * 1.5 MiB etcd keeps per object (a target with thousands of peers, such as the cluster DNS).
+   */
+  public static boolean tooLargeToStore(ProposalSnapshot snapshot) {
+    return specBytes(snapshot) > STORE_MAX_BYTES;
+  }
+
+  private static long specBytes(ProposalSnapshot snapshot) {
+    if (snapshot.evidence().size() < RULES_WORTH_MEASURING) {
+      return 0;
+    }
+    try {
+      return Json.mapper().writeValueAsBytes(snapshot.spec()).length;
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   static WorkloadNetworkPolicyProposal toResource(ProposalSnapshot snapshot) {
     WorkloadNetworkPolicyProposal proposal = new WorkloadNetworkPolicyProposal();
@@ -59,6 +86,16 @@ public final class ProposalManifests {
     return each.map(snapshot -> write(dir, snapshot, command, source)).toList();
   }
 
+  private static String tooLargeWarning(ProposalSnapshot snapshot) {
+    long bytes = specBytes(snapshot);
+    if (bytes <= STORE_MAX_BYTES) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "# TOO LARGE for the API server to store: the spec of %d rules is %.1f MiB, over "
+        + "the 1.5 MiB etcd keeps per object.%n# Write a WorkloadNetworkPolicy for this workload by hand instead "
+        + "(for example one rule for all namespaces).%n", snapshot.evidence().size(), bytes / 1048576.0);
+  }
+
   private static Path write(Path dir, ProposalSnapshot snapshot, String command, String source) {
     Path file = dir.resolve(snapshot.namespace()).resolve(snapshot.name() + ".yaml");
     String yaml = "# Learned by '" + command + "' from " + source + ".\n"
@@ -66,6 +103,7 @@ public final class ProposalManifests {
         + " (status.evidence is informational; the API server keeps only spec on create).\n"
         + "# Server-side: a client-side apply copies the object into an annotation of at most 256 KiB, which a\n"
         + "# target with a thousand peers (the cluster DNS) outgrows.\n"
+        + tooLargeWarning(snapshot)
         + ManifestYaml.of(SERIALIZATION.get().convertValue(toResource(snapshot), Map.class));
     try {
       Files.createDirectories(file.getParent());
