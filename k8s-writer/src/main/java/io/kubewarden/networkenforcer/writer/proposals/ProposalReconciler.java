@@ -99,6 +99,11 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final Map<ObjectKey, ProposalSnapshot> lastRecords = new ConcurrentHashMap<>();
   /** The last state of proposals whose delete event came and was not reconciled yet. */
   private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
+  /**
+   * Proposals the API server refused as too large, with the rules of the refused record: a later record
+   * of as many rules or more is not tried (the learned allow-list of a target only grows until a reset).
+   */
+  private final Map<ObjectKey, Integer> refusedTooLarge = new ConcurrentHashMap<>();
   /** Proposals never created, with the reason of the refusal reported on their workload. */
   private final Map<ObjectKey, String> reportedOnWorkload = new ConcurrentHashMap<>();
   /** Since when a proposal record has waited for its workload to be cached. */
@@ -156,6 +161,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       lastRecords.remove(key);
     }
     if (wish != null && wish.tombstone()) {
+      refusedTooLarge.remove(key);
       if (live != null) {
         writer.delete(live);
         LOG.info("proposal {} reset by the processor: deleted", key);
@@ -230,21 +236,40 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       return Result.done();
     }
     ProposalSnapshot snapshot = wish == null ? null : wish.snapshot();
+    if (snapshot != null && stillTooLarge(key, snapshot)) {
+      // Learned specs only grow: this one cannot fit either. Reported once, parked once.
+      LOG.debug("proposal {}: {} rules, refused as too large from {} on; not applied", key,
+          ruleCount(snapshot.spec()), refusedTooLarge.get(key));
+      meters.counter("network.enforcer.writer.proposals", "outcome", "skipped_too_large").increment();
+      desired.done(key, wish);
+      return Result.done();
+    }
     boolean needsApply = live == null || snapshot != null && learnedChanged(live, snapshot)
         || !Ownership.carriesOurMetadata(live, withMetadata(key, workload.get(), null, Map.of()))
         || snapshot != null && !annotationsApplied(live, snapshot);
     long generation = live == null || live.getMetadata().getGeneration() == null ? 0
         : live.getMetadata().getGeneration();
-    if (needsApply) {
-      WorkloadNetworkPolicyProposal applied = refused(() -> writer.apply(desiredProposal(key, live, snapshot,
-          workload.get())));
-      generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
-          : applied.getMetadata().getGeneration();
-      reportedOnWorkload.remove(key);
+    try {
+      if (needsApply) {
+        WorkloadNetworkPolicyProposal applied = refused(() -> writer.apply(desiredProposal(key, live, snapshot,
+            workload.get())));
+        generation = applied == null || applied.getMetadata().getGeneration() == null ? generation
+            : applied.getMetadata().getGeneration();
+        reportedOnWorkload.remove(key);
+      }
+      ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
+      List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
+      writeStatus(key, live, evidence, ready, statusFrom == null ? null : statusFrom.convergence(), generation);
+    } catch (PermanentError e) {
+      if (snapshot != null && ProposalConditions.REASON_TOO_LARGE.equals(e.reason())) {
+        refusedTooLarge.put(key, ruleCount(snapshot.spec()));
+      }
+      throw e;
     }
-    ProposalSnapshot statusFrom = snapshot != null ? snapshot : lastRecords.get(key);
-    List<RuleEvidence> evidence = snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
-    writeStatus(key, live, evidence, ready, statusFrom == null ? null : statusFrom.convergence(), generation);
+    if (snapshot != null) {
+      // A record fitted (a reset made the allow-list small again): later ones are tried again.
+      refusedTooLarge.remove(key);
+    }
     if (snapshot != null) {
       lastRecords.put(key, snapshot);
     }
@@ -253,6 +278,23 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       desired.done(key, wish);
     }
     return Result.done();
+  }
+
+  private boolean stillTooLarge(ObjectKey key, ProposalSnapshot snapshot) {
+    Integer refusedAt = refusedTooLarge.get(key);
+    return refusedAt != null && ruleCount(snapshot.spec()) >= refusedAt;
+  }
+
+  static int ruleCount(WorkloadNetworkPolicyProposalSpec spec) {
+    int rules = 0;
+    if (spec.getKubernetes() != null) {
+      rules += spec.getKubernetes().getIngress() == null ? 0 : spec.getKubernetes().getIngress().size();
+      rules += spec.getKubernetes().getEgress() == null ? 0 : spec.getKubernetes().getEgress().size();
+    }
+    if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
+      rules += spec.getIstio().getRules().size();
+    }
+    return rules;
   }
 
   /** Whether the learned spec differs from the one applied last (else a reviewer's edit stands as is). */

@@ -417,6 +417,17 @@ class ApiServerProposalReconcilerTest {
         .contains(ProposalConditions.REASON_TOO_LARGE);
     assertThat(events("deployment-dns-ingress")).as("one Event, not one per retry")
         .filteredOn(e -> ProposalConditions.REASON_TOO_LARGE.equals(e.getReason())).hasSize(1);
+
+    // The target keeps learning: its next, larger record is not tried again, nor parked again.
+    publish(snapshot("dns", peerNames(10_001)));
+    await().atMost(WAIT).until(() -> KafkaTopics.committed(broker.bootstrapServers(), PREFIX + "writer-proposals",
+        TOPICS.proposals().name()) == KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.proposals().name()).size());
+    assertThat(METERS.counter("network.enforcer.writer.proposals", "outcome", "skipped_too_large").count())
+        .isEqualTo(1.0);
+    assertThat(parked(tooMany.target().key())).hasSize(1);
+    assertThat(events("deployment-dns-ingress"))
+        .filteredOn(e -> ProposalConditions.REASON_TOO_LARGE.equals(e.getReason())).hasSize(1);
+    assertThat(proposal("deployment-dns-ingress").getSpec()).isEqualTo(thousands.spec());
   }
 
   @Test
