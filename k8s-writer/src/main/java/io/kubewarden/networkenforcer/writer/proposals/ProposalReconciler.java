@@ -269,8 +269,6 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     if (snapshot != null) {
       // A record fitted (a reset made the allow-list small again): later ones are tried again.
       refusedTooLarge.remove(key);
-    }
-    if (snapshot != null) {
       lastRecords.put(key, snapshot);
     }
     meters.counter("network.enforcer.writer.proposals", "outcome", needsApply ? "applied" : "unchanged").increment();
@@ -539,10 +537,10 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       + "exists, learning of the target stops and this proposal is deleted";
 
   /**
-   * The API server's answers to an object over the size limit, each seen from a real one: etcd's
-   * "request is too large" (500, 1.5 MiB), the gRPC limit between kube-apiserver and etcd ("trying
-   * to send message larger than max", 500, 2 MiB: an update carries the old object too) and the
-   * request body's limit (413). Retrying sends the same bytes again.
+   * The API server's answers to an object over the size limit, the first two seen from a real one:
+   * etcd's "request is too large" (500, over 1.5 MiB), kube-apiserver's own gRPC limit to etcd
+   * ("trying to send message larger than max", 500, over 2 MiB: the new spec with the status evidence
+   * the object already holds) and the request body's limit (413). Retrying sends the same bytes again.
    */
   static boolean tooLarge(KubernetesClientException e, String said) {
     return e.getCode() == 413 || said != null && (said.contains("request is too large")

@@ -408,7 +408,7 @@ class ApiServerProposalReconcilerTest {
         .filter(c -> ProposalConditions.REASON_TOO_LARGE.equals(c.getReason())).isPresent());
     WorkloadNetworkPolicyProposal refused = proposal("deployment-dns-ingress");
     assertThat(ready(refused).orElseThrow().getStatus()).isEqualTo("False");
-    // An update sends the old object with the new one: kube-apiserver's 2 MiB to etcd is what it hits.
+    // Updated, the object keeps the evidence it holds: over 2 MiB, kube-apiserver's own limit to etcd refuses it.
     assertThat(ready(refused).orElseThrow().getMessage()).contains("1.5 MiB", "WorkloadNetworkPolicy",
         "trying to send message larger than max");
     assertThat(refused.getSpec()).isEqualTo(thousands.spec());
