@@ -8,8 +8,8 @@
 # It also learns from the same capture against the cluster state of a large cluster (NE_BENCH_EXTRA_PODS
 # more pods, default 20,000, each as bulky as a real one) and says whether the proposals are the same.
 #
-# Needs cli/target/network-enforcer.jar (./mvnw -B -q -DskipTests package) or NE_JAR; installs jq and
-# GNU time with apt when they are missing. The capture is generated once into NE_BENCH_DIR and reused.
+# Builds cli/target/network-enforcer.jar offline from this checkout (NE_JAR: measure another jar instead);
+# installs jq and GNU time with apt when they are missing. The capture is generated once into NE_BENCH_DIR and reused.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 lines="${NE_BENCH_LINES:-1000000}"
@@ -24,6 +24,10 @@ need() {
 }
 need jq jq
 [[ -x /usr/bin/time ]] || need /usr/bin/time time
+if [[ -z "${NE_JAR:-}" ]]; then
+  # As the other pieces: what this checkout holds, not a jar left from an earlier build.
+  (cd "$root" && ./mvnw -B -ntp -q -o -DskipTests package -pl cli -am) >&2
+fi
 if [[ ! -f "$jar" ]]; then
   echo "offline.sh: $jar is missing; build it with: ./mvnw -B -q -DskipTests package" >&2
   exit 2
