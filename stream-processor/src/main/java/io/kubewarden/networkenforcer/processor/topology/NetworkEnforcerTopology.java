@@ -77,8 +77,10 @@ public final class NetworkEnforcerTopology {
     ProcessorMetrics metrics = new ProcessorMetrics(registry);
     Topics topics = config.topics();
     StreamsBuilder builder = new StreamsBuilder();
-    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.LEARNED),
-        Serdes.String(), new JsonSerde<>(LearnedAllowList.class)).withCachingEnabled()));
+    // Written at each commit: a busy target's allow-list changes with every new peer (see the store).
+    builder.addStateStore(changelogged(config, WrittenAtCommitStore.builder(Stores.keyValueStoreBuilder(
+        store(config, StoreNames.LEARNED), Serdes.String(), new JsonSerde<>(LearnedAllowList.class))
+        .withCachingEnabled())));
     builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE),
         Serdes.String(), PortStatsCodec.serde()).withCachingEnabled()));
     builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES),

@@ -48,7 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link CatchUp} against a real KRaft broker with exactly-once on (the service's default): not
  * caught up while flows wait in the flows topic or in the combiner, caught up once every flow has
- * been processed through to the proposals topic, with exact counts throughout.
+ * been processed through to the proposals topic, with exact counts throughout; and a processor
+ * restored from its changelogs alone keeps what it learned.
  */
 class CatchUpTest {
   private static final Duration DEADLINE = Duration.ofSeconds(90);
@@ -150,6 +151,63 @@ class CatchUpTest {
         restarted.close(Duration.ofSeconds(30));
       }
     }
+  }
+
+  @Test
+  void aProcessorRestoredFromItsChangelogsOnAnotherDiskKeepsWhatItLearned(@TempDir Path stateDir,
+      @TempDir Path otherDisk) throws Exception {
+    // No evidence flush in the run: a learned allow-list reaches its changelog only through the commits.
+    ProcessorConfig first = config("catchup-restore", stateDir).evidenceFlushInterval(Duration.ofHours(1)).build()
+        .validate();
+    try (Admin admin = Admin.create(first.kafka().clientConfig())) {
+      new TopicPreparation(first).prepare(admin);
+      KafkaStreams streams = new KafkaStreams(NetworkEnforcerTopology.build(first, new SimpleMeterRegistry()),
+          first.streamsProperties());
+      try {
+        streams.start();
+        publish(first, FLOWS.subList(0, 4)); // http-server on TCP 18080, then coredns on UDP 53
+        await().atMost(DEADLINE).until(() -> egressRules(latest(first).get(CLIENT_EGRESS)).size() == 2);
+      } finally {
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+            .withTimeout(Duration.ofSeconds(30)));
+      }
+
+      // Another disk: everything the new instance knows comes from the changelogs.
+      ProcessorConfig second = first.toBuilder().stateDir(otherDisk).build().validate();
+      KafkaStreams restored = new KafkaStreams(NetworkEnforcerTopology.build(second, new SimpleMeterRegistry()),
+          second.streamsProperties());
+      try {
+        restored.start();
+        publish(second, FLOWS.subList(4, 6)); // http-server on UDP 18081: a port more, not a new allow-list
+        await().atMost(DEADLINE).until(() -> egressRules(latest(second).get(CLIENT_EGRESS)).stream()
+            .anyMatch(rule -> rule.contains("UDP/18081")));
+        assertThat(egressRules(latest(second).get(CLIENT_EGRESS))).containsExactly(
+            "{app=http-server} TCP/18080 UDP/18081", "{k8s-app=kube-dns} UDP/53");
+      } finally {
+        restored.close(Duration.ofSeconds(30));
+      }
+    }
+  }
+
+  /** The latest committed proposal of every target. */
+  private static Map<String, ProposalSnapshot> latest(ProcessorConfig config) {
+    Topic<String, ProposalSnapshot> proposals = config.topics().proposals();
+    Map<String, ProposalSnapshot> latest = new HashMap<>();
+    proposalRecords(config).forEach(r -> latest.put(r.key(),
+        proposals.valueSerde().deserializer().deserialize(r.topic(), r.value())));
+    return latest;
+  }
+
+  /** Each egress rule of a proposal as "{peer labels} PROTOCOL/port ...", sorted. */
+  private static List<String> egressRules(ProposalSnapshot proposal) {
+    if (proposal == null) {
+      return List.of();
+    }
+    return proposal.spec().getKubernetes().getEgress().stream()
+        .map(rule -> new java.util.TreeMap<>(rule.getTo().get(0).getPodSelector().getMatchLabels()) + " "
+            + String.join(" ", rule.getPorts().stream().map(p -> p.getProtocol() + "/" + p.getPort().getIntVal())
+            .sorted().toList()))
+        .sorted().toList();
   }
 
   @Test
