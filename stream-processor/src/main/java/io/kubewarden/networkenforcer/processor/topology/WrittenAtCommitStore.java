@@ -189,7 +189,9 @@ public final class WrittenAtCommitStore<K, V> implements KeyValueStore<K, V>, Ca
     return beneath.approximateNumEntries();
   }
 
+  /** Kafka Streams 4 commits a store through {@link #commit}; a caller of the older flush gets the same. */
   @Override
+  @SuppressWarnings("deprecation")
   public void flush() {
     writeWaiting();
     beneath.flush();
@@ -207,6 +209,7 @@ public final class WrittenAtCommitStore<K, V> implements KeyValueStore<K, V>, Ca
   }
 
   @Override
+  @SuppressWarnings("deprecation")
   public boolean managesOffsets() {
     return beneath.managesOffsets();
   }
