@@ -38,6 +38,9 @@ public final class AllowListLearner {
   /** The flow taught nothing, for this reason (a metric tag). */
   public record Skipped(String reason) implements Outcome {}
 
+  /** The reason of a flow from a new peer of a target that has {@link #MAX_PEERS} already. */
+  public static final String TOO_MANY_PEERS = "too-many-peers";
+
   /**
    * The new state; {@code allowListChanged} when a peer, a port or the own selector is new (a new
    * proposal must be emitted), otherwise {@code state} is the current one and only evidence moves.
@@ -51,16 +54,31 @@ public final class AllowListLearner {
     }
   }
 
+  /**
+   * The most peers one target learns; a flow from a new peer beyond is counted as not learned
+   * ({@code too-many-peers}). A proposal carries every peer with its evidence, about 360 bytes each:
+   * with 30,000 clients of one server its record outgrew the broker's default 1 MiB message (after
+   * lz4) and stopped the stream thread. 10,000 peers make a proposal of about 3.6 MB, half a MiB
+   * compressed; the API server stores at most about 3,000 (the writer reports the rest as TooLarge).
+   */
+  public static final int MAX_PEERS = 10_000;
+
   private final Backend backend;
   private final ExternalPeerRule externalPeers;
+  private final int maxPeers;
 
   public AllowListLearner(Backend backend) {
     this(backend, LearningSettings.DEFAULTS);
   }
 
   public AllowListLearner(Backend backend, LearningSettings settings) {
+    this(backend, settings, MAX_PEERS);
+  }
+
+  AllowListLearner(Backend backend, LearningSettings settings, int maxPeers) {
     this.backend = backend;
     this.externalPeers = new ExternalPeerRule(settings);
+    this.maxPeers = maxPeers;
   }
 
   /**
@@ -162,6 +180,9 @@ public final class AllowListLearner {
     // The given allow-list is updated in place and replaced by the one returned (see LearnedAllowList).
     SortedMap<String, LearnedPeer> peers = current == null ? new TreeMap<>() : current.peers();
     LearnedPeer peer = peers.get(peerKey);
+    if (peer == null && peers.size() >= maxPeers) {
+      return new Skipped(TOO_MANY_PEERS);
+    }
     // New peer, or the peer workload was recreated with another selector: the rule changes.
     SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
     // Kept keys: one copy each across all targets (a workload is the peer of every target it talks to).

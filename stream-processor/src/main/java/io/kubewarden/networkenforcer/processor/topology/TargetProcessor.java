@@ -97,6 +97,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final Map<String, LearnedAllowList> unwritten = new HashMap<>();
   /** {@link ProposalEmission#AT_FLUSH}: evidence changed since the last flush, written by the flush. */
   private final Map<String, PortStats> unwrittenEvidence = new HashMap<>();
+  /** Targets that reached the most peers one target learns, warned about once per task. */
+  private final Set<String> capped = new HashSet<>();
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
@@ -332,6 +334,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     AllowListLearner.Outcome outcome = learner.learn(allowList(key), target, flow);
     if (outcome instanceof AllowListLearner.Skipped skipped) {
       metrics.learningSkipped(skipped.reason());
+      if (AllowListLearner.TOO_MANY_PEERS.equals(skipped.reason()) && capped.add(key)) {
+        LOG.warn("{} has {} peers, the most one target learns; new peers are not learned (counted as {}). Its "
+            + "proposal is too large to review or store: write its policy by hand", key, AllowListLearner.MAX_PEERS,
+            skipped.reason());
+      }
       return;
     }
     AllowListLearner.Learned result = (AllowListLearner.Learned) outcome;
