@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
@@ -25,6 +26,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -59,6 +61,17 @@ public final class Fixtures {
     s.setDirection(Direction.Ingress);
     s.setTargetRef(new TargetRef(WorkloadKind.Deployment, target));
     s.setKubernetes(ingressFrom(target, peer));
+    return s;
+  }
+
+  /** The ingress spec of {@code target} with one rule per peer, in the given order, as the processor learns it. */
+  public static WorkloadNetworkPolicyProposalSpec proposalSpec(String target, List<String> peers) {
+    WorkloadNetworkPolicyProposalSpec s = proposalSpec(target, peers.get(0));
+    List<NetworkPolicyIngressRule> rules = new ArrayList<>(peers.size());
+    for (String peer : peers) {
+      rules.addAll(ingressFrom(target, peer).getIngress());
+    }
+    s.getKubernetes().setIngress(rules);
     return s;
   }
 

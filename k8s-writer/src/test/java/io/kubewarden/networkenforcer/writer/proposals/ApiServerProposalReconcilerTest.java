@@ -474,15 +474,8 @@ class ApiServerProposalReconcilerTest {
 
   /** A learned snapshot of {@code target}'s ingress with one rule per peer, as the processor renders it. */
   static ProposalSnapshot snapshot(String target, List<String> peers) {
-    WorkloadNetworkPolicyProposalSpec spec = Fixtures.proposalSpec(target, peers.get(0));
-    List<NetworkPolicyIngressRule> rules = new ArrayList<>();
-    for (String peer : peers) {
-      rules.addAll(Fixtures.ingressFrom(target, peer).getIngress());
-    }
-    spec.getKubernetes().setIngress(rules);
-    spec.setTargetRef(new TargetRef(WorkloadKind.Deployment, target));
-    return new ProposalSnapshot("deployment-" + target + "-ingress", NS, spec, List.of(),
-        Instant.parse("2026-01-01T00:05:00Z"));
+    return new ProposalSnapshot("deployment-" + target + "-ingress", NS, Fixtures.proposalSpec(target, peers),
+        List.of(), Instant.parse("2026-01-01T00:05:00Z"));
   }
 
   static void publish(ProposalSnapshot s) {

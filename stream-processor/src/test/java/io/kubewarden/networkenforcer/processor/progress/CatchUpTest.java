@@ -191,10 +191,14 @@ class CatchUpTest {
 
   /** The latest committed proposal of every target. */
   private static Map<String, ProposalSnapshot> latest(ProcessorConfig config) {
+    return latest(config, proposalRecords(config));
+  }
+
+  private static Map<String, ProposalSnapshot> latest(ProcessorConfig config,
+      List<ConsumerRecord<String, byte[]>> records) {
     Topic<String, ProposalSnapshot> proposals = config.topics().proposals();
     Map<String, ProposalSnapshot> latest = new HashMap<>();
-    proposalRecords(config).forEach(r -> latest.put(r.key(),
-        proposals.valueSerde().deserializer().deserialize(r.topic(), r.value())));
+    records.forEach(r -> latest.put(r.key(), proposals.valueSerde().deserializer().deserialize(r.topic(), r.value())));
     return latest;
   }
 
@@ -231,9 +235,7 @@ class CatchUpTest {
   private static void assertEveryFlowLearned(ProcessorConfig config, MeterRegistry registry) {
     List<ConsumerRecord<String, byte[]>> records = proposalRecords(config);
     assertThat((long) records.size()).isEqualTo(new ProcessorMetrics(registry).proposalsWritten());
-    Topic<String, ProposalSnapshot> proposals = config.topics().proposals();
-    Map<String, ProposalSnapshot> latest = new HashMap<>();
-    records.forEach(r -> latest.put(r.key(), proposals.valueSerde().deserializer().deserialize(r.topic(), r.value())));
+    Map<String, ProposalSnapshot> latest = latest(config, records);
     assertThat(latest).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
     assertThat(latest.get(CLIENT_EGRESS).evidence().get(0).getPorts()).extracting(p -> p.getCount())
         .containsExactly(6L, 6L);

@@ -34,21 +34,10 @@ class WrittenAtCommitStoreTest {
         .deserialize(topic, bytes)));
     // Kafka's record cache beneath needs a record's context, which only a running task has: the
     // topology tests and the processor's integration tests run the store with it.
-    store = WrittenAtCommitStore.builder(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("learned"),
-        Serdes.String(), values).withLoggingDisabled().withCachingDisabled()).build();
+    beneath = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("learned"), Serdes.String(), values)
+        .withLoggingDisabled().withCachingDisabled().build();
+    store = new WrittenAtCommitStore<>(beneath);
     store.init(new MockProcessorContext<>().getStateStoreContext(), store);
-    beneath = storeBeneath();
-  }
-
-  @SuppressWarnings("unchecked")
-  private KeyValueStore<String, StringBuilder> storeBeneath() {
-    try {
-      var field = WrittenAtCommitStore.class.getDeclaredField("beneath");
-      field.setAccessible(true);
-      return (KeyValueStore<String, StringBuilder>) field.get(store);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private List<String> committed() {
