@@ -32,12 +32,14 @@ import java.util.regex.Pattern;
  * YAML documents.
  *
  * <p>Read one object at a time, each trimmed to what resolution reads as the informers' cache does
- * ({@link TrimmingItemStore#trim}): the file of a large cluster is hundreds of megabytes, mostly managed
- * fields, env and statuses, and read whole it did not fit the heap {@code learn} runs with. Kinds that
- * resolution does not index are skipped without being converted.
+ * ({@link TrimmingItemStore#trim}, by converting only those parts: {@link TrimmedConversion}): the file of
+ * a large cluster is hundreds of megabytes, mostly managed fields, env and statuses, and read whole it did
+ * not fit the heap {@code learn} runs with. Kinds that resolution does not index are skipped without being
+ * converted.
  */
 public final class ClusterStateFile {
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  /** Converts only what resolution reads: whole objects built the deserializers of every Kubernetes type. */
+  private static final TrimmedConversion TRIMMED = new TrimmedConversion(new KubernetesSerialization());
   private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
   private static final String HOW_TO_WRITE = "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
 
@@ -169,9 +171,9 @@ public final class ClusterStateFile {
     if (node instanceof ObjectNode object && object.path("metadata") instanceof ObjectNode metadata) {
       metadata.remove("managedFields"); // most of an object's bytes, and never read
     }
-    HasMetadata resource = SERIALIZATION.convertValue(node, type);
+    HasMetadata resource = TRIMMED.convert(node, type);
     if (resource.getMetadata() != null) {
-      index.upsert(TrimmingItemStore.trim(resource));
+      index.upsert(resource);
     }
   }
 

@@ -6,12 +6,17 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetSpecBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentSpecBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSetSpecBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetSpecBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobSpecBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.informers.cache.BasicItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import java.util.ArrayList;
@@ -22,7 +27,8 @@ import java.util.Map;
  * The informers' cache, keeping only what workload resolution reads. On a large cluster most of
  * a Pod's bytes are managed fields, annotations, env, volumes and container statuses; resolution
  * needs labels, owners, generateName, IPs, phase, hostNetwork, the service account and container
- * ports, and of a workload its labels, owners and selector (never its pod template).
+ * ports, and of a workload its labels, owners and selector (never its pod template, replicas or
+ * strategy, nor its status: its spec keeps the selector alone).
  */
 final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
 
@@ -44,18 +50,33 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
     obj.getMetadata().setAnnotations(inferredMark(obj.getMetadata().getAnnotations()));
     if (obj instanceof Pod pod) {
       trimPod(pod);
-    } else if (obj instanceof ReplicaSet rs && rs.getSpec() != null) {
-      rs.getSpec().setTemplate(null);
-    } else if (obj instanceof Deployment d && d.getSpec() != null) {
-      d.getSpec().setTemplate(null);
-    } else if (obj instanceof StatefulSet s && s.getSpec() != null) {
-      s.getSpec().setTemplate(null);
-      s.getSpec().setVolumeClaimTemplates(null);
-    } else if (obj instanceof DaemonSet ds && ds.getSpec() != null) {
-      ds.getSpec().setTemplate(null);
-    } else if (obj instanceof Job job && job.getSpec() != null) {
-      job.getSpec().setTemplate(null); // only its owner (the CronJob) is read
+    } else if (obj instanceof ReplicaSet rs) {
+      rs.setStatus(null);
+      if (rs.getSpec() != null) {
+        rs.setSpec(new ReplicaSetSpecBuilder().withSelector(rs.getSpec().getSelector()).build());
+      }
+    } else if (obj instanceof Deployment d) {
+      d.setStatus(null);
+      if (d.getSpec() != null) {
+        d.setSpec(new DeploymentSpecBuilder().withSelector(d.getSpec().getSelector()).build());
+      }
+    } else if (obj instanceof StatefulSet s) {
+      s.setStatus(null);
+      if (s.getSpec() != null) {
+        s.setSpec(new StatefulSetSpecBuilder().withSelector(s.getSpec().getSelector()).build());
+      }
+    } else if (obj instanceof DaemonSet ds) {
+      ds.setStatus(null);
+      if (ds.getSpec() != null) {
+        ds.setSpec(new DaemonSetSpecBuilder().withSelector(ds.getSpec().getSelector()).build());
+      }
+    } else if (obj instanceof Job job) {
+      job.setStatus(null);
+      if (job.getSpec() != null) {
+        job.setSpec(new JobSpec()); // only its owner (the CronJob) is read
+      }
     } else if (obj instanceof CronJob cronJob) {
+      cronJob.setStatus(null);
       trimCronJob(cronJob);
     }
     return obj;
