@@ -103,6 +103,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final SortedSet<String> dirty = new TreeSet<>();
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
   private final DeserializedCache<LearnedAllowList> allowLists = new DeserializedCache<>(CACHE_ENTRIES);
+  /** Lets a convergence sweep skip the store while no allow-list can be due. */
+  private final UnconvergedChanges unconverged = new UnconvergedChanges();
   /** Policies of recently seen targets, so a flow does not decode the whole policy. */
   private final DeserializedCache<PolicySnapshot> knownPolicies = new DeserializedCache<>(CACHE_ENTRIES);
   private ProcessorContext<String, TargetOutput> context;
@@ -151,12 +153,14 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     touchedSinceHeld.clear();
     latestFlowTime = null;
     lastSweepFlowTime = null;
+    unconverged.clear();
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
         if (e.value != null && e.value.evidenceDirty()) {
           dirty.add(e.key);
         }
+        unconverged.stored(e.value);
       }
     }
     context.schedule(evidenceFlushInterval, PunctuationType.WALL_CLOCK_TIME, this::flushEvidence);
@@ -239,6 +243,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void store(String key, LearnedAllowList state) {
+    unconverged.stored(state);
     if (emission == ProposalEmission.AT_FLUSH) {
       unwritten.put(key, state);
     } else {
@@ -467,11 +472,16 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     }
     lastSweepFlowTime = latestFlowTime;
     Instant quietSince = latestFlowTime.minus(convergence.quietPeriod());
+    if (!unconverged.mayBeDue(quietSince)) {
+      return;
+    }
+    unconverged.clear();
     List<String> due = new ArrayList<>();
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
         LearnedAllowList state = e.value;
+        unconverged.stored(state);
         if (state != null && !state.converged() && (state.lastChange() == null
             || !state.lastChange().isAfter(quietSince))) {
           due.add(e.key);
