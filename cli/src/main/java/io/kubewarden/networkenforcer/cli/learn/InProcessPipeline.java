@@ -24,6 +24,8 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -37,6 +39,8 @@ final class InProcessPipeline implements AutoCloseable {
   private final Path workDir;
   private final MeterRegistry registry;
   private final LearningSettings learning;
+  /** The topology {@link #startBuilding} started, until {@link #run} takes it. */
+  private Building building;
 
   InProcessPipeline(MeterRegistry registry) {
     this(registry, LearningSettings.DEFAULTS);
@@ -65,19 +69,67 @@ final class InProcessPipeline implements AutoCloseable {
    */
   LearnResult run(Path capture, CaptureFormat format, Backend backend, AtomicReference<ClusterView> view,
       Duration timeout, LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
-    // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
-    // No broker is contacted: the address only satisfies the configuration's checks.
-    KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
-    ProcessorConfig config = combiningRepeats(LearnSetup.processorConfig(kafka, format, backend,
-        workDir.resolve("streams"), true, learning));
     IngestMetrics ingestMetrics = new IngestMetrics(registry);
-    try (InProcessTopology topology = new InProcessTopology(config, registry)) {
+    try (InProcessTopology topology = topology(format, backend)) {
       long totalBytes = CaptureInput.size(capture);
       try (BufferedReader reader = CaptureInput.open(capture, in -> progress.track(in, totalBytes))) {
         return read(reader, format, view, timeout, progress, unreadableLines, ingestMetrics, topology);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Starts building the topology for a capture of {@code format} on another thread, so that what the
+   * caller does next (loading the cluster state) overlaps it: the driver's start is a few hundred
+   * milliseconds of class loading, and a short capture's run is a few seconds. {@link #run} takes it.
+   */
+  void startBuilding(CaptureFormat format, Backend backend) {
+    ProcessorConfig config = config(format, backend);
+    building = new Building(format, backend, CompletableFuture.supplyAsync(
+        () -> new InProcessTopology(config, registry), r -> {
+          Thread t = new Thread(r, "learn-build");
+          t.setDaemon(true);
+          t.start();
+        }));
+  }
+
+  private record Building(CaptureFormat format, Backend backend, CompletableFuture<InProcessTopology> topology) {}
+
+  private InProcessTopology topology(CaptureFormat format, Backend backend) {
+    Building started = building;
+    building = null;
+    if (started == null || started.format() != format || started.backend() != backend) {
+      closeUnused(started);
+      return new InProcessTopology(config(format, backend), registry);
+    }
+    try {
+      return started.topology().join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private ProcessorConfig config(CaptureFormat format, Backend backend) {
+    // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
+    // No broker is contacted: the address only satisfies the configuration's checks.
+    KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
+    return combiningRepeats(LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true,
+        learning));
+  }
+
+  private static void closeUnused(Building started) {
+    if (started == null) {
+      return;
+    }
+    try {
+      started.topology().join().close();
+    } catch (RuntimeException e) {
+      // It failed to build: nothing to close.
     }
   }
 
@@ -119,6 +171,8 @@ final class InProcessPipeline implements AutoCloseable {
 
   @Override
   public void close() {
+    closeUnused(building);
+    building = null;
     try (Stream<Path> paths = Files.walk(workDir)) {
       paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {

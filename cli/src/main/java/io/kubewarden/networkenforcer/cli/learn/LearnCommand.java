@@ -113,24 +113,28 @@ public final class LearnCommand implements Callable<Integer> {
   private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
-    // Handed to the pipeline, which lets it go once the capture is read.
-    AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
-        .<ClusterView>map(ClusterStateFile::load)
-        .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
     LearnSetup.checkBackend(captureFormat, chosenBackend);
-    // Only once every input is known to be usable: an earlier run's manifests go now.
-    List<Path> removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     LearnResult result;
     LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
-    try (InProcessPipeline pipeline = new InProcessPipeline(registry, learningSettings);
-        UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
-      result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
-          unreadableLines);
-      unreadable = unreadableLines.written();
+    List<Path> removed;
+    try (InProcessPipeline pipeline = new InProcessPipeline(registry, learningSettings)) {
+      // The topology is built while the cluster state loads.
+      pipeline.startBuilding(captureFormat, chosenBackend);
+      // Handed to the pipeline, which lets it go once the capture is read.
+      AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
+          .<ClusterView>map(ClusterStateFile::load)
+          .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
+      // Only once every input is known to be usable: an earlier run's manifests go now.
+      removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
+      try (UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
+        result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
+            unreadableLines);
+        unreadable = unreadableLines.written();
+      }
     }
     long lostEvents = Math.max(result.capture().lostEvents(), CaptureLoss.lostEvents(registry));
     List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents,
