@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.BufferedInputStream;
@@ -39,7 +38,7 @@ import java.util.regex.Pattern;
  */
 public final class ClusterStateFile {
   /** Converts only what resolution reads: whole objects built the deserializers of every Kubernetes type. */
-  private static final TrimmedConversion TRIMMED = new TrimmedConversion(new KubernetesSerialization());
+  private static final TrimmedConversion TRIMMED = new TrimmedConversion();
   private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
   private static final String HOW_TO_WRITE = "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
 

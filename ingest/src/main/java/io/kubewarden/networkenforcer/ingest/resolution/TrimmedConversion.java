@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.ingest.resolution;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -23,8 +25,11 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJobSpecBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobSpec;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -44,9 +49,14 @@ final class TrimmedConversion {
   }
 
   private final KubernetesSerialization serialization;
+  /** One reader per part type: a conversion by class resolves the type again on every call. */
+  private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+  private final ObjectMapper mapper;
 
-  TrimmedConversion(KubernetesSerialization serialization) {
-    this.serialization = serialization;
+  /** With fabric8's mapping of Kubernetes objects, as {@code new KubernetesSerialization()} has it. */
+  TrimmedConversion() {
+    this.mapper = new ObjectMapper();
+    this.serialization = new KubernetesSerialization(mapper, true);
   }
 
   /** The trimmed object, equal to {@code TrimmingItemStore.trim(convertValue(node, type))}. */
@@ -114,7 +124,7 @@ final class TrimmedConversion {
   private void selectorOnly(JsonNode node, Consumer<LabelSelector> keep) {
     JsonNode spec = object(node.get("spec"));
     if (spec != null) {
-      keep.accept(spec.has("selector") ? serialization.convertValue(spec.get("selector"), LabelSelector.class)
+      keep.accept(spec.has("selector") ? part(spec.get("selector"), LabelSelector.class)
           : null);
     }
   }
@@ -140,7 +150,7 @@ final class TrimmedConversion {
     }
     List<E> list = new ArrayList<>(part.size());
     for (JsonNode element : part) {
-      list.add(serialization.convertValue(element, type));
+      list.add(part(element, type));
     }
     return list;
   }
@@ -151,10 +161,10 @@ final class TrimmedConversion {
     if (spec != null) {
       PodSpec kept = new PodSpec();
       if (spec.has("hostNetwork")) {
-        kept.setHostNetwork(serialization.convertValue(spec.get("hostNetwork"), Boolean.class));
+        kept.setHostNetwork(part(spec.get("hostNetwork"), Boolean.class));
       }
       if (spec.has("serviceAccountName")) {
-        kept.setServiceAccountName(serialization.convertValue(spec.get("serviceAccountName"), String.class));
+        kept.setServiceAccountName(part(spec.get("serviceAccountName"), String.class));
       }
       if (spec.has("containers")) {
         kept.setContainers(containers(spec.get("containers")));
@@ -165,10 +175,10 @@ final class TrimmedConversion {
     if (status != null) {
       PodStatus kept = new PodStatus();
       if (status.has("phase")) {
-        kept.setPhase(serialization.convertValue(status.get("phase"), String.class));
+        kept.setPhase(part(status.get("phase"), String.class));
       }
       if (status.has("podIP")) {
-        kept.setPodIP(serialization.convertValue(status.get("podIP"), String.class));
+        kept.setPodIP(part(status.get("podIP"), String.class));
       }
       if (status.has("podIPs")) {
         kept.setPodIPs(list(status.get("podIPs"), PodIP.class));
@@ -193,7 +203,7 @@ final class TrimmedConversion {
       }
       Container kept = new Container();
       if (c.has("name")) {
-        kept.setName(serialization.convertValue(c.get("name"), String.class));
+        kept.setName(part(c.get("name"), String.class));
       }
       if (c.has("ports")) {
         kept.setPorts(list(c.get("ports"), ContainerPort.class));
@@ -226,16 +236,25 @@ final class TrimmedConversion {
       }
     }
     JsonNode metadata = level.get("metadata");
-    ObjectMeta templateMeta = metadata == null ? null : serialization.convertValue(metadata, ObjectMeta.class);
+    ObjectMeta templateMeta = metadata == null ? null : part(metadata, ObjectMeta.class);
     cronJob.setSpec(new CronJobSpecBuilder().withNewJobTemplate().withNewSpec().withNewTemplate()
         .withMetadata(templateMeta).endTemplate().endSpec().endJobTemplate().build());
     return cronJob;
   }
 
+  /** A part read as fabric8 reads it; one it refuses makes the whole object converted (and refused) as before. */
+  private <T> T part(JsonNode part, Class<T> type) {
+    try {
+      return readers.computeIfAbsent(type, mapper::readerFor).readValue(part);
+    } catch (IOException | RuntimeException e) {
+      throw new NotPlain();
+    }
+  }
+
   private <T extends HasMetadata> T header(JsonNode node, T object) {
     // apiVersion and kind are the type's own: the file's were matched to choose it.
     if (node.has("metadata")) {
-      object.setMetadata(serialization.convertValue(node.get("metadata"), ObjectMeta.class));
+      object.setMetadata(part(node.get("metadata"), ObjectMeta.class));
     }
     return object;
   }

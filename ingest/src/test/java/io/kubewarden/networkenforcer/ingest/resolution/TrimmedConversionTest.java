@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class TrimmedConversionTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  private static final TrimmedConversion CONVERSION = new TrimmedConversion(SERIALIZATION);
+  private static final TrimmedConversion CONVERSION = new TrimmedConversion();
   private static final Map<String, Class<? extends HasMetadata>> TYPES = Map.of("Pod", Pod.class,
       "Deployment", Deployment.class, "StatefulSet", StatefulSet.class, "DaemonSet", DaemonSet.class,
       "ReplicaSet", ReplicaSet.class, "Job", Job.class, "CronJob", CronJob.class, "Namespace", Namespace.class);
