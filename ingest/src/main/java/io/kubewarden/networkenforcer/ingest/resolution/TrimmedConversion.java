@@ -30,7 +30,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * An object of a cluster-state file made into what {@link TrimmingItemStore#trim} keeps of it, by
@@ -76,40 +77,19 @@ final class TrimmedConversion {
       return pod(node);
     }
     if (type == Deployment.class) {
-      Deployment d = header(node, new Deployment());
-      selectorOnly(node, selector -> {
-        DeploymentSpec spec = new DeploymentSpec();
-        spec.setSelector(selector);
-        d.setSpec(spec);
-      });
-      return d;
+      return selectorOnly(node, new Deployment(), DeploymentSpec::new, DeploymentSpec::setSelector,
+          Deployment::setSpec);
     }
     if (type == StatefulSet.class) {
-      StatefulSet s = header(node, new StatefulSet());
-      selectorOnly(node, selector -> {
-        StatefulSetSpec spec = new StatefulSetSpec();
-        spec.setSelector(selector);
-        s.setSpec(spec);
-      });
-      return s;
+      return selectorOnly(node, new StatefulSet(), StatefulSetSpec::new, StatefulSetSpec::setSelector,
+          StatefulSet::setSpec);
     }
     if (type == DaemonSet.class) {
-      DaemonSet ds = header(node, new DaemonSet());
-      selectorOnly(node, selector -> {
-        DaemonSetSpec spec = new DaemonSetSpec();
-        spec.setSelector(selector);
-        ds.setSpec(spec);
-      });
-      return ds;
+      return selectorOnly(node, new DaemonSet(), DaemonSetSpec::new, DaemonSetSpec::setSelector, DaemonSet::setSpec);
     }
     if (type == ReplicaSet.class) {
-      ReplicaSet rs = header(node, new ReplicaSet());
-      selectorOnly(node, selector -> {
-        ReplicaSetSpec spec = new ReplicaSetSpec();
-        spec.setSelector(selector);
-        rs.setSpec(spec);
-      });
-      return rs;
+      return selectorOnly(node, new ReplicaSet(), ReplicaSetSpec::new, ReplicaSetSpec::setSelector,
+          ReplicaSet::setSpec);
     }
     if (type == Job.class) {
       return job(node);
@@ -120,13 +100,17 @@ final class TrimmedConversion {
     return null; // a Namespace: small, converted whole
   }
 
-  /** Hands a workload's selector to {@code keep} when it has a spec; an absent or null spec stays null. */
-  private void selectorOnly(JsonNode node, Consumer<LabelSelector> keep) {
+  /** A workload with a spec of its selector alone; an absent or null spec stays null. */
+  private <T extends HasMetadata, S> T selectorOnly(JsonNode node, T workload, Supplier<S> newSpec,
+      BiConsumer<S, LabelSelector> setSelector, BiConsumer<T, S> setSpec) {
+    header(node, workload);
     JsonNode spec = object(node.get("spec"));
     if (spec != null) {
-      keep.accept(spec.has("selector") ? part(spec.get("selector"), LabelSelector.class)
-          : null);
+      S kept = newSpec.get();
+      setSelector.accept(kept, spec.has("selector") ? part(spec.get("selector"), LabelSelector.class) : null);
+      setSpec.accept(workload, kept);
     }
+    return workload;
   }
 
   /** The part when it is an object; null when absent or null; otherwise not plain. */
