@@ -54,8 +54,13 @@ NE_JAR="$jar" "$root/network-enforcer" learn --input "$root/samples/basic/hubble
   --cluster-state "$root/samples/basic/cluster-state.json" --output-dir "$work/warm-up" >/dev/null
 
 measure "$work/jq.time" jq -c .flow.source.namespace "$capture" >/dev/null
-NE_JAR="$jar" measure "$work/learn.time" "$root/network-enforcer" learn --input "$capture" \
-  --cluster-state "$dir/cluster-state.json" --output-dir "$work/proposals" ${NE_BENCH_LEARN_ARGS:-} >"$work/learn.out"
+# --timings: where the run's time goes, phase by phase (printed below as 'learn phase ... seconds').
+if ! NE_JAR="$jar" measure "$work/learn.time" "$root/network-enforcer" learn --input "$capture" \
+  --cluster-state "$dir/cluster-state.json" --output-dir "$work/proposals" --timings ${NE_BENCH_LEARN_ARGS:-} \
+  >"$work/learn.out" 2>"$work/learn.err"; then
+  cat "$work/learn.err" >&2
+  exit 1
+fi
 NE_JAR="$jar" measure "$work/small.time" "$root/network-enforcer" learn \
   --input "$root/samples/basic/hubble-flows.jsonl" --cluster-state "$root/samples/basic/cluster-state.json" \
   --output-dir "$work/small" >/dev/null
@@ -80,6 +85,7 @@ echo "learn/capture MiB: $(( $(stat -c %s "$capture") / 1048576 ))"
 echo "learn/proposals: $proposals"
 echo "learn/jq seconds: $jq_s"
 echo "learn seconds: $learn_s"
+sed -n 's/^timing \(.*\): \([0-9.]*\) s$/learn phase \1 seconds: \2/p' "$work/learn.err"
 echo "learn/jq ratio: $(awk -v j="$jq_s" -v l="$learn_s" 'BEGIN { printf "%.2f", j / l }')"
 echo "learn lines/s: $(awk -v n="$lines" -v l="$learn_s" 'BEGIN { printf "%.0f", n / l }')"
 echo "learn peak RSS MiB: $(( learn_kib / 1024 ))"

@@ -71,6 +71,7 @@ final class InProcessPipeline implements AutoCloseable {
       Duration timeout, LearnProgress progress, DeadLetterSink unreadableLines) throws InterruptedException {
     IngestMetrics ingestMetrics = new IngestMetrics(registry);
     try (InProcessTopology topology = topology(format, backend)) {
+      progress.phaseDone("output directory, topology ready");
       long totalBytes = CaptureInput.size(capture);
       try (BufferedReader reader = CaptureInput.open(capture, in -> progress.track(in, totalBytes))) {
         return read(reader, format, view, timeout, progress, unreadableLines, ingestMetrics, topology);
@@ -155,7 +156,7 @@ final class InProcessPipeline implements AutoCloseable {
     CaptureSummary summary = resolveAndPublish(reader, format, view.getAndSet(null), progress, unreadableLines,
         ingestMetrics, topology);
     // Nothing here holds the cluster view (or the resolvers made of it) any more.
-    return new LearnResult(summary, topology.finish(timeout));
+    return new LearnResult(summary, topology.finish(timeout, progress));
   }
 
   private static CaptureSummary resolveAndPublish(BufferedReader reader, CaptureFormat format, ClusterView view,
@@ -166,6 +167,7 @@ final class InProcessPipeline implements AutoCloseable {
         Clock.systemUTC()).reading(Optional.of(format), progress.countingSink(topology));
     ParallelCaptureRead.forThisMachine().read(reader, format, reading);
     progress.readDone();
+    progress.phaseDone("capture read and resolved");
     return reading.summary();
   }
 

@@ -105,7 +105,7 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
    * until the topology is quiet (every wall-clock punctuator, such as the evidence flush, has fired
    * and what it wrote has been processed) and returns the latest proposal of every target.
    */
-  SortedMap<String, ProposalSnapshot> finish(Duration timeout) throws InterruptedException {
+  SortedMap<String, ProposalSnapshot> finish(Duration timeout, LearnProgress progress) throws InterruptedException {
     if (!batch.isEmpty()) {
       handOver(batch);
       batch = new ArrayList<>(BATCH);
@@ -117,6 +117,7 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
       throw new IllegalStateException("processing did not finish within " + timeout.toSeconds()
           + " s after the capture was read; raise --timeout for large captures");
     }
+    progress.phaseDone("last flows processed");
     // A punctuator fires at most once per advance, and what it writes may wake another one.
     for (int round = 0; round < QUIET_ROUNDS_MAX; round++) {
       driver.advanceWallClockTime(QUIET_STEP);
@@ -124,10 +125,13 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
         break;
       }
     }
+    progress.phaseDone("combinations learned, proposals rendered");
     // Proposals are independent: read back on every core (thousands of busy targets are seconds of JSON).
     Deserializer<ProposalSnapshot> reader = proposalsTopic.valueSerde().deserializer();
-    return latest.entrySet().parallelStream().collect(Collectors.toMap(Map.Entry::getKey,
-        e -> reader.deserialize(proposalsTopic.name(), e.getValue()), (a, b) -> a, TreeMap::new));
+    SortedMap<String, ProposalSnapshot> read = latest.entrySet().parallelStream().collect(Collectors.toMap(
+        Map.Entry::getKey, e -> reader.deserialize(proposalsTopic.name(), e.getValue()), (a, b) -> a, TreeMap::new));
+    progress.phaseDone("proposals read back");
+    return read;
   }
 
   private void handOver(List<Flow> flowBatch) {

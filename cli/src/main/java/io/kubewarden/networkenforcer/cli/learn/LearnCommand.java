@@ -84,6 +84,10 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
 
+  @Option(names = "--timings",
+      description = "Also print how long each phase took (to standard error): where a slow run spends its time.")
+  boolean timings;
+
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
       description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
   String logLevel;
@@ -111,12 +115,13 @@ public final class LearnCommand implements Callable<Integer> {
   }
 
   private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
+    LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     LearnSetup.checkBackend(captureFormat, chosenBackend);
+    progress.phaseDone("options and capture format");
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     LearnResult result;
     LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
@@ -128,6 +133,7 @@ public final class LearnCommand implements Callable<Integer> {
       AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
           .<ClusterView>map(ClusterStateFile::load)
           .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
+      progress.phaseDone(request.clusterState().isPresent() ? "cluster state" : "cluster state from the capture");
       // Only once every input is known to be usable: an earlier run's manifests go now.
       removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
       try (UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
@@ -141,6 +147,7 @@ public final class LearnCommand implements Callable<Integer> {
         result.capture().unreadableNodes());
     String source = request.fromStdin() ? "standard input" : request.input().getFileName().toString();
     List<Path> files = ProposalManifests.write(request.outputDir(), proposals, source);
+    progress.phaseDone("manifests written");
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
         chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
         learningSettings).withOutputFiles(unreadable, removed.size());
@@ -150,6 +157,10 @@ public final class LearnCommand implements Callable<Integer> {
       out.println("  report:              " + report);
     }
     out.flush();
+    progress.phaseDone("summary");
+    if (timings) {
+      progress.phases().print(spec.commandLine().getErr());
+    }
     if (proposals.isEmpty()) {
       spec.commandLine().getErr().println("error: " + summary.whyNothingLearned());
       return 1;

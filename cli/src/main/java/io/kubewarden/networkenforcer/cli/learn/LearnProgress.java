@@ -22,6 +22,7 @@ final class LearnProgress {
   private long totalBytes;
   private long lastPrint = System.nanoTime();
   private boolean printed;
+  private final LearnPhases phases = new LearnPhases();
 
   LearnProgress(PrintStream out, long everyNanos) {
     this.out = out;
@@ -65,6 +66,15 @@ final class LearnProgress {
           totalBytes == 0 ? 100 : bytesRead.get() * 100 / totalBytes, size(bytesRead.get()), size(totalBytes),
           published.get()));
     }
+  }
+
+  /** Ends a phase of the run (see {@link LearnPhases}). */
+  void phaseDone(String name) {
+    phases.done(name);
+  }
+
+  LearnPhases phases() {
+    return phases;
   }
 
   void readDone() {

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 import static io.kubewarden.networkenforcer.cli.CliRun.sample;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.offset;
 
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -10,9 +11,12 @@ import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,6 +74,32 @@ class LearnKubernetesTest {
           assertThat(c.getReason()).isEqualTo("EventsLost");
           assertThat(c.getMessage()).contains("lost 42 events");
         }));
+  }
+
+  @Test
+  void timingsSayHowLongEachPhaseTookAndAddUpToTheTotal() {
+    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
+        "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.toString(), "--timings");
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Map<String, Double> seconds = new LinkedHashMap<>();
+    Matcher line = Pattern.compile("(?m)^timing (.+): (\\d+\\.\\d\\d) s$")
+        .matcher(run.err());
+    while (line.find()) {
+      seconds.put(line.group(1), Double.parseDouble(line.group(2)));
+    }
+    assertThat(seconds.keySet()).containsExactly("JVM start", "options and capture format", "cluster state",
+        "output directory, topology ready", "capture read and resolved", "last flows processed",
+        "combinations learned, proposals rendered", "proposals read back", "manifests written", "summary", "total");
+    double phases = seconds.entrySet().stream().filter(e -> !e.getKey().equals("total"))
+        .mapToDouble(Map.Entry::getValue).sum();
+    // Each figure is rounded to 10 ms.
+    assertThat(seconds.get("total")).isCloseTo(phases, offset(0.06));
+    assertThat(seconds.get("total")).isPositive();
+    // Without the option, nothing of it.
+    CliRun quiet = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
+        "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.resolve("again").toString());
+    assertThat(quiet.err()).doesNotContain("timing ");
   }
 
   @Test
