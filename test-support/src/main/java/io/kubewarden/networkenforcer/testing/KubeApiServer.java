@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
@@ -46,6 +47,9 @@ public final class KubeApiServer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
   private static final Duration POLL = Duration.ofMillis(250);
+  private static final int PORT_ATTEMPTS = 3;
+  /** What etcd and kube-apiserver (Go's net package) log when a port is bound already. */
+  private static final String PORT_TAKEN = "address already in use";
   static final String ADMIN_USER = "network-enforcer-test-admin";
   static final String CONTROLLER_MANAGER_USER = "system:kube-controller-manager";
   static final String MASTERS_GROUP = "system:masters";
@@ -218,9 +222,7 @@ public final class KubeApiServer implements AutoCloseable {
     }
     Instant started = Instant.now();
     try {
-      startEtcd(etcdBinary, LoopbackPorts.free(), LoopbackPorts.free());
-      startApiServer(apiServerBinary);
-      awaitReady(started.plus(settings.startupTimeout));
+      startEtcdAndApiServer(etcdBinary, apiServerBinary, started);
       client = newClient();
       if (settings.controllerManager) {
         startControllerManager();
@@ -234,13 +236,36 @@ public final class KubeApiServer implements AutoCloseable {
     }
   }
 
-  private void startEtcd(Path binary, int clientPort, int peerPort) {
+  /**
+   * Starts etcd and kube-apiserver on free ports, again on other ports (and a fresh etcd data
+   * directory) when one of them exited because its port was taken after it was chosen: the ports
+   * are chosen before the processes bind them, and another process on the machine may bind first.
+   */
+  private void startEtcdAndApiServer(Path etcdBinary, Path apiServerBinary, Instant started) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        startEtcd(etcdBinary, settings.ports.getAsInt(), settings.ports.getAsInt(), attempt);
+        startApiServer(apiServerBinary);
+        awaitReady(started.plus(settings.startupTimeout));
+        return;
+      } catch (IllegalStateException e) {
+        if (attempt >= PORT_ATTEMPTS || !String.valueOf(e.getMessage()).contains(PORT_TAKEN)) {
+          throw e;
+        }
+        LOG.warn("a port was taken before etcd or kube-apiserver bound it (attempt {} of {}); starting on other "
+            + "ports", attempt, PORT_ATTEMPTS);
+        stopProcesses();
+      }
+    }
+  }
+
+  private void startEtcd(Path binary, int clientPort, int peerPort, int attempt) {
     etcdUrl = "http://127.0.0.1:" + clientPort;
     String peerUrl = "http://127.0.0.1:" + peerPort;
     // Plain HTTP on loopback only, reachable by nothing but the API server of this test.
     startProcess(KubeTools.ETCD, List.of(binary.toString(),
         "--name=test",
-        "--data-dir=" + workDir.resolve("etcd"),
+        "--data-dir=" + workDir.resolve(attempt == 1 ? "etcd" : "etcd-" + attempt),
         "--listen-client-urls=" + etcdUrl,
         "--advertise-client-urls=" + etcdUrl,
         "--listen-peer-urls=" + peerUrl,
@@ -251,7 +276,7 @@ public final class KubeApiServer implements AutoCloseable {
   }
 
   private void startApiServer(Path binary) {
-    int port = LoopbackPorts.free();
+    int port = settings.ports.getAsInt();
     url = "https://" + settings.bindAddress + ":" + port;
     Path certs = workDir.resolve("pki");
     try {
@@ -341,12 +366,16 @@ public final class KubeApiServer implements AutoCloseable {
       client.close();
       client = null;
     }
+    stopProcesses();
+    deleteRecursively(workDir);
+  }
+
+  private void stopProcesses() {
     // Stop in reverse order: controller manager, API server, then etcd.
     for (int i = processes.size() - 1; i >= 0; i--) {
       processes.get(i).close();
     }
     processes.clear();
-    deleteRecursively(workDir);
   }
 
   private static void deleteRecursively(Path dir) {
@@ -367,8 +396,15 @@ public final class KubeApiServer implements AutoCloseable {
     private Duration startupTimeout = Duration.ofSeconds(90);
     private final List<String> extraApiServerArgs = new ArrayList<>();
     private String bindAddress = "127.0.0.1";
+    private IntSupplier ports = LoopbackPorts::free;
 
     private Builder() {}
+
+    /** Where etcd's and kube-apiserver's ports come from; tests of the start itself hand out taken ones. */
+    Builder ports(IntSupplier source) {
+      this.ports = source;
+      return this;
+    }
 
     /**
      * Listens on that local IPv4 address instead of loopback, e.g. the Docker bridge's address so

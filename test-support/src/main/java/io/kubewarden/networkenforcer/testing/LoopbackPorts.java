@@ -1,21 +1,70 @@
 package io.kubewarden.networkenforcer.testing;
 
+import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Free TCP ports on the loopback interface, for processes that need a fixed port on their command line. */
+/**
+ * Free TCP ports on the loopback interface, for processes that need a fixed port on their command
+ * line. The port is chosen below the kernel's ephemeral range: a port from that range (what
+ * {@code new ServerSocket(0)} gives) can be handed to any outgoing connection, the child's own
+ * included, between the check here and the child's bind, which then fails with "address already in
+ * use". Below the range only another listener can take it, and a random choice makes two alike rare.
+ */
 final class LoopbackPorts {
+
+  private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+  /** Linux's default start of the ephemeral range, used where the kernel does not say. */
+  private static final int DEFAULT_EPHEMERAL_LOW = 32768;
+  private static final int LOWEST = 10000;
+  private static final int ATTEMPTS = 200;
 
   private LoopbackPorts() {}
 
   static int free() {
+    int below = ephemeralLow();
+    return below - LOWEST < 1000 ? anyFree() : freeBetween(LOWEST, below);
+  }
+
+  /** A free port from {@code low} (inclusive) to {@code high} (exclusive), or any free port. */
+  static int freeBetween(int low, int high) {
+    for (int i = 0; i < ATTEMPTS; i++) {
+      int port = ThreadLocalRandom.current().nextInt(low, high);
+      if (isFree(port)) {
+        return port;
+      }
+    }
+    return anyFree();
+  }
+
+  static int ephemeralLow() {
+    // Read by line: /proc files report a size of 0, which whole-file reads may trust.
+    try (BufferedReader reader = Files.newBufferedReader(EPHEMERAL_RANGE, StandardCharsets.US_ASCII)) {
+      String line = reader.readLine();
+      return line == null ? DEFAULT_EPHEMERAL_LOW : Integer.parseInt(line.trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return DEFAULT_EPHEMERAL_LOW;
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
+  }
+
+  private static int anyFree() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
       return socket.getLocalPort();
     } catch (IOException e) {
-      throw new UncheckedIOException("no free loopback port", e);
+      throw new IllegalStateException("no free loopback port", e);
     }
   }
 }
