@@ -14,8 +14,8 @@ import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,7 +109,7 @@ class StrimziTopicsStartTest {
     runUntilReady(processor, "processor", "kafka-streams ok");
 
     Map<String, String> ingest = chartEnv("Deployment", "ingest");
-    ingest.put("NE_OTLP_PORT", String.valueOf(freePort()));
+    ingest.put("NE_OTLP_PORT", String.valueOf(LoopbackPorts.free()));
     ingest.put("NE_OTLP_HTTP_PORT", "0");
     ingest.put("NE_KUBECONFIG", api.kubeconfig().toString());
     runUntilReady(ingest, "ingest", "ingest ok");
@@ -186,11 +186,5 @@ class StrimziTopicsStartTest {
   private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
     return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
-  }
-
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -30,6 +30,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
@@ -42,8 +43,6 @@ import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,7 +125,7 @@ class FaultInjectionTest {
     System.out.printf("faults.seed=%d faults.count=%d faults.flows=%d faults.violations=%d%n", SEED, FAULTS, FLOWS,
         VIOLATIONS);
     // A fixed port and data directory so the broker can be restarted where clients expect it.
-    broker = EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(freePort()).build().start();
+    broker = EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(LoopbackPorts.free()).build().start();
     cluster = ChartedApiServer.start(NS);
   }
 
@@ -790,14 +789,6 @@ class FaultInjectionTest {
   @SafeVarargs
   private static List<String> concat(List<String>... lists) {
     return java.util.Arrays.stream(lists).flatMap(List::stream).collect(Collectors.toList());
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static void sleep(Duration d) {

@@ -2,7 +2,6 @@ package io.kubewarden.networkenforcer.testing;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,13 +9,13 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Free TCP ports on the loopback interface, for processes that need a fixed port on their command
- * line. The port is chosen below the kernel's ephemeral range: a port from that range (what
+ * Free TCP ports, for processes and servers that need a fixed port on their command line or in their
+ * configuration, started after the port is chosen. The port is chosen below the kernel's ephemeral range: a port from that range (what
  * {@code new ServerSocket(0)} gives) can be handed to any outgoing connection, the child's own
  * included, between the check here and the child's bind, which then fails with "address already in
  * use". Below the range only another listener can take it, and a random choice makes two alike rare.
  */
-final class LoopbackPorts {
+public final class LoopbackPorts {
 
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
   /** Linux's default start of the ephemeral range, used where the kernel does not say. */
@@ -26,7 +25,8 @@ final class LoopbackPorts {
 
   private LoopbackPorts() {}
 
-  static int free() {
+  /** A port no socket is bound to on any address, below the ephemeral range where it has one. */
+  public static int free() {
     int below = ephemeralLow();
     return below - LOWEST < 1000 ? anyFree() : freeBetween(LOWEST, below);
   }
@@ -53,7 +53,8 @@ final class LoopbackPorts {
   }
 
   private static boolean isFree(int port) {
-    try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+    // Bound on every address: taken if anything listens on it, on loopback or elsewhere.
+    try (ServerSocket socket = new ServerSocket(port, 1)) {
       return true;
     } catch (IOException taken) {
       return false;
@@ -61,7 +62,7 @@ final class LoopbackPorts {
   }
 
   private static int anyFree() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket socket = new ServerSocket(0, 1)) {
       return socket.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException("no free loopback port", e);

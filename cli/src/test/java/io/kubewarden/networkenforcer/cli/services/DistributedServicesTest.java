@@ -25,6 +25,7 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -154,10 +155,7 @@ class DistributedServicesTest {
   @Test
   void ingestComesUpWithTheOtlpReceiverAndACaptureClusterState() throws Exception {
     Map<String, String> env = new HashMap<>(kafkaEnv());
-    int otlp;
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      otlp = s.getLocalPort();
-    }
+    int otlp = LoopbackPorts.free();
     env.put("NE_PROVIDER", "istio");
     env.put("NE_PROVIDER_TLS_MODE", "insecure");
     env.put("NE_OTLP_PORT", String.valueOf(otlp));

@@ -15,8 +15,8 @@ import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,7 +46,7 @@ class StandaloneSmokeTest {
 
     CliRun run = CliRun.run("standalone", "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(),
         "--management-port", "0", "--embedded-kafka-port", "0", "--provider", "istio", "--provider-tls-mode",
-        "insecure", "--otlp-port", String.valueOf(freePort()), "--otlp-http-port", "0");
+        "insecure", "--otlp-port", String.valueOf(LoopbackPorts.free()), "--otlp-http-port", "0");
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cannot reach the Kubernetes API server at https://127.0.0.1:1")
@@ -67,7 +67,7 @@ class StandaloneSmokeTest {
       server.expectCustomResource(CustomResourceDefinitionContext
           .fromCustomResourceType(WorkloadNetworkPolicyProposal.class));
       Path kubeconfig = kubeconfig(server.url("/").replaceAll("/$", ""));
-      String otlpPort = String.valueOf(freePort());
+      String otlpPort = String.valueOf(LoopbackPorts.free());
 
       CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run("standalone",
           "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(), "--management-port", "0",
@@ -124,11 +124,5 @@ class StandaloneSmokeTest {
         current-context: test
         """.formatted(server));
     return file;
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

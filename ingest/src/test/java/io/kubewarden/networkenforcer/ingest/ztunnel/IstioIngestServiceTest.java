@@ -19,8 +19,8 @@ import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -66,20 +66,14 @@ class IstioIngestServiceTest {
     broker.close();
   }
 
-  private static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
-
   @Test
   void ztunnelLogsBecomeFlowsOnTheTopicAndInTheDumper() throws Exception {
     TestCertificates ca = TestCertificates.newCa("mesh-ca");
     Path serverCerts = ca.issue(dir.resolve("server"), "otlp", List.of("localhost"), List.of(), false);
     Path clientCerts = ca.issue(dir.resolve("client"), "fluent-bit", List.of(), List.of(), false);
-    int grpcPort = freePort();
-    int httpPort = freePort();
-    int dumperPort = freePort();
+    int grpcPort = LoopbackPorts.free();
+    int httpPort = LoopbackPorts.free();
+    int dumperPort = LoopbackPorts.free();
     IngestConfig config = IngestConfig.defaults(Provider.istio)
         .withIstio(new OtlpSettings(grpcPort, httpPort, TlsSettings.fromDirectory(TlsMode.issuer, serverCerts, null),
             true))
