@@ -28,10 +28,15 @@ final class ConnectionSightings {
     };
   }
 
+  /** True when the connection was counted within the window of {@code time}; remembers nothing. */
+  synchronized boolean counted(String connection, Instant time) {
+    Instant last = seen.get(connection);
+    return last != null && !time.isAfter(last.plus(window)) && !time.isBefore(last.minus(window));
+  }
+
   /** True the first time a connection is seen within the window (by flow time, so replays agree). */
   synchronized boolean firstSighting(String connection, Instant time) {
-    Instant last = seen.get(connection);
-    if (last != null && !time.isAfter(last.plus(window)) && !time.isBefore(last.minus(window))) {
+    if (counted(connection, time)) {
       return false;
     }
     seen.remove(connection);

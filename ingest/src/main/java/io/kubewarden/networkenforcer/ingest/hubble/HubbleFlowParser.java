@@ -170,6 +170,14 @@ public final class HubbleFlowParser {
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
+    Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
+    String connection = sourcePort == 0 ? null
+        : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
+    // Checked before resolving: the connection was counted already, so this copy (the other node's, a
+    // later packet) adds nothing, even when its endpoints would not resolve, and resolving it is wasted.
+    if (connection != null && sightings.counted(connection, time)) {
+      return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+    }
     Resolution src = endpoint(flow.getSource(), srcIp, flow.getSourceNamesList());
     if (!src.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
@@ -187,9 +195,7 @@ public final class HubbleFlowParser {
       case TrafficDirection.EGRESS_VALUE -> Reporter.SOURCE;
       default -> Reporter.UNKNOWN;
     };
-    Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
-    if (sourcePort != 0 && !sightings.firstSighting(srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/"
-        + protocol + "/" + verdict, time)) {
+    if (connection != null && !sightings.firstSighting(connection, time)) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
