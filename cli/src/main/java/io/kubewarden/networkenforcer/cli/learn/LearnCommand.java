@@ -103,9 +103,14 @@ public final class LearnCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     LogLevels.quiet(logLevel);
     LearnRequest request = validate();
+    LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null) {
-      Path capture = stdin != null ? stdin.file() : request.input();
-      return learn(request, capture, out);
+      Path capture = request.input();
+      if (stdin != null) {
+        capture = stdin.file();
+        progress.phaseDone("standard input spooled");
+      }
+      return learn(request, capture, out, progress);
     } catch (OutOfMemoryError e) {
       throw OutOfMemoryAdvice.advice(e);
     } catch (RuntimeException e) {
@@ -114,8 +119,8 @@ public final class LearnCommand implements Callable<Integer> {
     }
   }
 
-  private Integer learn(LearnRequest request, Path capture, PrintWriter out) throws InterruptedException {
-    LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
+  private Integer learn(LearnRequest request, Path capture, PrintWriter out, LearnProgress progress)
+      throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     LearnSetup.checkBackend(captureFormat, chosenBackend);

@@ -8,6 +8,8 @@ import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -100,6 +102,27 @@ class LearnKubernetesTest {
     CliRun quiet = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
         "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.resolve("again").toString());
     assertThat(quiet.err()).doesNotContain("timing ");
+  }
+
+  @Test
+  void timingsOfStandardInputSaySpoolingApartFromTheJvmsStart() throws Exception {
+    InputStream stdin = System.in;
+    CliRun run;
+    try {
+      System.setIn(new ByteArrayInputStream(Files.readAllBytes(sample("hubble-flows.jsonl"))));
+      run = CliRun.run("learn", "--input", "-", "--cluster-state", sample("cluster-state.json").toString(),
+          "--output-dir", out.toString(), "--timings");
+    } finally {
+      System.setIn(stdin);
+    }
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    Matcher line = Pattern.compile("(?m)^timing (.+): \\d+\\.\\d\\d s$").matcher(run.err());
+    List<String> phases = new ArrayList<>();
+    while (line.find()) {
+      phases.add(line.group(1));
+    }
+    assertThat(phases).startsWith("JVM start", "standard input spooled", "options and capture format");
   }
 
   @Test
