@@ -10,10 +10,11 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Free TCP ports, for processes and servers that need a fixed port on their command line or in their
- * configuration, started after the port is chosen. The port is chosen below the kernel's ephemeral range: a port from that range (what
- * {@code new ServerSocket(0)} gives) can be handed to any outgoing connection, the child's own
- * included, between the check here and the child's bind, which then fails with "address already in
- * use". Below the range only another listener can take it, and a random choice makes two alike rare.
+ * configuration, started after the port is chosen. The port is chosen below the kernel's ephemeral
+ * range: a port from that range (what {@code new ServerSocket(0)} gives) can be handed to any outgoing
+ * connection, the child's own included, between the check here and the child's bind, which then fails
+ * with "address already in use". Below the range only another listener can take it, and a random
+ * choice makes two alike rare.
  */
 public final class LoopbackPorts {
 
@@ -22,13 +23,14 @@ public final class LoopbackPorts {
   private static final int DEFAULT_EPHEMERAL_LOW = 32768;
   private static final int LOWEST = 10000;
   private static final int ATTEMPTS = 200;
+  /** The kernel's setting, read once: it does not change while tests run. */
+  private static final int EPHEMERAL_LOW = ephemeralLow();
 
   private LoopbackPorts() {}
 
   /** A port no socket is bound to on any address, below the ephemeral range where it has one. */
   public static int free() {
-    int below = ephemeralLow();
-    return below - LOWEST < 1000 ? anyFree() : freeBetween(LOWEST, below);
+    return EPHEMERAL_LOW - LOWEST < 1000 ? anyFree() : freeBetween(LOWEST, EPHEMERAL_LOW);
   }
 
   /** A free port from {@code low} (inclusive) to {@code high} (exclusive), or any free port. */
@@ -43,7 +45,8 @@ public final class LoopbackPorts {
   }
 
   static int ephemeralLow() {
-    // Read by line: /proc files report a size of 0, which whole-file reads may trust.
+    // Read by line: a sysctl file reports a size of 0 and answers only a read from its start, so a
+    // whole-file read (Files.readString) gets its first byte alone.
     try (BufferedReader reader = Files.newBufferedReader(EPHEMERAL_RANGE, StandardCharsets.US_ASCII)) {
       String line = reader.readLine();
       return line == null ? DEFAULT_EPHEMERAL_LOW : Integer.parseInt(line.trim().split("\\s+")[0]);
@@ -65,7 +68,7 @@ public final class LoopbackPorts {
     try (ServerSocket socket = new ServerSocket(0, 1)) {
       return socket.getLocalPort();
     } catch (IOException e) {
-      throw new IllegalStateException("no free loopback port", e);
+      throw new IllegalStateException("no free port", e);
     }
   }
 }

@@ -481,10 +481,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
         LearnedAllowList state = e.value;
-        unconverged.stored(state);
         if (state != null && !state.converged() && (state.lastChange() == null
             || !state.lastChange().isAfter(quietSince))) {
           due.add(e.key);
+        } else {
+          unconverged.stored(state);
         }
       }
     }
@@ -495,6 +496,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         store(key, state.withConverged(true));
         metrics.evidenceFlushed();
         context.forward(new Record<>(key, new TargetOutput.Proposal(snapshot), now));
+      } else {
+        // Not converged yet (too few observations so far): looked at again by the next sweep.
+        unconverged.stored(state);
       }
     }
   }
