@@ -135,16 +135,17 @@ final class InProcessPipeline implements AutoCloseable {
   }
 
   /**
-   * The driver routes, processes and commits every record the topology writes to its own
-   * observations repartition, two per flow; most flows of a long capture repeat one seen before (89 %
-   * of a 1,000,000-line capture). So repeats are combined before the repartition, as the service does,
-   * but until the end of the capture: the driver's wall clock stands still while it reads, and the
-   * combinations leave at {@link InProcessTopology#finish} in the order of their latest flows (the
-   * learner sees what it would have seen flow by flow), or early when {@link #COMBINED_MAX} wait.
+   * Most flows of a long capture repeat one seen before (89 % of a 1,000,000-line capture), so repeats
+   * are combined, as the service does, but until the end of the capture: the driver's wall clock
+   * stands still while it reads, and the combinations leave at {@link InProcessTopology#finish} in the
+   * order of their latest flows (the learner sees what it would have seen flow by flow), or early when
+   * {@link #COMBINED_MAX} wait. One process holds the one partition, so the observations go straight
+   * to the target processor: through the repartition topic, the driver serialized, captured, routed
+   * and read back every one of them (two per combination), a third of the run's end.
    */
   static ProcessorConfig combiningRepeats(ProcessorConfig config) {
-    return config.toBuilder().combineInterval(InProcessTopology.QUIET_STEP).combineMaxPending(COMBINED_MAX).build()
-        .validate();
+    return config.toBuilder().combineInterval(InProcessTopology.QUIET_STEP).combineMaxPending(COMBINED_MAX)
+        .observationsShuffled(false).build().validate();
   }
 
   /** About 1 KiB each: at most a fifth of the launcher's heap. */

@@ -36,8 +36,9 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * The processor's topology ({@link NetworkEnforcerTopology#build}, the one the service runs) executed
  * in this process by Kafka Streams' {@link TopologyTestDriver}: no broker, same processors, same
  * serdes, same stores, deterministic. Flows go in through the flows topic in the order given;
- * records the topology writes to its own inputs (the observations repartition, the deny
- * re-attribution loop) are fed back by the driver.
+ * records the topology writes to its own inputs (the deny re-attribution loop) are fed back by the
+ * driver. With one partition in one process the observations need no repartition topic
+ * ({@link io.kubewarden.networkenforcer.processor.config.ProcessorConfig#observationsShuffled}).
  *
  * <p>The driver runs on its own thread, fed in batches through a bounded queue, so resolving the
  * next flows overlaps with processing the last ones; the flow is serialized (as the ingest publisher
@@ -118,12 +119,14 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
           + " s after the capture was read; raise --timeout for large captures");
     }
     progress.phaseDone("last flows processed");
-    // A punctuator fires at most once per advance, and what it writes may wake another one.
-    for (int round = 0; round < QUIET_ROUNDS_MAX; round++) {
+    // A punctuator fires at most once per advance, and what it writes may wake another one. Punctuators
+    // of one task fire in an order of their own: the combiner's flush may come after the targets' flush
+    // in the same advance, handing the targets changes they publish only at their next flush, with
+    // nothing written in between. So the topology is quiet after two advances in a row write nothing.
+    int quietRounds = 0;
+    for (int round = 0; round < QUIET_ROUNDS_MAX && quietRounds < 2; round++) {
       driver.advanceWallClockTime(QUIET_STEP);
-      if (drain() == 0) {
-        break;
-      }
+      quietRounds = drain() == 0 ? quietRounds + 1 : 0;
     }
     progress.phaseDone("combinations learned, proposals rendered");
     // Proposals are independent: read back on every core (thousands of busy targets are seconds of JSON).

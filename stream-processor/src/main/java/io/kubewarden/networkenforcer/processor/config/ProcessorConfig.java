@@ -46,6 +46,11 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
  *     whose state is thrown away at its end (offline learning), where a changelog record per store
  *     write is pure cost
+ * @param observationsShuffled send observations to their target's task through the observations
+ *     repartition topic (default). Off only where one task holds every partition (one partition, one
+ *     process: the in-process driver of offline learning), where the combiner hands each observation
+ *     straight to the target processor: the same processors see the same records, without a
+ *     serialization and a topic round trip per observation
  */
 public record ProcessorConfig(
     String applicationId,
@@ -67,7 +72,8 @@ public record ProcessorConfig(
     int combineMaxPending,
     ProposalEmission proposalEmission,
     Duration proposalInterval,
-    boolean storeChangelogs) {
+    boolean storeChangelogs,
+    boolean observationsShuffled) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -119,7 +125,7 @@ public record ProcessorConfig(
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
         .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).proposalInterval(proposalInterval)
-        .storeChangelogs(storeChangelogs);
+        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -143,6 +149,10 @@ public record ProcessorConfig(
     }
     if (combineInterval.isNegative()) {
       throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
+    }
+    if (!observationsShuffled && kafka.partitions() != 1) {
+      throw new ConfigException("observations can skip the repartition only with one partition, got "
+          + kafka.partitions());
     }
     if (combineMaxPending < 1) {
       throw new ConfigException("the combiner needs room for at least one combination, got " + combineMaxPending);
@@ -232,6 +242,7 @@ public record ProcessorConfig(
     private ProposalEmission proposalEmission;
     private Duration proposalInterval;
     private boolean storeChangelogs = true;
+    private boolean observationsShuffled = true;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -256,12 +267,13 @@ public record ProcessorConfig(
     public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
     public Builder proposalInterval(Duration v) { proposalInterval = v; return this; }
     public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
+    public Builder observationsShuffled(boolean v) { observationsShuffled = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
           createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
-          proposalInterval, storeChangelogs);
+          proposalInterval, storeChangelogs, observationsShuffled);
     }
   }
 }

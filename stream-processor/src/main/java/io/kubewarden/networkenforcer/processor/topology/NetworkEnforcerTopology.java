@@ -116,11 +116,12 @@ public final class NetworkEnforcerTopology {
       deadLettered(combined.get("flows-unreadable"), "flows", deadLetter);
       perTarget = combined.get("flows-readable").mapValues(Decoded::value, Named.as("value-of-flows"));
     }
-    KStream<String, TargetEvent> observations = perTarget
+    KStream<String, Observation> atTarget = !config.observationsShuffled() ? perTarget : perTarget
         .repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
             .withKeySerde(Serdes.String())
             .withValueSerde(reattribution.valueSerde())
-            .withNumberOfPartitions(config.kafka().partitions()))
+            .withNumberOfPartitions(config.kafka().partitions()));
+    KStream<String, TargetEvent> observations = atTarget
         .mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
 
     KStream<String, TargetEvent> policies = decoded(builder, topics.policies(), TargetKey::parse, "policies",

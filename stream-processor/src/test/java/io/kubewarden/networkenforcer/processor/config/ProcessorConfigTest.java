@@ -32,6 +32,8 @@ class ProcessorConfigTest {
     assertThat(config.combineInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.combineMaxPending()).isEqualTo(10_000);
     assertThat(config.toBuilder().combineMaxPending(50).build().combineMaxPending()).isEqualTo(50);
+    assertThat(config.observationsShuffled()).isTrue();
+    assertThat(config.toBuilder().observationsShuffled(false).build().observationsShuffled()).isFalse();
   }
 
   @Test
@@ -61,6 +63,11 @@ class ProcessorConfigTest {
         .isInstanceOf(ConfigException.class).hasMessageContaining("evidence flush interval");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).combineMaxPending(-1).build().validate())
         .isInstanceOf(ConfigException.class).hasMessageContaining("at least one combination, got -1");
+    // Six partitions are six tasks: an observation must reach its target's task through the topic.
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).observationsShuffled(false).build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("only with one partition, got 6");
+    ProcessorConfig.builder(new KafkaSettings("kafka:9092", null, 1, (short) 1, Map.of()))
+        .observationsShuffled(false).build().validate();
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).applicationId("a b").build().validate())
         .isInstanceOf(ConfigException.class).hasMessageContaining("application id");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).rocksDbMemoryBytes(1024).build().validate())
