@@ -141,7 +141,7 @@ final class InProcessPipeline implements AutoCloseable {
    * order of their latest flows (the learner sees what it would have seen flow by flow), or early when
    * {@link #COMBINED_MAX} wait. One process holds the one partition, so the observations go straight
    * to the target processor: through the repartition topic, the driver serialized, captured, routed
-   * and read back every one of them (two per combination), a third of the run's end.
+   * and read back every one of them, a third of the run's end.
    */
   static ProcessorConfig combiningRepeats(ProcessorConfig config) {
     return config.toBuilder().combineInterval(InProcessTopology.QUIET_STEP).combineMaxPending(COMBINED_MAX)

@@ -191,8 +191,8 @@ final class InProcessTopology implements FlowSink, AutoCloseable {
         latest.put(kv.key, kv.value);
       }
     }
-    // Everything else (repartitioned observations, re-attributions, violations, dead letters) has
-    // been fed back or is not needed offline; reading it frees it.
+    // Everything else (re-attributions, violations, dead letters) has been fed back or is not needed
+    // offline; reading it frees it.
     for (String topic : driver.producedTopicNames()) {
       if (!topic.equals(proposalsTopic.name())) {
         count += otherOutputs.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),

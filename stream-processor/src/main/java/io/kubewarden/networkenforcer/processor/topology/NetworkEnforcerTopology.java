@@ -116,11 +116,13 @@ public final class NetworkEnforcerTopology {
       deadLettered(combined.get("flows-unreadable"), "flows", deadLetter);
       perTarget = combined.get("flows-readable").mapValues(Decoded::value, Named.as("value-of-flows"));
     }
-    KStream<String, Observation> atTarget = !config.observationsShuffled() ? perTarget : perTarget
-        .repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
+    // One partition in one process (offline learning): the target's task is this one, nothing to move.
+    KStream<String, Observation> atTarget = config.observationsShuffled()
+        ? perTarget.repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
             .withKeySerde(Serdes.String())
             .withValueSerde(reattribution.valueSerde())
-            .withNumberOfPartitions(config.kafka().partitions()));
+            .withNumberOfPartitions(config.kafka().partitions()))
+        : perTarget;
     KStream<String, TargetEvent> observations = atTarget
         .mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
 
