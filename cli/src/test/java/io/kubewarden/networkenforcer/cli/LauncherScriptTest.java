@@ -21,6 +21,9 @@ class LauncherScriptTest {
   private static final Path SCRIPT = CliRun.repoRoot().resolve("network-enforcer");
   /** The heap of learn: up to half the memory, grown only when collecting takes over a fifth of the time. */
   private static final String[] LEARN_HEAP = {"-Xms256m", "-XX:MaxRAMPercentage=50", "-XX:+UseParallelGC",
+      "-XX:GCTimeRatio=4", "-Xmn200m"};
+  /** The same where the memory is under 1 GiB: no young generation of a fixed size. */
+  private static final String[] SMALL_MEMORY_HEAP = {"-Xms256m", "-XX:MaxRAMPercentage=50", "-XX:+UseParallelGC",
       "-XX:GCTimeRatio=4"};
   /** What the launcher adds for a capture of 16 MiB or more, or one it cannot size. */
   private static final String[] LARGE_CAPTURE_JIT = {"-XX:MaxInlineLevel=6", "-XX:InlineSmallCode=1000",
@@ -66,6 +69,38 @@ class LauncherScriptTest {
   }
 
   @Test
+  void theYoungGenerationIsFixedOnlyWhereTheMachineOrItsContainerHasAGibibyte() throws Exception {
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    List<String> rest = List.of("-jar", jar.toString(), "learn", "--input", "a b.jsonl");
+    // 768 MiB of memory: the heap may grow to 384 MiB, too little to give 200 of it to new objects.
+    Path smallMachine = Files.writeString(dir.resolve("meminfo-small"), "MemTotal:         786432 kB\n"
+        + "MemFree:          700000 kB\n");
+    Path noLimits = Files.createDirectory(dir.resolve("no-cgroup"));
+    assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_MEMINFO", smallMachine.toString(),
+        "NE_CGROUP_ROOT", noLimits.toString()))).containsExactlyElementsOf(args(SMALL_MEMORY_HEAP, LARGE_CAPTURE_JIT,
+            rest.toArray(String[]::new)));
+
+    // A large machine, but a container limit of 512 MiB (cgroup v2, then v1): the limit counts.
+    Path v2 = Files.createDirectory(dir.resolve("cgroup-v2"));
+    Files.writeString(v2.resolve("memory.max"), "536870912\n");
+    Path v1 = Files.createDirectories(dir.resolve("cgroup-v1").resolve("memory"));
+    Files.writeString(v1.resolve("memory.limit_in_bytes"), "536870912\n");
+    for (Path root : List.of(v2, v1.getParent())) {
+      assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_MEMINFO", largeMachine().toString(),
+          "NE_CGROUP_ROOT", root.toString()))).as(root.toString()).doesNotContain("-Xmn200m");
+    }
+
+    // No limit ("max", or v1's largest number): the machine's 8 GiB count.
+    Files.writeString(v2.resolve("memory.max"), "max\n");
+    Files.writeString(v1.resolve("memory.limit_in_bytes"), "9223372036854771712\n");
+    for (Path root : List.of(v2, v1.getParent())) {
+      assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_MEMINFO", largeMachine().toString(),
+          "NE_CGROUP_ROOT", root.toString()))).as(root.toString()).containsExactlyElementsOf(args(LEARN_HEAP,
+              LARGE_CAPTURE_JIT, rest.toArray(String[]::new)));
+    }
+  }
+
+  @Test
   void javaOptionsReplaceTheDefaults() throws Exception {
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
     assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_JAVA_OPTS", "-Xmx2g"))).containsExactly("-Xmx2g",
@@ -80,8 +115,10 @@ class LauncherScriptTest {
     Map<String, String> env = Map.of("NE_CACHE_DIR", cache.toString());
 
     List<String> first = launch(fakeJava, jar, env);
-    assertThat(first).hasSize(16);
-    assertThat(first.get(8)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
+    // The heap, the JIT, the archive to record, the quiet logs (two), the jar and the four arguments.
+    int archiveAt = LEARN_HEAP.length + LARGE_CAPTURE_JIT.length;
+    assertThat(first).hasSize(archiveAt + 8);
+    assertThat(first.get(archiveAt)).startsWith("-XX:ArchiveClassesAtExit=" + cache.resolve("cds") + "/learn-")
         .endsWith(".tmp");
     // The fake JVM wrote no archive: nothing is kept, the next run records again.
     try (var files = Files.list(cache.resolve("cds"))) {
@@ -89,7 +126,7 @@ class LauncherScriptTest {
     }
 
     // With the archive in place (what a real first run leaves), learn maps it.
-    String archive = first.get(8).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
+    String archive = first.get(archiveAt).substring("-XX:ArchiveClassesAtExit=".length()).replaceAll("\\.[0-9]+\\.tmp$", "");
     Files.writeString(Path.of(archive), "archive");
     List<String> later = launch(fakeJava, jar, env);
     assertThat(later).containsExactlyElementsOf(args(LEARN_HEAP, LARGE_CAPTURE_JIT, "-XX:SharedArchiveFile=" + archive,
@@ -115,12 +152,23 @@ class LauncherScriptTest {
         .redirectErrorStream(true);
     pb.environment().put("NE_JAR", jar.toString());
     pb.environment().put("JAVA", fakeJava.toString());
+    // The same memory on every machine the test runs on, unless the test gives its own.
+    pb.environment().put("NE_MEMINFO", largeMachine().toString());
+    pb.environment().put("NE_CGROUP_ROOT", largeMachine().resolveSibling("no-cgroup-limits").toString());
     pb.environment().putAll(env);
     Process run = pb.start();
     assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(run.exitValue()).isZero();
     return out.lines().toList();
+  }
+
+  /** A /proc/meminfo of a machine with 8 GiB. */
+  private static Path largeMachine() throws java.io.IOException {
+    Path file = Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-launcher-test", "meminfo-8g");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "MemTotal:        8388608 kB\nMemFree:         8000000 kB\n");
+    return file;
   }
 
   /** The launcher's heap and JIT options, then the rest of the command line. */
