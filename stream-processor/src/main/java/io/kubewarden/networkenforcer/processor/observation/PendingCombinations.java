@@ -28,6 +28,11 @@ import org.apache.kafka.streams.state.Stores;
  * standby the map is read again from the restored store; {@code CatchUpTest} restarts a processor while
  * every combination waits only in the map.
  *
+ * <p>Built without a changelog (offline learning: the state ends with the run), what waits stays in the
+ * map: writing it beneath at every commit (the in-process driver commits after every flow) would copy
+ * each changed combination into an ordered map nothing reads, and after {@link #clearCache()} it is gone,
+ * as it would be with the task on another instance.
+ *
  * <p>Keys keep their arrival order ({@link #range} is not offered: the keys are hashes). Values are
  * the store's own arrays: a caller that changes one puts it back. The store is used from its stream
  * thread only, but for {@link #approximateNumEntries()}, which interactive queries read from others.
@@ -101,7 +106,7 @@ public final class PendingCombinations extends StoreInFront<Bytes, byte[]> {
       size = waiting.size();
     }
     slot.value = value;
-    if (!slot.dirty) {
+    if (!slot.dirty && changelogged()) {
       slot.dirty = true;
       dirty.add(slot);
     }

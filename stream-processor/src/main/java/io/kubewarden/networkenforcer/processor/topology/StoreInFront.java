@@ -34,9 +34,16 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  */
 public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedStateStore<K, V> {
   protected final KeyValueStore<K, V> beneath;
+  /** Whether the store beneath has a changelog; one made by hand is taken to have one. */
+  private boolean changelogged = true;
 
   protected StoreInFront(KeyValueStore<K, V> beneath) {
     this.beneath = beneath;
+  }
+
+  /** False when the store was built without a changelog: nothing written beneath outlives the process. */
+  protected final boolean changelogged() {
+    return changelogged;
   }
 
   /** Writes what waits to the store beneath (on the thread that commits, which is the one that wrote). */
@@ -200,7 +207,9 @@ public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedS
 
     @Override
     public S build() {
-      return front.apply(beneath.build());
+      S store = front.apply(beneath.build());
+      ((StoreInFront<K, V>) store).changelogged = beneath.loggingEnabled();
+      return store;
     }
 
     @Override

@@ -85,6 +85,29 @@ class PendingCombinationsTest {
   }
 
   @Test
+  void builtWithoutAChangelogWhatWaitsStaysInTheMapOnly() {
+    PendingCombinations unlogged = PendingCombinations.builder("combiner-unlogged").withLoggingDisabled().build();
+    unlogged.init(new MockProcessorContext<>().getStateStoreContext(), unlogged);
+    unlogged.put(key("a"), value("1"));
+    unlogged.flushCache();
+    byte[] a = unlogged.get(key("a"));
+    a[0] = '2';
+    unlogged.put(key("a"), a);
+    unlogged.put(key("b"), value("3"));
+    unlogged.delete(key("b"));
+    unlogged.flushCache();
+    assertThat(new String(unlogged.get(key("a")), StandardCharsets.UTF_8)).isEqualTo("2");
+    assertThat(unlogged.get(key("b"))).isNull();
+    assertThat(unlogged.approximateNumEntries()).isEqualTo(1);
+
+    // Nothing was written beneath: forgetting what waits leaves nothing to read back (a store made with
+    // a changelog reads "a" back, see below).
+    unlogged.clearCache();
+    assertThat(unlogged.get(key("a"))).isNull();
+    assertThat(unlogged.approximateNumEntries()).isZero();
+  }
+
+  @Test
   void clearingForgetsWhatWasNotCommittedAndReadsTheStoreBeneathAgain() {
     store.put(key("a"), value("1"));
     store.flushCache();
