@@ -101,6 +101,22 @@ class LauncherScriptTest {
   }
 
   @Test
+  void aJarNamedRelativelyIsHandedToTheJvmByItsAbsolutePath() throws Exception {
+    // A class-data sharing archive keeps the class path as given: a relative one fits no other directory.
+    Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
+    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
+        .directory(dir.toFile()).redirectErrorStream(true);
+    pb.environment().put("NE_JAR", "network-enforcer.jar");
+    pb.environment().put("JAVA", fakeJava().toString());
+    pb.environment().put("NE_CDS", "0");
+    Process run = pb.start();
+    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    List<String> args = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+    assertThat(run.exitValue()).isZero();
+    assertThat(args).containsSubsequence("-jar", jar.toAbsolutePath().toString(), "learn");
+  }
+
+  @Test
   void javaOptionsReplaceTheDefaults() throws Exception {
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
     assertThat(launch(fakeJava(), jar, Map.of("NE_CDS", "0", "NE_JAVA_OPTS", "-Xmx2g"))).containsExactly("-Xmx2g",
