@@ -5,6 +5,9 @@
 #   hack/bench/offline.sh                      # 1,000,000 lines, 1,000 workloads
 #   NE_BENCH_LINES=200000 hack/bench/offline.sh
 #
+# Beside them it times the fastest of the peers issue #11 names, hubble-audit2policy (PyPI, pinned below), on the
+# same capture (NE_BENCH_PEER=0 skips it; installed once into a virtual environment under NE_BENCH_DIR).
+#
 # It also learns from the same capture against the cluster state of a large cluster (NE_BENCH_EXTRA_PODS
 # more pods, default 20,000, each as bulky as a real one) and says whether the proposals are the same.
 #
@@ -61,6 +64,22 @@ if ! NE_JAR="$jar" measure "$work/learn.time" "$root/network-enforcer" learn --i
   cat "$work/learn.err" >&2
   exit 1
 fi
+# The peer, on the same file, right after learn: hubble-audit2policy writes one policy per workload it sees.
+peer_version="0.18.5"
+peer_env="$(dirname "$dir")/peers/hubble-audit2policy-$peer_version"
+peer=""
+if [[ "${NE_BENCH_PEER:-1}" != "0" ]]; then
+  if [[ ! -x "$peer_env/bin/hubble-audit2policy" ]]; then
+    echo "offline.sh: installing hubble-audit2policy $peer_version into $peer_env" >&2
+    rm -rf "$peer_env"
+    (python3 -m venv "$peer_env" && "$peer_env/bin/pip" install -q "hubble-audit2policy==$peer_version") >&2 \
+      || rm -rf "$peer_env"
+  fi
+  if [[ -x "$peer_env/bin/hubble-audit2policy" ]]; then
+    peer="$peer_env/bin/hubble-audit2policy"
+    measure "$work/peer.time" "$peer" --no-enrich -o "$work/peer" "$capture" >"$work/peer.out" 2>&1 || peer=""
+  fi
+fi
 NE_JAR="$jar" measure "$work/small.time" "$root/network-enforcer" learn \
   --input "$root/samples/basic/hubble-flows.jsonl" --cluster-state "$root/samples/basic/cluster-state.json" \
   --output-dir "$work/small" >/dev/null
@@ -92,6 +111,16 @@ echo "learn peak RSS MiB: $(( learn_kib / 1024 ))"
 # The machine is shared: CPU time says what the work costs whatever else runs.
 echo "learn/jq CPU seconds: $(awk -v u="$jq_user" -v s="$jq_sys" 'BEGIN { printf "%.2f", u + s }')"
 echo "learn CPU seconds: $(awk -v u="$learn_user" -v s="$learn_sys" 'BEGIN { printf "%.2f", u + s }')"
+if [[ -n "$peer" ]]; then
+  read -r peer_s peer_kib _ _ <"$work/peer.time"
+  echo "learn/hubble-audit2policy seconds: $peer_s"
+  echo "learn/hubble-audit2policy policies: $(find "$work/peer" -name '*.yaml' | wc -l)"
+  echo "learn/hubble-audit2policy peak RSS MiB: $(( peer_kib / 1024 ))"
+  # Above 1: learn is faster than the peer on the same file.
+  echo "learn/hubble-audit2policy ratio: $(awk -v p="$peer_s" -v l="$learn_s" 'BEGIN { printf "%.2f", p / l }')"
+elif [[ "${NE_BENCH_PEER:-1}" != "0" ]]; then
+  echo "learn/hubble-audit2policy: unavailable (pip could not install hubble-audit2policy==$peer_version, or it failed)"
+fi
 echo "learn/small capture seconds: $small_s"
 echo "learn/small capture CPU seconds: $(awk -v u="$small_user" -v s="$small_sys" 'BEGIN { printf "%.2f", u + s }')"
 # GNU time writes "Command exited with non-zero status N" first when the run failed.
