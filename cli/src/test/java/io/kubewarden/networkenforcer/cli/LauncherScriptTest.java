@@ -104,15 +104,7 @@ class LauncherScriptTest {
   void aJarNamedRelativelyIsHandedToTheJvmByItsAbsolutePath() throws Exception {
     // A class-data sharing archive keeps the class path as given: a relative one fits no other directory.
     Path jar = Files.createFile(dir.resolve("network-enforcer.jar"));
-    ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", "a b.jsonl")
-        .directory(dir.toFile()).redirectErrorStream(true);
-    pb.environment().put("NE_JAR", "network-enforcer.jar");
-    pb.environment().put("JAVA", fakeJava().toString());
-    pb.environment().put("NE_CDS", "0");
-    Process run = pb.start();
-    assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    List<String> args = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-    assertThat(run.exitValue()).isZero();
+    List<String> args = launchIn(dir, fakeJava(), "network-enforcer.jar", Map.of("NE_CDS", "0"), "a b.jsonl");
     assertThat(args).containsSubsequence("-jar", jar.toAbsolutePath().toString(), "learn");
   }
 
@@ -164,9 +156,18 @@ class LauncherScriptTest {
 
   private static List<String> launch(Path fakeJava, Path jar, Map<String, String> env, String input)
       throws Exception {
+    return launchIn(null, fakeJava, jar.toString(), env, input);
+  }
+
+  /** As {@link #launch}, started in {@code workDir} (null: this JVM's) with {@code NE_JAR} as given. */
+  private static List<String> launchIn(Path workDir, Path fakeJava, String jar, Map<String, String> env,
+      String input) throws Exception {
     ProcessBuilder pb = new ProcessBuilder("bash", SCRIPT.toString(), "learn", "--input", input)
         .redirectErrorStream(true);
-    pb.environment().put("NE_JAR", jar.toString());
+    if (workDir != null) {
+      pb.directory(workDir.toFile());
+    }
+    pb.environment().put("NE_JAR", jar);
     pb.environment().put("JAVA", fakeJava.toString());
     // The same memory on every machine the test runs on, unless the test gives its own.
     pb.environment().put("NE_MEMINFO", largeMachine().toString());
@@ -179,12 +180,16 @@ class LauncherScriptTest {
     return out.lines().toList();
   }
 
-  /** A /proc/meminfo of a machine with 8 GiB. */
-  private static Path largeMachine() throws java.io.IOException {
-    Path file = Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-launcher-test", "meminfo-8g");
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, "MemTotal:        8388608 kB\nMemFree:         8000000 kB\n");
-    return file;
+  /** A /proc/meminfo of a machine with 8 GiB, written once per test JVM. */
+  private static Path largeMachine;
+
+  private static synchronized Path largeMachine() throws java.io.IOException {
+    if (largeMachine == null) {
+      Path file = Files.createTempDirectory("network-enforcer-launcher-test").resolve("meminfo-8g");
+      Files.writeString(file, "MemTotal:        8388608 kB\nMemFree:         8000000 kB\n");
+      largeMachine = file;
+    }
+    return largeMachine;
   }
 
   /** The launcher's heap and JIT options, then the rest of the command line. */
