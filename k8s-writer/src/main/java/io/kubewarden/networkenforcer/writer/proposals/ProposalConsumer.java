@@ -115,6 +115,10 @@ public final class ProposalConsumer implements Runnable {
         throw new IllegalArgumentException("proposal " + snapshot.namespace() + "/" + snapshot.name()
             + " has no complete spec.targetRef and spec.direction");
       }
+      if (snapshot.namespace() == null || snapshot.namespace().isBlank() || snapshot.name() == null
+          || snapshot.name().isBlank()) {
+        throw new IllegalArgumentException("proposal record without a namespace and name");
+      }
       return new ObjectKey(snapshot.namespace(), snapshot.name());
     }
     if (recordKey == null) {

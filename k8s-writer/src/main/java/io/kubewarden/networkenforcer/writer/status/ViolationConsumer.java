@@ -133,18 +133,15 @@ public final class ViolationConsumer implements Runnable {
     try {
       o = serde.read(r.topic(), r.value());
     } catch (RecordDecodeException e) {
-      try {
-        deadLetters.send(r, e.getMessage(), e);
-      } catch (RuntimeException dlq) {
-        LOG.warn("cannot park unreadable violation {}@{}: {}", tp, r.offset(), dlq.getMessage());
-        return false;
-      }
-      buffer.skip(tp, r.offset());
-      return true;
+      return park(tp, r, e.getMessage(), e);
     }
     if (o == null) {
       buffer.skip(tp, r.offset());
       return true;
+    }
+    var problem = ViolationCheck.problem(r.key(), o);
+    if (problem.isPresent()) {
+      return park(tp, r, "not a countable violation: " + problem.get(), null);
     }
     if (mergedAlready(o.policyKey(), tp, r.offset())) {
       meters.counter("network.enforcer.writer.violations.already.merged").increment();
@@ -155,6 +152,18 @@ public final class ViolationConsumer implements Runnable {
     meters.counter("network.enforcer.writer.violations.consumed").increment(o.observations());
     events.observed(new SourcedObservation(tp.topic(), tp.partition(), r.offset(), o));
     buffer.add(tp, r.offset(), o);
+    return true;
+  }
+
+  /** A record that cannot be counted to the dead-letter topic; false when it could not be sent. */
+  private boolean park(TopicPartition tp, ConsumerRecord<String, byte[]> r, String reason, Throwable error) {
+    try {
+      deadLetters.send(r, reason, error);
+    } catch (RuntimeException dlq) {
+      LOG.warn("cannot park violation record {}@{}: {}", tp, r.offset(), dlq.getMessage());
+      return false;
+    }
+    buffer.skip(tp, r.offset());
     return true;
   }
 
