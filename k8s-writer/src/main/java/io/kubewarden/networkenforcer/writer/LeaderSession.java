@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.lifecycle.WorkerThreads;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
@@ -305,10 +306,7 @@ final class LeaderSession {
   }
 
   private void startThread(String name, Runnable r) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    threads.add(t);
-    t.start();
+    threads.add(WorkerThreads.start(name, r));
   }
 
   private Properties producerConfig() {

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer.reconcile;
 
+import io.kubewarden.networkenforcer.common.lifecycle.WorkerThreads;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -42,10 +43,7 @@ public final class Controller<K> implements AutoCloseable {
   /** Starts the workers; keys queued before this wait for them. */
   public void start(int workerCount, String threadSuffix) {
     for (int i = 0; i < workerCount; i++) {
-      Thread t = new Thread(this::work, name + "-" + threadSuffix + "-" + i);
-      t.setDaemon(true);
-      workers.add(t);
-      t.start();
+      workers.add(WorkerThreads.start(name + "-" + threadSuffix + "-" + i, this::work));
     }
   }
 
