@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.status.StatusConditions;
@@ -65,11 +66,8 @@ public final class NativeRenderer {
 
   /** No answer, a conflict, throttling or a server error: the same request may pass later. */
   static boolean transientFailure(RuntimeException e) {
-    if (!(e instanceof io.fabric8.kubernetes.client.KubernetesClientException k)) {
-      return false;
-    }
-    int code = k.getCode();
-    return code <= 0 || code == 409 || code == 429 || code >= 500;
+    ApiRefusals kind = ApiRefusals.of(e);
+    return kind == ApiRefusals.TRANSIENT || kind == ApiRefusals.CONFLICT || kind == ApiRefusals.SERVER_ERROR;
   }
 
   private void renderNetworkPolicy(String key, WorkloadNetworkPolicy wnp) {

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
@@ -15,6 +16,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class StatusSync {
   private static final Logger LOG = LoggerFactory.getLogger(StatusSync.class);
   private static final int CONFLICT_RETRIES = 5;
+  /** Internal errors in a row before a status is dropped (with the controller's back-off, ~8 s). */
+  static final int SERVER_ERROR_ATTEMPTS = 5;
 
   private final KubernetesClient client;
   private final ClusterWriter writer;
@@ -38,6 +43,8 @@ public final class StatusSync {
   private final StatusMerger merger;
   private final MeterRegistry meters;
   private final Clock clock;
+  /** Internal errors in a row per policy: bounded by the policies with a failing write. */
+  private final Map<ObjectKey, Integer> serverErrors = new ConcurrentHashMap<>();
 
   public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache, ViolationBuffer buffer,
       RenderConditions renderConditions, ViolationEvents events, StatusMerger merger, MeterRegistry meters,
@@ -78,6 +85,7 @@ public final class StatusSync {
               key);
         }
         buffer.written(key.toString(), observations);
+        serverErrors.remove(key);
         return;
       }
       StatusMerger.Result result = merge(live, observations);
@@ -86,13 +94,15 @@ public final class StatusSync {
         try {
           writer.updateStatus(live);
         } catch (KubernetesClientException e) {
-          if (e.getCode() == HttpURLConnection.HTTP_CONFLICT && attempt < CONFLICT_RETRIES) {
+          ApiRefusals kind = ApiRefusals.of(e);
+          if (kind == ApiRefusals.CONFLICT && attempt < CONFLICT_RETRIES) {
             meters.counter("network.enforcer.writer.status.conflicts").increment();
             LOG.debug("status of {} changed under us (attempt {}); reading it again", key, attempt);
             continue;
           }
-          if (e.getCode() == HttpURLConnection.HTTP_BAD_REQUEST || e.getCode() == 422) {
-            // The API server will never take this status: do not pin the partition on it forever.
+          if (retryCannotFix(key, e, kind)) {
+            // The API server will not take this status: do not pin the partition on it forever.
+            serverErrors.remove(key);
             meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
                 .increment(observations.size());
             buffer.written(key.toString(), observations);
@@ -101,6 +111,7 @@ public final class StatusSync {
           }
           throw e;
         }
+        serverErrors.remove(key);
         meters.counter("network.enforcer.writer.status.writes").increment();
         meters.counter("network.enforcer.writer.violations.written").increment(result.merged().size());
         int repeats = observations.size() - result.merged().size();
@@ -115,6 +126,17 @@ public final class StatusSync {
       finishAcknowledgements(key, live, result);
       return;
     }
+  }
+
+  /**
+   * Invalid, forbidden or too large (any 4xx but a conflict, or a 404: the next attempt reads the
+   * policy as gone), or the same internal error {@value #SERVER_ERROR_ATTEMPTS} times in a row.
+   */
+  private boolean retryCannotFix(ObjectKey key, KubernetesClientException e, ApiRefusals kind) {
+    if (kind == ApiRefusals.PERMANENT) {
+      return e.getCode() != HttpURLConnection.HTTP_NOT_FOUND;
+    }
+    return kind == ApiRefusals.SERVER_ERROR && serverErrors.merge(key, 1, Integer::sum) >= SERVER_ERROR_ATTEMPTS;
   }
 
   private StatusMerger.Result merge(WorkloadNetworkPolicy wnp, List<SourcedObservation> observations) {

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.writer.status;
 import static io.kubewarden.networkenforcer.writer.Fixtures.NS;
 import static io.kubewarden.networkenforcer.writer.Fixtures.violation;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -150,6 +151,65 @@ public class StatusSyncTest {
     assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
         .isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
+  }
+
+  @Test
+  void aForbiddenOrTooLargeStatusIsDroppedAtOnceInsteadOfRetriedForever() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    MockClusterWriter writer = new MockClusterWriter(client);
+    ViolationBuffer buffer = new ViolationBuffer();
+    StatusSync sync = sync(writer, buffer);
+    long offset = 0;
+    for (int code : new int[] {403, 413}) {
+      writer.failWith(new KubernetesClientException("refused", code, null));
+      buffer.add(P0, offset++, violation("api", "batch", 9090, T));
+      buffer.markAllDue();
+      assertThatThrownBy(() -> sync.sync(API)).as("HTTP %d", code).isInstanceOf(PermanentError.class);
+      assertThat(buffer.committable().get(P0).offset()).isEqualTo(offset);
+    }
+    assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void anInternalErrorIsRetriedABoundedNumberOfTimesThenDropped() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    MockClusterWriter writer = new MockClusterWriter(client);
+    writer.failWith(new KubernetesClientException("Internal error occurred: admission webhook", 500, null));
+    ViolationBuffer buffer = new ViolationBuffer();
+    buffer.add(P0, 0, violation("api", "batch", 9090, T));
+    buffer.markAllDue();
+    StatusSync sync = sync(writer, buffer);
+    for (int attempt = 1; attempt < StatusSync.SERVER_ERROR_ATTEMPTS; attempt++) {
+      assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(KubernetesClientException.class);
+      assertThat(buffer.committable()).as("attempt %d keeps the offset", attempt).isEmpty();
+    }
+    assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(PermanentError.class);
+    assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
+  }
+
+  @Test
+  void anUnavailableApiServerIsRetriedWithoutBound() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    MockClusterWriter writer = new MockClusterWriter(client);
+    writer.failWith(new KubernetesClientException("etcd unavailable", 503, null));
+    ViolationBuffer buffer = new ViolationBuffer();
+    buffer.add(P0, 0, violation("api", "batch", 9090, T));
+    buffer.markAllDue();
+    StatusSync sync = sync(writer, buffer);
+    for (int attempt = 1; attempt <= 3 * StatusSync.SERVER_ERROR_ATTEMPTS; attempt++) {
+      assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(KubernetesClientException.class);
+    }
+    assertThat(buffer.committable()).isEmpty();
+    writer.failWith(null);
+    sync.sync(API);
+    assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
+    assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
+  }
+
+  StatusSync sync(ClusterWriter writer, ViolationBuffer buffer) {
+    return new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
+        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC());
   }
 
   @Test
