@@ -36,7 +36,7 @@ class MissingTopicsTest {
 
       List<String> created = MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
       List<String> again = MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
-      // Returned only once every partition it created has a leader: producers start without "not leader".
+      // Returned only once every partition it created is served: producers start without "not leader".
       assertThat(admin.describeTopics(List.of("mt.policies")).allTopicNames().get().get("mt.policies").partitions())
           .allSatisfy(p -> assertThat(p.leader()).isNotNull());
 
