@@ -92,6 +92,8 @@ public final class IngestService implements AutoCloseable {
       LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
       LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
           lossPublisher));
+      // Flows Kafka did not take are loss of their own, published as the data plane's is.
+      flows.onLoss(losses);
       FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks).withLossSink(losses);
       TlsMaterialLoader tls = new TlsMaterialLoader(client);
       Clock clock = Clock.systemUTC();

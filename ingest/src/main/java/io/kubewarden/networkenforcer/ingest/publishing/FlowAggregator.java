@@ -75,6 +75,13 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
     out.forEach(downstream::accept);
   }
 
+  /** Passes on what waits, then settles downstream: a sender answered after this lost nothing. */
+  @Override
+  public boolean settle() {
+    flush();
+    return downstream.settle();
+  }
+
   /** Flows waiting to be passed on. */
   public synchronized int pendingCount() {
     return pending.size();

@@ -80,9 +80,20 @@ public final class FlowIntake {
       for (FlowSink sink : sinks) {
         sink.accept(record);
       }
-      metrics.published(record.provider());
       published.incrementAndGet();
     }
+  }
+
+  /**
+   * Blocks until every sink holds what it was handed (the flows topic acknowledged it); false when a
+   * record was lost on the way since the last call, so that the sender sends it again.
+   */
+  public boolean settle() {
+    boolean all = true;
+    for (FlowSink sink : sinks) {
+      all &= sink.settle();
+    }
+    return all;
   }
 
   /** Input that could not be decoded: kept in the dead-letter topic, counted, never fatal. */
@@ -95,6 +106,7 @@ public final class FlowIntake {
     invalid(source, reason, payload.getBytes(StandardCharsets.UTF_8), error);
   }
 
+  /** Records handed to the sinks (the flows topic counts what Kafka acknowledged: flows.published). */
   public long publishedCount() {
     return published.get();
   }

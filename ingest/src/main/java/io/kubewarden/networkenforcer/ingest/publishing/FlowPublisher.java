@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.time.Duration;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -15,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Publishes flow records to the flows topic, keyed by {@link FlowRecord#partitionKey()} so that
  * the flows of one workload stay in order. The producer is idempotent (no duplicates on retry),
- * compressed and batched.
+ * compressed and batched. A flow counts as published when Kafka acknowledged it; {@link #settle()}
+ * lets a source answer its sender only then.
  */
 public final class FlowPublisher implements FlowSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlowPublisher.class);
@@ -23,6 +25,9 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
   private final KafkaProducer<String, FlowRecord> producer;
   private final Topic<String, FlowRecord> topic;
   private final IngestMetrics metrics;
+  private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong settledFailures = new AtomicLong();
+  private volatile LossSink losses = LossSink.NONE;
 
   public FlowPublisher(KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics) {
     this.topic = kafka.topics().flows();
@@ -42,20 +47,47 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
     return p;
   }
 
+  /** Where records Kafka did not take are reported as lost (counted in the metrics either way). */
+  public FlowPublisher onLoss(LossSink sink) {
+    this.losses = sink;
+    return this;
+  }
+
+  /**
+   * Sends; the record is counted as published only once Kafka acknowledged it. One that Kafka did not
+   * take (unreachable past the delivery timeout, the buffer full past max.block.ms) is counted as a
+   * publish error and reported to the loss sink, so it reaches {@code data-plane-loss}.
+   */
   @Override
   public void accept(FlowRecord record) {
     try {
       producer.send(new ProducerRecord<>(topic.name(), record.partitionKey(), record), (meta, error) -> {
-        if (error != null) {
-          metrics.publishFailed();
-          LOG.warn("could not publish a flow to {}: {}", topic.name(), error.toString());
+        if (error == null) {
+          metrics.published(record.provider());
+        } else {
+          failed(record, error);
         }
       });
     } catch (RuntimeException e) {
-      // Only reached when the producer is closed or the buffer stays full past max.block.ms.
-      metrics.publishFailed();
-      LOG.warn("could not publish a flow to {}: {}", topic.name(), e.toString());
+      failed(record, e);
     }
+  }
+
+  private void failed(FlowRecord record, Throwable error) {
+    failures.incrementAndGet();
+    metrics.publishFailed();
+    losses.lost(record.count(), null, record.time());
+    LOG.warn("could not publish a flow to {}: {}", topic.name(), error.toString());
+  }
+
+  /** Waits for the acknowledgement of every record sent so far; false when one failed since the last call. */
+  @Override
+  public boolean settle() {
+    long before = settledFailures.get();
+    producer.flush();
+    long now = failures.get();
+    settledFailures.accumulateAndGet(now, Math::max);
+    return now == before;
   }
 
   public void flush() {

@@ -43,6 +43,9 @@ public final class OtlpGrpcReceiver implements AutoCloseable {
           } catch (InvalidProtocolBufferException e) {
             response.onError(Status.INVALID_ARGUMENT
                 .withDescription("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).asRuntimeException());
+          } catch (NotPublishedException e) {
+            // Retryable for OTLP senders: the export is sent again.
+            response.onError(Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException());
           }
         }))
         .build();

@@ -85,6 +85,10 @@ public final class OtlpHttpReceiver implements AutoCloseable {
       } catch (InvalidProtocolBufferException e) {
         respond(exchange, 400, "text/plain",
             ("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+      } catch (NotPublishedException e) {
+        // OTLP/HTTP senders retry a 503 (after Retry-After when given).
+        exchange.getResponseHeaders().add("Retry-After", "1");
+        respond(exchange, 503, "text/plain", e.getMessage().getBytes(StandardCharsets.UTF_8));
       }
     }
   }

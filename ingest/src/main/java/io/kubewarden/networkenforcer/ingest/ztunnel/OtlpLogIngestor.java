@@ -15,7 +15,8 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 /**
  * Handles one OTLP logs export (from gRPC or HTTP): every log record that is a ztunnel line is
  * parsed and handed to the intake; other records are counted as not-a-flow. A request that does
- * not decode is dead-lettered and refused.
+ * not decode is dead-lettered and refused. The answer waits for Kafka's acknowledgement of the
+ * flows; without it the export fails with {@link NotPublishedException}, which the sender retries.
  */
 public final class OtlpLogIngestor {
   public static final String SOURCE = "ztunnel";
@@ -55,6 +56,11 @@ public final class OtlpLogIngestor {
           }
         }
       }
+    }
+    // Answered only once Kafka has the flows: a sender told "done" drops its copy (fluent-bit's
+    // own disk buffer included), so an answer before the acknowledgement could lose them.
+    if (!intake.settle()) {
+      throw new NotPublishedException("the flows of this export could not all be written to Kafka; send it again");
     }
     if (rejected == 0) {
       return ExportLogsServiceResponse.getDefaultInstance();
