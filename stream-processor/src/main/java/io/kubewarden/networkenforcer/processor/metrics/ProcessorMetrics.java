@@ -63,6 +63,11 @@ public final class ProcessorMetrics {
     return registry;
   }
 
+  /** An observation of a flow dated after its record was published (beyond the tolerance), clamped. */
+  public void futureFlowClamped() {
+    registry.counter(PREFIX + "observations.future.clamped").increment();
+  }
+
   public void flowReceived() {
     flowsReceived.increment();
   }

@@ -15,6 +15,7 @@ import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
 import io.kubewarden.networkenforcer.processor.learning.PortStats;
 import io.kubewarden.networkenforcer.processor.learning.ProposalRenderer;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.kubewarden.networkenforcer.processor.observation.FlowTimeBound;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
@@ -308,7 +309,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
-    FlowRecord flow = observation.flow();
+    FlowRecord flow = FlowTimeBound.clamp(observation.flow(), record.timestamp());
+    if (flow != observation.flow()) {
+      metrics.futureFlowClamped();
+      observation = new Observation(flow, observation.fallbackTarget(), observation.records());
+    }
     if (latestFlowTime == null || flow.time().isAfter(latestFlowTime)) {
       latestFlowTime = flow.time();
     }

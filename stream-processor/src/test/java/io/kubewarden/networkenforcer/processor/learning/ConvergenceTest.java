@@ -69,6 +69,29 @@ class ConvergenceTest {
   }
 
   @Test
+  void aFlowDatedInTheFutureDoesNotEndTheQuietPeriod() {
+    try (var driver = ProcessorTestDriver.kubernetes(SETTINGS)) {
+      for (int i = 0; i < 5; i++) {
+        driver.pipe(toServer(DAY0.plusSeconds(i)));
+      }
+      // A node with its clock a year ahead: published on day 1, dated a year later.
+      Instant published = DAY0.plus(Duration.ofDays(1));
+      driver.pipePublishedAt(forwarded(Provider.cilium, DAY0.plus(Duration.ofDays(365)), SERVER, COREDNS,
+          Protocol.UDP, 53, 1, Reporter.SOURCE), published).flushEvidence();
+
+      Convergence c = convergence(driver);
+      assertThat(c.converged()).as("a year of flow time would have passed the quiet period").isFalse();
+      assertThat(c.message()).contains("converges at 2026-08-10T00:00:00Z");
+      // One per target the flow reached: the server's egress and coredns's ingress.
+      assertThat(driver.meterRegistry().counter("network_enforcer.processor.observations.future.clamped").count())
+          .isEqualTo(2);
+      // Real time moves on: the quiet period ends in flow time, as before.
+      driver.pipe(toServer(DAY0.plus(Duration.ofDays(7)))).flushEvidence();
+      assertThat(convergence(driver).converged()).isTrue();
+    }
+  }
+
+  @Test
   void aWorkloadThatFallsSilentConvergesAsOtherFlowsMoveTimeOn() {
     try (var driver = ProcessorTestDriver.kubernetes(SETTINGS)) {
       for (int i = 0; i < 5; i++) {
