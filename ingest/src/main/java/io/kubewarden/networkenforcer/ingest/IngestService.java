@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.LossPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.LossWindows;
+import io.kubewarden.networkenforcer.ingest.publishing.ResumePoint;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.InformerClusterView;
@@ -32,10 +33,12 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,11 +103,13 @@ public final class IngestService implements AutoCloseable {
       switch (config.provider()) {
         case cilium -> {
           HubbleSource hubble = track(new HubbleSource(config.hubble(), tls, resolver, intake, clock));
+          resumePoint().ifPresent(hubble::resumeFrom);
           hubble.start();
           ready = hubble::isReady;
         }
         case calico -> {
           GoldmaneSource goldmane = track(new GoldmaneSource(config.goldmane(), tls, resolver, intake, clock));
+          resumePoint().ifPresent(goldmane::resumeFrom);
           goldmane.start();
           ready = goldmane::isReady;
         }
@@ -136,6 +141,15 @@ public final class IngestService implements AutoCloseable {
     LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}", otlpGrpc.port(),
         otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe());
     ready = otlpGrpc::isRunning;
+  }
+
+  /** The flows topic says where the previous process stopped (nothing of our own to keep). */
+  private Optional<Instant> resumePoint() {
+    Optional<Instant> at = ResumePoint.of(kafka, config.provider(), config.producer().aggregationWindow(),
+        Duration.ofSeconds(30));
+    at.ifPresent(t -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window)",
+        config.provider(), t));
+    return at;
   }
 
   private ClusterView clusterView() {

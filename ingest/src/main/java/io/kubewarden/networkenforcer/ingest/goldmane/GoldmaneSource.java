@@ -22,6 +22,7 @@ import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +63,14 @@ public final class GoldmaneSource implements AutoCloseable {
         () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
         STREAM, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
+  }
+
+  /**
+   * Where the first request starts instead of "now": a restart resumes what it published last. The
+   * request asks for buckets after this one, so the bucket of {@code time} itself is asked too.
+   */
+  public void resumeFrom(Instant time) {
+    lastBucketStart = time.getEpochSecond() - 1;
   }
 
   public void start() {

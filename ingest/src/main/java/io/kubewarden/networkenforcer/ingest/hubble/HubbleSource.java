@@ -21,6 +21,7 @@ import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +56,11 @@ public final class HubbleSource implements AutoCloseable {
         () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
         GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
+  }
+
+  /** Where the first request starts instead of "now": a restart resumes what it published last. */
+  public void resumeFrom(Instant time) {
+    lastFlowTime = Timestamps.fromMillis(time.toEpochMilli());
   }
 
   public void start() {

@@ -88,6 +88,23 @@ class HubbleSourceTest {
   }
 
   @Test
+  void aRestartedSourceAsksRelayForTheFlowsSinceItsResumePoint() throws Exception {
+    Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+    FlowIntake intake = new FlowIntake(List.of(published::add),
+        (src, reason, payload, error) -> deadLetters.add(reason), new IngestMetrics(registry));
+    source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(),
+        TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
+        Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
+        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC());
+    java.time.Instant resume = java.time.Instant.parse("2026-08-03T15:39:45.250Z");
+    source.resumeFrom(resume);
+    source.start();
+    observer.nextCall();
+    assertThat(observer.requests().get(0).getSince())
+        .isEqualTo(com.google.protobuf.util.Timestamps.fromMillis(resume.toEpochMilli()));
+  }
+
+  @Test
   void followsTheStreamSurvivesABreakAndGarbageAndResumes() throws Exception {
     Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
 

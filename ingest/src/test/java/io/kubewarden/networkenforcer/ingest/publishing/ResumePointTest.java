@@ -1,0 +1,80 @@
+package io.kubewarden.networkenforcer.ingest.publishing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The resume point of a restarted ingest, read from the flows topic of a real broker. */
+class ResumePointTest {
+  private static final Duration WINDOW = Duration.ofSeconds(5);
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  private static EmbeddedKafkaBroker broker;
+  private static KafkaSettings kafka;
+
+  @BeforeAll
+  static void start() throws Exception {
+    broker = EmbeddedKafkaBroker.startDefault();
+    kafka = new KafkaSettings(broker.bootstrapServers(), "resume.", 3, (short) 1, Map.of());
+    try (Admin admin = Admin.create(kafka.clientConfig())) {
+      admin.createTopics(List.of(kafka.topics().flows().newTopic(3, (short) 1))).all().get();
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    broker.close();
+  }
+
+  @Test
+  void theNewestFlowOfTheProviderOnAnyPartitionLessTheWindowAndAMargin() {
+    assertThat(ResumePoint.of(kafka, Provider.cilium, WINDOW, TIMEOUT)).as("a first start").isEmpty();
+
+    Instant t0 = Instant.parse("2026-08-03T15:40:00Z");
+    Instant newest = t0.plusSeconds(95).plusMillis(250);
+    IngestMetrics metrics = new IngestMetrics(new SimpleMeterRegistry());
+    try (FlowPublisher publisher = new FlowPublisher(kafka, ProducerTuning.defaults(), metrics)) {
+      // 200 flows of 20 workloads (every partition), each seen over 5 s; the newest one last seen at t0 + 95.25 s.
+      for (int i = 0; i < 200; i++) {
+        Instant first = t0.plusMillis(i * 450L);
+        Instant last = i == 199 ? newest : first.plusSeconds(5);
+        publisher.accept(flow(Provider.cilium, "client-" + (i % 20), first, last));
+      }
+      // A later flow of another provider (not ours to resume) and one after the newest that is older.
+      publisher.accept(flow(Provider.calico, "other", t0.plusSeconds(500), t0.plusSeconds(500)));
+      publisher.accept(flow(Provider.cilium, "client-3", t0, t0.plusSeconds(1)));
+      assertThat(publisher.settle()).isTrue();
+    }
+    assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").tag("provider", "cilium").counter()
+        .count()).isEqualTo(201);
+
+    assertThat(ResumePoint.of(kafka, Provider.cilium, WINDOW, TIMEOUT))
+        .contains(newest.minus(WINDOW).minus(ResumePoint.MARGIN));
+  }
+
+  private static FlowRecord flow(Provider provider, String client, Instant first, Instant last) {
+    return new FlowRecord(first, provider, Protocol.TCP, 8080, workload(client), workload("server"),
+        Verdict.FORWARDED, null, 1, Reporter.SOURCE, last);
+  }
+
+  private static FlowEndpoint workload(String name) {
+    return new FlowEndpoint("demo", WorkloadKind.Deployment, name, null, Map.of("app", name), Map.of(), null, null,
+        null, null, null, false, null, null);
+  }
+}
