@@ -324,6 +324,9 @@ final class LeaderSession {
     Properties p = config.kafka().clientConfig();
     p.put(ConsumerConfig.GROUP_ID_CONFIG, config.consumerGroup() + "-" + what);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // The processor writes in transactions: records of one that aborts (a crash, a fenced zombie)
+    // must not be counted, the processor writes them again. The client's default reads them.
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     // A new group starts at the beginning: nothing produced before the first writer started is lost.
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + what + "-" + config.identity());

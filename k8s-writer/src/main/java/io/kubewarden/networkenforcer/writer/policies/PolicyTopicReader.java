@@ -24,6 +24,8 @@ public final class PolicyTopicReader {
     p.putAll(clientConfig);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+    // Only what was committed: the end offset is then the last stable offset, reached by position.
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Map<String, Boolean> latest = new HashMap<>();
     try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = c.partitionsFor(topic, timeout).stream()

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfi
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +54,19 @@ class ProcessorConfigTest {
         .containsEntry(StreamsConfig.REPLICATION_FACTOR_CONFIG, "3")
         .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
         .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
+  }
+
+  @Test
+  void everyGuaranteeReadsOnlyCommittedRecords() {
+    for (String guarantee : new String[] {StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE}) {
+      StreamsConfig streams = new StreamsConfig(ProcessorConfig.builder(KAFKA).processingGuarantee(guarantee).build()
+          .validate().streamsProperties());
+      // As Kafka Streams configures its consumers from these properties.
+      assertThat(streams.getMainConsumerConfigs("g", "c", 0)).as(guarantee)
+          .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      assertThat(streams.getRestoreConsumerConfigs("c")).as(guarantee)
+          .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    }
   }
 
   @Test
