@@ -76,8 +76,13 @@ public final class IngestService implements AutoCloseable {
     try {
       ClusterView view = clusterView();
       WorkloadResolver resolver = new WorkloadResolver(view);
+      // Resources close in reverse order. Loss is closed after the flows publisher, so the flows it
+      // could not deliver on the way out still reach data-plane-loss.
+      LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
+      LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
+          lossPublisher));
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
-      // Closed before the publisher (resources close in reverse order): its last window is published.
+      // Closed before the publisher: its last window is published (SIGTERM runs close()).
       FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
           config.producer().aggregationMaxFlows()));
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
@@ -92,9 +97,6 @@ public final class IngestService implements AutoCloseable {
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
       // Loss reports are counted per node and window and published for the writer (Converged).
-      LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
-      LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
-          lossPublisher));
       // Flows Kafka did not take are loss of their own, published as the data plane's is.
       flows.onLoss(losses);
       FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks).withLossSink(losses);

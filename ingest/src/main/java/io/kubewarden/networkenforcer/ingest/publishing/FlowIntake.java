@@ -80,6 +80,7 @@ public final class FlowIntake {
       for (FlowSink sink : sinks) {
         sink.accept(record);
       }
+      metrics.accepted(record.provider());
       published.incrementAndGet();
     }
   }

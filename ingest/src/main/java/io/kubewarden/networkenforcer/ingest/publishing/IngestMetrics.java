@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class IngestMetrics {
   private final MeterRegistry registry;
   private final Map<Provider, Counter> published = new ConcurrentHashMap<>();
+  private final Map<Provider, Counter> accepted = new ConcurrentHashMap<>();
   private final Map<String, Map<DropReason, Counter>> dropped = new ConcurrentHashMap<>();
 
   public IngestMetrics(MeterRegistry registry) {
@@ -26,6 +27,13 @@ public final class IngestMetrics {
     return registry;
   }
 
+  /** A flow record handed on to the sinks (the aggregator may fold it with others before Kafka). */
+  public void accepted(Provider provider) {
+    accepted.computeIfAbsent(provider, p -> counter("network.enforcer.ingest.flows.accepted", "provider",
+        p.name())).increment();
+  }
+
+  /** A record Kafka acknowledged. */
   public void published(Provider provider) {
     published.computeIfAbsent(provider, p -> counter("network.enforcer.ingest.flows.published", "provider",
         p.name())).increment();

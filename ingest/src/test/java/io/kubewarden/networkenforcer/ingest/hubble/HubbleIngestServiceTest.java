@@ -1,0 +1,133 @@
+package io.kubewarden.networkenforcer.ingest.hubble;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.util.JsonFormat;
+import com.google.protobuf.util.Timestamps;
+import io.grpc.Server;
+import io.grpc.stub.StreamObserver;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.topics.MissingTopics;
+import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.ingest.Fixtures;
+import io.kubewarden.networkenforcer.ingest.IngestConfig;
+import io.kubewarden.networkenforcer.ingest.IngestService;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
+import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
+import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
+import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
+import io.kubewarden.networkenforcer.ingest.transport.TestServers;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
+import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ingest service of the cilium provider, as the platform runs it, against a scripted Hubble
+ * Relay over mutual TLS and a real broker: a restart resumes from the flows topic, and the close
+ * that SIGTERM runs publishes the aggregation window before the producer goes.
+ */
+class HubbleIngestServiceTest {
+  private static final Duration WINDOW = Duration.ofSeconds(60);
+  @TempDir Path dir;
+
+  @Test
+  void aRestartResumesFromTheFlowsTopicAndAStopPublishesTheOpenWindow() throws Exception {
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
+      KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), "hubble.", 2, (short) 1, Map.of());
+      try (Admin admin = Admin.create(kafka.clientConfig())) {
+        MissingTopics.create(admin, kafka.topics().all().stream().map(t -> t.newTopic(2, (short) 1)).toList(),
+            Duration.ofSeconds(30), broker.bootstrapServers());
+      }
+      List<String> lines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
+      // What the previous process published last: the connection of fixture line 1.
+      FlowRecord before = new HubbleFlowParser(new WorkloadResolver(Fixtures.clusterState()), Clock.systemUTC())
+          .parse(GetFlowsResponse.parseFrom(fixture(lines, 1))).records().get(0);
+      IngestMetrics previous = new IngestMetrics(new SimpleMeterRegistry());
+      try (FlowPublisher publisher = new FlowPublisher(kafka, ProducerTuning.defaults(), previous)) {
+        publisher.accept(before);
+        assertThat(publisher.settle()).isTrue();
+      }
+
+      TestCertificates ca = TestCertificates.newCa("hubble-ca");
+      Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
+          List.of("*.hubble-relay.cilium.io"), List.of(), false);
+      Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+      ScriptedStreamService<GetFlowsRequest> relay = new ScriptedStreamService<>("observer.Observer",
+          "observer.Observer/GetFlows", GetFlowsRequest.getDefaultInstance());
+      Server server = TestServers.mutualTls(serverCerts, relay.definition());
+      SimpleMeterRegistry registry = new SimpleMeterRegistry();
+      IngestConfig config = IngestConfig.defaults(Provider.cilium)
+          .withHubble(new StreamSettings("localhost:" + server.getPort(),
+              TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
+              Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible()))
+          .withClusterStateFile(Fixtures.file("cluster-state.json"))
+          .withProducer(ProducerTuning.defaults().withAggregationWindow(WINDOW));
+      try {
+        IngestService service = new IngestService(config, kafka, registry, null).start();
+        StreamObserver<byte[]> call = relay.nextCall();
+        Instant resume = before.lastSeen().minus(WINDOW).minusSeconds(10);
+        assertThat(relay.requests().get(0).getSince()).as("resumed, not from now")
+            .isEqualTo(Timestamps.fromMillis(resume.toEpochMilli()));
+
+        call.onNext(fixture(lines, 1)); // the same connection again (at least once)
+        call.onNext(fixture(lines, 5)); // the next connection of the same pods
+        await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.flows.accepted")
+            .counter() != null && registry.get("network.enforcer.ingest.flows.accepted").counter().count() == 2);
+        assertThat(recordsOn(kafka)).as("the window (the longest allowed, 60 s) is still open").isEqualTo(1);
+
+        service.close(); // what the SIGTERM hook runs
+        // The two connections of one pod pair on one port fold into one record of count 2.
+        assertThat(recordsOn(kafka)).isEqualTo(2);
+        assertThat(registry.get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(1);
+      } finally {
+        server.shutdownNow();
+      }
+    }
+  }
+
+  private static byte[] fixture(List<String> lines, int index) throws Exception {
+    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
+    JsonFormat.parser().ignoringUnknownFields().merge(lines.get(index), b);
+    return b.build().toByteArray();
+  }
+
+  private static long recordsOn(KafkaSettings kafka) {
+    Properties p = kafka.clientConfig();
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Topic<String, FlowRecord> topic = kafka.topics().flows();
+    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(),
+        new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      c.partitionsFor(topic.name()).forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
+      return c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
+    }
+  }
+}
