@@ -24,10 +24,18 @@ public final class DeadLetters {
 
   /** Sends synchronously: the caller commits past the record only once it is safe on the topic. */
   public void send(ConsumerRecord<String, byte[]> record, String reason, Throwable error) {
-    byte[] key = record.key() == null ? null : record.key().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic.name(), null, key, record.value(),
-        DeadLetterHeaders.of("k8s-writer/" + record.topic(), reason, error, record.topic(), record.partition(),
-            record.offset()));
+    send(record.topic(), record.partition(), record.offset(), record.key(), record.value(), reason, error);
+  }
+
+  /**
+   * A record read earlier, rebuilt from what it said (the status write that would have counted it
+   * was refused for good); sent synchronously, as above.
+   */
+  public void send(String originTopic, int partition, long offset, String recordKey, byte[] value, String reason,
+      Throwable error) {
+    byte[] key = recordKey == null ? null : recordKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic.name(), null, key, value,
+        DeadLetterHeaders.of("k8s-writer/" + originTopic, reason, error, originTopic, partition, offset));
     try {
       producer.send(out).get();
     } catch (InterruptedException e) {
@@ -36,8 +44,7 @@ public final class DeadLetters {
     } catch (java.util.concurrent.ExecutionException e) {
       throw new IllegalStateException("cannot send to the dead-letter topic: " + e.getCause(), e.getCause());
     }
-    meters.counter("network.enforcer.writer.dead.letters", "topic", record.topic()).increment();
-    LOG.warn("record {}-{}@{} sent to {}: {}", record.topic(), record.partition(), record.offset(), topic.name(),
-        reason);
+    meters.counter("network.enforcer.writer.dead.letters", "topic", originTopic).increment();
+    LOG.warn("record {}-{}@{} sent to {}: {}", originTopic, partition, offset, topic.name(), reason);
   }
 }

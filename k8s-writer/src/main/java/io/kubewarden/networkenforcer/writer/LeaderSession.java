@@ -142,7 +142,7 @@ final class LeaderSession {
         new Promoter(client, cache, writer, meters), publisher, deadLetters, objectEvents, meters, clock, losses);
     proposalController = new Controller<>("proposals", proposalReconciler, RETRY_BASE, RETRY_MAX, meters);
     StatusSync statusSync = new StatusSync(client, writer, cache, violations, renderConditions, events,
-        new StatusMerger(), meters, clock);
+        new StatusMerger(), meters, clock, deadLetters);
     policyController = new Controller<>("policies", new PolicyReconciler(cache, publisher, renderer,
         renderConditions, statusSync, proposalController::enqueue, objectEvents), RETRY_BASE, RETRY_MAX, meters);
 

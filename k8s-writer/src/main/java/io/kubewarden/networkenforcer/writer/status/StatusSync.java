@@ -1,10 +1,13 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
@@ -43,12 +46,14 @@ public final class StatusSync {
   private final StatusMerger merger;
   private final MeterRegistry meters;
   private final Clock clock;
+  private final DeadLetters deadLetters;
   /** Internal errors in a row per policy: bounded by the policies with a failing write. */
   private final Map<ObjectKey, Integer> serverErrors = new ConcurrentHashMap<>();
 
   public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache, ViolationBuffer buffer,
       RenderConditions renderConditions, ViolationEvents events, StatusMerger merger, MeterRegistry meters,
-      Clock clock) {
+      Clock clock, DeadLetters deadLetters) {
+    this.deadLetters = deadLetters;
     this.client = client;
     this.writer = writer;
     this.cache = cache;
@@ -102,12 +107,15 @@ public final class StatusSync {
           }
           if (retryCannotFix(key, e, kind)) {
             // The API server will not take this status: do not pin the partition on it forever.
+            String reason = "the API server rejects the status of " + key + " (" + e.getCode() + "): "
+                + e.getMessage();
+            park(key, observations, reason, e);
             serverErrors.remove(key);
             meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
                 .increment(observations.size());
             buffer.written(key.toString(), observations);
-            throw new PermanentError("StatusRejected", "the API server rejects the status (" + e.getCode() + "); "
-                + observations.size() + " observations dropped: " + e.getMessage(), e);
+            throw new PermanentError("StatusRejected", reason + "; " + observations.size()
+                + " observations parked on the dead-letter topic", e);
           }
           throw e;
         }
@@ -125,6 +133,22 @@ public final class StatusSync {
       buffer.written(key.toString(), observations);
       finishAcknowledgements(key, live, result);
       return;
+    }
+  }
+
+  /**
+   * The observations a refused status would have counted, to the dead-letter topic as they were
+   * read (nothing is lost); throws when that fails, so the status is tried again later.
+   */
+  private void park(ObjectKey key, List<SourcedObservation> observations, String reason, Throwable error) {
+    for (SourcedObservation o : observations) {
+      byte[] value;
+      try {
+        value = Json.mapper().writeValueAsBytes(o.observation());
+      } catch (JsonProcessingException e) {
+        throw new IllegalStateException("cannot write a violation observation as JSON", e);
+      }
+      deadLetters.send(o.topic(), o.partition(), o.offset(), key.toString(), value, reason, error);
     }
   }
 

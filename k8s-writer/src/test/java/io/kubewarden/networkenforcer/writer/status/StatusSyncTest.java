@@ -9,23 +9,30 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.CacheOnMock;
+import io.kubewarden.networkenforcer.writer.DeadLetters;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.logs.LoggerProvider;
 import java.time.Clock;
 import java.time.Instant;
-import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
-import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import java.util.Collection;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +45,8 @@ public class StatusSyncTest {
   KubernetesClient client;
   CacheOnMock cache;
   SimpleMeterRegistry meters;
+  /** Acknowledges every send at once. */
+  MockProducer<byte[], byte[]> deadLetterProducer;
 
   @BeforeEach
   void setUp() throws Exception {
@@ -45,6 +54,7 @@ public class StatusSyncTest {
     client = cluster.client();
     cache = new CacheOnMock(client);
     meters = new SimpleMeterRegistry();
+    deadLetterProducer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   @AfterEach
@@ -58,7 +68,8 @@ public class StatusSyncTest {
   /** Syncs every buffered policy, as the policy reconcilers do once the interval is due; false when one failed. */
   boolean syncAll(ClusterWriter writer, ViolationBuffer buffer) {
     StatusSync sync = new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
-        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC());
+        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC(),
+        new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
     boolean ok = true;
     for (String key : buffer.markAllDue()) {
       try {
@@ -154,7 +165,7 @@ public class StatusSyncTest {
   }
 
   @Test
-  void aForbiddenOrTooLargeStatusIsDroppedAtOnceInsteadOfRetriedForever() {
+  void aForbiddenOrTooLargeStatusIsDroppedAtOnceInsteadOfRetriedForever() throws Exception {
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
     MockClusterWriter writer = new MockClusterWriter(client);
     ViolationBuffer buffer = new ViolationBuffer();
@@ -169,6 +180,14 @@ public class StatusSyncTest {
     }
     assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
         .isEqualTo(2);
+    // Parked, not lost: each observation on the dead-letter topic with where it was read and why.
+    assertThat(deadLetterProducer.history()).satisfiesExactly(
+        r -> assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON)).contains("(403)"),
+        r -> assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON)).contains("(413)"));
+    assertThat(deadLetterProducer.history()).extracting(r -> DeadLetterHeaders.get(r.headers(),
+        DeadLetterHeaders.ORIGIN_OFFSET)).containsExactly("0", "1");
+    assertThat(Json.mapper().readValue(deadLetterProducer.history().get(0).value(), ViolationObservation.class))
+        .isEqualTo(violation("api", "batch", 9090, T));
   }
 
   @Test
@@ -209,7 +228,8 @@ public class StatusSyncTest {
 
   StatusSync sync(ClusterWriter writer, ViolationBuffer buffer) {
     return new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
-        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC());
+        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC(),
+        new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
   }
 
   @Test
