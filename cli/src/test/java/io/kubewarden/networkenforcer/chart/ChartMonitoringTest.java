@@ -177,6 +177,17 @@ class ChartMonitoringTest {
   }
 
   @Test
+  void theSchemaRefusesWhatPrometheusWouldNot() {
+    for (Map<String, String> bad : List.of(values("metrics.serviceMonitor.scheme", "ftp"),
+        values("metrics.serviceMonitor.interval", "30 seconds"), values("metrics.serviceMonitor.path", "metrics"),
+        values("metrics.prometheusRule.consumerLagThreshold", "0"), values("metrics.serviceMonitor.enable", "true"))) {
+      HelmChart.Result result = HelmChart.template(bad);
+      assertThat(result.ok()).as(bad.toString()).isFalse();
+      assertThat(result.stderr()).as(bad.toString()).contains("metrics");
+    }
+  }
+
+  @Test
   void metricNamesAreFoundInPromQl() {
     assertThat(PromQlMetricNames.of("sum by (namespace, group) (rate(a_total{namespace=\"x\",code!~\"4|b\"}[5m]))"
         + " > 1e3 and on (group) max(b_gauge offset 5m) or absent(c{x=\"y\"}) unless d_total[$__rate_interval]"))
