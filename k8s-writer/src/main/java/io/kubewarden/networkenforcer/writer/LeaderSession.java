@@ -241,7 +241,8 @@ final class LeaderSession {
     startNativePolicyPublishing();
 
     proposalConsumer = new ProposalConsumer(metered("proposals", new KafkaConsumer<>(consumerConfig("proposals"),
-        new StringDeserializer(), new ByteArrayDeserializer())), topics.proposals(), desiredProposals, proposalController::enqueue, deadLetters);
+        new StringDeserializer(), new ByteArrayDeserializer())), topics.proposals(), desiredProposals,
+        proposalController::enqueue, deadLetters);
     violationConsumer = new ViolationConsumer(metered("violations", new KafkaConsumer<>(consumerConfig("violations"),
         new StringDeserializer(), new ByteArrayDeserializer())), topics.violations(), violations, cache,
         k -> policyController.enqueue(ObjectKey.parse(k)), events, deadLetters, config.statusUpdateInterval(),
