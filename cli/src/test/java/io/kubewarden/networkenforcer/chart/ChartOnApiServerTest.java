@@ -45,7 +45,8 @@ import org.junit.jupiter.api.Test;
  */
 class ChartOnApiServerTest {
   /** APIs of optional add-ons the bare API server does not serve; their objects are checked elsewhere. */
-  private static final Set<String> ADD_ON_GROUPS = Set.of("cert-manager.io", "kafka.strimzi.io");
+  private static final Set<String> ADD_ON_GROUPS = Set.of("cert-manager.io", "kafka.strimzi.io",
+      "monitoring.coreos.com");
   private static final String PROMOTE_MESSAGE = "networkenforcer.kubewarden.io/promote must be \"monitor\" or \"protect\"";
   private static final ResourceDefinitionContext WNPP = new ResourceDefinitionContext.Builder()
       .withGroup("networkenforcer.kubewarden.io").withVersion("v1alpha1").withKind("WorkloadNetworkPolicyProposal")
@@ -100,7 +101,8 @@ class ChartOnApiServerTest {
   @Test
   void everyRenderedObjectPassesServerSideDryRun() {
     List<Map<String, String>> valueSets = List.of(
-        values("controller.provider.name", "istio"),
+        values("controller.provider.name", "istio", "metrics.serviceMonitor.enabled", "true",
+            "metrics.prometheusRule.enabled", "true", "metrics.grafanaDashboard.enabled", "true"),
         values("mode", "distributed", "controller.provider.name", "cilium", "controller.provider.cilium.tls.mode",
             "issuer", "kafka.bootstrapServers", "kafka:9093", "kafka.tls.enabled", "true", "kafka.tls.caSecret.name",
             "ca", "kafka.sasl.enabled", "true", "kafka.sasl.username", "ne", "kafka.sasl.passwordSecret.name", "pw",
@@ -108,7 +110,8 @@ class ChartOnApiServerTest {
             "true", "telemetry.collectorStrategy", "external", "telemetry.externalCollector.endpoint", "otel:4317"),
         values("mode", "distributed", "controller.provider.name", "istio", "controller.provider.istio.tls.mode",
             "insecure", "kafka.bootstrapServers", "kafka:9092", "processor.persistence.enabled", "false",
-            "fullnameOverride", "ne-dry-run", "telemetry.collectorStrategy", "none"));
+            "fullnameOverride", "ne-dry-run", "telemetry.collectorStrategy", "none",
+            "metrics.serviceMonitor.enabled", "true", "metrics.grafanaDashboard.enabled", "true"));
     Set<String> skipped = new TreeSet<>();
     int checked = 0;
     for (Map<String, String> values : valueSets) {
@@ -123,7 +126,8 @@ class ChartOnApiServerTest {
       }
     }
     assertThat(checked).isGreaterThan(40);
-    assertThat(skipped).containsExactlyInAnyOrder("Certificate", "Issuer", "KafkaTopic");
+    assertThat(skipped).containsExactlyInAnyOrder("Certificate", "Issuer", "KafkaTopic", "ServiceMonitor",
+        "PrometheusRule");
   }
 
   @Test

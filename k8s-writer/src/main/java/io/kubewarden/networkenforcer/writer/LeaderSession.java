@@ -38,6 +38,8 @@ import io.kubewarden.networkenforcer.writer.status.ViolationBuffer;
 import io.kubewarden.networkenforcer.writer.status.ViolationConsumer;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,6 +88,7 @@ final class LeaderSession {
   private ViolationBuffer violations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
+  private final List<KafkaClientMetrics> consumerMetrics = new ArrayList<>();
   private KafkaProducer<String, byte[]> producer;
   private KafkaProducer<byte[], byte[]> deadLetterProducer;
   private ProposalConsumer proposalConsumer;
@@ -229,8 +232,8 @@ final class LeaderSession {
     var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
     publisher.resync(cache.allPolicies(), keysOnTopic);
     // The data plane's loss is read before any proposal is reconciled: none shows Converged wrongly.
-    lossConsumer = new LossConsumer(new KafkaConsumer<>(consumerConfig("loss"), new StringDeserializer(),
-        new ByteArrayDeserializer()), topics.dataPlaneLoss(), losses,
+    lossConsumer = new LossConsumer(metered("loss", new KafkaConsumer<>(consumerConfig("loss"),
+        new StringDeserializer(), new ByteArrayDeserializer())), topics.dataPlaneLoss(), losses,
         () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
         config.statusUpdateInterval(), clock);
     lossConsumer.catchUp(SYNC_TIMEOUT);
@@ -238,10 +241,11 @@ final class LeaderSession {
     proposalController.start(1, config.identity());
     startNativePolicyPublishing();
 
-    proposalConsumer = new ProposalConsumer(new KafkaConsumer<>(consumerConfig("proposals"), new StringDeserializer(),
-        new ByteArrayDeserializer()), topics.proposals(), desiredProposals, proposalController::enqueue, deadLetters);
-    violationConsumer = new ViolationConsumer(new KafkaConsumer<>(consumerConfig("violations"),
-        new StringDeserializer(), new ByteArrayDeserializer()), topics.violations(), violations, cache,
+    proposalConsumer = new ProposalConsumer(metered("proposals", new KafkaConsumer<>(consumerConfig("proposals"),
+        new StringDeserializer(), new ByteArrayDeserializer())), topics.proposals(), desiredProposals,
+        proposalController::enqueue, deadLetters);
+    violationConsumer = new ViolationConsumer(metered("violations", new KafkaConsumer<>(consumerConfig("violations"),
+        new StringDeserializer(), new ByteArrayDeserializer())), topics.violations(), violations, cache,
         k -> policyController.enqueue(ObjectKey.parse(k)), events, deadLetters, config.statusUpdateInterval(),
         config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
@@ -320,9 +324,24 @@ final class LeaderSession {
     return p;
   }
 
+  /**
+   * The consumer's Kafka client metrics (lag, fetch rate) on the writer's registry, tagged with its
+   * group; unbound when the session stops, so a standby exports none.
+   */
+  private <K, V> KafkaConsumer<K, V> metered(String what, KafkaConsumer<K, V> consumer) {
+    KafkaClientMetrics metrics = new KafkaClientMetrics(consumer, Tags.of("group", groupId(what)));
+    metrics.bindTo(meters);
+    consumerMetrics.add(metrics);
+    return consumer;
+  }
+
+  private String groupId(String what) {
+    return config.consumerGroup() + "-" + what;
+  }
+
   private Properties consumerConfig(String what) {
     Properties p = config.kafka().clientConfig();
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.consumerGroup() + "-" + what);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(what));
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     // The processor writes in transactions: records of one that aborts (a crash, a fenced zombie)
     // must not be counted, the processor writes them again. The client's default reads them.
@@ -359,6 +378,7 @@ final class LeaderSession {
         Thread.currentThread().interrupt();
       }
     }
+    consumerMetrics.forEach(KafkaClientMetrics::close);
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
     }

@@ -5,6 +5,8 @@ import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.LeaderGuardedWriter;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
 import io.kubewarden.networkenforcer.writer.leadership.LeaderElection;
+import io.kubewarden.networkenforcer.writer.leadership.LeadershipChanges;
+import io.kubewarden.networkenforcer.writer.proposals.ConvergenceGauges;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -56,21 +58,25 @@ public final class WriterService implements AutoCloseable {
     this.meters = meters;
     this.clock = clock;
     this.lifecycle = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-lifecycle-" + config.identity()));
+    LeadershipChanges changes = new LeadershipChanges(meters);
     this.election = new LeaderElection(client, config.namespace(), config.leaseName(), config.identity(),
         config.leaseDuration(), config.renewDeadline(), config.retryPeriod(), new LeaderElection.Listener() {
           @Override
           public void startedLeading() {
+            changes.acquired();
             onLifecycle(WriterService.this::startSession);
           }
 
           @Override
           public void stoppedLeading() {
+            changes.lost();
             onLifecycle(WriterService.this::stopSession);
           }
         });
     this.guardedWriter = new LeaderGuardedWriter(writer, election::isLeader, meters);
     meters.gauge("network.enforcer.writer.leader", election, e -> e.isLeader() ? 1 : 0);
     this.buffered = meters.gauge("network.enforcer.writer.violations.buffered", new AtomicInteger());
+    ConvergenceGauges.register(meters, this::cache);
   }
 
   private void onLifecycle(Runnable r) {

@@ -89,6 +89,13 @@ class StandaloneSmokeTest {
             // Kafka Streams and its consumer (records-lag) through the Micrometer binder.
             .containsPattern("kafka_stream_\\w+").containsPattern("kafka_consumer_\\w*lag\\w*")
             .contains("network_enforcer_writer_leader");
+        // One registry for all three: the processor's and the leading writer's consumers report
+        // lag side by side, per group (the same tag keys, or Prometheus would refuse one of them).
+        await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/metrics").body(), body -> body
+            .contains("network_enforcer_writer_leader{service=\"standalone\"} 1.0")
+            && body.matches("(?s).*kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"network-enforcer-writer-proposals\".*")
+            && body.matches("(?s).*kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"network-enforcer-processor\".*")
+            && body.matches("(?s).*network_enforcer_processor_running\\{[^}]*} 1\\.0.*"));
         // The data directory is on disk: Kafka's log and the Streams state.
         assertThat(dir.resolve("kafka/log/meta.properties")).exists();
         assertThat(Files.list(dir.resolve("streams")).count()).isPositive();

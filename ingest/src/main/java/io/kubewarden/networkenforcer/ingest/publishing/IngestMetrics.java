@@ -21,6 +21,9 @@ public final class IngestMetrics {
 
   public IngestMetrics(MeterRegistry registry) {
     this.registry = registry;
+    // At 0 from the start, so that an alert's increase() sees the first failure as a change.
+    registry.counter("network.enforcer.ingest.publish.errors");
+    registry.counter("network.enforcer.ingest.dead.letters");
   }
 
   public MeterRegistry registry() {

@@ -4,7 +4,9 @@ import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.progress.CatchUp;
 import io.kubewarden.networkenforcer.processor.progress.Progress;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import java.time.Duration;
 import java.util.Optional;
@@ -38,6 +40,9 @@ public final class StreamProcessorApp implements AutoCloseable {
   public StreamProcessorApp(ProcessorConfig config, MeterRegistry registry) {
     this.config = config.validate();
     this.registry = registry;
+    // 0 before start, while rebalancing or restoring, and after a failure: the alert "not running".
+    Gauge.builder("network_enforcer.processor.running", state, s -> s.get() == KafkaStreams.State.RUNNING ? 1 : 0)
+        .description("1 while Kafka Streams is RUNNING (processing), else 0").register(registry);
   }
 
   /** Prepares the topics (fails on a co-partitioning mismatch) and starts processing. */
@@ -67,7 +72,8 @@ public final class StreamProcessorApp implements AutoCloseable {
       LOG.error("stream processor failed, shutting down: {}", e.toString(), e);
       return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
     });
-    streamsMetrics = new KafkaStreamsMetrics(s);
+    // The consumer group as a tag, like the writer's consumers: lag per group on one dashboard.
+    streamsMetrics = new KafkaStreamsMetrics(s, Tags.of("group", config.applicationId()));
     streamsMetrics.bindTo(registry);
     admin = a;
     streams = s;
