@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.ReportOptions;
+import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -56,11 +57,14 @@ public final class DiffCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--proposal", paramLabel = "FILE", description = "The proposals, one or several documents (required).")
+  @Option(names = {"-f", "--proposal"}, paramLabel = "FILE|DIR|-",
+      description = "The proposals (required): a file of one or several documents, a directory (read recursively, "
+          + "as learn writes it) or - for standard input.")
   Path proposal;
 
-  @Option(names = "--policy", paramLabel = "FILE",
-      description = "The policies to compare with; without it they are read from the cluster.")
+  @Option(names = "--policy", paramLabel = "FILE|DIR|-",
+      description = "The policies to compare with (a file, a directory or -); without it they are read from the "
+          + "cluster.")
   Path policy;
 
   @Option(names = "--kubeconfig", paramLabel = "FILE",
@@ -81,6 +85,11 @@ public final class DiffCommand implements Callable<Integer> {
     }
     if (policy != null && kubeconfig != null) {
       throw new ConfigException("--policy and --kubeconfig exclude each other: compare with a file or with the cluster");
+    }
+    if (policy != null && PolicyDocuments.STDIN.equals(proposal.toString())
+        && PolicyDocuments.STDIN.equals(policy.toString())) {
+      throw new ConfigException("--proposal - and --policy - both name standard input; give one of them as a file "
+          + "or a directory");
     }
     List<WorkloadPolicies.Named> proposals = WorkloadPolicies.read(proposal, "--proposal", PROPOSAL_KINDS);
     Map<String, WorkloadPolicies.Named> policies = new HashMap<>();

@@ -7,7 +7,9 @@ import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.CaptureFlows;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
+import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
+import io.kubewarden.networkenforcer.cli.learn.StdinCapture;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import java.io.PrintWriter;
@@ -49,11 +51,13 @@ public final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--policy", paramLabel = "FILE", description = "The candidate policies (required).")
+  @Option(names = {"-f", "--policy"}, paramLabel = "FILE|DIR|-",
+      description = "The candidate policies (required): a file, a directory (read recursively, as learn writes it) "
+          + "or - for standard input.")
   Path policy;
 
-  @Option(names = "--input", paramLabel = "CAPTURE",
-      description = "A capture file (hubble, goldmane or ztunnel lines), evaluated offline.")
+  @Option(names = "--input", paramLabel = "CAPTURE|-",
+      description = "A capture file (hubble, goldmane or ztunnel lines) or - for standard input, evaluated offline.")
   Path input;
 
   @Option(names = "--cluster-state", paramLabel = "FILE",
@@ -90,12 +94,20 @@ public final class SimulateCommand implements Callable<Integer> {
     if (clusterState != null && input == null) {
       throw new ConfigException("--cluster-state goes with --input; flows in the topic are resolved already");
     }
+    boolean captureFromStdin = input != null && PolicyDocuments.STDIN.equals(input.toString());
+    if (captureFromStdin && PolicyDocuments.STDIN.equals(policy.toString())) {
+      throw new ConfigException("--policy - and --input - both name standard input; give one of them as a file");
+    }
     List<CandidatePolicy> candidates = PolicyFile.load(policy);
     Simulation simulation = new Simulation(candidates);
     String source;
     if (input != null) {
-      CaptureSummary capture = CaptureFlows.read(input, Optional.ofNullable(clusterState), simulation::accept);
-      source = "capture " + input.getFileName() + " (" + capture.format().source() + ")";
+      try (StdinCapture stdin = captureFromStdin ? StdinCapture.spool(System.in) : null) {
+        Path file = stdin == null ? input : stdin.file();
+        CaptureSummary capture = CaptureFlows.read(file, Optional.ofNullable(clusterState), simulation::accept);
+        source = "capture " + (stdin == null ? input.getFileName() : "from standard input") + " ("
+            + capture.format().source() + ")";
+      }
     } else {
       TimeWindow w = TimeWindow.parse(from, to, Instant.now());
       FlowWindowReader reader = new FlowWindowReader(kafka.settings(null));

@@ -102,6 +102,39 @@ class DiffCommandTest {
         + "WorkloadNetworkPolicyProposal");
   }
 
+  @Test
+  void readsTheProposalsOfADirectoryRecursivelyAndThePoliciesFromStandardInput() throws Exception {
+    // What learn writes: DIR/<namespace>/<name>.yaml, beside files that are not manifests.
+    Path proposals = dir.resolve("proposals");
+    Files.createDirectories(proposals.resolve("demo"));
+    Files.writeString(proposals.resolve("demo/deployment-http-server-ingress.yaml"), DiffFixtures.PROPOSAL);
+    Files.writeString(proposals.resolve("unreadable-lines.txt"), "# line 3: not JSON\n{\n");
+    CliRun run = CliRun.runWithStdin(DiffFixtures.POLICY, "diff", "-f", proposals.toString(), "--policy", "-",
+        "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    assertExactDifferences(Json.mapper().readTree(run.out()));
+
+    CliRun both = CliRun.run("diff", "--proposal", "-", "--policy", "-");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("both name standard input");
+
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    CliRun none = CliRun.run("diff", "-f", empty.toString(), "--policy", file("q.yaml", DiffFixtures.POLICY));
+    assertThat(none.exitCode()).isEqualTo(2);
+    assertThat(none.err()).contains("--proposal directory " + empty + " holds no .yaml, .yml or .json file");
+  }
+
+  @Test
+  void namesTheFileOfABadDocumentInADirectory() throws Exception {
+    Path proposals = Files.createDirectories(dir.resolve("proposals/demo"));
+    Files.writeString(proposals.resolve("a.yaml"), DiffFixtures.PROPOSAL);
+    Files.writeString(proposals.resolve("b.yaml"), "kind: Deployment\nmetadata: {name: x}\n");
+    CliRun run = CliRun.run("diff", "-f", dir.resolve("proposals").toString(), "--policy",
+        file("q.yaml", DiffFixtures.POLICY));
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("document 1 of " + proposals.resolve("b.yaml") + " is a Deployment");
+  }
+
   private String file(String name, String content) throws Exception {
     return Files.writeString(dir.resolve(name), content).toString();
   }
