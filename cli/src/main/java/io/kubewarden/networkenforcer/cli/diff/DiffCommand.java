@@ -18,12 +18,12 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,14 +41,17 @@ import picocli.CommandLine.Spec;
     description = {
         "Compares proposals with the policies of the same targets (namespace, targetRef and direction) by what "
             + "they let through: the peers and ports a proposal adds to its policy and those it removes, not a "
-            + "YAML diff.",
+            + "YAML diff. The report covers every target: in both (with +/- peers and ports), only in the "
+            + "proposals (everything added) and only in the policies (everything removed).",
         "",
         "Proposals come from --proposal (learn or replay output, or kubectl get wnpp -o yaml). Policies come "
-            + "from --policy, or without it from the cluster (--kubeconfig, KUBECONFIG, ~/.kube/config or "
-            + "in-cluster)."},
+            + "from --policy, or without it from the cluster's WorkloadNetworkPolicies in the proposals' "
+            + "namespaces (--kubeconfig, KUBECONFIG, ~/.kube/config or in-cluster)."},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:no difference", "1:runtime failure (API server unreachable, ...)",
-        "2:bad options or a file that is not a proposal/policy", "3:differences found (see the report)"})
+    exitCodeList = {"0:no difference: every target has a proposal and a policy that allow the same",
+        "1:runtime failure (API server unreachable, ...)",
+        "2:bad options or a file that is not a proposal/policy",
+        "3:differences: a target whose proposal and policy differ, or that has only one of them"})
 public final class DiffCommand implements Callable<Integer> {
   public static final int EXIT_DIFFERENT = 3;
   private static final Set<String> PROPOSAL_KINDS = Set.of("WorkloadNetworkPolicyProposal");
@@ -92,28 +95,54 @@ public final class DiffCommand implements Callable<Integer> {
           + "or a directory");
     }
     List<WorkloadPolicies.Named> proposals = WorkloadPolicies.read(proposal, "--proposal", PROPOSAL_KINDS);
-    Map<String, WorkloadPolicies.Named> policies = new HashMap<>();
+    Map<String, WorkloadPolicies.Named> policies = new TreeMap<>();
     String policySource;
     if (policy != null) {
       WorkloadPolicies.read(policy, "--policy", POLICY_KINDS).forEach(p -> policies.put(p.targetKey(), p));
-      policySource = policy.toString();
+      policySource = PolicyDocuments.STDIN.equals(policy.toString()) ? "standard input" : policy.toString();
     } else {
       policySource = readCluster(proposals, policies);
     }
-    List<ConnectivityDiff> diffs = new ArrayList<>();
-    List<String> withoutPolicy = new ArrayList<>();
-    for (WorkloadPolicies.Named p : proposals) {
-      Optional.ofNullable(policies.get(p.targetKey())).ifPresentOrElse(q -> diffs.add(ConnectivityDiff.of(p, q)),
-          () -> withoutPolicy.add(p.label() + " (" + p.target().key() + " " + p.direction() + ")"));
-    }
+    Report r = compare(policySource, proposals, policies);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      json(out, policySource, diffs, withoutPolicy);
+      json(out, r);
     } else {
-      text(out, policySource, diffs, withoutPolicy);
+      text(out, r);
     }
     out.flush();
-    return diffs.stream().anyMatch(ConnectivityDiff::changed) ? EXIT_DIFFERENT : 0;
+    return r.different() ? EXIT_DIFFERENT : 0;
+  }
+
+  /**
+   * The whole comparison.
+   *
+   * @param targets targets with a proposal and a policy
+   * @param onlyInProposals targets with a proposal and no policy: everything is added
+   * @param onlyInPolicies targets with a policy and no proposal: everything is removed
+   */
+  record Report(String policies, boolean different, int proposalCount, int policyCount,
+      List<ConnectivityDiff> targets, List<ConnectivityDiff> onlyInProposals, List<ConnectivityDiff> onlyInPolicies) {}
+
+  static Report compare(String source, List<WorkloadPolicies.Named> proposals,
+      Map<String, WorkloadPolicies.Named> policies) {
+    List<ConnectivityDiff> both = new ArrayList<>();
+    List<ConnectivityDiff> onlyProposals = new ArrayList<>();
+    Set<String> proposed = new HashSet<>();
+    for (WorkloadPolicies.Named p : proposals) {
+      proposed.add(p.targetKey());
+      WorkloadPolicies.Named q = policies.get(p.targetKey());
+      if (q == null) {
+        onlyProposals.add(ConnectivityDiff.onlyProposal(p));
+      } else {
+        both.add(ConnectivityDiff.of(p, q));
+      }
+    }
+    List<ConnectivityDiff> onlyPolicies = policies.values().stream()
+        .filter(q -> !proposed.contains(q.targetKey())).map(ConnectivityDiff::onlyPolicy).toList();
+    boolean different = !onlyProposals.isEmpty() || !onlyPolicies.isEmpty()
+        || both.stream().anyMatch(ConnectivityDiff::changed);
+    return new Report(source, different, proposals.size(), policies.size(), both, onlyProposals, onlyPolicies);
   }
 
   /** The WorkloadNetworkPolicies of the proposals' namespaces, keyed by target. */
@@ -146,32 +175,58 @@ public final class DiffCommand implements Callable<Integer> {
     }
   }
 
-  private static void text(PrintWriter out, String source, List<ConnectivityDiff> diffs, List<String> withoutPolicy) {
-    out.println("Compared " + diffs.size() + " " + (diffs.size() == 1 ? "proposal" : "proposals")
-        + " with their policies from " + source + ".");
-    for (ConnectivityDiff d : diffs) {
+  private static void text(PrintWriter out, Report r) {
+    long changed = r.targets().stream().filter(ConnectivityDiff::changed).count();
+    out.println("Compared " + plural(r.proposalCount(), "proposal") + " with " + plural(r.policyCount(), "policy")
+        + " from " + r.policies() + ": " + plural(r.targets().size(), "target") + " in both (" + changed
+        + " different), " + r.onlyInProposals().size() + " only in the proposals, " + r.onlyInPolicies().size()
+        + " only in the policies.");
+    for (ConnectivityDiff d : r.targets()) {
       out.println();
       out.println(d.target() + " " + d.direction() + ": " + d.proposal() + " against " + d.policy()
           + (d.changed() ? "" : ": same connectivity") + " (" + d.unchanged() + " unchanged)");
-      if (d.pods() != null) {
-        out.println("  ~ applies to other pods: " + d.pods());
-      }
-      d.added().forEach(pp -> out.println("  + " + pp.peer() + ": " + String.join(", ", pp.ports())));
-      d.removed().forEach(pp -> out.println("  - " + pp.peer() + ": " + String.join(", ", pp.ports())));
+      peers(out, d);
     }
-    if (!withoutPolicy.isEmpty()) {
+    if (!r.onlyInProposals().isEmpty()) {
       out.println();
-      out.println("No policy for the target of:");
-      withoutPolicy.forEach(w -> out.println("  " + w));
+      out.println("Only in the proposals (no policy for the target yet; everything is added):");
+      for (ConnectivityDiff d : r.onlyInProposals()) {
+        out.println(d.target() + " " + d.direction() + ": " + d.proposal());
+        peers(out, d);
+      }
+    }
+    if (!r.onlyInPolicies().isEmpty()) {
+      out.println();
+      out.println("Only in the policies (no proposal for the target; everything is removed):");
+      for (ConnectivityDiff d : r.onlyInPolicies()) {
+        out.println(d.target() + " " + d.direction() + ": " + d.policy());
+        peers(out, d);
+      }
     }
   }
 
-  private static void json(PrintWriter out, String source, List<ConnectivityDiff> diffs, List<String> withoutPolicy) {
+  private static void peers(PrintWriter out, ConnectivityDiff d) {
+    if (d.pods() != null) {
+      out.println("  ~ applies to other pods: " + d.pods());
+    }
+    d.added().forEach(pp -> out.println("  + " + pp.peer() + ": " + String.join(", ", pp.ports())));
+    d.removed().forEach(pp -> out.println("  - " + pp.peer() + ": " + String.join(", ", pp.ports())));
+  }
+
+  private static String plural(int n, String noun) {
+    if (n == 1) {
+      return "1 " + noun;
+    }
+    return n + " " + (noun.endsWith("y") ? noun.substring(0, noun.length() - 1) + "ies" : noun + "s");
+  }
+
+  private static void json(PrintWriter out, Report r) {
     Map<String, Object> doc = new LinkedHashMap<>();
-    doc.put("policies", source);
-    doc.put("different", diffs.stream().anyMatch(ConnectivityDiff::changed));
-    doc.put("targets", diffs);
-    doc.put("withoutPolicy", withoutPolicy);
+    doc.put("policies", r.policies());
+    doc.put("different", r.different());
+    doc.put("targets", r.targets());
+    doc.put("onlyInProposals", r.onlyInProposals());
+    doc.put("onlyInPolicies", r.onlyInPolicies());
     try {
       out.println(Json.mapper().writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
     } catch (JsonProcessingException e) {

@@ -82,15 +82,48 @@ class DiffCommandTest {
   }
 
   @Test
-  void aProposalWhoseTargetHasNoPolicyIsListedApart() throws Exception {
+  void targetsOnlyInTheProposalsOrOnlyInThePoliciesAreDifferences() throws Exception {
+    // The policy is for another target: the proposal's target has no policy, the policy's no proposal.
     String otherTarget = DiffFixtures.POLICY.replace("name: http-server}", "name: http-client}");
     CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
         file("q.yaml", otherTarget), "-o", "json");
-    assertThat(run.exitCode()).isZero();
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("different").asBoolean()).isTrue();
     assertThat(report.path("targets")).isEmpty();
-    assertThat(report.path("withoutPolicy").toString()).isEqualTo("[\"WorkloadNetworkPolicyProposal "
-        + "demo/deployment-http-server-ingress (demo/Deployment/http-server Ingress)\"]");
+    assertThat(report.path("onlyInProposals")).hasSize(1);
+    JsonNode added = report.path("onlyInProposals").get(0);
+    assertThat(added.path("target").asText()).isEqualTo("demo/Deployment/http-server");
+    assertThat(added.path("proposal").asText()).isEqualTo("WorkloadNetworkPolicyProposal "
+        + "demo/deployment-http-server-ingress");
+    assertThat(added.has("policy")).isFalse();
+    assertThat(added.path("added").toString()).isEqualTo(
+        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\",\"UDP/18081\"]},"
+            + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
+    assertThat(added.path("removed")).isEmpty();
+    assertThat(report.path("onlyInPolicies")).hasSize(1);
+    JsonNode removed = report.path("onlyInPolicies").get(0);
+    assertThat(removed.path("target").asText()).isEqualTo("demo/Deployment/http-client");
+    assertThat(removed.path("policy").asText()).isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
+    assertThat(removed.has("proposal")).isFalse();
+    assertThat(removed.path("added")).isEmpty();
+    assertThat(removed.path("removed").toString()).isEqualTo(
+        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\"]},"
+            + "{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
+
+    CliRun text = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", otherTarget));
+    assertThat(text.exitCode()).isEqualTo(3);
+    assertThat(text.out()).startsWith("Compared 1 proposal with 1 policy from " + dir.resolve("q.yaml")
+            + ": 0 targets in both (0 different), 1 only in the proposals, 1 only in the policies.\n")
+        .contains("Only in the proposals (no policy for the target yet; everything is added):\n"
+            + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress\n"
+            + "  + namespace demo, pods {app=http-client}: TCP/18080, UDP/18081\n"
+            + "  + namespace other, pods {app=scraper}: TCP/9090\n")
+        .contains("Only in the policies (no proposal for the target; everything is removed):\n"
+            + "demo/Deployment/http-client Ingress: WorkloadNetworkPolicy demo/deployment-http-server-ingress\n"
+            + "  - namespace demo, pods {app=http-client}: TCP/18080\n"
+            + "  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
   }
 
   @Test
