@@ -1,18 +1,16 @@
 package io.kubewarden.networkenforcer.cli.diff;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -60,8 +58,8 @@ public final class DiffCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-f", "--proposal"}, paramLabel = "FILE|DIR|-",
-      description = "The proposals (required): a file of one or several documents, a directory (read recursively, "
+  @Option(names = {"-f", "--proposal"}, paramLabel = "FILE|DIR|-", required = true,
+      description = "The proposals: a file of one or several documents, a directory (read recursively, "
           + "as learn writes it) or - for standard input.")
   Path proposal;
 
@@ -74,6 +72,15 @@ public final class DiffCommand implements Callable<Integer> {
       description = "kubeconfig for reading policies from the cluster; default KUBECONFIG, ~/.kube/config or in-cluster.")
   Path kubeconfig;
 
+  @Option(names = "--context", paramLabel = "NAME",
+      description = "The kubeconfig context to use for the cluster (default: its current context).")
+  String context;
+
+  @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
+      description = "Compare only the targets of this namespace, repeatable (default: every namespace of the "
+          + "proposals; the cluster is read in those namespaces).")
+  List<String> namespaces = new ArrayList<>();
+
   @Mixin
   ReportOptions report;
 
@@ -82,33 +89,33 @@ public final class DiffCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    boolean json = report.start();
-    if (proposal == null) {
-      throw new ConfigException("--proposal FILE is required: the proposals to compare");
-    }
-    if (policy != null && kubeconfig != null) {
-      throw new ConfigException("--policy and --kubeconfig exclude each other: compare with a file or with the cluster");
+    OutputFormat format = report.start();
+    if (policy != null && (kubeconfig != null || context != null)) {
+      throw new ConfigException("--policy and --kubeconfig/--context exclude each other: compare with a file or "
+          + "with the cluster");
     }
     if (policy != null && PolicyDocuments.STDIN.equals(proposal.toString())
         && PolicyDocuments.STDIN.equals(policy.toString())) {
       throw new ConfigException("--proposal - and --policy - both name standard input; give one of them as a file "
           + "or a directory");
     }
-    List<WorkloadPolicies.Named> proposals = WorkloadPolicies.read(proposal, "--proposal", PROPOSAL_KINDS);
+    List<WorkloadPolicies.Named> proposals = WorkloadPolicies.read(proposal, "--proposal", PROPOSAL_KINDS).stream()
+        .filter(this::selected).toList();
     Map<String, WorkloadPolicies.Named> policies = new TreeMap<>();
     String policySource;
     if (policy != null) {
-      WorkloadPolicies.read(policy, "--policy", POLICY_KINDS).forEach(p -> policies.put(p.targetKey(), p));
+      WorkloadPolicies.read(policy, "--policy", POLICY_KINDS).stream().filter(this::selected)
+          .forEach(p -> policies.put(p.targetKey(), p));
       policySource = PolicyDocuments.STDIN.equals(policy.toString()) ? "standard input" : policy.toString();
     } else {
       policySource = readCluster(proposals, policies);
     }
     Report r = compare(policySource, proposals, policies);
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      json(out, r);
-    } else {
+    if (format == OutputFormat.TEXT) {
       text(out, r);
+    } else {
+      document(out, format, r);
     }
     out.flush();
     return r.different() ? EXIT_DIFFERENT : 0;
@@ -145,11 +152,18 @@ public final class DiffCommand implements Callable<Integer> {
     return new Report(source, different, proposals.size(), policies.size(), both, onlyProposals, onlyPolicies);
   }
 
+  private boolean selected(WorkloadPolicies.Named n) {
+    return namespaces.isEmpty() || namespaces.contains(n.target().namespace());
+  }
+
   /** The WorkloadNetworkPolicies of the proposals' namespaces, keyed by target. */
   private String readCluster(List<WorkloadPolicies.Named> proposals, Map<String, WorkloadPolicies.Named> out) {
+    String url = "?";
     try (KubernetesClient client = client()) {
-      String url = String.valueOf(client.getConfiguration().getMasterUrl());
-      for (String ns : proposals.stream().map(p -> p.target().namespace()).distinct().toList()) {
+      url = String.valueOf(client.getConfiguration().getMasterUrl());
+      List<String> read = namespaces.isEmpty()
+          ? proposals.stream().map(p -> p.target().namespace()).distinct().toList() : namespaces;
+      for (String ns : read) {
         for (WorkloadNetworkPolicy wnp : client.resources(WorkloadNetworkPolicy.class).inNamespace(ns).list()
             .getItems()) {
           String label = "WorkloadNetworkPolicy " + ns + "/" + wnp.getMetadata().getName();
@@ -159,20 +173,31 @@ public final class DiffCommand implements Callable<Integer> {
       }
       return "the cluster at " + url;
     } catch (KubernetesClientException e) {
-      throw new IllegalStateException("cannot read WorkloadNetworkPolicies from the API server: " + e.getMessage()
+      throw new IllegalStateException("cannot read WorkloadNetworkPolicies from the API server at " + url + ": "
+          + e.getMessage()
           + "; set --kubeconfig or KUBECONFIG, or compare with a file (--policy)", e);
     }
   }
 
   private KubernetesClient client() {
+    Config config;
     if (kubeconfig == null) {
-      return new KubernetesClientBuilder().build();
+      config = Config.autoConfigure(context);
+    } else {
+      try {
+        config = Config.fromKubeconfig(context, Files.readString(kubeconfig), kubeconfig.toString());
+      } catch (IOException e) {
+        throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage() + "; fix --kubeconfig");
+      }
     }
-    try {
-      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
-    } catch (IOException e) {
-      throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage() + "; fix --kubeconfig");
+    if (context != null && (config.getCurrentContext() == null
+        || !context.equals(config.getCurrentContext().getName()))) {
+      throw new ConfigException("--context " + context + " is not a context of "
+          + (kubeconfig == null ? "the kubeconfig (KUBECONFIG or ~/.kube/config)" : kubeconfig));
     }
+    // A command line says what is wrong at once rather than retrying for a minute.
+    config.setRequestRetryBackoffLimit(0);
+    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   private static void text(PrintWriter out, Report r) {
@@ -220,17 +245,13 @@ public final class DiffCommand implements Callable<Integer> {
     return n + " " + (noun.endsWith("y") ? noun.substring(0, noun.length() - 1) + "ies" : noun + "s");
   }
 
-  private static void json(PrintWriter out, Report r) {
+  private static void document(PrintWriter out, OutputFormat format, Report r) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("policies", r.policies());
     doc.put("different", r.different());
     doc.put("targets", r.targets());
     doc.put("onlyInProposals", r.onlyInProposals());
     doc.put("onlyInPolicies", r.onlyInPolicies());
-    try {
-      out.println(Json.mapper().writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write the report: " + e.getMessage(), e);
-    }
+    ReportOptions.write(out, format, doc);
   }
 }

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -51,8 +53,8 @@ public final class LearnCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--input", paramLabel = "FILE|DIR|-",
-      description = "The capture: a file, a directory of rotated files, or - for standard input (required).")
+  @Option(names = {"-f", "--input"}, paramLabel = "FILE|DIR|-", required = true,
+      description = "The capture: a file, a directory of rotated files, or - for standard input.")
   Path input;
 
   @Option(names = "--format", paramLabel = "hubble|goldmane|ztunnel",
@@ -63,12 +65,19 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml).")
   Path clusterState;
 
-  @Option(names = "--backend", paramLabel = "kubernetes|istio",
-      description = "Policy model of the proposals; default kubernetes for hubble and goldmane, istio for ztunnel.")
+  @Option(names = "--provider", paramLabel = "istio|calico|cilium",
+      description = "The data plane the capture comes from, which decides the policy model (istio: Istio "
+          + "AuthorizationPolicy; calico, cilium: NetworkPolicy), as for the services (env NE_PROVIDER); default "
+          + "from the capture: cilium for hubble, calico for goldmane, istio for ztunnel.")
+  String provider;
+
+  /** The policy model by its own name; --provider is the name every command uses. */
+  @Option(names = "--backend", paramLabel = "kubernetes|istio", hidden = true,
+      description = "Deprecated: use --provider.")
   String backend;
 
-  @Option(names = "--output-dir", paramLabel = "DIR",
-      description = "Where the manifests go (required); must be empty or new unless --overwrite is given.")
+  @Option(names = "--output-dir", paramLabel = "DIR", required = true,
+      description = "Where the manifests go; must be empty or new unless --overwrite is given.")
   Path outputDir;
 
   @Option(names = "--overwrite",
@@ -122,6 +131,10 @@ public final class LearnCommand implements Callable<Integer> {
   private Integer learn(LearnRequest request, Path capture, PrintWriter out, LearnProgress progress)
       throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
+    providerGiven.filter(p -> p != LearnSetup.providerOf(captureFormat)).ifPresent(p -> {
+      throw new LearnInputException("--provider " + p + " does not fit the capture: " + captureFormat.source()
+          + " records come from " + LearnSetup.providerOf(captureFormat) + "; drop --provider (or fix NE_PROVIDER)");
+    });
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     LearnSetup.checkBackend(captureFormat, chosenBackend);
     progress.phaseDone("options and capture format");
@@ -184,13 +197,10 @@ public final class LearnCommand implements Callable<Integer> {
 
   private static final String STDIN = "-";
 
+  /** The --provider given, checked against the capture's format once it is known. */
+  private Optional<Provider> providerGiven = Optional.empty();
+
   LearnRequest validate() {
-    if (input == null) {
-      throw new LearnInputException("--input FILE is required: the capture to learn from");
-    }
-    if (outputDir == null) {
-      throw new LearnInputException("--output-dir DIR is required: where the proposal manifests go");
-    }
     if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
       throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
     }
@@ -204,9 +214,24 @@ public final class LearnCommand implements Callable<Integer> {
       }
     }
     Optional<Backend> b = Optional.empty();
+    if (provider != null && !provider.isBlank()) {
+      String p = provider.trim();
+      if (!Set.of("istio", "calico", "cilium").contains(p)) {
+        throw new LearnInputException("--provider '" + provider + "' must be istio, calico or cilium (NE_PROVIDER)");
+      }
+      b = Optional.of(Provider.parse(p).backend());
+      providerGiven = Optional.of(Provider.parse(p));
+    }
     if (backend != null && !backend.isBlank()) {
+      spec.commandLine().getErr().println("warning: --backend is deprecated; use --provider (istio for the istio "
+          + "backend, calico or cilium for kubernetes)");
       try {
-        b = Optional.of(Backend.parse(backend.trim()));
+        Backend given = Backend.parse(backend.trim());
+        if (b.isPresent() && b.get() != given) {
+          throw new LearnInputException("--backend " + backend + " contradicts --provider " + provider
+              + "; give --provider only");
+        }
+        b = Optional.of(given);
       } catch (IllegalArgumentException e) {
         throw new LearnInputException("--backend: " + e.getMessage());
       }

@@ -2,7 +2,7 @@ package io.kubewarden.networkenforcer.cli.replay;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
-import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.history.WindowLossReader;
@@ -59,14 +59,15 @@ public final class ReplayCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--from", paramLabel = "TIME", description = "Start of the window (required): "
+  @Option(names = "--from", paramLabel = "TIME", required = true, description = "Start of the window: "
       + "2026-12-01T08:00:00Z, or a duration before now (24h).")
   String from;
 
   @Option(names = "--to", paramLabel = "TIME", description = "End of the window, exclusive (default: now).")
   String to;
 
-  @Option(names = "--namespace", paramLabel = "NS", description = "Only targets in this namespace; repeatable.")
+  @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
+      description = "Only targets in this namespace; repeatable.")
   List<String> namespaces = new ArrayList<>();
 
   @Option(names = "--output-dir", paramLabel = "DIR", description = "Write the proposals here as manifests.")
@@ -91,7 +92,7 @@ public final class ReplayCommand implements Callable<Integer> {
   ProviderNameOption provider;
 
   @Mixin
-  KafkaOptions kafka;
+  KafkaClientOptions kafka;
 
   @Mixin
   ConfigFileOption configFile;

@@ -2,7 +2,8 @@ package io.kubewarden.networkenforcer.cli.simulate;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
-import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.CaptureFlows;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
@@ -51,8 +52,8 @@ public final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-f", "--policy"}, paramLabel = "FILE|DIR|-",
-      description = "The candidate policies (required): a file, a directory (read recursively, as learn writes it) "
+  @Option(names = {"-f", "--policy"}, paramLabel = "FILE|DIR|-", required = true,
+      description = "The candidate policies: a file, a directory (read recursively, as learn writes it) "
           + "or - for standard input.")
   Path policy;
 
@@ -75,17 +76,14 @@ public final class SimulateCommand implements Callable<Integer> {
   ReportOptions report;
 
   @Mixin
-  KafkaOptions kafka;
+  KafkaClientOptions kafka;
 
   @Mixin
   ConfigFileOption configFile;
 
   @Override
   public Integer call() {
-    boolean json = report.start();
-    if (policy == null) {
-      throw new ConfigException("--policy FILE is required: the candidate policies to test");
-    }
+    OutputFormat format = report.start();
     boolean window = from != null || to != null;
     if (window == (input != null)) {
       throw new ConfigException("name the traffic to test against: --input CAPTURE (offline) or --from TIME "
@@ -116,10 +114,10 @@ public final class SimulateCommand implements Callable<Integer> {
     }
     Simulation.Result result = simulation.result();
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      SimulationReport.json(out, source, result);
-    } else {
+    if (format == OutputFormat.TEXT) {
       SimulationReport.text(out, source, result);
+    } else {
+      SimulationReport.document(out, format, source, result);
     }
     out.flush();
     return result.anyDenied() ? EXIT_WOULD_DENY : 0;

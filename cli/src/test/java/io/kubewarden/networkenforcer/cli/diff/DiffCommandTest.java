@@ -42,6 +42,73 @@ class DiffCommandTest {
   }
 
   @Test
+  void yamlReportHasTheSameContent() throws Exception {
+    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", DiffFixtures.POLICY), "-o", "yaml");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    assertThat(run.out()).startsWith("different: true\n");
+    assertExactDifferences(Json.yaml().readTree(run.out()));
+
+    CliRun bad = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "-o", "xml");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("-o xml: write text, json or yaml");
+  }
+
+  @Test
+  void namespaceSelectsTheTargetsOnBothSides() throws Exception {
+    String otherNamespace = DiffFixtures.POLICY.replace("namespace: demo}", "namespace: shop}");
+    Path q = Files.writeString(dir.resolve("q.yaml"), DiffFixtures.POLICY + "---\n" + otherNamespace);
+    CliRun all = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
+        "-o", "json");
+    assertThat(Json.mapper().readTree(all.out()).path("onlyInPolicies")).hasSize(1);
+    CliRun demo = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
+        "-n", "demo", "-o", "json");
+    assertThat(demo.exitCode()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    JsonNode report = Json.mapper().readTree(demo.out());
+    assertExactDifferences(report);
+    assertThat(report.path("onlyInPolicies")).isEmpty();
+  }
+
+  @Test
+  void contextPicksTheClusterOfTheKubeconfig() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    String kubeconfig = """
+        apiVersion: v1
+        kind: Config
+        current-context: a
+        clusters:
+        - name: a
+          cluster: {server: "https://127.0.0.1:1"}
+        - name: b
+          cluster: {server: "https://127.0.0.1:%d"}
+        contexts:
+        - name: a
+          context: {cluster: a, user: u}
+        - name: b
+          context: {cluster: b, user: u}
+        users:
+        - name: u
+          user: {token: t}
+        """.formatted(closed);
+    String config = file("kubeconfig", kubeconfig);
+    long start = System.nanoTime();
+    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
+        "--context", "b");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+    assertThat(run.err()).contains("cannot read WorkloadNetworkPolicies from the API server at https://127.0.0.1:"
+        + closed);
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(10));
+
+    CliRun unknown = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
+        "--context", "c");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("--context c is not a context of " + config);
+  }
+
+  @Test
   void textReportMarksAddedAndRemovedPeers() throws Exception {
     CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
         file("q.yaml", DiffFixtures.POLICY));

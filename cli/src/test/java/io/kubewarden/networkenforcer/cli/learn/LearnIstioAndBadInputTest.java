@@ -27,7 +27,7 @@ class LearnIstioAndBadInputTest {
   void ztunnelCaptureGivesOneIstioIngressProposalWithThePrincipalAndTcpPortOnly() throws Exception {
     Path out = dir.resolve("out");
     CliRun run = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--backend", "istio", "--output-dir", out.toString());
+        sample("cluster-state.json").toString(), "--provider", "istio", "--output-dir", out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(out);
@@ -57,7 +57,14 @@ class LearnIstioAndBadInputTest {
         sample("cluster-state.json").toString(), "--backend", "kubernetes", "--output-dir", dir.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("istio provider learns the istio backend only").doesNotContain("\tat ");
+    assertThat(run.err()).contains("warning: --backend is deprecated; use --provider")
+        .contains("istio provider learns the istio backend only").doesNotContain("\tat ");
+
+    CliRun provider = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--provider", "cilium", "--output-dir", dir.toString());
+    assertThat(provider.exitCode()).isEqualTo(2);
+    assertThat(provider.err()).contains("--provider cilium does not fit the capture");
+    assertThat(dir).isEmptyDirectory();
   }
 
   @Test
@@ -159,7 +166,7 @@ class LearnIstioAndBadInputTest {
   void requiredOptionsAreNamed() {
     CliRun noInput = CliRun.run("learn", "--output-dir", dir.toString());
     assertThat(noInput.exitCode()).isEqualTo(2);
-    assertThat(noInput.err()).contains("--input FILE is required");
+    assertThat(noInput.err()).contains("--input FILE|DIR|- is required: The capture");
 
     CliRun noOutput = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString());
     assertThat(noOutput.exitCode()).isEqualTo(2);
