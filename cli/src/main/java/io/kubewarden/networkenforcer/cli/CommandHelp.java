@@ -49,13 +49,15 @@ final class CommandHelp {
         "network-enforcer standalone --provider calico --data-dir ./data \\",
         "    --check-config"));
     EXAMPLES.put("learn", List.of(
-        "# Offline from a file:",
+        "# Offline from a file; a summary, every rule with --verbose:",
         "network-enforcer learn -f capture.jsonl --output-dir proposals",
         "# The cluster's objects for exact selectors; the capture from stdin:",
         "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster.json",
         "hubble observe -o jsonpb --last 100000 | network-enforcer learn -f - \\",
         "    --cluster-state cluster.json --output-dir proposals --overwrite \\",
-        "    --report review.html"));
+        "    --report review.html",
+        "# For a script: the summary as JSON",
+        "network-enforcer learn -f capture.jsonl.gz --output-dir proposals -o json"));
     EXAMPLES.put("simulate", List.of(
         "# What would the proposals deny of a capture? (exit 3 if anything)",
         "network-enforcer simulate -f proposals/ --input capture.jsonl \\",

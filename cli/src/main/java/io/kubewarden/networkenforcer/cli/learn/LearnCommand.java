@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
@@ -93,6 +94,16 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
 
+  @Option(names = {"-v", "--verbose"},
+      description = "List every rule of every proposal (the summary lists the first " + LearnSummary.LISTED
+          + " files with their rule counts).")
+  boolean verbose;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "text|json|yaml", defaultValue = "text",
+      description = "Summary format (default: ${DEFAULT-VALUE}): json or yaml give the summary and every file "
+          + "written to tools.")
+  String output;
+
   @Option(names = "--timings",
       description = "Also print how long each phase took (to standard error): where a slow run spends its time.")
   boolean timings;
@@ -169,10 +180,16 @@ public final class LearnCommand implements Callable<Integer> {
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
         chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
         learningSettings).withOutputFiles(unreadable, removed.size());
-    summary.print(out);
     if (report != null) {
       LearnReport.write(report, proposals, summary);
-      out.println("  report:              " + report);
+    }
+    if (request.output() == OutputFormat.TEXT) {
+      summary.print(out, verbose);
+      if (report != null) {
+        out.println("  report:              " + report);
+      }
+    } else {
+      out.print(request.output().render(summary.document(Optional.ofNullable(report))));
     }
     out.flush();
     progress.phaseDone("summary");
@@ -188,7 +205,7 @@ public final class LearnCommand implements Callable<Integer> {
 
   /** The options, checked, with messages that say what to fix. */
   record LearnRequest(Path input, Optional<CaptureFormat> format, Optional<Path> clusterState,
-      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite) {
+      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite, OutputFormat output) {
 
     boolean fromStdin() {
       return STDIN.equals(input.toString());
@@ -244,6 +261,12 @@ public final class LearnCommand implements Callable<Integer> {
       LearnReport.check(report);
     }
     Duration t = Durations.parse("--timeout", timeout);
-    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite);
+    OutputFormat o;
+    try {
+      o = OutputFormat.parse(output);
+    } catch (RuntimeException e) {
+      throw new LearnInputException(e.getMessage());
+    }
+    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite, o);
   }
 }
