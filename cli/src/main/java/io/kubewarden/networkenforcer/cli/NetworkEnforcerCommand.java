@@ -48,6 +48,20 @@ public final class NetworkEnforcerCommand implements Runnable {
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(NetworkEnforcerCommand::handle);
     cl.setParameterExceptionHandler(NetworkEnforcerCommand::handleUsage);
+    cl.setExecutionStrategy(parsed -> {
+      ParseResult command = parsed;
+      while (command.hasSubcommand()) {
+        command = command.subcommand();
+      }
+      if (!command.isUsageHelpRequested() && !command.isVersionHelpRequested()) {
+        try {
+          defaults.checkFileKeys(command.commandSpec());
+        } catch (ConfigException e) {
+          throw new CommandLine.ParameterException(command.commandSpec().commandLine(), e.getMessage(), e);
+        }
+      }
+      return new CommandLine.RunLast().execute(parsed);
+    });
     CommandHelp.apply(cl);
     return cl;
   }

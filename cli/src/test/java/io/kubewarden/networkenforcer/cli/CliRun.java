@@ -31,7 +31,8 @@ public record CliRun(int exitCode, String out, String err) {
 
   /** With the options of a YAML config file as the last source of defaults. */
   public static CliRun runWithConfigFile(Map<String, String> env, Path configFile, String... args) {
-    return run(new EnvironmentDefaults(env, EnvironmentDefaults.readFile(configFile)), args);
+    return run(new EnvironmentDefaults(env, EnvironmentDefaults.readFile(configFile), "config file " + configFile),
+        args);
   }
 
   private static CliRun run(EnvironmentDefaults defaults, String... args) {

@@ -11,7 +11,6 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
-import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
@@ -160,7 +159,7 @@ public final class LearnCommand implements Callable<Integer> {
       pipeline.startBuilding(captureFormat, chosenBackend);
       // Handed to the pipeline, which lets it go once the capture is read.
       AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
-          .<ClusterView>map(ClusterStateFile::load)
+          .<ClusterView>map(file -> ClusterStates.load(file, spec.commandLine().getErr()))
           .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
       progress.phaseDone(request.clusterState().isPresent() ? "cluster state" : "cluster state from the capture");
       // Only once every input is known to be usable: an earlier run's manifests go now.
@@ -218,9 +217,7 @@ public final class LearnCommand implements Callable<Integer> {
   private Optional<Provider> providerGiven = Optional.empty();
 
   LearnRequest validate() {
-    if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
-      throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
-    }
+    OutputDirectory.check(outputDir, overwrite);
 
     Optional<CaptureFormat> f = Optional.empty();
     if (format != null && !format.isBlank()) {

@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.history.KafkaReachability;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.history.WindowLossReader;
 import io.kubewarden.networkenforcer.cli.learn.CaptureLoss;
@@ -114,6 +115,7 @@ public final class ReplayCommand implements Callable<Integer> {
     TimeWindow window = TimeWindow.parse(from, to, Instant.now());
     Set<String> selected = new TreeSet<>(namespaces);
     KafkaSettings live = kafka.settings(null);
+    KafkaReachability.require(live);
     var chosen = provider.provider();
 
     ReplayPipeline.Result result;

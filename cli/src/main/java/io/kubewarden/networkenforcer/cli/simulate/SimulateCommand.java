@@ -8,10 +8,12 @@ import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.CaptureFlows;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
+import io.kubewarden.networkenforcer.cli.history.KafkaReachability;
 import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.learn.StdinCapture;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -102,13 +104,16 @@ public final class SimulateCommand implements Callable<Integer> {
     if (input != null) {
       try (StdinCapture stdin = captureFromStdin ? StdinCapture.spool(System.in) : null) {
         Path file = stdin == null ? input : stdin.file();
-        CaptureSummary capture = CaptureFlows.read(file, Optional.ofNullable(clusterState), simulation::accept);
+        CaptureSummary capture = CaptureFlows.read(file, Optional.ofNullable(clusterState), simulation::accept,
+            spec.commandLine().getErr());
         source = "capture " + (stdin == null ? input.getFileName() : "from standard input") + " ("
             + capture.format().source() + ")";
       }
     } else {
       TimeWindow w = TimeWindow.parse(from, to, Instant.now());
-      FlowWindowReader reader = new FlowWindowReader(kafka.settings(null));
+      KafkaSettings settings = kafka.settings(null);
+      KafkaReachability.require(settings);
+      FlowWindowReader reader = new FlowWindowReader(settings);
       reader.read(w, (key, flow, ts) -> simulation.accept(flow), HistoryProgress.every2s(spec.commandLine().getErr(), "reading flows"));
       source = "the flows topic, " + w.from() + " to " + w.to();
     }

@@ -80,13 +80,13 @@ class LearnIstioAndBadInputTest {
     Path capture = dir.resolve("other.jsonl");
     Files.write(capture, List.of("{\"hello\": \"world\"}", "not json at all"));
 
-    CliRun detected = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.toString());
+    CliRun detected = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(detected.exitCode()).isEqualTo(2);
     assertThat(detected.err()).contains("no line of " + capture).contains("--format hubble|goldmane|ztunnel")
         .doesNotContain("Exception");
 
     CliRun named = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--format", "pcap",
-        "--output-dir", dir.toString());
+        "--output-dir", dir.resolve("out").toString());
     assertThat(named.exitCode()).isEqualTo(2);
     assertThat(named.err()).contains("--format: capture format 'pcap' is not one of hubble");
   }
@@ -95,12 +95,12 @@ class LearnIstioAndBadInputTest {
   void anEmptyOrMissingCaptureIsRejected() throws Exception {
     Path empty = dir.resolve("empty.jsonl");
     Files.write(empty, List.of("", "   "));
-    CliRun run = CliRun.run("learn", "--input", empty.toString(), "--output-dir", dir.toString());
+    CliRun run = CliRun.run("learn", "--input", empty.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("capture file " + empty + " is empty");
 
     CliRun missing = CliRun.run("learn", "--input", dir.resolve("nope.jsonl").toString(), "--output-dir",
-        dir.toString());
+        dir.resolve("out").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("does not exist; fix --input");
   }
@@ -109,7 +109,7 @@ class LearnIstioAndBadInputTest {
   void aMissingClusterStateFileIsRejected() {
     Path state = dir.resolve("cluster.json");
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.toString());
+        state.toString(), "--output-dir", dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cluster-state file " + state + " does not exist")
@@ -121,7 +121,7 @@ class LearnIstioAndBadInputTest {
     Path state = dir.resolve("cluster.json");
     Files.writeString(state, "{ this is : not [ json");
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.toString());
+        state.toString(), "--output-dir", dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cluster-state file " + state);
