@@ -90,6 +90,34 @@ class FailEarlyTest {
   }
 
   @Test
+  void aTruncatedGzipIsLearnedUpToTheBreakWhichIsNamed() throws Exception {
+    // 30 copies of the sample, gzip-compressed, then cut to 3,000 bytes: a copy that stopped short.
+    String sample = Files.readString(CliRun.sample("hubble-flows.jsonl"));
+    java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+      for (int i = 0; i < 30; i++) {
+        out.write(sample.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    Path capture = Files.write(dir.resolve("capture.jsonl.gz"), java.util.Arrays.copyOf(gz.toByteArray(), 3000));
+    long totalLines = 30L * sample.lines().count();
+
+    CliRun run = CliRun.run("learn", "-f", capture.toString(), "--cluster-state",
+        CliRun.sample("cluster-state.json").toString(), "--output-dir", dir.resolve("out").toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^WARNING: capture " + java.util.regex.Pattern.quote(
+        capture.toString()) + " breaks off after line (\\d+) \\(Unexpected end of ZLIB input stream\\): learned from "
+        + "the \\1 lines before the break").matcher(run.out());
+    assertThat(m.find()).as(run.out()).isTrue();
+    long before = Long.parseLong(m.group(1));
+    assertThat(before).isBetween(1L, totalLines - 1);
+    assertThat(run.out()).contains("records read:        " + before).contains("proposals written:   3");
+    try (var files = Files.walk(dir.resolve("out"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".yaml"))).hasSize(3);
+    }
+  }
+
+  @Test
   void unreachableKafkaIsNamedWithinTenSeconds() throws Exception {
     int closed;
     try (ServerSocket s = new ServerSocket(0)) {

@@ -153,6 +153,7 @@ public final class LearnCommand implements Callable<Integer> {
     LearnResult result;
     LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
+    Optional<String> truncation;
     List<Path> removed;
     try (InProcessPipeline pipeline = new InProcessPipeline(registry, learningSettings)) {
       // The topology is built while the cluster state loads.
@@ -167,6 +168,8 @@ public final class LearnCommand implements Callable<Integer> {
       try (UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
         result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
             unreadableLines);
+        truncation = pipeline.truncation().map(t -> t.replace(capture.toString(), String.valueOf(
+            request.fromStdin() ? "from standard input" : request.input())));
         unreadable = unreadableLines.written();
       }
     }
@@ -178,7 +181,8 @@ public final class LearnCommand implements Callable<Integer> {
     progress.phaseDone("manifests written");
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
         chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
-        learningSettings).withOutputFiles(unreadable, removed.size());
+        learningSettings).withOutputFiles(unreadable, removed.size())
+        .withTruncation(truncation);
     if (report != null) {
       LearnReport.write(report, proposals, summary);
     }

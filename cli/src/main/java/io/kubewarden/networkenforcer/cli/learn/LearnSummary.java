@@ -39,6 +39,7 @@ public final class LearnSummary {
   private final LearningSettings learning;
   private Optional<Path> unreadableLinesFile = Optional.empty();
   private int manifestsRemoved;
+  private Optional<String> truncation = Optional.empty();
 
   LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
       MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
@@ -57,6 +58,12 @@ public final class LearnSummary {
   LearnSummary withOutputFiles(Optional<Path> unreadableLines, int removed) {
     this.unreadableLinesFile = unreadableLines;
     this.manifestsRemoved = removed;
+    return this;
+  }
+
+  /** Where the capture broke off (a truncated .gz), the first warning. */
+  LearnSummary withTruncation(Optional<String> truncation) {
+    this.truncation = truncation;
     return this;
   }
 
@@ -135,6 +142,7 @@ public final class LearnSummary {
   /** What a reviewer must know before trusting any proposal, most important first. */
   List<String> warnings() {
     List<String> out = new ArrayList<>();
+    truncation.ifPresent(out::add);
     long lost = lostEvents();
     if (lost > 0) {
       out.add("lost events: " + lost + " (the capture is INCOMPLETE: Hubble dropped events before they were "
