@@ -61,8 +61,9 @@ public final class LearnCommand implements Callable<Integer> {
       description = "Format of the capture; detected from its first records when not given.")
   String format;
 
-  @Option(names = "--cluster-state", paramLabel = "FILE",
-      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml).")
+  @Option(names = "--cluster-state", paramLabel = "FILE|-",
+      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml); "
+          + "- reads it from standard input.")
   Path clusterState;
 
   @Option(names = "--provider", paramLabel = "istio|calico|cilium",
@@ -123,7 +124,13 @@ public final class LearnCommand implements Callable<Integer> {
     LogLevels.quiet(logLevel);
     LearnRequest request = validate();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
-    try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null) {
+    try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null;
+        StdinCapture state = request.clusterState().filter(f -> STDIN.equals(f.toString())).isPresent()
+            ? StdinCapture.spool(System.in) : null) {
+      if (state != null) {
+        // kubectl get ... -o json | network-enforcer learn --cluster-state - ...
+        request = request.withClusterState(state.file());
+      }
       Path capture = request.input();
       if (stdin != null) {
         capture = stdin.file();
@@ -213,6 +220,10 @@ public final class LearnCommand implements Callable<Integer> {
     boolean fromStdin() {
       return STDIN.equals(input.toString());
     }
+
+    LearnRequest withClusterState(Path file) {
+      return new LearnRequest(input, format, Optional.of(file), backend, outputDir, timeout, overwrite, output);
+    }
   }
 
   private static final String STDIN = "-";
@@ -254,7 +265,11 @@ public final class LearnCommand implements Callable<Integer> {
         throw new LearnInputException("--backend: " + e.getMessage());
       }
     }
-    if (clusterState != null && !Files.isRegularFile(clusterState)) {
+    if (clusterState != null && STDIN.equals(clusterState.toString()) && STDIN.equals(input.toString())) {
+      throw new LearnInputException("--input - and --cluster-state - both name standard input; give one of them as "
+          + "a file");
+    }
+    if (clusterState != null && !STDIN.equals(clusterState.toString()) && !Files.isRegularFile(clusterState)) {
       throw new LearnInputException("cluster-state file " + clusterState + " does not exist; fix --cluster-state "
           + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
     }

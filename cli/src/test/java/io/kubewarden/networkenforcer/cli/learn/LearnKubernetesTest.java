@@ -46,6 +46,21 @@ class LearnKubernetesTest {
   Path out;
 
   @Test
+  void theClusterStateCanComeFromStandardInput() throws Exception {
+    // kubectl get ns,deploy,sts,ds,rs,pods -A -o json | network-enforcer learn --cluster-state - ...
+    CliRun run = CliRun.runWithStdin(Files.readString(sample("cluster-state.json")), "learn", "-f",
+        sample("hubble-flows.jsonl").toString(), "--cluster-state", "-", "--output-dir", out.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertExpectedProposals(out);
+    assertThat(run.out()).contains("selectors from the cluster-state file");
+
+    CliRun both = CliRun.run("learn", "-f", "-", "--cluster-state", "-", "--output-dir",
+        out.resolve("other").toString());
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("both name standard input");
+  }
+
+  @Test
   void hubbleCaptureWithClusterStateGivesTheFixtureProposals() throws Exception {
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
         "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.toString());
