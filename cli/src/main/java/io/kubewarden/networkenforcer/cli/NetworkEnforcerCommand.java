@@ -24,7 +24,7 @@ import picocli.CommandLine.ParseResult;
         + "named by --config (key foo-bar)."},
     subcommands = {IngestCommand.class, ProcessorCommand.class, WriterCommand.class, StandaloneCommand.class,
         LearnCommand.class, SimulateCommand.class, DiffCommand.class,
-        ReplayCommand.class},
+        ReplayCommand.class, CompletionCommand.class, CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:success", "1:runtime failure", "2:bad configuration or input (the message says what to fix)"})
 public final class NetworkEnforcerCommand implements Runnable {
@@ -38,7 +38,7 @@ public final class NetworkEnforcerCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "name a command: ingest, processor, writer, "
-        + "standalone, learn, simulate, diff or replay (see --help)");
+        + "standalone, learn, simulate, diff, replay, completion or help (see --help)");
   }
 
   /** The command line with its defaults provider (environment, config file) and error handling. */
@@ -47,6 +47,22 @@ public final class NetworkEnforcerCommand implements Runnable {
     cl.setDefaultValueProvider(defaults);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     cl.setExecutionExceptionHandler(NetworkEnforcerCommand::handle);
+    cl.setParameterExceptionHandler(NetworkEnforcerCommand::handleUsage);
+    cl.setExecutionStrategy(parsed -> {
+      ParseResult command = parsed;
+      while (command.hasSubcommand()) {
+        command = command.subcommand();
+      }
+      if (!command.isUsageHelpRequested() && !command.isVersionHelpRequested()) {
+        try {
+          defaults.checkFileKeys(command.commandSpec());
+        } catch (ConfigException e) {
+          throw new CommandLine.ParameterException(command.commandSpec().commandLine(), e.getMessage(), e);
+        }
+      }
+      return new CommandLine.RunLast().execute(parsed);
+    });
+    CommandHelp.apply(cl);
     return cl;
   }
 
@@ -79,6 +95,31 @@ public final class NetworkEnforcerCommand implements Runnable {
     }
     err.flush();
     return EXIT_FAILURE;
+  }
+
+  /** A command line picocli could not parse: one line that says what, and where the help is (as kubectl). */
+  private static int handleUsage(CommandLine.ParameterException e, String[] args) {
+    CommandLine cl = e.getCommandLine();
+    PrintWriter err = cl.getErr();
+    if (e instanceof CommandLine.MissingParameterException missing && !missing.getMissing().isEmpty()) {
+      for (CommandLine.Model.ArgSpec arg : missing.getMissing()) {
+        err.println("error: " + required(arg));
+      }
+    } else {
+      err.println("error: " + e.getMessage());
+      CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+    }
+    err.println("See '" + cl.getCommandSpec().qualifiedName() + " --help' for usage and examples.");
+    err.flush();
+    return EXIT_CONFIG;
+  }
+
+  /** {@code --input FILE|DIR|- is required: <its description>}. */
+  private static String required(CommandLine.Model.ArgSpec arg) {
+    String name = arg instanceof CommandLine.Model.OptionSpec o ? o.longestName() + " " + o.paramLabel()
+        : arg.paramLabel();
+    String[] description = arg.description();
+    return name + " is required" + (description.length == 0 ? "" : ": " + description[0]);
   }
 
   static boolean isConfigProblem(Throwable e) {

@@ -9,7 +9,10 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine.IDefaultValueProvider;
+import java.util.Set;
+import java.util.TreeSet;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
@@ -22,10 +25,73 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
   public static final String ENV_PREFIX = "NE_";
   private final Map<String, String> env;
   private final Map<String, String> file;
+  private final String fileName;
 
   public EnvironmentDefaults(Map<String, String> env, Map<String, String> file) {
+    this(env, file, "the config file");
+  }
+
+  /** @param fileName the config file, for messages */
+  public EnvironmentDefaults(Map<String, String> env, Map<String, String> file, String fileName) {
     this.env = Map.copyOf(env);
     this.file = Map.copyOf(file);
+    this.fileName = fileName;
+  }
+
+  /**
+   * Refuses a key of the config file that is no option of the command about to run: a misspelled
+   * key would otherwise be ignored without a word, and the default used.
+   */
+  public void checkFileKeys(CommandSpec command) {
+    Set<String> known = new TreeSet<>();
+    for (OptionSpec option : command.options()) {
+      for (String name : option.names()) {
+        if (name.startsWith("--")) {
+          known.add(name.substring(2));
+        }
+      }
+    }
+    for (String key : new TreeSet<>(file.keySet())) {
+      if (!known.contains(key)) {
+        String closest = closest(key, known);
+        throw new ConfigException(fileName + ": '" + key + "' is not an option of " + command.qualifiedName()
+            + (closest == null ? "" : " (did you mean '" + closest + "'?)") + "; remove or fix the key ("
+            + command.qualifiedName() + " --help lists the options)");
+      }
+    }
+  }
+
+  /** The known name at the smallest edit distance, if it is close enough to be a typo. */
+  private static String closest(String key, Set<String> known) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : known) {
+      int d = distance(key, k);
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return bestDistance <= Math.max(2, key.length() / 4) ? best : null;
+  }
+
+  private static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
   }
 
   /** Reads the environment and the config file named by {@code --config FILE} / {@code NE_CONFIG}. */
@@ -39,7 +105,8 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
         configFile = args[i].substring("--config=".length());
       }
     }
-    return new EnvironmentDefaults(env, configFile == null ? Map.of() : readFile(Path.of(configFile)));
+    return configFile == null ? new EnvironmentDefaults(env, Map.of())
+        : new EnvironmentDefaults(env, readFile(Path.of(configFile)), "config file " + configFile);
   }
 
   /** The environment variable an option reads: {@code NE_} + the long name in upper snake case. */

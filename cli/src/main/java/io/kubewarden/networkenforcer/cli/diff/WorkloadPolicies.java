@@ -33,11 +33,10 @@ final class WorkloadPolicies {
   static List<Named> read(Path file, String option, Set<String> kinds) {
     String expected = String.join(" or ", kinds);
     List<Named> out = new ArrayList<>();
-    List<JsonNode> documents = PolicyDocuments.read(file, option, expected);
-    for (int i = 0; i < documents.size(); i++) {
-      JsonNode doc = documents.get(i);
+    for (PolicyDocuments.Document d : PolicyDocuments.read(file, option, expected)) {
+      JsonNode doc = d.node();
       String kind = doc.path("kind").asText("");
-      String where = "document " + (i + 1) + " of " + file;
+      String where = d.where();
       if (!kinds.contains(kind)) {
         throw new ConfigException(where + " is " + (kind.isEmpty() ? "not a Kubernetes object" : "a " + kind)
             + "; " + option + " takes a " + expected);

@@ -2,13 +2,14 @@ package io.kubewarden.networkenforcer.cli.history;
 
 import io.kubewarden.networkenforcer.cli.learn.CaptureClusterState;
 import io.kubewarden.networkenforcer.cli.learn.CaptureInspection;
+import io.kubewarden.networkenforcer.cli.learn.ClusterStates;
 import io.kubewarden.networkenforcer.cli.learn.LearnInputException;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
-import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -21,7 +22,8 @@ import java.util.Optional;
 public final class CaptureFlows {
   private CaptureFlows() {}
 
-  public static CaptureSummary read(Path capture, Optional<Path> clusterState, FlowSink sink) {
+  /** @param err where a warning about the cluster-state file goes */
+  public static CaptureSummary read(Path capture, Optional<Path> clusterState, FlowSink sink, PrintWriter err) {
     clusterState.ifPresent(file -> {
       if (!Files.isRegularFile(file)) {
         throw new LearnInputException("cluster-state file " + file + " does not exist; fix --cluster-state "
@@ -29,7 +31,7 @@ public final class CaptureFlows {
       }
     });
     CaptureFormat format = CaptureInspection.inspect(capture, Optional.empty());
-    ClusterView view = clusterState.<ClusterView>map(ClusterStateFile::load)
+    ClusterView view = clusterState.<ClusterView>map(file -> ClusterStates.load(file, err))
         .orElseGet(() -> CaptureClusterState.derive(capture, format));
     return CaptureFile.read(capture, Optional.of(format), view, sink);
   }

@@ -85,7 +85,8 @@ public final class CaptureClusterState {
           + "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster-state.json)");
     }
     CaptureClusterState state = new CaptureClusterState();
-    try (BufferedReader reader = CaptureInput.open(capture)) {
+    // A capture cut short is learned up to the break; the pipeline's read says where it is.
+    try (BufferedReader reader = new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
       String line;
       while ((line = reader.readLine()) != null) {
         if (!line.isBlank()) {

@@ -27,7 +27,7 @@ public final class CaptureInspection {
     }
     boolean anyLine = false;
     long number = 0;
-    try (BufferedReader reader = CaptureInput.open(capture)) {
+    try (BufferedReader reader = new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
       String line;
       while ((line = reader.readLine()) != null) {
         number++;

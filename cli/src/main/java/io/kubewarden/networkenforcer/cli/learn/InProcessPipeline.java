@@ -36,6 +36,7 @@ import java.util.stream.Stream;
  * processed and evidence is flushed.
  */
 final class InProcessPipeline implements AutoCloseable {
+  private Optional<String> truncation = Optional.empty();
   private final Path workDir;
   private final MeterRegistry registry;
   private final LearningSettings learning;
@@ -73,8 +74,11 @@ final class InProcessPipeline implements AutoCloseable {
     try (InProcessTopology topology = topology(format, backend)) {
       progress.phaseDone("output directory, topology ready");
       long totalBytes = CaptureInput.size(capture);
-      try (BufferedReader reader = CaptureInput.open(capture, in -> progress.track(in, totalBytes))) {
-        return read(reader, format, view, timeout, progress, unreadableLines, ingestMetrics, topology);
+      try (TruncatedCapture reader = new TruncatedCapture(CaptureInput.open(capture,
+          in -> progress.track(in, totalBytes)), capture.toString())) {
+        LearnResult result = read(reader, format, view, timeout, progress, unreadableLines, ingestMetrics, topology);
+        truncation = reader.broke();
+        return result;
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
@@ -86,6 +90,11 @@ final class InProcessPipeline implements AutoCloseable {
    * caller does next (loading the cluster state) overlaps it: the driver's start is a few hundred
    * milliseconds of class loading, and a short capture's run is a few seconds. {@link #run} takes it.
    */
+  /** Where the capture of the last {@link #run} broke off, when it did. */
+  Optional<String> truncation() {
+    return truncation;
+  }
+
   void startBuilding(CaptureFormat format, Backend backend) {
     ProcessorConfig config = config(format, backend);
     building = new Building(format, backend, CompletableFuture.supplyAsync(

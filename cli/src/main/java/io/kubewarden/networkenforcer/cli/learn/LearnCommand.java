@@ -5,11 +5,12 @@ import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.common.config.Durations;
+import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
-import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -51,24 +53,32 @@ public final class LearnCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--input", paramLabel = "FILE|DIR|-",
-      description = "The capture: a file, a directory of rotated files, or - for standard input (required).")
+  @Option(names = {"-f", "--input"}, paramLabel = "FILE|DIR|-", required = true,
+      description = "The capture: a file, a directory of rotated files, or - for standard input.")
   Path input;
 
   @Option(names = "--format", paramLabel = "hubble|goldmane|ztunnel",
       description = "Format of the capture; detected from its first records when not given.")
   String format;
 
-  @Option(names = "--cluster-state", paramLabel = "FILE",
-      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml).")
+  @Option(names = "--cluster-state", paramLabel = "FILE|-",
+      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml); "
+          + "- reads it from standard input.")
   Path clusterState;
 
-  @Option(names = "--backend", paramLabel = "kubernetes|istio",
-      description = "Policy model of the proposals; default kubernetes for hubble and goldmane, istio for ztunnel.")
+  @Option(names = "--provider", paramLabel = "istio|calico|cilium",
+      description = "The data plane the capture comes from, which decides the policy model (istio: Istio "
+          + "AuthorizationPolicy; calico, cilium: NetworkPolicy), as for the services (env NE_PROVIDER); default "
+          + "from the capture: cilium for hubble, calico for goldmane, istio for ztunnel.")
+  String provider;
+
+  /** The policy model by its own name; --provider is the name every command uses. */
+  @Option(names = "--backend", paramLabel = "kubernetes|istio", hidden = true,
+      description = "Deprecated: use --provider.")
   String backend;
 
-  @Option(names = "--output-dir", paramLabel = "DIR",
-      description = "Where the manifests go (required); must be empty or new unless --overwrite is given.")
+  @Option(names = "--output-dir", paramLabel = "DIR", required = true,
+      description = "Where the manifests go; must be empty or new unless --overwrite is given.")
   Path outputDir;
 
   @Option(names = "--overwrite",
@@ -83,6 +93,16 @@ public final class LearnCommand implements Callable<Integer> {
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
       description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
+
+  @Option(names = {"-v", "--verbose"},
+      description = "List every rule of every proposal (the summary lists the first " + LearnSummary.LISTED
+          + " files with their rule counts).")
+  boolean verbose;
+
+  @Option(names = {"-o", "--output"}, paramLabel = "text|json|yaml", defaultValue = "text",
+      description = "Summary format (default: ${DEFAULT-VALUE}): json or yaml give the summary and every file "
+          + "written to tools.")
+  String output;
 
   @Option(names = "--timings",
       description = "Also print how long each phase took (to standard error): where a slow run spends its time.")
@@ -104,7 +124,13 @@ public final class LearnCommand implements Callable<Integer> {
     LogLevels.quiet(logLevel);
     LearnRequest request = validate();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
-    try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null) {
+    try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null;
+        StdinCapture state = request.clusterState().filter(f -> STDIN.equals(f.toString())).isPresent()
+            ? StdinCapture.spool(System.in) : null) {
+      if (state != null) {
+        // kubectl get ... -o json | network-enforcer learn --cluster-state - ...
+        request = request.withClusterState(state.file());
+      }
       Path capture = request.input();
       if (stdin != null) {
         capture = stdin.file();
@@ -122,6 +148,10 @@ public final class LearnCommand implements Callable<Integer> {
   private Integer learn(LearnRequest request, Path capture, PrintWriter out, LearnProgress progress)
       throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
+    providerGiven.filter(p -> p != LearnSetup.providerOf(captureFormat)).ifPresent(p -> {
+      throw new LearnInputException("--provider " + p + " does not fit the capture: " + captureFormat.source()
+          + " records come from " + LearnSetup.providerOf(captureFormat) + "; drop --provider (or fix NE_PROVIDER)");
+    });
     Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     LearnSetup.checkBackend(captureFormat, chosenBackend);
     progress.phaseDone("options and capture format");
@@ -130,13 +160,14 @@ public final class LearnCommand implements Callable<Integer> {
     LearnResult result;
     LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
+    Optional<String> truncation;
     List<Path> removed;
     try (InProcessPipeline pipeline = new InProcessPipeline(registry, learningSettings)) {
       // The topology is built while the cluster state loads.
       pipeline.startBuilding(captureFormat, chosenBackend);
       // Handed to the pipeline, which lets it go once the capture is read.
       AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
-          .<ClusterView>map(ClusterStateFile::load)
+          .<ClusterView>map(file -> ClusterStates.load(file, spec.commandLine().getErr()))
           .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
       progress.phaseDone(request.clusterState().isPresent() ? "cluster state" : "cluster state from the capture");
       // Only once every input is known to be usable: an earlier run's manifests go now.
@@ -144,6 +175,8 @@ public final class LearnCommand implements Callable<Integer> {
       try (UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
         result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
             unreadableLines);
+        truncation = pipeline.truncation().map(t -> t.replace(capture.toString(), String.valueOf(
+            request.fromStdin() ? "from standard input" : request.input())));
         unreadable = unreadableLines.written();
       }
     }
@@ -155,11 +188,18 @@ public final class LearnCommand implements Callable<Integer> {
     progress.phaseDone("manifests written");
     LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
         chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
-        learningSettings).withOutputFiles(unreadable, removed.size());
-    summary.print(out);
+        learningSettings).withOutputFiles(unreadable, removed.size())
+        .withTruncation(truncation);
     if (report != null) {
       LearnReport.write(report, proposals, summary);
-      out.println("  report:              " + report);
+    }
+    if (request.output() == OutputFormat.TEXT) {
+      summary.print(out, verbose);
+      if (report != null) {
+        out.println("  report:              " + report);
+      }
+    } else {
+      out.print(request.output().render(summary.document(Optional.ofNullable(report))));
     }
     out.flush();
     progress.phaseDone("summary");
@@ -175,25 +215,24 @@ public final class LearnCommand implements Callable<Integer> {
 
   /** The options, checked, with messages that say what to fix. */
   record LearnRequest(Path input, Optional<CaptureFormat> format, Optional<Path> clusterState,
-      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite) {
+      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite, OutputFormat output) {
 
     boolean fromStdin() {
       return STDIN.equals(input.toString());
+    }
+
+    LearnRequest withClusterState(Path file) {
+      return new LearnRequest(input, format, Optional.of(file), backend, outputDir, timeout, overwrite, output);
     }
   }
 
   private static final String STDIN = "-";
 
+  /** The --provider given, checked against the capture's format once it is known. */
+  private Optional<Provider> providerGiven = Optional.empty();
+
   LearnRequest validate() {
-    if (input == null) {
-      throw new LearnInputException("--input FILE is required: the capture to learn from");
-    }
-    if (outputDir == null) {
-      throw new LearnInputException("--output-dir DIR is required: where the proposal manifests go");
-    }
-    if (Files.exists(outputDir) && !Files.isDirectory(outputDir)) {
-      throw new LearnInputException("--output-dir " + outputDir + " is a file; name a directory");
-    }
+    OutputDirectory.check(outputDir, overwrite);
 
     Optional<CaptureFormat> f = Optional.empty();
     if (format != null && !format.isBlank()) {
@@ -204,14 +243,33 @@ public final class LearnCommand implements Callable<Integer> {
       }
     }
     Optional<Backend> b = Optional.empty();
+    if (provider != null && !provider.isBlank()) {
+      String p = provider.trim();
+      if (!Set.of("istio", "calico", "cilium").contains(p)) {
+        throw new LearnInputException("--provider '" + provider + "' must be istio, calico or cilium (NE_PROVIDER)");
+      }
+      b = Optional.of(Provider.parse(p).backend());
+      providerGiven = Optional.of(Provider.parse(p));
+    }
     if (backend != null && !backend.isBlank()) {
+      spec.commandLine().getErr().println("warning: --backend is deprecated; use --provider (istio for the istio "
+          + "backend, calico or cilium for kubernetes)");
       try {
-        b = Optional.of(Backend.parse(backend.trim()));
+        Backend given = Backend.parse(backend.trim());
+        if (b.isPresent() && b.get() != given) {
+          throw new LearnInputException("--backend " + backend + " contradicts --provider " + provider
+              + "; give --provider only");
+        }
+        b = Optional.of(given);
       } catch (IllegalArgumentException e) {
         throw new LearnInputException("--backend: " + e.getMessage());
       }
     }
-    if (clusterState != null && !Files.isRegularFile(clusterState)) {
+    if (clusterState != null && STDIN.equals(clusterState.toString()) && STDIN.equals(input.toString())) {
+      throw new LearnInputException("--input - and --cluster-state - both name standard input; give one of them as "
+          + "a file");
+    }
+    if (clusterState != null && !STDIN.equals(clusterState.toString()) && !Files.isRegularFile(clusterState)) {
       throw new LearnInputException("cluster-state file " + clusterState + " does not exist; fix --cluster-state "
           + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
     }
@@ -219,6 +277,12 @@ public final class LearnCommand implements Callable<Integer> {
       LearnReport.check(report);
     }
     Duration t = Durations.parse("--timeout", timeout);
-    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite);
+    OutputFormat o;
+    try {
+      o = OutputFormat.parse(output);
+    } catch (RuntimeException e) {
+      throw new LearnInputException(e.getMessage());
+    }
+    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite, o);
   }
 }

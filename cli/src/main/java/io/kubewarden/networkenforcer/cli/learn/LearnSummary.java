@@ -13,6 +13,8 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import io.kubewarden.networkenforcer.common.report.ProposalRules;
 import java.util.Locale;
@@ -37,6 +39,7 @@ public final class LearnSummary {
   private final LearningSettings learning;
   private Optional<Path> unreadableLinesFile = Optional.empty();
   private int manifestsRemoved;
+  private Optional<String> truncation = Optional.empty();
 
   LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
       MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
@@ -58,28 +61,37 @@ public final class LearnSummary {
     return this;
   }
 
+  /** Where the capture broke off (a truncated .gz), the first warning. */
+  LearnSummary withTruncation(Optional<String> truncation) {
+    this.truncation = truncation;
+    return this;
+  }
+
   Path input() { return input; }
   CaptureFormat format() { return format; }
   Backend backend() { return backend; }
   CaptureSummary capture() { return capture; }
 
+  /** How many proposals the summary names one by one; {@code --verbose} names all, with their rules. */
+  static final int LISTED = 10;
+
+  /** Every proposal with every rule: what {@code learn --verbose} prints. */
   void print(PrintWriter out) {
+    print(out, true);
+  }
+
+  /**
+   * The summary: the warnings that decide whether the proposals can be trusted (events lost, nodes
+   * unreadable, not converged) first, then the counts, then the files; a terminal's worth by
+   * default, every rule with {@code verbose}.
+   */
+  void print(PrintWriter out, boolean verbose) {
+    warnings().forEach(w -> out.printf(Locale.ROOT, "WARNING: %s%n", w));
     out.printf(Locale.ROOT, "Learned from %s (%s, backend %s, selectors from %s)%n", input,
         format.source(), backend, clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
     out.printf(Locale.ROOT, "  records read:        %d%n", capture.lines());
     out.printf(Locale.ROOT, "  flows published:     %d%n", capture.published());
     out.printf(Locale.ROOT, "  dropped at ingest:   %d%s%n", capture.droppedTotal(), reasons(dropReasons()));
-    long lost = Math.max(capture.lostEvents(), CaptureLoss.lostEvents(registry));
-    if (lost > 0) {
-      out.printf(Locale.ROOT, "  lost events:         %d (the capture is INCOMPLETE: Hubble dropped events before "
-          + "they were recorded; rules for the lost connections may be missing, so no proposal is Converged; raise "
-          + "the Hubble buffer or record for less time)%n", lost);
-    }
-    if (!capture.unreadableNodes().isEmpty()) {
-      out.printf(Locale.ROOT, "  unreadable nodes:    %s (the capture is INCOMPLETE: Hubble Relay could not read "
-          + "them for a while, so their flows of that time are missing and no proposal is Converged; record again "
-          + "with every node connected)%n", String.join(", ", capture.unreadableNodes()));
-    }
     out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
         capture.badLines() == 0 ? "" : unreadableLinesFile.map(f -> " (kept in " + f + ")")
             .orElse(" (kept in the dead-letter topic)"));
@@ -89,7 +101,7 @@ public final class LearnSummary {
       out.printf(Locale.ROOT, "  not learned:         %d%s%n", notLearned.values().stream().mapToLong(Long::longValue)
           .sum(), reasons(notLearned));
     }
-    long inferredProposals = proposals.stream().filter(p -> !p.inferredWorkloads().isEmpty()).count();
+    long inferredProposals = inferredProposals();
     if (capture.inferredFlows() > 0 || inferredProposals > 0) {
       out.printf(Locale.ROOT, "  inferred workloads:  %d flows, %d proposals (workload and selector inferred from pod "
           + "names and labels; those proposals carry the annotation %s: review their selectors)%n",
@@ -99,18 +111,114 @@ public final class LearnSummary {
       out.printf(Locale.ROOT, "  old manifests removed (--overwrite): %d%n", manifestsRemoved);
     }
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
-    List<String> tooLarge = proposals.stream().filter(ProposalManifests::tooLargeToStore)
-        .map(p -> p.namespace() + "/" + p.name()).toList();
+    List<String> tooLarge = tooLarge();
     if (!tooLarge.isEmpty()) {
       out.printf(Locale.ROOT, "  too large to store:  %d (%s; a rule per peer is over the 1.5 MiB Kubernetes keeps per "
           + "object: write a WorkloadNetworkPolicy for those workloads by hand, for example one rule for all "
           + "namespaces)%n", tooLarge.size(), String.join(", ", tooLarge));
     }
-    out.printf(Locale.ROOT, "  converged:           %s%n", convergence());
-    for (int i = 0; i < proposals.size(); i++) {
-      out.printf(Locale.ROOT, "    %s%n", files.get(i));
-      ProposalRules.describe(proposals.get(i)).forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
+    if (proposals.isEmpty() || convergedCount() == proposals.size()) {
+      // Otherwise it is a warning, at the top.
+      out.printf(Locale.ROOT, "  converged:           %s%n", convergence());
     }
+    int listed = verbose ? proposals.size() : Math.min(LISTED, proposals.size());
+    for (int i = 0; i < listed; i++) {
+      List<String> rules = ProposalRules.describe(proposals.get(i));
+      if (verbose) {
+        out.printf(Locale.ROOT, "    %s%n", files.get(i));
+        rules.forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
+      } else {
+        out.printf(Locale.ROOT, "    %s (%d %s)%n", files.get(i), rules.size(), rules.size() == 1 ? "rule" : "rules");
+      }
+    }
+    if (listed < proposals.size()) {
+      out.printf(Locale.ROOT, "    ... and %d more%n", proposals.size() - listed);
+    }
+    if (!verbose && !proposals.isEmpty()) {
+      out.printf(Locale.ROOT, "  (--verbose lists every rule of every proposal; -o json gives this summary to tools)%n");
+    }
+  }
+
+  /** What a reviewer must know before trusting any proposal, most important first. */
+  List<String> warnings() {
+    List<String> out = new ArrayList<>();
+    truncation.ifPresent(out::add);
+    long lost = lostEvents();
+    if (lost > 0) {
+      out.add("lost events: " + lost + " (the capture is INCOMPLETE: Hubble dropped events before they were "
+          + "recorded; rules for the lost connections may be missing, so no proposal is Converged; raise the Hubble "
+          + "buffer or record for less time)");
+    }
+    if (!capture.unreadableNodes().isEmpty()) {
+      out.add("unreadable nodes: " + String.join(", ", capture.unreadableNodes()) + " (the capture is INCOMPLETE: "
+          + "Hubble Relay could not read them for a while, so their flows of that time are missing and no proposal "
+          + "is Converged; record again with every node connected)");
+    }
+    if (!proposals.isEmpty() && convergedCount() < proposals.size()) {
+      out.add("converged: " + convergence());
+    }
+    return out;
+  }
+
+  /**
+   * The summary as one document ({@code learn -o json|yaml}): the same figures as the text, with
+   * every written file and its rule count.
+   */
+  Map<String, Object> document(Optional<Path> report) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("input", input.toString());
+    doc.put("format", format.source());
+    doc.put("backend", backend.name());
+    doc.put("selectorsFrom", clusterStateGiven ? "cluster-state" : "capture");
+    doc.put("warnings", warnings());
+    doc.put("recordsRead", capture.lines());
+    doc.put("flowsPublished", capture.published());
+    doc.put("droppedAtIngest", capture.droppedTotal());
+    doc.put("droppedByReason", dropReasons());
+    doc.put("lostEvents", lostEvents());
+    doc.put("unreadableNodes", capture.unreadableNodes());
+    doc.put("unreadableLines", capture.badLines());
+    unreadableLinesFile.ifPresent(f -> doc.put("unreadableLinesFile", f.toString()));
+    doc.put("notLearnedByReason", processorSkips());
+    doc.put("inferredFlows", capture.inferredFlows());
+    doc.put("inferredProposals", inferredProposals());
+    doc.put("oldManifestsRemoved", manifestsRemoved);
+    doc.put("proposalsWritten", proposals.size());
+    doc.put("converged", convergedCount());
+    doc.put("convergence", convergence());
+    doc.put("tooLargeToStore", tooLarge());
+    List<Map<String, Object>> written = new ArrayList<>();
+    for (int i = 0; i < proposals.size(); i++) {
+      ProposalSnapshot p = proposals.get(i);
+      Map<String, Object> f = new LinkedHashMap<>();
+      f.put("file", files.get(i).toString());
+      f.put("namespace", p.namespace());
+      f.put("name", p.name());
+      f.put("direction", String.valueOf(p.spec().getDirection()));
+      f.put("rules", ProposalRules.describe(p).size());
+      f.put("converged", p.convergence() != null && p.convergence().converged());
+      written.add(f);
+    }
+    doc.put("proposals", written);
+    report.ifPresent(r -> doc.put("report", r.toString()));
+    return doc;
+  }
+
+  private long lostEvents() {
+    return Math.max(capture.lostEvents(), CaptureLoss.lostEvents(registry));
+  }
+
+  private long convergedCount() {
+    return proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
+  }
+
+  private long inferredProposals() {
+    return proposals.stream().filter(p -> !p.inferredWorkloads().isEmpty()).count();
+  }
+
+  private List<String> tooLarge() {
+    return proposals.stream().filter(ProposalManifests::tooLargeToStore).map(p -> p.namespace() + "/" + p.name())
+        .toList();
   }
 
   String convergence() {

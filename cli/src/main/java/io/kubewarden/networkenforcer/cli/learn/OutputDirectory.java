@@ -21,6 +21,45 @@ final class OutputDirectory {
 
   private OutputDirectory() {}
 
+  /**
+   * Before anything is read: the directory is usable (a directory, writable, or creatable under a
+   * writable parent) and empty unless {@code overwrite}; a long capture is never learned only to be
+   * refused at the end.
+   */
+  static void check(Path dir, boolean overwrite) {
+    if (Files.exists(dir)) {
+      if (!Files.isDirectory(dir)) {
+        throw new LearnInputException("--output-dir " + dir + " is a file; name a directory");
+      }
+      if (!Files.isWritable(dir)) {
+        throw new LearnInputException("--output-dir " + dir + " is not writable; name a directory you can write to");
+      }
+      List<Path> entries = entries(dir);
+      if (!entries.isEmpty() && !overwrite) {
+        throw notEmpty(dir, entries);
+      }
+      return;
+    }
+    Path parent = dir.toAbsolutePath().getParent();
+    while (parent != null && !Files.exists(parent)) {
+      parent = parent.getParent();
+    }
+    if (parent == null || !Files.isDirectory(parent)) {
+      throw new LearnInputException("--output-dir " + dir + " cannot be created: " + parent + " is a file; name a "
+          + "directory");
+    }
+    if (!Files.isWritable(parent)) {
+      throw new LearnInputException("--output-dir " + dir + " cannot be created: " + parent + " is not writable; "
+          + "name a directory you can write to");
+    }
+  }
+
+  private static LearnInputException notEmpty(Path dir, List<Path> entries) {
+    return new LearnInputException("--output-dir " + dir + " is not empty (" + entries.size() + " entries, for example "
+        + dir.relativize(entries.get(0)) + "); name an empty or new directory, or pass --overwrite to replace "
+        + "the manifests of an earlier run");
+  }
+
   /** Checks the directory and, with overwrite, clears what an earlier run left; returns the files removed. */
   static List<Path> prepare(Path dir, boolean overwrite) {
     if (!Files.exists(dir)) {
@@ -34,9 +73,7 @@ final class OutputDirectory {
       return List.of();
     }
     if (!overwrite) {
-      throw new LearnInputException("--output-dir " + dir + " is not empty (" + entries.size() + " entries, for example "
-          + dir.relativize(entries.get(0)) + "); name an empty or new directory, or pass --overwrite to replace "
-          + "the manifests of an earlier run");
+      throw notEmpty(dir, entries);
     }
     List<Path> removed = new ArrayList<>();
     try (Stream<Path> all = Files.walk(dir)) {

@@ -12,14 +12,14 @@ import java.nio.file.StandardCopyOption;
  * more than once (format detection, the cluster state it implies, the pipeline). The file goes
  * when the run ends.
  */
-final class StdinCapture implements AutoCloseable {
+public final class StdinCapture implements AutoCloseable {
   private final Path file;
 
   private StdinCapture(Path file) {
     this.file = file;
   }
 
-  static StdinCapture spool(InputStream in) {
+  public static StdinCapture spool(InputStream in) {
     try {
       Path file = Files.createTempFile("network-enforcer-stdin", ".capture");
       Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
@@ -29,7 +29,7 @@ final class StdinCapture implements AutoCloseable {
     }
   }
 
-  Path file() {
+  public Path file() {
     return file;
   }
 

@@ -2,8 +2,9 @@ package io.kubewarden.networkenforcer.cli.replay;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
-import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
+import io.kubewarden.networkenforcer.cli.history.KafkaReachability;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.history.WindowLossReader;
 import io.kubewarden.networkenforcer.cli.learn.CaptureLoss;
@@ -59,14 +60,15 @@ public final class ReplayCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--from", paramLabel = "TIME", description = "Start of the window (required): "
+  @Option(names = "--from", paramLabel = "TIME", required = true, description = "Start of the window: "
       + "2026-12-01T08:00:00Z, or a duration before now (24h).")
   String from;
 
   @Option(names = "--to", paramLabel = "TIME", description = "End of the window, exclusive (default: now).")
   String to;
 
-  @Option(names = "--namespace", paramLabel = "NS", description = "Only targets in this namespace; repeatable.")
+  @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
+      description = "Only targets in this namespace; repeatable.")
   List<String> namespaces = new ArrayList<>();
 
   @Option(names = "--output-dir", paramLabel = "DIR", description = "Write the proposals here as manifests.")
@@ -91,7 +93,7 @@ public final class ReplayCommand implements Callable<Integer> {
   ProviderNameOption provider;
 
   @Mixin
-  KafkaOptions kafka;
+  KafkaClientOptions kafka;
 
   @Mixin
   ConfigFileOption configFile;
@@ -113,6 +115,7 @@ public final class ReplayCommand implements Callable<Integer> {
     TimeWindow window = TimeWindow.parse(from, to, Instant.now());
     Set<String> selected = new TreeSet<>(namespaces);
     KafkaSettings live = kafka.settings(null);
+    KafkaReachability.require(live);
     var chosen = provider.provider();
 
     ReplayPipeline.Result result;

@@ -37,16 +37,14 @@ public final class PolicyFile {
   private PolicyFile() {}
 
   static List<CandidatePolicy> load(Path file) {
-    List<JsonNode> documents = PolicyDocuments.read(file, "--policy", KINDS);
     List<CandidatePolicy> out = new ArrayList<>();
-    for (int i = 0; i < documents.size(); i++) {
-      out.add(candidate(file, i + 1, documents.get(i)));
+    for (PolicyDocuments.Document d : PolicyDocuments.read(file, "--policy", KINDS)) {
+      out.add(candidate(d.where(), d.node()));
     }
     return out;
   }
 
-  private static CandidatePolicy candidate(Path file, int number, JsonNode doc) {
-    String where = "document " + number + " of " + file;
+  private static CandidatePolicy candidate(String where, JsonNode doc) {
     if (!doc.isObject()) {
       throw new ConfigException(where + " is not a Kubernetes object; --policy takes a " + KINDS);
     }
@@ -75,7 +73,7 @@ public final class PolicyFile {
         default -> authorizationPolicy(label, namespace, doc);
       };
     } catch (JsonProcessingException e) {
-      throw new ConfigException(label + " in " + file + " is not valid: " + PolicyDocuments.firstLine(e.getOriginalMessage()));
+      throw new ConfigException(label + " (" + where + ") is not valid: " + PolicyDocuments.firstLine(e.getOriginalMessage()));
     }
   }
 

@@ -2,13 +2,18 @@ package io.kubewarden.networkenforcer.cli.simulate;
 
 import io.kubewarden.networkenforcer.cli.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
-import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
+import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.CaptureFlows;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
+import io.kubewarden.networkenforcer.cli.history.KafkaReachability;
+import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
+import io.kubewarden.networkenforcer.cli.learn.StdinCapture;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -49,11 +54,13 @@ public final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--policy", paramLabel = "FILE", description = "The candidate policies (required).")
+  @Option(names = {"-f", "--policy"}, paramLabel = "FILE|DIR|-", required = true,
+      description = "The candidate policies: a file, a directory (read recursively, as learn writes it) "
+          + "or - for standard input.")
   Path policy;
 
-  @Option(names = "--input", paramLabel = "CAPTURE",
-      description = "A capture file (hubble, goldmane or ztunnel lines), evaluated offline.")
+  @Option(names = "--input", paramLabel = "CAPTURE|-",
+      description = "A capture file (hubble, goldmane or ztunnel lines) or - for standard input, evaluated offline.")
   Path input;
 
   @Option(names = "--cluster-state", paramLabel = "FILE",
@@ -71,17 +78,14 @@ public final class SimulateCommand implements Callable<Integer> {
   ReportOptions report;
 
   @Mixin
-  KafkaOptions kafka;
+  KafkaClientOptions kafka;
 
   @Mixin
   ConfigFileOption configFile;
 
   @Override
   public Integer call() {
-    boolean json = report.start();
-    if (policy == null) {
-      throw new ConfigException("--policy FILE is required: the candidate policies to test");
-    }
+    OutputFormat format = report.start();
     boolean window = from != null || to != null;
     if (window == (input != null)) {
       throw new ConfigException("name the traffic to test against: --input CAPTURE (offline) or --from TIME "
@@ -90,24 +94,35 @@ public final class SimulateCommand implements Callable<Integer> {
     if (clusterState != null && input == null) {
       throw new ConfigException("--cluster-state goes with --input; flows in the topic are resolved already");
     }
+    boolean captureFromStdin = input != null && PolicyDocuments.STDIN.equals(input.toString());
+    if (captureFromStdin && PolicyDocuments.STDIN.equals(policy.toString())) {
+      throw new ConfigException("--policy - and --input - both name standard input; give one of them as a file");
+    }
     List<CandidatePolicy> candidates = PolicyFile.load(policy);
     Simulation simulation = new Simulation(candidates);
     String source;
     if (input != null) {
-      CaptureSummary capture = CaptureFlows.read(input, Optional.ofNullable(clusterState), simulation::accept);
-      source = "capture " + input.getFileName() + " (" + capture.format().source() + ")";
+      try (StdinCapture stdin = captureFromStdin ? StdinCapture.spool(System.in) : null) {
+        Path file = stdin == null ? input : stdin.file();
+        CaptureSummary capture = CaptureFlows.read(file, Optional.ofNullable(clusterState), simulation::accept,
+            spec.commandLine().getErr());
+        source = "capture " + (stdin == null ? input.getFileName() : "from standard input") + " ("
+            + capture.format().source() + ")";
+      }
     } else {
       TimeWindow w = TimeWindow.parse(from, to, Instant.now());
-      FlowWindowReader reader = new FlowWindowReader(kafka.settings(null));
+      KafkaSettings settings = kafka.settings(null);
+      KafkaReachability.require(settings);
+      FlowWindowReader reader = new FlowWindowReader(settings);
       reader.read(w, (key, flow, ts) -> simulation.accept(flow), HistoryProgress.every2s(spec.commandLine().getErr(), "reading flows"));
       source = "the flows topic, " + w.from() + " to " + w.to();
     }
     Simulation.Result result = simulation.result();
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      SimulationReport.json(out, source, result);
-    } else {
+    if (format == OutputFormat.TEXT) {
       SimulationReport.text(out, source, result);
+    } else {
+      SimulationReport.document(out, format, source, result);
     }
     out.flush();
     return result.anyDenied() ? EXIT_WOULD_DENY : 0;

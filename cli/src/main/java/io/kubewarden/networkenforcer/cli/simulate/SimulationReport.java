@@ -1,18 +1,17 @@
 package io.kubewarden.networkenforcer.cli.simulate;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.cli.config.OutputFormat;
+import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Prints a simulation: a table for people, or one JSON document for tools ({@code -o json}). */
+/** Prints a simulation: a table for people, or one JSON or YAML document for tools ({@code -o json|yaml}). */
 final class SimulationReport {
   private SimulationReport() {}
 
-  static void json(PrintWriter out, String source, Simulation.Result r) {
+  static void document(PrintWriter out, OutputFormat format, String source, Simulation.Result r) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("source", source);
     doc.put("flows", r.flows());
@@ -21,11 +20,7 @@ final class SimulationReport {
     doc.put("undetermined", r.undetermined());
     doc.put("unmatchedRules", r.unmatchedRules());
     doc.put("policies", r.selectedFlows());
-    try {
-      out.println(Json.mapper().writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write the report: " + e.getMessage(), e);
-    }
+    ReportOptions.write(out, format, doc);
   }
 
   static void text(PrintWriter out, String source, Simulation.Result r) {

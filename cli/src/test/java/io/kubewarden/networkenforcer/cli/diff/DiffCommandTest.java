@@ -42,6 +42,73 @@ class DiffCommandTest {
   }
 
   @Test
+  void yamlReportHasTheSameContent() throws Exception {
+    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", DiffFixtures.POLICY), "-o", "yaml");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    assertThat(run.out()).startsWith("different: true\n");
+    assertExactDifferences(Json.yaml().readTree(run.out()));
+
+    CliRun bad = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "-o", "xml");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("-o xml: write text, json or yaml");
+  }
+
+  @Test
+  void namespaceSelectsTheTargetsOnBothSides() throws Exception {
+    String otherNamespace = DiffFixtures.POLICY.replace("namespace: demo}", "namespace: shop}");
+    Path q = Files.writeString(dir.resolve("q.yaml"), DiffFixtures.POLICY + "---\n" + otherNamespace);
+    CliRun all = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
+        "-o", "json");
+    assertThat(Json.mapper().readTree(all.out()).path("onlyInPolicies")).hasSize(1);
+    CliRun demo = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
+        "-n", "demo", "-o", "json");
+    assertThat(demo.exitCode()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    JsonNode report = Json.mapper().readTree(demo.out());
+    assertExactDifferences(report);
+    assertThat(report.path("onlyInPolicies")).isEmpty();
+  }
+
+  @Test
+  void contextPicksTheClusterOfTheKubeconfig() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    String kubeconfig = """
+        apiVersion: v1
+        kind: Config
+        current-context: a
+        clusters:
+        - name: a
+          cluster: {server: "https://127.0.0.1:1"}
+        - name: b
+          cluster: {server: "https://127.0.0.1:%d"}
+        contexts:
+        - name: a
+          context: {cluster: a, user: u}
+        - name: b
+          context: {cluster: b, user: u}
+        users:
+        - name: u
+          user: {token: t}
+        """.formatted(closed);
+    String config = file("kubeconfig", kubeconfig);
+    long start = System.nanoTime();
+    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
+        "--context", "b");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
+    assertThat(run.err()).contains("cannot read WorkloadNetworkPolicies from the API server at https://127.0.0.1:"
+        + closed);
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(10));
+
+    CliRun unknown = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
+        "--context", "c");
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err()).contains("--context c is not a context of " + config);
+  }
+
+  @Test
   void textReportMarksAddedAndRemovedPeers() throws Exception {
     CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
         file("q.yaml", DiffFixtures.POLICY));
@@ -82,15 +149,48 @@ class DiffCommandTest {
   }
 
   @Test
-  void aProposalWhoseTargetHasNoPolicyIsListedApart() throws Exception {
+  void targetsOnlyInTheProposalsOrOnlyInThePoliciesAreDifferences() throws Exception {
+    // The policy is for another target: the proposal's target has no policy, the policy's no proposal.
     String otherTarget = DiffFixtures.POLICY.replace("name: http-server}", "name: http-client}");
     CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
         file("q.yaml", otherTarget), "-o", "json");
-    assertThat(run.exitCode()).isZero();
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("different").asBoolean()).isTrue();
     assertThat(report.path("targets")).isEmpty();
-    assertThat(report.path("withoutPolicy").toString()).isEqualTo("[\"WorkloadNetworkPolicyProposal "
-        + "demo/deployment-http-server-ingress (demo/Deployment/http-server Ingress)\"]");
+    assertThat(report.path("onlyInProposals")).hasSize(1);
+    JsonNode added = report.path("onlyInProposals").get(0);
+    assertThat(added.path("target").asText()).isEqualTo("demo/Deployment/http-server");
+    assertThat(added.path("proposal").asText()).isEqualTo("WorkloadNetworkPolicyProposal "
+        + "demo/deployment-http-server-ingress");
+    assertThat(added.has("policy")).isFalse();
+    assertThat(added.path("added").toString()).isEqualTo(
+        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\",\"UDP/18081\"]},"
+            + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
+    assertThat(added.path("removed")).isEmpty();
+    assertThat(report.path("onlyInPolicies")).hasSize(1);
+    JsonNode removed = report.path("onlyInPolicies").get(0);
+    assertThat(removed.path("target").asText()).isEqualTo("demo/Deployment/http-client");
+    assertThat(removed.path("policy").asText()).isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
+    assertThat(removed.has("proposal")).isFalse();
+    assertThat(removed.path("added")).isEmpty();
+    assertThat(removed.path("removed").toString()).isEqualTo(
+        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\"]},"
+            + "{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
+
+    CliRun text = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
+        file("q.yaml", otherTarget));
+    assertThat(text.exitCode()).isEqualTo(3);
+    assertThat(text.out()).startsWith("Compared 1 proposal with 1 policy from " + dir.resolve("q.yaml")
+            + ": 0 targets in both (0 different), 1 only in the proposals, 1 only in the policies.\n")
+        .contains("Only in the proposals (no policy for the target yet; everything is added):\n"
+            + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress\n"
+            + "  + namespace demo, pods {app=http-client}: TCP/18080, UDP/18081\n"
+            + "  + namespace other, pods {app=scraper}: TCP/9090\n")
+        .contains("Only in the policies (no proposal for the target; everything is removed):\n"
+            + "demo/Deployment/http-client Ingress: WorkloadNetworkPolicy demo/deployment-http-server-ingress\n"
+            + "  - namespace demo, pods {app=http-client}: TCP/18080\n"
+            + "  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
   }
 
   @Test
@@ -100,6 +200,39 @@ class DiffCommandTest {
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("document 1 of").contains("is a Deployment; --proposal takes a "
         + "WorkloadNetworkPolicyProposal");
+  }
+
+  @Test
+  void readsTheProposalsOfADirectoryRecursivelyAndThePoliciesFromStandardInput() throws Exception {
+    // What learn writes: DIR/<namespace>/<name>.yaml, beside files that are not manifests.
+    Path proposals = dir.resolve("proposals");
+    Files.createDirectories(proposals.resolve("demo"));
+    Files.writeString(proposals.resolve("demo/deployment-http-server-ingress.yaml"), DiffFixtures.PROPOSAL);
+    Files.writeString(proposals.resolve("unreadable-lines.txt"), "# line 3: not JSON\n{\n");
+    CliRun run = CliRun.runWithStdin(DiffFixtures.POLICY, "diff", "-f", proposals.toString(), "--policy", "-",
+        "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    assertExactDifferences(Json.mapper().readTree(run.out()));
+
+    CliRun both = CliRun.run("diff", "--proposal", "-", "--policy", "-");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("both name standard input");
+
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    CliRun none = CliRun.run("diff", "-f", empty.toString(), "--policy", file("q.yaml", DiffFixtures.POLICY));
+    assertThat(none.exitCode()).isEqualTo(2);
+    assertThat(none.err()).contains("--proposal directory " + empty + " holds no .yaml, .yml or .json file");
+  }
+
+  @Test
+  void namesTheFileOfABadDocumentInADirectory() throws Exception {
+    Path proposals = Files.createDirectories(dir.resolve("proposals/demo"));
+    Files.writeString(proposals.resolve("a.yaml"), DiffFixtures.PROPOSAL);
+    Files.writeString(proposals.resolve("b.yaml"), "kind: Deployment\nmetadata: {name: x}\n");
+    CliRun run = CliRun.run("diff", "-f", dir.resolve("proposals").toString(), "--policy",
+        file("q.yaml", DiffFixtures.POLICY));
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("document 1 of " + proposals.resolve("b.yaml") + " is a Deployment");
   }
 
   private String file(String name, String content) throws Exception {

@@ -27,7 +27,7 @@ class LearnIstioAndBadInputTest {
   void ztunnelCaptureGivesOneIstioIngressProposalWithThePrincipalAndTcpPortOnly() throws Exception {
     Path out = dir.resolve("out");
     CliRun run = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--backend", "istio", "--output-dir", out.toString());
+        sample("cluster-state.json").toString(), "--provider", "istio", "--output-dir", out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(out);
@@ -57,7 +57,14 @@ class LearnIstioAndBadInputTest {
         sample("cluster-state.json").toString(), "--backend", "kubernetes", "--output-dir", dir.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("istio provider learns the istio backend only").doesNotContain("\tat ");
+    assertThat(run.err()).contains("warning: --backend is deprecated; use --provider")
+        .contains("istio provider learns the istio backend only").doesNotContain("\tat ");
+
+    CliRun provider = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--provider", "cilium", "--output-dir", dir.toString());
+    assertThat(provider.exitCode()).isEqualTo(2);
+    assertThat(provider.err()).contains("--provider cilium does not fit the capture");
+    assertThat(dir).isEmptyDirectory();
   }
 
   @Test
@@ -73,13 +80,13 @@ class LearnIstioAndBadInputTest {
     Path capture = dir.resolve("other.jsonl");
     Files.write(capture, List.of("{\"hello\": \"world\"}", "not json at all"));
 
-    CliRun detected = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.toString());
+    CliRun detected = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(detected.exitCode()).isEqualTo(2);
     assertThat(detected.err()).contains("no line of " + capture).contains("--format hubble|goldmane|ztunnel")
         .doesNotContain("Exception");
 
     CliRun named = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--format", "pcap",
-        "--output-dir", dir.toString());
+        "--output-dir", dir.resolve("out").toString());
     assertThat(named.exitCode()).isEqualTo(2);
     assertThat(named.err()).contains("--format: capture format 'pcap' is not one of hubble");
   }
@@ -88,12 +95,12 @@ class LearnIstioAndBadInputTest {
   void anEmptyOrMissingCaptureIsRejected() throws Exception {
     Path empty = dir.resolve("empty.jsonl");
     Files.write(empty, List.of("", "   "));
-    CliRun run = CliRun.run("learn", "--input", empty.toString(), "--output-dir", dir.toString());
+    CliRun run = CliRun.run("learn", "--input", empty.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("capture file " + empty + " is empty");
 
     CliRun missing = CliRun.run("learn", "--input", dir.resolve("nope.jsonl").toString(), "--output-dir",
-        dir.toString());
+        dir.resolve("out").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("does not exist; fix --input");
   }
@@ -102,7 +109,7 @@ class LearnIstioAndBadInputTest {
   void aMissingClusterStateFileIsRejected() {
     Path state = dir.resolve("cluster.json");
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.toString());
+        state.toString(), "--output-dir", dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cluster-state file " + state + " does not exist")
@@ -114,7 +121,7 @@ class LearnIstioAndBadInputTest {
     Path state = dir.resolve("cluster.json");
     Files.writeString(state, "{ this is : not [ json");
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.toString());
+        state.toString(), "--output-dir", dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cluster-state file " + state);
@@ -159,7 +166,7 @@ class LearnIstioAndBadInputTest {
   void requiredOptionsAreNamed() {
     CliRun noInput = CliRun.run("learn", "--output-dir", dir.toString());
     assertThat(noInput.exitCode()).isEqualTo(2);
-    assertThat(noInput.err()).contains("--input FILE is required");
+    assertThat(noInput.err()).contains("--input FILE|DIR|- is required: The capture");
 
     CliRun noOutput = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString());
     assertThat(noOutput.exitCode()).isEqualTo(2);

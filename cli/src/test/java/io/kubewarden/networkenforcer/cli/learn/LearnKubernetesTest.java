@@ -46,28 +46,70 @@ class LearnKubernetesTest {
   Path out;
 
   @Test
-  void hubbleCaptureWithClusterStateGivesTheFixtureProposals() {
+  void theClusterStateCanComeFromStandardInput() throws Exception {
+    // kubectl get ns,deploy,sts,ds,rs,pods -A -o json | network-enforcer learn --cluster-state - ...
+    CliRun run = CliRun.runWithStdin(Files.readString(sample("cluster-state.json")), "learn", "-f",
+        sample("hubble-flows.jsonl").toString(), "--cluster-state", "-", "--output-dir", out.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertExpectedProposals(out);
+    assertThat(run.out()).contains("selectors from the cluster-state file");
+
+    CliRun both = CliRun.run("learn", "-f", "-", "--cluster-state", "-", "--output-dir",
+        out.resolve("other").toString());
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("both name standard input");
+  }
+
+  @Test
+  void hubbleCaptureWithClusterStateGivesTheFixtureProposals() throws Exception {
     CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(),
         "--cluster-state", sample("cluster-state.json").toString(), "--output-dir", out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertExpectedProposals(out);
+    // The capture holds a lost_events record: the loss comes first, then that nothing converged ...
+    List<String> lines = run.out().lines().toList();
+    assertThat(lines.get(0)).startsWith("WARNING: lost events: 42 (the capture is INCOMPLETE");
+    assertThat(lines.get(1)).startsWith("WARNING: converged: 0 of 3 (the capture spans")
+        .contains("cannot show that traffic of a longer cycle (a daily or weekly job) is covered");
+    assertThat(lines.get(2)).isEqualTo("Learned from " + sample("hubble-flows.jsonl")
+        + " (hubble, backend kubernetes, selectors from the cluster-state file)");
     assertThat(run.out())
-        .contains("(hubble, backend kubernetes, selectors from the cluster-state file)")
         .contains("records read:        34")
         .contains("proposals written:   3")
-        .contains(out.resolve("demo/deployment-http-client-egress.yaml").toString())
+        .containsPattern("    " + Pattern.quote(out.resolve("demo/deployment-http-client-egress.yaml").toString())
+            + " \\(\\d+ rules\\)\n")
         // The node's connection is dropped and counted, never learned; the internet call is learned.
         .containsPattern("dropped at ingest: +\\d+ \\(.*host 1")
         .doesNotContain("external 1")
         .contains("unreadable lines:    0")
         // What the processor did not learn from, per reason (ProcessorMetrics.notLearnedByReason).
         .contains("not learned:         1 (no-destination-workload 1)")
-        .contains("-> addresses 142.251.209.46/32 on TCP 443 (api.stripe.com)")
-        // The capture holds a lost_events record: the loss is on the summary ...
-        .contains("lost events:         42")
-        .contains("converged:           0 of 3 (the capture spans")
-        .contains("cannot show that traffic of a longer cycle (a daily or weekly job) is covered");
+        // The rules only with --verbose.
+        .doesNotContain("-> addresses")
+        .contains("(--verbose lists every rule of every proposal");
+    assertThat(lines).hasSizeLessThan(20);
+
+    CliRun verbose = CliRun.run("learn", "-f", sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--output-dir", out.toString(), "--overwrite", "--verbose");
+    assertThat(verbose.exitCode()).as(verbose.err()).isZero();
+    assertThat(verbose.out()).contains("-> addresses 142.251.209.46/32 on TCP 443 (api.stripe.com)")
+        .doesNotContain("(--verbose");
+
+    CliRun json = CliRun.run("learn", "-f", sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        sample("cluster-state.json").toString(), "--output-dir", out.toString(), "--overwrite", "-o", "json");
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    var doc = io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(json.out());
+    assertThat(doc.path("recordsRead").asLong()).isEqualTo(34);
+    assertThat(doc.path("lostEvents").asLong()).isEqualTo(42);
+    assertThat(doc.path("proposalsWritten").asInt()).isEqualTo(3);
+    assertThat(doc.path("converged").asInt()).isZero();
+    assertThat(doc.path("warnings")).hasSize(2);
+    assertThat(doc.path("warnings").get(0).asText()).startsWith("lost events: 42");
+    assertThat(doc.path("notLearnedByReason").toString()).isEqualTo("{\"no-destination-workload\":1}");
+    assertThat(doc.path("proposals")).hasSize(3);
+    assertThat(doc.path("proposals").findValuesAsText("file"))
+        .contains(out.resolve("demo/deployment-http-client-egress.yaml").toString());
     // ... and in every manifest.
     LearnedProposals.read(out).values().forEach(p -> assertThat(p.getStatus().getConditions())
         .singleElement().satisfies(c -> {
@@ -141,7 +183,7 @@ class LearnKubernetesTest {
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertExpectedProposals(manifests);
     assertThat(run.out()).doesNotContain("lost events:")
-        .contains("unreadable nodes:    default/worker-2 (the capture is INCOMPLETE");
+        .startsWith("WARNING: unreadable nodes: default/worker-2 (the capture is INCOMPLETE");
     LearnedProposals.read(manifests).values().forEach(p -> assertThat(p.getStatus().getConditions())
         .singleElement().satisfies(c -> {
           assertThat(c.getReason()).isEqualTo("EventsLost");

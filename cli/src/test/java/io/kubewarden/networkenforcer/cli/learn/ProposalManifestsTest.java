@@ -79,6 +79,34 @@ class ProposalManifestsTest {
     assertThat(out.toString()).contains("proposals written:   1").doesNotContain("too large");
   }
 
+  @Test
+  void theSummaryFitsATerminalAndVerboseListsEveryRule() {
+    List<ProposalSnapshot> many = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      many.add(snapshot("web-" + i, 4));
+    }
+    List<Path> files = ProposalManifests.write(dir, many, "capture.jsonl");
+    LearnSummary summary = new LearnSummary(Path.of("capture.jsonl"), CaptureFormat.HUBBLE, Backend.kubernetes,
+        true, new CaptureSummary(CaptureFormat.HUBBLE, 100, 100, Map.of(), 0, List.of()), new SimpleMeterRegistry(),
+        many, files, LearningSettings.DEFAULTS);
+    StringWriter terse = new StringWriter();
+    summary.print(new PrintWriter(terse, true), false);
+    List<String> lines = terse.toString().lines().toList();
+    // 10 files by name, the rest counted: 25 proposals of 4 rules in under 20 lines, the convergence first.
+    assertThat(lines).hasSizeLessThan(20);
+    assertThat(lines.get(0)).startsWith("WARNING: converged: 0 of 25");
+    assertThat(terse.toString()).doesNotContain("  converged:  ");
+    assertThat(lines.stream().filter(l -> l.endsWith(" (4 rules)"))).hasSize(LearnSummary.LISTED);
+    assertThat(terse.toString()).contains("    ... and 15 more\n").contains("--verbose lists every rule");
+
+    StringWriter verbose = new StringWriter();
+    summary.print(new PrintWriter(verbose, true), true);
+    for (Path f : files) {
+      assertThat(verbose.toString()).contains("    " + f + "\n");
+    }
+    assertThat(verbose.toString().lines().filter(l -> l.startsWith("        "))).hasSize(25 * 4);
+  }
+
   /** The ingress proposal of {@code target} with one rule per peer, as the processor learns it. */
   private static ProposalSnapshot snapshot(String target, int peers) {
     List<NetworkPolicyIngressRule> rules = new ArrayList<>();

@@ -73,6 +73,30 @@ class SimulateCommandTest {
   }
 
   @Test
+  void readsPoliciesFromADirectoryAndTheCaptureFromStandardInput() throws Exception {
+    Path policies = Files.createDirectories(dir.resolve("proposals/demo"));
+    Files.writeString(policies.resolve("server.yaml"), SERVER_INGRESS);
+    CliRun run = CliRun.runWithStdin(Files.readString(CliRun.sample("hubble-flows.jsonl")), "simulate", "-f",
+        dir.resolve("proposals").toString(), "--input", "-", "--cluster-state",
+        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
+    JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("flows").asLong()).isEqualTo(10);
+    assertThat(report.path("denied")).hasSize(1);
+    assertThat(report.path("denied").get(0).path("port").asInt()).isEqualTo(18081);
+
+    CliRun fromStdin = CliRun.runWithStdin(SERVER_INGRESS, "simulate", "--policy", "-", "--input",
+        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
+        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    assertThat(fromStdin.exitCode()).as(fromStdin.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
+    assertThat(Json.mapper().readTree(fromStdin.out()).path("denied")).hasSize(1);
+
+    CliRun both = CliRun.run("simulate", "--policy", "-", "--input", "-");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("both name standard input");
+  }
+
+  @Test
   void textReportNamesTheUnmatchedRule() throws Exception {
     Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS + """
           - from:
