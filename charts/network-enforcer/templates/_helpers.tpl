@@ -308,6 +308,10 @@ secret:
   value: {{ .Values.controller.logLevel | quote }}
 - name: NE_MANAGEMENT_PORT
   value: {{ .Values.managementPort | quote }}
+- name: NE_PROBE_PORT
+  value: {{ .Values.probePort | quote }}
+- name: NE_MANAGEMENT_AUTH
+  value: {{ .Values.managementAuth | quote }}
 - name: NE_POD_NAME
   valueFrom:
     fieldRef:
@@ -566,25 +570,28 @@ secret:
 - name: management
   containerPort: {{ .Values.managementPort }}
   protocol: TCP
+- name: probes
+  containerPort: {{ .Values.probePort }}
+  protocol: TCP
 {{- end -}}
 
 {{- define "ne.probes" -}}
 startupProbe:
   httpGet:
     path: /healthz
-    port: management
+    port: probes
   periodSeconds: 5
   failureThreshold: 60
 livenessProbe:
   httpGet:
     path: /healthz
-    port: management
+    port: probes
   periodSeconds: 10
   failureThreshold: 3
 readinessProbe:
   httpGet:
     path: /readyz
-    port: management
+    port: probes
   periodSeconds: 5
   failureThreshold: 3
 {{- end -}}

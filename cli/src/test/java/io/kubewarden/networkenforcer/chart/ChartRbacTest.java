@@ -23,9 +23,18 @@ class ChartRbacTest {
   /** One rule granted to a service account, with where it applies ("" = cluster-wide). */
   record Grant(String namespace, String apiGroup, String resource, List<String> resourceNames, List<String> verbs) {
     boolean writes() {
-      return verbs.stream().anyMatch(WRITE_VERBS::contains);
+      return !reviews() && verbs.stream().anyMatch(WRITE_VERBS::contains);
+    }
+
+    /** A TokenReview or SubjectAccessReview: a question to the API server, nothing is stored. */
+    boolean reviews() {
+      return REVIEWS.contains(apiGroup + "/" + resource) && verbs.equals(List.of("create"));
     }
   }
+
+  /** What each component needs to check the tokens of its management port's requests (kube-rbac-proxy's). */
+  private static final Set<String> REVIEWS = Set.of("authentication.k8s.io/tokenreviews",
+      "authorization.k8s.io/subjectaccessreviews");
 
   static Stream<Combination> combinations() {
     return Combination.all().stream().filter(Combination::valid)
@@ -72,6 +81,15 @@ class ChartRbacTest {
       if (!name.equals(writer)) {
         assertThat(grants).as("write access of %s", name).noneMatch(Grant::writes);
       }
+      // Every component reviews its management requests' tokens (managementAuth kubernetes, the default);
+      // nothing else (fluent-bit, the collector) does.
+      boolean component = (c.distributed() ? List.of("-ingest", "-processor", "-writer") : List.of("-standalone"))
+          .stream().anyMatch(suffix -> name.equals(FULLNAME + suffix));
+      assertThat(grants.stream().filter(Grant::reviews)).as("reviews of %s", name)
+          .extracting(g -> g.namespace() + ":" + g.apiGroup() + "/" + g.resource())
+          .containsExactlyInAnyOrderElementsOf(component
+              ? List.of(":authentication.k8s.io/tokenreviews", ":authorization.k8s.io/subjectaccessreviews")
+              : List.of());
     }
 
     List<Grant> writes = grants(m, writer).stream().filter(Grant::writes).toList();
@@ -109,12 +127,10 @@ class ChartRbacTest {
         "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets",
         "batch/jobs", "batch/cronjobs");
     if (c.distributed()) {
-      assertThat(grants(m, reader)).allMatch(g -> READ_ONLY.containsAll(g.verbs()));
+      assertThat(grants(m, reader)).allMatch(g -> g.reviews() || READ_ONLY.containsAll(g.verbs()));
       assertThat(grants(m, reader)).noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());
-      // The processor talks to Kafka only.
-      assertThat(grants(m, FULLNAME + "-processor")).isEmpty();
-      assertThat(m.get("ServiceAccount", FULLNAME + "-processor").path("automountServiceAccountToken").asBoolean(true))
-          .isFalse();
+      // The processor reads no Kubernetes object: its token only reviews management requests.
+      assertThat(grants(m, FULLNAME + "-processor")).allMatch(Grant::reviews).hasSize(2);
     }
 
     List<Grant> secrets = grants(m, reader).stream()

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
 import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
@@ -55,6 +56,8 @@ public final class IngestService implements AutoCloseable {
   private final Deque<AutoCloseable> running = new ArrayDeque<>();
   private volatile BooleanSupplier ready = () -> false;
   private FlowDumperServer dumperServer;
+  private AccessCheck dumperAccess = (authorization, path, method) ->
+      new AccessCheck.Verdict(403, "the flow dumper's access check is not configured");
   private OtlpGrpcReceiver otlpGrpc;
   private OtlpHttpReceiver otlpHttp;
 
@@ -67,6 +70,12 @@ public final class IngestService implements AutoCloseable {
     this.kafka = kafka.validate();
     this.metrics = new IngestMetrics(registry);
     this.client = client;
+  }
+
+  /** Who may drain the flow dumper (before {@link #start()}); nobody unless set. */
+  public IngestService dumperAccess(AccessCheck access) {
+    this.dumperAccess = access;
+    return this;
   }
 
   public synchronized IngestService start() {
@@ -85,7 +94,8 @@ public final class IngestService implements AutoCloseable {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
         droppedSinks.add(dumper);
-        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
+        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port()),
+            dumperAccess).start());
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
       // Loss reports are counted per node and window and published for the writer (Converged).

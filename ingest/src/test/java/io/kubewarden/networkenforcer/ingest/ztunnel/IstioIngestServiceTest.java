@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -81,7 +82,7 @@ class IstioIngestServiceTest {
         .withDumper(new IngestConfig.Dumper(true, dumperPort, 100));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-    try (IngestService service = new IngestService(config, kafka, registry, null).start()) {
+    try (IngestService service = new IngestService(config, kafka, registry, null).dumperAccess(AccessCheck.open()).start()) {
       assertThat(service.isReady()).isTrue();
       List<String> lines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
       List<io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord> records = new ArrayList<>();
