@@ -138,6 +138,12 @@ class ChartMatrixTest {
     switch (c.provider()) {
       case "istio" -> {
         assertThat(env).containsEntry("NE_OTLP_PORT", "4317");
+        // Only fluent-bit's certificate name: the one the chart's issuer gives it, or the Secret's.
+        switch (c.tlsMode()) {
+          case "issuer" -> assertThat(env).containsEntry("NE_OTLP_CLIENT_NAME", "fluent-bit." + NAMESPACE);
+          case "existingSecret" -> assertThat(env).containsEntry("NE_OTLP_CLIENT_NAME", Combination.ISTIO_CLIENT);
+          default -> assertThat(env).doesNotContainKey("NE_OTLP_CLIENT_NAME");
+        }
         assertThat(elements(pods.flowSourceContainer().path("ports")))
             .anyMatch(p -> p.path("name").asText().equals("otlp") && p.path("containerPort").asInt() == 4317);
         JsonNode service = m.get("Service", OTLP_SERVICE);
@@ -267,6 +273,10 @@ class ChartMatrixTest {
         assertThat(certs.path("csi").path("volumeAttributes").path("csi.cert-manager.io/key-usages").asText())
             .contains("client auth");
         assertThat(mounts(fluentBit)).containsEntry("provider-certs", "/etc/provider/certs");
+        // fluent-bit's certificate carries the name the receiver pins (NE_OTLP_CLIENT_NAME).
+        assertThat(certs.path("csi").path("volumeAttributes").path("csi.cert-manager.io/common-name").asText())
+            .isEqualTo(env(pods(m, c).flowSourceContainer()).get("NE_OTLP_CLIENT_NAME"))
+            .isEqualTo("fluent-bit." + NAMESPACE);
       }
       default -> {
         assertThat(output.get("tls")).containsExactly("on");

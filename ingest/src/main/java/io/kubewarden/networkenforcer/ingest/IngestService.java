@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
 import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
@@ -135,14 +136,16 @@ public final class IngestService implements AutoCloseable {
     var istio = config.istio();
     // Validation made sure a TLS receiver has a certificate directory; renewals are picked up.
     ServerTls serverTls = istio.tls().isInsecure() ? null
-        : track(ServerTls.fromDirectory(istio.tls().certDir(), istio.requireClientCertificate(), CERT_RELOAD_CHECK));
+        : track(ServerTls.fromDirectory(istio.tls().certDir(), true, CERT_RELOAD_CHECK));
+    ClientIdentity fluentBit = serverTls == null ? null : new ClientIdentity(istio.clientName());
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
-    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, ingestor).start());
+    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, fluentBit, ingestor).start());
     if (istio.httpPort() > 0) {
-      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, ingestor).start());
+      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, fluentBit, ingestor).start());
     }
-    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}", otlpGrpc.port(),
-        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe());
+    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}, client {}", otlpGrpc.port(),
+        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe(),
+        fluentBit == null ? "anyone (plain text)" : "only " + fluentBit.name());
     ready = otlpGrpc::isRunning;
   }
 

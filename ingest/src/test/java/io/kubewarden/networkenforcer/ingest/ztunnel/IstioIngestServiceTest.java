@@ -77,7 +77,7 @@ class IstioIngestServiceTest {
     int dumperPort = LoopbackPorts.free();
     IngestConfig config = IngestConfig.defaults(Provider.istio)
         .withIstio(new OtlpSettings(grpcPort, httpPort, TlsSettings.fromDirectory(TlsMode.issuer, serverCerts, null),
-            true))
+            "fluent-bit"))
         .withClusterStateFile(Fixtures.file("cluster-state.json"))
         .withDumper(new IngestConfig.Dumper(true, dumperPort, 100));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
