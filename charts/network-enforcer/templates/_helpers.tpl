@@ -192,6 +192,11 @@ csi:
 {{- printf "%s,%s.%s,%s.%s.svc,%s.%s.svc.%s" $svc $svc .Release.Namespace $svc .Release.Namespace $svc .Release.Namespace .Values.kubernetesClusterDomain -}}
 {{- end -}}
 
+{{/* The name in fluent-bit's client certificate, the only client the OTLP receiver accepts. */}}
+{{- define "ne.otlpClientName" -}}
+{{- .Values.controller.provider.istio.tls.clientName | default (printf "fluent-bit.%s" .Release.Namespace) -}}
+{{- end -}}
+
 {{/* Provider env vars (ingest and standalone). */}}
 {{- define "ne.env.provider" -}}
 {{- $p := .Values.controller.provider -}}
@@ -202,6 +207,10 @@ csi:
 {{- if eq $p.name "istio" }}
 - name: NE_OTLP_PORT
   value: {{ include "ne.provider.endpoint" . | quote }}
+{{- if ne $s.tls.mode "insecure" }}
+- name: NE_OTLP_CLIENT_NAME
+  value: {{ include "ne.otlpClientName" . | quote }}
+{{- end }}
 {{- else if eq $p.name "cilium" }}
 - name: NE_HUBBLE_ENDPOINT
   value: {{ include "ne.provider.endpoint" . | quote }}
@@ -308,6 +317,10 @@ secret:
   value: {{ .Values.controller.logLevel | quote }}
 - name: NE_MANAGEMENT_PORT
   value: {{ .Values.managementPort | quote }}
+- name: NE_PROBE_PORT
+  value: {{ .Values.probePort | quote }}
+- name: NE_MANAGEMENT_AUTH
+  value: {{ .Values.managementAuth | quote }}
 - name: NE_POD_NAME
   valueFrom:
     fieldRef:
@@ -566,25 +579,28 @@ secret:
 - name: management
   containerPort: {{ .Values.managementPort }}
   protocol: TCP
+- name: probes
+  containerPort: {{ .Values.probePort }}
+  protocol: TCP
 {{- end -}}
 
 {{- define "ne.probes" -}}
 startupProbe:
   httpGet:
     path: /healthz
-    port: management
+    port: probes
   periodSeconds: 5
   failureThreshold: 60
 livenessProbe:
   httpGet:
     path: /healthz
-    port: management
+    port: probes
   periodSeconds: 10
   failureThreshold: 3
 readinessProbe:
   httpGet:
     path: /readyz
-    port: management
+    port: probes
   periodSeconds: 5
   failureThreshold: 3
 {{- end -}}

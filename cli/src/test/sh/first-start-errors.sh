@@ -38,7 +38,7 @@ mkdir -p "$work/home"
 # The issue's command, on a machine without any cluster configuration.
 expect 2 "no Kubernetes API server is configured" "--kubeconfig" "KUBECONFIG" "$work/home/.kube/config" -- \
   standalone --provider cilium --hubble-endpoint localhost:4245 --provider-tls-mode insecure \
-  --data-dir "$work/data" --management-port 0 --embedded-kafka-port 0
+  --data-dir "$work/data" --management-port 0 --probe-port 0 --embedded-kafka-port 0
 
 # A kubeconfig whose server does not answer.
 cat >"$work/kubeconfig" <<YAML
@@ -52,9 +52,9 @@ YAML
 KUBECONFIG_FOR_TEST="$work/kubeconfig" expect 2 "cannot reach the Kubernetes API server at https://127.0.0.1:1" \
   "kubeconfig $work/kubeconfig (KUBECONFIG)" "Connection refused" -- \
   standalone --provider cilium --hubble-endpoint localhost:4245 --provider-tls-mode insecure \
-  --data-dir "$work/data" --management-port 0 --embedded-kafka-port 0
+  --data-dir "$work/data" --management-port 0 --probe-port 0 --embedded-kafka-port 0
 KUBECONFIG_FOR_TEST="$work/kubeconfig" expect 2 "cannot reach the Kubernetes API server at https://127.0.0.1:1" -- \
-  writer --provider cilium --kafka-bootstrap-servers 127.0.0.1:1 --management-port 0
+  writer --provider cilium --kafka-bootstrap-servers 127.0.0.1:1 --management-port 0 --probe-port 0
 
 # No provider: no silent istio.
 expect 2 "--provider is required" "NE_PROVIDER" -- processor --kafka-bootstrap-servers 127.0.0.1:1 \

@@ -78,7 +78,8 @@ class ChartMatrixTest {
       assertThat(mounts(container(processor, "processor"))).containsEntry("state", "/var/lib/network-enforcer/state");
       assertThat(elements(processor.path("spec").path("volumeClaimTemplates")))
           .extracting(v -> v.path("metadata").path("name").asText()).containsExactly("state");
-      assertThat(podSpec(processor).path("automountServiceAccountToken").asBoolean(true)).isFalse();
+      // Its token only reviews the tokens of management requests (managementAuth kubernetes, the default).
+      assertThat(podSpec(processor).path("automountServiceAccountToken").asBoolean(false)).isTrue();
 
       assertThat(env(container(writer, "writer"))).doesNotContainKey("NE_LEADER_ELECTION")
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
@@ -137,6 +138,12 @@ class ChartMatrixTest {
     switch (c.provider()) {
       case "istio" -> {
         assertThat(env).containsEntry("NE_OTLP_PORT", "4317");
+        // Only fluent-bit's certificate name: the one the chart's issuer gives it, or the Secret's.
+        switch (c.tlsMode()) {
+          case "issuer" -> assertThat(env).containsEntry("NE_OTLP_CLIENT_NAME", "fluent-bit." + NAMESPACE);
+          case "existingSecret" -> assertThat(env).containsEntry("NE_OTLP_CLIENT_NAME", Combination.ISTIO_CLIENT);
+          default -> assertThat(env).doesNotContainKey("NE_OTLP_CLIENT_NAME");
+        }
         assertThat(elements(pods.flowSourceContainer().path("ports")))
             .anyMatch(p -> p.path("name").asText().equals("otlp") && p.path("containerPort").asInt() == 4317);
         JsonNode service = m.get("Service", OTLP_SERVICE);
@@ -266,6 +273,10 @@ class ChartMatrixTest {
         assertThat(certs.path("csi").path("volumeAttributes").path("csi.cert-manager.io/key-usages").asText())
             .contains("client auth");
         assertThat(mounts(fluentBit)).containsEntry("provider-certs", "/etc/provider/certs");
+        // fluent-bit's certificate carries the name the receiver pins (NE_OTLP_CLIENT_NAME).
+        assertThat(certs.path("csi").path("volumeAttributes").path("csi.cert-manager.io/common-name").asText())
+            .isEqualTo(env(pods(m, c).flowSourceContainer()).get("NE_OTLP_CLIENT_NAME"))
+            .isEqualTo("fluent-bit." + NAMESPACE);
       }
       default -> {
         assertThat(output.get("tls")).containsExactly("on");
@@ -378,10 +389,16 @@ class ChartMatrixTest {
         if (texts(container.path("args")).stream().anyMatch(List.of("standalone", "ingest", "processor", "writer")::contains)) {
           assertThat(container.path("readinessProbe").path("httpGet").path("path").asText()).isEqualTo("/readyz");
           assertThat(container.path("livenessProbe").path("httpGet").path("path").asText()).isEqualTo("/healthz");
-          assertThat(container.path("readinessProbe").path("httpGet").path("port").asText()).isEqualTo("management");
+          // The probes on a port of their own, open; /metrics behind Kubernetes authentication.
+          for (String probe : List.of("readinessProbe", "livenessProbe", "startupProbe")) {
+            assertThat(container.path(probe).path("httpGet").path("port").asText()).as(probe).isEqualTo("probes");
+          }
           assertThat(elements(container.path("ports"))).anyMatch(p -> p.path("name").asText().equals("management")
               && p.path("containerPort").asInt() == 8080);
-          assertThat(env(container)).containsEntry("NE_MANAGEMENT_PORT", "8080");
+          assertThat(elements(container.path("ports"))).anyMatch(p -> p.path("name").asText().equals("probes")
+              && p.path("containerPort").asInt() == 8081);
+          assertThat(env(container)).containsEntry("NE_MANAGEMENT_PORT", "8080").containsEntry("NE_PROBE_PORT", "8081")
+              .containsEntry("NE_MANAGEMENT_AUTH", "kubernetes");
           assertThat(mounts(container)).containsEntry("tmp", "/tmp");
         }
       }

@@ -169,15 +169,22 @@ class ChartOnApiServerTest {
     // writer: the only one that writes, and only what it owns
     assertThat(allowed("writer", "create", "networkenforcer.kubewarden.io", "workloadnetworkpolicyproposals", "shop", ""))
         .isTrue();
-    assertThat(allowed("writer", "patch", "networkenforcer.kubewarden.io", "workloadnetworkpolicies/status", "shop", ""))
-        .isTrue();
+    assertThat(allowed("writer", "update", "networkenforcer.kubewarden.io", "workloadnetworkpolicies/status", "shop",
+        "")).isTrue();
+    // No code path updates or deletes a policy (a person deletes one).
+    assertThat(allowed("writer", "update", "networkenforcer.kubewarden.io", "workloadnetworkpolicies", "shop", ""))
+        .isFalse();
+    assertThat(allowed("writer", "delete", "networkenforcer.kubewarden.io", "workloadnetworkpolicies", "shop", ""))
+        .isFalse();
     assertThat(allowed("writer", "create", "networking.k8s.io", "networkpolicies", "shop", "")).isTrue();
     assertThat(allowed("writer", "create", "security.istio.io", "authorizationpolicies", "shop", "")).isFalse();
-    assertThat(allowed("writer", "update", "coordination.k8s.io", "leases", NAMESPACE, FULLNAME + "-writer")).isTrue();
-    assertThat(allowed("writer", "update", "coordination.k8s.io", "leases", NAMESPACE, "someone-else")).isFalse();
+    assertThat(allowed("writer", "patch", "coordination.k8s.io", "leases", NAMESPACE, FULLNAME + "-writer")).isTrue();
+    assertThat(allowed("writer", "patch", "coordination.k8s.io", "leases", NAMESPACE, "someone-else")).isFalse();
     assertThat(allowed("writer", "get", "", "secrets", "shop", "")).isFalse();
     assertThat(allowed("writer", "delete", "apps", "deployments", "shop", "")).isFalse();
-    // processor: Kafka only
+    // processor: no Kubernetes object; it only reviews the tokens of its management requests
+    assertThat(allowed("processor", "create", "authentication.k8s.io", "tokenreviews", "", "")).isTrue();
+    assertThat(allowed("processor", "create", "authorization.k8s.io", "subjectaccessreviews", "", "")).isTrue();
     assertThat(allowed("processor", "list", "", "pods", "", "")).isFalse();
     assertThat(allowed("processor", "get", "networkenforcer.kubewarden.io", "workloadnetworkpolicies", "shop", ""))
         .isFalse();

@@ -23,9 +23,18 @@ class ChartRbacTest {
   /** One rule granted to a service account, with where it applies ("" = cluster-wide). */
   record Grant(String namespace, String apiGroup, String resource, List<String> resourceNames, List<String> verbs) {
     boolean writes() {
-      return verbs.stream().anyMatch(WRITE_VERBS::contains);
+      return !reviews() && verbs.stream().anyMatch(WRITE_VERBS::contains);
+    }
+
+    /** A TokenReview or SubjectAccessReview: a question to the API server, nothing is stored. */
+    boolean reviews() {
+      return REVIEWS.contains(apiGroup + "/" + resource) && verbs.equals(List.of("create"));
     }
   }
+
+  /** What each component needs to check the tokens of its management port's requests (kube-rbac-proxy's). */
+  private static final Set<String> REVIEWS = Set.of("authentication.k8s.io/tokenreviews",
+      "authorization.k8s.io/subjectaccessreviews");
 
   static Stream<Combination> combinations() {
     return Combination.all().stream().filter(Combination::valid)
@@ -72,6 +81,15 @@ class ChartRbacTest {
       if (!name.equals(writer)) {
         assertThat(grants).as("write access of %s", name).noneMatch(Grant::writes);
       }
+      // Every component reviews its management requests' tokens (managementAuth kubernetes, the default);
+      // nothing else (fluent-bit, the collector) does.
+      boolean component = (c.distributed() ? List.of("-ingest", "-processor", "-writer") : List.of("-standalone"))
+          .stream().anyMatch(suffix -> name.equals(FULLNAME + suffix));
+      assertThat(grants.stream().filter(Grant::reviews)).as("reviews of %s", name)
+          .extracting(g -> g.namespace() + ":" + g.apiGroup() + "/" + g.resource())
+          .containsExactlyInAnyOrderElementsOf(component
+              ? List.of(":authentication.k8s.io/tokenreviews", ":authorization.k8s.io/subjectaccessreviews")
+              : List.of());
     }
 
     List<Grant> writes = grants(m, writer).stream().filter(Grant::writes).toList();
@@ -109,12 +127,10 @@ class ChartRbacTest {
         "/pods", "/namespaces", "apps/replicasets", "apps/deployments", "apps/statefulsets", "apps/daemonsets",
         "batch/jobs", "batch/cronjobs");
     if (c.distributed()) {
-      assertThat(grants(m, reader)).allMatch(g -> READ_ONLY.containsAll(g.verbs()));
+      assertThat(grants(m, reader)).allMatch(g -> g.reviews() || READ_ONLY.containsAll(g.verbs()));
       assertThat(grants(m, reader)).noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());
-      // The processor talks to Kafka only.
-      assertThat(grants(m, FULLNAME + "-processor")).isEmpty();
-      assertThat(m.get("ServiceAccount", FULLNAME + "-processor").path("automountServiceAccountToken").asBoolean(true))
-          .isFalse();
+      // The processor reads no Kubernetes object: its token only reviews management requests.
+      assertThat(grants(m, FULLNAME + "-processor")).allMatch(Grant::reviews).hasSize(2);
     }
 
     List<Grant> secrets = grants(m, reader).stream()
@@ -131,6 +147,74 @@ class ChartRbacTest {
       });
     } else {
       assertThat(secrets).isEmpty();
+    }
+  }
+
+  /**
+   * Every permission each service account of a default distributed release holds, listed against
+   * the code that uses it: a verb the code does not send fails here, as does one it needs and lacks
+   * (the real API server tests run the code with exactly these grants). One line per grant:
+   * namespace (empty: cluster-wide) : group/resource [names] verbs.
+   */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio"})
+  void everyPermissionIsOneTheCodeUses(String provider) {
+    Manifests m = HelmChart.render(Map.of("mode", "distributed", "controller.provider.name", provider,
+        "kafka.bootstrapServers", "kafka:9092"));
+    List<String> reviews = List.of(
+        // common.http.KubernetesAccessCheck: the management port's TokenReview and SubjectAccessReview
+        ":authentication.k8s.io/tokenreviews [] [create]",
+        ":authorization.k8s.io/subjectaccessreviews [] [create]");
+    List<String> ingest = new ArrayList<>(reviews);
+    ingest.addAll(List.of(
+        // resolution.InformerClusterView: informers of pods, namespaces and the workloads owning pods
+        ":/pods [] [get, list, watch]", ":/namespaces [] [get, list, watch]",
+        ":apps/replicasets [] [get, list, watch]", ":apps/deployments [] [get, list, watch]",
+        ":apps/statefulsets [] [get, list, watch]", ":apps/daemonsets [] [get, list, watch]",
+        ":batch/jobs [] [get, list, watch]", ":batch/cronjobs [] [get, list, watch]"));
+    if (provider.equals("calico")) {
+      // transport.TlsMaterialLoader: Goldmane's client key pair and CA bundle, read by name
+      ingest.addAll(List.of("calico-system:/secrets [goldmane-key-pair] [get]",
+          "calico-system:/configmaps [goldmane-ca-bundle] [get]"));
+    }
+    String nativeObject = provider.equals("istio") ? "security.istio.io/authorizationpolicies"
+        : "networking.k8s.io/networkpolicies";
+    List<String> writer = new ArrayList<>(reviews);
+    writer.addAll(List.of(
+        // proposals.ProposalReconciler: server-side apply (patch, create when new), delete with the workload
+        ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals [] [get, list, watch, create, patch, delete]",
+        // promotion.Promoter creates; status.StatusSync removes acknowledge annotations (JSON patch)
+        ":networkenforcer.kubewarden.io/workloadnetworkpolicies [] [get, list, watch, create, patch]",
+        // ProposalReconciler applies the proposal status; StatusSync replaces the policy status
+        ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals/status [] [patch]",
+        ":networkenforcer.kubewarden.io/workloadnetworkpolicies/status [] [update]",
+        // rendering.NativeRenderer: get, apply, delete in monitor mode; LeaderSession's informers
+        ":" + nativeObject + " [] [get, list, watch, create, patch, delete]",
+        // LeaderSession's workload informers (owner references need the uid)
+        ":apps/deployments [] [get, list, watch]", ":apps/statefulsets [] [get, list, watch]",
+        ":apps/daemonsets [] [get, list, watch]", ":batch/cronjobs [] [get, list, watch]",
+        // blockOwnerDeletion on owner references (OwnerReferencesPermissionEnforcement)
+        ":networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers [] [update]",
+        ":apps/deployments/finalizers [] [update]", ":apps/statefulsets/finalizers [] [update]",
+        ":apps/daemonsets/finalizers [] [update]", ":batch/cronjobs/finalizers [] [update]",
+        // reconcile.ObjectEvents
+        ":/events [] [create]",
+        // leadership.LeaderElection (fabric8 LeaseLock: get, create, patch to renew and release)
+        NAMESPACE + ":coordination.k8s.io/leases [] [create]",
+        NAMESPACE + ":coordination.k8s.io/leases [" + FULLNAME + "-writer] [get, patch]"));
+    Map<String, List<String>> expected = Map.of(FULLNAME + "-ingest", ingest,
+        // The processor reads no Kubernetes object.
+        FULLNAME + "-processor", reviews,
+        FULLNAME + "-writer", writer);
+    expected.forEach((serviceAccount, permissions) -> assertThat(grants(m, serviceAccount).stream()
+        .map(g -> g.namespace() + ":" + g.apiGroup() + "/" + g.resource() + " " + g.resourceNames() + " " + g.verbs()))
+        .as("permissions of %s", serviceAccount).containsExactlyInAnyOrderElementsOf(permissions));
+    // Nothing else of the chart holds any permission (fluent-bit, the collector: no token).
+    for (JsonNode sa : m.ofKind("ServiceAccount")) {
+      String name = sa.path("metadata").path("name").asText();
+      if (!expected.containsKey(name)) {
+        assertThat(grants(m, name)).as("permissions of %s", name).isEmpty();
+      }
     }
   }
 }

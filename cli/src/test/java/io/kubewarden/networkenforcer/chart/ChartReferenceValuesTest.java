@@ -112,7 +112,10 @@ class ChartReferenceValuesTest {
     assertThat(receiver.get("csi.cert-manager.io/dns-names")).contains("logs.network-enforcer.example");
     JsonNode fluentBit = m.get("DaemonSet", FULLNAME + "-istio-fluent-bit");
     assertThat(csi(fluentBit)).containsEntry("csi.cert-manager.io/issuer-name", "mesh-issuer")
-        .containsEntry("csi.cert-manager.io/issuer-kind", "ClusterIssuer");
+        .containsEntry("csi.cert-manager.io/issuer-kind", "ClusterIssuer")
+        // fluent-bit's name is the one the receiver pins.
+        .containsEntry("csi.cert-manager.io/common-name", "fluent-bit.logs.network-enforcer.example");
+    assertThat(env(main)).containsEntry("NE_OTLP_CLIENT_NAME", "fluent-bit.logs.network-enforcer.example");
     assertThat(container(fluentBit, "fluent-bit").path("image").asText())
         .isEqualTo("registry.example.com/fluent/fluent-bit:4.2.0");
     String config = m.get("ConfigMap", FULLNAME + "-fluent-bit").path("data").path("fluent-bit.conf").asText();

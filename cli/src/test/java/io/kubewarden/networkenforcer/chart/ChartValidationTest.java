@@ -27,6 +27,11 @@ class ChartValidationTest {
             "controller.provider.istio.tls.existingSecret.name", "certs",
             "controller.provider.istio.tls.existingSecret.namespace", "istio-system"),
             "controller.provider.istio.tls.existingSecret must be in the release namespace \"" + NAMESPACE + "\""),
+        Arguments.of("istio existingSecret without the client's name", values("controller.provider.istio.tls.mode",
+            "existingSecret", "controller.provider.istio.tls.existingSecret.name", "certs"),
+            "controller.provider.istio.tls.clientName is required when tls.mode=existingSecret"),
+        Arguments.of("probes on the management port", values("probePort", "8080"),
+            "probePort and managementPort are both 8080"),
         Arguments.of("existingSecret without a name", values("controller.provider.istio.tls.mode", "existingSecret"),
             "controller.provider.istio.tls.existingSecret.name is required when "
                 + "controller.provider.istio.tls.mode=existingSecret"),
@@ -126,7 +131,8 @@ class ChartValidationTest {
   void istioSecretNamingTheReleaseNamespaceIsAccepted() {
     Manifests m = HelmChart.render(values("controller.provider.istio.tls.mode", "existingSecret",
         "controller.provider.istio.tls.existingSecret.name", "certs",
-        "controller.provider.istio.tls.existingSecret.namespace", NAMESPACE));
+        "controller.provider.istio.tls.existingSecret.namespace", NAMESPACE,
+        "controller.provider.istio.tls.clientName", "fluent-bit.example"));
     assertThat(Manifests.volume(m.get("StatefulSet", FULLNAME + "-standalone"), "provider-certs").orElseThrow()
         .path("secret").path("secretName").asText()).isEqualTo("certs");
   }

@@ -13,6 +13,8 @@ record Combination(String provider, String tlsMode, String collector, String mod
   static final String BOOTSTRAP = "kafka-kafka-bootstrap.kafka.svc:9093";
   static final String EXTERNAL_COLLECTOR = "otel.observability.svc:4317";
   static final String ISTIO_SECRET = "ne-otlp-certs";
+  /** The name in that Secret's certificate, pinned as the only OTLP client. */
+  static final String ISTIO_CLIENT = "fluent-bit.example";
 
   static List<Combination> all() {
     List<Combination> all = new ArrayList<>();
@@ -55,6 +57,7 @@ record Combination(String provider, String tlsMode, String collector, String mod
     }
     if (provider.equals("istio") && tlsMode.equals("existingSecret")) {
       values.put("controller.provider.istio.tls.existingSecret.name", ISTIO_SECRET);
+      values.put("controller.provider.istio.tls.clientName", ISTIO_CLIENT);
     }
     return values;
   }

@@ -149,6 +149,8 @@ class StrimziTopicsStartTest {
     });
     env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     env.put("NE_MANAGEMENT_PORT", "0");
+    env.put("NE_PROBE_PORT", "0");
+    env.put("NE_MANAGEMENT_AUTH", "none");   // no API server here: the topics are the subject
     env.put("NE_POD_NAME", component + "-0");
     env.put("NE_POD_NAMESPACE", NAMESPACE);
     return env;
@@ -159,7 +161,7 @@ class StrimziTopicsStartTest {
     try {
       await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
       assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
-      int port = ServiceRunner.active().iterator().next().managementPort();
+      int port = ServiceRunner.active().iterator().next().probePort();
       HttpClient http = HttpClient.newHttpClient();
       await(command + " ready").atMost(Duration.ofMinutes(2))
           .until(() -> run.isDone() || get(http, port, "/readyz").statusCode() == 200);

@@ -61,9 +61,10 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
   }
 
   public static OtlpSettings defaultIstio() {
-    // The chart gives fluent-bit a client certificate of the same CA: mutual TLS by default.
+    // The chart gives fluent-bit a client certificate of the same CA: mutual TLS by default, and
+    // only fluent-bit's name is accepted (the chart's namespace; --otlp-client-name sets another).
     return new OtlpSettings(4317, 4318, TlsSettings.fromDirectory(TlsMode.issuer, Path.of(DEFAULT_PROVIDER_CERT_DIR),
-        null), true);
+        null), OtlpSettings.fluentBitName("network-enforcer"));
   }
 
   public static IngestConfig defaults(Provider provider) {
@@ -124,6 +125,11 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
         if (!istio.tls().isInsecure() && istio.tls().certDir() == null) {
           throw new ConfigException("controller.provider.istio.tls: the OTLP server reads its certificate from a "
               + "mounted directory; set its path (default " + DEFAULT_PROVIDER_CERT_DIR + ")");
+        }
+        if (!istio.tls().isInsecure() && (istio.clientName() == null || istio.clientName().isBlank())) {
+          throw new ConfigException("controller.provider.istio.tls.clientName (--otlp-client-name) is empty: the "
+              + "OTLP receiver accepts only the client certificate with that name (fluent-bit's, fluent-bit.<namespace> "
+              + "in the chart)");
         }
       }
       default -> { }

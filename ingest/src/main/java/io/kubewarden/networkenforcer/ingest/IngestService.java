@@ -3,6 +3,8 @@ package io.kubewarden.networkenforcer.ingest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
 import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
@@ -58,6 +60,8 @@ public final class IngestService implements AutoCloseable {
   private final Deque<AutoCloseable> running = new ArrayDeque<>();
   private volatile BooleanSupplier ready = () -> false;
   private FlowDumperServer dumperServer;
+  private AccessCheck dumperAccess = (authorization, path, method) ->
+      new AccessCheck.Verdict(403, "the flow dumper's access check is not configured");
   private OtlpGrpcReceiver otlpGrpc;
   private OtlpHttpReceiver otlpHttp;
 
@@ -70,6 +74,12 @@ public final class IngestService implements AutoCloseable {
     this.kafka = kafka.validate();
     this.metrics = new IngestMetrics(registry);
     this.client = client;
+  }
+
+  /** Who may drain the flow dumper (before {@link #start()}); nobody unless set. */
+  public IngestService dumperAccess(AccessCheck access) {
+    this.dumperAccess = access;
+    return this;
   }
 
   public synchronized IngestService start() {
@@ -93,7 +103,8 @@ public final class IngestService implements AutoCloseable {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
         droppedSinks.add(dumper);
-        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port())).start());
+        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port()),
+            dumperAccess).start());
         LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
       // Loss reports are counted per node and window and published for the writer (Converged).
@@ -134,14 +145,16 @@ public final class IngestService implements AutoCloseable {
     var istio = config.istio();
     // Validation made sure a TLS receiver has a certificate directory; renewals are picked up.
     ServerTls serverTls = istio.tls().isInsecure() ? null
-        : track(ServerTls.fromDirectory(istio.tls().certDir(), istio.requireClientCertificate(), CERT_RELOAD_CHECK));
+        : track(ServerTls.fromDirectory(istio.tls().certDir(), true, CERT_RELOAD_CHECK));
+    ClientIdentity fluentBit = serverTls == null ? null : new ClientIdentity(istio.clientName());
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
-    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, ingestor).start());
+    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, fluentBit, ingestor).start());
     if (istio.httpPort() > 0) {
-      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, ingestor).start());
+      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, fluentBit, ingestor).start());
     }
-    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}", otlpGrpc.port(),
-        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe());
+    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}, client {}", otlpGrpc.port(),
+        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe(),
+        fluentBit == null ? "anyone (plain text)" : "only " + fluentBit.name());
     ready = otlpGrpc::isRunning;
   }
 

@@ -58,7 +58,7 @@ class IngestConfigTest {
         new Keepalive(Duration.ofSeconds(30), Duration.ofSeconds(5)))).validate())
         .hasMessageContaining("keepalive").hasMessageContaining("5m");
     assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio).withIstio(new OtlpSettings(4317, 4317,
-        TlsSettings.insecure(), false)).validate()).hasMessageContaining("must differ");
+        TlsSettings.insecure(), null)).validate()).hasMessageContaining("must differ");
     assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)
         .withDumper(new IngestConfig.Dumper(true, 9080, 0)).validate()).hasMessageContaining("bufferSize");
     assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)

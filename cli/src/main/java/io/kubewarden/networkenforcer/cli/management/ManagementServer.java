@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.cli.management;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -13,12 +14,22 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The management port of every service: {@code /healthz} (the process runs), {@code /readyz}
- * (every part is ready: stream up, Kafka Streams RUNNING, leader or standby) and {@code /metrics}
- * (Prometheus text format).
+ * The two HTTP ports of every service. The probe port answers {@code /healthz} (the process runs)
+ * and {@code /readyz} (every part is ready: stream up, Kafka Streams RUNNING, leader or standby) to
+ * anyone: the kubelet has no credentials and they tell nothing. The management port serves
+ * {@code /metrics} (Prometheus text format) and further pages (live view, catch-up) only to
+ * requests the {@link AccessCheck} allows. Each has its own small pool, so a slow client of one
+ * cannot stall the probes.
  */
 public final class ManagementServer implements AutoCloseable {
+  /** Threads of the management port: a scraper and a person or two at once. */
+  static final int MANAGEMENT_THREADS = 4;
+  /** Threads of the probe port: the kubelet's probes run one at a time per kind. */
+  static final int PROBE_THREADS = 2;
+
   private final HttpEndpoint server;
+  private final HttpEndpoint probes;
+  private final AccessCheck access;
 
   /** A named readiness check, reported by /readyz. */
   public record Check(String name, BooleanSupplier ready) {}
@@ -26,15 +37,24 @@ public final class ManagementServer implements AutoCloseable {
   /** A page answered on a path of its own: status, content type, body. */
   public record Page(int status, String contentType, String body) {}
 
-  public ManagementServer(int port, PrometheusMeterRegistry registry, List<Check> readiness) {
+  public ManagementServer(int port, int probePort, AccessCheck access, PrometheusMeterRegistry registry,
+      List<Check> readiness) {
+    this.access = access;
     try {
-      server = HttpEndpoint.plain(new InetSocketAddress(port), "management-http", 1);
+      probes = HttpEndpoint.plain(new InetSocketAddress(probePort), "probe-http", PROBE_THREADS);
     } catch (IOException e) {
+      throw new UncheckedIOException("cannot listen on probe port " + probePort
+          + " (set --probe-port to a free port)", e);
+    }
+    try {
+      server = HttpEndpoint.plain(new InetSocketAddress(port), "management-http", MANAGEMENT_THREADS);
+    } catch (IOException e) {
+      probes.close();
       throw new UncheckedIOException("cannot listen on management port " + port
           + " (set --management-port to a free port)", e);
     }
-    server.handle("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
-    server.handle("/readyz", ex -> {
+    probes.handle("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
+    probes.handle("/readyz", ex -> {
       StringBuilder body = new StringBuilder();
       boolean all = true;
       for (Check c : readiness) {
@@ -45,7 +65,8 @@ public final class ManagementServer implements AutoCloseable {
       respond(ex, all ? 200 : 503, body.toString(), "text/plain");
     });
     server.handle("/metrics", ex -> respond(ex, 200, registry.scrape(),
-        "text/plain; version=0.0.4; charset=utf-8"));
+        "text/plain; version=0.0.4; charset=utf-8"), access);
+    probes.start();
     server.start();
   }
 
@@ -75,11 +96,15 @@ public final class ManagementServer implements AutoCloseable {
       ex.getResponseHeaders().set("Cache-Control", "no-store");
       ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
       respond(ex, p.status(), p.body(), p.contentType());
-    });
+    }, access);
   }
 
   public int port() {
     return server.port();
+  }
+
+  public int probePort() {
+    return probes.port();
   }
 
   private static void respond(HttpExchange ex, int status, String body, String type) throws IOException {
@@ -94,5 +119,6 @@ public final class ManagementServer implements AutoCloseable {
   @Override
   public void close() {
     server.close();
+    probes.close();
   }
 }

@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.IngestService;
 import java.util.concurrent.Callable;
@@ -37,16 +38,19 @@ public final class IngestCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner = new ServiceRunner("ingest", ServiceMetrics.create("ingest"), service.managementPort())) {
-      runner.startManagement();
+    try (ServiceRunner runner = new ServiceRunner("ingest", ServiceMetrics.create("ingest"), service.managementPort(),
+        service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
+      AccessCheck access = service.managementAccess(() -> client);
+      runner.startManagement(access);
       if (config.clusterStateFile() == null) {
         ApiServerCheck.check(client, service.apiServerSource());
       }
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }
-      IngestService ingestService = runner.add(new IngestService(config, settings, runner.registry(), client));
+      IngestService ingestService = runner.add(new IngestService(config, settings, runner.registry(), client)
+          .dumperAccess(access));
       runner.ready("ingest", ingestService::isReady);
       ingestService.start();
       runner.awaitShutdown();

@@ -34,6 +34,12 @@ public class IngestOptions {
       description = "OTLP/HTTP /v1/logs port (istio; 0 = off; default: ${DEFAULT-VALUE}).")
   int otlpHttpPort;
 
+  @Option(names = "--otlp-client-name", paramLabel = "NAME", defaultValue = "fluent-bit.network-enforcer",
+      description = "The name (common name, DNS or URI SAN) in fluent-bit's client certificate: the only client "
+          + "the OTLP receiver accepts over TLS; another certificate of the same CA is refused (istio; the chart "
+          + "sets fluent-bit.<namespace>; default: ${DEFAULT-VALUE}).")
+  String otlpClientName;
+
   @Option(names = "--provider-tls-mode", paramLabel = "issuer|existingSecret|insecure",
       description = "TLS of the provider hop; default issuer (istio), existingSecret (cilium, calico).")
   String tlsMode;
@@ -116,8 +122,7 @@ public class IngestOptions {
       }
       case istio -> {
         OtlpSettings d = IngestConfig.defaultIstio();
-        config = config.withIstio(new OtlpSettings(otlpPort, otlpHttpPort, tls(d.tls(), mode),
-            d.requireClientCertificate()));
+        config = config.withIstio(new OtlpSettings(otlpPort, otlpHttpPort, tls(d.tls(), mode), otlpClientName));
       }
       default -> throw new ConfigException("--provider must be istio, calico or cilium");
     }

@@ -42,8 +42,9 @@ public final class ProcessorCommand implements Callable<Integer> {
       return 0;
     }
     try (ServiceRunner runner = new ServiceRunner("processor", ServiceMetrics.create("processor"),
-        service.managementPort())) {
-      runner.startManagement();
+        service.managementPort(), service.probePort())) {
+      // The processor reads no Kubernetes object; its client only reviews management requests' tokens.
+      runner.startManagement(service.managementAccess(() -> runner.add(service.kubernetesClient())));
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }

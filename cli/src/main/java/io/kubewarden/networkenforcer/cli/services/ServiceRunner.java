@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.kubewarden.networkenforcer.cli.management.ManagementServer;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ public final class ServiceRunner implements AutoCloseable {
   private final String name;
   private final PrometheusMeterRegistry registry;
   private final int managementPort;
+  private final int probePort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
   private final List<ManagementServer.Check> readiness = new ArrayList<>();
   /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
@@ -29,16 +31,21 @@ public final class ServiceRunner implements AutoCloseable {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
 
-  public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort) {
+  public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort, int probePort) {
     this.name = name;
     this.registry = registry;
     this.managementPort = managementPort;
+    this.probePort = probePort;
   }
 
-  /** Starts the management server first, so /healthz answers while the rest starts. */
-  public ServiceRunner startManagement() {
-    management = new ManagementServer(managementPort, registry, readiness);
-    LOG.info("{}: /healthz, /readyz and /metrics on port {}", name, management.port());
+  /**
+   * Starts the management server first, so /healthz answers while the rest starts; {@code access}
+   * decides who may read /metrics and the further pages.
+   */
+  public ServiceRunner startManagement(AccessCheck access) {
+    management = new ManagementServer(managementPort, probePort, access, registry, readiness);
+    LOG.info("{}: /healthz and /readyz on port {}, /metrics on port {}", name, management.probePort(),
+        management.port());
     return this;
   }
 
@@ -48,6 +55,10 @@ public final class ServiceRunner implements AutoCloseable {
 
   public int managementPort() {
     return management == null ? managementPort : management.port();
+  }
+
+  public int probePort() {
+    return management == null ? probePort : management.probePort();
   }
 
   /** Something to close on the way out (closed in reverse order of adding). */

@@ -45,10 +45,12 @@ public final class WriterCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner = new ServiceRunner("writer", ServiceMetrics.create("writer"), service.managementPort())) {
-      runner.startManagement();
+    String apiServer = service.apiServerSource();
+    try (ServiceRunner runner = new ServiceRunner("writer", ServiceMetrics.create("writer"), service.managementPort(),
+        service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
-      ApiServerCheck.check(client, service.apiServerSource());
+      runner.startManagement(service.managementAccess(() -> client));
+      ApiServerCheck.check(client, apiServer);
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }

@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.cli.services.TopicSetup;
 import io.kubewarden.networkenforcer.cli.services.WriterOptions;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
@@ -94,9 +95,10 @@ public final class StandaloneCommand implements Callable<Integer> {
     }
     requireFreePort(kafkaPort);
     try (ServiceRunner runner = new ServiceRunner("standalone", ServiceMetrics.create("standalone"),
-        service.managementPort())) {
-      runner.startManagement();
+        service.managementPort(), service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
+      AccessCheck access = service.managementAccess(() -> client);
+      runner.startManagement(access);
       ApiServerCheck.check(client, apiServer);
       EmbeddedKafkaBroker broker = runner.add(EmbeddedKafkaBroker.builder().dataDir(dataDir.resolve("kafka"))
           .port(kafkaPort).build().start());
@@ -113,7 +115,8 @@ public final class StandaloneCommand implements Callable<Integer> {
       WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
       LiveViewPage.serve(runner, writerService, writerConfig);
       writerService.start();
-      IngestService ingestService = runner.add(new IngestService(ingestConfig, settings, runner.registry(), client));
+      IngestService ingestService = runner.add(new IngestService(ingestConfig, settings, runner.registry(), client)
+          .dumperAccess(access));
       ingestService.start();
 
       runner.ready("kafka-streams", processor::isReady);

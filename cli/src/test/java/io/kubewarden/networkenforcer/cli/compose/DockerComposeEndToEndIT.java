@@ -45,8 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * something failed. Needs a Docker engine, the images and Compose v2: {@code hack/tools/docker.sh}.
  */
 class DockerComposeEndToEndIT {
-  private static final Map<String, Integer> MANAGEMENT_PORTS = Map.of("ingest", 8080, "processor", 8080,
-      "writer", 8080);
+  /** The probe port (/readyz) of each service in its container. */
+  private static final Map<String, Integer> PROBE_PORTS = Map.of("ingest", 8081, "processor", 8081,
+      "writer", 8081);
   private static final Duration PIPELINE_DEADLINE = Duration.ofMinutes(8);
 
   @TempDir
@@ -74,6 +75,9 @@ class DockerComposeEndToEndIT {
     variables.put("NE_PROVIDER_TLS_MODE", "insecure");
     variables.put("NE_HUBBLE_ENDPOINT", "host.docker.internal:" + relay.port());
     variables.put("NE_NAMESPACE", "default");
+    // Not root: the user who owns the 0600 kubeconfig, as the compose file tells people to run it.
+    variables.put("NE_USER", new com.sun.security.auth.module.UnixSystem().getUid() + ":"
+        + new com.sun.security.auth.module.UnixSystem().getGid());
     variables.values().forEach(v -> assertThat(v).as("set by the failsafe configuration of cli/pom.xml").isNotNull());
     compose = new ComposeProject("ne-compose-it-" + ProcessHandle.current().pid(), List.of(composeFile, override),
         variables);
@@ -124,7 +128,7 @@ class DockerComposeEndToEndIT {
   @Test
   void everyServiceIsReadyOnItsPublishedPort() {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    MANAGEMENT_PORTS.forEach((service, containerPort) -> {
+    PROBE_PORTS.forEach((service, containerPort) -> {
       assertThat(compose.publishedAddress(service, containerPort)).as(service).isEqualTo("127.0.0.1");
       URI readyz = URI.create("http://127.0.0.1:" + compose.publishedPort(service, containerPort) + "/readyz");
       await(service + " ready at " + readyz).atMost(PIPELINE_DEADLINE).pollInterval(Duration.ofSeconds(1))

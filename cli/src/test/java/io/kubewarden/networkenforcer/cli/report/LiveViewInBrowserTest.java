@@ -251,8 +251,9 @@ class LiveViewInBrowserTest {
     CompletableFuture<CliRun> writer = startWriter(false);
     try {
       int port = managementPort(writer);
-      await().atMost(WAIT).until(() -> get(port, "/readyz").statusCode() == 200);
-      assertThat(get(port, "/healthz").statusCode()).isEqualTo(200);
+      int probes = ServiceRunner.active().iterator().next().probePort();
+      await().atMost(WAIT).until(() -> get(probes, "/readyz").statusCode() == 200);
+      assertThat(get(probes, "/healthz").statusCode()).isEqualTo(200);
       assertThat(get(port, "/view").statusCode()).isEqualTo(404);
     } finally {
       stopWriter(writer);
@@ -330,6 +331,9 @@ class LiveViewInBrowserTest {
     env.put("NE_KAFKA_REPLICATION_FACTOR", "1");
     env.put("NE_KAFKA_PARTITIONS", "1");
     env.put("NE_MANAGEMENT_PORT", "0");
+    env.put("NE_PROBE_PORT", "0");
+    // A browser sends no bearer token: the page itself is tested here, its authentication in ManagementAuthTest.
+    env.put("NE_MANAGEMENT_AUTH", "none");
     env.put("NE_PROVIDER", "calico");
     env.put("NE_KUBECONFIG", api.kubeconfigFor(WRITER_USER, "system:masters").toString());
     env.put("NE_POD_NAME", "writer-0");

@@ -80,7 +80,9 @@ class DistributedServicesTest {
 
   private Map<String, String> kafkaEnv() {
     return Map.of("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "NE_KAFKA_REPLICATION_FACTOR", "1",
-        "NE_KAFKA_PARTITIONS", "2", "NE_MANAGEMENT_PORT", "0", "NE_PROVIDER", "cilium");
+        "NE_KAFKA_PARTITIONS", "2", "NE_MANAGEMENT_PORT", "0", "NE_PROBE_PORT", "0",
+        // The management port's authentication is ManagementAuthTest's; here the pages themselves.
+        "NE_MANAGEMENT_AUTH", "none", "NE_PROVIDER", "cilium");
   }
 
   @Test
@@ -181,10 +183,12 @@ class DistributedServicesTest {
       await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
       assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
       int port = ServiceRunner.active().iterator().next().managementPort();
+      int probes = ServiceRunner.active().iterator().next().probePort();
       HttpClient http = HttpClient.newHttpClient();
-      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/readyz").statusCode() == 200);
-      assertThat(get(http, port, "/readyz").body()).contains(readyLine);
-      assertThat(get(http, port, "/healthz").statusCode()).isEqualTo(200);
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, probes, "/readyz").statusCode() == 200);
+      assertThat(get(http, probes, "/readyz").body()).contains(readyLine);
+      assertThat(get(http, probes, "/healthz").statusCode()).isEqualTo(200);
+      assertThat(get(http, port, "/healthz").statusCode()).as("probes only on the probe port").isEqualTo(404);
       whileRunning.check(http, port);
       return get(http, port, "/metrics").body();
     } finally {

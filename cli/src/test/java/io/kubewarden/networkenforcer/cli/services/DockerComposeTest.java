@@ -90,6 +90,27 @@ class DockerComposeTest {
     }
   }
 
+  /**
+   * Only this machine reaches a local run (its Kafka and OTLP ports have no TLS and no
+   * authentication, its management ports are open), and the product does not run as root.
+   */
+  @Test
+  void publishedPortsAreOnLoopbackAndTheServicesAreNotRoot() {
+    List<String> published = new ArrayList<>();
+    compose.path("services").forEach(s -> s.path("ports").forEach(p -> published.add(p.asText())));
+    assertThat(published).isNotEmpty().allSatisfy(p -> assertThat(p).startsWith("127.0.0.1:"));
+    for (String service : SERVICES) {
+      JsonNode s = compose.at("/services/" + service);
+      assertThat(s.path("user").asText()).as(service).startsWith("${NE_USER:-");
+      assertThat(substitute(s.path("user").asText())).as(service).isEqualTo("65532:65532");
+      // The probes on a port of their own, published too.
+      assertThat(containerPorts(s)).as(service).contains(s.at("/environment/NE_PROBE_PORT").asText());
+      assertThat(substitute(s.at("/environment/NE_MANAGEMENT_AUTH").asText())).as(service).isEqualTo("none");
+    }
+    // No named volume the non-root user could not write.
+    assertThat(compose.at("/services/processor/volumes").isMissingNode()).isTrue();
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"ingest", "processor", "writer"})
   void everyVariableIsAnOptionOfTheServiceCommand(String service) {

@@ -45,7 +45,8 @@ class StandaloneSmokeTest {
     Path kubeconfig = kubeconfig("https://127.0.0.1:1");
 
     CliRun run = CliRun.run("standalone", "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(),
-        "--management-port", "0", "--embedded-kafka-port", "0", "--provider", "istio", "--provider-tls-mode",
+        "--management-port", "0", "--probe-port", "0", "--embedded-kafka-port", "0", "--provider", "istio",
+        "--provider-tls-mode",
         "insecure", "--otlp-port", String.valueOf(LoopbackPorts.free()), "--otlp-http-port", "0");
 
     assertThat(run.exitCode()).isEqualTo(2);
@@ -71,6 +72,7 @@ class StandaloneSmokeTest {
 
       CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run("standalone",
           "--kubeconfig", kubeconfig.toString(), "--data-dir", dir.toString(), "--management-port", "0",
+          "--probe-port", "0", "--management-auth", "none",
           "--embedded-kafka-port", "0", "--kafka-partitions", "2", "--provider", "istio", "--provider-tls-mode",
           "insecure", "--otlp-port", otlpPort, "--otlp-http-port", "0",
           "--pod-namespace", "network-enforcer", "--pod-name", "standalone-0"));
@@ -78,11 +80,12 @@ class StandaloneSmokeTest {
         await().atMost(Duration.ofMinutes(3)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
         assertThat(run.isDone()).as(() -> "standalone ended early: " + run.join().err()).isFalse();
         int port = ServiceRunner.active().iterator().next().managementPort();
+        int probes = ServiceRunner.active().iterator().next().probePort();
         HttpClient http = HttpClient.newHttpClient();
 
-        assertThat(get(http, port, "/healthz").statusCode()).isEqualTo(200);
-        await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/readyz").statusCode() == 200);
-        assertThat(get(http, port, "/readyz").body()).contains("kafka-streams ok").contains("ingest ok")
+        assertThat(get(http, probes, "/healthz").statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofMinutes(2)).until(() -> get(http, probes, "/readyz").statusCode() == 200);
+        assertThat(get(http, probes, "/readyz").body()).contains("kafka-streams ok").contains("ingest ok")
             .contains("writer ok");
         String metrics = get(http, port, "/metrics").body();
         assertThat(metrics).contains("jvm_memory_used_bytes").contains("service=\"standalone\"")

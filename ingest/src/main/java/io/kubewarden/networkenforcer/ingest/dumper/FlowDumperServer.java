@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.ingest.dumper;
 
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.sun.net.httpserver.HttpExchange;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.ByteArrayOutputStream;
@@ -20,10 +21,11 @@ public final class FlowDumperServer implements AutoCloseable {
   private final FlowDumper dumper;
   private final ObjectWriter writer = Json.mapper().writer();
 
-  public FlowDumperServer(FlowDumper dumper, InetSocketAddress address) throws IOException {
+  /** {@code access} decides who may read (and so drain) the buffer: it holds the cluster's traffic. */
+  public FlowDumperServer(FlowDumper dumper, InetSocketAddress address, AccessCheck access) throws IOException {
     this.dumper = dumper;
-    this.server = HttpEndpoint.plain(address, "flow-dumper", 1);
-    server.handle("/flow", this::handle);
+    this.server = HttpEndpoint.plain(address, "flow-dumper", 2);
+    server.handle("/flow", this::handle, access);
   }
 
   public FlowDumperServer start() {

@@ -13,7 +13,10 @@ import javax.net.ssl.TrustManager;
  */
 public record ServerTls(ReloadingTls material, boolean requireClientCertificate) implements AutoCloseable {
 
-  /** From a mounted directory ({@code tls.crt}, {@code tls.key}, optional {@code ca.crt}). */
+  /**
+   * From a mounted directory ({@code tls.crt}, {@code tls.key}, and {@code ca.crt} when client
+   * certificates are required: without it the server could check none, so it does not start).
+   */
   public static ServerTls fromDirectory(Path dir, boolean requireClientCertificate, Duration reloadCheckInterval) {
     ReloadingTls material = ReloadingTls.start("files in " + dir, () -> TlsMaterialLoader.fromDirectory(dir),
         ReloadingTls.Role.SERVER, reloadCheckInterval);
@@ -21,7 +24,13 @@ public record ServerTls(ReloadingTls material, boolean requireClientCertificate)
       material.close();
       throw new TlsMaterialException("TLS directory " + dir + " has no tls.crt and tls.key for the server", null);
     }
-    return new ServerTls(material, requireClientCertificate && material.hasCa());
+    if (requireClientCertificate && !material.hasCa()) {
+      material.close();
+      throw new TlsMaterialException("TLS directory " + dir + " has no ca.crt: the server accepts only client "
+          + "certificates signed by that CA, and would otherwise accept anyone; mount the CA (cert-manager writes "
+          + "ca.crt), or choose plain text explicitly with --provider-tls-mode insecure", null);
+    }
+    return new ServerTls(material, requireClientCertificate);
   }
 
   public KeyManager keyManager() {

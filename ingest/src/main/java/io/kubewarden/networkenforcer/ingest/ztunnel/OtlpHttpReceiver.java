@@ -3,9 +3,11 @@ package io.kubewarden.networkenforcer.ingest.ztunnel;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsExchange;
 import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -25,13 +27,22 @@ public final class OtlpHttpReceiver implements AutoCloseable {
 
   private final HttpEndpoint server;
   private final OtlpLogIngestor ingestor;
+  private final ClientIdentity client;
 
-  /** @param tls null for plain HTTP */
-  public OtlpHttpReceiver(int port, ServerTls tls, OtlpLogIngestor ingestor) throws IOException {
+  /**
+   * @param tls null for plain HTTP
+   * @param client with TLS, the only client certificate name accepted (others: 403, body unread)
+   */
+  public OtlpHttpReceiver(int port, ServerTls tls, ClientIdentity client, OtlpLogIngestor ingestor)
+      throws IOException {
+    if (tls != null && client == null) {
+      throw new IllegalArgumentException("a TLS receiver needs the name of the one client it accepts");
+    }
     this.ingestor = ingestor;
+    this.client = client;
     InetSocketAddress address = new InetSocketAddress(port);
     server = tls == null ? HttpEndpoint.plain(address, "otlp-http", 2)
-        : HttpEndpoint.tls(address, tls.sslContext(), tls.requireClientCertificate(), "otlp-http", 2);
+        : HttpEndpoint.tls(address, tls.sslContext(), true, "otlp-http", 2);
     server.handle(PATH, this::handle);
   }
 
@@ -46,6 +57,13 @@ public final class OtlpHttpReceiver implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
+      if (client != null) {
+        var refusal = client.refusal(((HttpsExchange) exchange).getSSLSession());
+        if (refusal.isPresent()) {
+          respond(exchange, 403, "text/plain", refusal.get().getBytes(StandardCharsets.UTF_8));
+          return;
+        }
+      }
       if (!"POST".equals(exchange.getRequestMethod())) {
         exchange.getResponseHeaders().add("Allow", "POST");
         exchange.sendResponseHeaders(405, -1);

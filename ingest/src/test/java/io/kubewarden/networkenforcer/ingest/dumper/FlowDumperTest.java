@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -18,6 +19,13 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FlowDumperTest {
+  /** Stands in for the Kubernetes check (tested on a real API server in the cli module): one token passes. */
+  private static final AccessCheck ONE_TOKEN = (authorization, path, method) -> "Bearer t0ken".equals(authorization)
+      ? AccessCheck.Verdict.ALLOWED : new AccessCheck.Verdict(401, "no");
+
+  private static HttpRequest.Builder authorized(URI uri) {
+    return HttpRequest.newBuilder(uri).header("Authorization", "Bearer t0ken");
+  }
 
   private static FlowRecord flow(int port) {
     FlowEndpoint ep = FlowEndpoint.builder().namespace("demo").podName("p").build();
@@ -32,10 +40,16 @@ class FlowDumperTest {
       dumper.accept(flow(port));
     }
     assertThat(dumper.overwritten()).isEqualTo(2);
-    try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0)).start()) {
+    try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0), ONE_TOKEN)
+        .start()) {
       HttpClient client = HttpClient.newHttpClient();
       URI uri = URI.create("http://127.0.0.1:" + server.port() + "/flow");
-      HttpResponse<String> first = client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+      // Refused without the token; the refused request drains nothing (the three come below).
+      HttpResponse<String> anonymous = client.send(HttpRequest.newBuilder(uri).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      assertThat(anonymous.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"network-enforcer\"");
+      HttpResponse<String> first = client.send(authorized(uri).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(first.statusCode()).isEqualTo(200);
       assertThat(first.headers().firstValue("Content-Type")).contains("application/x-ndjson");
       List<String> lines = Arrays.asList(first.body().split("\n"));
@@ -48,10 +62,10 @@ class FlowDumperTest {
         }
       })).containsExactly(3, 4, 5);
 
-      HttpResponse<String> second = client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> second = client.send(authorized(uri).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(second.statusCode()).isEqualTo(200);
       assertThat(second.body()).isEmpty();
-      HttpResponse<String> post = client.send(HttpRequest.newBuilder(uri).POST(HttpRequest.BodyPublishers.noBody())
+      HttpResponse<String> post = client.send(authorized(uri).POST(HttpRequest.BodyPublishers.noBody())
           .build(), HttpResponse.BodyHandlers.ofString());
       assertThat(post.statusCode()).isEqualTo(405);
     }
@@ -67,10 +81,11 @@ class FlowDumperTest {
     dumper.dropped("ztunnel", io.kubewarden.networkenforcer.ingest.DropReason.IGNORED_LOG,
         () -> "2026-08-03T15:48:10.413052Z info access connection opened");
     dumper.accept(flow(80));
-    try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0)).start()) {
+    try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0), ONE_TOKEN)
+        .start()) {
       HttpClient client = HttpClient.newHttpClient();
       URI dropped = URI.create("http://127.0.0.1:" + server.port() + "/flow?dropped=true");
-      List<String> lines = Arrays.asList(client.send(HttpRequest.newBuilder(dropped).build(),
+      List<String> lines = Arrays.asList(client.send(authorized(dropped).build(),
           HttpResponse.BodyHandlers.ofString()).body().split("\n"));
       assertThat(lines).hasSize(2);
       var first = Json.mapper().readTree(lines.get(0));
@@ -82,9 +97,9 @@ class FlowDumperTest {
       assertThat(second.path("reason").asText()).isEqualTo("ignored-log");
       assertThat(second.path("input").asText()).contains("connection opened");
       // Drained; the flows themselves were left for GET /flow.
-      assertThat(client.send(HttpRequest.newBuilder(dropped).build(), HttpResponse.BodyHandlers.ofString()).body())
+      assertThat(client.send(authorized(dropped).build(), HttpResponse.BodyHandlers.ofString()).body())
           .isEmpty();
-      assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/flow")).build(),
+      assertThat(client.send(authorized(URI.create("http://127.0.0.1:" + server.port() + "/flow")).build(),
           HttpResponse.BodyHandlers.ofString()).body().split("\n")).hasSize(1);
     }
   }

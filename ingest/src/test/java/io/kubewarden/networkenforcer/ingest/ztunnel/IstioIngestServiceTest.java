@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.ManagedChannel;
+import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -76,12 +77,12 @@ class IstioIngestServiceTest {
     int dumperPort = LoopbackPorts.free();
     IngestConfig config = IngestConfig.defaults(Provider.istio)
         .withIstio(new OtlpSettings(grpcPort, httpPort, TlsSettings.fromDirectory(TlsMode.issuer, serverCerts, null),
-            true))
+            "fluent-bit"))
         .withClusterStateFile(Fixtures.file("cluster-state.json"))
         .withDumper(new IngestConfig.Dumper(true, dumperPort, 100));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
-    try (IngestService service = new IngestService(config, kafka, registry, null).start()) {
+    try (IngestService service = new IngestService(config, kafka, registry, null).dumperAccess(AccessCheck.open()).start()) {
       assertThat(service.isReady()).isTrue();
       List<String> lines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
       List<io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord> records = new ArrayList<>();

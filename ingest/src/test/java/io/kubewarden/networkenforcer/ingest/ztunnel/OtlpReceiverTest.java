@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
@@ -56,6 +57,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The OTLP logs receiver over real mutual TLS: gRPC and HTTP, fed by the OTel SDK and by fluent-bit-shaped requests. */
 class OtlpReceiverTest {
+  private static final ClientIdentity FLUENT_BIT = new ClientIdentity("fluent-bit");
   @TempDir static Path dir;
 
   private static final List<FlowRecord> published = new CopyOnWriteArrayList<>();
@@ -63,21 +65,27 @@ class OtlpReceiverTest {
   private static OtlpGrpcReceiver grpc;
   private static OtlpHttpReceiver http;
   private static Path clientCerts;
+  /** Same CA, RSA keys in PKCS#1 as cert-manager writes them: fluent-bit's name, and another workload's. */
+  private static Path fluentBitRsaCerts;
+  private static Path otherCerts;
+  private static TestCertificates ca;
   private static List<String> ztunnelLines;
 
   @BeforeAll
   static void start() throws Exception {
-    TestCertificates ca = TestCertificates.newCa("otlp-ca");
+    ca = TestCertificates.newCa("otlp-ca");
     Path serverCerts = ca.issue(dir.resolve("server"), "network-enforcer-otlp", List.of("localhost"),
         List.of("127.0.0.1"), false);
     clientCerts = ca.issue(dir.resolve("client"), "fluent-bit", List.of(), List.of(), false);
+    fluentBitRsaCerts = ca.issue(dir.resolve("client-rsa"), "fluent-bit", List.of(), List.of(), true);
+    otherCerts = ca.issue(dir.resolve("other"), "network-enforcer.network-enforcer", List.of(), List.of(), true);
     FlowIntake intake = new FlowIntake(List.of(published::add), (s, reason, p, e) -> deadLetters.add(reason),
         new IngestMetrics(new SimpleMeterRegistry()));
     OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(new WorkloadResolver(Fixtures.clusterState()),
         "cluster.local", Clock.systemUTC()), intake);
     ServerTls tls = ServerTls.fromDirectory(serverCerts, true, Duration.ofMinutes(1));
-    grpc = new OtlpGrpcReceiver(0, tls, ingestor).start();
-    http = new OtlpHttpReceiver(0, tls, ingestor).start();
+    grpc = new OtlpGrpcReceiver(0, tls, FLUENT_BIT, ingestor).start();
+    http = new OtlpHttpReceiver(0, tls, FLUENT_BIT, ingestor).start();
     ztunnelLines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
   }
 
@@ -106,9 +114,66 @@ class OtlpReceiverTest {
   }
 
   private static ManagedChannel channel() {
-    TlsSettings tls = TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null);
-    return GrpcChannels.open("localhost:" + grpc.port(), tls, ReloadingTls.fromDirectory(clientCerts),
+    return channel(clientCerts);
+  }
+
+  private static ManagedChannel channel(Path certs) {
+    TlsSettings tls = TlsSettings.fromDirectory(TlsMode.issuer, certs, null);
+    return GrpcChannels.open("localhost:" + grpc.port(), tls, ReloadingTls.fromDirectory(certs),
         Keepalive.grpcGoCompatible());
+  }
+
+  /**
+   * Only fluent-bit's certificate name is accepted: a certificate of the same CA with another name
+   * (any workload that may request one from the chart's issuer could hold it) is refused over gRPC
+   * and HTTP, before its request is read; the pinned name with an RSA key in PKCS#1 is accepted.
+   */
+  @Test
+  void aCertificateOfTheSameCaWithAnotherNameIsRefused() throws Exception {
+    int attempts = 0;
+    int refused = 0;
+    ManagedChannel other = channel(otherCerts);
+    try {
+      attempts++;
+      StatusRuntimeException denied = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+          () -> LogsServiceGrpc.newBlockingStub(other).export(fixtureRequest()));
+      assertThat(denied.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
+      assertThat(denied.getStatus().getDescription()).contains("network-enforcer.network-enforcer")
+          .contains("is not fluent-bit");
+      refused++;
+    } finally {
+      other.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    HttpClient otherHttp = HttpClient.newBuilder().sslContext(ReloadingTls.fromDirectory(otherCerts).sslContext())
+        .build();
+    attempts++;
+    HttpResponse<String> forbidden = otherHttp.send(HttpRequest.newBuilder(URI.create("https://localhost:"
+        + http.port() + OtlpHttpReceiver.PATH)).header("Content-Type", "application/x-protobuf")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(fixtureRequest().toByteArray())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(forbidden.statusCode()).isEqualTo(403);
+    refused++;
+    assertThat(published).as("nothing of a refused client is published").isEmpty();
+    assertThat(deadLetters).isEmpty();
+    System.out.println("OTLP receiver, foreign certificate: attempts refused: " + refused + " of " + attempts);
+
+    ManagedChannel fluentBit = channel(fluentBitRsaCerts);
+    try {
+      LogsServiceGrpc.newBlockingStub(fluentBit).export(fixtureRequest());
+      assertThreeInboundFlows();
+    } finally {
+      fluentBit.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Without the CA no client certificate could be checked: the receiver does not start (no quiet downgrade). */
+  @Test
+  void aMissingCaIsAStartUpError() throws Exception {
+    Path noCa = ca.issue(dir.resolve("no-ca"), "network-enforcer-otlp", List.of("localhost"), List.of(), true);
+    Files.delete(noCa.resolve("ca.crt"));
+    assertThatThrownBy(() -> ServerTls.fromDirectory(noCa, true, Duration.ZERO))
+        .isInstanceOf(io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException.class)
+        .hasMessageContaining("has no ca.crt").hasMessageContaining("--provider-tls-mode insecure");
   }
 
   private static void assertThreeInboundFlows() {
