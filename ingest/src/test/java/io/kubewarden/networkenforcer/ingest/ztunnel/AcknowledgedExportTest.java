@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
@@ -93,7 +94,7 @@ class AcknowledgedExportTest {
       OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(
           new WorkloadResolver(Fixtures.clusterState()), "cluster.local", Clock.systemUTC()), intake);
       try (OtlpGrpcReceiver grpc = new OtlpGrpcReceiver(0, ServerTls.fromDirectory(serverCerts, true,
-          Duration.ofMinutes(1)), ingestor).start()) {
+          Duration.ofMinutes(1)), new ClientIdentity("fluent-bit"), ingestor).start()) {
         ManagedChannel channel = GrpcChannels.open("localhost:" + grpc.port(),
             TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null), ReloadingTls.fromDirectory(clientCerts),
             Keepalive.grpcGoCompatible());
