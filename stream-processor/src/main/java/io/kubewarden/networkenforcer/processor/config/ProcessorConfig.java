@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.topics.MinInSyncReplicas;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfig;
 import java.nio.file.Path;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -206,6 +208,9 @@ public record ProcessorConfig(
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, Integer.toString(standbyReplicas));
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(streamThreads));
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Short.toString(kafka.replicationFactor()));
+    // The internal topics Kafka Streams creates (changelogs, repartition) get the rule of ours.
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+        Integer.toString(MinInSyncReplicas.of(kafka.replicationFactor())));
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName());
     p.put(ROCKSDB_MEMORY_CONFIG, Long.toString(rocksDbMemoryBytes));
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfi
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -51,6 +52,7 @@ class ProcessorConfigTest {
         .containsEntry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1")
         .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2")
         .containsEntry(StreamsConfig.REPLICATION_FACTOR_CONFIG, "3")
+        .containsEntry(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), "2")
         .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
         .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
   }
