@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
@@ -53,6 +54,11 @@ import org.apache.kafka.streams.StreamsConfig;
  *     process: the in-process driver of offline learning), where the combiner hands each observation
  *     straight to the target processor: the same processors see the same records, without a
  *     serialization and a topic round trip per observation
+ * @param groupInstanceId this instance's stable name in the consumer group (Kafka's static
+ *     membership, {@code group.instance.id}; Kafka Streams adds {@code -<thread>} per stream
+ *     thread), or null for dynamic membership. An instance that restarts under the same name within
+ *     the session timeout gets its tasks back without a rebalance of the others; it must be unique
+ *     among the running instances (the chart gives each StatefulSet pod its name)
  */
 public record ProcessorConfig(
     String applicationId,
@@ -75,7 +81,8 @@ public record ProcessorConfig(
     ProposalEmission proposalEmission,
     Duration proposalInterval,
     boolean storeChangelogs,
-    boolean observationsShuffled) {
+    boolean observationsShuffled,
+    String groupInstanceId) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -127,7 +134,8 @@ public record ProcessorConfig(
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
         .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).proposalInterval(proposalInterval)
-        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled);
+        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled)
+        .groupInstanceId(groupInstanceId);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -155,6 +163,10 @@ public record ProcessorConfig(
     if (!observationsShuffled && kafka.partitions() != 1) {
       throw new ConfigException("observations can skip the repartition only with one partition, got "
           + kafka.partitions());
+    }
+    if (groupInstanceId != null && (groupInstanceId.isBlank() || groupInstanceId.length() > 200)) {
+      throw new ConfigException("group instance id must be null (dynamic membership) or 1 to 200 characters, got '"
+          + groupInstanceId + "'");
     }
     if (combineMaxPending < 1) {
       throw new ConfigException("the combiner needs room for at least one combination, got " + combineMaxPending);
@@ -213,6 +225,9 @@ public record ProcessorConfig(
         Integer.toString(MinInSyncReplicas.of(kafka.replicationFactor())));
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName());
     p.put(ROCKSDB_MEMORY_CONFIG, Long.toString(rocksDbMemoryBytes));
+    if (groupInstanceId != null) {
+      p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), groupInstanceId);
+    }
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     // Outputs are JSON and compress well; proposals and violations repeat most of their bytes.
@@ -248,6 +263,7 @@ public record ProcessorConfig(
     private Duration proposalInterval;
     private boolean storeChangelogs = true;
     private boolean observationsShuffled = true;
+    private String groupInstanceId;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -273,12 +289,13 @@ public record ProcessorConfig(
     public Builder proposalInterval(Duration v) { proposalInterval = v; return this; }
     public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
     public Builder observationsShuffled(boolean v) { observationsShuffled = v; return this; }
+    public Builder groupInstanceId(String v) { groupInstanceId = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
           createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
-          proposalInterval, storeChangelogs, observationsShuffled);
+          proposalInterval, storeChangelogs, observationsShuffled, groupInstanceId);
     }
   }
 }

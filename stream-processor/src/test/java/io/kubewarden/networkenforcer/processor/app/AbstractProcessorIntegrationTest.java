@@ -246,6 +246,21 @@ abstract class AbstractProcessorIntegrationTest {
   }
 
   @Test
+  void theGroupInstanceIdReachesTheStreamsConsumerAsStaticMembership(@TempDir Path stateDir) throws Exception {
+    String run = "it-" + UUID.randomUUID().toString().substring(0, 8);
+    ProcessorConfig config = config(run, stateDir).toBuilder().groupInstanceId("processor-0").streamThreads(2)
+        .build().validate();
+    try (StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+        Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+      await().atMost(DEADLINE).until(app::isReady);
+      // One static member per stream thread, named by Kafka Streams <group.instance.id>-<thread>.
+      await().atMost(DEADLINE).untilAsserted(() -> assertThat(admin.describeConsumerGroups(List.of(run)).all().get()
+          .get(run).members()).extracting(m -> m.groupInstanceId().orElse("dynamic"))
+          .containsExactlyInAnyOrder("processor-0-1", "processor-0-2"));
+    }
+  }
+
+  @Test
   void topicsWithDifferentPartitionCountsStopTheStartWithAClearMessage(@TempDir Path stateDir) throws Exception {
     ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfi
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -55,6 +56,18 @@ class ProcessorConfigTest {
         .containsEntry(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), "2")
         .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
         .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
+  }
+
+  @Test
+  void aGroupInstanceIdMakesTheMainConsumerAStaticMember() {
+    assertThat(ProcessorConfig.builder(KAFKA).build().validate().streamsProperties())
+        .doesNotContainKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))
+        .doesNotContainKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    assertThat(ProcessorConfig.builder(KAFKA).groupInstanceId("network-enforcer-processor-1").build().validate()
+        .streamsProperties()).containsEntry(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+            "network-enforcer-processor-1");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).groupInstanceId(" ").build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("group instance id");
   }
 
   @Test
