@@ -9,7 +9,21 @@ cd "$(dirname "$0")/../.."
 flows=${BENCH_HISTORY_FLOWS:-200000}
 ./mvnw -B -ntp -q -o -pl cli -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath >&2
-cp="cli/target/test-classes:cli/target/classes:$(cat cli/target/bench.classpath)"
+# Run from a copy of the classes, so a build in this checkout during the run changes nothing.
+classes=$(mktemp -d)
+trap 'rm -rf "$classes"' EXIT
+entries=()
+for e in cli/target/test-classes cli/target/classes $(tr ':' '\n' < cli/target/bench.classpath); do
+  case "$e" in
+    */target/classes | */target/test-classes)
+      copy="$classes/${#entries[@]}"
+      cp -r "$e" "$copy"
+      entries+=("$copy")
+      ;;
+    *) entries+=("$e") ;;
+  esac
+done
+cp=$(IFS=:; echo "${entries[*]}")
 log=cli/target/bench-history.log
 java -Xmx2g -cp "$cp" io.kubewarden.networkenforcer.cli.replay.HistoryBenchmark "$flows" > "$log" 2>&1
 grep -E '^[a-z][a-zA-Z0-9 /(),.-]+: [0-9.]+$' "$log"
