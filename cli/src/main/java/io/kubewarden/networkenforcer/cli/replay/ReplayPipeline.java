@@ -22,6 +22,8 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -96,7 +98,15 @@ final class ReplayPipeline implements AutoCloseable {
   Result run(KafkaSettings live, TimeWindow window, Set<String> namespaces, Provider provider, Duration timeout,
       PrintWriter err) throws InterruptedException {
     ProcessorConfig config = processorConfig(live, window, provider, workDir.resolve("streams"));
-    try (InProcessTopology topology = new InProcessTopology(config, registry)) {
+    // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the window's
+    // offsets; the first flow waits for it.
+    CompletableFuture<InProcessTopology> building = CompletableFuture.supplyAsync(
+        () -> new InProcessTopology(config, registry), r -> {
+          Thread t = new Thread(r, "replay-build");
+          t.setDaemon(true);
+          t.start();
+        });
+    try {
       long[] replayed = {0};
       Map<Provider, Long> providers = new EnumMap<>(Provider.class);
       FlowWindowReader.Summary read = new FlowWindowReader(live).read(window, (key, value, flow, timestamp) -> {
@@ -104,16 +114,33 @@ final class ReplayPipeline implements AutoCloseable {
             || namespaces.contains(flow.dst().namespace())) {
           replayed[0]++;
           providers.merge(flow.provider(), 1L, Long::sum);
-          topology.accept(key, value, Instant.ofEpochMilli(timestamp));
+          built(building).accept(key, value, Instant.ofEpochMilli(timestamp));
         }
       }, HistoryProgress.every2s(err, "reading flows"));
       Map<String, ProposalSnapshot> proposals = new TreeMap<>();
-      topology.finish(timeout, phase -> { }).forEach((key, p) -> {
+      built(building).finish(timeout, phase -> { }).forEach((key, p) -> {
         if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {
           proposals.put(key, p);
         }
       });
       return new Result(read, replayed[0], proposals, providers);
+    } finally {
+      try {
+        built(building).close();
+      } catch (RuntimeException e) {
+        // It failed to build: nothing to close, and the failure was reported where it was used.
+      }
+    }
+  }
+
+  private static InProcessTopology built(CompletableFuture<InProcessTopology> building) {
+    try {
+      return building.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
     }
   }
 
