@@ -74,6 +74,8 @@ class ChartMatrixTest {
       assertThat(processorEnv).containsEntry("NE_NUM_STANDBY_REPLICAS", "1")
           .containsEntry("NE_PROCESSING_GUARANTEE", "exactly_once_v2")
           .containsEntry("NE_STATE_DIR", "/var/lib/network-enforcer/state")
+          // Static membership: each StatefulSet pod's stable name is its group.instance.id.
+          .containsEntry("NE_GROUP_INSTANCE_ID", "fieldRef:metadata.name")
           .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "OTEL_EXPORTER_OTLP_ENDPOINT", "NE_STATUS_SYNC_INTERVAL");
       assertThat(mounts(container(processor, "processor"))).containsEntry("state", "/var/lib/network-enforcer/state");
       assertThat(elements(processor.path("spec").path("volumeClaimTemplates")))
@@ -112,6 +114,7 @@ class ChartMatrixTest {
       assertThat(env(main)).containsEntry("NE_DATA_DIR", "/var/lib/network-enforcer")
           .containsEntry("NE_KAFKA_REPLICATION_FACTOR", "1")
           .containsEntry("NE_NUM_STANDBY_REPLICAS", "0")
+          .doesNotContainKey("NE_GROUP_INSTANCE_ID")
           .doesNotContainKey("NE_LEADER_ELECTION")
           // The single writer still takes the Lease, and RBAC allows exactly this name.
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")

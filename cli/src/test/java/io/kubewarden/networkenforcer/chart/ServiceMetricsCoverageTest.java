@@ -216,6 +216,9 @@ class ServiceMetricsCoverageTest {
   private static void start(String command, Map<String, String> env) {
     int port = LoopbackPorts.free();
     env.put("NE_MANAGEMENT_PORT", String.valueOf(port));
+    env.put("NE_PROBE_PORT", String.valueOf(LoopbackPorts.free()));
+    // What is exported, not who may read it: ManagementAuthTest covers the token check the chart turns on.
+    env.put("NE_MANAGEMENT_AUTH", "none");
     PORTS.put(command, port);
     RUNS.put(command, CompletableFuture.supplyAsync(() -> CliRun.run(env, command)));
   }

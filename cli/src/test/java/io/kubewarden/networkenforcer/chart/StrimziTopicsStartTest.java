@@ -105,8 +105,16 @@ class StrimziTopicsStartTest {
   void eachServiceStartsAgainstExactlyTheDeclaredTopics() throws Exception {
     Map<String, String> processor = chartEnv("StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());
-    assertThat(processor).containsEntry("NE_KAFKA_CREATE_TOPICS", "false");
-    runUntilReady(processor, "processor", "kafka-streams ok");
+    assertThat(processor).containsEntry("NE_KAFKA_CREATE_TOPICS", "false")
+        .containsEntry("NE_GROUP_INSTANCE_ID", "processor-0");
+    runUntilReady(processor, "processor", "kafka-streams ok", () -> {
+      // Static membership really set: the pod's name reached the Streams consumer as group.instance.id.
+      try (Admin admin = admin()) {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin.describeConsumerGroups(
+            List.of(APPLICATION_ID)).all().get().get(APPLICATION_ID).members())
+            .extracting(m -> m.groupInstanceId().orElse("dynamic")).containsExactly("processor-0-1"));
+      }
+    });
 
     Map<String, String> ingest = chartEnv("Deployment", "ingest");
     ingest.put("NE_OTLP_PORT", String.valueOf(LoopbackPorts.free()));
@@ -143,7 +151,9 @@ class StrimziTopicsStartTest {
   private static Map<String, String> chartEnv(String kind, String component) {
     Map<String, String> env = new HashMap<>();
     env(container(chart.get(kind, FULLNAME + "-" + component), component)).forEach((name, value) -> {
-      if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
+      if (value.equals("fieldRef:metadata.name")) {
+        env.put(name, component + "-0"); // as the kubelet fills it in: the pod's name
+      } else if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
         env.put(name, value);
       }
     });
@@ -157,6 +167,12 @@ class StrimziTopicsStartTest {
   }
 
   private static void runUntilReady(Map<String, String> env, String command, String readyLine) throws Exception {
+    runUntilReady(env, command, readyLine, () -> { });
+  }
+
+  /** Checks {@code whileReady} with the service up and ready, then stops it. */
+  private static void runUntilReady(Map<String, String> env, String command, String readyLine,
+      ThrowingRunnable whileReady) throws Exception {
     CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
     try {
       await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
@@ -167,11 +183,17 @@ class StrimziTopicsStartTest {
           .until(() -> run.isDone() || get(http, port, "/readyz").statusCode() == 200);
       assertThat(run.isDone()).as(() -> command + " ended: " + run.join().err()).isFalse();
       assertThat(get(http, port, "/readyz").body()).contains(readyLine);
+      whileReady.run();
     } finally {
       ServiceRunner.stopAll();
       CliRun result = run.get(2, TimeUnit.MINUTES);
       assertThat(result.exitCode()).as(result.err()).isZero();
     }
+  }
+
+  @FunctionalInterface
+  private interface ThrowingRunnable {
+    void run() throws Exception;
   }
 
   private static Set<String> topicsOnTheBroker() throws Exception {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 
 /** The optional Strimzi KafkaTopics are exactly the topics the services would create themselves. */
@@ -57,6 +58,20 @@ class StrimziTopicsTest {
       Map<String, String> config = new TreeMap<>();
       kafkaTopic.path("spec").path("config").properties().forEach(e -> config.put(e.getKey(), e.getValue().asText()));
       assertThat(config).as(topic.name()).isEqualTo(new TreeMap<>(expected.configs()));
+    }
+  }
+
+  @Test
+  void minInSyncReplicasFollowsTheReplicationFactorAsTheServicesSetIt() {
+    for (int rf : new int[] {1, 2, 3, 5}) {
+      Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
+          "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "my-cluster", "kafka.replicationFactor",
+          Integer.toString(rf)));
+      String expected = new Topics("x").flows().newTopic(1, (short) rf).configs()
+          .get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+      assertThat(expected).isEqualTo(rf >= 3 ? "2" : "1");
+      assertThat(m.ofKind("KafkaTopic")).as("replication factor " + rf).hasSize(9).allSatisfy(t ->
+          assertThat(t.path("spec").path("config").path("min.insync.replicas").asText()).isEqualTo(expected));
     }
   }
 

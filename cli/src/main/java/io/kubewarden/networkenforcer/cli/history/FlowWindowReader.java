@@ -37,6 +37,12 @@ public final class FlowWindowReader {
     void accept(String key, FlowRecord flow, long timestampMs);
   }
 
+  /** Where the flows of the window go, decoded and also as the topic holds them (to pass on unchanged). */
+  @FunctionalInterface
+  public interface RecordSink {
+    void accept(String key, byte[] value, FlowRecord flow, long timestampMs);
+  }
+
   /**
    * What a read did.
    *
@@ -53,6 +59,10 @@ public final class FlowWindowReader {
   }
 
   public Summary read(TimeWindow window, WindowSink sink, HistoryProgress progress) {
+    return read(window, (RecordSink) (key, value, flow, timestamp) -> sink.accept(key, flow, timestamp), progress);
+  }
+
+  public Summary read(TimeWindow window, RecordSink sink, HistoryProgress progress) {
     Deserializer<FlowRecord> decoder = topic.valueSerde().deserializer();
     try (KafkaConsumer<String, byte[]> consumer = TopicRangeRead.consumer(kafka)) {
       List<TopicPartition> partitions = partitions(consumer);
@@ -85,7 +95,7 @@ public final class FlowWindowReader {
           return;
         }
         inWindow[0]++;
-        sink.accept(r.key(), flow, r.timestamp());
+        sink.accept(r.key(), r.value(), flow, r.timestamp());
       }, progress::update);
       progress.finish(records);
       return new Summary(records, inWindow[0], unreadable[0]);

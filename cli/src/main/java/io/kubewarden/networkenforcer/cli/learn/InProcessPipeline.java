@@ -128,8 +128,8 @@ final class InProcessPipeline implements AutoCloseable {
     // Heap stores: an offline run keeps nothing, and its state is one capture's allow-lists.
     // No broker is contacted: the address only satisfies the configuration's checks.
     KafkaSettings kafka = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
-    return combiningRepeats(LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"), true,
-        learning));
+    return InProcessTopology.settings(LearnSetup.processorConfig(kafka, format, backend, workDir.resolve("streams"),
+        true, learning));
   }
 
   private static void closeUnused(Building started) {
@@ -143,30 +143,13 @@ final class InProcessPipeline implements AutoCloseable {
     }
   }
 
-  /**
-   * Most flows of a long capture repeat one seen before (89 % of a 1,000,000-line capture), so repeats
-   * are combined, as the service does, but until the end of the capture: the driver's wall clock
-   * stands still while it reads, and the combinations leave at {@link InProcessTopology#finish} in the
-   * order of their latest flows (the learner sees what it would have seen flow by flow), or early when
-   * {@link #COMBINED_MAX} wait. One process holds the one partition, so the observations go straight
-   * to the target processor: through the repartition topic, the driver serialized, captured, routed
-   * and read back every one of them, a third of the run's end.
-   */
-  static ProcessorConfig combiningRepeats(ProcessorConfig config) {
-    return config.toBuilder().combineInterval(InProcessTopology.QUIET_STEP).combineMaxPending(COMBINED_MAX)
-        .observationsShuffled(false).build().validate();
-  }
-
-  /** About 1 KiB each: at most a fifth of the launcher's heap. */
-  static final int COMBINED_MAX = 100_000;
-
   private LearnResult read(BufferedReader reader, CaptureFormat format, AtomicReference<ClusterView> view,
       Duration timeout, LearnProgress progress, DeadLetterSink unreadableLines, IngestMetrics ingestMetrics,
       InProcessTopology topology) throws IOException, InterruptedException {
     CaptureSummary summary = resolveAndPublish(reader, format, view.getAndSet(null), progress, unreadableLines,
         ingestMetrics, topology);
     // Nothing here holds the cluster view (or the resolvers made of it) any more.
-    return new LearnResult(summary, topology.finish(timeout, progress));
+    return new LearnResult(summary, topology.finish(timeout, progress::phaseDone));
   }
 
   private static CaptureSummary resolveAndPublish(BufferedReader reader, CaptureFormat format, ClusterView view,

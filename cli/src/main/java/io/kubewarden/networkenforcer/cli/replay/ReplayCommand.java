@@ -44,9 +44,9 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
         "Rebuilds proposals from the flows of a past window of the flows topic. The window's flows are read from "
-            + "offsetsForTimes(--from) up to --to (or the end seen at start) and learned by the processor topology "
-            + "on a private embedded broker under its own application id and state: the live processor, its "
-            + "consumer group, its state, violations and policy status are never touched.",
+            + "offsetsForTimes(--from) up to --to (or the end seen at start), committed records only, and learned by "
+            + "the processor topology in this process, as learn runs it, under its own application id and state: "
+            + "the live processor, its consumer group, its state, violations and policy status are never touched.",
         "",
         "Writes DIR/<namespace>/<name>.yaml like learn (--output-dir), and/or publishes the proposals to the "
             + "proposals topic annotated networkenforcer.kubewarden.io/replayed-from=<from>/<to> (--publish), "
@@ -82,7 +82,8 @@ public final class ReplayCommand implements Callable<Integer> {
   Path report;
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30m",
-      description = "Longest time to wait for learning to finish (default: ${DEFAULT-VALUE}).")
+      description = "Longest time to wait, once the window is read, for learning to finish (default: "
+          + "${DEFAULT-VALUE}).")
   String timeout;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",

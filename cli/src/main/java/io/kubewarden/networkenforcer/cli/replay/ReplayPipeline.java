@@ -3,17 +3,12 @@ package io.kubewarden.networkenforcer.cli.replay;
 import io.kubewarden.networkenforcer.cli.history.FlowWindowReader;
 import io.kubewarden.networkenforcer.cli.history.HistoryProgress;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
-import io.kubewarden.networkenforcer.cli.learn.ProposalTopicReader;
+import io.kubewarden.networkenforcer.cli.learn.InProcessTopology;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
-import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.processor.app.TopicPreparation;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
-import io.kubewarden.networkenforcer.processor.progress.CatchUp;
-import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,37 +16,33 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * Rebuilds the proposals of a window of the flows topic in isolation: the window's flows are copied
- * (with their keys and timestamps, through the topic's serde) into a private embedded KRaft broker
- * in a temporary directory, where the processor topology runs under its own application id and
- * state. Nothing of the live installation is written: no consumer group, no internal topic, no
- * violation, no status. With no policies in the private broker the topology only learns, as the
- * live processor did for targets without a policy.
+ * Rebuilds the proposals of a window of the flows topic in isolation: the window's records are read
+ * from the live flows topic (committed records only, each partition between the offsets of the
+ * window's start and end) and handed as they are, with their keys and timestamps, to the processor
+ * topology running in this process ({@link InProcessTopology}, as {@code learn} runs it). Nothing
+ * of the live installation is written: no consumer group, no internal topic, no violation, no
+ * status. With no policies the topology only learns, as the live processor did for targets without
+ * a policy.
  */
 final class ReplayPipeline implements AutoCloseable {
-  /** Short, so evidence reaches the private proposals topic soon after the last flow. */
+  /** Short, so evidence is flushed soon after the last flow. */
   private static final Duration EVIDENCE_FLUSH = Duration.ofMillis(200);
   private static final Duration COMMIT_INTERVAL = Duration.ofMillis(100);
 
   private final Path workDir;
   private final MeterRegistry registry;
-  private EmbeddedKafkaBroker broker;
-  private KafkaStreams streams;
 
   /**
    * What a replay produced.
@@ -78,8 +69,15 @@ final class ReplayPipeline implements AutoCloseable {
     return "network-enforcer-replay-" + window.from().toEpochMilli() + "-" + window.to().toEpochMilli();
   }
 
-  static ProcessorConfig processorConfig(KafkaSettings kafka, TimeWindow window, Provider provider, Path stateDir) {
-    return ProcessorConfig.builder(kafka)
+  /**
+   * The processor settings of one replay: {@code learn}'s in-process settings with the live topic
+   * names (the prefix), the installation's provider and the window's application id.
+   */
+  static ProcessorConfig processorConfig(KafkaSettings live, TimeWindow window, Provider provider, Path stateDir) {
+    // No broker is contacted: the address only satisfies the configuration's checks, and none of the
+    // live client settings (TLS files, credentials) reaches the driver.
+    KafkaSettings offline = new KafkaSettings("localhost:9092", live.topicPrefix(), 1, (short) 1, Map.of());
+    return InProcessTopology.settings(ProcessorConfig.builder(offline)
         .applicationId(applicationId(window))
         // One private instance, no failover: at-least-once gives the same proposals with less overhead.
         .processingGuarantee(StreamsConfig.AT_LEAST_ONCE)
@@ -89,88 +87,69 @@ final class ReplayPipeline implements AutoCloseable {
         .inMemoryStores(true)
         .provider(provider)
         .backend(provider.backend())
+        // Only the last proposal of each target is kept: render each changed target once per flush.
+        .proposalEmission(ProposalEmission.AT_FLUSH)
+        // Nothing is restored: the stores' state ends with the run.
+        .storeChangelogs(false)
         .build()
-        .validate();
+        .validate());
   }
 
   Result run(KafkaSettings live, TimeWindow window, Set<String> namespaces, Provider provider, Duration timeout,
       PrintWriter err) throws InterruptedException {
-    broker = EmbeddedKafkaBroker.builder().dataDir(workDir.resolve("kafka")).build().start();
-    KafkaSettings replay = new KafkaSettings(broker.bootstrapServers(), live.topicPrefix(), 1, (short) 1, Map.of())
-        .validate();
-    ProcessorConfig config = processorConfig(replay, window, provider, workDir.resolve("streams"));
-    try (Admin admin = Admin.create(replay.clientConfig())) {
-      new TopicPreparation(config).prepare(admin);
-      streams = new KafkaStreams(NetworkEnforcerTopology.build(config, registry), config.streamsProperties());
-      streams.start();
-
+    ProcessorConfig config = processorConfig(live, window, provider, workDir.resolve("streams"));
+    // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the window's
+    // offsets; the first flow waits for it.
+    CompletableFuture<InProcessTopology> building = CompletableFuture.supplyAsync(
+        () -> new InProcessTopology(config, registry), r -> {
+          Thread t = new Thread(r, "replay-build");
+          t.setDaemon(true);
+          t.start();
+        });
+    try {
       long[] replayed = {0};
       Map<Provider, Long> providers = new EnumMap<>(Provider.class);
-      FlowWindowReader.Summary read;
-      Topic<String, FlowRecord> flows = replay.topics().flows();
-      try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(producerConfig(replay),
-          flows.keySerde().serializer(), flows.valueSerde().serializer())) {
-        read = new FlowWindowReader(live).read(window, (key, flow, timestamp) -> {
-          if (namespaces.isEmpty() || namespaces.contains(flow.src().namespace())
-              || namespaces.contains(flow.dst().namespace())) {
-            replayed[0]++;
-            providers.merge(flow.provider(), 1L, Long::sum);
-            producer.send(new ProducerRecord<>(flows.name(), null, timestamp, key, flow));
-          }
-        }, HistoryProgress.every2s(err, "reading flows"));
-        producer.flush();
-      }
-      HistoryProgress progress = HistoryProgress.every2s(err, "learning");
-      progress.start(replayed[0]);
-      try {
-        CatchUp.of(admin, config, streams, registry).await(timeout, p -> {
-          if (p.caughtUp()) {
-            progress.finish(p.flowsConsumed());
-          } else {
-            progress.update(p.flowsConsumed());
-          }
-        });
-      } catch (CatchUp.TimedOut e) {
-        throw new IllegalStateException("processing did not finish (" + e.progress().flowsConsumed() + " of "
-            + e.progress().flowsPublished() + " flows consumed); raise --timeout for large windows within "
-            + e.timeout().toSeconds() + " s", e);
-      }
+      FlowWindowReader.Summary read = new FlowWindowReader(live).read(window, (key, value, flow, timestamp) -> {
+        if (namespaces.isEmpty() || namespaces.contains(flow.src().namespace())
+            || namespaces.contains(flow.dst().namespace())) {
+          replayed[0]++;
+          providers.merge(flow.provider(), 1L, Long::sum);
+          built(building).accept(key, value, Instant.ofEpochMilli(timestamp));
+        }
+      }, HistoryProgress.every2s(err, "reading flows"));
       Map<String, ProposalSnapshot> proposals = new TreeMap<>();
-      new ProposalTopicReader(replay).readAll(replay.topics().proposals()).forEach((key, p) -> {
+      built(building).finish(timeout, phase -> { }).forEach((key, p) -> {
         if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {
           proposals.put(key, p);
         }
       });
       return new Result(read, replayed[0], proposals, providers);
+    } finally {
+      try {
+        built(building).close();
+      } catch (RuntimeException e) {
+        // It failed to build: nothing to close, and the failure was reported where it was used.
+      }
     }
   }
 
-  private static Properties producerConfig(KafkaSettings kafka) {
-    Properties p = kafka.clientConfig();
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-    p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    return p;
+  private static InProcessTopology built(CompletableFuture<InProcessTopology> building) {
+    try {
+      return building.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
   }
 
   @Override
   public void close() {
-    try {
-      if (streams != null) {
-        streams.close(Duration.ofSeconds(30));
-      }
-    } finally {
-      try {
-        if (broker != null) {
-          broker.close();
-        }
-      } finally {
-        try (Stream<Path> paths = Files.walk(workDir)) {
-          paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-          // Best effort: it is a temporary directory.
-        }
-      }
+    try (Stream<Path> paths = Files.walk(workDir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: it is a temporary directory.
     }
   }
 }

@@ -55,6 +55,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -353,6 +354,41 @@ class HistoryOnBrokerTest {
         A_FROM.toString(), "--to", A_TO.toString(), "--kafka-bootstrap-servers", broker.bootstrapServers(),
         "--kafka-topic-prefix", PREFIX);
     assertThat(simulate.exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  @Order(8)
+  void replayReadsCommittedFlowsOnlyAnAbortedTransactionIsNotReplayed() throws Exception {
+    Instant cFrom = T0.plus(Duration.ofHours(4));
+    Topic<String, FlowRecord> flows = live.topics().flows();
+    Properties p = live.clientConfig();
+    p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "history-test-aborted");
+    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(p, flows.keySerde().serializer(),
+        flows.valueSerde().serializer())) {
+      producer.initTransactions();
+      // Written, then aborted: a consumer that reads uncommitted records would see it.
+      producer.beginTransaction();
+      FlowRecord aborted = flow(cFrom.plusSeconds(10), CLIENT, SCRAPER, Protocol.TCP, 7000, 1);
+      producer.send(new ProducerRecord<>(flows.name(), null, aborted.time().toEpochMilli(), aborted.partitionKey(),
+          aborted)).get();
+      producer.abortTransaction();
+      producer.beginTransaction();
+      FlowRecord committed = flow(cFrom.plusSeconds(20), CLIENT, SERVER, Protocol.TCP, 7001, 2);
+      producer.send(new ProducerRecord<>(flows.name(), null, committed.time().toEpochMilli(),
+          committed.partitionKey(), committed));
+      producer.commitTransaction();
+    }
+    // Up to now: the transaction markers carry the time they were written, after the flows' own times.
+    CliRun run = CliRun.run("replay", "--from", cFrom.toString(), "--provider", "cilium",
+        "--kafka-bootstrap-servers", broker.bootstrapServers(), "--kafka-topic-prefix", PREFIX,
+        "--output-dir", dir.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("1 flows in the window, 1 replayed").contains(", 2 proposals.");
+    Map<String, WorkloadNetworkPolicyProposal> replayed = manifests(dir);
+    assertThat(replayed.keySet()).containsExactlyInAnyOrder("demo/deployment-http-client-egress",
+        "demo/deployment-http-server-ingress");
+    assertThat(rules(replayed.get("demo/deployment-http-client-egress"))).containsExactly(
+        "demo/Deployment/http-server TCP/7001");
   }
 
   private static CliRun replay(Instant from, Instant to, String... more) {

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.topics;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -42,6 +43,22 @@ class TopicsTest {
     assertThat(topics.dataPlaneLoss().newTopic(1, (short) 1).configs())
         .containsEntry(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE)
         .containsEntry(TopicConfig.RETENTION_MS_CONFIG, Long.toString(Duration.ofDays(30).toMillis()));
+  }
+
+  @Test
+  void everyTopicNeedsOneReplicaLessThanItHasInSyncAtMostTwo() {
+    assertThat(MinInSyncReplicas.of(1)).isEqualTo(1);
+    assertThat(MinInSyncReplicas.of(2)).isEqualTo(1);
+    assertThat(MinInSyncReplicas.of(3)).isEqualTo(2);
+    assertThat(MinInSyncReplicas.of(5)).isEqualTo(2);
+    assertThatThrownBy(() -> MinInSyncReplicas.of(0))
+        .isInstanceOf(IllegalArgumentException.class);
+    for (Topic<?, ?> topic : Topics.withDefaultPrefix().all()) {
+      assertThat(topic.newTopic(6, (short) 3).configs()).as(topic.name())
+          .containsEntry(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "2");
+      assertThat(topic.newTopic(1, (short) 1).configs()).as(topic.name())
+          .containsEntry(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG, "1");
+    }
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.topics.MinInSyncReplicas;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.processor.rocksdb.BoundedMemoryRocksDbConfig;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.util.Objects;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 
@@ -52,6 +54,11 @@ import org.apache.kafka.streams.StreamsConfig;
  *     process: the in-process driver of offline learning), where the combiner hands each observation
  *     straight to the target processor: the same processors see the same records, without a
  *     serialization and a topic round trip per observation
+ * @param groupInstanceId this instance's stable name in the consumer group (Kafka's static
+ *     membership, {@code group.instance.id}; Kafka Streams adds {@code -<thread>} per stream
+ *     thread), or null for dynamic membership. An instance that restarts under the same name within
+ *     the session timeout gets its tasks back without a rebalance of the others; it must be unique
+ *     among the running instances (the chart gives each StatefulSet pod its name)
  */
 public record ProcessorConfig(
     String applicationId,
@@ -74,7 +81,8 @@ public record ProcessorConfig(
     ProposalEmission proposalEmission,
     Duration proposalInterval,
     boolean storeChangelogs,
-    boolean observationsShuffled) {
+    boolean observationsShuffled,
+    String groupInstanceId) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
@@ -126,7 +134,8 @@ public record ProcessorConfig(
         .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
         .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
         .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).proposalInterval(proposalInterval)
-        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled);
+        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled)
+        .groupInstanceId(groupInstanceId);
   }
 
   /** Checks every value and says what to fix. Returns this for chaining. */
@@ -154,6 +163,10 @@ public record ProcessorConfig(
     if (!observationsShuffled && kafka.partitions() != 1) {
       throw new ConfigException("observations can skip the repartition only with one partition, got "
           + kafka.partitions());
+    }
+    if (groupInstanceId != null && (groupInstanceId.isBlank() || groupInstanceId.length() > 200)) {
+      throw new ConfigException("group instance id must be null (dynamic membership) or 1 to 200 characters, got '"
+          + groupInstanceId + "'");
     }
     if (combineMaxPending < 1) {
       throw new ConfigException("the combiner needs room for at least one combination, got " + combineMaxPending);
@@ -210,8 +223,14 @@ public record ProcessorConfig(
     p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, Integer.toString(standbyReplicas));
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(streamThreads));
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Short.toString(kafka.replicationFactor()));
+    // The internal topics Kafka Streams creates (changelogs, repartition) get the rule of ours.
+    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+        Integer.toString(MinInSyncReplicas.of(kafka.replicationFactor())));
     p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName());
     p.put(ROCKSDB_MEMORY_CONFIG, Long.toString(rocksDbMemoryBytes));
+    if (groupInstanceId != null) {
+      p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), groupInstanceId);
+    }
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     // Outputs are JSON and compress well; proposals and violations repeat most of their bytes.
@@ -247,6 +266,7 @@ public record ProcessorConfig(
     private Duration proposalInterval;
     private boolean storeChangelogs = true;
     private boolean observationsShuffled = true;
+    private String groupInstanceId;
 
     private Builder(KafkaSettings kafka) {
       this.kafka = kafka;
@@ -272,12 +292,13 @@ public record ProcessorConfig(
     public Builder proposalInterval(Duration v) { proposalInterval = v; return this; }
     public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
     public Builder observationsShuffled(boolean v) { observationsShuffled = v; return this; }
+    public Builder groupInstanceId(String v) { groupInstanceId = v; return this; }
 
     public ProcessorConfig build() {
       return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
           cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
           createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
-          proposalInterval, storeChangelogs, observationsShuffled);
+          proposalInterval, storeChangelogs, observationsShuffled, groupInstanceId);
     }
   }
 }

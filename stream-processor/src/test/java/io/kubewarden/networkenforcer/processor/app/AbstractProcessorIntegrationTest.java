@@ -38,6 +38,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -45,6 +47,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -214,6 +218,45 @@ abstract class AbstractProcessorIntegrationTest {
       // flush (1 s here) while it was learned; one per new peer would be 4,000.
       assertThat(dnsRecordBytes).as("coredns proposals in %.1f s", seconds)
           .hasSizeLessThanOrEqualTo(1 + 2 * ((int) Math.ceil(seconds) + 1));
+    }
+  }
+
+  @Test
+  void everyTopicTheProcessorCreatesSaysHowManyReplicasMustBeInSync(@TempDir Path stateDir) throws Exception {
+    String run = "it-" + UUID.randomUUID().toString().substring(0, 8);
+    ProcessorConfig config = config(run, stateDir);
+    try (StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+        Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+      await().atMost(DEADLINE).until(app::isReady);
+      // Ours (<prefix>flows ...) and Kafka Streams' own (<application id>-...-changelog, -repartition).
+      List<String> created = admin.listTopics().names().get().stream().filter(t -> t.startsWith(run)).sorted()
+          .toList();
+      assertThat(created).contains(config.topics().flows().name(), config.reattributionTopic())
+          .anyMatch(t -> t.endsWith("-changelog")).anyMatch(t -> t.endsWith("-repartition"));
+      List<ConfigResource> resources = created.stream()
+          .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get();
+      for (ConfigResource r : resources) {
+        ConfigEntry entry = configs.get(r).get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+        // Set on the topic itself (replication factor 1 here: 1), not the broker's default.
+        assertThat(entry.source()).as(r.name()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(entry.value()).as(r.name()).isEqualTo("1");
+      }
+    }
+  }
+
+  @Test
+  void theGroupInstanceIdReachesTheStreamsConsumerAsStaticMembership(@TempDir Path stateDir) throws Exception {
+    String run = "it-" + UUID.randomUUID().toString().substring(0, 8);
+    ProcessorConfig config = config(run, stateDir).toBuilder().groupInstanceId("processor-0").streamThreads(2)
+        .build().validate();
+    try (StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+        Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+      await().atMost(DEADLINE).until(app::isReady);
+      // One static member per stream thread, named by Kafka Streams <group.instance.id>-<thread>.
+      await().atMost(DEADLINE).untilAsserted(() -> assertThat(admin.describeConsumerGroups(List.of(run)).all().get()
+          .get(run).members()).extracting(m -> m.groupInstanceId().orElse("dynamic"))
+          .containsExactlyInAnyOrder("processor-0-1", "processor-0-2"));
     }
   }
 

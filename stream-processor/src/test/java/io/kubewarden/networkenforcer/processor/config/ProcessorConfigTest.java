@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +53,7 @@ class ProcessorConfigTest {
         .containsEntry(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, "1")
         .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2")
         .containsEntry(StreamsConfig.REPLICATION_FACTOR_CONFIG, "3")
+        .containsEntry(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), "2")
         .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
         .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
   }
@@ -67,6 +69,18 @@ class ProcessorConfigTest {
       assertThat(streams.getRestoreConsumerConfigs("c")).as(guarantee)
           .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     }
+  }
+
+  @Test
+  void aGroupInstanceIdMakesTheMainConsumerAStaticMember() {
+    assertThat(ProcessorConfig.builder(KAFKA).build().validate().streamsProperties())
+        .doesNotContainKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))
+        .doesNotContainKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    assertThat(ProcessorConfig.builder(KAFKA).groupInstanceId("network-enforcer-processor-1").build().validate()
+        .streamsProperties()).containsEntry(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+            "network-enforcer-processor-1");
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).groupInstanceId(" ").build().validate())
+        .isInstanceOf(ConfigException.class).hasMessageContaining("group instance id");
   }
 
   @Test
