@@ -13,9 +13,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The management port of every service: {@code /healthz} (the process runs), {@code /readyz}
- * (every part is ready: stream up, Kafka Streams RUNNING, leader or standby) and {@code /metrics}
- * (Prometheus text format).
+ * The management port of every service: {@code /healthz} (liveness: every part still works, see
+ * {@link ThreadDeaths} and each service's own checks; 503 names the failing one), {@code /readyz}
+ * (every part is ready: stream up, Kafka Streams RUNNING, writer leader with synced caches or a
+ * standby in the election) and {@code /metrics} (Prometheus text format).
  */
 public final class ManagementServer implements AutoCloseable {
   private final HttpEndpoint server;
@@ -27,23 +28,19 @@ public final class ManagementServer implements AutoCloseable {
   public record Page(int status, String contentType, String body) {}
 
   public ManagementServer(int port, PrometheusMeterRegistry registry, List<Check> readiness) {
+    this(port, registry, List.of(), readiness);
+  }
+
+  /** @param liveness read on every {@code /healthz}, so checks added later count */
+  public ManagementServer(int port, PrometheusMeterRegistry registry, List<Check> liveness, List<Check> readiness) {
     try {
       server = HttpEndpoint.plain(new InetSocketAddress(port), "management-http", 1);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot listen on management port " + port
           + " (set --management-port to a free port)", e);
     }
-    server.handle("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
-    server.handle("/readyz", ex -> {
-      StringBuilder body = new StringBuilder();
-      boolean all = true;
-      for (Check c : readiness) {
-        boolean ok = c.ready().getAsBoolean();
-        all &= ok;
-        body.append(c.name()).append(ok ? " ok" : " not ready").append('\n');
-      }
-      respond(ex, all ? 200 : 503, body.toString(), "text/plain");
-    });
+    server.handle("/healthz", ex -> respond(ex, CheckReport.of(liveness)));
+    server.handle("/readyz", ex -> respond(ex, CheckReport.of(readiness)));
     server.handle("/metrics", ex -> respond(ex, 200, registry.scrape(),
         "text/plain; version=0.0.4; charset=utf-8"));
     server.start();
@@ -80,6 +77,10 @@ public final class ManagementServer implements AutoCloseable {
 
   public int port() {
     return server.port();
+  }
+
+  private static void respond(HttpExchange ex, CheckReport report) throws IOException {
+    respond(ex, report.status(), report.body(), "text/plain");
   }
 
   private static void respond(HttpExchange ex, int status, String body, String type) throws IOException {

@@ -1,9 +1,9 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.kubewarden.networkenforcer.cli.management.ManagementServer;
+import io.kubewarden.networkenforcer.cli.management.ThreadDeaths;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,11 +23,13 @@ public final class ServiceRunner implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final int managementPort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
-  private final List<ManagementServer.Check> readiness = new ArrayList<>();
+  private final List<ManagementServer.Check> readiness = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ManagementServer.Check> liveness = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
   private static final java.util.Set<ServiceRunner> ACTIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
+  private ThreadDeaths threadDeaths;
 
   public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort) {
     this.name = name;
@@ -37,7 +39,9 @@ public final class ServiceRunner implements AutoCloseable {
 
   /** Starts the management server first, so /healthz answers while the rest starts. */
   public ServiceRunner startManagement() {
-    management = new ManagementServer(managementPort, registry, readiness);
+    threadDeaths = ThreadDeaths.watch();
+    liveness.add(threadDeaths.check());
+    management = new ManagementServer(managementPort, registry, liveness, readiness);
     LOG.info("{}: /healthz, /readyz and /metrics on port {}", name, management.port());
     return this;
   }
@@ -67,6 +71,11 @@ public final class ServiceRunner implements AutoCloseable {
 
   public void ready(String check, BooleanSupplier ready) {
     readiness.add(new ManagementServer.Check(check, ready));
+  }
+
+  /** A liveness check: {@code /healthz} fails (and the kubelet restarts the pod) while it is false. */
+  public void alive(String check, BooleanSupplier alive) {
+    liveness.add(new ManagementServer.Check(check, alive));
   }
 
   /** Blocks until SIGTERM/Ctrl-C or {@link #stop()}. */
@@ -117,6 +126,9 @@ public final class ServiceRunner implements AutoCloseable {
     if (management != null) {
       management.close();
       management = null;
+    }
+    if (threadDeaths != null) {
+      threadDeaths.close();
     }
     registry.close();
   }

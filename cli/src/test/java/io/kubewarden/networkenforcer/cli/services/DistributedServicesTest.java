@@ -35,10 +35,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -104,6 +106,29 @@ class DistributedServicesTest {
     });
     assertThat(metrics).contains("service=\"processor\"").containsPattern("kafka_consumer_\\w*lag\\w*")
         .contains("network_enforcer_processor_flows_received_total");
+  }
+
+  @Test
+  void processorLivenessFailsWhenKafkaStreamsGoesToError() throws Exception {
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    // Topics of their own: this test deletes its flows topic.
+    String prefix = "liveness-test.";
+    env.put("NE_KAFKA_TOPIC_PREFIX", prefix);
+    env.put("NE_STATE_DIR", dir.toString());
+    env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
+    runUntilReady(env, "processor", "kafka-streams ok", (http, port) -> {
+      assertThat(get(http, port, "/healthz").body()).isEqualTo("threads ok\nkafka-streams ok\n");
+      // A source topic gone under a running topology: Kafka Streams' thread fails, the client goes to ERROR
+      // and stays there; the process still answers, only a restart brings processing back.
+      String flows = new KafkaSettings(broker.bootstrapServers(), prefix, 2, (short) 1, Map.of()).topics().flows()
+          .name();
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+        admin.deleteTopics(List.of(flows)).all().get(30, TimeUnit.SECONDS);
+      }
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, "/healthz").statusCode() == 503);
+      assertThat(get(http, port, "/healthz").body()).isEqualTo("threads ok\nkafka-streams failing\n");
+      assertThat(get(http, port, "/readyz").statusCode()).isEqualTo(503);
+    });
   }
 
   /** {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes them. */

@@ -1,0 +1,63 @@
+package io.kubewarden.networkenforcer.cli.services;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** /healthz over real HTTP: it fails when a worker thread dies or a service says it stopped working. */
+class ServiceRunnerProbesTest {
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void aWorkerThreadThatDiesOfAnUncaughtExceptionFailsLiveness() throws Exception {
+    try (ServiceRunner runner = new ServiceRunner("probe-test", ServiceMetrics.create("probe-test"), 0)) {
+      runner.startManagement();
+      runner.ready("worker", () -> true);
+      int port = runner.managementPort();
+      assertThat(get(port, "/healthz")).isEqualTo("200 threads ok\n");
+
+      Thread worker = new Thread(() -> {
+        throw new IllegalStateException("the worker's loop broke");
+      }, "probe-test-worker");
+      worker.start();
+      worker.join();
+
+      await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/healthz"), "503 threads failing\n"::equals);
+      // Readiness is another question: the process still answers, the kubelet restarts it through liveness.
+      assertThat(get(port, "/readyz")).isEqualTo("200 worker ok\n");
+    }
+    // A new runner watches afresh: an earlier death (another service of this JVM) does not count.
+    try (ServiceRunner next = new ServiceRunner("probe-test-2", ServiceMetrics.create("probe-test-2"), 0)) {
+      next.startManagement();
+      assertThat(get(next.managementPort(), "/healthz")).isEqualTo("200 threads ok\n");
+    }
+  }
+
+  @Test
+  void aServiceThatStoppedWorkingFailsLivenessNamingIt() throws Exception {
+    AtomicBoolean streamsAlive = new AtomicBoolean(true);
+    try (ServiceRunner runner = new ServiceRunner("probe-test", ServiceMetrics.create("probe-test"), 0)) {
+      runner.startManagement();
+      runner.alive("kafka-streams", streamsAlive::get);
+      int port = runner.managementPort();
+      assertThat(get(port, "/healthz")).isEqualTo("200 threads ok\nkafka-streams ok\n");
+      streamsAlive.set(false);
+      assertThat(get(port, "/healthz")).isEqualTo("503 threads ok\nkafka-streams failing\n");
+    }
+  }
+
+  /** "STATUS BODY" of a GET. */
+  private String get(int port, String path) throws Exception {
+    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return r.statusCode() + " " + r.body();
+  }
+}
