@@ -21,9 +21,15 @@ record CheckReport(int status, String body) {
       all &= ok;
       body.append(c.name()).append(ok ? " ok" : " failing").append('\n');
     }
-    if (checks.isEmpty()) {
-      body.append("ok\n");
-    }
     return new CheckReport(all ? 200 : 503, body.toString());
+  }
+
+  /**
+   * Readiness: as {@link #of}, but not ready before the service has registered a check. The
+   * management port opens first, so that liveness answers while the rest starts; an empty list then
+   * means "still starting", and a pod reported Ready at that moment would get traffic it cannot serve.
+   */
+  static CheckReport readiness(List<ManagementServer.Check> checks) {
+    return checks.isEmpty() ? new CheckReport(503, "starting\n") : of(checks);
   }
 }

@@ -40,7 +40,7 @@ public final class ManagementServer implements AutoCloseable {
           + " (set --management-port to a free port)", e);
     }
     server.handle("/healthz", ex -> respond(ex, CheckReport.of(liveness)));
-    server.handle("/readyz", ex -> respond(ex, CheckReport.of(readiness)));
+    server.handle("/readyz", ex -> respond(ex, CheckReport.readiness(readiness)));
     server.handle("/metrics", ex -> respond(ex, 200, registry.scrape(),
         "text/plain; version=0.0.4; charset=utf-8"));
     server.start();

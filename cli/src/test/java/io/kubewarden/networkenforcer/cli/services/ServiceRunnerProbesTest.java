@@ -42,6 +42,19 @@ class ServiceRunnerProbesTest {
   }
 
   @Test
+  void aServiceIsNotReadyBeforeItHasRegisteredWhatReadyMeans() throws Exception {
+    try (ServiceRunner runner = new ServiceRunner("probe-test", ServiceMetrics.create("probe-test"), 0)) {
+      runner.startManagement();
+      int port = runner.managementPort();
+      // The management port opens first: alive, but still starting.
+      assertThat(get(port, "/healthz")).isEqualTo("200 threads ok\n");
+      assertThat(get(port, "/readyz")).isEqualTo("503 starting\n");
+      runner.ready("stream", () -> true);
+      assertThat(get(port, "/readyz")).isEqualTo("200 stream ok\n");
+    }
+  }
+
+  @Test
   void aServiceThatStoppedWorkingFailsLivenessNamingIt() throws Exception {
     AtomicBoolean streamsAlive = new AtomicBoolean(true);
     try (ServiceRunner runner = new ServiceRunner("probe-test", ServiceMetrics.create("probe-test"), 0)) {
