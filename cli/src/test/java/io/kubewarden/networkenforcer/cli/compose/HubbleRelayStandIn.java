@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code GetFlows} with a capture ({@code hubble observe -o jsonpb} lines) and then, as Relay does
  * with {@code follow}, keeps the stream open. A resumed stream gets the flows after its {@code since}.
  */
-final class HubbleRelayStandIn implements AutoCloseable {
+public final class HubbleRelayStandIn implements AutoCloseable {
   private final List<GetFlowsResponse> capture;
   private final AtomicInteger calls = new AtomicInteger();
   private final Server server;
@@ -36,7 +36,7 @@ final class HubbleRelayStandIn implements AutoCloseable {
   }
 
   /** Serves the capture file on that local address, on a free port. */
-  static HubbleRelayStandIn serve(Path captureFile, String address) {
+  public static HubbleRelayStandIn serve(Path captureFile, String address) {
     try {
       return new HubbleRelayStandIn(read(captureFile), address);
     } catch (IOException e) {
@@ -44,10 +44,10 @@ final class HubbleRelayStandIn implements AutoCloseable {
     }
   }
 
-  int port() { return server.getPort(); }
+  public int port() { return server.getPort(); }
 
   /** How many GetFlows streams were opened: one unless the client had to resume. */
-  int calls() { return calls.get(); }
+  public int calls() { return calls.get(); }
 
   int capturedResponses() { return capture.size(); }
 

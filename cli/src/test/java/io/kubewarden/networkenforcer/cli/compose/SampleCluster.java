@@ -20,12 +20,12 @@ import java.util.Set;
  * fields the capture left out and the API server requires are filled in (pod templates, service
  * accounts), owner references point at the new UIDs, and pods get their captured status (IPs).
  */
-final class SampleCluster {
+public final class SampleCluster {
   private static final Set<String> WORKLOAD_KINDS = Set.of("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet");
 
   private SampleCluster() {}
 
-  static void create(KubernetesClient admin, Path captureFile) throws IOException {
+  public static void create(KubernetesClient admin, Path captureFile) throws IOException {
     Map<String, String> newUids = new HashMap<>();
     for (JsonNode node : Json.mapper().readTree(captureFile.toFile()).path("items")) {
       ObjectNode item = node.deepCopy();
