@@ -6,9 +6,10 @@ import java.util.function.BooleanSupplier;
 /**
  * What Ready means for a writer replica. The leader is ready once its session runs with synced
  * informer caches: it can write what the processor sends. A standby consumes nothing, so "caught
- * up" has no meaning for it; it is ready while it takes part in the election and can take the
- * lease over. Were only the leader ready, a rolling update of the writer's Deployment would wait
- * forever for its new, standby pods.
+ * up" has no meaning for it; it is ready once it has seen another writer hold the lease: it takes
+ * part in the election and can take over. Were only the leader ready, a rolling update of the
+ * writer's Deployment would wait forever for its new, standby pods. Before its first look at the
+ * lease a writer is neither, and not ready.
  */
 public final class WriterReadiness implements BooleanSupplier {
   private final WriterService writer;
@@ -23,6 +24,6 @@ public final class WriterReadiness implements BooleanSupplier {
 
   @Override
   public boolean getAsBoolean() {
-    return !writer.isLeader() || writer.cache().isPresent();
+    return writer.isLeader() ? writer.cache().isPresent() : writer.isStandby();
   }
 }

@@ -4,18 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -25,12 +15,12 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,13 +39,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The distributed commands against an existing Kafka (one embedded broker for the class), configured
+ * The distributed commands against an existing Kafka (one embedded broker for the class) and, for the
+ * writer, a real kube-apiserver prepared like an installed chart, configured
  * through NE_* variables as the chart and docker-compose do: each comes up, reports ready and serves
  * its metrics, and stops cleanly.
  */
 class DistributedServicesTest {
   static EmbeddedKafkaBroker broker;
-  static KubernetesMockServer api;
+  /** The real API server as an installed chart prepares it; the writer runs as the chart's service account. */
+  static ChartedApiServer api;
 
   @TempDir
   Path dir;
@@ -63,20 +55,14 @@ class DistributedServicesTest {
   @BeforeAll
   static void start() {
     broker = EmbeddedKafkaBroker.startDefault();
-    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
-    api = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-        new KubernetesMixedDispatcher(responses), false);
-    api.init();
-    api.expect().get().withPath("/version").andReturn(200, new VersionInfo.Builder().withMajor("1").withMinor("33")
-        .build()).always();
-    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
-    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(
-        WorkloadNetworkPolicyProposal.class));
+    api = ChartedApiServer.start("shop");
   }
 
   @AfterAll
   static void stop() {
-    api.destroy();
+    if (api != null) {
+      api.close();
+    }
     broker.close();
   }
 
@@ -158,19 +144,14 @@ class DistributedServicesTest {
 
   @Test
   void writerComesUpAgainstTheApiServer() throws Exception {
-    Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(kubeconfig, """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: t, cluster: {server: "%s"}}]
-        users: [{name: t, user: {token: t}}]
-        contexts: [{name: t, context: {cluster: t, user: t}}]
-        current-context: t
-        """.formatted(api.url("/").replaceAll("/$", "")));
+    // Ready only as the leader with synced caches (no other writer here), so this needs a real API server.
+    Path kubeconfig = api.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
+        ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
     Map<String, String> env = new HashMap<>(kafkaEnv());
     env.put("NE_KUBECONFIG", kubeconfig.toString());
     env.put("NE_POD_NAME", "writer-0");
-    env.put("NE_POD_NAMESPACE", "network-enforcer");
+    env.put("NE_POD_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
+    env.put("NE_LEASE_NAME", ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES));
     env.put("NE_STATUS_SYNC_INTERVAL", "5s");
     env.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
     String metrics = runUntilReady(env, "writer", "writer ok");
