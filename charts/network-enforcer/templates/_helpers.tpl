@@ -101,8 +101,15 @@ caBundleConfigMap,caBundleKey}}. Returned as YAML: use with fromYaml.
 {{- $es := default (dict) $tls.existingSecret -}}
 {{- $_ := set $es "name" (default "" $es.name) -}}
 {{- $_ := set $es "namespace" (default "" $es.namespace) -}}
+{{- $elsewhere := and (ne $es.namespace "") (ne $es.namespace .Release.Namespace) -}}
+{{- if eq .Values.controller.provider.name "calico" -}}
+{{- /* Calico's CA bundle ConfigMap lives beside its key pair, never in the release namespace */ -}}
+{{- $_ := set $es "caBundleConfigMap" (default (ternary "goldmane-ca-bundle" "" $elsewhere) $es.caBundleConfigMap) -}}
+{{- $_ := set $es "caBundleKey" (default "tigera-ca-bundle.crt" $es.caBundleKey) -}}
+{{- else -}}
 {{- $_ := set $es "caBundleConfigMap" (default "" $es.caBundleConfigMap) -}}
 {{- $_ := set $es "caBundleKey" (default "ca.crt" $es.caBundleKey) -}}
+{{- end -}}
 {{- $_ := set $tls "existingSecret" $es -}}
 {{- $_ := set $tls "serverName" (default "" $tls.serverName) -}}
 {{- $_ := set $s "tls" $tls -}}

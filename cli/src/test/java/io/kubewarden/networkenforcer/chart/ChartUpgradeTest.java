@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -76,6 +77,40 @@ class ChartUpgradeTest {
         .as("CRD kept on uninstall").isNotNull();
     assertThat(client.apiextensions().v1().customResourceDefinitions()
         .withName("workloadnetworkpolicies.networkenforcer.kubewarden.io").get()).isNotNull();
+  }
+
+  @Test
+  void theInstallNotesSayWhenNoStorageClassIsTheDefault() {
+    // A cluster with a StorageClass, none of them the default: the standalone claim would stay Pending.
+    client.storage().v1().storageClasses().resource(new StorageClassBuilder().withNewMetadata().withName("slow")
+        .endMetadata().withProvisioner("example.com/slow").build()).create();
+    try {
+      HelmChart.Result pending = dryRunInstall();
+      assertThat(pending.stdout()).contains("No default StorageClass: the standalone pod stays Pending")
+          .contains("standalone.persistence.enabled=false");
+
+      client.storage().v1().storageClasses().withName("slow").edit(sc -> {
+        sc.getMetadata().setAnnotations(java.util.Map.of("storageclass.kubernetes.io/is-default-class", "true"));
+        return sc;
+      });
+      assertThat(dryRunInstall().stdout()).contains("Nothing is enforced until you promote a proposal")
+          .doesNotContain("No default StorageClass");
+    } finally {
+      client.storage().v1().storageClasses().withName("slow").delete();
+    }
+  }
+
+  /** {@code helm install --dry-run=server}: the notes, with lookups answered by the API server. */
+  private static HelmChart.Result dryRunInstall() {
+    // The release of the other test: the CRDs it leaves (kept on uninstall) belong to it, no conflict.
+    List<String> all = new ArrayList<>(List.of("install", RELEASE, HelmChart.chartDir().toString(),
+        "--namespace", NAMESPACE, "--dry-run=server"));
+    all.addAll(VALUES);
+    HelmChart.Result result = HelmChart.against(api.kubeconfig(), work.resolve("helm-home"),
+        all.toArray(String[]::new));
+    assertThat(result.exitCode()).as("helm install --dry-run=server:\n%s%s", result.stdout(), result.stderr())
+        .isZero();
+    return result;
   }
 
   private static List<String> columns() {

@@ -35,9 +35,6 @@ class ChartValidationTest {
         Arguments.of("existingSecret without a name", values("controller.provider.istio.tls.mode", "existingSecret"),
             "controller.provider.istio.tls.existingSecret.name is required when "
                 + "controller.provider.istio.tls.mode=existingSecret"),
-        Arguments.of("calico cross-namespace secret without CA bundle", values("controller.provider.name", "calico",
-            "controller.provider.calico.tls.existingSecret.caBundleConfigMap", ""),
-            "controller.provider.calico.tls.existingSecret.caBundleConfigMap is required"),
         Arguments.of("our old key name", values("controller.provider.calico.tls.existingSecret.caConfigMap", "x"),
             "caConfigMap"),
         // ours
@@ -138,28 +135,50 @@ class ChartValidationTest {
   }
 
   @Test
-  void calicoSecretOfTheReleaseNamespaceIsMountedNotReadThroughTheApi() {
+  void calicoSecretOfTheReleaseNamespaceIsMountedAloneWithItsOwnCa() {
+    // What the compatibility notes tell a user with a client Secret of their own: name it, leave the
+    // namespace empty. Calico's CA ConfigMap (goldmane-ca-bundle) lives in calico-system, never here:
+    // mounting it would leave the pod in ContainerCreating.
     Manifests m = HelmChart.render(values("controller.provider.name", "calico",
         "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
-        "controller.provider.calico.tls.existingSecret.namespace", "",
-        "controller.provider.calico.tls.existingSecret.caBundleConfigMap", ""));
+        "controller.provider.calico.tls.existingSecret.namespace", ""));
     var standalone = m.get("StatefulSet", FULLNAME + "-standalone");
-    assertThat(Manifests.volume(standalone, "provider-certs").orElseThrow().path("secret").path("secretName").asText())
-        .isEqualTo("net-enf-goldmane-client-certs");
+    var volume = Manifests.volume(standalone, "provider-certs").orElseThrow();
+    assertThat(volume.path("secret").path("secretName").asText()).isEqualTo("net-enf-goldmane-client-certs");
+    assertThat(volume.has("projected")).isFalse();
+    assertThat(m.all().toString()).doesNotContain("goldmane-ca-bundle");
     assertThat(env(container(standalone, "network-enforcer")))
         .containsEntry("NE_PROVIDER_TLS_CERT_DIR", "/etc/provider/certs")
         .doesNotContainKeys("NE_PROVIDER_TLS_SECRET_NAMESPACE", "NE_PROVIDER_TLS_CA_CONFIGMAP");
     assertThat(m.find("Role", FULLNAME + "-provider-tls")).isEmpty();
 
-    // With a CA bundle ConfigMap of the release namespace: one projected volume, ca.crt from the ConfigMap.
+    // The same with the release namespace named: the same mount.
+    Manifests named = HelmChart.render(values("controller.provider.name", "calico",
+        "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
+        "controller.provider.calico.tls.existingSecret.namespace", NAMESPACE));
+    assertThat(Manifests.volume(named.get("StatefulSet", FULLNAME + "-standalone"), "provider-certs").orElseThrow()
+        .path("secret").path("secretName").asText()).isEqualTo("net-enf-goldmane-client-certs");
+
+    // A CA bundle ConfigMap the user put in the release namespace: one projected volume, Calico's key by default.
     Manifests bundle = HelmChart.render(values("controller.provider.name", "calico",
         "controller.provider.calico.tls.existingSecret.name", "net-enf-goldmane-client-certs",
-        "controller.provider.calico.tls.existingSecret.namespace", ""));
+        "controller.provider.calico.tls.existingSecret.namespace", "",
+        "controller.provider.calico.tls.existingSecret.caBundleConfigMap", "my-goldmane-ca"));
     var sources = Manifests.volume(bundle.get("StatefulSet", FULLNAME + "-standalone"), "provider-certs")
         .orElseThrow().path("projected").path("sources");
     assertThat(sources.get(0).path("secret").path("name").asText()).isEqualTo("net-enf-goldmane-client-certs");
-    assertThat(sources.get(1).path("configMap").path("name").asText()).isEqualTo("goldmane-ca-bundle");
+    assertThat(sources.get(1).path("configMap").path("name").asText()).isEqualTo("my-goldmane-ca");
     assertThat(sources.get(1).path("configMap").path("items").get(0).path("key").asText())
         .isEqualTo("tigera-ca-bundle.crt");
+  }
+
+  @Test
+  void calicoSecretOfAnotherNamespaceReadsCalicosCaBundleByDefault() {
+    // The default: Secret and ConfigMap in calico-system, read through the API.
+    Manifests m = HelmChart.render(values("controller.provider.name", "calico"));
+    assertThat(env(container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer")))
+        .containsEntry("NE_PROVIDER_TLS_SECRET_NAMESPACE", "calico-system")
+        .containsEntry("NE_PROVIDER_TLS_CA_CONFIGMAP", "goldmane-ca-bundle")
+        .containsEntry("NE_PROVIDER_TLS_CA_CONFIGMAP_KEY", "tigera-ca-bundle.crt");
   }
 }

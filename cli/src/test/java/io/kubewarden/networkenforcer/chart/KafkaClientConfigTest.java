@@ -45,7 +45,7 @@ class KafkaClientConfigTest {
     assertThat(properties.getProperty("ssl.keystore.key")).isEqualTo("${dir:" + DIR + "/client:tls.key}");
     assertThat(properties.getProperty("ssl.keystore.certificate.chain")).isEqualTo("${dir:" + DIR + "/client:tls.crt}");
     assertThat(properties.getProperty("config.providers.dir.class"))
-        .isEqualTo("org.apache.kafka.common.config.provider.DirectoryConfigProvider");
+        .isEqualTo("io.kubewarden.networkenforcer.common.tls.PemKeyDirectoryConfigProvider");
     assertThat(properties.getProperty("client.rack")).isEqualTo("zone-a");
     assertThat(properties).doesNotContainKey("ssl.endpoint.identification.algorithm");
 

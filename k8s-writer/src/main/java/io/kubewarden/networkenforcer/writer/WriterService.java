@@ -98,6 +98,14 @@ public final class WriterService implements AutoCloseable {
   }
 
   /**
+   * A standby that has seen another writer hold the lease: it takes part in the election and can
+   * take over. False before its first look at the lease and while it leads.
+   */
+  public boolean isStandby() {
+    return !election.isLeader() && election.holder().filter(h -> !h.equals(election.identity())).isPresent();
+  }
+
+  /**
    * What the leader holds in its informer caches (policies, proposals, workloads); empty on a
    * standby and while the caches sync. Reading it sends nothing to the API server.
    */

@@ -14,12 +14,13 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The two HTTP ports of every service. The probe port answers {@code /healthz} (the process runs)
- * and {@code /readyz} (every part is ready: stream up, Kafka Streams RUNNING, leader or standby) to
- * anyone: the kubelet has no credentials and they tell nothing. The management port serves
- * {@code /metrics} (Prometheus text format) and further pages (live view, catch-up) only to
- * requests the {@link AccessCheck} allows. Each has its own small pool, so a slow client of one
- * cannot stall the probes.
+ * The two HTTP ports of every service. The probe port answers {@code /healthz} (liveness: every
+ * part still works, see {@link ThreadDeaths} and each service's own checks; 503 names the failing
+ * one) and {@code /readyz} (every part is ready: stream up, Kafka Streams RUNNING, writer leader with
+ * synced caches or a standby in the election) to anyone: the kubelet has no credentials and they tell
+ * nothing. The management port serves {@code /metrics} (Prometheus text format) and further pages
+ * (live view, catch-up) only to requests the {@link AccessCheck} allows. Each has its own small
+ * pool, so a slow client of one cannot stall the probes.
  */
 public final class ManagementServer implements AutoCloseable {
   /** Threads of the management port: a scraper and a person or two at once. */
@@ -37,8 +38,9 @@ public final class ManagementServer implements AutoCloseable {
   /** A page answered on a path of its own: status, content type, body. */
   public record Page(int status, String contentType, String body) {}
 
+  /** @param liveness read on every {@code /healthz}, so checks added later count */
   public ManagementServer(int port, int probePort, AccessCheck access, PrometheusMeterRegistry registry,
-      List<Check> readiness) {
+      List<Check> liveness, List<Check> readiness) {
     this.access = access;
     try {
       probes = HttpEndpoint.plain(new InetSocketAddress(probePort), "probe-http", PROBE_THREADS);
@@ -53,17 +55,8 @@ public final class ManagementServer implements AutoCloseable {
       throw new UncheckedIOException("cannot listen on management port " + port
           + " (set --management-port to a free port)", e);
     }
-    probes.handle("/healthz", ex -> respond(ex, 200, "ok\n", "text/plain"));
-    probes.handle("/readyz", ex -> {
-      StringBuilder body = new StringBuilder();
-      boolean all = true;
-      for (Check c : readiness) {
-        boolean ok = c.ready().getAsBoolean();
-        all &= ok;
-        body.append(c.name()).append(ok ? " ok" : " not ready").append('\n');
-      }
-      respond(ex, all ? 200 : 503, body.toString(), "text/plain");
-    });
+    probes.handle("/healthz", ex -> respond(ex, CheckReport.of(liveness)));
+    probes.handle("/readyz", ex -> respond(ex, CheckReport.readiness(readiness)));
     server.handle("/metrics", ex -> respond(ex, 200, registry.scrape(),
         "text/plain; version=0.0.4; charset=utf-8"), access);
     probes.start();
@@ -105,6 +98,10 @@ public final class ManagementServer implements AutoCloseable {
 
   public int probePort() {
     return probes.port();
+  }
+
+  private static void respond(HttpExchange ex, CheckReport report) throws IOException {
+    respond(ex, report.status(), report.body(), "text/plain");
   }
 
   private static void respond(HttpExchange ex, int status, String body, String type) throws IOException {

@@ -50,6 +50,8 @@ public final class ProcessorCommand implements Callable<Integer> {
       }
       StreamProcessorApp processor = runner.add(new StreamProcessorApp(config, runner.registry()));
       runner.ready("kafka-streams", processor::isReady);
+      // ERROR or stopped while the process still runs: only a restart brings processing back.
+      runner.alive("kafka-streams", processor::isAlive);
       CaughtUpPage.serve(runner, processor);
       processor.start();
       runner.awaitShutdown();

@@ -1,10 +1,10 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.kubewarden.networkenforcer.cli.management.ManagementServer;
+import io.kubewarden.networkenforcer.cli.management.ThreadDeaths;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -25,11 +25,13 @@ public final class ServiceRunner implements AutoCloseable {
   private final int managementPort;
   private final int probePort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
-  private final List<ManagementServer.Check> readiness = new ArrayList<>();
+  private final List<ManagementServer.Check> readiness = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ManagementServer.Check> liveness = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
   private static final java.util.Set<ServiceRunner> ACTIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
+  private ThreadDeaths threadDeaths;
 
   public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort, int probePort) {
     this.name = name;
@@ -43,7 +45,9 @@ public final class ServiceRunner implements AutoCloseable {
    * decides who may read /metrics and the further pages.
    */
   public ServiceRunner startManagement(AccessCheck access) {
-    management = new ManagementServer(managementPort, probePort, access, registry, readiness);
+    threadDeaths = ThreadDeaths.watch();
+    liveness.add(threadDeaths.check());
+    management = new ManagementServer(managementPort, probePort, access, registry, liveness, readiness);
     LOG.info("{}: /healthz and /readyz on port {}, /metrics on port {}", name, management.probePort(),
         management.port());
     return this;
@@ -67,7 +71,7 @@ public final class ServiceRunner implements AutoCloseable {
     return part;
   }
 
-  /** A further page on the management port (after {@link #startManagement()}). */
+  /** A further page on the management port (after {@link #startManagement(AccessCheck)}). */
   public void page(String path, Supplier<ManagementServer.Page> page) {
     if (management == null) {
       throw new IllegalStateException("start the management server before adding " + path);
@@ -78,6 +82,11 @@ public final class ServiceRunner implements AutoCloseable {
 
   public void ready(String check, BooleanSupplier ready) {
     readiness.add(new ManagementServer.Check(check, ready));
+  }
+
+  /** A liveness check: {@code /healthz} fails (and the kubelet restarts the pod) while it is false. */
+  public void alive(String check, BooleanSupplier alive) {
+    liveness.add(new ManagementServer.Check(check, alive));
   }
 
   /** Blocks until SIGTERM/Ctrl-C or {@link #stop()}. */
@@ -128,6 +137,9 @@ public final class ServiceRunner implements AutoCloseable {
     if (management != null) {
       management.close();
       management = null;
+    }
+    if (threadDeaths != null) {
+      threadDeaths.close();
     }
     registry.close();
   }

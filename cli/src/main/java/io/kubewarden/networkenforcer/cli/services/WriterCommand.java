@@ -55,8 +55,7 @@ public final class WriterCommand implements Callable<Integer> {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }
       WriterService writerService = runner.add(WriterService.create(client, config, runner.registry()));
-      // Leader or standby: both are ready; only the leader writes.
-      runner.ready("writer", () -> true);
+      runner.ready("writer", WriterReadiness.of(writerService));
       LiveViewPage.serve(runner, writerService, config);
       writerService.start();
       runner.awaitShutdown();

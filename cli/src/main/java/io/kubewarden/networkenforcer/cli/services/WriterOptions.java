@@ -51,7 +51,8 @@ public class WriterOptions {
   @Option(names = "--otel-client-cert-file", paramLabel = "FILE", description = "PEM client certificate (mTLS).")
   Path otelClientCertFile;
 
-  @Option(names = "--otel-client-key-file", paramLabel = "FILE", description = "PEM PKCS#8 client key (mTLS).")
+  @Option(names = "--otel-client-key-file", paramLabel = "FILE",
+      description = "PEM client key (mTLS): PKCS#8, PKCS#1 RSA or SEC1 EC.")
   Path otelClientKeyFile;
 
   @Option(names = "--live-view", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",

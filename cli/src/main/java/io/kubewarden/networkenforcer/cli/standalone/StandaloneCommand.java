@@ -15,6 +15,7 @@ import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.cli.services.StreamsOptions;
 import io.kubewarden.networkenforcer.cli.services.TopicSetup;
 import io.kubewarden.networkenforcer.cli.services.WriterOptions;
+import io.kubewarden.networkenforcer.cli.services.WriterReadiness;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
@@ -121,7 +122,8 @@ public final class StandaloneCommand implements Callable<Integer> {
 
       runner.ready("kafka-streams", processor::isReady);
       runner.ready("ingest", ingestService::isReady);
-      runner.ready("writer", () -> true);
+      runner.ready("writer", WriterReadiness.of(writerService));
+      runner.alive("kafka-streams", processor::isAlive);
       runner.awaitShutdown();
     }
     return 0;

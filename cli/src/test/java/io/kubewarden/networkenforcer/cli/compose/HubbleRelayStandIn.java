@@ -47,7 +47,7 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   public int port() { return server.getPort(); }
 
   /** How many GetFlows streams were opened: one unless the client had to resume. */
-  int calls() { return calls.get(); }
+  public int calls() { return calls.get(); }
 
   int capturedResponses() { return capture.size(); }
 

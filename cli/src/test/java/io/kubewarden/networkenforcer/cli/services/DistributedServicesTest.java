@@ -4,18 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -25,20 +15,22 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -47,13 +39,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The distributed commands against an existing Kafka (one embedded broker for the class), configured
+ * The distributed commands against an existing Kafka (one embedded broker for the class) and, for the
+ * writer, a real kube-apiserver prepared like an installed chart, configured
  * through NE_* variables as the chart and docker-compose do: each comes up, reports ready and serves
  * its metrics, and stops cleanly.
  */
 class DistributedServicesTest {
   static EmbeddedKafkaBroker broker;
-  static KubernetesMockServer api;
+  /** The real API server as an installed chart prepares it; the writer runs as the chart's service account. */
+  static ChartedApiServer api;
 
   @TempDir
   Path dir;
@@ -61,20 +55,14 @@ class DistributedServicesTest {
   @BeforeAll
   static void start() {
     broker = EmbeddedKafkaBroker.startDefault();
-    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
-    api = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-        new KubernetesMixedDispatcher(responses), false);
-    api.init();
-    api.expect().get().withPath("/version").andReturn(200, new VersionInfo.Builder().withMajor("1").withMinor("33")
-        .build()).always();
-    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
-    api.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(
-        WorkloadNetworkPolicyProposal.class));
+    api = ChartedApiServer.start("shop");
   }
 
   @AfterAll
   static void stop() {
-    api.destroy();
+    if (api != null) {
+      api.close();
+    }
     broker.close();
   }
 
@@ -108,6 +96,29 @@ class DistributedServicesTest {
         .contains("network_enforcer_processor_flows_received_total");
   }
 
+  @Test
+  void processorLivenessFailsWhenKafkaStreamsGoesToError() throws Exception {
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    // Topics of their own: this test deletes its flows topic.
+    String prefix = "liveness-test.";
+    env.put("NE_KAFKA_TOPIC_PREFIX", prefix);
+    env.put("NE_STATE_DIR", dir.toString());
+    env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
+    runUntilReady(env, "processor", "kafka-streams ok", (http, port) -> {
+      assertThat(get(http, probePort(), "/healthz").body()).isEqualTo("threads ok\nkafka-streams ok\n");
+      // A source topic gone under a running topology: Kafka Streams' thread fails, the client goes to ERROR
+      // and stays there; the process still answers, only a restart brings processing back.
+      String flows = new KafkaSettings(broker.bootstrapServers(), prefix, 2, (short) 1, Map.of()).topics().flows()
+          .name();
+      try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+        admin.deleteTopics(List.of(flows)).all().get(30, TimeUnit.SECONDS);
+      }
+      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, probePort(), "/healthz").statusCode() == 503);
+      assertThat(get(http, probePort(), "/healthz").body()).isEqualTo("threads ok\nkafka-streams failing\n");
+      assertThat(get(http, probePort(), "/readyz").statusCode()).isEqualTo(503);
+    });
+  }
+
   /** {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes them. */
   private static void publishFlows(int count) throws Exception {
     Topic<String, FlowRecord> flows = new KafkaSettings(broker.bootstrapServers(), null, 2, (short) 1, Map.of())
@@ -135,19 +146,14 @@ class DistributedServicesTest {
 
   @Test
   void writerComesUpAgainstTheApiServer() throws Exception {
-    Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(kubeconfig, """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: t, cluster: {server: "%s"}}]
-        users: [{name: t, user: {token: t}}]
-        contexts: [{name: t, context: {cluster: t, user: t}}]
-        current-context: t
-        """.formatted(api.url("/").replaceAll("/$", "")));
+    // Ready only as the leader with synced caches (no other writer here), so this needs a real API server.
+    Path kubeconfig = api.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
+        ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
     Map<String, String> env = new HashMap<>(kafkaEnv());
     env.put("NE_KUBECONFIG", kubeconfig.toString());
     env.put("NE_POD_NAME", "writer-0");
-    env.put("NE_POD_NAMESPACE", "network-enforcer");
+    env.put("NE_POD_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
+    env.put("NE_LEASE_NAME", ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES));
     env.put("NE_STATUS_SYNC_INTERVAL", "5s");
     env.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
     String metrics = runUntilReady(env, "writer", "writer ok");
@@ -165,6 +171,11 @@ class DistributedServicesTest {
     env.put("NE_CLUSTER_STATE", CliRun.sample("cluster-state.json").toString());
     String metrics = runUntilReady(env, "ingest", "ingest ok");
     assertThat(metrics).contains("service=\"ingest\"").contains("jvm_threads_live_threads");
+  }
+
+  /** The probe port of the service running now (the checks are there, not on the management port). */
+  private static int probePort() {
+    return ServiceRunner.active().iterator().next().probePort();
   }
 
   /** What a test asks of a service's management port while it runs. */

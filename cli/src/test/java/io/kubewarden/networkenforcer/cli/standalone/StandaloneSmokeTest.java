@@ -3,18 +3,9 @@ package io.kubewarden.networkenforcer.cli.standalone;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.client.VersionInfo;
-import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.fabric8.mockwebserver.ServerRequest;
-import io.fabric8.mockwebserver.ServerResponse;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import java.io.IOException;
 import java.net.URI;
@@ -24,14 +15,12 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code standalone} end to end on one machine: against the fabric8 mock API server it starts the
+ * {@code standalone} end to end on one machine: against a real kube-apiserver it starts the
  * embedded broker, the processor, the writer and the Istio OTLP receiver, reports ready and serves
  * Prometheus metrics (JVM, Kafka Streams); without a reachable API server it stops at once with a
  * message naming the fix.
@@ -57,17 +46,11 @@ class StandaloneSmokeTest {
 
   @Test
   void startsEverythingAndServesHealthReadinessAndMetrics() throws Exception {
-    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
-    KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-        new KubernetesMixedDispatcher(responses), false);
-    server.init();
+    // A real API server as an installed chart prepares it: the writer is Ready only as the leader with
+    // synced caches, which a mock without leases and watches never gives.
+    ChartedApiServer server = ChartedApiServer.start("demo");
     try {
-      server.expect().get().withPath("/version").andReturn(200, new VersionInfo.Builder().withMajor("1")
-          .withMinor("33").build()).always();
-      server.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
-      server.expectCustomResource(CustomResourceDefinitionContext
-          .fromCustomResourceType(WorkloadNetworkPolicyProposal.class));
-      Path kubeconfig = kubeconfig(server.url("/").replaceAll("/$", ""));
+      Path kubeconfig = server.api().kubeconfig();
       String otlpPort = String.valueOf(LoopbackPorts.free());
 
       CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run("standalone",
@@ -75,7 +58,8 @@ class StandaloneSmokeTest {
           "--probe-port", "0", "--management-auth", "none",
           "--embedded-kafka-port", "0", "--kafka-partitions", "2", "--provider", "istio", "--provider-tls-mode",
           "insecure", "--otlp-port", otlpPort, "--otlp-http-port", "0",
-          "--pod-namespace", "network-enforcer", "--pod-name", "standalone-0"));
+          "--pod-namespace", "network-enforcer", "--pod-name", "standalone-0",
+          "--lease-name", ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES)));
       try {
         await().atMost(Duration.ofMinutes(3)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
         assertThat(run.isDone()).as(() -> "standalone ended early: " + run.join().err()).isFalse();
@@ -108,7 +92,7 @@ class StandaloneSmokeTest {
         assertThat(result.exitCode()).as(result.err()).isZero();
       }
     } finally {
-      server.destroy();
+      server.close();
     }
   }
 

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.ingest.transport;
 
+import io.kubewarden.networkenforcer.common.tls.PemKeys;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.security.GeneralSecurityException;

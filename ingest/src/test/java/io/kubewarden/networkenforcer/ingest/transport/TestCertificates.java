@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.ingest.transport;
 
+import io.kubewarden.networkenforcer.testing.CertManagerKeys;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
@@ -26,7 +27,6 @@ import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -55,7 +55,10 @@ public final class TestCertificates {
     return new TestCertificates(keys, sign(b, keys.getPrivate()));
   }
 
-  /** Writes a leaf signed by this CA into {@code dir}. RSA leaves get a PKCS#1 key, EC ones PKCS#8. */
+  /**
+   * Writes a leaf signed by this CA into {@code dir}, its key as cert-manager writes it: PKCS#1 for
+   * RSA, SEC1 naming the curve for EC.
+   */
   public Path issue(Path dir, String commonName, List<String> dnsNames, List<String> ips, boolean rsa)
       throws Exception {
     Files.createDirectories(dir);
@@ -76,7 +79,7 @@ public final class TestCertificates {
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
     X509Certificate leaf = sign(b, caKeys.getPrivate());
     Files.writeString(dir.resolve("tls.crt"), pem(leaf));
-    Files.writeString(dir.resolve("tls.key"), rsa ? pem(keys.getPrivate()) : pkcs8(keys.getPrivate()));
+    Files.writeString(dir.resolve("tls.key"), CertManagerKeys.pem(keys.getPrivate()));
     Files.writeString(dir.resolve("ca.crt"), pem(ca));
     return dir;
   }
@@ -115,14 +118,6 @@ public final class TestCertificates {
     StringWriter out = new StringWriter();
     try (JcaPEMWriter w = new JcaPEMWriter(out)) {
       w.writeObject(o);
-    }
-    return out.toString();
-  }
-
-  private static String pkcs8(PrivateKey key) throws Exception {
-    StringWriter out = new StringWriter();
-    try (JcaPEMWriter w = new JcaPEMWriter(out)) {
-      w.writeObject(new JcaPKCS8Generator(key, null));
     }
     return out.toString();
   }

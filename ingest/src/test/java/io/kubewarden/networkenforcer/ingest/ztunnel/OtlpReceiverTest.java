@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.grpc.CallOptions;
+import io.kubewarden.networkenforcer.common.tls.PemKeys;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -256,7 +257,9 @@ class OtlpReceiverTest {
     OtlpGrpcLogRecordExporter exporter = OtlpGrpcLogRecordExporter.builder()
         .setEndpoint("https://localhost:" + grpc.port())
         .setTrustedCertificates(Files.readAllBytes(clientCerts.resolve("ca.crt")))
-        .setClientTls(Files.readAllBytes(clientCerts.resolve("tls.key")), Files.readAllBytes(clientCerts.resolve("tls.crt")))
+        // The OpenTelemetry SDK, a stand-in sender, reads PKCS#8 only; the key is written as cert-manager does.
+        .setClientTls(PemKeys.toPkcs8Pem(Files.readAllBytes(clientCerts.resolve("tls.key"))),
+            Files.readAllBytes(clientCerts.resolve("tls.crt")))
         .setTimeout(Duration.ofSeconds(10))
         .build();
     SdkLoggerProvider provider = SdkLoggerProvider.builder()

@@ -37,6 +37,8 @@ public final class LeaderElection implements AutoCloseable {
   private final Duration retryPeriod;
   private final Listener listener;
   private final AtomicBoolean leader = new AtomicBoolean();
+  /** Who holds the lease as last observed; null before the first observation. */
+  private volatile String holder;
   private ExecutorService executor;
   private CompletableFuture<?> running;
   private boolean closed;
@@ -84,7 +86,10 @@ public final class LeaderElection implements AutoCloseable {
         .withRetryPeriod(retryPeriod)
         .withReleaseOnCancel(true)
         .withLeaderCallbacks(new LeaderCallbacks(this::onStart, this::onStop,
-            id -> LOG.info("lease {}/{} is held by {}", namespace, leaseName, id)))
+            id -> {
+              holder = id;
+              LOG.info("lease {}/{} is held by {}", namespace, leaseName, id);
+            }))
         .build(), executor);
     CompletableFuture<?> term = elector.start();
     running = term;
@@ -122,6 +127,15 @@ public final class LeaderElection implements AutoCloseable {
       LOG.warn("{} is no longer the leader: writing stops now", identity);
       listener.stoppedLeading();
     }
+  }
+
+  /** The identity holding the lease as last observed (this one's when leading); empty before any. */
+  public java.util.Optional<String> holder() {
+    return java.util.Optional.ofNullable(holder);
+  }
+
+  public String identity() {
+    return identity;
   }
 
   public boolean isLeader() {

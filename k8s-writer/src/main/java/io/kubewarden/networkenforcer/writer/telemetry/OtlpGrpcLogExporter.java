@@ -22,6 +22,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +74,9 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
         tls.trustManager(s.caFile().toFile());
       }
       if (s.certFile() != null) {
-        tls.keyManager(s.certFile().toFile(), s.keyFile().toFile());
+        // gRPC's PEM reader takes PKCS#8 only; cert-manager writes PKCS#1 (RSA) or SEC1 (EC).
+        tls.keyManager(new ByteArrayInputStream(Files.readAllBytes(s.certFile())),
+            new ByteArrayInputStream(s.clientKeyPkcs8()));
       }
       return tls.build();
     } catch (IOException e) {

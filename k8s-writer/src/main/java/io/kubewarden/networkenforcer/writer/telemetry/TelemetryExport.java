@@ -65,7 +65,7 @@ public final class TelemetryExport implements AutoCloseable {
       b.setTrustedCertificates(read(s.caFile()));
     }
     if (s.certFile() != null) {
-      b.setClientTls(read(s.keyFile()), read(s.certFile()));
+      b.setClientTls(s.clientKeyPkcs8(), read(s.certFile()));
     }
     s.headers().forEach(b::addHeader);
     return b.build();

@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.writer.telemetry;
 
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.tls.PemKeys;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +16,8 @@ import java.util.Map;
  *     chart's collector in the writer's namespace
  * @param caFile PEM CA bundle to trust (TLS); null trusts the JVM defaults
  * @param certFile PEM client certificate (mTLS), together with {@code keyFile}
- * @param keyFile PEM PKCS#8 private key of the client certificate
+ * @param keyFile PEM private key of the client certificate: PKCS#8, PKCS#1 RSA or SEC1 EC (what
+ *     cert-manager writes), handed to the exporters as PKCS#8
  * @param headers sent with every export ({@code OTEL_EXPORTER_OTLP_HEADERS}), for example an API key
  * @param insecure plain text for an endpoint given without a scheme ({@code OTEL_EXPORTER_OTLP_INSECURE})
  */
@@ -87,6 +90,22 @@ public record TelemetrySettings(CollectorStrategy strategy, String endpoint, Otl
         throw new ConfigException("telemetry TLS file " + p + " does not exist or is not readable");
       }
     }
+    if (keyFile != null) {
+      clientKeyPkcs8(); // a key no exporter could read fails here, with its file named, not in a channel builder
+    }
     return this;
+  }
+
+  /** The client key as PKCS#8 PEM, the one form gRPC's and OpenTelemetry's readers take; null without mTLS. */
+  public byte[] clientKeyPkcs8() {
+    if (keyFile == null) {
+      return null;
+    }
+    try {
+      return PemKeys.toPkcs8Pem(Files.readAllBytes(keyFile));
+    } catch (IOException e) {
+      throw new ConfigException("telemetry TLS key file " + keyFile + " is not a usable private key: "
+          + e.getMessage());
+    }
   }
 }

@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.MappingIterator;
 import io.grpc.InsecureServerCredentials;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.tls.PemKeys;
+import io.kubewarden.networkenforcer.testing.CertManagerKeys;
 import io.kubewarden.networkenforcer.testing.ChartTemplates;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -66,9 +69,27 @@ class TelemetryExportTest {
     pki = new TestPki();
     ca = TestPki.writePem(dir, "ca.pem", "CERTIFICATE", TestPki.der(pki.ca));
     serverCert = TestPki.writePem(dir, "server.pem", "CERTIFICATE", TestPki.der(pki.server));
-    serverKey = TestPki.writePem(dir, "server-key.pem", "PRIVATE KEY", pki.serverKeys.getPrivate().getEncoded());
+    // Both keys as cert-manager writes them: the server's ECDSA key as SEC1, the client's RSA key as PKCS#1.
+    serverKey = write("server-key.pem", CertManagerKeys.pem(pki.serverKeys.getPrivate()));
     clientCert = TestPki.writePem(dir, "client.pem", "CERTIFICATE", TestPki.der(pki.client));
-    clientKey = TestPki.writePem(dir, "client-key.pem", "PRIVATE KEY", pki.clientKeys.getPrivate().getEncoded());
+    clientKey = write("client-key.pem", CertManagerKeys.pem(pki.clientKeys.getPrivate()));
+    assertThat(clientKey).content().startsWith("-----BEGIN RSA PRIVATE KEY-----");
+    assertThat(serverKey).content().startsWith("-----BEGIN EC PRIVATE KEY-----");
+  }
+
+  private Path write(String file, String content) {
+    try {
+      return Files.writeString(dir.resolve(file), content);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The stand-in collector's credentials: grpc-java, like the writer, reads PKCS#8 only. */
+  TlsServerCredentials.Builder collectorTls() throws IOException {
+    return TlsServerCredentials.newBuilder()
+        .keyManager(new ByteArrayInputStream(Files.readAllBytes(serverCert)),
+            new ByteArrayInputStream(PemKeys.toPkcs8Pem(Files.readAllBytes(serverKey))));
   }
 
   void emitOneViolation(TelemetrySettings settings) {
@@ -82,6 +103,16 @@ class TelemetryExportTest {
     return received.stream().map(b -> new String(b, StandardCharsets.ISO_8859_1))
         .anyMatch(s -> s.contains("policy_violation_observed") && s.contains("destination.port")
             && s.contains("network-enforcer"));
+  }
+
+  @Test
+  void aKeyFileWithoutAKeyIsRefusedAtStartWithItsFileNamed() {
+    Path notAKey = write("not-a-key.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    assertThatThrownBy(() -> new TelemetrySettings(CollectorStrategy.external, "https://localhost:4317",
+        OtlpProtocol.grpc, ca, clientCert, notAKey).validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(notAKey.toString())
+        .hasMessageContaining("CERTIFICATE is not an unencrypted private key");
   }
 
   @Test
@@ -118,8 +149,7 @@ class TelemetryExportTest {
     MethodDescriptor<byte[], byte[]> export = exportMethod();
     ServerServiceDefinition service = ServerServiceDefinition.builder(LOGS_SERVICE)
         .addMethod(export, collector()).build();
-    Server server = Grpc.newServerBuilderForPort(0, TlsServerCredentials.newBuilder()
-            .keyManager(serverCert.toFile(), serverKey.toFile()).trustManager(ca.toFile())
+    Server server = Grpc.newServerBuilderForPort(0, collectorTls().trustManager(ca.toFile())
             .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build())
         .addService(service).build().start();
     try {
@@ -133,8 +163,7 @@ class TelemetryExportTest {
 
   @Test
   void withoutTheClientCertificateTheCollectorRefusesTheEvents() throws Exception {
-    Server server = Grpc.newServerBuilderForPort(0, TlsServerCredentials.newBuilder()
-            .keyManager(serverCert.toFile(), serverKey.toFile()).trustManager(ca.toFile())
+    Server server = Grpc.newServerBuilderForPort(0, collectorTls().trustManager(ca.toFile())
             .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build())
         .addService(ServerServiceDefinition.builder(LOGS_SERVICE).addMethod(exportMethod(), collector()).build())
         .build().start();
@@ -220,8 +249,7 @@ class TelemetryExportTest {
 
   @Test
   void chartExternalGrpcHostPortWithCaAndClientCertificateUsesMutualTls() throws Exception {
-    Server server = Grpc.newServerBuilderForPort(0, TlsServerCredentials.newBuilder()
-            .keyManager(serverCert.toFile(), serverKey.toFile()).trustManager(ca.toFile())
+    Server server = Grpc.newServerBuilderForPort(0, collectorTls().trustManager(ca.toFile())
             .clientAuth(TlsServerCredentials.ClientAuth.REQUIRE).build())
         .addService(ServerServiceDefinition.builder(LOGS_SERVICE).addMethod(exportMethod(), collector()).build())
         .build().start();

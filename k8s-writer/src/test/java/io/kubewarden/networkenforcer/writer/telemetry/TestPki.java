@@ -34,8 +34,19 @@ final class TestPki {
   final KeyPair serverKeys = keys();
   final X509Certificate server = sign("localhost", serverKeys.getPublic(), false, new GeneralNames(new GeneralName[] {
       new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
-  final KeyPair clientKeys = keys();
+  /** RSA, cert-manager's default algorithm (its key is written as PKCS#1). */
+  final KeyPair clientKeys = rsaKeys();
   final X509Certificate client = sign("network-enforcer-writer", clientKeys.getPublic(), false, null);
+
+  static KeyPair rsaKeys() {
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+      g.initialize(2048);
+      return g.generateKeyPair();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
 
   static KeyPair keys() {
     try {

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.ingest.transport;
+package io.kubewarden.networkenforcer.common.tls;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -16,8 +16,12 @@ import java.util.regex.Pattern;
  * Reads an unencrypted private key in the PEM forms Secrets hold: PKCS#8 ({@code PRIVATE KEY}),
  * PKCS#1 ({@code RSA PRIVATE KEY}) and SEC1 ({@code EC PRIVATE KEY}) with the JDK alone; the
  * latter two are wrapped into PKCS#8, the only encoding the JDK's key factories read.
+ *
+ * <p>The one place keys are read: cert-manager writes PKCS#1 RSA and SEC1 EC keys by default, while
+ * gRPC's and OpenTelemetry's PEM readers and Kafka's PEM key store take PKCS#8 only. Every TLS hop
+ * (ingest's clients and servers, the writer's OTLP exporters) hands its key file through here.
  */
-final class PemKeys {
+public final class PemKeys {
   private static final Pattern BLOCK = Pattern.compile(
       "-----BEGIN ([A-Z0-9 ]+)-----\\s*([A-Za-z0-9+/=\\s]+?)\\s*-----END \\1-----");
   /** DER of the algorithm identifiers: rsaEncryption with NULL parameters, and id-ecPublicKey. */
@@ -26,7 +30,8 @@ final class PemKeys {
 
   private PemKeys() {}
 
-  static PrivateKey parse(byte[] pem) throws IOException {
+  /** The key of the first private-key block of {@code pem}. */
+  public static PrivateKey parse(byte[] pem) throws IOException {
     Matcher m = BLOCK.matcher(new String(pem, StandardCharsets.US_ASCII));
     byte[] curveBlock = null;
     while (m.find()) {
@@ -50,6 +55,16 @@ final class PemKeys {
       }
     }
     throw new IOException("no unencrypted private key in the PEM data (found nothing)");
+  }
+
+  /**
+   * The same key as an unencrypted PKCS#8 PEM block ({@code -----BEGIN PRIVATE KEY-----}), in
+   * memory only, for readers that take nothing else.
+   */
+  public static byte[] toPkcs8Pem(byte[] pem) throws IOException {
+    String base64 = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(parse(pem).getEncoded());
+    return ("-----BEGIN PRIVATE KEY-----\n" + base64 + "\n-----END PRIVATE KEY-----\n")
+        .getBytes(StandardCharsets.US_ASCII);
   }
 
   private static PrivateKey pkcs8(byte[] der) throws GeneralSecurityException {

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.ingest.transport;
+package io.kubewarden.networkenforcer.common.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,6 +55,12 @@ class PemKeysTest {
 
     assertThatThrownBy(() -> read("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"))
         .hasMessageContaining("CERTIFICATE is not an unencrypted private key");
+    // What gRPC, OpenTelemetry and Kafka can read: the same key as PKCS#8.
+    String converted = new String(PemKeys.toPkcs8Pem(pkcs1.getBytes(StandardCharsets.US_ASCII)),
+        StandardCharsets.US_ASCII);
+    assertThat(converted).startsWith("-----BEGIN PRIVATE KEY-----\n").endsWith("-----END PRIVATE KEY-----\n");
+    assertThat(read(converted).getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
+
     assertThatThrownBy(() -> read("garbage")).hasMessageContaining("no unencrypted private key");
   }
 }
