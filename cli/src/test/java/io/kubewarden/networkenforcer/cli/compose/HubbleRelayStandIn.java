@@ -24,30 +24,53 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code GetFlows} with a capture ({@code hubble observe -o jsonpb} lines) and then, as Relay does
  * with {@code follow}, keeps the stream open. A resumed stream gets the flows after its {@code since}.
  */
-final class HubbleRelayStandIn implements AutoCloseable {
+public final class HubbleRelayStandIn implements AutoCloseable {
   private final List<GetFlowsResponse> capture;
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger flowsSent = new AtomicInteger();
   private final Server server;
 
-  private HubbleRelayStandIn(List<GetFlowsResponse> capture, String address) throws IOException {
+  private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
     this.capture = capture;
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).addService(new Observer())
-        .build().start();
+    this.server = builder.addService(new Observer()).build().start();
   }
 
   /** Serves the capture file on that local address, on a free port. */
   static HubbleRelayStandIn serve(Path captureFile, String address) {
     try {
-      return new HubbleRelayStandIn(read(captureFile), address);
+      return new HubbleRelayStandIn(read(captureFile), NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
   }
 
-  int port() { return server.getPort(); }
+  /**
+   * Serves the capture file over mutual TLS, as Relay does: its own certificate and key, and client
+   * certificates must be signed by {@code clientCa}.
+   */
+  public static HubbleRelayStandIn serveTls(Path captureFile, String address, Path certificate, Path key,
+      Path clientCa) {
+    try {
+      var tls = io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
+          .trustManager(clientCa.toFile())
+          .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE).build();
+      return new HubbleRelayStandIn(read(captureFile),
+          NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).sslContext(tls));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve " + captureFile, e);
+    }
+  }
+
+  public int port() { return server.getPort(); }
 
   /** How many GetFlows streams were opened: one unless the client had to resume. */
-  int calls() { return calls.get(); }
+  public int calls() { return calls.get(); }
+
+  /** How many flow records went out, over all streams. */
+  public int flowsSent() { return flowsSent.get(); }
+
+  /** How many flow records the capture holds (node status and lost-event records aside). */
+  public int capturedFlows() { return (int) capture.stream().filter(GetFlowsResponse::hasFlow).count(); }
 
   int capturedResponses() { return capture.size(); }
 
@@ -70,6 +93,9 @@ final class HubbleRelayStandIn implements AutoCloseable {
       for (GetFlowsResponse response : capture) {
         if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
           out.onNext(response);
+          if (response.hasFlow()) {
+            flowsSent.incrementAndGet();
+          }
         }
       }
       // follow: the stream stays open until the client or the server ends it.
