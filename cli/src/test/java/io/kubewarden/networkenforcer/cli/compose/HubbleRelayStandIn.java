@@ -28,6 +28,9 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   private final List<GetFlowsResponse> capture;
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger flowsSent = new AtomicInteger();
+  /** The open streams, for flows published after the capture (a cancelled one is dropped on the next publish). */
+  private final List<io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse>> streams =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Server server;
 
   private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
@@ -74,6 +77,36 @@ public final class HubbleRelayStandIn implements AutoCloseable {
 
   int capturedResponses() { return capture.size(); }
 
+  /**
+   * Sends one more record ({@code hubble observe -o jsonpb} line) on every open stream, as Relay
+   * does when a new flow happens; returns on how many streams it went out.
+   */
+  public int publish(String jsonpbLine) {
+    GetFlowsResponse response;
+    try {
+      response = HubbleJson.decode(jsonpbLine, new ObjectMapper().readTree(jsonpbLine));
+    } catch (IOException e) {
+      throw new UncheckedIOException("not a jsonpb record: " + jsonpbLine, e);
+    }
+    int sent = 0;
+    for (var stream : streams) {
+      synchronized (stream) {
+        try {
+          stream.onNext(response);
+        } catch (RuntimeException closed) {
+          // The client went away (a restarted ingest opens a new stream).
+          streams.remove(stream);
+          continue;
+        }
+      }
+      sent++;
+      if (response.hasFlow()) {
+        flowsSent.incrementAndGet();
+      }
+    }
+    return sent;
+  }
+
   private static List<GetFlowsResponse> read(Path file) throws IOException {
     ObjectMapper json = new ObjectMapper();
     List<GetFlowsResponse> responses = new ArrayList<>();
@@ -90,11 +123,17 @@ public final class HubbleRelayStandIn implements AutoCloseable {
     @Override
     public void getFlows(GetFlowsRequest request, StreamObserver<GetFlowsResponse> out) {
       calls.incrementAndGet();
-      for (GetFlowsResponse response : capture) {
-        if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
-          out.onNext(response);
-          if (response.hasFlow()) {
-            flowsSent.incrementAndGet();
+      if (out instanceof io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse> call) {
+        streams.add(call);
+      }
+      // Held while the capture goes out, so a flow published meanwhile comes after it.
+      synchronized (out) {
+        for (GetFlowsResponse response : capture) {
+          if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
+            out.onNext(response);
+            if (response.hasFlow()) {
+              flowsSent.incrementAndGet();
+            }
           }
         }
       }

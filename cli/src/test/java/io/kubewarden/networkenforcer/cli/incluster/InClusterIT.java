@@ -52,8 +52,10 @@ import org.junit.jupiter.api.io.TempDir;
  * stand-in serves the sample capture over the real gRPC API with mutual TLS (keys shaped like
  * cert-manager's, PKCS#1), reached through a Service, kube-proxy and CoreDNS; the proposals in the
  * cluster must be exactly those {@code learn} makes of the capture, also after the pod was killed
- * with SIGKILL and restarted by the kubelet. Then a promoted proposal becomes a NetworkPolicy, and
- * {@code helm uninstall} leaves nothing of the release.
+ * with SIGKILL and restarted by the kubelet (its ingest back on the relay). Then a promoted proposal
+ * becomes a NetworkPolicy, a flow it denies (published on the open stream) becomes violation status
+ * while the other proposals' counts stay exact, and {@code helm uninstall} leaves nothing of the
+ * release but the known leftovers. Prints the {@code in-cluster:} summary line and the timings.
  *
  * <p>Values: the defaults plus the image (repository, tag, pullPolicy Never) and, marked below, what
  * this cluster cannot offer the defaults (see {@link #INSTALL_OVERRIDES}).
@@ -182,6 +184,7 @@ class InClusterIT {
     KubernetesClient admin = cluster.client();
     List<Pod> pods = releasePods(admin);
     assertThat(pods).isNotEmpty();
+    int streamsBefore = relay.calls();
     for (Pod pod : pods) {
       ContainerStatus main = pod.getStatus().getContainerStatuses().get(0);
       int before = main.getRestartCount();
@@ -194,6 +197,9 @@ class InClusterIT {
       });
       restarts++;
     }
+    // Ready comes before the restarted ingest is back on the relay: wait for its new stream, which
+    // resends what the ingest asks for again, then the counts must still be exact.
+    cluster.await("the restarted ingest's GetFlows stream", PIPELINE, () -> relay.calls() > streamsBefore);
     awaitExactProposals(admin);
   }
 
@@ -217,12 +223,70 @@ class InClusterIT {
     assertThat(policy.getSpec().getPodSelector()).isNotNull();
     assertThat(admin.resources(WorkloadNetworkPolicy.class).inNamespace(namespace).withName(name).get()).isNotNull();
     promoted++;
-    violations = admin.resources(WorkloadNetworkPolicy.class).inAnyNamespace().list().getItems().stream()
-        .filter(w -> w.getStatus() != null).mapToLong(w -> w.getStatus().getActiveViolationCount()).sum();
   }
 
   @Test
   @Order(5)
+  void aFlowThePromotedPolicyDeniesBecomesViolationStatus() throws IOException {
+    KubernetesClient admin = cluster.client();
+    WorkloadNetworkPolicyProposal promotedProposal = learned.values().iterator().next();
+    String name = promotedProposal.getMetadata().getName();
+    String namespace = promotedProposal.getMetadata().getNamespace();
+    String denied = deniedFlow(namespace, name);
+    int streams = relay.publish(denied);
+    System.out.printf("in-cluster: denied flow sent on %d of %d GetFlows streams%n", streams, relay.calls());
+    assertThat(streams).as("open GetFlows streams of %d opened", relay.calls()).isEqualTo(1);
+    // The writer merges violations into the status every wnpStatusUpdateInterval (default 30 s).
+    cluster.await("a violation in the status of " + namespace + "/" + name, PIPELINE, () -> {
+      WorkloadNetworkPolicy policy = admin.resources(WorkloadNetworkPolicy.class).inNamespace(namespace)
+          .withName(name).get();
+      return policy != null && policy.getStatus() != null && policy.getStatus().getActiveViolationCount() > 0;
+    });
+    violations = admin.resources(WorkloadNetworkPolicy.class).inAnyNamespace().list().getItems().stream()
+        .filter(w -> w.getStatus() != null).mapToLong(w -> w.getStatus().getActiveViolationCount()).sum();
+    assertThat(violations).isEqualTo(1);
+    // The denied flow went out after everything the restarted ingest asked for again, on the same
+    // stream, and its violation needed a status sync: the other proposals' counts must still be exact.
+    Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
+    notPromoted.remove(namespace + "/" + name);
+    awaitExactProposals(admin, notPromoted);
+  }
+
+  /**
+   * The capture's first flow of the promoted proposal's workload, now, to a port its policy does
+   * not allow, dropped by Cilium with POLICY_DENIED naming the NetworkPolicy made from it.
+   */
+  private static String deniedFlow(String namespace, String policyName) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String workload = policyName.replaceFirst("^deployment-", "").replaceFirst("-(egress|ingress)$", "");
+    boolean egress = policyName.endsWith("-egress");
+    for (String line : Files.readAllLines(CliRun.sample("hubble-flows.jsonl"))) {
+      com.fasterxml.jackson.databind.JsonNode record = json.readTree(line);
+      com.fasterxml.jackson.databind.JsonNode flow = record.path("flow");
+      String side = egress ? "source" : "destination";
+      if (flow.isMissingNode() || !flow.path(side).path("pod_name").asText().startsWith(workload + "-")
+          || !flow.path("l4").has("TCP") || flow.path("is_reply").asBoolean(false)) {
+        continue;
+      }
+      var copy = (com.fasterxml.jackson.databind.node.ObjectNode) flow.deepCopy();
+      copy.put("time", Instant.now().toString());
+      copy.put("uuid", java.util.UUID.randomUUID().toString());
+      copy.put("verdict", "DROPPED");
+      copy.put("drop_reason_desc", "POLICY_DENIED");
+      copy.put("Summary", "TCP Flags: SYN");
+      ((com.fasterxml.jackson.databind.node.ObjectNode) copy.path("l4").path("TCP")).put("destination_port", 9443);
+      var denier = copy.putArray(egress ? "egress_denied_by" : "ingress_denied_by").addObject();
+      denier.put("name", policyName).put("namespace", namespace).put("kind", "NetworkPolicy");
+      var out = json.createObjectNode();
+      out.set("flow", copy);
+      out.put("time", copy.path("time").asText());
+      return json.writeValueAsString(out);
+    }
+    throw new AssertionError("no TCP flow of " + workload + " in the sample to deny");
+  }
+
+  @Test
+  @Order(6)
   void helmUninstallLeavesNothingOfTheRelease() {
     KubernetesClient admin = cluster.client();
     helm("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait", "--timeout", "3m");
@@ -326,6 +390,10 @@ class InClusterIT {
 
   /** Waits until the cluster holds exactly the proposals learn made, with exactly its evidence counts. */
   private static void awaitExactProposals(KubernetesClient admin) {
+    awaitExactProposals(admin, learned);
+  }
+
+  private static void awaitExactProposals(KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
     long expectedCount = evidenceCount(learned.values());
     assertThat(expectedCount).as("observations in learn's proposals").isPositive();
     KubernetesSerialization json = admin.getKubernetesSerialization();
