@@ -62,6 +62,10 @@ final class ClusterPki {
   }
 
   private static final int MAX_COMMON_NAME = 64;
+  /** The kubernetes Service's cluster IP: the first address of {@link #SERVICE_RANGE}. */
+  static final String KUBERNETES_SERVICE_IP = "10.96.0.1";
+  /** kube-apiserver's {@code --service-cluster-ip-range}. */
+  static final String SERVICE_RANGE = "10.96.0.0/24";
   static final Duration VALIDITY = Duration.ofDays(1);
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
 
@@ -92,6 +96,9 @@ final class ClusterPki {
         new GeneralName(GeneralName.dNSName, "kubernetes"),
         new GeneralName(GeneralName.dNSName, "kubernetes.default"),
         new GeneralName(GeneralName.dNSName, "kubernetes.default.svc"),
+        new GeneralName(GeneralName.dNSName, "kubernetes.default.svc.cluster.local"),
+        // The first address of the service range: pods reach the API server as the kubernetes Service.
+        new GeneralName(GeneralName.iPAddress, KUBERNETES_SERVICE_IP),
     };
     X509Certificate certificate = sign(name("kube-apiserver"), keys, false,
         KeyPurposeId.id_kp_serverAuth, new GeneralNames(names));

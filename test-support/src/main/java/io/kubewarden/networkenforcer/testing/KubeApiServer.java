@@ -57,7 +57,7 @@ public final class KubeApiServer implements AutoCloseable {
 
   private final Builder settings;
   private final Path workDir;
-  private final ClusterPki pki = new ClusterPki();
+  private final ClusterPki pki;
   private final List<ManagedProcess> processes = new ArrayList<>();
   private String etcdUrl;
   private String url;
@@ -69,6 +69,7 @@ public final class KubeApiServer implements AutoCloseable {
 
   private KubeApiServer(Builder settings) {
     this.settings = settings;
+    this.pki = settings.pki != null ? settings.pki : new ClusterPki();
     try {
       this.workDir = Files.createTempDirectory("ne-kube-apiserver-");
     } catch (IOException e) {
@@ -184,6 +185,15 @@ public final class KubeApiServer implements AutoCloseable {
     return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig.toFile())).build();
   }
 
+  /** The PKI its certificates come from (a cluster issues its components' identities from it). */
+  ClusterPki pki() { return pki; }
+
+  /** Where its CA certificate ({@code ca.crt}) and service-account keys ({@code sa.key}, {@code sa.pub}) are. */
+  Path certificateDirectory() { return workDir.resolve("pki"); }
+
+  /** The work directory, removed by {@link #close()}. */
+  Path workDirectory() { return workDir; }
+
   /** Whether kube-controller-manager runs. */
   public boolean controllerManagerRunning() { return controllerManager != null && controllerManager.isAlive(); }
 
@@ -209,9 +219,19 @@ public final class KubeApiServer implements AutoCloseable {
         "--secure-port=0",
         "--use-service-account-credentials=true",
         "--concurrent-gc-syncs=5"));
+    command.addAll(settings.extraControllerManagerArgs);
     controllerManager = startProcess(KubeTools.KUBE_CONTROLLER_MANAGER, command);
     LOG.info("kube-controller-manager {} started with controllers {}",
         KubeTools.version(KubeTools.KUBE_CONTROLLER_MANAGER), settings.controllers);
+  }
+
+  /** Stops kube-controller-manager, e.g. so nothing recreates the pods a cluster drains. */
+  synchronized void stopControllerManager() {
+    if (controllerManager != null) {
+      processes.remove(controllerManager);
+      controllerManager.close();
+      controllerManager = null;
+    }
   }
 
   private KubeApiServer start() {
@@ -304,9 +324,9 @@ public final class KubeApiServer implements AutoCloseable {
         "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
         "--service-account-key-file=" + certs.resolve("sa.pub"),
         "--service-account-signing-key-file=" + certs.resolve("sa.key"),
-        "--service-cluster-ip-range=10.96.0.0/24",
-        "--authorization-mode=RBAC",
-        "--enable-admission-plugins=NamespaceLifecycle,ValidatingAdmissionPolicy",
+        "--service-cluster-ip-range=" + ClusterPki.SERVICE_RANGE,
+        "--authorization-mode=" + settings.authorizationMode,
+        "--enable-admission-plugins=" + settings.admissionPlugins,
         "--profiling=false",
         "--enable-priority-and-fairness=false"));
     command.addAll(settings.extraApiServerArgs);
@@ -327,7 +347,7 @@ public final class KubeApiServer implements AutoCloseable {
   }
 
   private ManagedProcess startProcess(String name, List<String> command) {
-    ManagedProcess process = ManagedProcess.start(name, command, workDir);
+    ManagedProcess process = ManagedProcess.start(name, command, workDir, settings.stopOnExit);
     processes.add(process);
     return process;
   }
@@ -397,8 +417,43 @@ public final class KubeApiServer implements AutoCloseable {
     private final List<String> extraApiServerArgs = new ArrayList<>();
     private String bindAddress = "127.0.0.1";
     private IntSupplier ports = LoopbackPorts::free;
+    private final List<String> extraControllerManagerArgs = new ArrayList<>();
+    private ClusterPki pki;
+    private boolean stopOnExit = true;
+    private String authorizationMode = "RBAC";
+    private String admissionPlugins = "NamespaceLifecycle,ValidatingAdmissionPolicy";
 
     private Builder() {}
+
+    /** {@code --authorization-mode} (a list flag: given twice, kube-apiserver refuses the repeated mode). */
+    Builder authorizationMode(String modes) {
+      this.authorizationMode = modes;
+      return this;
+    }
+
+    /** {@code --enable-admission-plugins}, beside the ones kube-apiserver enables by default. */
+    Builder admissionPlugins(String plugins) {
+      this.admissionPlugins = plugins;
+      return this;
+    }
+
+    /** The PKI to issue from, when the caller needs certificates before the API server starts. */
+    Builder pki(ClusterPki source) {
+      this.pki = source;
+      return this;
+    }
+
+    /** Leaves stopping the processes on JVM exit to the caller, which stops them in its own order. */
+    Builder stopOnExitByCaller() {
+      this.stopOnExit = false;
+      return this;
+    }
+
+    /** Extra kube-controller-manager flags. */
+    Builder controllerManagerArg(String flag) {
+      this.extraControllerManagerArgs.add(flag);
+      return this;
+    }
 
     /** Where etcd's and kube-apiserver's ports come from; tests of the start itself hand out taken ones. */
     Builder ports(IntSupplier source) {

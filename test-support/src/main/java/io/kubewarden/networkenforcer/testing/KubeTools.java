@@ -15,16 +15,27 @@ public final class KubeTools {
   public static final String KUBE_CONTROLLER_MANAGER = "kube-controller-manager";
   public static final String HELM = "helm";
   public static final String HELM_BUILD_SCRIPT = "hack/tools/helm.sh";
+  public static final String CLUSTER_BUILD_SCRIPT = "hack/tools/cluster.sh";
+  public static final String KUBELET = "kubelet";
+  public static final String KUBE_SCHEDULER = "kube-scheduler";
+  public static final String KUBE_PROXY = "kube-proxy";
+  public static final String KUBECTL = "kubectl";
+  private static final java.util.Set<String> CLUSTER_BINARIES = java.util.Set.of(KUBELET, KUBE_SCHEDULER, KUBE_PROXY,
+      KUBECTL);
 
   private KubeTools() {}
 
   /** The directory the binaries live in. */
   public static Path binDir() {
+    return toolsDir().resolve("bin");
+  }
+
+  /** {@code $NE_TOOLS_DIR}, default {@code ~/.cache/network-enforcer/tools}. */
+  public static Path toolsDir() {
     String configured = System.getenv("NE_TOOLS_DIR");
-    Path toolsDir = configured == null || configured.isBlank()
+    return configured == null || configured.isBlank()
         ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
         : Path.of(configured);
-    return toolsDir.resolve("bin");
   }
 
   /** The executable of that name, or a failure telling how to build it. */
@@ -36,7 +47,9 @@ public final class KubeTools {
     Path path = binDir.resolve(binary);
     if (!Files.isExecutable(path)) {
       String how = HELM.equals(binary) ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
-          : BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
+          : CLUSTER_BINARIES.contains(binary)
+              ? CLUSTER_BUILD_SCRIPT + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl and the cluster's images;"
+              : BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
       throw new IllegalStateException(binary + " not found at " + path
           + ": run `" + how + " set NE_TOOLS_DIR to use another tools directory)");
     }

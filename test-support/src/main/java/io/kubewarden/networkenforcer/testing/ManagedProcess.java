@@ -21,15 +21,25 @@ final class ManagedProcess implements AutoCloseable {
   private final Path log;
   private final Thread shutdownHook;
 
-  private ManagedProcess(String name, Process process, Path log) {
+  private ManagedProcess(String name, Process process, Path log, boolean stopOnExit) {
     this.name = name;
     this.process = process;
     this.log = log;
-    this.shutdownHook = new Thread(this::stop, "stop-" + name);
-    Runtime.getRuntime().addShutdownHook(shutdownHook);
+    this.shutdownHook = stopOnExit ? new Thread(this::stop, "stop-" + name) : null;
+    if (shutdownHook != null) {
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
   }
 
   static ManagedProcess start(String name, List<String> command, Path workDir) {
+    return start(name, command, workDir, true);
+  }
+
+  /**
+   * Starts it; without {@code stopOnExit} the owner stops it on JVM exit itself, in its own order
+   * (shutdown hooks run concurrently: a cluster must stop its pods before its kubelet).
+   */
+  static ManagedProcess start(String name, List<String> command, Path workDir, boolean stopOnExit) {
     Path log = workDir.resolve(name + ".log");
     try {
       Process process = new ProcessBuilder(command)
@@ -37,7 +47,7 @@ final class ManagedProcess implements AutoCloseable {
           .redirectErrorStream(true)
           .redirectOutput(log.toFile())
           .start();
-      return new ManagedProcess(name, process, log);
+      return new ManagedProcess(name, process, log, stopOnExit);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + " (" + command.get(0) + ")", e);
     }
@@ -46,6 +56,10 @@ final class ManagedProcess implements AutoCloseable {
   String name() { return name; }
 
   boolean isAlive() { return process.isAlive(); }
+
+  long pid() { return process.pid(); }
+
+  Path log() { return log; }
 
   /** Fails with the end of the log when the process has exited. */
   void requireAlive() {
@@ -82,6 +96,9 @@ final class ManagedProcess implements AutoCloseable {
   @Override
   public void close() {
     stop();
+    if (shutdownHook == null) {
+      return;
+    }
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException alreadyShuttingDown) {

@@ -27,18 +27,38 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class HubbleRelayStandIn implements AutoCloseable {
   private final List<GetFlowsResponse> capture;
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicInteger flowsSent = new AtomicInteger();
+  /** The open streams, for flows published after the capture (a cancelled one is dropped on the next publish). */
+  private final List<io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse>> streams =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Server server;
 
-  private HubbleRelayStandIn(List<GetFlowsResponse> capture, String address) throws IOException {
+  private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
     this.capture = capture;
-    this.server = NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).addService(new Observer())
-        .build().start();
+    this.server = builder.addService(new Observer()).build().start();
   }
 
   /** Serves the capture file on that local address, on a free port. */
   public static HubbleRelayStandIn serve(Path captureFile, String address) {
     try {
-      return new HubbleRelayStandIn(read(captureFile), address);
+      return new HubbleRelayStandIn(read(captureFile), NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot serve " + captureFile, e);
+    }
+  }
+
+  /**
+   * Serves the capture file over mutual TLS, as Relay does: its own certificate and key, and client
+   * certificates must be signed by {@code clientCa}.
+   */
+  public static HubbleRelayStandIn serveTls(Path captureFile, String address, Path certificate, Path key,
+      Path clientCa) {
+    try {
+      var tls = io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
+          .trustManager(clientCa.toFile())
+          .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE).build();
+      return new HubbleRelayStandIn(read(captureFile),
+          NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).sslContext(tls));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
@@ -49,7 +69,43 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   /** How many GetFlows streams were opened: one unless the client had to resume. */
   public int calls() { return calls.get(); }
 
+  /** How many flow records went out, over all streams. */
+  public int flowsSent() { return flowsSent.get(); }
+
+  /** How many flow records the capture holds (node status and lost-event records aside). */
+  public int capturedFlows() { return (int) capture.stream().filter(GetFlowsResponse::hasFlow).count(); }
+
   int capturedResponses() { return capture.size(); }
+
+  /**
+   * Sends one more record ({@code hubble observe -o jsonpb} line) on every open stream, as Relay
+   * does when a new flow happens; returns on how many streams it went out.
+   */
+  public int publish(String jsonpbLine) {
+    GetFlowsResponse response;
+    try {
+      response = HubbleJson.decode(jsonpbLine, new ObjectMapper().readTree(jsonpbLine));
+    } catch (IOException e) {
+      throw new UncheckedIOException("not a jsonpb record: " + jsonpbLine, e);
+    }
+    int sent = 0;
+    for (var stream : streams) {
+      synchronized (stream) {
+        try {
+          stream.onNext(response);
+        } catch (RuntimeException closed) {
+          // The client went away (a restarted ingest opens a new stream).
+          streams.remove(stream);
+          continue;
+        }
+      }
+      sent++;
+      if (response.hasFlow()) {
+        flowsSent.incrementAndGet();
+      }
+    }
+    return sent;
+  }
 
   private static List<GetFlowsResponse> read(Path file) throws IOException {
     ObjectMapper json = new ObjectMapper();
@@ -67,9 +123,18 @@ public final class HubbleRelayStandIn implements AutoCloseable {
     @Override
     public void getFlows(GetFlowsRequest request, StreamObserver<GetFlowsResponse> out) {
       calls.incrementAndGet();
-      for (GetFlowsResponse response : capture) {
-        if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
-          out.onNext(response);
+      if (out instanceof io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse> call) {
+        streams.add(call);
+      }
+      // Held while the capture goes out, so a flow published meanwhile comes after it.
+      synchronized (out) {
+        for (GetFlowsResponse response : capture) {
+          if (!request.hasSince() || !response.hasFlow() || isAfter(response, request)) {
+            out.onNext(response);
+            if (response.hasFlow()) {
+              flowsSent.incrementAndGet();
+            }
+          }
         }
       }
       // follow: the stream stays open until the client or the server ends it.

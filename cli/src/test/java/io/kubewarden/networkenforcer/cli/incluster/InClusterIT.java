@@ -1,0 +1,481 @@
+package io.kubewarden.networkenforcer.cli.incluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.compose.HubbleRelayStandIn;
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.testing.KubeCluster;
+import io.kubewarden.networkenforcer.testing.KubeTools;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The product as a user runs it, in a real single-node cluster ({@link KubeCluster}: kubelet,
+ * containerd, CNI, kube-proxy, CoreDNS, local-path default StorageClass): the image the build
+ * loaded into Docker is imported into the node's containerd, the chart is installed with
+ * {@code helm install} and its pods must become Ready under the chart's own probes. A Hubble Relay
+ * stand-in serves the sample capture over the real gRPC API with mutual TLS (keys shaped like
+ * cert-manager's, PKCS#1), reached through a Service, kube-proxy and CoreDNS; the proposals in the
+ * cluster must be exactly those {@code learn} makes of the capture, also after the pod was killed
+ * with SIGKILL and restarted by the kubelet (its ingest back on the relay). Then a promoted proposal
+ * becomes a NetworkPolicy, a flow it denies (published on the open stream) becomes violation status
+ * while the other proposals' counts stay exact, and {@code helm uninstall} leaves nothing of the
+ * release but the known leftovers. Prints the {@code in-cluster:} summary line and the timings.
+ *
+ * <p>Values: the defaults plus the image (repository, tag, pullPolicy Never) and, marked below, what
+ * this cluster cannot offer the defaults (see {@link #INSTALL_OVERRIDES}).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class InClusterIT {
+
+  private static final String RELEASE = "ne";
+  private static final String NAMESPACE = "ne-system";
+  private static final String SAMPLE_NAMESPACE = "demo";
+  private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
+  private static final String RELAY_SERVER_NAME = "ui.hubble-relay.cilium.io";
+  private static final Duration READY = Duration.ofMinutes(4);
+  private static final Duration PIPELINE = Duration.ofMinutes(3);
+  /**
+   * What the default values need and this cluster does not have, each chosen so the rest of the
+   * defaults run unchanged:
+   * <ul>
+   *   <li>provider istio (the default) needs cert-manager's CSI driver for its certificates and the
+   *       fluent-bit image; neither is here (no registry; cert-manager not built from source yet).
+   *       cilium with its default {@code existingSecret} TLS runs with a Secret shaped like
+   *       cert-manager's output instead;</li>
+   *   <li>the default collector needs the OpenTelemetry Collector image and cert-manager's CSI driver:
+   *       {@code none} (status only).</li>
+   * </ul>
+   */
+  static final Map<String, String> INSTALL_OVERRIDES = Map.of(
+      "controller.provider.name", "cilium",
+      "telemetry.collectorStrategy", "none");
+
+  /**
+   * KNOWN, found by this test and reported (issue #33), not fixed yet: what {@code helm uninstall}
+   * leaves of the release. The StatefulSet's volume claim (the chart sets no
+   * {@code persistentVolumeClaimRetentionPolicy}, so Kubernetes keeps it) and the writer's leader
+   * Lease (the writer creates it at run time; nothing deletes it). Anything else left fails the test;
+   * what is left is printed, so a fix shows.
+   */
+  static final java.util.Set<String> KNOWN_UNINSTALL_LEFTOVERS = java.util.Set.of(
+      "persistentvolumeclaim/data-ne-network-enforcer-standalone-0",
+      "lease.coordination.k8s.io/ne-network-enforcer-writer");
+
+  @TempDir
+  static Path dir;
+
+  static KubeCluster cluster;
+  static HubbleRelayStandIn relay;
+  static Duration imageImport;
+  static Duration installToReady;
+  static int installs;
+  static int readyInstalls;
+  static int restarts;
+  static int promoted;
+  static long violations;
+  static long lost = -1;
+  static long doubled = -1;
+  static Map<String, WorkloadNetworkPolicyProposal> learned;
+
+  @BeforeAll
+  static void start() throws IOException {
+    cluster = KubeCluster.shared();
+    imageImport = cluster.importDockerImage(image());
+    learned = learnedFromTheSample();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    try {
+      System.out.printf("in-cluster: installs %d/%d ready, flows %d, proposals %d, promoted %d, violations %d, "
+              + "restarts %d, lost %d, doubled %d%n", readyInstalls, installs, relay == null ? 0 : relay.flowsSent(),
+          learned == null ? 0 : learned.size(), promoted, violations, restarts, lost, doubled);
+      System.out.printf("in-cluster timings: %s; image import %d ms; helm install to Ready %s ms%n",
+          cluster == null ? "-" : cluster.timings(), imageImport == null ? -1 : imageImport.toMillis(),
+          installToReady == null ? "-" : installToReady.toMillis());
+    } finally {
+      if (relay != null) {
+        relay.close();
+      }
+      if (cluster != null) {
+        Instant closing = Instant.now();
+        cluster.close();
+        List<String> left = cluster.hostDifferences();
+        System.out.printf("in-cluster: cluster stopped in %d ms; host differences: %s%n",
+            Duration.between(closing, Instant.now()).toMillis(), left);
+        assertThat(left).as("what the cluster left on the host").isEmpty();
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void theNodeIsReadyAndRunsAPodOfTheBuiltImage() {
+    KubernetesClient admin = cluster.client();
+    assertThat(admin.nodes().withName(KubeCluster.NODE_NAME).get().getStatus().getConditions())
+        .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("smoke").endMetadata().build())
+        .createOr(NonDeletingOperation::update);
+    Pod pod = new PodBuilder().withNewMetadata().withName("version").withNamespace("smoke").endMetadata()
+        .withNewSpec().withRestartPolicy("Never").addNewContainer().withName("main").withImage(image())
+        .withImagePullPolicy("Never").withArgs("--version").endContainer().endSpec().build();
+    admin.pods().resource(pod).create();
+    cluster.await("the version pod Succeeded", READY, () -> "Succeeded".equals(phase("smoke", "version")));
+    String log = admin.pods().inNamespace("smoke").withName("version").getLog();
+    assertThat(log).contains("network-enforcer " + image().substring(image().lastIndexOf(':') + 1));
+    admin.namespaces().withName("smoke").delete();
+  }
+
+  @Test
+  @Order(2)
+  void theChartInstallsAndTheCaptureBecomesTheProposalsLearnMakes() throws Exception {
+    KubernetesClient admin = cluster.client();
+    createSampleWorkloads(admin);
+    serveRelay(admin);
+    installs++;
+    Instant start = Instant.now();
+    helm("install", RELEASE, chart().toString(), "--namespace", NAMESPACE, "--create-namespace");
+    cluster.await("every pod of the release Ready", READY, () -> allReady(admin));
+    installToReady = Duration.between(start, Instant.now());
+    readyInstalls++;
+    awaitExactProposals(admin);
+    assertThat(relay.calls()).as("GetFlows streams opened").isGreaterThanOrEqualTo(1);
+  }
+
+  @Test
+  @Order(3)
+  void aPodKilledWithSigkillIsRestartedAndNothingIsLostOrDoubled() {
+    KubernetesClient admin = cluster.client();
+    List<Pod> pods = releasePods(admin);
+    assertThat(pods).isNotEmpty();
+    int streamsBefore = relay.calls();
+    for (Pod pod : pods) {
+      ContainerStatus main = pod.getStatus().getContainerStatuses().get(0);
+      int before = main.getRestartCount();
+      cluster.killContainer(main.getContainerID());
+      String name = pod.getMetadata().getName();
+      cluster.await(name + " restarted by the kubelet and Ready", READY, () -> {
+        Pod now = admin.pods().inNamespace(NAMESPACE).withName(name).get();
+        return now != null && now.getStatus().getContainerStatuses().get(0).getRestartCount() > before
+            && ready(now);
+      });
+      restarts++;
+    }
+    // Ready comes before the restarted ingest is back on the relay: wait for its new stream, which
+    // resends what the ingest asks for again, then the counts must still be exact.
+    cluster.await("the restarted ingest's GetFlows stream", PIPELINE, () -> relay.calls() > streamsBefore);
+    awaitExactProposals(admin);
+  }
+
+  @Test
+  @Order(4)
+  void aPromotedProposalBecomesANetworkPolicy() {
+    KubernetesClient admin = cluster.client();
+    String name = learned.values().iterator().next().getMetadata().getName();
+    String namespace = learned.values().iterator().next().getMetadata().getNamespace();
+    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(namespace).withName(name)
+        .edit(p -> {
+          if (p.getMetadata().getLabels() == null) {
+            p.getMetadata().setLabels(new java.util.HashMap<>());
+          }
+          p.getMetadata().getLabels().put(PROMOTE_LABEL, "protect");
+          return p;
+        });
+    cluster.await("NetworkPolicy " + namespace + "/" + name, PIPELINE,
+        () -> admin.network().networkPolicies().inNamespace(namespace).withName(name).get() != null);
+    NetworkPolicy policy = admin.network().networkPolicies().inNamespace(namespace).withName(name).get();
+    assertThat(policy.getSpec().getPodSelector()).isNotNull();
+    assertThat(admin.resources(WorkloadNetworkPolicy.class).inNamespace(namespace).withName(name).get()).isNotNull();
+    promoted++;
+  }
+
+  @Test
+  @Order(5)
+  void aFlowThePromotedPolicyDeniesBecomesViolationStatus() throws IOException {
+    KubernetesClient admin = cluster.client();
+    WorkloadNetworkPolicyProposal promotedProposal = learned.values().iterator().next();
+    String name = promotedProposal.getMetadata().getName();
+    String namespace = promotedProposal.getMetadata().getNamespace();
+    String denied = deniedFlow(namespace, name);
+    int streams = relay.publish(denied);
+    System.out.printf("in-cluster: denied flow sent on %d of %d GetFlows streams%n", streams, relay.calls());
+    assertThat(streams).as("open GetFlows streams of %d opened", relay.calls()).isEqualTo(1);
+    // The writer merges violations into the status every wnpStatusUpdateInterval (default 30 s).
+    cluster.await("a violation in the status of " + namespace + "/" + name, PIPELINE, () -> {
+      WorkloadNetworkPolicy policy = admin.resources(WorkloadNetworkPolicy.class).inNamespace(namespace)
+          .withName(name).get();
+      return policy != null && policy.getStatus() != null && policy.getStatus().getActiveViolationCount() > 0;
+    });
+    violations = admin.resources(WorkloadNetworkPolicy.class).inAnyNamespace().list().getItems().stream()
+        .filter(w -> w.getStatus() != null).mapToLong(w -> w.getStatus().getActiveViolationCount()).sum();
+    assertThat(violations).isEqualTo(1);
+    // The denied flow went out after everything the restarted ingest asked for again, on the same
+    // stream, and its violation needed a status sync: the other proposals' counts must still be exact.
+    Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
+    notPromoted.remove(namespace + "/" + name);
+    awaitExactProposals(admin, notPromoted);
+  }
+
+  /**
+   * The capture's first flow of the promoted proposal's workload, now, to a port its policy does
+   * not allow, dropped by Cilium with POLICY_DENIED naming the NetworkPolicy made from it.
+   */
+  private static String deniedFlow(String namespace, String policyName) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+    String workload = policyName.replaceFirst("^deployment-", "").replaceFirst("-(egress|ingress)$", "");
+    boolean egress = policyName.endsWith("-egress");
+    for (String line : Files.readAllLines(CliRun.sample("hubble-flows.jsonl"))) {
+      com.fasterxml.jackson.databind.JsonNode record = json.readTree(line);
+      com.fasterxml.jackson.databind.JsonNode flow = record.path("flow");
+      String side = egress ? "source" : "destination";
+      if (flow.isMissingNode() || !flow.path(side).path("pod_name").asText().startsWith(workload + "-")
+          || !flow.path("l4").has("TCP") || flow.path("is_reply").asBoolean(false)) {
+        continue;
+      }
+      var copy = (com.fasterxml.jackson.databind.node.ObjectNode) flow.deepCopy();
+      copy.put("time", Instant.now().toString());
+      copy.put("uuid", java.util.UUID.randomUUID().toString());
+      copy.put("verdict", "DROPPED");
+      copy.put("drop_reason_desc", "POLICY_DENIED");
+      copy.put("Summary", "TCP Flags: SYN");
+      ((com.fasterxml.jackson.databind.node.ObjectNode) copy.path("l4").path("TCP")).put("destination_port", 9443);
+      var denier = copy.putArray(egress ? "egress_denied_by" : "ingress_denied_by").addObject();
+      denier.put("name", policyName).put("namespace", namespace).put("kind", "NetworkPolicy");
+      var out = json.createObjectNode();
+      out.set("flow", copy);
+      out.put("time", copy.path("time").asText());
+      return json.writeValueAsString(out);
+    }
+    throw new AssertionError("no TCP flow of " + workload + " in the sample to deny");
+  }
+
+  @Test
+  @Order(6)
+  void helmUninstallLeavesNothingOfTheRelease() {
+    KubernetesClient admin = cluster.client();
+    helm("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait", "--timeout", "3m");
+    cluster.await("the release's pods gone", READY, () -> admin.pods().inNamespace(NAMESPACE).list().getItems().isEmpty());
+    String left = cluster.kubectl("get", "all,configmaps,secrets,serviceaccounts,roles,rolebindings,"
+        + "persistentvolumeclaims,leases", "--namespace", NAMESPACE, "--ignore-not-found", "-o", "name");
+    List<String> leftovers = left.lines().filter(line -> !line.isBlank())
+        .filter(line -> !line.equals("configmap/kube-root-ca.crt") && !line.equals("serviceaccount/default"))
+        .toList();
+    String clusterWide = cluster.kubectl("get", "clusterroles,clusterrolebindings,validatingadmissionpolicies,"
+        + "validatingadmissionpolicybindings", "-l", "app.kubernetes.io/instance=" + RELEASE, "-o", "name");
+    List<String> all = new ArrayList<>(leftovers);
+    clusterWide.lines().filter(line -> !line.isBlank() && !line.startsWith("No resources")).forEach(all::add);
+    System.out.println("in-cluster: helm uninstall left " + all + " (known: " + KNOWN_UNINSTALL_LEFTOVERS + ")");
+    assertThat(all).as("objects left after helm uninstall, beyond the known ones").isSubsetOf(KNOWN_UNINSTALL_LEFTOVERS);
+  }
+
+  // --- steps -------------------------------------------------------------------------------------
+
+  /** The sample's workloads as real Deployments (the pause image) with the captured labels and accounts. */
+  private static void createSampleWorkloads(KubernetesClient admin) {
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(SAMPLE_NAMESPACE).endMetadata()
+        .build()).createOr(NonDeletingOperation::update);
+    String pause = cluster.pauseImage();
+    for (String app : List.of("http-client", "http-server")) {
+      admin.serviceAccounts().inNamespace(SAMPLE_NAMESPACE).resource(new ServiceAccountBuilder().withNewMetadata()
+          .withName(app + "-sa").endMetadata().build()).createOr(NonDeletingOperation::update);
+      admin.apps().deployments().inNamespace(SAMPLE_NAMESPACE).resource(new DeploymentBuilder().withNewMetadata()
+          .withName(app).endMetadata().withNewSpec().withReplicas(1).withNewSelector().addToMatchLabels("app", app)
+          .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata().withNewSpec()
+          .withServiceAccountName(app + "-sa").addNewContainer().withName("main").withImage(pause)
+          .withImagePullPolicy("Never").endContainer().endSpec().endTemplate().endSpec().build())
+          .createOr(NonDeletingOperation::update);
+    }
+  }
+
+  /**
+   * The relay stand-in on the node's address, as {@code hubble-relay.kube-system.svc:443} (a Service
+   * whose EndpointSlice points there), and Cilium's client Secret the chart reads by default.
+   */
+  private static void serveRelay(KubernetesClient admin) throws IOException {
+    CertManagerShapedTls tls = CertManagerShapedTls.create(dir.resolve("tls"));
+    CertManagerShapedTls.Pair server = tls.server("relay", RELAY_SERVER_NAME);
+    CertManagerShapedTls.Pair client = tls.client("client", "network-enforcer.hubble-relay.cilium.io");
+    relay = HubbleRelayStandIn.serveTls(CliRun.sample("hubble-flows.jsonl"), cluster.nodeAddress(),
+        server.certificate(), serverKeyPkcs8(server), tls.ca());
+    admin.secrets().inNamespace("kube-system").resource(new SecretBuilder().withNewMetadata()
+        .withName("hubble-relay-client-certs").endMetadata().withType("kubernetes.io/tls")
+        .addToData("ca.crt", base64(tls.ca())).addToData("tls.crt", base64(client.certificate()))
+        .addToData("tls.key", base64(client.key())).build()).createOr(NonDeletingOperation::update);
+    admin.services().inNamespace("kube-system").resource(new ServiceBuilder().withNewMetadata()
+        .withName("hubble-relay").endMetadata().withNewSpec().addNewPort().withName("grpc").withPort(443)
+        .withProtocol("TCP").endPort().endSpec().build()).createOr(NonDeletingOperation::update);
+    admin.discovery().v1().endpointSlices().inNamespace("kube-system").resource(new EndpointSliceBuilder()
+        .withNewMetadata().withName("hubble-relay-stand-in")
+        .addToLabels("kubernetes.io/service-name", "hubble-relay").endMetadata()
+        .withAddressType("IPv4").addNewEndpoint().withAddresses(cluster.nodeAddress()).endEndpoint()
+        .addNewPort().withName("grpc").withPort(relay.port()).withProtocol("TCP").endPort().build())
+        .createOr(NonDeletingOperation::update);
+  }
+
+  /** Netty's server reads PKCS#8; only the product's side must cope with cert-manager's PKCS#1. */
+  private static Path serverKeyPkcs8(CertManagerShapedTls.Pair server) throws IOException {
+    Path pkcs8 = server.key().resolveSibling("relay-pkcs8.key");
+    Process process = new ProcessBuilder("openssl", "pkcs8", "-topk8", "-nocrypt", "-in", server.key().toString(),
+        "-out", pkcs8.toString()).redirectErrorStream(true).start();
+    try {
+      assertThat(process.waitFor()).as(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+          .isZero();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+    return pkcs8;
+  }
+
+  private static void helm(String... args) {
+    List<String> command = new ArrayList<>(List.of(KubeTools.require(KubeTools.HELM).toString(), "--kubeconfig",
+        cluster.kubeconfig().toString()));
+    command.addAll(List.of(args));
+    if (args[0].equals("install")) {
+      String image = image();
+      int colon = image.lastIndexOf(':');
+      command.addAll(List.of("--set", "image.repository=" + image.substring(0, colon), "--set",
+          "image.tag=" + image.substring(colon + 1), "--set", "image.pullPolicy=Never"));
+      INSTALL_OVERRIDES.forEach((key, value) -> command.addAll(List.of("--set", key + "=" + value)));
+    }
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int exit = process.waitFor();
+      System.out.println("helm " + String.join(" ", args) + ":\n" + output);
+      assertThat(exit).as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics()).isZero();
+    } catch (IOException e) {
+      throw new AssertionError("cannot run helm", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Waits until the cluster holds exactly the proposals learn made, with exactly its evidence counts. */
+  private static void awaitExactProposals(KubernetesClient admin) {
+    awaitExactProposals(admin, learned);
+  }
+
+  private static void awaitExactProposals(KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
+    long expectedCount = evidenceCount(learned.values());
+    assertThat(expectedCount).as("observations in learn's proposals").isPositive();
+    KubernetesSerialization json = admin.getKubernetesSerialization();
+    List<String> last = new ArrayList<>();
+    try {
+      cluster.await("the sample's proposals in the cluster", PIPELINE, () -> {
+        Map<String, WorkloadNetworkPolicyProposal> stored = proposalsIn(admin);
+        last.clear();
+        last.add(stored.keySet() + " " + stored.values().stream().map(p -> json.asJson(p.getSpec()))
+            .collect(Collectors.joining("\n")));
+        if (!stored.keySet().equals(learned.keySet())) {
+          return false;
+        }
+        boolean same = learned.entrySet().stream()
+            .allMatch(e -> stored.get(e.getKey()).getSpec().sameAllowListAs(e.getValue().getSpec()));
+        long count = evidenceCount(stored.values());
+        lost = Math.max(0, expectedCount - count);
+        doubled = Math.max(0, count - expectedCount);
+        return same && count == expectedCount;
+      });
+    } catch (IllegalStateException e) {
+      throw new AssertionError(e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
+    }
+  }
+
+  private static long evidenceCount(java.util.Collection<WorkloadNetworkPolicyProposal> proposals) {
+    return proposals.stream().filter(p -> p.getStatus() != null && p.getStatus().getEvidence() != null)
+        .flatMap(p -> p.getStatus().getEvidence().stream()).mapToLong(RuleEvidence::getCount).sum();
+  }
+
+  private static Map<String, WorkloadNetworkPolicyProposal> learnedFromTheSample() throws IOException {
+    Path out = dir.resolve("learned");
+    CliRun run = CliRun.run("learn", "--input", CliRun.sample("hubble-flows.jsonl").toString(), "--output-dir",
+        out.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    Map<String, WorkloadNetworkPolicyProposal> proposals = new TreeMap<>();
+    try (Stream<Path> files = Files.walk(out)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        WorkloadNetworkPolicyProposal p = serialization.unmarshal(Files.readString(file),
+            WorkloadNetworkPolicyProposal.class);
+        proposals.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+      }
+    }
+    assertThat(proposals).isNotEmpty();
+    return proposals;
+  }
+
+  private static Map<String, WorkloadNetworkPolicyProposal> proposalsIn(KubernetesClient admin) {
+    return admin.resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().list().getItems().stream()
+        .collect(Collectors.toMap(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p -> p,
+            (a, b) -> a, TreeMap::new));
+  }
+
+  private static List<Pod> releasePods(KubernetesClient admin) {
+    return admin.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/instance", RELEASE).list().getItems();
+  }
+
+  private static boolean allReady(KubernetesClient admin) {
+    List<Pod> pods = releasePods(admin);
+    return !pods.isEmpty() && pods.stream().allMatch(InClusterIT::ready);
+  }
+
+  private static boolean ready(Pod pod) {
+    return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
+        .stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+  }
+
+  private static String phase(String namespace, String name) {
+    Pod pod = cluster.client().pods().inNamespace(namespace).withName(name).get();
+    return pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
+  }
+
+  private static String image() {
+    return Objects.requireNonNull(System.getProperty("ne.test.image"), "ne.test.image (set by cli/pom.xml failsafe)");
+  }
+
+  private static Path chart() {
+    return CliRun.repoRoot().resolve("charts").resolve("network-enforcer");
+  }
+
+  private static String base64(Path file) throws IOException {
+    return Base64.getEncoder().encodeToString(Files.readAllBytes(file));
+  }
+}
