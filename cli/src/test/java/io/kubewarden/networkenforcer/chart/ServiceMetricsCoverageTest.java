@@ -77,6 +77,7 @@ class ServiceMetricsCoverageTest {
   private static HubbleRelayStandIn relay;
   private static final Map<String, CompletableFuture<CliRun>> RUNS = new LinkedHashMap<>();
   private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
+  private static final Map<String, Integer> PROBE_PORTS = new LinkedHashMap<>();
   /** service -> its /metrics body. */
   private static final Map<String, String> SCRAPES = new TreeMap<>();
 
@@ -216,7 +217,9 @@ class ServiceMetricsCoverageTest {
   private static void start(String command, Map<String, String> env) {
     int port = LoopbackPorts.free();
     env.put("NE_MANAGEMENT_PORT", String.valueOf(port));
-    env.put("NE_PROBE_PORT", String.valueOf(LoopbackPorts.free()));
+    int probePort = LoopbackPorts.free();
+    env.put("NE_PROBE_PORT", String.valueOf(probePort));
+    PROBE_PORTS.put(command, probePort);
     // What is exported, not who may read it: ManagementAuthTest covers the token check the chart turns on.
     env.put("NE_MANAGEMENT_AUTH", "none");
     PORTS.put(command, port);
@@ -247,7 +250,8 @@ class ServiceMetricsCoverageTest {
 
   private static boolean ready(HttpClient http, String service) {
     try {
-      return get(http, service, "/readyz").statusCode() == 200;
+      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PROBE_PORTS.get(service) + "/readyz"))
+          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
     } catch (Exception e) {
       return false;
     }
