@@ -168,11 +168,12 @@ class ShippedJarIT {
       Path proposalFile = dir.resolve("learned").resolve(SERVER_PROPOSAL + ".yaml");
       Run before = Run.toEnd(Map.of(), "diff", "--proposal", proposalFile.toString(), "--kubeconfig",
           cluster.api().kubeconfig().toString());
-      // No policy yet: nothing to compare, and diff names the proposal whose target has none.
-      assertThat(before.exitCode()).as(before.output()).isZero();
-      assertThat(before.stdout()).contains("Compared 0 proposals with their policies from the cluster at "
-          + cluster.api().url()).contains("No policy for the target of:\n  WorkloadNetworkPolicyProposal "
-          + SERVER_PROPOSAL + " (demo/Deployment/http-server Ingress)");
+      // No policy yet: the target is only in the proposals, everything added: a difference (exit 3).
+      assertThat(before.exitCode()).as(before.output()).isEqualTo(3);
+      assertThat(before.stdout()).startsWith("Compared 1 proposal with 0 policies from the cluster at "
+          + cluster.api().url() + ": 0 targets in both (0 different), 1 only in the proposals, 0 only in the policies.\n")
+          .contains("Only in the proposals (no policy for the target yet; everything is added):\n"
+              + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal " + SERVER_PROPOSAL + "\n");
 
       // Promoted, the writer makes it a policy; the same connectivity as the learned proposal.
       admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("demo")
@@ -188,7 +189,8 @@ class ShippedJarIT {
       Run after = Run.toEnd(Map.of(), "diff", "--proposal", proposalFile.toString(), "--kubeconfig",
           cluster.api().kubeconfig().toString());
       assertThat(after.exitCode()).as(after.output()).isZero();
-      assertThat(after.stdout()).contains("Compared 1 proposal").doesNotContain("No policy for the target");
+      assertThat(after.stdout()).startsWith("Compared 1 proposal with 1 policy from the cluster at "
+          + cluster.api().url() + ": 1 target in both (0 different), 0 only in the proposals, 0 only in the policies.\n");
 
       ingest.stopWithSigterm();
       writer.stopWithSigterm();
