@@ -171,7 +171,7 @@ class ShippedJarIT {
       // No policy yet: the target is only in the proposals, everything added: a difference (exit 3).
       assertThat(before.exitCode()).as(before.output()).isEqualTo(3);
       assertThat(before.stdout()).startsWith("Compared 1 proposal with 0 policies from the cluster at "
-          + cluster.api().url() + ": 0 targets in both (0 different), 1 only in the proposals, 0 only in the policies.\n")
+          + cluster.api().url() + "/: 0 targets in both (0 different), 1 only in the proposals, 0 only in the policies.\n")
           .contains("Only in the proposals (no policy for the target yet; everything is added):\n"
               + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal " + SERVER_PROPOSAL + "\n");
 
@@ -190,7 +190,7 @@ class ShippedJarIT {
           cluster.api().kubeconfig().toString());
       assertThat(after.exitCode()).as(after.output()).isZero();
       assertThat(after.stdout()).startsWith("Compared 1 proposal with 1 policy from the cluster at "
-          + cluster.api().url() + ": 1 target in both (0 different), 0 only in the proposals, 0 only in the policies.\n");
+          + cluster.api().url() + "/: 1 target in both (0 different), 0 only in the proposals, 0 only in the policies.\n");
 
       ingest.stopWithSigterm();
       writer.stopWithSigterm();
