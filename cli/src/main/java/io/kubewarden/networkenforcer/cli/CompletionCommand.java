@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli;
 
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;

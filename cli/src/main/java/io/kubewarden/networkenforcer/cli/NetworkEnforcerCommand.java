@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli;
 
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.EnvironmentDefaults;
 import io.kubewarden.networkenforcer.cli.diff.DiffCommand;
 import io.kubewarden.networkenforcer.cli.learn.LearnCommand;

@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.cli.replay;
 
-import io.kubewarden.networkenforcer.cli.VersionProvider;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;

@@ -103,9 +103,9 @@ public record ProcessorConfig(
    */
   public static final Duration DEFAULT_PROPOSAL_INTERVAL = Duration.ofSeconds(1);
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
-  public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = 64L * 1024 * 1024;
+  public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = BoundedMemoryRocksDbConfig.DEFAULT_MEMORY_BYTES;
   /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
-  public static final String ROCKSDB_MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
+  public static final String ROCKSDB_MEMORY_CONFIG = BoundedMemoryRocksDbConfig.MEMORY_CONFIG;
 
   public ProcessorConfig {
     Objects.requireNonNull(kafka, "kafka settings");

@@ -9,7 +9,7 @@ import io.kubewarden.networkenforcer.common.topics.BinarySerde;
 import io.kubewarden.networkenforcer.processor.decoding.Decoded;
 import io.kubewarden.networkenforcer.processor.decoding.RecordDecoder;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
-import io.kubewarden.networkenforcer.processor.topology.StoreNames;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;

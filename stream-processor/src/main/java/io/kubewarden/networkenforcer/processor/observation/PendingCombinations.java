@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.processor.observation;
 
-import io.kubewarden.networkenforcer.processor.topology.StoreInFront;
+import io.kubewarden.networkenforcer.processor.store.StoreInFront;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

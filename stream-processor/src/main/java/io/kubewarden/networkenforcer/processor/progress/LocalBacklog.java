@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.processor.progress;
 
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
-import io.kubewarden.networkenforcer.processor.topology.StoreNames;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;

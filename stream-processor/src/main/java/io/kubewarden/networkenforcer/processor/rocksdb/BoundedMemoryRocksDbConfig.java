@@ -1,6 +1,5 @@
 package io.kubewarden.networkenforcer.processor.rocksdb;
 
-import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.util.Map;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
@@ -16,6 +15,10 @@ import org.rocksdb.WriteBufferManager;
  * partition count instead of staying at the configured figure.
  */
 public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
+
+  /** Streams configuration key carrying the total budget in bytes to this setter. */
+  public static final String MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
+  public static final long DEFAULT_MEMORY_BYTES = 64L * 1024 * 1024;
 
   /** Memtables may take at most this share of the total. */
   private static final double WRITE_BUFFER_SHARE = 0.25;
@@ -56,8 +59,8 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
   }
 
   private static long memoryBytes(Map<String, Object> configs) {
-    Object v = configs.get(ProcessorConfig.ROCKSDB_MEMORY_CONFIG);
-    return v == null ? ProcessorConfig.DEFAULT_ROCKSDB_MEMORY_BYTES : Long.parseLong(v.toString());
+    Object v = configs.get(MEMORY_CONFIG);
+    return v == null ? DEFAULT_MEMORY_BYTES : Long.parseLong(v.toString());
   }
 
   @Override

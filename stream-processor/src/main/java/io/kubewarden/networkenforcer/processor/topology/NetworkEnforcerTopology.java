@@ -1,7 +1,8 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
-import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.Topic;

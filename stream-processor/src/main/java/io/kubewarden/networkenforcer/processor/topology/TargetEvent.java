@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
-import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 
 /**

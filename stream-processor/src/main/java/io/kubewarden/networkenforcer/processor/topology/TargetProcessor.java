@@ -1,10 +1,11 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
 import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
+import io.kubewarden.networkenforcer.processor.store.StoreInFront;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Serializer;

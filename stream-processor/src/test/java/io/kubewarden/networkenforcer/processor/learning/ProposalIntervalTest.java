@@ -14,7 +14,7 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
-import io.kubewarden.networkenforcer.processor.topology.StoreNames;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

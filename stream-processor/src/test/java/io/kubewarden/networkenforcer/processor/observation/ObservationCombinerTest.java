@@ -11,7 +11,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
-import io.kubewarden.networkenforcer.processor.topology.StoreNames;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

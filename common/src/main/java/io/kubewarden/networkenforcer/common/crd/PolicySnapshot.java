@@ -1,7 +1,9 @@
-package io.kubewarden.networkenforcer.common.policy;
+package io.kubewarden.networkenforcer.common.crd;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.processor.topology;
+package io.kubewarden.networkenforcer.processor.store;
 
 /** Names of the processor's state stores (their changelog topics derive from them). */
 public final class StoreNames {

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.processor.topology;
+package io.kubewarden.networkenforcer.processor.store;
 
 import java.util.List;
 import java.util.Map;

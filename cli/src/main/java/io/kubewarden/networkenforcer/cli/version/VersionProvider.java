@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.cli;
+package io.kubewarden.networkenforcer.cli.version;
 
 import java.io.IOException;
 import java.io.InputStream;
