@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.ingest;
 
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;

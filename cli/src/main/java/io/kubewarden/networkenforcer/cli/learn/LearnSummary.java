@@ -3,7 +3,7 @@ package io.kubewarden.networkenforcer.cli.learn;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.micrometer.core.instrument.MeterRegistry;

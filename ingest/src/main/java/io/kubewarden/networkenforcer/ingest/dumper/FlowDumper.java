@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import java.io.IOException;

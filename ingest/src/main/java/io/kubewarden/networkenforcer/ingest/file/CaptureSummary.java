@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.ingest.file;
 
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;

@@ -4,7 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.Action;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.Filter;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;

@@ -5,7 +5,7 @@ import com.google.protobuf.Timestamp;
 import com.google.protobuf.util.Timestamps;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;

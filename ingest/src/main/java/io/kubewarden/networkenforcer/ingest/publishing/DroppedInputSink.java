@@ -1,6 +1,6 @@
 package io.kubewarden.networkenforcer.ingest.publishing;
 
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.util.function.Supplier;
 
 /**

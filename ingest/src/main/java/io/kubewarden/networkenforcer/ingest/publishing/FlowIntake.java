@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.publishing;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.publishing;
 
 import io.kubewarden.networkenforcer.common.flow.Provider;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.kubewarden.networkenforcer.ingest.resolution;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 
 /**
  * The result of resolving one peer: an endpoint with its workload, or why there is none. The pod

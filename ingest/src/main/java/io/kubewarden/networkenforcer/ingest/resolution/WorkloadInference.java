@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;

@@ -11,7 +11,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,8 +2,8 @@ package io.kubewarden.networkenforcer.ingest.ztunnel;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.InvalidProtocolBufferException;
-import io.kubewarden.networkenforcer.ingest.DropReason;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsPartialSuccess;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;

@@ -4,7 +4,7 @@ import com.google.protobuf.util.JsonFormat;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneFlowParser;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;

@@ -77,8 +77,8 @@ class FlowDumperTest {
     // Real shapes: a Hubble reply (JSON of hubble observe -o json) and a ztunnel text line.
     String reply = "{\"flow\":{\"verdict\":\"FORWARDED\",\"is_reply\":true,\"l4\":{\"TCP\":"
         + "{\"source_port\":8080,\"destination_port\":43210}}},\"node_name\":\"kind-worker\"}";
-    dumper.dropped("hubble", io.kubewarden.networkenforcer.ingest.DropReason.REPLY, () -> reply);
-    dumper.dropped("ztunnel", io.kubewarden.networkenforcer.ingest.DropReason.IGNORED_LOG,
+    dumper.dropped("hubble", io.kubewarden.networkenforcer.ingest.parsing.DropReason.REPLY, () -> reply);
+    dumper.dropped("ztunnel", io.kubewarden.networkenforcer.ingest.parsing.DropReason.IGNORED_LOG,
         () -> "2026-08-03T15:48:10.413052Z info access connection opened");
     dumper.accept(flow(80));
     try (FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0), ONE_TOKEN)

@@ -6,7 +6,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;

@@ -3,8 +3,8 @@ package io.kubewarden.networkenforcer.ingest.hubble;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.ingest.DropReason;
-import io.kubewarden.networkenforcer.ingest.ParseOutcome;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;

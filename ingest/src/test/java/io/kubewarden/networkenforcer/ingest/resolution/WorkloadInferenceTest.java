@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

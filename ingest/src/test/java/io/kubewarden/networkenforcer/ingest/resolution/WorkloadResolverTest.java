@@ -7,7 +7,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.ingest;
+package io.kubewarden.networkenforcer.ingest.parsing;
 
 /**
  * Why an input record did not become a {@code FlowRecord}. Every reason is counted in the

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.ingest;
+package io.kubewarden.networkenforcer.ingest.parsing;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import java.time.Instant;
