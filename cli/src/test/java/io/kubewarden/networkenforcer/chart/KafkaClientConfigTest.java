@@ -78,6 +78,29 @@ class KafkaClientConfigTest {
   }
 
   @Test
+  void certManagerIssuesEachComponentsCertificateIntoTheSecretItMounts() {
+    Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9093",
+        "kafka.tls.certManager.issuerRef.name", "kafka-clients", "kafka.credentials.writer.secretName", "w"));
+    assertThat(m.ofKind("Certificate")).filteredOn(c -> c.path("metadata").path("name").asText().contains("-kafka-")
+        || c.path("spec").path("secretName").asText().equals("w")).hasSize(3);
+    for (String component : KINDS.keySet()) {
+      String secret = volume(workload(m, component), "kafka-credentials").orElseThrow().path("secret")
+          .path("secretName").asText();
+      JsonNode certificate = m.ofKind("Certificate").stream()
+          .filter(c -> c.path("spec").path("secretName").asText().equals(secret)).findFirst().orElseThrow();
+      JsonNode spec = certificate.path("spec");
+      // The principal: one subject per component, whatever the Secret is called.
+      assertThat(spec.path("commonName").asText()).isEqualTo(FULLNAME + "-kafka-" + component);
+      assertThat(spec.path("privateKey").path("algorithm").asText()).isEqualTo("RSA");
+      assertThat(Manifests.elements(spec.path("usages"))).extracting(JsonNode::asText).contains("client auth");
+      assertThat(spec.path("issuerRef").path("name").asText()).isEqualTo("kafka-clients");
+      assertThat(spec.path("issuerRef").path("kind").asText()).isEqualTo("ClusterIssuer");
+    }
+    assertThat(HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9093"))
+        .ofKind("Certificate")).noneMatch(c -> c.path("metadata").path("name").asText().contains("-kafka-"));
+  }
+
+  @Test
   void strimziUsersGiveEachComponentItsUserSecretAndTheClusterCa() throws Exception {
     Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers",
         "my-cluster-kafka-bootstrap:9093", "kafka.strimzi.createUsers", "true", "kafka.strimzi.clusterName",
