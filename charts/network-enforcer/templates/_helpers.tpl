@@ -378,12 +378,56 @@ secret:
 
 {{- define "ne.kafka.dir" -}}/etc/network-enforcer/kafka{{- end -}}
 
-{{/* "true" when the Kafka clients need a properties file (TLS, SASL or extra properties). */}}
-{{- define "ne.kafka.propertiesNeeded" -}}
-{{- $k := .Values.kafka -}}
-{{- if or $k.tls.enabled $k.sasl.enabled $k.extraProperties -}}true{{- end -}}
+{{/* "true" with kafka.tls.enabled (the default): TLS and one authenticated principal per component. */}}
+{{- define "ne.kafka.secure" -}}
+{{- if .Values.kafka.tls.enabled -}}true{{- end -}}
 {{- end -}}
 
+{{/* "true" when the Kafka clients need a properties file (TLS and authentication, or extra properties). */}}
+{{- define "ne.kafka.propertiesNeeded" -}}
+{{- $k := .Values.kafka -}}
+{{- if or (include "ne.kafka.secure" .) $k.extraProperties -}}true{{- end -}}
+{{- end -}}
+
+{{/* The components with a Kafka principal of their own (distributed mode). */}}
+{{- define "ne.kafka.components" -}}ingest processor writer{{- end -}}
+
+{{/*
+The Secret holding a component's credentials, and (SCRAM) its user name: kafka.credentials.<component>,
+else <fullname>-kafka-<component> (the name of the chart's Strimzi KafkaUser). Call with
+(dict "ctx" $ "component" "ingest").
+*/}}
+{{- define "ne.kafka.secretName" -}}
+{{- $c := index .ctx.Values.kafka.credentials .component -}}
+{{- $c.secretName | default (printf "%s-kafka-%s" (include "ne.fullname" .ctx) .component) -}}
+{{- end -}}
+
+{{- define "ne.kafka.username" -}}
+{{- $c := index .ctx.Values.kafka.credentials .component -}}
+{{- $c.username | default (include "ne.kafka.secretName" .) -}}
+{{- end -}}
+
+{{/* Keys of the client certificate in the Secret: cert-manager's tls.crt/tls.key, a Strimzi KafkaUser's user.crt/user.key. */}}
+{{- define "ne.kafka.certKey" -}}
+{{- ternary "user.crt" .Values.kafka.credentials.certKey .Values.kafka.strimzi.createUsers -}}
+{{- end -}}
+{{- define "ne.kafka.keyKey" -}}
+{{- ternary "user.key" .Values.kafka.credentials.keyKey .Values.kafka.strimzi.createUsers -}}
+{{- end -}}
+
+{{/* The Secret with the CA of the brokers: kafka.tls.caSecret.name, Strimzi's cluster CA, or empty (ca.crt of each component's Secret). */}}
+{{- define "ne.kafka.caSecretName" -}}
+{{- $k := .Values.kafka -}}
+{{- if $k.tls.caSecret.name -}}{{ $k.tls.caSecret.name }}
+{{- else if and $k.strimzi.createUsers $k.strimzi.clusterName -}}{{ printf "%s-cluster-ca-cert" $k.strimzi.clusterName }}
+{{- end -}}
+{{- end -}}
+
+{{- define "ne.kafka.scram" -}}
+{{- if hasPrefix "scram-" .Values.kafka.authentication -}}true{{- end -}}
+{{- end -}}
+
+{{/* Call with (dict "ctx" $ "standalone" bool "component" name); component only in distributed mode. */}}
 {{- define "ne.env.kafka" -}}
 {{- $k := .ctx.Values.kafka -}}
 {{- if not .standalone }}
@@ -398,70 +442,73 @@ secret:
   value: {{ ternary 1 $k.replicationFactor .standalone | quote }}
 - name: NE_KAFKA_FLOWS_RETENTION_MS
   value: {{ $k.flowsRetentionMs | int64 | quote }}
+{{- /* With authentication no principal may create a shared topic (TopicAccess): they are declared. */}}
 - name: NE_KAFKA_CREATE_TOPICS
-  value: {{ and $k.createTopics (or .standalone (not $k.strimzi.createTopics)) | quote }}
+  value: {{ and $k.createTopics (or .standalone (and (not $k.strimzi.createTopics) (not (include "ne.kafka.secure" .ctx)))) | quote }}
 {{- if and (not .standalone) (include "ne.kafka.propertiesNeeded" .ctx) }}
 - name: NE_KAFKA_PROPERTIES_FILE
-  value: {{ printf "%s/config/client.properties" (include "ne.kafka.dir" .ctx) | quote }}
+  value: {{ printf "%s/config/%s.properties" (include "ne.kafka.dir" .ctx) .component | quote }}
 {{- end }}
 {{- end -}}
 
+{{/* Call with (dict "ctx" $ "component" name). */}}
 {{- define "ne.volumes.kafka" -}}
-{{- $k := .Values.kafka -}}
-{{- if include "ne.kafka.propertiesNeeded" . }}
+{{- $ctx := .ctx -}}
+{{- if include "ne.kafka.propertiesNeeded" $ctx }}
 - name: kafka-config
   configMap:
-    name: {{ include "ne.fullname" . }}-kafka-client
+    name: {{ include "ne.fullname" $ctx }}-kafka-client
+    items:
+      - key: {{ .component }}.properties
+        path: {{ .component }}.properties
 {{- end }}
-{{- if and $k.tls.enabled $k.tls.caSecret.name }}
+{{- if include "ne.kafka.secure" $ctx }}
+{{- $ca := include "ne.kafka.caSecretName" $ctx }}
+{{- if $ca }}
 - name: kafka-ca
   secret:
-    secretName: {{ $k.tls.caSecret.name }}
+    secretName: {{ $ca }}
     items:
-      - key: {{ $k.tls.caSecret.key }}
+      - key: {{ $ctx.Values.kafka.tls.caSecret.key }}
         path: ca.crt
 {{- end }}
-{{- if and $k.tls.enabled $k.tls.clientSecret.name }}
-- name: kafka-client-cert
+- name: kafka-credentials
   secret:
-    secretName: {{ $k.tls.clientSecret.name }}
+    secretName: {{ include "ne.kafka.secretName" . }}
     items:
-      - key: {{ $k.tls.clientSecret.certKey }}
-        path: tls.crt
-      - key: {{ $k.tls.clientSecret.keyKey }}
-        path: tls.key
-{{- end }}
-{{- if $k.sasl.enabled }}
-- name: kafka-sasl
-  secret:
-    secretName: {{ $k.sasl.passwordSecret.name }}
-    items:
-      - key: {{ $k.sasl.passwordSecret.key }}
+      {{- if include "ne.kafka.scram" $ctx }}
+      - key: {{ $ctx.Values.kafka.credentials.passwordKey }}
         path: password
+      {{- else }}
+      - key: {{ include "ne.kafka.certKey" $ctx }}
+        path: tls.crt
+      - key: {{ include "ne.kafka.keyKey" $ctx }}
+        path: tls.key
+      {{- end }}
+      {{- if not $ca }}
+      - key: ca.crt
+        path: ca.crt
+      {{- end }}
 {{- end }}
 {{- end -}}
 
+{{/* Call with (dict "ctx" $ "component" name). */}}
 {{- define "ne.volumeMounts.kafka" -}}
-{{- $k := .Values.kafka -}}
-{{- $dir := include "ne.kafka.dir" . -}}
-{{- if include "ne.kafka.propertiesNeeded" . }}
+{{- $ctx := .ctx -}}
+{{- $dir := include "ne.kafka.dir" $ctx -}}
+{{- if include "ne.kafka.propertiesNeeded" $ctx }}
 - name: kafka-config
   mountPath: {{ $dir }}/config
   readOnly: true
 {{- end }}
-{{- if and $k.tls.enabled $k.tls.caSecret.name }}
+{{- if include "ne.kafka.secure" $ctx }}
+{{- if include "ne.kafka.caSecretName" $ctx }}
 - name: kafka-ca
   mountPath: {{ $dir }}/ca
   readOnly: true
 {{- end }}
-{{- if and $k.tls.enabled $k.tls.clientSecret.name }}
-- name: kafka-client-cert
-  mountPath: {{ $dir }}/client
-  readOnly: true
-{{- end }}
-{{- if $k.sasl.enabled }}
-- name: kafka-sasl
-  mountPath: {{ $dir }}/sasl
+- name: kafka-credentials
+  mountPath: {{ $dir }}/credentials
   readOnly: true
 {{- end }}
 {{- end -}}

@@ -104,9 +104,8 @@ class ChartOnApiServerTest {
         values("controller.provider.name", "istio", "metrics.serviceMonitor.enabled", "true",
             "metrics.prometheusRule.enabled", "true", "metrics.grafanaDashboard.enabled", "true"),
         values("mode", "distributed", "controller.provider.name", "cilium", "controller.provider.cilium.tls.mode",
-            "issuer", "kafka.bootstrapServers", "kafka:9093", "kafka.tls.enabled", "true", "kafka.tls.caSecret.name",
-            "ca", "kafka.sasl.enabled", "true", "kafka.sasl.username", "ne", "kafka.sasl.passwordSecret.name", "pw",
-            "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "c", "controller.flowDumper.enabled",
+            "issuer", "kafka.bootstrapServers", "kafka:9093", "kafka.authentication", "scram-sha-512",
+            "kafka.strimzi.createUsers", "true", "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "c", "controller.flowDumper.enabled",
             "true", "telemetry.collectorStrategy", "external", "telemetry.externalCollector.endpoint", "otel:4317"),
         values("mode", "distributed", "controller.provider.name", "istio", "controller.provider.istio.tls.mode",
             "insecure", "kafka.bootstrapServers", "kafka:9092", "processor.persistence.enabled", "false",
@@ -126,7 +125,7 @@ class ChartOnApiServerTest {
       }
     }
     assertThat(checked).isGreaterThan(40);
-    assertThat(skipped).containsExactlyInAnyOrder("Certificate", "Issuer", "KafkaTopic", "ServiceMonitor",
+    assertThat(skipped).containsExactlyInAnyOrder("Certificate", "Issuer", "KafkaTopic", "KafkaUser", "ServiceMonitor",
         "PrometheusRule");
   }
 

@@ -23,8 +23,8 @@ class ChartReadmeTest {
     Set<String> used = new TreeSet<>();
     Stream<Map<String, String>> valueSets = Stream.concat(
         Combination.all().stream().filter(Combination::valid).map(Combination::values),
-        Stream.of(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092", "kafka.tls.enabled", "true",
-                "kafka.tls.caSecret.name", "ca", "controller.flowDumper.enabled", "true",
+        Stream.of(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
+                "kafka.authentication", "scram-sha-512", "kafka.tls.caSecret.name", "ca", "controller.flowDumper.enabled", "true",
                 "telemetry.collectorStrategy", "external", "telemetry.externalCollector.endpoint", "otel:4317",
                 "telemetry.externalCollector.otelCollectorClientCertificateSecret", "client")));
     valueSets.forEach(values -> {

@@ -93,7 +93,9 @@ class ServiceMetricsCoverageTest {
     relay = HubbleRelayStandIn.serve(CliRun.sample("hubble-flows.jsonl"), "127.0.0.1");
     Manifests chart = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
         "kafka.partitions", "2", "kafka.replicationFactor", "1", "controller.provider.name", "cilium",
-        "controller.provider.cilium.tls.mode", "insecure", "telemetry.collectorStrategy", "none"));
+        "controller.provider.cilium.tls.mode", "insecure", "telemetry.collectorStrategy", "none",
+        // The test broker is plain text (KafkaAclTest covers the authenticated path).
+        "kafka.tls.enabled", "false", "kafka.insecurePlaintext", "true"));
 
     Map<String, String> processor = chartEnv(chart, "StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());

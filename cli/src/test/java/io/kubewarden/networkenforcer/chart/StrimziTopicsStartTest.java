@@ -67,7 +67,9 @@ class StrimziTopicsStartTest {
         "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "my-cluster", "kafka.topicPrefix", PREFIX,
         "kafka.partitions", "2", "kafka.replicationFactor", "1", "processor.applicationId", APPLICATION_ID,
         "controller.provider.name", "istio", "controller.provider.istio.tls.mode", "insecure",
-        "telemetry.collectorStrategy", "none"));
+        "telemetry.collectorStrategy", "none",
+        // The test broker is plain text (KafkaAclTest covers the authenticated path).
+        "kafka.tls.enabled", "false", "kafka.insecurePlaintext", "true"));
     // What the Topic Operator would create from the KafkaTopics, and nothing else.
     List<NewTopic> topics = new ArrayList<>();
     declared = new TreeSet<>();

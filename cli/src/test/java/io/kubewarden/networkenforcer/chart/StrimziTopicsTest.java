@@ -90,7 +90,12 @@ class StrimziTopicsTest {
   void noTopicResourcesUnlessAsked() {
     Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092"));
     assertThat(m.ofKind("KafkaTopic")).isEmpty();
+    // Authenticated (the default): no component's principal may create a shared topic, an administrator does.
     assertThat(env(container(m.get("Deployment", FULLNAME + "-ingest"), "ingest")))
+        .containsEntry("NE_KAFKA_CREATE_TOPICS", "false");
+    Manifests plaintext = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
+        "kafka.tls.enabled", "false", "kafka.insecurePlaintext", "true"));
+    assertThat(env(container(plaintext.get("Deployment", FULLNAME + "-ingest"), "ingest")))
         .containsEntry("NE_KAFKA_CREATE_TOPICS", "true");
   }
 }

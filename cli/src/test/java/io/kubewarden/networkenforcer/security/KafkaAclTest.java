@@ -1,22 +1,47 @@
 package io.kubewarden.networkenforcer.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
+import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.TopicAccess;
 import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,23 +54,40 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real broker with authentication on every listener (SASL) and an authorizer that denies what no
- * ACL allows, with ingest's ACLs from {@link TopicAccess}: ingest's principal writes {@code flows},
- * and is refused on {@code policies} and every other topic it has no business writing; a client
- * without credentials, or with a wrong password, is refused everywhere.
+ * ACL allows, one principal per component with exactly its ACLs from {@link TopicAccess}:
+ * the processor and the writer run as the real services with their principal (the writer against
+ * a real API server) and do their work end to end; then each principal is refused one step beyond
+ * its row (ingest cannot write {@code policies}, the processor cannot write {@code flows}, the
+ * writer cannot write {@code flows} or read them), and a client without credentials, or with a
+ * wrong password, is refused everywhere.
  */
 class KafkaAclTest {
   private static final String JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required "
       + "username=\"%s\" password=\"%s\"%s;";
-  private static final Topics TOPICS = Topics.withDefaultPrefix();
+  private static final String APPLICATION_ID = "network-enforcer-processor";
+  private static final String WRITER_GROUPS = "network-enforcer-writer";
+  /** The topics the services run on. */
+  private static final Topics PIPELINE = Topics.withDefaultPrefix();
+  /** The topics the forbidden attempts aim at: their record counts are checked alone. */
+  private static final Topics REFUSALS = new Topics("refusals.");
+  private static final String NS = "shop";
 
   static EmbeddedKafkaBroker broker;
+  static ChartedApiServer api;
+
+  @TempDir
+  Path dir;
 
   @BeforeAll
   static void start() throws Exception {
-    String users = " user_admin=\"admin-secret\" user_ingest=\"ingest-secret\"";
+    StringBuilder users = new StringBuilder(" user_admin=\"admin-secret\"");
+    for (String component : List.of("ingest", "processor", "writer")) {
+      users.append(" user_").append(component).append("=\"").append(component).append("-secret\"");
+    }
     String brokerJaas = JAAS.formatted("admin", "admin-secret", users);
     broker = EmbeddedKafkaBroker.builder()
         .config("listener.security.protocol.map", "PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT")
@@ -58,83 +100,164 @@ class KafkaAclTest {
         .config("super.users", "User:admin")
         .config("allow.everyone.if.no.acl.found", "false")
         .build().start();
-    try (Admin admin = Admin.create(client("admin", "admin-secret"))) {
+    try (Admin admin = Admin.create(client("admin"))) {
+      // As an administrator (or Strimzi's KafkaTopics) declares them: no component may create a shared topic.
       List<NewTopic> topics = new ArrayList<>();
-      for (Topic<?, ?> topic : all()) {
-        topics.add(new NewTopic(topic.name(), 1, (short) 1));
+      for (Topics set : List.of(PIPELINE, REFUSALS)) {
+        for (Topic<?, ?> topic : set.all()) {
+          topics.add(new NewTopic(topic.name(), 1, (short) 1));
+        }
       }
+      topics.add(new NewTopic(APPLICATION_ID + "-deny-reattribution", 1, (short) 1));
       admin.createTopics(topics).all().get();
-      admin.createAcls(TopicAccess.ingest("User:ingest", TOPICS)).all().get();
+      for (Topics set : List.of(PIPELINE, REFUSALS)) {
+        admin.createAcls(TopicAccess.ingest("User:ingest", set)).all().get();
+        admin.createAcls(TopicAccess.processor("User:processor", set, APPLICATION_ID)).all().get();
+        admin.createAcls(TopicAccess.writer("User:writer", set, WRITER_GROUPS)).all().get();
+      }
     }
     // The broker's authorizer learns the ACLs from the metadata log a moment after they are committed.
-    try (Admin ingest = Admin.create(client("ingest", "ingest-secret"))) {
-      await("ingest's ACLs in effect").atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-          ingest.describeTopics(List.of(TOPICS.flows().name(), TOPICS.dataPlaneLoss().name(),
-              TOPICS.deadLetter().name())).allTopicNames().get().size() == 3);
+    Map<String, Topic<?, ?>> own = Map.of("ingest", REFUSALS.deadLetter(), "processor", REFUSALS.deadLetter(),
+        "writer", REFUSALS.deadLetter());
+    for (Map.Entry<String, Topic<?, ?>> e : own.entrySet()) {
+      try (Admin a = Admin.create(client(e.getKey()))) {
+        await(e.getKey() + "'s ACLs in effect").atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+            a.describeTopics(List.of(e.getValue().name())).allTopicNames().get().size() == 1);
+      }
     }
+    api = ChartedApiServer.start(NS);
   }
 
   @AfterAll
   static void stop() {
+    if (api != null) {
+      api.close();
+    }
     broker.close();
   }
 
+  /**
+   * Flows written with ingest's principal are learned by the processor running with its own
+   * (exactly-once: transactions, internal topics, its group), and the proposal it writes is applied
+   * by the writer running with its own: a WorkloadNetworkPolicyProposal on the API server.
+   */
   @Test
-  void ingestWritesFlowsOnlyAndNobodyElseWritesAtAll() throws Exception {
-    int attempts = 0;
-    int refused = 0;
-    try (KafkaProducer<byte[], byte[]> ingest = producer(client("ingest", "ingest-secret"))) {
+  void eachComponentDoesItsWorkWithExactlyItsAcls() throws Exception {
+    for (String name : List.of("cart", "catalog")) {
+      api.admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+          .withNewSpec().withSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
+          .withNewTemplate().withNewMetadata().withLabels(Map.of("app", name)).endMetadata().withNewSpec()
+          .addNewContainer().withName("app").withImage("registry.invalid/" + name).endContainer().endSpec()
+          .endTemplate().endSpec().build()).create();
+    }
+    publishFlows(3);
+
+    Map<String, String> processor = env("processor");
+    processor.put("NE_STATE_DIR", dir.resolve("state").toString());
+    processor.put("NE_PROCESSING_GUARANTEE", "exactly_once_v2");
+    processor.put("NE_EVIDENCE_FLUSH_INTERVAL", "200ms");
+    processor.put("NE_COMMIT_INTERVAL", "100ms");
+    processor.put("NE_OBSERVATION_COMBINE_INTERVAL", "100ms");
+    whileRunning(processor, "processor", "kafka-streams ok", probes ->
+        await("processor caught up").atMost(Duration.ofMinutes(2)).until(() -> get(management(), CaughtUpPage.PATH),
+            body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n")));
+    try (KafkaConsumer<byte[], byte[]> admin = new KafkaConsumer<>(client("admin"), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      TopicPartition proposals = new TopicPartition(PIPELINE.proposals().name(), 0);
+      // One proposal per target (cart's egress, catalog's ingress), and the transaction markers after them.
+      assertThat(admin.endOffsets(List.of(proposals), Duration.ofSeconds(30)).get(proposals)).isGreaterThanOrEqualTo(2);
+    }
+
+    Path kubeconfig = api.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
+        ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
+    Map<String, String> writer = env("writer");
+    writer.put("NE_KUBECONFIG", kubeconfig.toString());
+    writer.put("NE_POD_NAME", "writer-0");
+    writer.put("NE_POD_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
+    writer.put("NE_LEASE_NAME", ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES));
+    writer.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
+    whileRunning(writer, "writer", "writer ok", probes ->
+        await("the writer applied the proposal").atMost(Duration.ofMinutes(2)).until(() -> api.admin()
+            .resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-catalog-ingress")
+            .get() != null));
+  }
+
+  @Test
+  void everyPrincipalIsRefusedOneStepBeyondItsAcls() throws Exception {
+    Map<String, Boolean> attempts = new LinkedHashMap<>();
+    try (KafkaProducer<byte[], byte[]> ingest = producer(client("ingest"))) {
       // Its own topics: accepted.
-      for (Topic<?, ?> own : List.of(TOPICS.flows(), TOPICS.dataPlaneLoss(), TOPICS.deadLetter())) {
+      for (Topic<?, ?> own : List.of(REFUSALS.flows(), REFUSALS.dataPlaneLoss(), REFUSALS.deadLetter())) {
         ingest.send(new ProducerRecord<>(own.name(), "k".getBytes(), "v".getBytes())).get();
       }
-      // What only the writer and the processor write: refused.
-      for (Topic<?, ?> foreign : List.of(TOPICS.policies(), TOPICS.control(), TOPICS.nativePolicies(),
-          TOPICS.proposals(), TOPICS.violations())) {
-        attempts++;
-        Throwable cause = sendFailure(ingest, foreign.name());
-        assertThat(cause).as("ingest on %s", foreign.name()).isInstanceOf(TopicAuthorizationException.class);
-        refused++;
+      for (Topic<?, ?> foreign : List.of(REFUSALS.policies(), REFUSALS.control(), REFUSALS.nativePolicies(),
+          REFUSALS.proposals(), REFUSALS.violations())) {
+        attempts.put("ingest writes " + foreign.name(), writeRefused(ingest, foreign.name()));
       }
     }
-    for (Map.Entry<String, Properties> stranger : Map.of("anonymous", anonymous(),
-        "a wrong password", client("ingest", "guessed")).entrySet()) {
+    try (KafkaProducer<byte[], byte[]> processor = producer(client("processor"))) {
+      for (Topic<?, ?> foreign : List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control(),
+          REFUSALS.nativePolicies())) {
+        attempts.put("processor writes " + foreign.name(), writeRefused(processor, foreign.name()));
+      }
+    }
+    try (KafkaProducer<byte[], byte[]> writer = producer(client("writer"))) {
+      for (Topic<?, ?> foreign : List.of(REFUSALS.flows(), REFUSALS.proposals(), REFUSALS.violations(),
+          REFUSALS.dataPlaneLoss())) {
+        attempts.put("writer writes " + foreign.name(), writeRefused(writer, foreign.name()));
+      }
+    }
+    attempts.put("ingest reads policies", readRefused("ingest", REFUSALS.policies().name()));
+    attempts.put("writer reads flows", readRefused("writer", REFUSALS.flows().name()));
+    attempts.put("processor reads violations", readRefused("processor", REFUSALS.violations().name()));
+    Map<String, Properties> strangers = Map.of("anonymous", anonymous(), "a wrong password",
+        credentials("ingest", "guessed"));
+    for (Map.Entry<String, Properties> stranger : strangers.entrySet()) {
       try (KafkaProducer<byte[], byte[]> producer = producer(stranger.getValue())) {
-        for (Topic<?, ?> topic : List.of(TOPICS.flows(), TOPICS.policies(), TOPICS.control())) {
-          attempts++;
+        for (Topic<?, ?> topic : List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control())) {
           Throwable cause = sendFailure(producer, topic.name());
-          assertThat(cause).as("%s on %s", stranger.getKey(), topic.name())
-              .isInstanceOfAny(TimeoutException.class, SaslAuthenticationException.class);
-          refused++;
+          attempts.put(stranger.getKey() + " writes " + topic.name(),
+              cause instanceof TimeoutException || cause instanceof SaslAuthenticationException);
         }
       }
     }
-    System.out.println("kafka, foreign ACL and anonymous: attempts refused: " + refused + " of " + attempts);
+    long refused = attempts.values().stream().filter(r -> r).count();
+    System.out.println("kafka, per-component ACLs and anonymous: attempts refused: " + refused + " of "
+        + attempts.size());
+    assertThat(attempts).as("attempts refused").allSatisfy((what, wasRefused) -> assertThat(wasRefused).as(what)
+        .isTrue());
+    assertThat(attempts).hasSize(22);
 
     // Exactly ingest's three records landed, one per topic of its own; nothing anywhere else.
-    try (KafkaConsumer<byte[], byte[]> admin = new KafkaConsumer<>(client("admin", "admin-secret"),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = all().stream().map(t -> new TopicPartition(t.name(), 0)).toList();
+    try (KafkaConsumer<byte[], byte[]> admin = new KafkaConsumer<>(client("admin"), new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = REFUSALS.all().stream().map(t -> new TopicPartition(t.name(), 0)).toList();
       Map<TopicPartition, Long> ends = admin.endOffsets(partitions, Duration.ofSeconds(30));
       assertThat(ends.entrySet().stream().filter(e -> e.getValue() > 0).map(e -> e.getKey().topic()))
-          .containsExactlyInAnyOrder(TOPICS.flows().name(), TOPICS.dataPlaneLoss().name(), TOPICS.deadLetter().name());
+          .containsExactlyInAnyOrder(REFUSALS.flows().name(), REFUSALS.dataPlaneLoss().name(),
+              REFUSALS.deadLetter().name());
       assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(3);
     }
   }
 
-  @Test
-  void ingestCannotReadWhatItWrites() {
-    Properties p = client("ingest", "ingest-secret");
-    p.put("group.id", "ingest-snooping");
-    try (KafkaConsumer<byte[], byte[]> ingest = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+  /** A consumer with the principal, on a partition it was given no READ for: refused at the first fetch. */
+  private static boolean readRefused(String principal, String topic) {
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(client(principal), new ByteArrayDeserializer(),
         new ByteArrayDeserializer())) {
-      ingest.assign(List.of(new TopicPartition(TOPICS.policies().name(), 0)));
-      assertThatThrownBy(() -> {
-        ConsumerRecords<byte[], byte[]> records = ingest.poll(Duration.ofSeconds(10));
-        records.count();
-      }).isInstanceOfAny(TopicAuthorizationException.class,
-          org.apache.kafka.common.errors.GroupAuthorizationException.class);
+      c.assign(List.of(new TopicPartition(topic, 0)));
+      c.seekToBeginning(c.assignment());
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (System.nanoTime() < deadline) {
+        c.poll(Duration.ofMillis(500));
+      }
+      return false;
+    } catch (TopicAuthorizationException e) {
+      return true;
     }
+  }
+
+  private static boolean writeRefused(KafkaProducer<byte[], byte[]> producer, String topic) {
+    return sendFailure(producer, topic) instanceof TopicAuthorizationException;
   }
 
   private static Throwable sendFailure(KafkaProducer<byte[], byte[]> producer, String topic) {
@@ -151,9 +274,80 @@ class KafkaAclTest {
     }
   }
 
-  private static List<Topic<?, ?>> all() {
-    return List.of(TOPICS.flows(), TOPICS.policies(), TOPICS.control(), TOPICS.proposals(), TOPICS.violations(),
-        TOPICS.deadLetter(), TOPICS.nativePolicies(), TOPICS.dataPlaneLoss());
+  /** What a service does while it runs; it is stopped afterwards and must exit cleanly. */
+  private interface WhileRunning {
+    void check(int probes) throws Exception;
+  }
+
+  private static void whileRunning(Map<String, String> env, String command, String readyLine, WhileRunning check)
+      throws Exception {
+    CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
+    try {
+      await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+      assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
+      int probes = ServiceRunner.active().iterator().next().probePort();
+      await(command + " ready").atMost(Duration.ofMinutes(2)).until(() -> get(probes, "/readyz"),
+          body -> body.contains(readyLine));
+      check.check(probes);
+    } finally {
+      ServiceRunner.stopAll();
+      CliRun result = run.get(2, TimeUnit.MINUTES);
+      assertThat(result.exitCode()).as(result.err()).isZero();
+    }
+  }
+
+  private static int management() {
+    return ServiceRunner.active().iterator().next().managementPort();
+  }
+
+  private static String get(int port, String path) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  /** The service's environment as the chart sets it with authentication: its own principal, no topic creation. */
+  private Map<String, String> env(String principal) throws IOException {
+    Path file = dir.resolve(principal + ".properties");
+    Properties p = credentials(principal, principal + "-secret");
+    p.remove("bootstrap.servers");
+    try (OutputStream out = Files.newOutputStream(file)) {
+      p.store(out, null);
+    }
+    Map<String, String> env = new HashMap<>();
+    env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+    env.put("NE_KAFKA_PROPERTIES_FILE", file.toString());
+    env.put("NE_KAFKA_CREATE_TOPICS", "false");
+    env.put("NE_KAFKA_PARTITIONS", "1");
+    env.put("NE_KAFKA_REPLICATION_FACTOR", "1");
+    env.put("NE_MANAGEMENT_PORT", "0");
+    env.put("NE_PROBE_PORT", "0");
+    env.put("NE_MANAGEMENT_AUTH", "none");
+    env.put("NE_PROVIDER", "cilium");
+    return env;
+  }
+
+  /** {@code count} flows from cart to catalog on TCP 8080, written with ingest's principal. */
+  private static void publishFlows(int count) throws Exception {
+    Topic<String, FlowRecord> flows = PIPELINE.flows();
+    FlowEndpoint client = endpoint("cart", "10.0.1.5");
+    FlowEndpoint server = endpoint("catalog", "10.0.2.7");
+    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(client("ingest"),
+        flows.keySerde().serializer(), flows.valueSerde().serializer())) {
+      Instant t = Instant.parse("2026-08-03T15:40:01Z");
+      for (int i = 0; i < count; i++) {
+        FlowRecord flow = new FlowRecord(t.plusSeconds(i), Provider.cilium, Protocol.TCP, 8080, client, server,
+            Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+        producer.send(new ProducerRecord<>(flows.name(), flow.partitionKey(), flow)).get();
+      }
+    }
+  }
+
+  private static FlowEndpoint endpoint(String name, String ip) {
+    Map<String, String> labels = Map.of("app", name);
+    return FlowEndpoint.builder().namespace(NS).workload(WorkloadKind.Deployment, name)
+        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build()).podLabels(labels)
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", NS)).podName(name + "-7d4b9c-x2x8z").ip(ip)
+        .serviceAccount(name).build();
   }
 
   private static KafkaProducer<byte[], byte[]> producer(Properties p) {
@@ -164,7 +358,11 @@ class KafkaAclTest {
     return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  private static Properties client(String user, String password) {
+  private static Properties client(String principal) {
+    return credentials(principal, principal + "-secret");
+  }
+
+  private static Properties credentials(String user, String password) {
     Properties p = anonymous();
     p.put("security.protocol", "SASL_PLAINTEXT");
     p.put("sasl.mechanism", "PLAIN");

@@ -2,6 +2,11 @@ package io.kubewarden.networkenforcer.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,6 +37,38 @@ class EmbeddedKafkaBrokerTest {
   @AfterAll
   static void stop() {
     broker.close();
+  }
+
+  /**
+   * The standalone command's broker has no authentication: it must be reachable from its own process
+   * only. Every address of this machine but loopback is refused on the broker's port.
+   */
+  @Test
+  void listensOnLoopbackOnly() throws Exception {
+    int port = Integer.parseInt(broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+    assertThat(connects(InetAddress.getLoopbackAddress(), port)).isTrue();
+    List<InetAddress> others = NetworkInterface.networkInterfaces().filter(EmbeddedKafkaBrokerTest::up)
+        .flatMap(NetworkInterface::inetAddresses).filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+        .toList();
+    assertThat(others).as("a non-loopback address to try").isNotEmpty();
+    assertThat(others).allSatisfy(a -> assertThat(connects(a, port)).as("%s:%d", a.getHostAddress(), port).isFalse());
+  }
+
+  private static boolean up(NetworkInterface i) {
+    try {
+      return i.isUp();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static boolean connects(InetAddress address, int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(address, port), 2_000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   @Test

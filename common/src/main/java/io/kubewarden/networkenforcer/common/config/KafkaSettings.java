@@ -36,7 +36,7 @@ public record KafkaSettings(String bootstrapServers, String topicPrefix, int par
   public KafkaSettings validate() {
     if (bootstrapServers == null || bootstrapServers.isBlank()) {
       throw new ConfigException("kafka bootstrap servers are not set; set --kafka-bootstrap-servers "
-          + "(or KAFKA_BOOTSTRAP_SERVERS) to host:port of your Kafka brokers");
+          + "(env NE_KAFKA_BOOTSTRAP_SERVERS) to host:port of your Kafka brokers");
     }
     for (String server : bootstrapServers.split(",")) {
       String s = server.trim();

@@ -33,7 +33,7 @@ class KafkaSettingsTest {
       assertThatThrownBy(() -> settings(blank, null, 1, 1).validate())
           .isInstanceOf(ConfigException.class)
           .hasMessageContaining("bootstrap servers are not set")
-          .hasMessageContaining("--kafka-bootstrap-servers");
+          .hasMessageContaining("--kafka-bootstrap-servers").hasMessageContaining("NE_KAFKA_BOOTSTRAP_SERVERS");
     }
   }
 
