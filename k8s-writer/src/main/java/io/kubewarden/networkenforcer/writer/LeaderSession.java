@@ -1,5 +1,9 @@
 package io.kubewarden.networkenforcer.writer;
 
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
+
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;

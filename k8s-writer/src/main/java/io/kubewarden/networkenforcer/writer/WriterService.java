@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.writer;
 
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.LeaderGuardedWriter;

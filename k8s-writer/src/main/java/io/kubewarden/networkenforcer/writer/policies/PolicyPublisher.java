@@ -6,7 +6,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;

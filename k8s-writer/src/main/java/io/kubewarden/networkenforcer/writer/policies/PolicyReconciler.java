@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.writer.policies;
 
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectEvents;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;

@@ -9,7 +9,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
-import io.kubewarden.networkenforcer.writer.status.StatusConditions;
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

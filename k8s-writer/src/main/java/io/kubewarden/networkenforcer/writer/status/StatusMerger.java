@@ -1,5 +1,9 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
+
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;

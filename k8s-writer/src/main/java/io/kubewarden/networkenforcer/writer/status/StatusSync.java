@@ -1,13 +1,15 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;

@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;

@@ -1,5 +1,9 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
+
 import static io.kubewarden.networkenforcer.writer.Fixtures.violation;
 import static org.assertj.core.api.Assertions.assertThat;
 

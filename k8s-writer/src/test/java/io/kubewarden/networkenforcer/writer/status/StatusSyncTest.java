@@ -15,7 +15,7 @@ import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.CacheOnMock;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
