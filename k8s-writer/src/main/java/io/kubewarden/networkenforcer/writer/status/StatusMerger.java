@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.writer.status;
 
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 
+import io.kubewarden.networkenforcer.writer.conditions.Conditions;
 import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 
 import io.fabric8.kubernetes.api.model.Condition;
@@ -267,13 +268,7 @@ public final class StatusMerger {
     }
     List<Condition> out = new ArrayList<>();
     for (Condition c : wanted.values()) {
-      Condition old = before == null ? null : before.stream().filter(b -> Objects.equals(b.getType(), c.getType()))
-          .findFirst().orElse(null);
-      boolean sameStatus = old != null && Objects.equals(old.getStatus(), c.getStatus());
-      out.add(new ConditionBuilder(c)
-          .withObservedGeneration(generation)
-          .withLastTransitionTime(sameStatus && old.getLastTransitionTime() != null ? old.getLastTransitionTime() : now)
-          .build());
+      out.add(Conditions.written(c, Conditions.find(before, c.getType()), generation, now));
     }
     return out;
   }
