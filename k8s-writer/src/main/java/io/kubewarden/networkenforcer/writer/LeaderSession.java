@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -18,6 +17,10 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.events.EnqueueKeys;
+import io.kubewarden.networkenforcer.writer.events.EventFilters;
+import io.kubewarden.networkenforcer.writer.events.OptionalWatch;
+import io.kubewarden.networkenforcer.writer.events.OwnerKeys;
 import io.kubewarden.networkenforcer.writer.policies.NativePolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
 import io.kubewarden.networkenforcer.writer.policies.PolicyReconciler;
@@ -34,7 +37,6 @@ import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
 import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
-import io.kubewarden.networkenforcer.writer.rendering.Ownership;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.status.StatusMerger;
 import io.kubewarden.networkenforcer.writer.status.StatusSync;
@@ -42,28 +44,17 @@ import io.kubewarden.networkenforcer.writer.status.ViolationBuffer;
 import io.kubewarden.networkenforcer.writer.status.ViolationConsumer;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +75,7 @@ final class LeaderSession {
   private final MeterRegistry meters;
   private final Clock clock;
   private final Topics topics;
+  private final KafkaClients kafka;
   private static final Duration RETRY_BASE = Duration.ofMillis(500);
   private static final Duration RETRY_MAX = Duration.ofMinutes(5);
   private Controller<ObjectKey> policyController;
@@ -92,7 +84,6 @@ final class LeaderSession {
   private ViolationBuffer violations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
   private final List<Thread> threads = new ArrayList<>();
-  private final List<KafkaClientMetrics> consumerMetrics = new ArrayList<>();
   private KafkaProducer<String, byte[]> producer;
   private KafkaProducer<byte[], byte[]> deadLetterProducer;
   private ProposalConsumer proposalConsumer;
@@ -115,11 +106,12 @@ final class LeaderSession {
     this.meters = meters;
     this.clock = clock;
     this.topics = config.kafka().topics();
+    this.kafka = new KafkaClients(config, meters);
   }
 
   void start() throws Exception {
-    producer = new KafkaProducer<>(producerConfig(), new StringSerializer(), new ByteArraySerializer());
-    deadLetterProducer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+    producer = kafka.producer();
+    deadLetterProducer = kafka.rawProducer();
     DeadLetters deadLetters = new DeadLetters(deadLetterProducer, topics.deadLetter(), meters);
     RenderConditions renderConditions = new RenderConditions();
     IstioAvailability istio = new IstioAvailability(client, Duration.ofMinutes(1), clock);
@@ -153,65 +145,17 @@ final class LeaderSession {
     policyController = new Controller<>("policies", new PolicyReconciler(cache, publisher, renderer,
         renderConditions, statusSync, proposalController::enqueue, objectEvents), RETRY_BASE, RETRY_MAX, meters);
 
-    policyInformer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(WorkloadNetworkPolicy wnp) {
-        policyController.enqueue(ObjectKey.of(wnp));
-      }
-
-      @Override
-      public void onUpdate(WorkloadNetworkPolicy old, WorkloadNetworkPolicy wnp) {
-        // A status write of our own changes neither spec, labels nor annotations: no reconcile for it.
-        boolean resyncEvent = Objects.equals(old.getMetadata().getResourceVersion(),
-            wnp.getMetadata().getResourceVersion());
-        boolean changed = !Objects.equals(old.getMetadata().getGeneration(), wnp.getMetadata().getGeneration())
-            || !Objects.equals(old.getMetadata().getLabels(), wnp.getMetadata().getLabels())
-            || !Objects.equals(old.getMetadata().getAnnotations(), wnp.getMetadata().getAnnotations());
-        if (resyncEvent || changed) {
-          policyController.enqueue(ObjectKey.of(wnp));
-        }
-      }
-
-      @Override
-      public void onDelete(WorkloadNetworkPolicy wnp, boolean unknownFinalState) {
-        policyController.enqueue(ObjectKey.of(wnp));
-      }
-    });
-    proposalInformer.addEventHandler(new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(WorkloadNetworkPolicyProposal p) {
-        proposalController.enqueue(ObjectKey.of(p));
-      }
-
-      @Override
-      public void onUpdate(WorkloadNetworkPolicyProposal old, WorkloadNetworkPolicyProposal p) {
-        proposalController.enqueue(ObjectKey.of(p));
-      }
-
-      @Override
-      public void onDelete(WorkloadNetworkPolicyProposal p, boolean unknownFinalState) {
-        proposalReconciler.onDeleted(p);
-        proposalController.enqueue(ObjectKey.of(p));
-      }
-    });
+    policyInformer.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
+        .updatesWhen(EventFilters.specOrMetadataChangedOrResync()));
+    // The final state of a deleted proposal decides whose delete it was (WhoDeleted).
+    proposalInformer.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
+        .finalStateTo(proposalReconciler::onDeleted));
     informers.add(policyInformer);
     informers.add(proposalInformer);
     informers.addAll(workloads.values());
     // Drift: a rendered object changed or deleted behind our back is rendered again.
-    ResourceEventHandler<HasMetadata> drift = new ResourceEventHandler<>() {
-      @Override
-      public void onAdd(HasMetadata o) {}
-
-      @Override
-      public void onUpdate(HasMetadata old, HasMetadata o) {
-        enqueueOwner(o);
-      }
-
-      @Override
-      public void onDelete(HasMetadata o, boolean unknownFinalState) {
-        enqueueOwner(o);
-      }
-    };
+    EnqueueKeys<HasMetadata> drift = EnqueueKeys.<HasMetadata>to(policyController::enqueue)
+        .keyedBy(OwnerKeys::policyOf).addsWhen(EventFilters.never());
     SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
         .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
     startDriftWatch("NetworkPolicy", npInformer, drift);
@@ -236,8 +180,7 @@ final class LeaderSession {
     var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
     publisher.resync(cache.allPolicies(), keysOnTopic);
     // The data plane's loss is read before any proposal is reconciled: none shows Converged wrongly.
-    lossConsumer = new LossConsumer(metered("loss", new KafkaConsumer<>(consumerConfig("loss"),
-        new StringDeserializer(), new ByteArrayDeserializer())), topics.dataPlaneLoss(), losses,
+    lossConsumer = new LossConsumer(kafka.consumer("loss"), topics.dataPlaneLoss(), losses,
         () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
         config.statusUpdateInterval(), clock);
     lossConsumer.catchUp(SYNC_TIMEOUT);
@@ -245,11 +188,9 @@ final class LeaderSession {
     proposalController.start(1, config.identity());
     startNativePolicyPublishing();
 
-    proposalConsumer = new ProposalConsumer(metered("proposals", new KafkaConsumer<>(consumerConfig("proposals"),
-        new StringDeserializer(), new ByteArrayDeserializer())), topics.proposals(), desiredProposals,
+    proposalConsumer = new ProposalConsumer(kafka.consumer("proposals"), topics.proposals(), desiredProposals,
         proposalController::enqueue, deadLetters);
-    violationConsumer = new ViolationConsumer(metered("violations", new KafkaConsumer<>(consumerConfig("violations"),
-        new StringDeserializer(), new ByteArrayDeserializer())), topics.violations(), violations, cache,
+    violationConsumer = new ViolationConsumer(kafka.consumer("violations"), topics.violations(), violations, cache,
         k -> policyController.enqueue(ObjectKey.parse(k)), events, deadLetters, config.statusUpdateInterval(),
         config.maxBufferedViolations(), meters, clock, buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
@@ -261,11 +202,6 @@ final class LeaderSession {
   /** The informer caches once synced; empty before, and after {@link #stop()}. */
   Optional<ClusterCache> cache() {
     return Optional.ofNullable(stopped ? null : syncedCache);
-  }
-
-  private void enqueueOwner(HasMetadata o) {
-    Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
-        .ifPresent(r -> policyController.enqueue(new ObjectKey(o.getMetadata().getNamespace(), r.getName())));
   }
 
   /**
@@ -297,63 +233,14 @@ final class LeaderSession {
    * of its backend, so the other one may be forbidden; then there is no watch, only the resync.
    */
   private <T extends HasMetadata> void startDriftWatch(String kind, SharedIndexInformer<T> informer,
-      ResourceEventHandler<HasMetadata> drift) {
+      EnqueueKeys<HasMetadata> drift) {
     informer.addEventHandler(drift);
-    informer.exceptionHandler((started, t) -> {
-      Throwable cause = t;
-      while (cause.getCause() != null && !(cause instanceof KubernetesClientException)) {
-        cause = cause.getCause();
-      }
-      boolean forbidden = cause instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404);
-      LOG.warn("watch of rendered {} objects {}: {}", kind, forbidden ? "not permitted, drift is repaired on resync"
-          : "failed, retrying", cause.getMessage());
-      return !forbidden;
-    });
-    informers.add(informer);
+    informers.add(OptionalWatch.of("rendered " + kind + " objects", informer));
     informer.start();
   }
 
   private void startThread(String name, Runnable r) {
     threads.add(WorkerThreads.start(name, r));
-  }
-
-  private Properties producerConfig() {
-    Properties p = config.kafka().clientConfig();
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    // A proposal record refused as too large for the API server is parked on dead-letter as it came.
-    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(Topics.MAX_RECORD_BYTES));
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + config.identity());
-    return p;
-  }
-
-  /**
-   * The consumer's Kafka client metrics (lag, fetch rate) on the writer's registry, tagged with its
-   * group; unbound when the session stops, so a standby exports none.
-   */
-  private <K, V> KafkaConsumer<K, V> metered(String what, KafkaConsumer<K, V> consumer) {
-    KafkaClientMetrics metrics = new KafkaClientMetrics(consumer, Tags.of("group", groupId(what)));
-    metrics.bindTo(meters);
-    consumerMetrics.add(metrics);
-    return consumer;
-  }
-
-  private String groupId(String what) {
-    return config.consumerGroup() + "-" + what;
-  }
-
-  private Properties consumerConfig(String what) {
-    Properties p = config.kafka().clientConfig();
-    p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(what));
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    // The processor writes in transactions: records of one that aborts (a crash, a fenced zombie)
-    // must not be counted, the processor writes them again. The client's default reads them.
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    // A new group starts at the beginning: nothing produced before the first writer started is lost.
-    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + what + "-" + config.identity());
-    return p;
   }
 
   /** Stops everything at once. Nothing is committed that was not written. */
@@ -382,7 +269,7 @@ final class LeaderSession {
         Thread.currentThread().interrupt();
       }
     }
-    consumerMetrics.forEach(KafkaClientMetrics::close);
+    kafka.close();
     if (producer != null) {
       producer.close(Duration.ofSeconds(5));
     }
