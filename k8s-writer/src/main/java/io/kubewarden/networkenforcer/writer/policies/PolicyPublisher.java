@@ -14,7 +14,14 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
@@ -28,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PolicyPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPublisher.class);
+  /** Longer than a leader change of the partition, shorter than the producer's delivery timeout (2 min). */
+  private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
 
   private final Producer<String, byte[]> producer;
   private final Topic<String, PolicySnapshot> policies;
@@ -60,23 +69,30 @@ public final class PolicyPublisher {
         generation == null ? 0 : generation, labels == null ? null : labels.get(Labels.PROMOTED_FROM));
   }
 
-  /** A policy was created or changed. */
+  /** A policy was created or changed. Throws when the record was not written, so the key is retried. */
   public void upsert(WorkloadNetworkPolicy wnp) {
+    publish(wnp).ifPresent(PolicyPublisher::await);
+  }
+
+  /** Sends the policy's snapshot unless it is the one published last; marks it published once written. */
+  private Optional<Future<?>> publish(WorkloadNetworkPolicy wnp) {
     Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
     if (target.isEmpty()) {
       LOG.warn("policy {}/{} has no complete targetRef and direction; not published", wnp.getMetadata().getNamespace(),
           wnp.getMetadata().getName());
-      return;
+      return Optional.empty();
     }
     PolicySnapshot snapshot = snapshotOf(wnp);
     String key = target.get().key();
     if (snapshot.equals(published.get(key))) {
-      return;
+      return Optional.empty();
     }
     targetOfPolicy.put(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName(), target.get());
-    send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(), snapshot));
-    published.put(key, snapshot);
-    meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
+    return Optional.of(send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(),
+        snapshot), () -> {
+          published.put(key, snapshot);
+          meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
+        }));
   }
 
   /**
@@ -84,28 +100,30 @@ public final class PolicyPublisher {
    * policy still covers it. A delete nobody was leader for is caught by {@link #resync}.
    */
   public void deleted(String policyKey) {
-    TargetKey target = targetOfPolicy.remove(policyKey);
+    TargetKey target = targetOfPolicy.get(policyKey);
     if (target == null) {
       return;
     }
     Optional<WorkloadNetworkPolicy> other = cache.policyFor(target);
     if (other.isPresent()) {
       upsert(other.get());
-      return;
+    } else {
+      await(tombstone(target.key()));
     }
-    tombstone(target.key());
+    targetOfPolicy.remove(policyKey); // only now: a failed send is tried again with the key's retry
   }
 
-  private void tombstone(String key) {
-    send(policies.name(), key, null);
+  private Future<?> tombstone(String key) {
     published.remove(key);
-    meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment();
+    return send(policies.name(), key, null,
+        () -> meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment());
   }
 
   /** A person deleted the proposal of this target: learning for it starts over. */
   public void resetLearning(TargetKey target, String why) {
     ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
-    send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset));
+    await(send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset),
+        () -> { }));
     meters.counter("network.enforcer.writer.control.reset.learning").increment();
     LOG.info("learning of {} reset: {}", target.key(), why);
   }
@@ -118,31 +136,54 @@ public final class PolicyPublisher {
     published.clear();
     targetOfPolicy.clear();
     Set<String> liveKeys = new HashSet<>();
+    List<Future<?>> sends = new ArrayList<>();
     for (WorkloadNetworkPolicy wnp : live) {
       ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec()).ifPresent(t -> liveKeys.add(t.key()));
-      upsert(wnp);
+      publish(wnp).ifPresent(sends::add);
     }
     int stale = 0;
     for (String key : keysOnTopic) {
       if (!liveKeys.contains(key)) {
-        tombstone(key);
+        sends.add(tombstone(key));
         stale++;
       }
     }
     producer.flush();
+    sends.forEach(PolicyPublisher::await);
     LOG.info("policies topic resynced: {} policies published, {} stale targets tombstoned", liveKeys.size(), stale);
   }
 
-  private void send(String topic, String key, byte[] value) {
+  /** Sends one record; {@code written} runs once the broker has it. A failure is counted and logged here. */
+  private Future<?> send(String topic, String key, byte[] value, Runnable written) {
     if (!leading.getAsBoolean()) {
       // The topics are the leader's view of the cluster; a former leader must not add to them.
       throw new NotLeaderException("publish " + key + " to " + topic);
     }
-    producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
+    return producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
       if (e != null) {
         meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();
         LOG.error("cannot publish {} to {}: {}", key, topic, e.toString());
+      } else {
+        written.run();
       }
     });
+  }
+
+  /**
+   * Waits for a send: a record that was not written fails the reconcile, so its key is retried with
+   * back-off (and published again, since it was not marked published) instead of waiting for the
+   * next leader's resync.
+   */
+  private static void await(Future<?> send) {
+    try {
+      send.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("publishing failed: " + e.getCause(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("publishing took over " + SEND_TIMEOUT, e);
+    }
   }
 }

@@ -99,10 +99,11 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   public Result reconcile(ObjectKey key) {
     DesiredProposals.Desired wish = desired.peek(key).orElse(null);
     WorkloadNetworkPolicyProposal live = cache.proposal(key.namespace(), key.name()).orElse(null);
-    Optional<WorkloadNetworkPolicyProposal> last = session.takeDeleted(key);
     if (live == null) {
-      last.ifPresent(p -> whoDeleted.decide(key, p));
+      // Kept until decided: a reset that could not be sent is tried again with the key.
+      session.deletedState(key).ifPresent(p -> whoDeleted.decide(key, p));
     }
+    session.forgetDeleted(key);
     if (live == null || wish != null && wish.tombstone()) {
       session.forgetApplied(key);
     }

@@ -40,9 +40,14 @@ final class SessionRecords {
     lastApplied.remove(key);
   }
 
-  /** The last state of a deleted proposal, once; a live proposal drops any tombstone. */
-  Optional<WorkloadNetworkPolicyProposal> takeDeleted(ObjectKey key) {
-    return Optional.ofNullable(deleted.remove(key));
+  /** The last state of a deleted proposal, until {@link #forgetDeleted}. */
+  Optional<WorkloadNetworkPolicyProposal> deletedState(ObjectKey key) {
+    return Optional.ofNullable(deleted.get(key));
+  }
+
+  /** Whose delete it was is decided (or the proposal is back): the tombstone goes. */
+  void forgetDeleted(ObjectKey key) {
+    deleted.remove(key);
   }
 
   Optional<ProposalSnapshot> lastApplied(ObjectKey key) {
