@@ -36,6 +36,8 @@ class PackageDirectionTest {
         "telemetry", "reconcile", "apply", "cache", "deadletter", "observations", "conditions", "events"));
     MAY_USE.put("view", Set.of("cache"));
     MAY_USE.put("leadership", Set.of("apply"));
+    // Informer events as keys on a queue: named filters, owner keys.
+    MAY_USE.put("events", Set.of("reconcile", "rendering"));
     // Reconcilers: proposals reset learning through the policies topic, never the other way.
     MAY_USE.put("proposals", Set.of("policies", "promotion", "reconcile", "rendering", "apply", "cache",
         "deadletter", "conditions"));
@@ -46,8 +48,7 @@ class PackageDirectionTest {
         "observations", "conditions"));
     MAY_USE.put("rendering", Set.of("apply", "conditions"));
     MAY_USE.put("telemetry", Set.of("observations"));
-    // Event plumbing: the keyed queue and controllers; event filters.
-    MAY_USE.put("events", Set.of("reconcile", "cache", "rendering"));
+    // The keyed queue and its controllers.
     MAY_USE.put("reconcile", Set.of("apply"));
     // The bottom: the guarded API client and its refusal classes, the caches, dead letters, records.
     MAY_USE.put("apply", Set.of());
