@@ -60,8 +60,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Everything the writer does while it holds the lease: informers on policies, proposals, workloads
- * and the rendered objects; one keyed controller per kind (policies, proposals) whose work queue
- * the informers and the Kafka consumers (proposals, violations) feed; and nothing else. Built on
+ * and the rendered objects; one keyed controller per kind (policies, proposals, native
+ * NetworkPolicies) whose work queue the informers (through {@link EnqueueKeys}) and the Kafka
+ * consumers (proposals, violations, loss) feed; and nothing else. Built on
  * leading, torn down on losing it: all state that matters is in the cluster and on the topics.
  */
 final class LeaderSession {
@@ -80,6 +81,7 @@ final class LeaderSession {
   private static final Duration RETRY_MAX = Duration.ofMinutes(5);
   private Controller<ObjectKey> policyController;
   private Controller<ObjectKey> proposalController;
+  private Controller<ObjectKey> nativeController;
   private DesiredProposals desiredProposals;
   private ViolationBuffer violations;
   private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -209,19 +211,22 @@ final class LeaderSession {
    * union). Not needed to run: on the Istio backend the chart grants no NetworkPolicy access.
    */
   private void startNativePolicyPublishing() {
-    NativePolicyPublisher natives = new NativePolicyPublisher(producer, topics.nativePolicies(), meters);
     SharedIndexInformer<NetworkPolicy> all = client.network().v1().networkPolicies().inAnyNamespace()
         .runnableInformer(0);
-    all.addEventHandler(natives);
+    nativeController = new Controller<>("native-policies", new NativePolicyPublisher(producer,
+        topics.nativePolicies(), key -> Optional.ofNullable(all.getStore().getByKey(key.toString())), meters),
+        RETRY_BASE, RETRY_MAX, meters);
+    all.addEventHandler(EnqueueKeys.<NetworkPolicy>to(nativeController::enqueue));
     all.exceptionHandler((started, t) -> {
       LOG.warn("watch of NetworkPolicies for monitor mode failed: {}", t.getMessage());
       return !(t instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404));
     });
     informers.add(all);
+    nativeController.start(1, config.identity());
     all.start().thenRun(() -> {
       try {
-        natives.resync(all.getStore().list(), PolicyTopicReader.liveKeys(config.kafka().clientConfig(),
-            topics.nativePolicies().name(), SYNC_TIMEOUT));
+        NativePolicyPublisher.stale(all.getStore().list(), PolicyTopicReader.liveKeys(config.kafka().clientConfig(),
+            topics.nativePolicies().name(), SYNC_TIMEOUT)).forEach(nativeController::enqueue);
       } catch (Exception e) {
         LOG.warn("cannot resync {}: {}", topics.nativePolicies().name(), e.toString());
       }
@@ -260,6 +265,9 @@ final class LeaderSession {
     }
     if (proposalController != null) {
       proposalController.close();
+    }
+    if (nativeController != null) {
+      nativeController.close();
     }
     informers.forEach(SharedIndexInformer::stop);
     for (Thread t : threads) {

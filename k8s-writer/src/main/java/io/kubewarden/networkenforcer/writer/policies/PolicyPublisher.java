@@ -14,14 +14,10 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
@@ -35,8 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PolicyPublisher {
   private static final Logger LOG = LoggerFactory.getLogger(PolicyPublisher.class);
-  /** Longer than a leader change of the partition, shorter than the producer's delivery timeout (2 min). */
-  private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
 
   private final Producer<String, byte[]> producer;
   private final Topic<String, PolicySnapshot> policies;
@@ -71,7 +65,7 @@ public final class PolicyPublisher {
 
   /** A policy was created or changed. Throws when the record was not written, so the key is retried. */
   public void upsert(WorkloadNetworkPolicy wnp) {
-    publish(wnp).ifPresent(PolicyPublisher::await);
+    publish(wnp).ifPresent(Sends::await);
   }
 
   /** Sends the policy's snapshot unless it is the one published last; marks it published once written. */
@@ -108,7 +102,7 @@ public final class PolicyPublisher {
     if (other.isPresent()) {
       upsert(other.get());
     } else {
-      await(tombstone(target.key()));
+      Sends.await(tombstone(target.key()));
     }
     targetOfPolicy.remove(policyKey); // only now: a failed send is tried again with the key's retry
   }
@@ -122,7 +116,7 @@ public final class PolicyPublisher {
   /** A person deleted the proposal of this target: learning for it starts over. */
   public void resetLearning(TargetKey target, String why) {
     ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
-    await(send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset),
+    Sends.await(send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset),
         () -> { }));
     meters.counter("network.enforcer.writer.control.reset.learning").increment();
     LOG.info("learning of {} reset: {}", target.key(), why);
@@ -149,7 +143,7 @@ public final class PolicyPublisher {
       }
     }
     producer.flush();
-    sends.forEach(PolicyPublisher::await);
+    sends.forEach(Sends::await);
     LOG.info("policies topic resynced: {} policies published, {} stale targets tombstoned", liveKeys.size(), stale);
   }
 
@@ -167,23 +161,5 @@ public final class PolicyPublisher {
         written.run();
       }
     });
-  }
-
-  /**
-   * Waits for a send: a record that was not written fails the reconcile, so its key is retried with
-   * back-off (and published again, since it was not marked published) instead of waiting for the
-   * next leader's resync.
-   */
-  private static void await(Future<?> send) {
-    try {
-      send.get(SEND_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while publishing", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("publishing failed: " + e.getCause(), e.getCause());
-    } catch (TimeoutException e) {
-      throw new IllegalStateException("publishing took over " + SEND_TIMEOUT, e);
-    }
   }
 }
