@@ -1,9 +1,5 @@
 package io.kubewarden.networkenforcer.writer;
 
-import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
-
-import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
-
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -17,6 +13,8 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.events.EnqueueKeys;
 import io.kubewarden.networkenforcer.writer.events.EventFilters;
 import io.kubewarden.networkenforcer.writer.events.OptionalWatch;

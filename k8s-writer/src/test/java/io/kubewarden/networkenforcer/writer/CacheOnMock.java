@@ -1,13 +1,12 @@
 package io.kubewarden.networkenforcer.writer;
 
-import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -1,10 +1,7 @@
 package io.kubewarden.networkenforcer.writer.status;
 
-import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
-
 import io.kubewarden.networkenforcer.writer.conditions.Conditions;
 import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
-
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
@@ -13,6 +10,7 @@ import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;

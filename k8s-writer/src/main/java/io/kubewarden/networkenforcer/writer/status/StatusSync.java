@@ -1,7 +1,5 @@
 package io.kubewarden.networkenforcer.writer.status;
 
-import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -13,6 +11,7 @@ import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import io.kubewarden.networkenforcer.writer.reconcile.RetryInfo;

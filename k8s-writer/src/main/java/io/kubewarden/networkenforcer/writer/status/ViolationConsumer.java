@@ -1,9 +1,5 @@
 package io.kubewarden.networkenforcer.writer.status;
 
-import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
-
-import io.kubewarden.networkenforcer.writer.observations.Principals;
-
 import io.kubewarden.networkenforcer.common.crd.MergedOffset;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
@@ -13,6 +9,8 @@ import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.observations.Principals;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
