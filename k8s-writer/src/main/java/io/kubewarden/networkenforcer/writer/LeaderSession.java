@@ -1,6 +1,5 @@
 package io.kubewarden.networkenforcer.writer;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,7 +11,6 @@ import io.kubewarden.networkenforcer.common.lifecycle.WorkerThreads;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
-import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.events.EnqueueKeys;
@@ -45,11 +43,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -115,20 +110,8 @@ final class LeaderSession {
     DeadLetters deadLetters = new DeadLetters(deadLetterProducer, topics.deadLetter(), meters);
     RenderConditions renderConditions = new RenderConditions();
     IstioAvailability istio = new IstioAvailability(client, Duration.ofMinutes(1), clock);
-    long resync = config.resyncPeriod().toMillis();
-
-    SharedIndexInformer<WorkloadNetworkPolicy> policyInformer = client.resources(WorkloadNetworkPolicy.class)
-        .inAnyNamespace().runnableInformer(resync);
-    policyInformer.addIndexers(ClusterCache.targetIndex());
-    SharedIndexInformer<WorkloadNetworkPolicyProposal> proposalInformer = client
-        .resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(resync);
-    // Proposals take their owner's uid from here: no GET per proposal record.
-    Map<WorkloadKind, SharedIndexInformer<? extends HasMetadata>> workloads = new EnumMap<>(WorkloadKind.class);
-    workloads.put(WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.StatefulSet, client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.CronJob, client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
-    ClusterCache cache = new ClusterCache(policyInformer, proposalInformer, workloads);
+    ClusterInformers cluster = new ClusterInformers(client, config.resyncPeriod());
+    ClusterCache cache = cluster.cache;
 
     ObjectEvents objectEvents = new ObjectEvents(writer, clock);
     PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), cache, meters,
@@ -145,31 +128,14 @@ final class LeaderSession {
     policyController = new Controller<>("policies", new PolicyReconciler(cache, publisher, renderer,
         renderConditions, statusSync, proposalController::enqueue, objectEvents), RETRY_BASE, RETRY_MAX, meters);
 
-    policyInformer.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
+    cluster.policies.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
         .updatesWhen(EventFilters.specOrMetadataChangedOrResync()));
     // The final state of a deleted proposal decides whose delete it was (WhoDeleted).
-    proposalInformer.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
+    cluster.proposals.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
         .finalStateTo(proposalReconciler::onDeleted));
-    informers.add(policyInformer);
-    informers.add(proposalInformer);
-    informers.addAll(workloads.values());
-    // Drift: a rendered object changed or deleted behind our back is rendered again.
-    EnqueueKeys<HasMetadata> drift = EnqueueKeys.<HasMetadata>to(policyController::enqueue)
-        .keyedBy(OwnerKeys::policyOf).addsWhen(EventFilters.never());
-    SharedIndexInformer<NetworkPolicy> npInformer = client.network().v1().networkPolicies().inAnyNamespace()
-        .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-    startDriftWatch("NetworkPolicy", npInformer, drift);
-    if (istio.available()) {
-      SharedIndexInformer<GenericKubernetesResource> apInformer = client
-          .genericKubernetesResources(AuthorizationPolicies.CONTEXT).inAnyNamespace()
-          .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0);
-      startDriftWatch("AuthorizationPolicy", apInformer, drift);
-    }
-    List<SharedIndexInformer<?>> needed = new ArrayList<>(List.of(policyInformer, proposalInformer));
-    needed.addAll(workloads.values());
-    for (SharedIndexInformer<?> i : needed) {
-      i.start().toCompletableFuture().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    }
+    informers.addAll(cluster.all());
+    startDriftWatches(istio);
+    cluster.startAndSync(SYNC_TIMEOUT);
     if (stopped || !leading.getAsBoolean()) {
       return;
     }
@@ -188,6 +154,12 @@ final class LeaderSession {
     proposalController.start(1, config.identity());
     startNativePolicyPublishing();
 
+    startConsumers(cache, deadLetters);
+    LOG.info("leader session of {} running", config.identity());
+  }
+
+  /** The topics' consumers, each on its own thread; they only record desired state and queue keys. */
+  private void startConsumers(ClusterCache cache, DeadLetters deadLetters) {
     proposalConsumer = new ProposalConsumer(kafka.consumer("proposals"), topics.proposals(), desiredProposals,
         proposalController::enqueue, deadLetters);
     violationConsumer = new ViolationConsumer(kafka.consumer("violations"), topics.violations(), violations, cache,
@@ -196,7 +168,18 @@ final class LeaderSession {
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     startThread("writer-loss-" + config.identity(), lossConsumer);
-    LOG.info("leader session of {} running", config.identity());
+  }
+
+  /** Drift: a rendered object changed or deleted behind our back is rendered again. */
+  private void startDriftWatches(IstioAvailability istio) {
+    EnqueueKeys<HasMetadata> drift = EnqueueKeys.<HasMetadata>to(policyController::enqueue)
+        .keyedBy(OwnerKeys::policyOf).addsWhen(EventFilters.never());
+    startDriftWatch("NetworkPolicy", client.network().v1().networkPolicies().inAnyNamespace()
+        .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0), drift);
+    if (istio.available()) {
+      startDriftWatch("AuthorizationPolicy", client.genericKubernetesResources(AuthorizationPolicies.CONTEXT)
+          .inAnyNamespace().withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0), drift);
+    }
   }
 
   /** The informer caches once synced; empty before, and after {@link #stop()}. */
