@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.LeaderGuardedWriter;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.leadership.LeaderElection;
 import io.kubewarden.networkenforcer.writer.leadership.LeadershipChanges;
 import io.kubewarden.networkenforcer.writer.proposals.ConvergenceGauges;

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

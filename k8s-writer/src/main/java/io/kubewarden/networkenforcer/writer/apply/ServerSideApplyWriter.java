@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kubewarden.networkenforcer.writer.SingleAttempt;
+import io.kubewarden.networkenforcer.writer.apply.SingleAttempt;
 import java.net.HttpURLConnection;
 import java.util.Collection;
 import org.slf4j.Logger;

@@ -6,7 +6,7 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -14,7 +14,10 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Future;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
@@ -60,23 +63,30 @@ public final class PolicyPublisher {
         generation == null ? 0 : generation, labels == null ? null : labels.get(Labels.PROMOTED_FROM));
   }
 
-  /** A policy was created or changed. */
+  /** A policy was created or changed. Throws when the record was not written, so the key is retried. */
   public void upsert(WorkloadNetworkPolicy wnp) {
+    publish(wnp).ifPresent(Sends::await);
+  }
+
+  /** Sends the policy's snapshot unless it is the one published last; marks it published once written. */
+  private Optional<Future<?>> publish(WorkloadNetworkPolicy wnp) {
     Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
     if (target.isEmpty()) {
       LOG.warn("policy {}/{} has no complete targetRef and direction; not published", wnp.getMetadata().getNamespace(),
           wnp.getMetadata().getName());
-      return;
+      return Optional.empty();
     }
     PolicySnapshot snapshot = snapshotOf(wnp);
     String key = target.get().key();
     if (snapshot.equals(published.get(key))) {
-      return;
+      return Optional.empty();
     }
     targetOfPolicy.put(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName(), target.get());
-    send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(), snapshot));
-    published.put(key, snapshot);
-    meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
+    return Optional.of(send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(),
+        snapshot), () -> {
+          published.put(key, snapshot);
+          meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
+        }));
   }
 
   /**
@@ -84,28 +94,30 @@ public final class PolicyPublisher {
    * policy still covers it. A delete nobody was leader for is caught by {@link #resync}.
    */
   public void deleted(String policyKey) {
-    TargetKey target = targetOfPolicy.remove(policyKey);
+    TargetKey target = targetOfPolicy.get(policyKey);
     if (target == null) {
       return;
     }
     Optional<WorkloadNetworkPolicy> other = cache.policyFor(target);
     if (other.isPresent()) {
       upsert(other.get());
-      return;
+    } else {
+      Sends.await(tombstone(target.key()));
     }
-    tombstone(target.key());
+    targetOfPolicy.remove(policyKey); // only now: a failed send is tried again with the key's retry
   }
 
-  private void tombstone(String key) {
-    send(policies.name(), key, null);
+  private Future<?> tombstone(String key) {
     published.remove(key);
-    meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment();
+    return send(policies.name(), key, null,
+        () -> meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment());
   }
 
   /** A person deleted the proposal of this target: learning for it starts over. */
   public void resetLearning(TargetKey target, String why) {
     ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
-    send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset));
+    Sends.await(send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset),
+        () -> { }));
     meters.counter("network.enforcer.writer.control.reset.learning").increment();
     LOG.info("learning of {} reset: {}", target.key(), why);
   }
@@ -118,30 +130,35 @@ public final class PolicyPublisher {
     published.clear();
     targetOfPolicy.clear();
     Set<String> liveKeys = new HashSet<>();
+    List<Future<?>> sends = new ArrayList<>();
     for (WorkloadNetworkPolicy wnp : live) {
       ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec()).ifPresent(t -> liveKeys.add(t.key()));
-      upsert(wnp);
+      publish(wnp).ifPresent(sends::add);
     }
     int stale = 0;
     for (String key : keysOnTopic) {
       if (!liveKeys.contains(key)) {
-        tombstone(key);
+        sends.add(tombstone(key));
         stale++;
       }
     }
     producer.flush();
+    sends.forEach(Sends::await);
     LOG.info("policies topic resynced: {} policies published, {} stale targets tombstoned", liveKeys.size(), stale);
   }
 
-  private void send(String topic, String key, byte[] value) {
+  /** Sends one record; {@code written} runs once the broker has it. A failure is counted and logged here. */
+  private Future<?> send(String topic, String key, byte[] value, Runnable written) {
     if (!leading.getAsBoolean()) {
       // The topics are the leader's view of the cluster; a former leader must not add to them.
       throw new NotLeaderException("publish " + key + " to " + topic);
     }
-    producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
+    return producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
       if (e != null) {
         meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();
         LOG.error("cannot publish {} to {}: {}", key, topic, e.toString());
+      } else {
+        written.run();
       }
     });
   }

@@ -1,12 +1,13 @@
 package io.kubewarden.networkenforcer.writer.policies;
 
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectEvents;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import io.kubewarden.networkenforcer.writer.reconcile.Reconciler;
 import io.kubewarden.networkenforcer.writer.reconcile.Result;
+import io.kubewarden.networkenforcer.writer.reconcile.RetryInfo;
 import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.status.StatusSync;
@@ -41,18 +42,23 @@ public final class PolicyReconciler implements Reconciler<ObjectKey> {
 
   @Override
   public Result reconcile(ObjectKey key) {
+    return reconcile(key, RetryInfo.first());
+  }
+
+  @Override
+  public Result reconcile(ObjectKey key, RetryInfo retry) {
     WorkloadNetworkPolicy wnp = cache.policy(key.namespace(), key.name()).orElse(null);
     if (wnp == null) {
       publisher.deleted(key.toString());
       renderConditions.forget(key.toString());
-      status.sync(key); // drops observations that are due for a policy that is gone
+      status.sync(key, retry); // drops observations that are due for a policy that is gone
       return Result.done();
     }
     publisher.upsert(wnp);
     renderer.render(wnp);
     ClusterCache.targetOf(key.namespace(), wnp.getSpec())
         .ifPresent(t -> cache.proposalsFor(t).forEach(p -> enqueueProposal.accept(ObjectKey.of(p))));
-    status.sync(key);
+    status.sync(key, retry);
     return Result.done();
   }
 

@@ -9,7 +9,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;

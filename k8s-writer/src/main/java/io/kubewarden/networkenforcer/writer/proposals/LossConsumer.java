@@ -4,7 +4,7 @@ import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import java.time.Duration;

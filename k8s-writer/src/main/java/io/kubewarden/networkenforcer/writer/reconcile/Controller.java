@@ -69,7 +69,7 @@ public final class Controller<K> implements AutoCloseable {
   /** One reconcile of one key with its outcome applied to the queue. */
   void runOnce(K key) {
     try {
-      Result r = reconciler.reconcile(key);
+      Result r = reconciler.reconcile(key, new RetryInfo(queue.failures(key)));
       queue.forget(key);
       meters.counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "ok").increment();
       if (r.requeue()) {

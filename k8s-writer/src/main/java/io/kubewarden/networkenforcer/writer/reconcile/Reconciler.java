@@ -13,6 +13,14 @@ public interface Reconciler<K> {
    */
   Result reconcile(K key);
 
+  /**
+   * {@link #reconcile(Object)} knowing the key's failures in a row, for a reconciler that gives up
+   * after a bounded number; the controller calls this one.
+   */
+  default Result reconcile(K key, RetryInfo retry) {
+    return reconcile(key);
+  }
+
   /** Reports an error that retrying cannot fix on the object (a condition, an Event). */
   default void permanentFailure(K key, PermanentError error) {}
 }

@@ -9,18 +9,17 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.writer.apply.AuthorizationPolicyType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** The Istio {@code security.istio.io/v1} AuthorizationPolicy a WNP of the istio backend renders to. */
 public final class AuthorizationPolicies {
-  public static final String GROUP = "security.istio.io";
-  public static final String API_VERSION = GROUP + "/v1";
-  public static final String KIND = "AuthorizationPolicy";
-  public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-      .withGroup(GROUP).withVersion("v1").withKind(KIND).withPlural("authorizationpolicies").withNamespaced(true)
-      .build();
+  public static final String GROUP = AuthorizationPolicyType.GROUP;
+  public static final String API_VERSION = AuthorizationPolicyType.API_VERSION;
+  public static final String KIND = AuthorizationPolicyType.KIND;
+  public static final ResourceDefinitionContext CONTEXT = AuthorizationPolicyType.CONTEXT;
 
   private AuthorizationPolicies() {}
 

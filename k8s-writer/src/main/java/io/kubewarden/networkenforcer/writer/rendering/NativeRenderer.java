@@ -9,7 +9,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
-import io.kubewarden.networkenforcer.writer.status.StatusConditions;
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,16 +58,10 @@ public final class NativeRenderer {
       LOG.warn("rendering {} failed: {}", key, e.toString());
       meters.counter("network.enforcer.writer.render.failures").increment();
       fail(key, StatusConditions.REASON_RENDER_FAILED, "rendering failed: " + e.getMessage());
-      if (transientFailure(e)) {
+      if (ApiRefusals.of(e).mayPassLater()) {
         throw e;
       }
     }
-  }
-
-  /** No answer, a conflict, throttling or a server error: the same request may pass later. */
-  static boolean transientFailure(RuntimeException e) {
-    ApiRefusals kind = ApiRefusals.of(e);
-    return kind == ApiRefusals.TRANSIENT || kind == ApiRefusals.CONFLICT || kind == ApiRefusals.SERVER_ERROR;
   }
 
   private void renderNetworkPolicy(String key, WorkloadNetworkPolicy wnp) {

@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.writer.rendering;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.kubewarden.networkenforcer.writer.conditions.Conditions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,8 +14,7 @@ public final class RenderConditions {
   private final Map<String, Condition> byPolicy = new ConcurrentHashMap<>();
 
   public void set(String policyKey, boolean ok, String type, String reason, String message) {
-    byPolicy.put(policyKey, new ConditionBuilder().withType(type).withStatus(ok ? "True" : "False")
-        .withReason(reason).withMessage(message).build());
+    byPolicy.put(policyKey, Conditions.of(type, ok, reason, message));
   }
 
   public List<Condition> of(String policyKey) {

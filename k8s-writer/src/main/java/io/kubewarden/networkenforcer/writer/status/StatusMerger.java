@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.writer.conditions.Conditions;
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
@@ -8,6 +10,7 @@ import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -263,13 +266,7 @@ public final class StatusMerger {
     }
     List<Condition> out = new ArrayList<>();
     for (Condition c : wanted.values()) {
-      Condition old = before == null ? null : before.stream().filter(b -> Objects.equals(b.getType(), c.getType()))
-          .findFirst().orElse(null);
-      boolean sameStatus = old != null && Objects.equals(old.getStatus(), c.getStatus());
-      out.add(new ConditionBuilder(c)
-          .withObservedGeneration(generation)
-          .withLastTransitionTime(sameStatus && old.getLastTransitionTime() != null ? old.getLastTransitionTime() : now)
-          .build());
+      out.add(Conditions.written(c, Conditions.find(before, c.getType()), generation, now));
     }
     return out;
   }

@@ -6,21 +6,21 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
+import io.kubewarden.networkenforcer.writer.reconcile.RetryInfo;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
 public final class StatusSync {
   private static final Logger LOG = LoggerFactory.getLogger(StatusSync.class);
   private static final int CONFLICT_RETRIES = 5;
-  /** Internal errors in a row before a status is dropped (with the controller's back-off, ~8 s). */
+  /**
+   * Internal errors in a row before a status is dropped (with the controller's back-off, ~8 s),
+   * counted by the policies queue: its key's failures in a row ({@link RetryInfo}).
+   */
   static final int SERVER_ERROR_ATTEMPTS = 5;
 
   private final KubernetesClient client;
@@ -47,8 +50,6 @@ public final class StatusSync {
   private final MeterRegistry meters;
   private final Clock clock;
   private final DeadLetters deadLetters;
-  /** Internal errors in a row per policy: bounded by the policies with a failing write. */
-  private final Map<ObjectKey, Integer> serverErrors = new ConcurrentHashMap<>();
 
   public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache, ViolationBuffer buffer,
       RenderConditions renderConditions, ViolationEvents events, StatusMerger merger, MeterRegistry meters,
@@ -68,8 +69,10 @@ public final class StatusSync {
   /**
    * Syncs the status of one policy. Throws when the write failed for a reason that may pass (the
    * caller retries with back-off; the observations stay buffered and their offsets uncommitted).
+   *
+   * @param retry the key's failures in a row before this attempt, which bound the internal errors
    */
-  public void sync(ObjectKey key) {
+  public void sync(ObjectKey key, RetryInfo retry) {
     List<SourcedObservation> observations = buffer.dueObservations(key.toString());
     if (observations.isEmpty()) {
       // Nothing new to count: decide on the cached copy, and read fresh only when there is work.
@@ -90,7 +93,6 @@ public final class StatusSync {
               key);
         }
         buffer.written(key.toString(), observations);
-        serverErrors.remove(key);
         return;
       }
       StatusMerger.Result result = merge(live, observations);
@@ -105,13 +107,12 @@ public final class StatusSync {
             LOG.debug("status of {} changed under us (attempt {}); reading it again", key, attempt);
             continue;
           }
-          if (retryCannotFix(key, e, kind)) {
+          if (retryCannotFix(retry, e, kind)) {
             // The API server will not take this status: do not pin the partition on it forever.
             String reason = "the API server rejects the status of " + key + " (" + e.getCode() + "): "
                 + e.getMessage();
             park(key, observations, reason, e);
-            serverErrors.remove(key);
-            meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
+                meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
                 .increment(observations.size());
             buffer.written(key.toString(), observations);
             throw new PermanentError("StatusRejected", reason + "; " + observations.size()
@@ -119,7 +120,6 @@ public final class StatusSync {
           }
           throw e;
         }
-        serverErrors.remove(key);
         meters.counter("network.enforcer.writer.status.writes").increment();
         meters.counter("network.enforcer.writer.violations.written").increment(result.merged().size());
         int repeats = observations.size() - result.merged().size();
@@ -154,13 +154,13 @@ public final class StatusSync {
 
   /**
    * Invalid, forbidden or too large (any 4xx but a conflict, or a 404: the next attempt reads the
-   * policy as gone), or the same internal error {@value #SERVER_ERROR_ATTEMPTS} times in a row.
+   * policy as gone), or an internal error on the {@value #SERVER_ERROR_ATTEMPTS}th attempt in a row.
    */
-  private boolean retryCannotFix(ObjectKey key, KubernetesClientException e, ApiRefusals kind) {
+  private static boolean retryCannotFix(RetryInfo retry, KubernetesClientException e, ApiRefusals kind) {
     if (kind == ApiRefusals.PERMANENT) {
       return e.getCode() != HttpURLConnection.HTTP_NOT_FOUND;
     }
-    return kind == ApiRefusals.SERVER_ERROR && serverErrors.merge(key, 1, Integer::sum) >= SERVER_ERROR_ATTEMPTS;
+    return kind == ApiRefusals.SERVER_ERROR && retry.attempt() >= SERVER_ERROR_ATTEMPTS;
   }
 
   private StatusMerger.Result merge(WorkloadNetworkPolicy wnp, List<SourcedObservation> observations) {

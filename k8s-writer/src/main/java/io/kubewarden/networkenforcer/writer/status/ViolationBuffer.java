@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.writer.status;
 
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.writer.view;
 
 import io.kubewarden.networkenforcer.common.report.HtmlReport;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.Supplier;

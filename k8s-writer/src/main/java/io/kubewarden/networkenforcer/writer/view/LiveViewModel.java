@@ -22,7 +22,7 @@ import io.kubewarden.networkenforcer.common.report.ReportModel;
 import io.kubewarden.networkenforcer.common.report.ReportModel.Connection;
 import io.kubewarden.networkenforcer.common.report.ReportModel.PortCount;
 import io.kubewarden.networkenforcer.common.report.ReportModel.Workload;
-import io.kubewarden.networkenforcer.writer.ClusterCache;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -105,4 +105,33 @@ class ControllerTest {
       assertThat(c.queue().failures("flaky")).as("forgotten after the success").isZero();
     }
   }
+
+  @Test
+  void aReconcilerSeesTheFailuresInARowOfItsKeyAndASuccessResetsThem() throws Exception {
+    List<Integer> seen = new CopyOnWriteArrayList<>();
+    Reconciler<String> reconciler = new Reconciler<>() {
+      @Override
+      public Result reconcile(String key) {
+        throw new AssertionError("the controller passes the retry info");
+      }
+
+      @Override
+      public Result reconcile(String key, RetryInfo retry) {
+        seen.add(retry.failuresInARow());
+        if (seen.size() < 3) {
+          throw new IllegalStateException("API server answered 500");
+        }
+        return Result.done();
+      }
+    };
+    try (Controller<String> c = new Controller<>("test", reconciler, Duration.ofMillis(10), Duration.ofMillis(50),
+        new SimpleMeterRegistry())) {
+      c.enqueue("a");
+      c.start(1, "t");
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);
+      c.enqueue("a");
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 4);
+      assertThat(seen).containsExactly(0, 1, 2, 0);
+    }
+  }
 }

@@ -16,7 +16,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
-import io.kubewarden.networkenforcer.writer.status.StatusConditions;
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.Fixtures;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;

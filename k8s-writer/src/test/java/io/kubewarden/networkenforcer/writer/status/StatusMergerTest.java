@@ -8,6 +8,8 @@ import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -15,13 +15,14 @@ import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.CacheOnMock;
-import io.kubewarden.networkenforcer.writer.DeadLetters;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
+import io.kubewarden.networkenforcer.writer.reconcile.RetryInfo;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -73,7 +74,7 @@ public class StatusSyncTest {
     boolean ok = true;
     for (String key : buffer.markAllDue()) {
       try {
-        sync.sync(ObjectKey.parse(key));
+        sync.sync(ObjectKey.parse(key), RetryInfo.first());
       } catch (PermanentError e) {
         // reported on the object by the controller; the observations are released
       } catch (RuntimeException e) {
@@ -175,7 +176,7 @@ public class StatusSyncTest {
       writer.failWith(new KubernetesClientException("refused", code, null));
       buffer.add(P0, offset++, violation("api", "batch", 9090, T));
       buffer.markAllDue();
-      assertThatThrownBy(() -> sync.sync(API)).as("HTTP %d", code).isInstanceOf(PermanentError.class);
+      assertThatThrownBy(() -> sync.sync(API, RetryInfo.first())).as("HTTP %d", code).isInstanceOf(PermanentError.class);
       assertThat(buffer.committable().get(P0).offset()).isEqualTo(offset);
     }
     assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
@@ -200,10 +201,12 @@ public class StatusSyncTest {
     buffer.markAllDue();
     StatusSync sync = sync(writer, buffer);
     for (int attempt = 1; attempt < StatusSync.SERVER_ERROR_ATTEMPTS; attempt++) {
-      assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(KubernetesClientException.class);
+      RetryInfo retry = new RetryInfo(attempt - 1); // the policies queue counts the failures in a row
+      assertThatThrownBy(() -> sync.sync(API, retry)).isInstanceOf(KubernetesClientException.class);
       assertThat(buffer.committable()).as("attempt %d keeps the offset", attempt).isEmpty();
     }
-    assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(PermanentError.class);
+    RetryInfo last = new RetryInfo(StatusSync.SERVER_ERROR_ATTEMPTS - 1);
+    assertThatThrownBy(() -> sync.sync(API, last)).isInstanceOf(PermanentError.class);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }
 
@@ -217,11 +220,12 @@ public class StatusSyncTest {
     buffer.markAllDue();
     StatusSync sync = sync(writer, buffer);
     for (int attempt = 1; attempt <= 3 * StatusSync.SERVER_ERROR_ATTEMPTS; attempt++) {
-      assertThatThrownBy(() -> sync.sync(API)).isInstanceOf(KubernetesClientException.class);
+      RetryInfo retry = new RetryInfo(attempt - 1);
+      assertThatThrownBy(() -> sync.sync(API, retry)).isInstanceOf(KubernetesClientException.class);
     }
     assertThat(buffer.committable()).isEmpty();
     writer.failWith(null);
-    sync.sync(API);
+    sync.sync(API, new RetryInfo(3 * StatusSync.SERVER_ERROR_ATTEMPTS));
     assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }

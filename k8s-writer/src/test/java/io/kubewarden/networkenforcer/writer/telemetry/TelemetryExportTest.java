@@ -39,7 +39,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

@@ -19,7 +19,7 @@ import io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor;
 import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
 import java.time.Instant;
 import java.util.List;
-import io.kubewarden.networkenforcer.writer.status.SourcedObservation;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;

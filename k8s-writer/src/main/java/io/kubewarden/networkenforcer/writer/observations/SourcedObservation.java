@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer.status;
+package io.kubewarden.networkenforcer.writer.observations;
 
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import java.nio.charset.StandardCharsets;

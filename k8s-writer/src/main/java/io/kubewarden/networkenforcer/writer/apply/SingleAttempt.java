@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer;
+package io.kubewarden.networkenforcer.writer.apply;
 
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

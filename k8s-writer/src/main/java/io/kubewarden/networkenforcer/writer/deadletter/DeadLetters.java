@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer;
+package io.kubewarden.networkenforcer.writer.deadletter;
 
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topic;

@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer.status;
+package io.kubewarden.networkenforcer.writer.conditions;
 
 /** Condition types and reasons the writer puts on a WorkloadNetworkPolicy (ours). */
 public final class StatusConditions {

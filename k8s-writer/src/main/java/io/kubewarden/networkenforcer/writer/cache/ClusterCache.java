@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.writer;
+package io.kubewarden.networkenforcer.writer.cache;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;

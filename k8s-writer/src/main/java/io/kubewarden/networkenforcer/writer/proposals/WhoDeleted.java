@@ -1,0 +1,55 @@
+package io.kubewarden.networkenforcer.writer.proposals;
+
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whose delete was it? Decided from the cluster and the topic: a policy for the target (promotion,
+ * leftover), the promote label (promotion), a reset on the proposals topic (the processor's own
+ * reset), or a workload that is gone (garbage collection) mean it was not a person's. Otherwise a
+ * person deleted the proposal to start learning over, and learning of the target is reset.
+ */
+final class WhoDeleted {
+  private static final Logger LOG = LoggerFactory.getLogger(WhoDeleted.class);
+
+  private final ClusterCache cache;
+  private final DesiredProposals desired;
+  private final PolicyPublisher publisher;
+
+  WhoDeleted(ClusterCache cache, DesiredProposals desired, PolicyPublisher publisher) {
+    this.cache = cache;
+    this.desired = desired;
+    this.publisher = publisher;
+  }
+
+  void decide(ObjectKey key, WorkloadNetworkPolicyProposal last) {
+    Optional<TargetKey> target = ClusterCache.targetOf(key.namespace(), last.getSpec());
+    if (target.isEmpty()) {
+      return;
+    }
+    Map<String, String> labels = last.getMetadata().getLabels() == null ? Map.of() : last.getMetadata().getLabels();
+    String why;
+    if (cache.policyFor(target.get()).isPresent()) {
+      why = "a policy covers the target";
+    } else if (labels.containsKey(Labels.PROMOTE)) {
+      why = "promoted";
+    } else if (desired.resetByTopic(key)) {
+      why = "reset by the processor";
+    } else if (cache.workload(target.get().workload()).filter(w -> w.getMetadata().getDeletionTimestamp() == null)
+        .isEmpty()) {
+      why = "its workload is gone"; // the garbage collector, also in a foreground deletion of the workload
+    } else {
+      publisher.resetLearning(target.get(), "proposal " + key + " was deleted by hand");
+      return;
+    }
+    LOG.debug("proposal {} deleted: {}; learning goes on", key, why);
+  }
+}
