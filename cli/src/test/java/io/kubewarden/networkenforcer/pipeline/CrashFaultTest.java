@@ -54,7 +54,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -201,7 +200,7 @@ class CrashFaultTest {
     }
     createTopics(kafka);
 
-    Services services = new Services(random);
+    Services services = new Services();
     Injector injector = new Injector(services, random);
     ExecutorService faults = Executors.newSingleThreadExecutor();
     List<Future<?>> pending = new ArrayList<>();
@@ -399,8 +398,6 @@ class CrashFaultTest {
     final List<ChildJvm> writers = Collections.synchronizedList(new ArrayList<>());
     final List<ChildJvm> dead = Collections.synchronizedList(new ArrayList<>());
     private int instances;
-
-    Services(Random random) { }
 
     void start() {
       for (int i = 0; i < PROCESSORS; i++) {
