@@ -97,8 +97,9 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dfaults.flows=N -Dfaults.violations=M} (see the cli README).
  */
 class FaultInjectionTest {
+  // Script, Pair and the constants are shared with CrashFaultTest, which runs the same story with real crashes.
 
-  private static final String NS = "faults";
+  static final String NS = "faults";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final long SEED = Long.getLong("faults.seed", new Random().nextLong());
@@ -107,15 +108,15 @@ class FaultInjectionTest {
   private static final int VIOLATIONS = Integer.getInteger("faults.violations", 30);
 
   /** Targets whose ingress is learned; web and api are then promoted, db stays a proposal. */
-  private static final List<String> TARGETS = List.of("web", "api", "db");
-  private static final List<String> CLIENTS = List.of("c1", "c2", "c3");
-  private static final List<String> INTRUDERS = List.of("x1", "x2");
+  static final List<String> TARGETS = List.of("web", "api", "db");
+  static final List<String> CLIENTS = List.of("c1", "c2", "c3");
+  static final List<String> INTRUDERS = List.of("x1", "x2");
   private static final List<Integer> PORTS = List.of(8080, 9090);
-  private static final String MONITORED = "web";
-  private static final String PROTECTED = "api";
+  static final String MONITORED = "web";
+  static final String PROTECTED = "api";
   /** Only there to tell when the processor knows the promoted policies (its count is not scripted). */
-  private static final String PROBE = "probe";
-  private static final int PROBE_PORT = 7000;
+  static final String PROBE = "probe";
+  static final int PROBE_PORT = 7000;
 
   private static EmbeddedKafkaBroker broker;
   private static ChartedApiServer cluster;
@@ -750,7 +751,7 @@ class FaultInjectionTest {
     await(name + " promoted to " + mode).atMost(WAIT).until(() -> policy(name) != null);
   }
 
-  private static FlowRecord flow(String from, String to, int port, Verdict verdict) {
+  static FlowRecord flow(String from, String to, int port, Verdict verdict) {
     return new FlowRecord(Instant.now(), Provider.calico, Protocol.TCP, port, endpoint(from), endpoint(to),
         // A drop is reported where it happened: at the destination, for an ingress policy.
         verdict, null, 1, verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);

@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.publishing.KafkaReachability;
 import io.kubewarden.networkenforcer.ingest.publishing.LossPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.LossWindows;
 import io.kubewarden.networkenforcer.ingest.publishing.ResumePoint;
@@ -52,6 +53,9 @@ import org.slf4j.LoggerFactory;
 public final class IngestService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
   private static final Duration CERT_RELOAD_CHECK = Duration.ofMinutes(1);
+  /** How often and how patiently readiness asks whether the brokers answer. */
+  private static final Duration KAFKA_CHECK_INTERVAL = Duration.ofSeconds(2);
+  private static final Duration KAFKA_CHECK_TIMEOUT = Duration.ofSeconds(3);
 
   private final IngestConfig config;
   private final KafkaSettings kafka;
@@ -59,6 +63,7 @@ public final class IngestService implements AutoCloseable {
   private final KubernetesClient client;
   private final Deque<AutoCloseable> running = new ArrayDeque<>();
   private volatile BooleanSupplier ready = () -> false;
+  private volatile BooleanSupplier kafkaReachable = () -> false;
   private FlowDumperServer dumperServer;
   private AccessCheck dumperAccess = (authorization, path, method) ->
       new AccessCheck.Verdict(403, "the flow dumper's access check is not configured");
@@ -92,6 +97,9 @@ public final class IngestService implements AutoCloseable {
       LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
           lossPublisher));
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      KafkaReachability reachability = track(KafkaReachability.start(kafka, KAFKA_CHECK_INTERVAL,
+          KAFKA_CHECK_TIMEOUT));
+      kafkaReachable = reachability::reachable;
       // Closed before the publisher: its last window is published (SIGTERM runs close()).
       FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
           config.producer().aggregationMaxFlows()));
@@ -185,6 +193,11 @@ public final class IngestService implements AutoCloseable {
     return ready.getAsBoolean();
   }
 
+  /** Whether the brokers answered the last check (every 2 s, 3 s to answer): a second readiness check. */
+  public boolean kafkaReachable() {
+    return kafkaReachable.getAsBoolean();
+  }
+
   public IngestMetrics metrics() {
     return metrics;
   }
@@ -210,6 +223,7 @@ public final class IngestService implements AutoCloseable {
   @Override
   public synchronized void close() {
     ready = () -> false;
+    kafkaReachable = () -> false;
     while (!running.isEmpty()) {
       AutoCloseable resource = running.pop();
       try {

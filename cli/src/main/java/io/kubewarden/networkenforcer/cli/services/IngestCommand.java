@@ -52,6 +52,8 @@ public final class IngestCommand implements Callable<Integer> {
       IngestService ingestService = runner.add(new IngestService(config, settings, runner.registry(), client)
           .dumperAccess(access));
       runner.ready("ingest", ingestService::isReady);
+      // Not ready while the brokers do not answer: senders keep their flows in their own buffers.
+      runner.ready("kafka", ingestService::kafkaReachable);
       ingestService.start();
       runner.awaitShutdown();
     }

@@ -34,7 +34,8 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   private final Server server;
 
   private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
-    this.capture = capture;
+    // Published records join it, as Relay's buffer keeps them, so a resumed stream gets them again.
+    this.capture = new java.util.concurrent.CopyOnWriteArrayList<>(capture);
     this.server = builder.addService(new Observer()).build().start();
   }
 
@@ -79,7 +80,8 @@ public final class HubbleRelayStandIn implements AutoCloseable {
 
   /**
    * Sends one more record ({@code hubble observe -o jsonpb} line) on every open stream, as Relay
-   * does when a new flow happens; returns on how many streams it went out.
+   * does when a new flow happens, and keeps it for streams opened later with a {@code since} before
+   * it; returns on how many streams it went out.
    */
   public int publish(String jsonpbLine) {
     GetFlowsResponse response;
@@ -88,6 +90,7 @@ public final class HubbleRelayStandIn implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("not a jsonpb record: " + jsonpbLine, e);
     }
+    capture.add(response);
     int sent = 0;
     for (var stream : streams) {
       synchronized (stream) {

@@ -98,6 +98,8 @@ public final class StatusSync {
       StatusMerger.Result result = merge(live, observations);
       if (result.changed()) {
         live.setStatus(result.status());
+        // The write commits these records (the next leader skips them): their events leave first.
+        events.flush();
         try {
           writer.updateStatus(live);
         } catch (KubernetesClientException e) {

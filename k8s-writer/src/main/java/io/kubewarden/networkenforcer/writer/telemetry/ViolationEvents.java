@@ -11,9 +11,12 @@ import io.opentelemetry.api.logs.LoggerProvider;
 import io.opentelemetry.api.logs.Severity;
 import io.kubewarden.networkenforcer.writer.observations.Principals;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The two OpenTelemetry log events of the API contract, with their exact attribute keys. Empty
@@ -24,10 +27,26 @@ public final class ViolationEvents {
   public static final String OBSERVED = "policy_violation_observed";
   public static final String ACKNOWLEDGED = "policy_violation_acknowledged";
 
+  /** How long a status write waits for the events of its records to leave (a collector may be down). */
+  private static final Duration FLUSH_WAIT = Duration.ofSeconds(2);
+
   private final Logger logger;
+  private final LoggerProvider provider;
 
   public ViolationEvents(LoggerProvider provider) {
+    this.provider = provider;
     this.logger = provider.get(SCOPE);
+  }
+
+  /**
+   * Exports the events emitted so far, waiting at most 2 s. Called before a status write commits
+   * their records: a writer killed after that write would otherwise lose the events still batched
+   * (the next leader skips records the status holds, so it never sends them).
+   */
+  public void flush() {
+    if (provider instanceof SdkLoggerProvider sdk) {
+      sdk.forceFlush().join(FLUSH_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    }
   }
 
   /**

@@ -89,6 +89,39 @@ public class StatusSyncTest {
   }
 
   @Test
+  void theEventsOfTheRecordsAreExportedBeforeTheStatusThatCommitsThemIsWritten() {
+    client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+    io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter exported =
+        io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter.create();
+    // An hour between scheduled exports: only a flush sends the event before the write.
+    try (io.opentelemetry.sdk.logs.SdkLoggerProvider provider = io.opentelemetry.sdk.logs.SdkLoggerProvider.builder()
+        .addLogRecordProcessor(io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor.builder(exported)
+            .setScheduleDelay(java.time.Duration.ofHours(1)).build()).build()) {
+      ViolationEvents events = new ViolationEvents(provider);
+      ViolationBuffer buffer = new ViolationBuffer();
+      var observation = violation("api", "batch", 9090, T);
+      events.observed(new SourcedObservation(P0.topic(), P0.partition(), 0, observation));
+      buffer.add(P0, 0, observation);
+      AtomicInteger exportedAtWrite = new AtomicInteger(-1);
+      ClusterWriter writer = new Delegating(new MockClusterWriter(client)) {
+        @Override
+        public <T extends HasMetadata> T updateStatus(T o) {
+          exportedAtWrite.set(exported.getFinishedLogRecordItems().size());
+          return d.updateStatus(o);
+        }
+      };
+      StatusSync sync = new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(), events,
+          new StatusMerger(), meters, Clock.systemUTC(),
+          new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
+      for (String key : buffer.markAllDue()) {
+        sync.sync(ObjectKey.parse(key));
+      }
+      assertThat(exportedAtWrite.get()).as("events exported when the status was written").isEqualTo(1);
+      assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aConflictIsRetriedWithAFreshRead() {
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
     MockClusterWriter real = new MockClusterWriter(client);

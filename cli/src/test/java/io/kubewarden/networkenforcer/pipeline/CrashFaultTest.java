@@ -1,0 +1,721 @@
+package io.kubewarden.networkenforcer.pipeline;
+
+import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.MONITORED;
+import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.NS;
+import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROBE;
+import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROBE_PORT;
+import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROTECTED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.Pair;
+import io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.Script;
+import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
+import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
+import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
+import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
+import io.kubewarden.networkenforcer.testing.HangingProxy;
+import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.LoopbackPorts;
+import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real crashes (issue 34, goal 1). The broker, three processors (4 partitions, one standby replica
+ * each, exactly-once) and two writers (one leads) run as processes of their own and are killed with
+ * SIGKILL at seeded points of the scripted flow stream of {@link FaultInjectionTest}: a processor
+ * inside an open transaction, a processor while the group rebalances, the leading writer, the
+ * broker. A proxy in front of the broker hangs every connection (no byte forwarded, none closed)
+ * for longer than the processors' session and transaction timeouts; a proxy in front of the real
+ * kube-apiserver answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at
+ * every sink: flows sent against committed flows in the topic, the proposals' allow-lists, each
+ * policy's {@code violationCount}, and the writers' OpenTelemetry events at an OTLP receiver by
+ * their {@code log.record.uid}.
+ *
+ * <p>{@code -Dcrash.seed=S} reproduces a run; {@code -Dcrash.rounds=R -Dcrash.flows=N
+ * -Dcrash.violations=M} make it longer (the cli README).
+ */
+class CrashFaultTest {
+  private static final long SEED = Long.getLong("crash.seed", new Random().nextLong());
+  /** Each round injects every kind of fault once, in seeded order. */
+  private static final int ROUNDS = Integer.getInteger("crash.rounds", 1);
+  private static final int FLOWS = Integer.getInteger("crash.flows", 80);
+  private static final int VIOLATIONS = Integer.getInteger("crash.violations", 30);
+  private static final Duration WAIT = Duration.ofSeconds(150);
+  private static final String RELEASE = ChartedApiServer.KUBERNETES;
+  private static final String APP_ID = "crash-processor";
+  private static final String PREFIX = "crash.";
+  private static final int PARTITIONS = 4;
+  private static final int PROCESSORS = 3;
+  /** Longer than the processors' session (6 s) and transaction (10 s) timeouts. */
+  private static final Duration HANG = Duration.ofSeconds(12);
+
+  enum Kind { PROCESSOR_KILL_IN_TRANSACTION, PROCESSOR_KILL_IN_REBALANCE, WRITER_LEADER_KILL, BROKER_KILL,
+    BROKER_HANG, API_409, API_429, API_500, API_504, API_SLOW }
+
+  @TempDir
+  static Path dir;
+  /** The services' output, kept after the run (target/crash-faults/seed-S). */
+  static Path logs;
+  static ChartedApiServer cluster;
+  static HangingProxy brokerProxy;
+  static ChildJvm broker;
+  static int brokerPort;
+  static ApiFaultProxy apiProxy;
+  static OtlpLogReceiver collector;
+  static String writerToken;
+
+  @BeforeAll
+  static void start() throws Exception {
+    System.out.printf("crash.seed=%d crash.rounds=%d crash.flows=%d crash.violations=%d%n", SEED, ROUNDS, FLOWS,
+        VIOLATIONS);
+    logs = Files.createDirectories(Path.of("target", "crash-faults", "seed-" + SEED));
+    cluster = ChartedApiServer.start(NS);
+    brokerPort = LoopbackPorts.free();
+    brokerProxy = new HangingProxy(LoopbackPorts.free(), brokerPort);
+    startBroker();
+    Path saKubeconfig = cluster.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
+        RELEASE + "-network-enforcer-writer");
+    Config sa = Config.fromKubeconfig(saKubeconfig.toFile());
+    writerToken = sa.getAutoOAuthToken() != null ? sa.getAutoOAuthToken() : sa.getOauthToken();
+    apiProxy = ApiFaultProxy.to(cluster.api().url(), ApiFaultProxy.decodeBase64(sa.getCaCertData()));
+    collector = new OtlpLogReceiver();
+  }
+
+  @AfterAll
+  static void stop() {
+    Stream.of(collector, apiProxy, broker, brokerProxy, cluster).filter(c -> c != null).forEach(c -> {
+      try {
+        c.close();
+      } catch (Exception e) {
+        System.out.println("closing " + c + ": " + e);
+      }
+    });
+  }
+
+  static String bootstrap() {
+    return "127.0.0.1:" + brokerProxy.port();
+  }
+
+  static void startBroker() throws Exception {
+    Path data = Files.createDirectories(dir.resolve("broker"));
+    broker = ChildJvm.start("broker-" + System.nanoTime(), logs, Map.of(), BrokerMain.class.getName(),
+        List.of(data.toString(), String.valueOf(brokerPort), String.valueOf(brokerProxy.port())));
+    try (Admin admin = admin()) {
+      await("broker up").atMost(WAIT).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+          .until(() -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == 1);
+    }
+  }
+
+  static Admin admin() {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000", AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"));
+  }
+
+  @Test
+  void nothingLostNothingDoubledUnderCrashes() throws Exception {
+    KafkaSettings kafka = new KafkaSettings(bootstrap(), PREFIX, PARTITIONS, (short) 1, Map.of());
+    Topics topics = kafka.topics();
+    Random random = new Random(SEED);
+    Script script = Script.generate(random, FLOWS, VIOLATIONS);
+    List<Kind> kinds = new ArrayList<>();
+    for (int r = 0; r < ROUNDS; r++) {
+      List<Kind> round = new ArrayList<>(List.of(Kind.values()));
+      Collections.shuffle(round, random);
+      kinds.addAll(round);
+    }
+    // Seeded positions in the stream, sorted; the kinds keep their seeded order.
+    List<Integer> positions = new ArrayList<>();
+    for (int i = 0; i < kinds.size(); i++) {
+      positions.add(random.nextInt(script.size()));
+    }
+    Collections.sort(positions);
+    System.out.println("faults scheduled: " + kinds + " at flows " + positions);
+    for (String name : Stream.of(FaultInjectionTest.TARGETS, FaultInjectionTest.CLIENTS,
+        FaultInjectionTest.INTRUDERS, List.of(PROBE)).flatMap(List::stream).toList()) {
+      deployment(name);
+    }
+    createTopics(kafka);
+
+    Services services = new Services();
+    Injector injector = new Injector(services, random);
+    ExecutorService faults = Executors.newSingleThreadExecutor();
+    List<Future<?>> pending = new ArrayList<>();
+    try (services; Flows flows = new Flows(topics)) {
+      services.start();
+      List<FlowRecord> all = new ArrayList<>(script.learning);
+      int learning = all.size();
+      int next = 0;
+      for (int i = 0; i < script.size(); i++) {
+        if (i == learning) {
+          // Between the phases: the processor learned, the targets are promoted and known.
+          awaitAll(pending);
+          awaitLearnedAndPromote(kafka, script, flows);
+          all.addAll(script.enforcement);
+        }
+        while (next < kinds.size() && positions.get(next) == i) {
+          Kind kind = kinds.get(next++);
+          // Faults run beside the stream (one at a time), so a transaction is open when a processor dies.
+          pending.add(faults.submit(() -> injector.inject(kind)));
+        }
+        flows.send(all.get(i));
+      }
+      awaitAll(pending);
+
+      Map<String, Long> expectedCounts = script.expectedViolations();
+      try {
+        await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
+            allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        services.printTails();
+        assertThat(actualCounts()).as("violationCount per policy, not converged").isEqualTo(expectedCounts);
+        assertThat(allowLists()).as("proposals, not converged").isEqualTo(script.expectedFinalProposals());
+        throw e;
+      }
+      // Events leave in batches after the status; give the last batch its time.
+      await("every violation's event at the collector").atMost(WAIT).pollInterval(Duration.ofSeconds(1))
+          .until(() -> eventsSeen(expectedCounts) >= expectedCounts.values().stream().mapToLong(Long::longValue).sum());
+
+      await("the writers got past every API server fault").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+          .until(() -> apiProxy.pendingEmpty() && apiProxy.recovered() == apiProxy.injectedCount());
+      long flowsInTopic = committedCount(topics.flows().name());
+      int lost = (int) Math.max(0, flows.sent - flowsInTopic);
+      int doubled = (int) Math.max(0, flowsInTopic - flows.sent);
+      Map<String, Long> counts = actualCounts();
+      Map<String, List<Pair>> proposals = allowLists();
+      for (var expected : expectedCounts.entrySet()) {
+        long got = counts.getOrDefault(expected.getKey(), 0L);
+        lost += (int) Math.max(0, expected.getValue() - got);
+        doubled += (int) Math.max(0, got - expected.getValue());
+      }
+      for (var expected : script.expectedFinalProposals().entrySet()) {
+        List<Pair> got = proposals.getOrDefault(expected.getKey(), List.of());
+        lost += (int) expected.getValue().stream().filter(p -> !got.contains(p)).count();
+        doubled += got.size() - new HashSet<>(got).size();
+      }
+      long eventsDoubled = 0;
+      long eventsLost = 0;
+      for (var expected : expectedCounts.entrySet()) {
+        long distinct = collector.distinct(ViolationEvents.OBSERVED, expected.getKey());
+        eventsDoubled += Math.max(0, distinct - expected.getValue());
+        eventsLost += Math.max(0, expected.getValue() - distinct);
+      }
+      int injected = injector.injected.get() + apiProxy.injectedCount();
+      int recovered = injector.recovered.get() + apiProxy.recovered();
+      System.out.println("faults by kind: " + injector.byKind + " api " + apiProxy.injected);
+      System.out.printf("faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
+          injected, recovered, flows.sent, lost, doubled, eventsDoubled);
+      System.out.printf("flows in topic: %d, events lost: %d, event repeats (same log.record.uid, dropped by a "
+          + "collector): %d%n", flowsInTopic, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
+
+      assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
+      assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
+      assertThat(proposals).as("every proposal complete").isEqualTo(script.expectedFinalProposals());
+      assertThat(eventsDoubled).as("violations sent as events under two ids").isZero();
+      assertThat(eventsLost).isZero();
+      assertThat(lost).isZero();
+      assertThat(doubled).isZero();
+      assertThat(injector.byKind.keySet()).as("every process and network fault").containsExactlyInAnyOrder(
+          Kind.PROCESSOR_KILL_IN_TRANSACTION, Kind.PROCESSOR_KILL_IN_REBALANCE, Kind.WRITER_LEADER_KILL,
+          Kind.BROKER_KILL, Kind.BROKER_HANG);
+      assertThat(apiProxy.injected.keySet()).as("every API server answer").containsExactlyInAnyOrder(
+          ApiFault.values());
+      assertThat(recovered).isEqualTo(injected);
+    } finally {
+      faults.shutdownNow();
+    }
+  }
+
+  private static void awaitAll(List<Future<?>> futures) throws Exception {
+    for (Future<?> f : futures) {
+      f.get(5, TimeUnit.MINUTES);
+    }
+    futures.clear();
+  }
+
+  /** The learned proposals in the cluster; web promoted to monitor, api to protect; every instance knows. */
+  private void awaitLearnedAndPromote(KafkaSettings kafka, Script script, Flows flows) throws Exception {
+    for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
+      String name = "deployment-" + target + "-ingress";
+      await("proposal " + name + " complete").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+          .until(() -> allowList(proposal(name)), got -> got.equals(script.expectedProposals().get(name)));
+    }
+    promote(MONITORED, Mode.monitor);
+    promote(PROTECTED, Mode.protect);
+    promote(PROBE, Mode.monitor);
+    // Probes from every intruder (each a partition key) until each is counted as a violation of the
+    // probe policy, which the writer published after the other two.
+    for (String intruder : FaultInjectionTest.INTRUDERS) {
+      long before = violationCount(PROBE);
+      await("processors know the policies for " + intruder).atMost(WAIT).pollInterval(Duration.ofSeconds(1))
+          .until(() -> {
+            flows.send(FaultInjectionTest.flow(intruder, PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
+            return violationCount(PROBE) > before;
+          });
+    }
+  }
+
+  // ---- faults ----
+
+  /** Injects a process or network fault and waits until the pipeline is whole again. */
+  static final class Injector {
+    final AtomicInteger injected = new AtomicInteger();
+    final AtomicInteger recovered = new AtomicInteger();
+    final Map<Kind, Integer> byKind = Collections.synchronizedMap(new EnumMap<>(Kind.class));
+    private final Services services;
+    private final Random random;
+
+    Injector(Services services, Random random) {
+      this.services = services;
+      this.random = new Random(random.nextLong());
+    }
+
+    Void inject(Kind kind) throws Exception {
+      Instant started = Instant.now();
+      String detail = "";
+      switch (kind) {
+        case API_409 -> apiProxy.inject(ApiFault.CONFLICT);
+        case API_429 -> apiProxy.inject(ApiFault.TOO_MANY_REQUESTS);
+        case API_500 -> apiProxy.inject(ApiFault.INTERNAL_ERROR);
+        case API_504 -> apiProxy.inject(ApiFault.GATEWAY_TIMEOUT);
+        case API_SLOW -> apiProxy.inject(ApiFault.SLOW);
+        case PROCESSOR_KILL_IN_TRANSACTION -> {
+          detail = services.killProcessorInTransaction(random);
+          countAndRecover(kind);
+        }
+        case PROCESSOR_KILL_IN_REBALANCE -> {
+          detail = services.killProcessorInRebalance(random);
+          countAndRecover(kind);
+        }
+        case WRITER_LEADER_KILL -> {
+          detail = services.killLeader();
+          countAndRecover(kind);
+        }
+        case BROKER_KILL -> {
+          injected.incrementAndGet();
+          byKind.merge(kind, 1, Integer::sum);
+          broker.kill();
+          startBroker();
+          services.awaitProcessorsStable();
+          recovered.incrementAndGet();
+        }
+        case BROKER_HANG -> {
+          injected.incrementAndGet();
+          byKind.merge(kind, 1, Integer::sum);
+          brokerProxy.hang();
+          Thread.sleep(HANG.toMillis());
+          brokerProxy.resume();
+          services.awaitProcessorsStable();
+          recovered.incrementAndGet();
+        }
+      }
+      if (kind.name().startsWith("API_")) {
+        return null;
+      }
+      System.out.printf("fault %s %s, recovered in %d ms%n", kind, detail,
+          Duration.between(started, Instant.now()).toMillis());
+      return null;
+    }
+
+    private void countAndRecover(Kind kind) {
+      injected.incrementAndGet();
+      byKind.merge(kind, 1, Integer::sum);
+      services.awaitProcessorsStable();
+      services.awaitLeader();
+      recovered.incrementAndGet();
+    }
+  }
+
+  // ---- the services, each a process ----
+
+  /** Three processors and two writers, each a JVM; replacements take the place of killed ones. */
+  static final class Services implements AutoCloseable {
+    final List<ChildJvm> processors = Collections.synchronizedList(new ArrayList<>());
+    final Map<ChildJvm, Path> stateDirs = Collections.synchronizedMap(new java.util.HashMap<>());
+    final List<ChildJvm> writers = Collections.synchronizedList(new ArrayList<>());
+    final List<ChildJvm> dead = Collections.synchronizedList(new ArrayList<>());
+    private int instances;
+
+    void start() {
+      for (int i = 0; i < PROCESSORS; i++) {
+        processors.add(newProcessor());
+      }
+      writers.add(newWriter());
+      writers.add(newWriter());
+      awaitProcessorsStable();
+      awaitLeader();
+    }
+
+    ChildJvm newProcessor() {
+      String name = "processor-" + instances++;
+      Path state = dir.resolve("state-" + name);
+      ChildJvm p = ChildJvm.start(name, logs, Map.of(), "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
+          List.of("processor", "--kafka-bootstrap-servers", bootstrap(), "--kafka-topic-prefix", PREFIX,
+              "--kafka-partitions", String.valueOf(PARTITIONS), "--kafka-replication-factor", "1",
+              "--application-id", APP_ID, "--provider", "calico", "--state-dir", state.toString(),
+              "--num-standby-replicas", "1", "--processing-guarantee", "exactly_once_v2",
+              "--evidence-flush-interval", "500ms", "--commit-interval", "1s",
+              "--management-port", "0", "--probe-port", "0", "--management-auth", "none",
+              // A killed instance leaves no group: its tasks move after the session timeout.
+              "--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=1000"));
+      stateDirs.put(p, state);
+      return p;
+    }
+
+    ChildJvm newWriter() {
+      String name = "writer-" + instances++;
+      Path kubeconfig = apiProxy.kubeconfig(dir.resolve(name + ".kubeconfig"), writerToken);
+      return ChildJvm.start(name, logs, Map.of(), "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
+          List.of("writer", "--kafka-bootstrap-servers", bootstrap(), "--kafka-topic-prefix", PREFIX,
+              "--kafka-partitions", String.valueOf(PARTITIONS), "--kafka-replication-factor", "1",
+              "--provider", "calico", "--kubeconfig", kubeconfig.toString(), "--pod-name", name,
+              "--pod-namespace", ChartedApiServer.RELEASE_NAMESPACE,
+              "--lease-name", ChartedApiServer.leaseName(RELEASE), "--status-sync-interval", "1s",
+              "--telemetry-collector-strategy", "external", "--otel-endpoint", collector.endpoint(),
+              "--otel-protocol", "http/protobuf",
+              "--management-port", "0", "--probe-port", "0", "--management-auth", "none",
+              "--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=1000"));
+    }
+
+    /** The processors' group is stable with every live instance in it. */
+    void awaitProcessorsStable() {
+      try (Admin admin = admin()) {
+        await("processors' group stable with " + PROCESSORS + " members").atMost(WAIT)
+            .pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
+              ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(APP_ID)).all()
+                  .get(10, TimeUnit.SECONDS).get(APP_ID);
+              return group.groupState() == GroupState.STABLE && group.members().size() == PROCESSORS;
+            });
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        printTails();
+        throw e;
+      }
+    }
+
+    /** The writer holding the lease, once its holder is a live writer. */
+    ChildJvm awaitLeader() {
+      try {
+        return await("a live writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(300))
+            .until(() -> leaseHolder().flatMap(h -> writers.stream().filter(w -> w.name().equals(h)).findFirst())
+                .orElse(null), w -> w != null);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        System.out.println("lease holder: " + leaseHolder());
+        printTails();
+        throw e;
+      }
+    }
+
+    String killLeader() {
+      ChildJvm leader = awaitLeader();
+      leader.kill();
+      writers.remove(leader);
+      dead.add(leader);
+      writers.add(newWriter());
+      return leader.name();
+    }
+
+    /** Waits for a processor transaction that is open, kills the instance that holds it. */
+    String killProcessorInTransaction(Random random) throws Exception {
+      try (Admin admin = admin()) {
+        ListTransactionsOptions ongoing = new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING));
+        Pattern uuid = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (Instant.now().isBefore(deadline)) {
+          for (TransactionListing t : admin.listTransactions(ongoing).all().get(10, TimeUnit.SECONDS)) {
+            Matcher m = uuid.matcher(t.transactionalId());
+            if (!t.transactionalId().startsWith(APP_ID) || !m.find()) {
+              continue;
+            }
+            Optional<ChildJvm> holder = holderOf(m.group());
+            if (holder.isPresent()) {
+              replaceProcessor(holder.get());
+              return "(" + holder.get().name() + " in open transaction " + t.transactionalId() + ")";
+            }
+          }
+          Thread.sleep(50);
+        }
+      }
+      // No transaction seen open within a minute: the stream was idle; kill one anyway and say so.
+      ChildJvm any = processors.get(random.nextInt(processors.size()));
+      replaceProcessor(any);
+      return "(" + any.name() + ", no open transaction seen)";
+    }
+
+    /** Kills one processor, starts its replacement and kills another while the group rebalances. */
+    String killProcessorInRebalance(Random random) throws Exception {
+      ChildJvm first = processors.get(random.nextInt(processors.size()));
+      replaceProcessor(first);
+      try (Admin admin = admin()) {
+        Instant deadline = Instant.now().plusSeconds(60);
+        while (Instant.now().isBefore(deadline)) {
+          ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(APP_ID)).all()
+              .get(10, TimeUnit.SECONDS).get(APP_ID);
+          if (group.groupState() == GroupState.PREPARING_REBALANCE
+              || group.groupState() == GroupState.COMPLETING_REBALANCE) {
+            ChildJvm second = processors.get(random.nextInt(processors.size() - 1));
+            replaceProcessor(second);
+            return "(" + first.name() + ", then " + second.name() + " during " + group.groupState() + ")";
+          }
+          Thread.sleep(20);
+        }
+      }
+      throw new IllegalStateException("no rebalance seen after killing " + first.name());
+    }
+
+    private void replaceProcessor(ChildJvm victim) {
+      victim.kill();
+      processors.remove(victim);
+      dead.add(victim);
+      processors.add(newProcessor());
+    }
+
+    /** The live processor whose state directory holds that process id. */
+    private Optional<ChildJvm> holderOf(String processId) throws Exception {
+      synchronized (processors) {
+        for (ChildJvm p : processors) {
+          Path state = stateDirs.get(p);
+          if (!Files.isDirectory(state)) {
+            continue;
+          }
+          try (Stream<Path> files = Files.walk(state, 3)) {
+            boolean holds = files.filter(f -> f.getFileName().toString().equals("kafka-streams-process-metadata"))
+                .anyMatch(f -> {
+                  try {
+                    return Files.readString(f).contains(processId);
+                  } catch (java.io.IOException e) {
+                    return false;
+                  }
+                });
+            if (holds) {
+              return Optional.of(p);
+            }
+          }
+        }
+      }
+      return Optional.empty();
+    }
+
+    void printTails() {
+      List<ChildJvm> all = new ArrayList<>(processors);
+      all.addAll(writers);
+      all.add(broker);
+      for (ChildJvm p : all) {
+        System.out.println("---- " + p.name() + (p.alive() ? "" : " (dead)") + " ----\n" + p.tail(40));
+      }
+    }
+
+    @Override
+    public void close() {
+      writers.forEach(ChildJvm::close);
+      processors.forEach(ChildJvm::close);
+    }
+  }
+
+  private static Optional<String> leaseHolder() {
+    Lease lease = cluster.admin().leases().inNamespace(ChartedApiServer.RELEASE_NAMESPACE)
+        .withName(ChartedApiServer.leaseName(RELEASE)).get();
+    return Optional.ofNullable(lease).map(l -> l.getSpec().getHolderIdentity());
+  }
+
+  /** Sends flows as ingest does (idempotent, acks=all), counting those the broker acknowledged. */
+  static final class Flows implements AutoCloseable {
+    private final Topics topics;
+    private final KafkaProducer<String, FlowRecord> producer;
+    volatile long sent;
+
+    Flows(Topics topics) {
+      this.topics = topics;
+      Properties props = new Properties();
+      props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+      props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+      props.put(ProducerConfig.ACKS_CONFIG, "all");
+      props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+      producer = new KafkaProducer<>(props, topics.flows().keySerde().serializer(),
+          topics.flows().valueSerde().serializer());
+    }
+
+    synchronized void send(FlowRecord flow) throws Exception {
+      producer.send(new ProducerRecord<>(topics.flows().name(), flow.partitionKey(), flow)).get();
+      sent++;
+    }
+
+    @Override
+    public void close() {
+      producer.close();
+    }
+  }
+
+  // ---- observations ----
+
+  private static long eventsSeen(Map<String, Long> expected) {
+    return expected.keySet().stream().mapToLong(p -> collector.distinct(ViolationEvents.OBSERVED, p)).sum();
+  }
+
+  /** Committed records of every partition of a topic. */
+  private static long committedCount(String topic) {
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    long count = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        partitions.add(new TopicPartition(topic, i));
+      }
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+      Instant deadline = Instant.now().plus(WAIT);
+      while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))
+          && Instant.now().isBefore(deadline)) {
+        count += consumer.poll(Duration.ofMillis(200)).count();
+      }
+    }
+    return count;
+  }
+
+  private static Map<String, List<Pair>> allowLists() {
+    Map<String, List<Pair>> lists = new TreeMap<>();
+    for (WorkloadNetworkPolicyProposal p : cluster.admin().resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS).list().getItems()) {
+      lists.put(p.getMetadata().getName(), allowList(p));
+    }
+    return lists;
+  }
+
+  private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
+    if (proposal == null || proposal.getSpec() == null || proposal.getSpec().getKubernetes() == null) {
+      return List.of();
+    }
+    NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
+    List<Pair> pairs = new ArrayList<>();
+    spec.getIngress().forEach(rule -> collect(rule.getFrom(), rule.getPorts(), pairs));
+    spec.getEgress().forEach(rule -> collect(rule.getTo(), rule.getPorts(), pairs));
+    Collections.sort(pairs);
+    return pairs;
+  }
+
+  private static void collect(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
+    for (NetworkPolicyPeer peer : peers) {
+      if (peer.getPodSelector() == null || peer.getPodSelector().getMatchLabels() == null
+          || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
+        continue;
+      }
+      for (NetworkPolicyPort port : ports) {
+        pairs.add(new Pair(peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
+      }
+    }
+  }
+
+  private static Map<String, Long> actualCounts() {
+    Map<String, Long> counts = new TreeMap<>();
+    for (String target : List.of(MONITORED, PROTECTED)) {
+      counts.put("deployment-" + target + "-ingress", violationCount(target));
+    }
+    return counts;
+  }
+
+  private static long violationCount(String target) {
+    WorkloadNetworkPolicy p = cluster.admin().resources(WorkloadNetworkPolicy.class).inNamespace(NS)
+        .withName("deployment-" + target + "-ingress").get();
+    return p == null || p.getStatus() == null ? 0 : p.getStatus().getViolationCount();
+  }
+
+  private static WorkloadNetworkPolicyProposal proposal(String name) {
+    return cluster.admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name).get();
+  }
+
+  private static void promote(String target, Mode mode) {
+    String name = "deployment-" + target + "-ingress";
+    KubernetesClient admin = cluster.admin();
+    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), admin.getKubernetesSerialization()
+            .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
+    await(name + " promoted to " + mode).atMost(WAIT).until(() -> admin.resources(WorkloadNetworkPolicy.class)
+        .inNamespace(NS).withName(name).get() != null);
+  }
+
+  private static void deployment(String name) {
+    var app = new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
+    cluster.admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
+        .withNewSpec().withSelector(app).withNewTemplate().withNewMetadata().withLabels(Map.of("app", name))
+        .endMetadata().withNewSpec().addNewContainer().withName("app").withImage("registry.invalid/" + name)
+        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+  }
+
+  private static void createTopics(KafkaSettings kafka) throws Exception {
+    ProcessorConfig config = ProcessorConfig.builder(kafka).applicationId(APP_ID).provider(Provider.calico)
+        .backend(Backend.kubernetes).build().validate();
+    try (Admin admin = admin()) {
+      List<NewTopic> topics = new ArrayList<>();
+      config.topics().all().forEach(t -> topics.add(t.newTopic(PARTITIONS, (short) 1)));
+      topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(PARTITIONS, (short) 1));
+      admin.createTopics(topics).all().get();
+    }
+  }
+}
