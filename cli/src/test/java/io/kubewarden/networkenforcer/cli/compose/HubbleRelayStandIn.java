@@ -56,12 +56,18 @@ public final class HubbleRelayStandIn implements AutoCloseable {
    */
   public static HubbleRelayStandIn serveTls(Path captureFile, String address, Path certificate, Path key,
       Path clientCa) {
+    return serveTls(captureFile, address, 0, certificate, key, clientCa);
+  }
+
+  /** As {@link #serveTls(Path, String, Path, Path, Path)} on a given port (0: a free one), e.g. a relay served again. */
+  public static HubbleRelayStandIn serveTls(Path captureFile, String address, int port, Path certificate, Path key,
+      Path clientCa) {
     try {
       var tls = io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
           .trustManager(clientCa.toFile())
           .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE).build();
       return new HubbleRelayStandIn(read(captureFile),
-          NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).sslContext(tls));
+          NettyServerBuilder.forAddress(new InetSocketAddress(address, port)).sslContext(tls));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
