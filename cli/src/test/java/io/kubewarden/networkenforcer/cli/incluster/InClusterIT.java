@@ -51,11 +51,15 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code helm install} and its pods must become Ready under the chart's own probes. A Hubble Relay
  * stand-in serves the sample capture over the real gRPC API with mutual TLS (keys shaped like
  * cert-manager's, PKCS#1), reached through a Service, kube-proxy and CoreDNS; the proposals in the
- * cluster must be exactly those {@code learn} makes of the capture, also after the pod was killed
- * with SIGKILL and restarted by the kubelet (its ingest back on the relay). Then a promoted proposal
+ * cluster must be exactly those {@code learn} makes of the capture, also after each pod was killed
+ * with SIGKILL and restarted by the kubelet: Ready again only once the relay has its new GetFlows
+ * call, resumed with a {@code since}, and every flow the relay resent that the topic already held
+ * dropped (none published again, read from the pod's {@code /metrics}). Then a promoted proposal
  * becomes a NetworkPolicy, a flow it denies (published on the open stream) becomes violation status
- * while the other proposals' counts stay exact, and {@code helm uninstall} leaves nothing of the
- * release. Prints the {@code in-cluster:} summary line and the timings.
+ * while the other proposals' counts stay exact; {@code helm upgrade} to a second tag of the image
+ * and the relay killed and served again keep them exact (the pod leaves Ready while its relay is
+ * gone); {@code helm uninstall} leaves nothing of the release. Prints the {@code in-cluster:}
+ * summary line and the timings.
  *
  * <p>Values: the defaults plus the image (repository, tag, pullPolicy Never) and, marked below, what
  * this cluster cannot offer the defaults (see {@link #INSTALL_OVERRIDES}).
