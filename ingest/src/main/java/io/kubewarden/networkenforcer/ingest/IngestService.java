@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
 import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
+import io.kubewarden.networkenforcer.ingest.publishing.AlreadyPublished;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowAggregator;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
@@ -106,7 +107,19 @@ public final class IngestService implements AutoCloseable {
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
       List<FlowSink> sinks = new ArrayList<>();
       List<DroppedInputSink> droppedSinks = new ArrayList<>();
-      sinks.add(aggregated);
+      // A restart resumes a provider stream a little before the last flow published and drops what
+      // the provider resends that the flows topic already holds.
+      Optional<ResumePoint.Resume> resume = switch (config.provider()) {
+        case cilium, calico -> resumePoint();
+        default -> Optional.empty();
+      };
+      String source = config.provider() == io.kubewarden.networkenforcer.common.flow.Provider.calico
+          ? GoldmaneSource.SOURCE : HubbleSource.SOURCE;
+      var flowsTopic = kafka.topics().flows();
+      sinks.add(resume.<FlowSink>map(r -> new AlreadyPublished(aggregated, r.published(),
+          f -> flowsTopic.valueSerde().deserializer().deserialize(flowsTopic.name(),
+              flowsTopic.valueSerde().serializer().serialize(flowsTopic.name(), f)), source, metrics))
+          .orElse(aggregated));
       if (config.dumper().enabled()) {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
@@ -124,13 +137,13 @@ public final class IngestService implements AutoCloseable {
       switch (config.provider()) {
         case cilium -> {
           HubbleSource hubble = track(new HubbleSource(config.hubble(), tls, resolver, intake, clock));
-          resumePoint().ifPresent(hubble::resumeFrom);
+          resume.ifPresent(r -> hubble.resumeFrom(r.since()));
           hubble.start();
           ready = hubble::isReady;
         }
         case calico -> {
           GoldmaneSource goldmane = track(new GoldmaneSource(config.goldmane(), tls, resolver, intake, clock));
-          resumePoint().ifPresent(goldmane::resumeFrom);
+          resume.ifPresent(r -> goldmane.resumeFrom(r.since()));
           goldmane.start();
           ready = goldmane::isReady;
         }
@@ -167,11 +180,12 @@ public final class IngestService implements AutoCloseable {
   }
 
   /** The flows topic says where the previous process stopped (nothing of our own to keep). */
-  private Optional<Instant> resumePoint() {
-    Optional<Instant> at = ResumePoint.of(kafka, config.provider(), config.producer().aggregationWindow(),
-        Duration.ofSeconds(30));
-    at.ifPresent(t -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window)",
-        config.provider(), t));
+  private Optional<ResumePoint.Resume> resumePoint() {
+    Optional<ResumePoint.Resume> at = ResumePoint.resume(kafka, config.provider(),
+        config.producer().aggregationWindow(), Duration.ofSeconds(30));
+    at.ifPresent(r -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window); "
+        + "{} flows already published from there are dropped when resent", config.provider(), r.since(),
+        r.published().stream().mapToLong(f -> f.count()).sum()));
     return at;
   }
 

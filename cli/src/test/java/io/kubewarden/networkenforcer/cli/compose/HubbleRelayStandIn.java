@@ -31,6 +31,9 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   /** The open streams, for flows published after the capture (a cancelled one is dropped on the next publish). */
   private final List<io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse>> streams =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+  /** Per GetFlows call, in order: its request and how many captured flows went out on it. */
+  private final List<GetFlowsRequest> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<AtomicInteger> capturedSentPerCall = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Server server;
 
   private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
@@ -54,12 +57,18 @@ public final class HubbleRelayStandIn implements AutoCloseable {
    */
   public static HubbleRelayStandIn serveTls(Path captureFile, String address, Path certificate, Path key,
       Path clientCa) {
+    return serveTls(captureFile, address, 0, certificate, key, clientCa);
+  }
+
+  /** As {@link #serveTls(Path, String, Path, Path, Path)} on a given port (0: a free one), e.g. a relay served again. */
+  public static HubbleRelayStandIn serveTls(Path captureFile, String address, int port, Path certificate, Path key,
+      Path clientCa) {
     try {
       var tls = io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
           .trustManager(clientCa.toFile())
           .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE).build();
       return new HubbleRelayStandIn(read(captureFile),
-          NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)).sslContext(tls));
+          NettyServerBuilder.forAddress(new InetSocketAddress(address, port)).sslContext(tls));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
@@ -69,6 +78,17 @@ public final class HubbleRelayStandIn implements AutoCloseable {
 
   /** How many GetFlows streams were opened: one unless the client had to resume. */
   public int calls() { return calls.get(); }
+
+  /** The {@code since} of call {@code index} (0 first), null when it asked from now (not resumed). */
+  public java.time.Instant since(int index) {
+    GetFlowsRequest r = requests.get(index);
+    return r.hasSince() ? java.time.Instant.ofEpochSecond(r.getSince().getSeconds(), r.getSince().getNanos()) : null;
+  }
+
+  /** How many flows of the capture went out on call {@code index}. */
+  public int capturedFlowsSent(int index) {
+    return capturedSentPerCall.get(index).get();
+  }
 
   /** How many flow records went out, over all streams. */
   public int flowsSent() { return flowsSent.get(); }
@@ -125,6 +145,9 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   private final class Observer extends ObserverGrpc.ObserverImplBase {
     @Override
     public void getFlows(GetFlowsRequest request, StreamObserver<GetFlowsResponse> out) {
+      AtomicInteger sentHere = new AtomicInteger();
+      requests.add(request);
+      capturedSentPerCall.add(sentHere);
       calls.incrementAndGet();
       if (out instanceof io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse> call) {
         streams.add(call);
@@ -136,6 +159,7 @@ public final class HubbleRelayStandIn implements AutoCloseable {
             out.onNext(response);
             if (response.hasFlow()) {
               flowsSent.incrementAndGet();
+              sentHere.incrementAndGet();
             }
           }
         }

@@ -51,11 +51,15 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code helm install} and its pods must become Ready under the chart's own probes. A Hubble Relay
  * stand-in serves the sample capture over the real gRPC API with mutual TLS (keys shaped like
  * cert-manager's, PKCS#1), reached through a Service, kube-proxy and CoreDNS; the proposals in the
- * cluster must be exactly those {@code learn} makes of the capture, also after the pod was killed
- * with SIGKILL and restarted by the kubelet (its ingest back on the relay). Then a promoted proposal
+ * cluster must be exactly those {@code learn} makes of the capture, also after each pod was killed
+ * with SIGKILL and restarted by the kubelet: Ready again only once the relay has its new GetFlows
+ * call, resumed with a {@code since}, and every flow the relay resent that the topic already held
+ * dropped (none published again, read from the pod's {@code /metrics}). Then a promoted proposal
  * becomes a NetworkPolicy, a flow it denies (published on the open stream) becomes violation status
- * while the other proposals' counts stay exact, and {@code helm uninstall} leaves nothing of the
- * release. Prints the {@code in-cluster:} summary line and the timings.
+ * while the other proposals' counts stay exact; {@code helm upgrade} to a second tag of the image
+ * and the relay killed and served again keep them exact (the pod leaves Ready while its relay is
+ * gone); {@code helm uninstall} leaves nothing of the release. Prints the {@code in-cluster:}
+ * summary line and the timings.
  *
  * <p>Values: the defaults plus the image (repository, tag, pullPolicy Never) and, marked below, what
  * this cluster cannot offer the defaults (see {@link #INSTALL_OVERRIDES}).
@@ -100,6 +104,14 @@ class InClusterIT {
   static long violations;
   static long lost = -1;
   static long doubled = -1;
+  /** Flows a relay resent after a restart that the restarted ingest dropped as already in the topic. */
+  static long resentDropped;
+  static long resentTotal;
+  /** Flows sent by relays already stopped (the relay killed and served again). */
+  static long flowsOfEarlierRelays;
+  static Path relayCertificate;
+  static Path relayKey;
+  static Path relayClientCa;
   static Map<String, WorkloadNetworkPolicyProposal> learned;
 
   @BeforeAll
@@ -113,8 +125,10 @@ class InClusterIT {
   static void stop() throws Exception {
     try {
       System.out.printf("in-cluster: installs %d/%d ready, flows %d, proposals %d, promoted %d, violations %d, "
-              + "restarts %d, lost %d, doubled %d%n", readyInstalls, installs, relay == null ? 0 : relay.flowsSent(),
+              + "restarts %d, lost %d, doubled %d%n", readyInstalls, installs, flowsOfEarlierRelays + (relay == null ? 0 : relay.flowsSent()),
           learned == null ? 0 : learned.size(), promoted, violations, restarts, lost, doubled);
+      System.out.printf("in-cluster: flows the relay resent after restarts %d, dropped by ingest as already in "
+          + "the topic %d (the rest: replies and duplicate reports the parser drops)%n", resentTotal, resentDropped);
       System.out.printf("in-cluster timings: %s; image import %d ms; helm install to Ready %s ms%n",
           cluster == null ? "-" : cluster.timings(), imageImport == null ? -1 : imageImport.toMillis(),
           installToReady == null ? "-" : installToReady.toMillis());
@@ -173,10 +187,11 @@ class InClusterIT {
     KubernetesClient admin = cluster.client();
     List<Pod> pods = releasePods(admin);
     assertThat(pods).isNotEmpty();
-    int streamsBefore = relay.calls();
     for (Pod pod : pods) {
+      int streamsBefore = relay.calls();
       ContainerStatus main = pod.getStatus().getContainerStatuses().get(0);
       int before = main.getRestartCount();
+      Instant killed = Instant.now();
       cluster.killContainer(main.getContainerID());
       String name = pod.getMetadata().getName();
       cluster.await(name + " restarted by the kubelet and Ready", READY, () -> {
@@ -184,12 +199,106 @@ class InClusterIT {
         return now != null && now.getStatus().getContainerStatuses().get(0).getRestartCount() > before
             && ready(now);
       });
+      // Read at once: Ready must mean the restarted ingest's stream is back (the relay took its call).
+      int streamsAtReady = relay.calls();
       restarts++;
+      System.out.printf("in-cluster: %s SIGKILLed, restarted and Ready in %d ms%n", name,
+          Duration.between(killed, Instant.now()).toMillis());
+      if (readsTheRelay(pod)) {
+        assertThat(streamsAtReady).as("GetFlows streams when the restarted %s said Ready", name)
+            .isGreaterThan(streamsBefore);
+        awaitExactProposals(admin);
+        assertResumedWithoutRepublishing(admin, name, streamsAtReady - 1, true);
+      }
     }
-    // Ready comes before the restarted ingest is back on the relay: wait for its new stream, which
-    // resends what the ingest asks for again, then the counts must still be exact.
-    cluster.await("the restarted ingest's GetFlows stream", PIPELINE, () -> relay.calls() > streamsBefore);
     awaitExactProposals(admin);
+  }
+
+  /**
+   * The restarted ingest asked the relay from its resume point (not from nothing) and dropped every
+   * flow the relay resent that the flows topic already held: it published none, so the topic still
+   * holds each flow once ({@code flows published} by the relay against {@code published} by ingest).
+   */
+  private static void assertResumedWithoutRepublishing(KubernetesClient admin, String podName, int call,
+      boolean resendExpected) {
+    Instant since = relay.since(call);
+    int resent = relay.capturedFlowsSent(call);
+    assertThat(since).as("the restarted ingest's GetFlows since (resumed, not from now)").isNotNull();
+    Map<String, Double> m = ingestMetrics(admin, podName);
+    double accepted = m.getOrDefault("accepted", 0.0);
+    double alreadyPublished = m.getOrDefault("already-published", 0.0);
+    double published = m.getOrDefault("published", 0.0);
+    System.out.printf("in-cluster: %s resumed from %s: relay resent %d flows, ingest accepted %.0f, dropped "
+        + "%.0f as already in the topic, published %.0f%n", podName, since, resent, accepted, alreadyPublished,
+        published);
+    if (resendExpected) {
+      assertThat(resent).as("flows the relay resent from the resume point").isPositive();
+      assertThat(accepted).as("resent flows the restarted ingest accepted").isPositive();
+    }
+    assertThat(alreadyPublished).as("resent flows dropped as already published").isEqualTo(accepted);
+    assertThat(published).as("flows published again after the restart").isZero();
+    resentTotal += resent;
+    resentDropped += (long) alreadyPublished;
+  }
+
+  /** Whether the pod follows the relay (ingest, or standalone with ingest inside). */
+  private static boolean readsTheRelay(Pod pod) {
+    String component = pod.getMetadata().getLabels().get("app.kubernetes.io/component");
+    return "standalone".equals(component) || "ingest".equals(component);
+  }
+
+  /**
+   * The ingest counters of a pod from its management port ({@code /metrics}, behind the chart's
+   * Kubernetes access check: a token of a ServiceAccount bound to the release's metrics-reader role):
+   * {@code accepted}, {@code published} and the {@code already-published} drops of the cilium source.
+   */
+  private static Map<String, Double> ingestMetrics(KubernetesClient admin, String podName) {
+    String token = scraperToken(admin);
+    Pod pod = admin.pods().inNamespace(NAMESPACE).withName(podName).get();
+    java.net.URI uri = java.net.URI.create("http://" + pod.getStatus().getPodIP() + ":8080/metrics");
+    try {
+      java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+          java.net.http.HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + token)
+              .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as("GET %s: %s", uri, response.body()).isEqualTo(200);
+      Map<String, Double> out = new TreeMap<>();
+      for (String line : response.body().lines().toList()) {
+        if (line.startsWith("network_enforcer_ingest_flows_accepted_total{") && line.contains("provider=\"cilium\"")) {
+          out.merge("accepted", value(line), Double::sum);
+        } else if (line.startsWith("network_enforcer_ingest_flows_published_total{")
+            && line.contains("provider=\"cilium\"")) {
+          out.merge("published", value(line), Double::sum);
+        } else if (line.startsWith("network_enforcer_ingest_flows_dropped_total{")
+            && line.contains("reason=\"already-published\"")) {
+          out.merge("already-published", value(line), Double::sum);
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      throw new AssertionError("cannot read " + uri, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  private static double value(String line) {
+    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+  }
+
+  /** A token of {@code demo/scraper}, bound to the release's {@code *-metrics-reader} ClusterRole. */
+  private static String scraperToken(KubernetesClient admin) {
+    String role = admin.rbac().clusterRoles().withLabel("app.kubernetes.io/instance", RELEASE).list().getItems()
+        .stream().map(r -> r.getMetadata().getName()).filter(n -> n.endsWith("-metrics-reader")).findFirst()
+        .orElseThrow(() -> new AssertionError("no metrics-reader ClusterRole in the release"));
+    admin.serviceAccounts().inNamespace(SAMPLE_NAMESPACE).resource(new ServiceAccountBuilder().withNewMetadata()
+        .withName("scraper").endMetadata().build()).createOr(NonDeletingOperation::update);
+    admin.rbac().clusterRoleBindings().resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+        .withNewMetadata().withName("in-cluster-scraper").endMetadata()
+        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(role)
+        .endRoleRef().addNewSubject().withKind("ServiceAccount").withName("scraper")
+        .withNamespace(SAMPLE_NAMESPACE).endSubject().build()).createOr(NonDeletingOperation::update);
+    return cluster.kubectl("create", "token", "scraper", "--namespace", SAMPLE_NAMESPACE, "--duration", "1h").trim();
   }
 
   @Test
@@ -276,6 +385,76 @@ class InClusterIT {
 
   @Test
   @Order(6)
+  void helmUpgradeToANewImageLosesAndDoublesNothing() throws Exception {
+    KubernetesClient admin = cluster.client();
+    String image = image();
+    String newTag = image.substring(image.lastIndexOf(':') + 1) + "-upgrade";
+    String newImage = image.substring(0, image.lastIndexOf(':')) + ":" + newTag;
+    Process tag = new ProcessBuilder("docker", "tag", image, newImage).redirectErrorStream(true).start();
+    assertThat(tag.waitFor()).as(new String(tag.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isZero();
+    Duration imported = cluster.importDockerImage(newImage);
+    int streamsBefore = relay.calls();
+    Instant start = Instant.now();
+    helm("upgrade", RELEASE, chart().toString(), "--namespace", NAMESPACE, "--reuse-values", "--set",
+        "image.tag=" + newTag, "--wait", "--timeout", "4m");
+    cluster.await("every pod of the release on " + newImage + " and Ready", READY, () -> {
+      List<Pod> pods = releasePods(admin);
+      return !pods.isEmpty() && pods.stream().allMatch(p -> ready(p) && p.getSpec().getContainers().stream()
+          .allMatch(c -> c.getImage().equals(newImage)));
+    });
+    int streamsAtReady = relay.calls();
+    System.out.printf("in-cluster: helm upgrade to %s: image import %d ms, upgrade to Ready %d ms%n", newImage,
+        imported.toMillis(), Duration.between(start, Instant.now()).toMillis());
+    assertThat(streamsAtReady).as("GetFlows streams once the upgraded pods were Ready").isGreaterThan(streamsBefore);
+    WorkloadNetworkPolicyProposal promotedProposal = learned.values().iterator().next();
+    Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
+    notPromoted.remove(promotedProposal.getMetadata().getNamespace() + "/" + promotedProposal.getMetadata().getName());
+    awaitExactProposals(admin, notPromoted);
+    Pod reader = releasePods(admin).stream().filter(InClusterIT::readsTheRelay).findFirst().orElseThrow();
+    // The newest flow in the topic is the denied one (now): the relay has none of the capture after it.
+    assertResumedWithoutRepublishing(admin, reader.getMetadata().getName(), streamsAtReady - 1, false);
+    long violationsNow = admin.resources(WorkloadNetworkPolicy.class).inAnyNamespace().list().getItems().stream()
+        .filter(w -> w.getStatus() != null).mapToLong(w -> w.getStatus().getActiveViolationCount()).sum();
+    assertThat(violationsNow).as("violations after the upgrade").isEqualTo(violations);
+  }
+
+  @Test
+  @Order(7)
+  void theRelayKilledTakesIngestOutOfReadyAndItsReturnLosesAndDoublesNothing() throws Exception {
+    KubernetesClient admin = cluster.client();
+    Pod reader = releasePods(admin).stream().filter(InClusterIT::readsTheRelay).findFirst().orElseThrow();
+    String name = reader.getMetadata().getName();
+    int port = relay.port();
+    Instant killed = Instant.now();
+    // The stand-in runs in this JVM: its server is stopped at once (connections cut, no goodbye).
+    flowsOfEarlierRelays += relay.flowsSent();
+    relay.close();
+    cluster.await(name + " not Ready while its relay is gone", READY, () -> {
+      Pod now = admin.pods().inNamespace(NAMESPACE).withName(name).get();
+      return now != null && !ready(now);
+    });
+    Duration toNotReady = Duration.between(killed, Instant.now());
+    relay = HubbleRelayStandIn.serveTls(CliRun.sample("hubble-flows.jsonl"), cluster.nodeAddress(), port,
+        relayCertificate, relayKey, relayClientCa);
+    Instant back = Instant.now();
+    cluster.await(name + " Ready again on the relay's return", READY, () -> {
+      Pod now = admin.pods().inNamespace(NAMESPACE).withName(name).get();
+      return now != null && ready(now);
+    });
+    int streamsAtReady = relay.calls();
+    System.out.printf("in-cluster: relay killed: %s not Ready after %d ms, Ready %d ms after its return%n", name,
+        toNotReady.toMillis(), Duration.between(back, Instant.now()).toMillis());
+    assertThat(streamsAtReady).as("GetFlows streams of the new relay when %s said Ready", name).isPositive();
+    // The same process resumes from the last flow it saw (the denied one): nothing of the capture is after it.
+    assertThat(relay.since(0)).as("the resumed call's since").isNotNull();
+    WorkloadNetworkPolicyProposal promotedProposal = learned.values().iterator().next();
+    Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
+    notPromoted.remove(promotedProposal.getMetadata().getNamespace() + "/" + promotedProposal.getMetadata().getName());
+    awaitExactProposals(admin, notPromoted);
+  }
+
+  @Test
+  @Order(8)
   void helmUninstallLeavesNothingOfTheRelease() {
     KubernetesClient admin = cluster.client();
     helm("uninstall", RELEASE, "--namespace", NAMESPACE, "--wait", "--timeout", "3m");
@@ -334,8 +513,11 @@ class InClusterIT {
     CertManagerShapedTls tls = CertManagerShapedTls.create(dir.resolve("tls"));
     CertManagerShapedTls.Pair server = tls.server("relay", RELAY_SERVER_NAME);
     CertManagerShapedTls.Pair client = tls.client("client", "network-enforcer.hubble-relay.cilium.io");
-    relay = HubbleRelayStandIn.serveTls(CliRun.sample("hubble-flows.jsonl"), cluster.nodeAddress(),
-        server.certificate(), serverKeyPkcs8(server), tls.ca());
+    relayCertificate = server.certificate();
+    relayKey = serverKeyPkcs8(server);
+    relayClientCa = tls.ca();
+    relay = HubbleRelayStandIn.serveTls(CliRun.sample("hubble-flows.jsonl"), cluster.nodeAddress(), 0,
+        relayCertificate, relayKey, relayClientCa);
     admin.secrets().inNamespace("kube-system").resource(new SecretBuilder().withNewMetadata()
         .withName("hubble-relay-client-certs").endMetadata().withType("kubernetes.io/tls")
         .addToData("ca.crt", base64(tls.ca())).addToData("tls.crt", base64(client.certificate()))

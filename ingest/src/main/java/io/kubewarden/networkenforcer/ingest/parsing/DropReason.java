@@ -47,6 +47,11 @@ public enum DropReason {
    * other observation points and later packets of a connection already counted.
    */
   DUPLICATE_REPORT("duplicate-report"),
+  /**
+   * A flow a resumed stream sent again that the flows topic already holds (a restarted ingest asks
+   * the provider from a little before the last flow it published, then drops what it finds there).
+   */
+  ALREADY_PUBLISHED("already-published"),
   /** A verdict that is neither allowed nor a policy deny (errors, traced, translated, unknown). */
   NOT_A_POLICY_VERDICT("not-a-policy-verdict"),
   /** A packet dropped for a reason other than policy (conntrack, routing, invalid source, ...). */

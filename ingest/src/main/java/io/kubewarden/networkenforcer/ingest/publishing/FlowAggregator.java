@@ -110,7 +110,8 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
   }
 
   /** What two flows must share to fold: everything but their times and count. */
-  private static FlowRecord timeless(FlowRecord r) {
+  /** A record's identity: everything but its times and count (what folds, and what a resume matches). */
+  static FlowRecord timeless(FlowRecord r) {
     return new FlowRecord(Instant.EPOCH, r.provider(), r.protocol(), r.dstPort(), r.src(), r.dst(), r.verdict(),
         r.denyingPolicy(), 1, r.reporter(), null);
   }

@@ -1,8 +1,15 @@
 package io.kubewarden.networkenforcer.ingest.transport;
 
 import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
 import io.grpc.ConnectivityState;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -24,6 +31,12 @@ import org.slf4j.LoggerFactory;
  * One server-streaming call kept open for as long as we run: when it fails or ends, the channel is
  * rebuilt (reloading certificates) and the call restarted after an exponential backoff with
  * jitter. Messages arrive as bytes for the caller to decode.
+ *
+ * <p>Ready means subscribed, not connected: a call counts once the server answered it (response
+ * headers or a first message), or kept it open without failing for {@link #DEFAULT_SUBSCRIBE_GRACE}
+ * (a server with nothing to send may hold its headers back; one that refuses the call, for a wrong
+ * client certificate or method, fails it within milliseconds). Marking it on connect let a
+ * restarted ingest say Ready before its stream was back.
  */
 public final class ReconnectingStream<Req> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReconnectingStream.class);
@@ -42,8 +55,16 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   private ManagedChannel channel;
   private ClientCallStreamObserver<Req> call;
   private volatile boolean streamOpen;
+  private volatile boolean subscribed;
   private volatile boolean closed;
   private volatile long connects;
+  private volatile long subscribes;
+  /** Bumped per call: a grace timer of an earlier call must not mark a later one subscribed. */
+  private volatile long generation;
+  private volatile Duration subscribeGrace = DEFAULT_SUBSCRIBE_GRACE;
+
+  /** How long an open call without a word from the server takes to count as subscribed. */
+  public static final Duration DEFAULT_SUBSCRIBE_GRACE = Duration.ofSeconds(5);
 
   /**
    * @param name the source name for logs and metrics ({@code hubble}, {@code goldmane})
@@ -78,19 +99,47 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
     });
   }
 
+  /** Before {@link #start()}: how long a silent open call takes to count as subscribed. */
+  public ReconnectingStream<Req> subscribeGrace(Duration grace) {
+    if (grace.isNegative()) {
+      throw new IllegalArgumentException("subscribe grace must not be negative, got " + grace);
+    }
+    this.subscribeGrace = grace;
+    return this;
+  }
+
   public void start() {
     scheduler.execute(this::connect);
   }
 
-  /** Ready when the call is open on a connected channel. */
+  /** Ready when the server took the current call (see the class comment) on a connected channel. */
   public boolean isReady() {
     ManagedChannel c = channel;
-    return streamOpen && c != null && c.getState(false) == ConnectivityState.READY;
+    return streamOpen && subscribed && c != null && c.getState(false) == ConnectivityState.READY;
   }
 
   /** How many times a call was started (1 + reconnects). */
   public long connects() {
     return connects;
+  }
+
+  /** How many calls the server took (answered, or held open past the grace). */
+  public long subscribes() {
+    return subscribes;
+  }
+
+  /** The server took call {@code gen}: the stream is up (once per call). */
+  private void subscribed(long gen, String why) {
+    synchronized (lock) {
+      if (gen != generation || subscribed || !streamOpen || closed) {
+        return;
+      }
+      subscribed = true;
+      subscribes++;
+    }
+    backoff.reset();
+    up.set(1);
+    LOG.info("{}: stream is up ({})", name, why);
   }
 
   private void connect() {
@@ -103,12 +152,18 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
           channel = channels.get();
         }
         connects++;
+        long gen = ++generation;
+        subscribed = false;
         streamOpen = true;
-        ClientCalls.asyncServerStreamingCall(channel.newCall(method, CallOptions.DEFAULT), request.get(),
-            new Observer());
+        Channel answered = ClientInterceptors.intercept(channel, new AnswerWatch(gen));
+        ClientCalls.asyncServerStreamingCall(answered.newCall(method, CallOptions.DEFAULT), request.get(),
+            new Observer(gen));
+        scheduler.schedule(() -> subscribed(gen, "open for " + subscribeGrace.toMillis() + " ms"),
+            subscribeGrace.toMillis(), TimeUnit.MILLISECONDS);
       }
     } catch (RuntimeException e) {
       streamOpen = false;
+      subscribed = false;
       LOG.warn("{}: cannot connect to {}: {}", name, where, e.getMessage());
       retry();
     }
@@ -131,8 +186,38 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
     scheduler.schedule(this::connect, wait.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /** Sees the server's response headers, which come before (or without) any message. */
+  private final class AnswerWatch implements ClientInterceptor {
+    private final long gen;
+
+    AnswerWatch(long gen) {
+      this.gen = gen;
+    }
+
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> m, CallOptions options, Channel next) {
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(m, options)) {
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+          super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+            @Override
+            public void onHeaders(Metadata h) {
+              subscribed(gen, "response headers");
+              super.onHeaders(h);
+            }
+          }, headers);
+        }
+      };
+    }
+  }
+
   private final class Observer implements ClientResponseObserver<Req, byte[]> {
+    private final long gen;
     private boolean receivedAny;
+
+    Observer(long gen) {
+      this.gen = gen;
+    }
 
     @Override
     public void beforeStart(ClientCallStreamObserver<Req> requestStream) {
@@ -145,9 +230,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
     public void onNext(byte[] message) {
       if (!receivedAny) {
         receivedAny = true;
-        backoff.reset();
-        up.set(1);
-        LOG.info("{}: stream is up", name);
+        subscribed(gen, "first message");
       }
       try {
         onMessage.accept(message);
@@ -159,7 +242,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
 
     @Override
     public void onError(Throwable t) {
-      streamOpen = false;
+      ended(gen);
       if (closed) {
         return;
       }
@@ -171,10 +254,20 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
 
     @Override
     public void onCompleted() {
-      streamOpen = false;
+      ended(gen);
       if (!closed) {
         LOG.info("{}: server ended the stream", name);
         retry();
+      }
+    }
+  }
+
+  /** The call ended: the next one must be taken again before the stream counts as up. */
+  private void ended(long gen) {
+    synchronized (lock) {
+      if (gen == generation) {
+        streamOpen = false;
+        subscribed = false;
       }
     }
   }
@@ -183,6 +276,7 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   public void close() {
     closed = true;
     streamOpen = false;
+    subscribed = false;
     synchronized (lock) {
       if (call != null) {
         call.cancel("shutting down", null);

@@ -51,8 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ingest service of the cilium provider, as the platform runs it, against a scripted Hubble
- * Relay over mutual TLS and a real broker: a restart resumes from the flows topic, and the close
- * that SIGTERM runs publishes the aggregation window before the producer goes.
+ * Relay over mutual TLS and a real broker: a restart resumes from the flows topic, drops what the
+ * relay resends that the topic already holds (each flow in the topic once), and the close that
+ * SIGTERM runs publishes the aggregation window before the producer goes.
  */
 class HubbleIngestServiceTest {
   private static final Duration WINDOW = Duration.ofSeconds(60);
@@ -97,16 +98,21 @@ class HubbleIngestServiceTest {
         assertThat(relay.requests().get(0).getSince()).as("resumed, not from now")
             .isEqualTo(Timestamps.fromMillis(resume.toEpochMilli()));
 
-        call.onNext(fixture(lines, 1)); // the same connection again (at least once)
+        // The previous process died (SIGKILL) with line 5 in its open window: the relay resends
+        // from the resume point, line 1 too, which the topic already holds.
+        call.onNext(fixture(lines, 1));
         call.onNext(fixture(lines, 5)); // the next connection of the same pods
         await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.flows.accepted")
             .counter() != null && registry.get("network.enforcer.ingest.flows.accepted").counter().count() == 2);
         assertThat(recordsOn(kafka)).as("the window (the longest allowed, 60 s) is still open").isEqualTo(1);
 
         service.close(); // what the SIGTERM hook runs
-        // The two connections of one pod pair on one port fold into one record of count 2.
+        // Line 1 was dropped as already published; line 5 went out: each connection once.
         assertThat(recordsOn(kafka)).isEqualTo(2);
+        assertThat(flowsOn(kafka)).as("flows in the topic (sum of counts)").isEqualTo(2);
         assertThat(registry.get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(1);
+        assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "already-published")
+            .counter().count()).isEqualTo(1);
       } finally {
         server.shutdownNow();
       }
@@ -117,6 +123,29 @@ class HubbleIngestServiceTest {
     GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
     JsonFormat.parser().ignoringUnknownFields().merge(lines.get(index), b);
     return b.build().toByteArray();
+  }
+
+  /** The flows the topic stands for: its records' counts summed. */
+  private static long flowsOn(KafkaSettings kafka) {
+    Properties p = kafka.clientConfig();
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    Topic<String, FlowRecord> topic = kafka.topics().flows();
+    long flows = 0;
+    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(),
+        new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      c.partitionsFor(topic.name()).forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = c.endOffsets(parts);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+          flows += topic.valueSerde().deserializer().deserialize(r.topic(), r.value()).count();
+        }
+      }
+    }
+    return flows;
   }
 
   private static long recordsOn(KafkaSettings kafka) {

@@ -64,8 +64,18 @@ class ResumePointTest {
     assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").tag("provider", "cilium").counter()
         .count()).isEqualTo(201);
 
-    assertThat(ResumePoint.of(kafka, Provider.cilium, WINDOW, TIMEOUT))
-        .contains(newest.minus(WINDOW).minus(ResumePoint.MARGIN));
+    Instant since = newest.minus(WINDOW).minus(ResumePoint.MARGIN);
+    assertThat(ResumePoint.of(kafka, Provider.cilium, WINDOW, TIMEOUT)).contains(since);
+
+    // What is already there from the resume point on: flows 168..199 (last seen t0 + 80.6 s on),
+    // not 167 (t0 + 80.15 s), not the other provider's, not the old one published last.
+    ResumePoint.Resume resume = ResumePoint.resume(kafka, Provider.cilium, WINDOW, TIMEOUT).orElseThrow();
+    assertThat(resume.since()).isEqualTo(since);
+    assertThat(resume.published()).hasSize(32)
+        .allSatisfy(f -> assertThat(f.provider()).isEqualTo(Provider.cilium))
+        .allSatisfy(f -> assertThat(f.lastSeen()).isAfterOrEqualTo(since));
+    assertThat(resume.published()).extracting(FlowRecord::firstSeen).contains(t0.plusMillis(168 * 450L))
+        .doesNotContain(t0.plusMillis(167 * 450L), t0);
   }
 
   private static FlowRecord flow(Provider provider, String client, Instant first, Instant last) {
