@@ -91,7 +91,7 @@ public final class IngestService implements AutoCloseable {
       LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
       LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
           lossPublisher));
-      FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics, writer()));
       // Closed before the publisher: its last window is published (SIGTERM runs close()).
       FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
           config.producer().aggregationMaxFlows()));
@@ -115,7 +115,8 @@ public final class IngestService implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {
         case cilium -> {
-          HubbleSource hubble = track(new HubbleSource(config.hubble(), tls, resolver, intake, clock));
+          HubbleSource hubble = track(new HubbleSource(config.hubble(), config.hubbleNodeLocal(), tls, resolver,
+              intake, clock));
           resumePoint().ifPresent(hubble::resumeFrom);
           hubble.start();
           ready = hubble::isReady;
@@ -158,9 +159,14 @@ public final class IngestService implements AutoCloseable {
     ready = otlpGrpc::isRunning;
   }
 
+  /** Node-local ingest writes its node's part of the flows; one Relay reader writes them all (null). */
+  private String writer() {
+    return config.hubbleNodeLocal() == null ? null : config.hubbleNodeLocal().writer();
+  }
+
   /** The flows topic says where the previous process stopped (nothing of our own to keep). */
   private Optional<Instant> resumePoint() {
-    Optional<Instant> at = ResumePoint.of(kafka, config.provider(), config.producer().aggregationWindow(),
+    Optional<Instant> at = ResumePoint.of(kafka, config.provider(), writer(), config.producer().aggregationWindow(),
         Duration.ofSeconds(30));
     at.ifPresent(t -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window)",
         config.provider(), t));

@@ -4,8 +4,10 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.topics.Topic;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -39,6 +42,17 @@ public final class ResumePoint {
   /** Empty when the topic holds no flow of {@code provider} (a first start) or cannot be read in time. */
   public static Optional<Instant> of(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
       Duration timeout) {
+    return of(kafka, provider, null, aggregationWindow, timeout);
+  }
+
+  /**
+   * @param writer only records of this {@link FlowPublisher#WRITER_HEADER} count (node-local ingest:
+   *     another node's newer flows say nothing of where this node's stream stopped), or null for all.
+   *     None among the tail (a busy cluster of many nodes) starts the stream from now, as a first start.
+   */
+  public static Optional<Instant> of(KafkaSettings kafka, Provider provider, String writer,
+      Duration aggregationWindow, Duration timeout) {
+    byte[] wanted = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
     Topic<String, FlowRecord> topic = kafka.topics().flows();
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -58,6 +72,9 @@ public final class ResumePoint {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+          if (wanted != null && !writtenBy(r, wanted)) {
+            continue;
+          }
           FlowRecord flow = read(topic, r);
           if (flow != null && flow.provider() == provider && (newest == null || flow.lastSeen().isAfter(newest))) {
             newest = flow.lastSeen();
@@ -69,6 +86,11 @@ public final class ResumePoint {
       return Optional.empty();
     }
     return Optional.ofNullable(newest).map(t -> t.minus(aggregationWindow).minus(MARGIN));
+  }
+
+  private static boolean writtenBy(ConsumerRecord<String, byte[]> r, byte[] writer) {
+    Header h = r.headers().lastHeader(FlowPublisher.WRITER_HEADER);
+    return h != null && Arrays.equals(h.value(), writer);
   }
 
   private static FlowRecord read(Topic<String, FlowRecord> topic, ConsumerRecord<String, byte[]> r) {
