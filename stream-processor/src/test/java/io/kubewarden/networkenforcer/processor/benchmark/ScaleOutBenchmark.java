@@ -81,14 +81,14 @@ public final class ScaleOutBenchmark {
       for (int i = 1; i < records.size(); i += 2) {
         bytes += records.get(i).length;
       }
+      int warmup = Math.min(flows / 4, 200_000);
       for (String run : List.of("warmup", "one", "two")) {
-        produce(bootstrap, run, run.equals("warmup") ? records.subList(0, Math.min(records.size(), 400_000))
-            : records);
+        produce(bootstrap, run, run.equals("warmup") ? records.subList(0, 2 * warmup) : records);
       }
       records = null;
       line("scale-out flow record bytes (average, realistic mix)", String.format("%.0f", (double) bytes / flows));
       // A warm-up of the broker's side (page cache, log segments); each child JVM warms its own JIT.
-      runInstances(bootstrap, "warmup", 1, Math.min(flows, 200_000));
+      runInstances(bootstrap, "warmup", 1, warmup);
       Result one = runInstances(bootstrap, "one", 1, flows);
       Result two = runInstances(bootstrap, "two", 2, flows);
       line("processor flows/s (1 instance, steady)", String.format("%.0f", one.steady()));
