@@ -74,7 +74,11 @@ public final class ScaleOutBenchmark {
       return;
     }
     int flows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
+    // A real broker's 3 s before a new group's first assignment (the embedded broker's default is 0):
+    // instances started together each get their share at once, instead of the first taking every
+    // task and handing half over in a second rebalance.
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.builder()
+        .config("group.initial.rebalance.delay.ms", "3000").build().start()) {
       String bootstrap = broker.bootstrapServers();
       List<byte[]> records = RealisticMix.records(flows, new Random(36));
       long bytes = 0;
