@@ -138,6 +138,14 @@ Where the provider's TLS material comes from:
 {{- end -}}
 
 {{/* The flow source address: for istio the listen port; Cilium insecure on the default :443 moves to :80. */}}
+{{/* "true" when ingest reads each node's Hubble server (a DaemonSet), empty otherwise. */}}
+{{- define "ne.ingest.nodeLocal" -}}
+{{- $p := .Values.controller.provider -}}
+{{- if and (eq $p.name "cilium") $p.cilium.nodeLocal.enabled (eq .Values.mode "distributed") -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{- define "ne.provider.endpoint" -}}
 {{- $p := .Values.controller.provider -}}
 {{- if eq $p.name "istio" -}}
@@ -218,6 +226,22 @@ csi:
 - name: NE_OTLP_CLIENT_NAME
   value: {{ include "ne.otlpClientName" . | quote }}
 {{- end }}
+{{- else if include "ne.ingest.nodeLocal" . }}
+{{- /* The node's own Hubble server: address and TLS name come from the node, not from values. */}}
+- name: NE_HUBBLE_NODE_LOCAL
+  value: "true"
+- name: NE_NODE_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: spec.nodeName
+- name: NE_NODE_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.hostIP
+- name: NE_HUBBLE_NODE_PORT
+  value: {{ $p.cilium.nodeLocal.port | quote }}
+- name: NE_CILIUM_CLUSTER_NAME
+  value: {{ $p.cilium.nodeLocal.clusterName | quote }}
 {{- else if eq $p.name "cilium" }}
 - name: NE_HUBBLE_ENDPOINT
   value: {{ include "ne.provider.endpoint" . | quote }}
@@ -244,7 +268,7 @@ csi:
 {{- end }}
 {{- end }}
 {{- /* insecure has no server name to check: it is dropped, as the command line does */}}
-{{- if and (ne $p.name "istio") (ne $s.tls.mode "insecure") $s.tls.serverName }}
+{{- if and (ne $p.name "istio") (ne $s.tls.mode "insecure") $s.tls.serverName (not (include "ne.ingest.nodeLocal" .)) }}
 - name: NE_PROVIDER_TLS_SERVER_NAME
   value: {{ $s.tls.serverName | quote }}
 {{- end }}

@@ -173,6 +173,13 @@ class CommandLineTest {
       "ingest --kafka-bootstrap-servers k:9092 --log-level loud|log level 'loud' is not one of",
       "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 5x|--aggregation-window = '5x' is not a duration",
       "ingest --kafka-bootstrap-servers k:9092 --provider cilium --provider-tls-mode insecure --aggregation-window 2m|ingest aggregation window PT2M must be between 0 (off) and 60s",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --hubble-node-local --node-name w1|--node-ip (NE_NODE_IP, the pod's status.hostIP) 'null' is not an address",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --hubble-node-local --node-ip 10.0.0.7|--node-name (NE_NODE_NAME, the pod's spec.nodeName) 'null' is not a node name",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --hubble-node-local --node-name w1 --node-ip 10.0.0.7 --hubble-endpoint relay:443|--hubble-endpoint relay:443 and --hubble-node-local exclude each other",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --hubble-node-local --node-name w1 --node-ip 10.0.0.7 --provider-tls-server-name x|--provider-tls-server-name and --hubble-node-local exclude each other",
+      "ingest --kafka-bootstrap-servers k:9092 --provider calico --hubble-node-local --node-name w1 --node-ip 10.0.0.7|--hubble-node-local reads Cilium's Hubble servers",
+      "ingest --kafka-bootstrap-servers k:9092 --provider cilium --hubble-node-local --node-name w1 --node-ip fd00::7 --cilium-cluster-name prod-eu|",
+      "standalone --provider cilium --data-dir /tmp/x --hubble-node-local --node-name w1 --node-ip 10.0.0.7|the one standalone pod would learn that node's flows only",
       "standalone --kafka-bootstrap-servers k:9092|standalone runs its own Kafka broker",
       // No silent default provider: each service must be told which data plane it serves.
       "processor --kafka-bootstrap-servers k:9092 --state-dir /tmp/x|--provider is required (environment variable NE_PROVIDER",

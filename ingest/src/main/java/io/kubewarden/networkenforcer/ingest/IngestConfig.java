@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.ingest;
 
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.ingest.hubble.NodeLocalHubble;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
@@ -25,9 +26,12 @@ import java.time.Duration;
  *     informers, or null
  * @param dumper the optional {@code GET /flow} debug endpoint
  * @param producer flows producer batching and compression
+ * @param hubbleNodeLocal the node whose Hubble server {@code hubble} reads (a DaemonSet pod), or null
+ *     when it reads Relay
  */
 public record IngestConfig(Provider provider, StreamSettings hubble, StreamSettings goldmane, OtlpSettings istio,
-    String trustDomain, Path clusterStateFile, Dumper dumper, ProducerTuning producer) {
+    String trustDomain, Path clusterStateFile, Dumper dumper, ProducerTuning producer,
+    NodeLocalHubble hubbleNodeLocal) {
 
   /** {@code controller.flowDumper.{enabled,port,bufferSize}}. */
   public record Dumper(boolean enabled, int port, int bufferSize) {
@@ -69,35 +73,54 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
 
   public static IngestConfig defaults(Provider provider) {
     return new IngestConfig(provider, defaultHubble(TlsMode.existingSecret), defaultGoldmane(), defaultIstio(),
-        "cluster.local", null, Dumper.defaults(), ProducerTuning.defaults());
+        "cluster.local", null, Dumper.defaults(), ProducerTuning.defaults(), null);
   }
 
   public IngestConfig withHubble(StreamSettings s) {
-    return new IngestConfig(provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer);
+    return new IngestConfig(provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer,
+        hubbleNodeLocal);
   }
 
   public IngestConfig withGoldmane(StreamSettings s) {
-    return new IngestConfig(provider, hubble, s, istio, trustDomain, clusterStateFile, dumper, producer);
+    return new IngestConfig(provider, hubble, s, istio, trustDomain, clusterStateFile, dumper, producer,
+        hubbleNodeLocal);
   }
 
   public IngestConfig withIstio(OtlpSettings s) {
-    return new IngestConfig(provider, hubble, goldmane, s, trustDomain, clusterStateFile, dumper, producer);
+    return new IngestConfig(provider, hubble, goldmane, s, trustDomain, clusterStateFile, dumper, producer,
+        hubbleNodeLocal);
   }
 
   public IngestConfig withClusterStateFile(Path file) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, file, dumper, producer);
+    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, file, dumper, producer, hubbleNodeLocal);
   }
 
   public IngestConfig withDumper(Dumper d) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, d, producer);
+    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, d, producer,
+        hubbleNodeLocal);
   }
 
   public IngestConfig withTrustDomain(String td) {
-    return new IngestConfig(provider, hubble, goldmane, istio, td, clusterStateFile, dumper, producer);
+    return new IngestConfig(provider, hubble, goldmane, istio, td, clusterStateFile, dumper, producer,
+        hubbleNodeLocal);
   }
 
   public IngestConfig withProducer(ProducerTuning p) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, dumper, p);
+    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, dumper, p,
+        hubbleNodeLocal);
+  }
+
+  /**
+   * Reads the Hubble server of one node instead of Relay: {@code hubble}'s target becomes the
+   * node's address and its TLS server name the node's in Cilium's Hubble certificate (the client
+   * certificate stays as set: Relay's client certificate is what the agents accept).
+   */
+  public IngestConfig withHubbleNodeLocal(NodeLocalHubble node) {
+    node.validate();
+    TlsSettings tls = hubble.tls().isInsecure() ? hubble.tls() : hubble.tls().withServerName(node.serverName());
+    StreamSettings s = new StreamSettings(node.target(), tls, hubble.initialBackoff(), hubble.maxBackoff(),
+        hubble.keepalive());
+    return new IngestConfig(provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer, node);
   }
 
   /** Checks the settings the chosen provider uses. Returns this for chaining. */
@@ -107,7 +130,12 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
           + (provider == Provider.file ? " (capture files are read with the learn command, not the service)" : ""));
     }
     switch (provider) {
-      case cilium -> validateStream("controller.provider.cilium", hubble);
+      case cilium -> {
+        validateStream("controller.provider.cilium", hubble);
+        if (hubbleNodeLocal != null) {
+          hubbleNodeLocal.validate();
+        }
+      }
       case calico -> {
         validateStream("controller.provider.calico", goldmane);
         if (goldmane.tls().isInsecure()) {

@@ -97,7 +97,7 @@ public final class IngestService implements AutoCloseable {
       LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
       LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
           lossPublisher));
-      FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics));
+      FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics, writer()));
       KafkaReachability reachability = track(KafkaReachability.start(kafka, KAFKA_CHECK_INTERVAL,
           KAFKA_CHECK_TIMEOUT));
       kafkaReachable = reachability::reachable;
@@ -136,7 +136,8 @@ public final class IngestService implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {
         case cilium -> {
-          HubbleSource hubble = track(new HubbleSource(config.hubble(), tls, resolver, intake, clock));
+          HubbleSource hubble = track(new HubbleSource(config.hubble(), config.hubbleNodeLocal(), tls, resolver,
+              intake, clock));
           resume.ifPresent(r -> hubble.resumeFrom(r.since()));
           hubble.start();
           ready = hubble::isReady;
@@ -179,9 +180,14 @@ public final class IngestService implements AutoCloseable {
     ready = otlpGrpc::isRunning;
   }
 
+  /** Node-local ingest writes its node's part of the flows; one Relay reader writes them all (null). */
+  private String writer() {
+    return config.hubbleNodeLocal() == null ? null : config.hubbleNodeLocal().writer();
+  }
+
   /** The flows topic says where the previous process stopped (nothing of our own to keep). */
   private Optional<ResumePoint.Resume> resumePoint() {
-    Optional<ResumePoint.Resume> at = ResumePoint.resume(kafka, config.provider(),
+    Optional<ResumePoint.Resume> at = ResumePoint.resume(kafka, config.provider(), writer(),
         config.producer().aggregationWindow(), Duration.ofSeconds(30));
     at.ifPresent(r -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window); "
         + "{} flows already published from there are dropped when resent", config.provider(), r.since(),

@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
+import io.kubewarden.networkenforcer.ingest.hubble.NodeLocalHubble;
 import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
@@ -21,6 +22,29 @@ public class IngestOptions {
   @Option(names = "--hubble-endpoint", paramLabel = "HOST:PORT",
       description = "Hubble Relay (cilium); default hubble-relay.kube-system.svc:443 (:80 when insecure).")
   String hubbleEndpoint;
+
+  @Option(names = "--hubble-node-local", paramLabel = "true|false", arity = "0..1", fallbackValue = "true",
+      defaultValue = "false", description = "Read only the Hubble server of this pod's node (--node-ip, "
+          + "--hubble-node-port) instead of Relay: one ingest per node, a DaemonSet (cilium; default: "
+          + "${DEFAULT-VALUE}).")
+  boolean hubbleNodeLocal;
+
+  @Option(names = "--node-name", paramLabel = "NODE",
+      description = "This pod's node (the chart: spec.nodeName); node-local ingest only.")
+  String nodeName;
+
+  @Option(names = "--node-ip", paramLabel = "ADDRESS",
+      description = "This pod's node address (the chart: status.hostIP); node-local ingest only.")
+  String nodeIp;
+
+  @Option(names = "--hubble-node-port", paramLabel = "PORT", defaultValue = "4244",
+      description = "The Cilium agent's Hubble port on each node (default: ${DEFAULT-VALUE}).")
+  int hubbleNodePort;
+
+  @Option(names = "--cilium-cluster-name", paramLabel = "NAME", defaultValue = "default",
+      description = "Cilium's cluster.name: the agents' Hubble certificates name "
+          + "<node>.<cluster>.hubble-grpc.cilium.io (default: ${DEFAULT-VALUE}).")
+  String ciliumClusterName;
 
   @Option(names = "--goldmane-endpoint", paramLabel = "HOST:PORT",
       description = "Goldmane (calico); default goldmane.calico-system.svc:7443.")
@@ -110,6 +134,9 @@ public class IngestOptions {
         StreamSettings d = IngestConfig.defaultHubble(mode);
         config = config.withHubble(new StreamSettings(endpoint(hubbleEndpoint, d.target()), tls(d.tls(), mode),
             d.initialBackoff(), d.maxBackoff(), d.keepalive()));
+        if (hubbleNodeLocal) {
+          config = nodeLocal(config);
+        }
       }
       case calico -> {
         if (mode == TlsMode.insecure) {
@@ -126,7 +153,23 @@ public class IngestOptions {
       }
       default -> throw new ConfigException("--provider must be istio, calico or cilium");
     }
+    if (hubbleNodeLocal && provider != Provider.cilium) {
+      throw new ConfigException("--hubble-node-local reads Cilium's Hubble servers; the provider is " + provider);
+    }
     return config.validate();
+  }
+
+  /** The node's own Hubble server: its address and TLS name come from the node, not from options. */
+  private IngestConfig nodeLocal(IngestConfig config) {
+    if (hubbleEndpoint != null && !hubbleEndpoint.isBlank()) {
+      throw new ConfigException("--hubble-endpoint " + hubbleEndpoint + " and --hubble-node-local exclude each other: "
+          + "node-local ingest reads the Hubble server at --node-ip:--hubble-node-port");
+    }
+    if (tlsServerName != null && !tlsServerName.isBlank()) {
+      throw new ConfigException("--provider-tls-server-name and --hubble-node-local exclude each other: the server "
+          + "name is the node's, <node>.<cluster>.hubble-grpc.cilium.io (--cilium-cluster-name)");
+    }
+    return config.withHubbleNodeLocal(new NodeLocalHubble(nodeName, nodeIp, hubbleNodePort, ciliumClusterName));
   }
 
   static Duration aggregationWindow(String text) {

@@ -76,6 +76,11 @@ public final class StandaloneCommand implements Callable<Integer> {
     }
     Provider p = provider.provider();
     IngestConfig ingestConfig = ingest.config(p);
+    if (ingestConfig.hubbleNodeLocal() != null) {
+      throw new ConfigException("--hubble-node-local reads one node's Hubble server: the one standalone pod would "
+          + "learn that node's flows only; read Relay (--hubble-endpoint), or run ingest per node with processor "
+          + "and writer against your Kafka");
+    }
     // Validate everything with a placeholder address before the broker exists.
     KafkaSettings placeholder = singleNode(kafka.settings("127.0.0.1:9092"));
     streams.config(placeholder, p, dataDir.resolve("streams"), true);

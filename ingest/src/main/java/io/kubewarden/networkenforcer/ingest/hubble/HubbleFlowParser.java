@@ -63,11 +63,22 @@ public final class HubbleFlowParser {
   private final WorkloadInference inference;
   private final Clock clock;
   private final ConnectionSightings sightings = new ConnectionSightings(SIGHTING_WINDOW, SIGHTING_CAPACITY);
+  /** Node-local reading: the Cilium cluster of this node; null when one reader sees every node (Relay). */
+  private final String nodeLocalCluster;
 
   public HubbleFlowParser(WorkloadResolver resolver, Clock clock) {
+    this(resolver, clock, null);
+  }
+
+  /**
+   * @param nodeLocalCluster set when this parser reads one node's Hubble server (its Cilium cluster
+   *     name): the copy of a connection another node reports too is left to that node's reader
+   */
+  public HubbleFlowParser(WorkloadResolver resolver, Clock clock, String nodeLocalCluster) {
     this.resolver = resolver;
     this.inference = new WorkloadInference(resolver.view());
     this.clock = clock;
+    this.nodeLocalCluster = nodeLocalCluster;
   }
 
   public ParseOutcome parse(GetFlowsResponse response) {
@@ -168,6 +179,9 @@ public final class HubbleFlowParser {
     if (direction == ReplyDetection.Direction.UNKNOWN) {
       return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
     }
+    if (nodeLocalCluster != null && verdict == Verdict.FORWARDED && reportedAtTheSourceNode(flow)) {
+      return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+    }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
     Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
@@ -201,6 +215,25 @@ public final class HubbleFlowParser {
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
     return ParseOutcome.of(new FlowRecord(time, Provider.cilium, protocol, port, src.endpoint(), dst.endpoint(),
         verdict, denying, 1, reporter));
+  }
+
+  /**
+   * Node-local reading only. An allowed connection between pods on two nodes is reported by both:
+   * at the source's egress on its node and at the destination's ingress on this one. One reader
+   * per node cannot see the other copy (Relay's single reader dropped it as a duplicate), so the
+   * rule decides instead: the source's node publishes it. An ingress copy whose source is a pod not
+   * on this node (endpoint ID 0: Cilium numbers only local endpoints) of this Cilium cluster is that
+   * other node's to publish. Denies are reported only where enforced and stay; a source outside the
+   * cluster or in another cluster of a mesh has no reader of ours at its end and stays too.
+   */
+  private boolean reportedAtTheSourceNode(Flow flow) {
+    if (flow.getTrafficDirectionValue() != TrafficDirection.INGRESS_VALUE) {
+      return false;
+    }
+    var source = flow.getSource();
+    String cluster = source.getClusterName();
+    return source.getID() == 0 && !source.getPodName().isEmpty()
+        && (cluster.isEmpty() || cluster.equals(nodeLocalCluster));
   }
 
   /** L7, socket and other non-packet records carry no connection of their own to learn. */

@@ -25,7 +25,10 @@ import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Follows Hubble Relay's {@code GetFlows} stream and feeds every response to the intake. */
+/**
+ * Follows Hubble's {@code GetFlows} stream, Relay's (every node) or, node-local, the agent's of this
+ * node only, and feeds every response to the intake.
+ */
 public final class HubbleSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HubbleSource.class);
   public static final String SOURCE = "hubble";
@@ -47,12 +50,23 @@ public final class HubbleSource implements AutoCloseable {
 
   public HubbleSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
       Clock clock) {
-    this.parser = new HubbleFlowParser(resolver, clock);
+    this(settings, null, tls, resolver, intake, clock);
+  }
+
+  /**
+   * @param nodeLocal the node whose Hubble server {@code settings} point at, or null for Relay
+   */
+  public HubbleSource(StreamSettings settings, NodeLocalHubble nodeLocal, TlsMaterialLoader tls,
+      WorkloadResolver resolver, FlowIntake intake, Clock clock) {
+    this.parser = new HubbleFlowParser(resolver, clock, nodeLocal == null ? null : nodeLocal.clusterName());
     this.intake = intake;
-    LOG.info("hubble: following GetFlows on {} with TLS {}", settings.target(), settings.tls().describe());
+    LOG.info("hubble: following GetFlows on {} with TLS {}{}", settings.target(), settings.tls().describe(),
+        nodeLocal == null ? "" : " (node-local: node " + nodeLocal.nodeName() + " only)");
     this.clientTls = new ClientTls(tls, settings.tls(), GrpcChannels.TLS_RELOAD_PERIOD);
-    this.stream = new ReconnectingStream<>(SOURCE,
-        "Hubble Relay " + settings.target() + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)",
+    this.stream = new ReconnectingStream<>(SOURCE, nodeLocal == null
+        ? "Hubble Relay " + settings.target() + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)"
+        : "the Hubble server of node " + nodeLocal.nodeName() + " at " + settings.target()
+            + " (--node-ip, NE_NODE_IP; --hubble-node-port)",
         () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
         GET_FLOWS, this::request, this::handle,
         new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());

@@ -3,12 +3,15 @@ package io.kubewarden.networkenforcer.ingest.publishing;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.topics.Topic;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,17 +31,38 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong settledFailures = new AtomicLong();
   private volatile LossSink losses = LossSink.NONE;
+  /** The {@link #WRITER_HEADER} of every record, or null when one process writes them all. */
+  private final byte[] writer;
+
+  /**
+   * Names who wrote a record when several ingest processes write the topic each for its own part
+   * (node-local ingest: one per node). A restarted writer resumes from its own records
+   * ({@link ResumePoint}), and the broker's logs and quotas see it as client id
+   * {@code network-enforcer-ingest-<writer>}.
+   */
+  public static final String WRITER_HEADER = "ne-writer";
 
   public FlowPublisher(KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics) {
+    this(kafka, tuning, metrics, null);
+  }
+
+  /** @param writer this process's part of the flows ({@code node/<name>}), or null */
+  public FlowPublisher(KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics, String writer) {
     this.topic = kafka.topics().flows();
     this.metrics = metrics;
-    this.producer = new KafkaProducer<>(producerConfig(kafka, tuning), new StringSerializer(),
+    this.writer = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
+    this.producer = new KafkaProducer<>(producerConfig(kafka, tuning, writer), new StringSerializer(),
         topic.valueSerde().serializer());
   }
 
   static Properties producerConfig(KafkaSettings kafka, ProducerTuning tuning) {
+    return producerConfig(kafka, tuning, null);
+  }
+
+  static Properties producerConfig(KafkaSettings kafka, ProducerTuning tuning, String writer) {
     Properties p = kafka.clientConfig();
-    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-ingest");
+    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG,
+        writer == null ? "network-enforcer-ingest" : "network-enforcer-ingest-" + writer.replace('/', '-'));
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, tuning.compression());
@@ -61,13 +85,15 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
   @Override
   public void accept(FlowRecord record) {
     try {
-      producer.send(new ProducerRecord<>(topic.name(), record.partitionKey(), record), (meta, error) -> {
-        if (error == null) {
-          metrics.published(record.provider());
-        } else {
-          failed(record, error);
-        }
-      });
+      producer.send(new ProducerRecord<>(topic.name(), null, record.partitionKey(), record,
+          writer == null ? null : List.of(new RecordHeader(WRITER_HEADER, writer))),
+          (meta, error) -> {
+            if (error == null) {
+              metrics.published(record.provider());
+            } else {
+              failed(record, error);
+            }
+          });
     } catch (RuntimeException e) {
       failed(record, e);
     }

@@ -4,9 +4,11 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.topics.Topic;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -65,17 +68,34 @@ public final class ResumePoint {
   /** Where to ask from; empty when the topic holds no flow of {@code provider} or cannot be read in time. */
   public static Optional<Instant> of(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
       Duration timeout) {
-    return read(kafka, provider, aggregationWindow, timeout, false).map(Resume::since);
+    return of(kafka, provider, null, aggregationWindow, timeout);
+  }
+
+  /**
+   * @param writer only records of this {@link FlowPublisher#WRITER_HEADER} count (node-local ingest:
+   *     another node's newer flows say nothing of where this node's stream stopped), or null for all.
+   *     None among the tail (a busy cluster of many nodes) starts the stream from now, as a first start.
+   */
+  public static Optional<Instant> of(KafkaSettings kafka, Provider provider, String writer,
+      Duration aggregationWindow, Duration timeout) {
+    return read(kafka, provider, writer, aggregationWindow, timeout, false).map(Resume::since);
   }
 
   /** As {@link #of}, with the provider's records already in the topic from that point on. */
   public static Optional<Resume> resume(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
       Duration timeout) {
-    return read(kafka, provider, aggregationWindow, timeout, true);
+    return resume(kafka, provider, null, aggregationWindow, timeout);
   }
 
-  private static Optional<Resume> read(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
-      Duration timeout, boolean withPublished) {
+  /** As {@link #of(KafkaSettings, Provider, String, Duration, Duration)}, with the records already published. */
+  public static Optional<Resume> resume(KafkaSettings kafka, Provider provider, String writer,
+      Duration aggregationWindow, Duration timeout) {
+    return read(kafka, provider, writer, aggregationWindow, timeout, true);
+  }
+
+  private static Optional<Resume> read(KafkaSettings kafka, Provider provider, String writer,
+      Duration aggregationWindow, Duration timeout, boolean withPublished) {
+    byte[] wanted = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
     Topic<String, FlowRecord> topic = kafka.topics().flows();
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -92,7 +112,7 @@ public final class ResumePoint {
       Map<TopicPartition, Long> from = new HashMap<>();
       parts.forEach(tp -> from.put(tp, Math.max(begin.get(tp), end.get(tp) - TAIL)));
       Instant[] newest = {null};
-      readRange(c, topic, from, end, deadline, flow -> {
+      readRange(c, topic, wanted, from, end, deadline, flow -> {
         if (flow.provider() == provider && (newest[0] == null || flow.lastSeen().isAfter(newest[0]))) {
           newest[0] = flow.lastSeen();
         }
@@ -114,7 +134,7 @@ public final class ResumePoint {
         spanFrom.put(tp, Math.max(start, Math.max(begin.get(tp), end.get(tp) - MAX_BACK)));
       }
       List<FlowRecord> published = new ArrayList<>();
-      boolean complete = readRange(c, topic, spanFrom, end, deadline, flow -> {
+      boolean complete = readRange(c, topic, wanted, spanFrom, end, deadline, flow -> {
         if (flow.provider() == provider && !flow.lastSeen().isBefore(since)) {
           published.add(flow);
         }
@@ -134,14 +154,15 @@ public final class ResumePoint {
 
   /** Reads each partition from {@code from} to {@code end}; false when the deadline came first. */
   private static boolean readRange(KafkaConsumer<String, byte[]> c, Topic<String, FlowRecord> topic,
-      Map<TopicPartition, Long> from, Map<TopicPartition, Long> end, long deadline, Consumer<FlowRecord> each) {
+      byte[] writer, Map<TopicPartition, Long> from, Map<TopicPartition, Long> end, long deadline, Consumer<FlowRecord> each) {
     from.forEach(c::seek);
     while (from.keySet().stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
       if (System.nanoTime() >= deadline) {
         return false;
       }
       for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-        if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+        if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))
+            && (writer == null || writtenBy(r, writer))) {
           FlowRecord flow = read(topic, r);
           if (flow != null) {
             each.accept(flow);
@@ -150,6 +171,11 @@ public final class ResumePoint {
       }
     }
     return true;
+  }
+
+  private static boolean writtenBy(ConsumerRecord<String, byte[]> r, byte[] writer) {
+    Header h = r.headers().lastHeader(FlowPublisher.WRITER_HEADER);
+    return h != null && Arrays.equals(h.value(), writer);
   }
 
   private static FlowRecord read(Topic<String, FlowRecord> topic, ConsumerRecord<String, byte[]> r) {

@@ -78,6 +78,36 @@ class ResumePointTest {
         .doesNotContain(t0.plusMillis(167 * 450L), t0);
   }
 
+  /**
+   * Node-local ingest: one writer per node, each resuming from its own records; another node's newer
+   * flows would skip this node's gap. A writer with no record in the tail starts from now.
+   */
+  @Test
+  void aNodeLocalWriterResumesFromItsOwnRecordsOnly() throws Exception {
+    KafkaSettings nodes = new KafkaSettings(broker.bootstrapServers(), "resume-nodes.", 3, (short) 1, Map.of());
+    try (Admin admin = Admin.create(nodes.clientConfig())) {
+      admin.createTopics(List.of(nodes.topics().flows().newTopic(3, (short) 1))).all().get();
+    }
+    Instant t0 = Instant.parse("2026-08-03T15:40:00Z");
+    IngestMetrics metrics = new IngestMetrics(new SimpleMeterRegistry());
+    assertThat(FlowPublisher.producerConfig(nodes, ProducerTuning.defaults(), "node/kind-worker")
+        .getProperty("client.id")).isEqualTo("network-enforcer-ingest-node-kind-worker");
+    try (FlowPublisher a = new FlowPublisher(nodes, ProducerTuning.defaults(), metrics, "node/kind-worker");
+        FlowPublisher b = new FlowPublisher(nodes, ProducerTuning.defaults(), metrics, "node/kind-worker2")) {
+      for (int i = 0; i < 6; i++) {
+        a.accept(flow(Provider.cilium, "client-" + i, t0, t0.plusSeconds(10 + i)));
+        b.accept(flow(Provider.cilium, "client-" + i, t0, t0.plusSeconds(60 + i)));
+      }
+      assertThat(a.settle()).isTrue();
+      assertThat(b.settle()).isTrue();
+    }
+    assertThat(ResumePoint.of(nodes, Provider.cilium, "node/kind-worker", WINDOW, TIMEOUT))
+        .contains(t0.plusSeconds(15).minus(WINDOW).minus(ResumePoint.MARGIN));
+    assertThat(ResumePoint.of(nodes, Provider.cilium, "node/kind-worker2", WINDOW, TIMEOUT))
+        .contains(t0.plusSeconds(65).minus(WINDOW).minus(ResumePoint.MARGIN));
+    assertThat(ResumePoint.of(nodes, Provider.cilium, "node/kind-worker3", WINDOW, TIMEOUT)).isEmpty();
+  }
+
   private static FlowRecord flow(Provider provider, String client, Instant first, Instant last) {
     return new FlowRecord(first, provider, Protocol.TCP, 8080, workload(client), workload("server"),
         Verdict.FORWARDED, null, 1, Reporter.SOURCE, last);
