@@ -41,11 +41,14 @@ final class CommandHelp {
         "network-enforcer processor --config processor.yaml --check-config"));
     EXAMPLES.put("writer", List.of(
         "network-enforcer writer --provider cilium \\",
-        "    --kafka-bootstrap-servers kafka:9092 --kubeconfig ~/.kube/config",
+        "    --kafka-bootstrap-servers kafka:9092 \\",
+        "    --kubeconfig ~/.kube/config --context prod",
         "network-enforcer writer --provider istio \\",
         "    --kafka-bootstrap-servers kafka:9092 --live-view"));
     EXAMPLES.put("standalone", List.of(
         "network-enforcer standalone --provider cilium --data-dir /var/lib/ne",
+        "network-enforcer standalone --provider cilium --data-dir ./data \\",
+        "    --context kind-dev --management-auth none",
         "network-enforcer standalone --provider calico --data-dir ./data \\",
         "    --check-config"));
     EXAMPLES.put("learn", List.of(

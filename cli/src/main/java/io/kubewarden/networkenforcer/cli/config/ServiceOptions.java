@@ -1,16 +1,13 @@
 package io.kubewarden.networkenforcer.cli.config;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.http.KubernetesAccessCheck;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Options every long-running service shares: management and probe ports, logging, identity, API server. */
@@ -52,9 +49,8 @@ public class ServiceOptions {
       description = "The namespace the service runs in (default: ${DEFAULT-VALUE}).")
   String podNamespace;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
-      description = "kubeconfig to reach the API server; default KUBECONFIG, ~/.kube/config or in-cluster.")
-  Path kubeconfig;
+  @Mixin
+  ClusterOptions cluster = new ClusterOptions();
 
   public void validate() {
     if (managementPort < 0 || managementPort > 65535) {
@@ -68,9 +64,7 @@ public class ServiceOptions {
           + ": the probes need a port of their own");
     }
     LogLevels.apply(logLevel);
-    if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      throw new ConfigException("kubeconfig " + kubeconfig + " does not exist or cannot be read; fix --kubeconfig");
-    }
+    cluster.validate();
   }
 
   public int managementPort() {
@@ -110,44 +104,13 @@ public class ServiceOptions {
     return podNamespace;
   }
 
-  /**
-   * Where the API server's address comes from, the way the client looks for it (--kubeconfig,
-   * KUBECONFIG, ~/.kube/config, in-cluster), for messages. Fails when there is none at all: the
-   * client would otherwise try https://kubernetes.default.svc and report only "An error has occurred".
-   */
+  /** Where the API server's address comes from, for messages; see {@link ClusterOptions#source()}. */
   public String apiServerSource() {
-    if (kubeconfig != null) {
-      return "kubeconfig " + kubeconfig;
-    }
-    String env = System.getenv("KUBECONFIG");
-    if (env != null && !env.isBlank()) {
-      return "kubeconfig " + env + " (KUBECONFIG)";
-    }
-    Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
-    if (Files.isRegularFile(home)) {
-      return "kubeconfig " + home;
-    }
-    if (System.getenv("KUBERNETES_SERVICE_HOST") != null) {
-      return "the in-cluster service account";
-    }
-    String master = System.getenv("KUBERNETES_MASTER");
-    if (master != null && !master.isBlank()) {
-      return "KUBERNETES_MASTER";
-    }
-    throw new ConfigException("no Kubernetes API server is configured: --kubeconfig (NE_KUBECONFIG) and KUBECONFIG "
-        + "are not set, " + home + " does not exist and this is not a pod (KUBERNETES_SERVICE_HOST is unset); "
-        + "point --kubeconfig at the kubeconfig of your cluster (for kind: kind get kubeconfig > FILE)");
+    return cluster.source();
   }
 
-  /** A client for the configured API server (not yet contacted). */
+  /** A client for the configured API server and context (not yet contacted). */
   public KubernetesClient kubernetesClient() {
-    if (kubeconfig == null) {
-      return new KubernetesClientBuilder().build();
-    }
-    try {
-      return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(kubeconfig))).build();
-    } catch (java.io.IOException e) {
-      throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage());
-    }
+    return cluster.client();
   }
 }

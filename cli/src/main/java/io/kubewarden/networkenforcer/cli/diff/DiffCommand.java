@@ -1,19 +1,16 @@
 package io.kubewarden.networkenforcer.cli.diff;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
+import io.kubewarden.networkenforcer.cli.config.ClusterOptions;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.OutputFormat;
 import io.kubewarden.networkenforcer.cli.config.ReportOptions;
 import io.kubewarden.networkenforcer.cli.history.PolicyDocuments;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -68,13 +65,8 @@ public final class DiffCommand implements Callable<Integer> {
           + "cluster.")
   Path policy;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
-      description = "kubeconfig for reading policies from the cluster; default KUBECONFIG, ~/.kube/config or in-cluster.")
-  Path kubeconfig;
-
-  @Option(names = "--context", paramLabel = "NAME",
-      description = "The kubeconfig context to use for the cluster (default: its current context).")
-  String context;
+  @Mixin
+  ClusterOptions cluster;
 
   @Option(names = {"-n", "--namespace"}, paramLabel = "NS",
       description = "Compare only the targets of this namespace, repeatable (default: every namespace of the "
@@ -90,7 +82,7 @@ public final class DiffCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     OutputFormat format = report.start();
-    if (policy != null && (kubeconfig != null || context != null)) {
+    if (policy != null && cluster.given()) {
       throw new ConfigException("--policy and --kubeconfig/--context exclude each other: compare with a file or "
           + "with the cluster");
     }
@@ -159,7 +151,8 @@ public final class DiffCommand implements Callable<Integer> {
   /** The WorkloadNetworkPolicies of the proposals' namespaces, keyed by target. */
   private String readCluster(List<WorkloadPolicies.Named> proposals, Map<String, WorkloadPolicies.Named> out) {
     String url = "?";
-    try (KubernetesClient client = client()) {
+    cluster.validate();
+    try (KubernetesClient client = cluster.commandLineClient()) {
       url = String.valueOf(client.getConfiguration().getMasterUrl());
       List<String> read = namespaces.isEmpty()
           ? proposals.stream().map(p -> p.target().namespace()).distinct().toList() : namespaces;
@@ -174,30 +167,23 @@ public final class DiffCommand implements Callable<Integer> {
       return "the cluster at " + url;
     } catch (KubernetesClientException e) {
       throw new IllegalStateException("cannot read WorkloadNetworkPolicies from the API server at " + url + ": "
-          + e.getMessage()
-          + "; set --kubeconfig or KUBECONFIG, or compare with a file (--policy)", e);
+          + e.getMessage() + causeOf(e) + " (" + ClusterOptions.commandLineBound() + ", from " + cluster.source()
+          + "); set --kubeconfig or KUBECONFIG and --context, or compare with a file (--policy)", e);
     }
   }
 
-  private KubernetesClient client() {
-    Config config;
-    if (kubeconfig == null) {
-      config = Config.autoConfigure(context);
-    } else {
-      try {
-        config = Config.fromKubeconfig(context, Files.readString(kubeconfig), kubeconfig.toString());
-      } catch (IOException e) {
-        throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage() + "; fix --kubeconfig");
+  /** fabric8 often says only "An error has occurred."; the innermost cause says what. */
+  private static String causeOf(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+      if (root instanceof java.net.ConnectException) {
+        // The JDK client's refused connection carries no message, only a closed channel under it.
+        return " (ConnectException: Connection refused)";
       }
     }
-    if (context != null && (config.getCurrentContext() == null
-        || !context.equals(config.getCurrentContext().getName()))) {
-      throw new ConfigException("--context " + context + " is not a context of "
-          + (kubeconfig == null ? "the kubeconfig (KUBECONFIG or ~/.kube/config)" : kubeconfig));
-    }
-    // A command line says what is wrong at once rather than retrying for a minute.
-    config.setRequestRetryBackoffLimit(0);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return root == e ? "" : " (" + root.getClass().getSimpleName()
+        + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")";
   }
 
   private static void text(PrintWriter out, Report r) {

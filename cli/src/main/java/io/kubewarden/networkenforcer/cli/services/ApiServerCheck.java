@@ -27,7 +27,7 @@ public final class ApiServerCheck {
       if (e.getCode() == 401 || e.getCode() == 403) {
         throw new ConfigException("the Kubernetes API server at " + url + " (from " + source + ") refused the "
             + "credentials (HTTP " + e.getCode() + "); renew the token or certificate of that kubeconfig user, or "
-            + "point --kubeconfig (NE_KUBECONFIG) or KUBECONFIG at one that works");
+            + "point --kubeconfig (NE_KUBECONFIG) or KUBECONFIG at one that works, or pick another --context");
       }
       throw unreachable(url, source, e);
     } catch (RuntimeException e) {
@@ -38,7 +38,7 @@ public final class ApiServerCheck {
   private static ConfigException unreachable(String url, String source, RuntimeException e) {
     return new ConfigException("cannot reach the Kubernetes API server at " + url + " (from " + source + "): "
         + rootCause(e) + "; set --kubeconfig (NE_KUBECONFIG) or KUBECONFIG to the kubeconfig of a running "
-        + "cluster, or run inside the cluster");
+        + "cluster (and --context to one of its contexts), or run inside the cluster");
   }
 
   /**

@@ -94,18 +94,18 @@ class DiffCommandTest {
           user: {token: t}
         """.formatted(closed);
     String config = file("kubeconfig", kubeconfig);
-    long start = System.nanoTime();
     CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
         "--context", "b");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
     assertThat(run.err()).contains("cannot read WorkloadNetworkPolicies from the API server at https://127.0.0.1:"
         + closed);
-    assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(10));
+    // Not timed here: the message states the bound (DiffOnApiServerTest runs it under a generous deadline).
+    assertThat(run.err()).contains("gave up after 2 attempts");
 
     CliRun unknown = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
         "--context", "c");
     assertThat(unknown.exitCode()).isEqualTo(2);
-    assertThat(unknown.err()).contains("--context c is not a context of " + config);
+    assertThat(unknown.err()).contains("--context c is not a context of kubeconfig " + config);
   }
 
   @Test

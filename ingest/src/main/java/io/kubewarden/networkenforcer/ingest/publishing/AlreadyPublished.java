@@ -1,7 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.publishing;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
-import io.kubewarden.networkenforcer.ingest.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
