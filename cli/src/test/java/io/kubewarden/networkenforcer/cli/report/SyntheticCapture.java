@@ -36,7 +36,6 @@ final class SyntheticCapture {
   private final List<Workload> workloads = new ArrayList<>();
   private final List<String> namespaces = new ArrayList<>();
   private long micros;
-  private int lines;
 
   private SyntheticCapture(long seed) {
     this.rng = new Random(seed);
@@ -135,10 +134,6 @@ final class SyntheticCapture {
     }
   }
 
-  int lines() {
-    return lines;
-  }
-
   private void call(BufferedWriter out, Workload src, Workload dst, int port, int proto) throws IOException {
     int sport = 32768 + rng.nextInt(28000);
     String ts = time();
@@ -159,7 +154,6 @@ final class SyntheticCapture {
 
   private String flow(String ts, String sip, String dip, int proto, int sport, int dport, String src, String dst,
       String direction, String extra) {
-    lines++;
     String l4 = proto == 6
         ? "{\"TCP\":{\"source_port\":" + sport + ",\"destination_port\":" + dport + ",\"flags\":{\"SYN\":true}}}"
         : "{\"UDP\":{\"source_port\":" + sport + ",\"destination_port\":" + dport + "}}";
