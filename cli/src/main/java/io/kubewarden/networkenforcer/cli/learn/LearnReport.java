@@ -34,7 +34,7 @@ final class LearnReport {
     ReportModel model = ReportModel.of(summary.input().getFileName().toString(), summary.format().source(),
         summary.backend().name(),
         new ReportModel.Totals(capture.lines(), capture.published(), capture.droppedTotal(), capture.badLines()),
-        proposals, ProposalRules::describe, dropped);
+        proposals, ProposalRules::describe, dropped).withWarnings(summary.warnings());
     HtmlReport.write(file, model);
   }
 }

@@ -8,10 +8,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
 
 /**
  * Debian's headless Chromium driven through Debian's ChromeDriver (installed by
@@ -64,4 +66,21 @@ final class HeadlessChromium implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * A real mouse click at a point of the report's graph, in the graph's own pixels (a rendered
+   * position), at viewport coordinates: an element offset would be from the centre of the part in view.
+   */
+  static void clickInGraph(ChromeDriver browser, double x, double y) {
+    // Scrolled into view, then two frames: Cytoscape re-reads where its container is on the scroll
+    // event, which comes with the next frame; a click before it would land where the graph was.
+    @SuppressWarnings("unchecked")
+    Map<String, Number> graph = (Map<String, Number>) browser.executeAsyncScript("var done = arguments[0],"
+        + " g = document.getElementById('graph'); g.scrollIntoView({block: 'start'});"
+        + "requestAnimationFrame(function () { requestAnimationFrame(function () {"
+        + " var r = g.getBoundingClientRect(); done({x: r.left, y: r.top}); }); });");
+    new Actions(browser).moveToLocation((int) Math.round(graph.get("x").doubleValue() + x),
+        (int) Math.round(graph.get("y").doubleValue() + y)).click().perform();
+  }
+
 }

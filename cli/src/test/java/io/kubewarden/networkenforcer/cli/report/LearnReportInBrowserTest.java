@@ -27,7 +27,6 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.interactions.Actions;
 
 /**
  * {@code learn --report} over the sample captures, opened in headless Chromium whose every network
@@ -273,10 +272,7 @@ class LearnReportInBrowserTest {
     @SuppressWarnings("unchecked")
     Map<String, Number> pos = (Map<String, Number>) browser.executeScript(
         "return window.networkEnforcerReport.cy.getElementById(arguments[0]).renderedPosition()", nodeId);
-    WebElement graph = browser.findElement(By.id("graph"));
-    int dx = (int) Math.round(pos.get("x").doubleValue() - graph.getRect().width / 2.0);
-    int dy = (int) Math.round(pos.get("y").doubleValue() - graph.getRect().height / 2.0);
-    new Actions(browser).moveToElement(graph, dx, dy).click().perform();
+    HeadlessChromium.clickInGraph(browser, pos.get("x").doubleValue(), pos.get("y").doubleValue());
   }
 
   private static Map<String, WorkloadNetworkPolicyProposal> manifests(Path out) {

@@ -219,10 +219,10 @@ class LiveViewInBrowserTest {
       assertThat(details.findElements(By.cssSelector("li.violation"))).hasSize(2);
       assertThat(commands(browser, "#details")).containsAll(expectedAcks).contains(
           "kubectl patch wnp deployment-api-ingress -n shop --type merge -p '{\"spec\":{\"mode\":\"monitor\"}}'");
-      // Read-only: no form, no button that is not a view switch.
+      // Read-only: no form, no button that is not a view switch (graph/table, namespaces open/closed).
       assertThat(browser.findElements(By.tagName("form"))).isEmpty();
       assertThat(browser.findElements(By.cssSelector("button")).stream().map(b -> b.getAttribute("id")).toList())
-          .containsExactlyInAnyOrder("show-graph", "show-table");
+          .containsExactlyInAnyOrder("show-graph", "show-table", "expand-all", "collapse-all");
       screenshot(browser);
 
       // The acknowledge command is right: what it sets, done through the API, moves the record.

@@ -21,11 +21,13 @@ import java.util.regex.Pattern;
  * {@link Live}: the cluster's policies with their modes and the violations in their status.
  *
  * @param source the capture learned from
+ * @param warnings what decides whether the proposals can be trusted (events lost, not converged): the page shows
+ *     them first
  * @param totals record counts of the run; null in the live view
  * @param live policies and violations; null in a report of learn or replay
  */
-public record ReportModel(String source, String format, String backend, Totals totals, List<Workload> workloads,
-    List<Connection> connections, List<Proposal> proposals, List<Dropped> dropped, Live live) {
+public record ReportModel(String source, String format, String backend, List<String> warnings, Totals totals,
+    List<Workload> workloads, List<Connection> connections, List<Proposal> proposals, List<Dropped> dropped, Live live) {
 
   /** Kinds of edges: learned (proposal evidence), allowed (a policy's rules), violation (status records). */
   public static final String LEARNED = "learned";
@@ -130,7 +132,7 @@ public record ReportModel(String source, String format, String backend, Totals t
       connections.add(new Connection(id, ends[0], ends[1], sorted, LEARNED, null));
     });
     proposals.sort(Comparator.comparing(Proposal::namespace).thenComparing(Proposal::name));
-    return new ReportModel(source, format, backend, totals, List.copyOf(workloads.values()), connections,
+    return new ReportModel(source, format, backend, List.of(), totals, List.copyOf(workloads.values()), connections,
         proposals, List.copyOf(dropped), null);
   }
 
@@ -147,7 +149,13 @@ public record ReportModel(String source, String format, String backend, Totals t
     edges.addAll(moreConnections);
     List<Proposal> withCommands = proposals.stream().map(p -> new Proposal(p.name(), p.namespace(), p.workload(),
         p.direction(), p.rules(), proposalCommands.apply(p))).toList();
-    return new ReportModel(source, format, backend, totals, List.copyOf(nodes.values()), edges, withCommands,
+    return new ReportModel(source, format, backend, warnings, totals, List.copyOf(nodes.values()), edges,
+        withCommands, dropped, live);
+  }
+
+  /** This model with the warnings the page shows above everything else. */
+  public ReportModel withWarnings(List<String> first) {
+    return new ReportModel(source, format, backend, List.copyOf(first), totals, workloads, connections, proposals,
         dropped, live);
   }
 

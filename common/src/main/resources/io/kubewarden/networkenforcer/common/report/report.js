@@ -3,6 +3,7 @@
 // panel in step with the filters. The live view's model also has policies, modes and violations.
 (function () {
   'use strict';
+  var scriptStart = performance.now();
   var data = JSON.parse(document.getElementById('report-data').textContent);
   var byId = {};
   data.workloads.forEach(function (w) { byId[w.id] = w; });
@@ -20,12 +21,10 @@
   function portLabel(p) { return p.protocol + '/' + p.port; }
   function countLabel(p) { return p.count === null || p.count === undefined ? portLabel(p) : portLabel(p) + ' \u00d7' + p.count; }
   // The mode of each direction of a workload: its policy's mode, or learning while only a proposal exists.
-  function modes(id) {
-    var out = {};
-    data.proposals.forEach(function (p) { if (p.workload === id) { out[p.direction] = 'learning'; } });
-    policies.forEach(function (p) { if (p.workload === id) { out[p.direction] = p.mode; } });
-    return out;
-  }
+  var modeOf = {};
+  data.proposals.forEach(function (p) { (modeOf[p.workload] = modeOf[p.workload] || {})[p.direction] = 'learning'; });
+  policies.forEach(function (p) { (modeOf[p.workload] = modeOf[p.workload] || {})[p.direction] = p.mode; });
+  function modes(id) { return modeOf[id] || {}; }
   function modeLine(id) {
     var m = modes(id);
     return ['Ingress', 'Egress'].filter(function (d) { return m[d]; })
@@ -53,6 +52,15 @@
   // A connection (and a rule) is shown when either end passes, so peers in other namespaces stay in view.
   function connectionShown(c) { return passes(c.source) || passes(c.target); }
 
+  // What decides whether the proposals can be trusted at all (events lost, not converged), above everything.
+  function warnings() {
+    var list = data.warnings || [];
+    var box = document.getElementById('warnings');
+    box.hidden = !list.length;
+    var ul = box.querySelector('ul');
+    list.forEach(function (w) { ul.appendChild(el('li', w)); });
+  }
+
   function summary() {
     if (live) {
       var byMode = {};
@@ -71,51 +79,133 @@
       + data.connections.length + ' connections';
   }
 
+  // team2 before team10.
+  function byName(a, b) { return a.localeCompare(b, 'en', { numeric: true }); }
   function namespaces() {
     var seen = {};
     data.workloads.forEach(function (w) { seen[w.namespace] = true; });
-    return Object.keys(seen).sort();
+    return Object.keys(seen).sort(byName);
   }
 
-  function elements() {
-    var out = [];
-    namespaces().forEach(function (ns) {
-      out.push({ group: 'nodes', data: { id: 'namespace:' + ns, label: ns, namespace: ns }, classes: 'namespace' });
-    });
-    data.workloads.forEach(function (w) {
-      var m = modes(w.id), line = modeLine(w.id);
-      var classes = w.learned ? 'workload learned' : 'workload';
-      if (m.Ingress === 'protect' || m.Egress === 'protect') { classes += ' protect'; }
-      else if (m.Ingress === 'monitor' || m.Egress === 'monitor') { classes += ' monitor'; }
-      out.push({ group: 'nodes', data: { id: w.id, parent: 'namespace:' + w.namespace,
-        label: w.name + '\n' + w.kind + (line ? '\n' + line : ''), namespace: w.namespace }, classes: classes });
-    });
+  // Above this many workloads in view, namespaces start collapsed (one box each, with the
+  // connections between namespaces counted), so the first picture is a readable map, not a tangle.
+  var EXPANDED_UP_TO = 60;
+  // Below this rendered size a label is not drawn at all: a smudge is not text.
+  var MIN_FONT_PX = 10;
+  var OUTSIDE = '(outside the cluster)';
+  var state = { collapsed: {} };
+  var timings = {};
+  var workloadCount = {};
+  data.workloads.forEach(function (w) { workloadCount[w.namespace] = (workloadCount[w.namespace] || 0) + 1; });
+
+  function workloadNode(w) {
+    var m = modes(w.id), line = modeLine(w.id);
+    var classes = w.learned ? 'workload learned' : 'workload';
+    if (m.Ingress === 'protect' || m.Egress === 'protect') { classes += ' protect'; }
+    else if (m.Ingress === 'monitor' || m.Egress === 'monitor') { classes += ' monitor'; }
+    return { group: 'nodes', data: { id: w.id, parent: 'namespace:' + w.namespace,
+      label: w.name + '\n' + w.kind + (line ? '\n' + line : ''), namespace: w.namespace }, classes: classes };
+  }
+  function connectionEdge(c) {
+    var label = c.ports.map(countLabel).join('\n');
+    if (c.kind === 'violation') { label = '\u26a0 ' + label + (c.lastSeen ? '\nlast ' + c.lastSeen : ''); }
+    return { group: 'edges', data: { id: c.id, source: c.source, target: c.target, label: label },
+      classes: c.kind || 'learned' };
+  }
+
+  // What the filters let through: workloads that pass, connections with an end that passes, and their ends.
+  function shown() {
+    var edges = [], nodes = {};
     data.connections.forEach(function (c) {
-      var label = c.ports.map(countLabel).join('\n');
-      if (c.kind === 'violation') { label = '\u26a0 ' + label + (c.lastSeen ? '\nlast ' + c.lastSeen : ''); }
-      out.push({ group: 'edges', data: { id: c.id, source: c.source, target: c.target, label: label },
-        classes: c.kind || 'learned' });
+      if (connectionShown(c)) { edges.push(c); nodes[c.source] = true; nodes[c.target] = true; }
+    });
+    data.workloads.forEach(function (w) { if (passes(w.id)) { nodes[w.id] = true; } });
+    return { edges: edges, nodes: nodes };
+  }
+
+  function isCollapsed(ns, total, matching) {
+    if (ns === filter.namespace) { return false; }
+    if (state.collapsed[ns] !== undefined) { return state.collapsed[ns]; }
+    if (total <= EXPANDED_UP_TO) { return false; }
+    // A search keeps the namespaces of what it found open; their peers' namespaces stay boxes.
+    return !(filter.query && matching[ns]);
+  }
+
+  // The elements in view: every shown workload inside its namespace, or its namespace as one box
+  // when collapsed; connections to a collapsed namespace become one counted edge per pair of ends.
+  function elementsInView(view) {
+    var byNs = {}, total = 0, matching = {};
+    Object.keys(view.nodes).forEach(function (id) {
+      var w = byId[id];
+      if (!w) { return; }
+      (byNs[w.namespace] = byNs[w.namespace] || []).push(w);
+      total++;
+      if (filter.query && passes(id)) { matching[w.namespace] = true; }
+    });
+    var out = [], collapsed = {};
+    Object.keys(byNs).sort().forEach(function (ns) {
+      var members = byNs[ns];
+      collapsed[ns] = isCollapsed(ns, total, matching);
+      var count = members.length === workloadCount[ns] ? members.length + (members.length === 1 ? ' workload' : ' workloads')
+        : members.length + ' of ' + workloadCount[ns] + ' workloads';
+      out.push({ group: 'nodes', data: { id: 'namespace:' + ns, namespace: ns,
+        label: collapsed[ns] ? ns + '\n' + count : ns + ' \u00b7 ' + count },
+        classes: collapsed[ns] ? 'namespace collapsed' : 'namespace' });
+      if (!collapsed[ns]) { members.forEach(function (w) { out.push(workloadNode(w)); }); }
+    });
+    var grouped = {};
+    view.edges.forEach(function (c) {
+      var s = byId[c.source], t = byId[c.target];
+      var sEnd = collapsed[s.namespace] ? 'namespace:' + s.namespace : c.source;
+      var tEnd = collapsed[t.namespace] ? 'namespace:' + t.namespace : c.target;
+      if (sEnd === c.source && tEnd === c.target) { out.push(connectionEdge(c)); return; }
+      if (sEnd === tEnd) { return; } // inside one collapsed namespace: counted in its box only
+      var id = 'group:' + sEnd + ' -> ' + tEnd;
+      var g = grouped[id] || (grouped[id] = { id: id, source: sEnd, target: tEnd, count: 0, violation: false });
+      g.count++;
+      g.violation = g.violation || c.kind === 'violation';
+    });
+    Object.keys(grouped).sort().forEach(function (id) {
+      var g = grouped[id];
+      // No label: dozens of "N connections" between boxes would be the tangle again; the width tells.
+      out.push({ group: 'edges', data: { id: id, source: g.source, target: g.target, count: g.count },
+        classes: 'grouped' + (g.violation ? ' violation' : '') });
     });
     return out;
   }
 
+  // Everything above the graph is in place before Cytoscape reads where its container is.
+  warnings();
+  summary();
   var cy = cytoscape({
     container: document.getElementById('graph'),
-    elements: elements(),
+    elements: [],
     wheelSensitivity: 0.3,
+    minZoom: 0.05,
+    maxZoom: 3,
+    // Large graphs: draw a picture while panning and zooming instead of every edge.
+    textureOnViewport: data.workloads.length > 300,
+    hideEdgesOnViewport: data.connections.length > 1000,
     style: [
+      { selector: 'node, edge', style: { 'min-zoomed-font-size': MIN_FONT_PX } },
       { selector: 'node.workload', style: { shape: 'round-rectangle', width: 'label', height: 'label', padding: '8px',
         'background-color': '#e6edf3', 'border-width': 1, 'border-color': '#8c959f', label: 'data(label)',
-        'text-wrap': 'wrap', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 12, color: '#1d2733' } },
+        'text-wrap': 'wrap', 'text-valign': 'center', 'text-halign': 'center', 'font-size': 14, color: '#1d2733' } },
       { selector: 'node.learned', style: { 'background-color': '#ddf4ff', 'border-color': '#1f6feb', 'border-width': 2 } },
       { selector: 'node.namespace', style: { shape: 'round-rectangle', 'background-color': '#f6f8fa',
         'background-opacity': 1, 'border-width': 1, 'border-style': 'dashed', 'border-color': '#6e7781',
-        label: 'data(label)', 'text-valign': 'top', 'text-halign': 'center', 'font-size': 14, 'font-weight': 'bold',
-        color: '#4a5866', padding: '24px' } },
+        label: 'data(label)', 'text-valign': 'top', 'text-halign': 'center', 'font-size': 16, 'font-weight': 'bold',
+        // The name over an open namespace is where a reader clicks to close it.
+        color: '#4a5866', padding: '24px', 'text-events': 'yes' } },
+      { selector: 'node.namespace.collapsed', style: { width: 'label', height: 'label', padding: '12px',
+        'text-valign': 'center', 'text-wrap': 'wrap', 'border-style': 'solid', 'border-width': 2,
+        'background-color': '#eef1f4', color: '#1d2733' } },
       { selector: 'edge', style: { width: 2, 'line-color': '#57606a', 'target-arrow-color': '#57606a',
         'target-arrow-shape': 'triangle', 'curve-style': 'bezier', label: 'data(label)', 'text-wrap': 'wrap',
-        'font-size': 11, 'text-background-color': '#ffffff', 'text-background-opacity': 0.9,
+        'font-size': 12, 'text-background-color': '#ffffff', 'text-background-opacity': 0.9,
         'text-background-padding': '2px', color: '#1d2733' } },
+      { selector: 'edge.grouped', style: { label: '', width: 'mapData(count, 1, 50, 1, 8)', 'line-color': '#8c959f',
+        'target-arrow-color': '#8c959f', opacity: 0.7 } },
       { selector: 'node.monitor', style: { 'border-color': '#9a6700', 'border-width': 2 } },
       { selector: 'node.protect', style: { 'border-color': '#1a7f37', 'border-width': 3 } },
       { selector: 'edge.allowed', style: { 'line-color': '#1f6feb', 'target-arrow-color': '#1f6feb',
@@ -126,32 +216,87 @@
       { selector: 'node.match', style: { 'background-color': '#fff8c5', 'border-color': '#9a6700', 'border-width': 3 } }
     ]
   });
-  // Grid first so the force-directed layout starts from the same positions on every open.
-  cy.layout({ name: 'grid', animate: false }).run();
-  cy.layout({ name: 'cose', animate: false, randomize: false, nodeDimensionsIncludeLabels: true,
-    // Violation edges get room for their longer label and stay visible beside it.
-    idealEdgeLength: function (e) { return e.hasClass('violation') ? 300 : 160; }, nodeRepulsion: function () { return 600000; },
-    componentSpacing: 120, padding: 30 }).run();
+
+  // Namespaces side by side in rows (the outside world last), each a grid of its workloads in name
+  // order: linear in the workloads, the same picture on every open, and no workload hides another.
+  function groupedPositions() {
+    var GAP = 48, PAD = 40, SPACE = 64, positions = {}, groups = [];
+    cy.nodes('.namespace').forEach(function (g) {
+      var kids = g.children().sort(function (a, b) { return a.id() < b.id() ? -1 : 1; });
+      if (!kids.length) { groups.push({ node: g, w: g.outerWidth(), h: g.outerHeight(), kids: kids }); return; }
+      var cw = 0, ch = 0;
+      kids.forEach(function (k) { cw = Math.max(cw, k.outerWidth()); ch = Math.max(ch, k.outerHeight()); });
+      var cols = Math.max(1, Math.ceil(Math.sqrt(kids.length * 2 * ch / cw)));
+      var rows = Math.ceil(kids.length / cols);
+      groups.push({ node: g, kids: kids, cols: cols, cw: cw + GAP, ch: ch + GAP,
+        w: cols * (cw + GAP) + PAD, h: rows * (ch + GAP) + PAD + 24 });
+    });
+    // The filtered namespace first (the top left is what a large graph opens on), the outside world last.
+    function rank(g) { var ns = g.node.data('namespace'); return ns === filter.namespace ? 0 : ns === OUTSIDE ? 2 : 1; }
+    groups.sort(function (a, b) { return rank(a) - rank(b) || byName(a.node.data('namespace'), b.node.data('namespace')); });
+    var area = 0, widest = 0;
+    groups.forEach(function (g) { area += (g.w + SPACE) * (g.h + SPACE); widest = Math.max(widest, g.w); });
+    // Rows as wide as the graph's box is wide relative to its height, so the fit fills it.
+    var rowWidth = Math.max(widest, Math.sqrt(area * Math.max(1, cy.width() / Math.max(1, cy.height()))));
+    var x = 0, y = 0, rowH = 0;
+    groups.forEach(function (g) {
+      if (x > 0 && x + g.w > rowWidth) { x = 0; y += rowH + SPACE; rowH = 0; }
+      if (!g.kids.length) {
+        positions[g.node.id()] = { x: x + g.w / 2, y: y + g.h / 2 };
+      } else {
+        g.kids.forEach(function (k, i) {
+          positions[k.id()] = { x: x + PAD / 2 + (i % g.cols + 0.5) * g.cw, y: y + PAD / 2 + 24 + (Math.floor(i / g.cols) + 0.5) * g.ch };
+        });
+      }
+      x += g.w + SPACE;
+      rowH = Math.max(rowH, g.h);
+    });
+    return positions;
+  }
+
+  function layout() {
+    // The text above the graph may have changed height: Cytoscape must not map clicks with an old offset.
+    cy.resize();
+    var positions = groupedPositions();
+    cy.layout({ name: 'preset', animate: false, fit: false,
+      positions: function (n) { return positions[n.id()]; } }).run();
+    fitReadable();
+  }
+
+  // Fit the graph in view, but never so small that a workload's name drops below MIN_FONT_PX:
+  // then show the top left at the smallest readable zoom and let the reader pan.
+  function fitReadable() {
+    if (!cy.elements().length) { return; }
+    cy.fit(cy.elements(), 30);
+    // The smallest label font in the style (edges') decides.
+    var readable = (MIN_FONT_PX + 0.5) / 12;
+    if (cy.zoom() < readable) {
+      var box = cy.elements().boundingBox();
+      cy.zoom(readable);
+      cy.pan({ x: 30 - box.x1 * readable, y: 30 - box.y1 * readable });
+    }
+  }
+
+  function render() {
+    var t0 = performance.now();
+    var view = shown();
+    cy.batch(function () {
+      cy.elements().remove();
+      cy.add(elementsInView(view));
+      if (filter.query) {
+        cy.nodes('.workload').forEach(function (n) { n.toggleClass('match', passes(n.id())); });
+      }
+    });
+    var t1 = performance.now();
+    layout();
+    timings.elementsMs = Math.round(t1 - t0);
+    timings.layoutMs = Math.round(performance.now() - t1);
+    return view;
+  }
 
   function applyFilters() {
-    var shownEdges = {}, shownNodes = {};
-    data.connections.forEach(function (c) {
-      if (connectionShown(c)) { shownEdges[c.id] = true; shownNodes[c.source] = true; shownNodes[c.target] = true; }
-    });
-    data.workloads.forEach(function (w) { if (passes(w.id)) { shownNodes[w.id] = true; } });
-    cy.batch(function () {
-      cy.nodes('.workload').forEach(function (n) {
-        n.style('display', shownNodes[n.id()] ? 'element' : 'none');
-        n.toggleClass('match', !!filter.query && passes(n.id()));
-      });
-      cy.edges().forEach(function (e) { e.style('display', shownEdges[e.id()] ? 'element' : 'none'); });
-      cy.nodes('.namespace').forEach(function (n) {
-        var any = n.children().some(function (c) { return shownNodes[c.id()]; });
-        n.style('display', any ? 'element' : 'none');
-      });
-    });
-    var visible = cy.elements().filter(function (e) { return e.style('display') !== 'none'; });
-    if (visible.length) { cy.fit(visible, 30); }
+    var t0 = performance.now();
+    var view = render();
     var rows = document.querySelectorAll('#rules tbody tr');
     var shownRows = 0;
     rows.forEach(function (r) {
@@ -159,9 +304,22 @@
       r.hidden = !show;
       if (show) { shownRows++; }
     });
-    document.getElementById('filter-status').textContent = Object.keys(shownNodes).length + ' of '
-      + data.workloads.length + ' workloads, ' + Object.keys(shownEdges).length + ' of ' + data.connections.length
-      + ' connections, ' + shownRows + ' of ' + rows.length + ' rule ports shown';
+    var collapsed = cy.nodes('.namespace.collapsed').length;
+    document.getElementById('filter-status').textContent = Object.keys(view.nodes).length + ' of '
+      + data.workloads.length + ' workloads, ' + view.edges.length + ' of ' + data.connections.length
+      + ' connections, ' + shownRows + ' of ' + rows.length + ' rule ports shown'
+      + (collapsed ? ' \u00b7 ' + collapsed + ' namespaces collapsed: click one to open it' : '');
+    timings.filterMs = Math.round(performance.now() - t0);
+  }
+
+  function toggleNamespace(ns) {
+    var node = cy.getElementById('namespace:' + ns);
+    state.collapsed[ns] = !node.hasClass('collapsed');
+    applyFilters();
+  }
+  function setAllCollapsed(value) {
+    cy.nodes('.namespace').forEach(function (n) { state.collapsed[n.data('namespace')] = value; });
+    applyFilters();
   }
 
   function ruleRows() {
@@ -315,7 +473,6 @@
     if (!table) { cy.resize(); applyFilters(); }
   }
 
-  summary();
   ruleRows();
   if (live) { liveRows(); } else { droppedRows(); }
   var select = document.getElementById('namespace-filter');
@@ -325,6 +482,12 @@
   search.addEventListener('input', function () { filter.query = search.value.trim().toLowerCase(); applyFilters(); });
   document.getElementById('show-graph').addEventListener('click', function () { showView(false); });
   document.getElementById('show-table').addEventListener('click', function () { showView(true); });
+  document.getElementById('expand-all').addEventListener('click', function () { setAllCollapsed(false); });
+  document.getElementById('collapse-all').addEventListener('click', function () { setAllCollapsed(true); });
+  // A tap on a namespace's box (not on a workload in it; taps bubble to the parent) opens or closes it.
+  cy.on('tap', 'node.namespace', function (evt) {
+    if (evt.target.hasClass('namespace')) { toggleNamespace(evt.target.data('namespace')); }
+  });
   cy.on('tap', 'node.workload', function (evt) {
     cy.nodes().removeClass('selected-workload');
     evt.target.addClass('selected-workload');
@@ -335,17 +498,24 @@
     document.getElementById('graph-print').src = cy.png({ full: true, scale: 2, bg: '#ffffff' });
   });
   applyFilters();
+  timings.scriptMs = Math.round(performance.now() - scriptStart);
+  // The first frame with the graph drawn: from the start of navigation, as the reader waits for it.
+  requestAnimationFrame(function () { setTimeout(function () { timings.firstRenderMs = Math.round(performance.now()); }, 0); });
 
   // For people poking around in the console and for the browser tests.
   window.networkEnforcerReport = {
     cy: cy,
     data: data,
-    visibleWorkloads: function () {
-      return cy.nodes('.workload').filter(function (n) { return n.style('display') !== 'none'; }).map(function (n) { return n.id(); });
+    timings: timings,
+    // Workloads drawn as nodes (not those inside a collapsed namespace).
+    visibleWorkloads: function () { return cy.nodes('.workload').map(function (n) { return n.id(); }); },
+    // Workloads the filters let through, whether drawn or inside a collapsed namespace.
+    shownWorkloads: function () { return Object.keys(shown().nodes).sort(); },
+    visibleConnections: function () { return cy.edges().not('.grouped').map(function (e) { return e.id(); }); },
+    collapsedNamespaces: function () {
+      return cy.nodes('.namespace.collapsed').map(function (n) { return n.data('namespace'); });
     },
-    visibleConnections: function () {
-      return cy.edges().filter(function (e) { return e.style('display') !== 'none'; }).map(function (e) { return e.id(); });
-    },
+    toggleNamespace: toggleNamespace,
     showDetails: showDetails
   };
 }());
