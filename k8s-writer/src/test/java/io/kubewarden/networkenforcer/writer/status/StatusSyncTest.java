@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import io.kubewarden.networkenforcer.writer.reconcile.RetryInfo;
@@ -114,7 +115,7 @@ public class StatusSyncTest {
           new StatusMerger(), meters, Clock.systemUTC(),
           new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
       for (String key : buffer.markAllDue()) {
-        sync.sync(ObjectKey.parse(key));
+        sync.sync(ObjectKey.parse(key), RetryInfo.first());
       }
       assertThat(exportedAtWrite.get()).as("events exported when the status was written").isEqualTo(1);
       assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
