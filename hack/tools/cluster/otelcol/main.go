@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 // version is set at build time to the release of the collector modules (cluster.sh).
@@ -48,6 +49,8 @@ func components() (otelcol.Factories, error) {
 	if f.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](healthcheckextension.NewFactory()); err != nil {
 		return f, err
 	}
+	// The collector's own logs and metrics (service::telemetry), as in the builder's output.
+	f.Telemetry = otelconftelemetry.NewFactory()
 	return f, nil
 }
 
