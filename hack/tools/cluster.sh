@@ -134,8 +134,10 @@ build_local_path_provisioner() {
 # --- what the chart's default values need ------------------------------------------------------------
 cm_dir="$here/cluster/cert-manager"
 otel_dir="$here/cluster/otelcol"
-cm_version="$(awk '$1 == "github.com/cert-manager/cert-manager" {print $2}' "$cm_dir/go.mod")"
-otel_version="$(awk '$1 == "go.opentelemetry.io/collector/otelcol" {print $2}' "$otel_dir/go.mod")"
+# A module's version in a go.mod, in a require block or on a require line of its own.
+required() { awk -v m="$1" '$1 == m {print $2} $1 == "require" && $2 == m {print $3}' "$2"; }
+cm_version="$(required github.com/cert-manager/cert-manager "$cm_dir/go.mod")"
+otel_version="$(required go.opentelemetry.io/collector/otelcol "$otel_dir/go.mod")"
 [[ -n "$cm_version" && -n "$otel_version" ]] || { echo "cluster.sh: cannot read the cert-manager or collector release" >&2; exit 1; }
 cm_sources="$(source_hash cert-manager)"
 otel_sources="$(source_hash otelcol)"

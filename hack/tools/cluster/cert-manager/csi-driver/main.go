@@ -112,7 +112,10 @@ func serve(server *grpc.Server, socket string) {
 }
 
 // registrar answers the kubelet's plugin watcher, as node-driver-registrar does.
-type registrar struct{ endpoint string }
+type registrar struct {
+	registration.UnimplementedRegistrationServer
+	endpoint string
+}
 
 func (r *registrar) GetInfo(context.Context, *registration.InfoRequest) (*registration.PluginInfo, error) {
 	return &registration.PluginInfo{Type: registration.CSIPlugin, Name: driverName, Endpoint: r.endpoint,
