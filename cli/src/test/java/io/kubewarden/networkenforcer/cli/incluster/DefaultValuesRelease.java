@@ -53,8 +53,13 @@ import java.util.stream.Stream;
  */
 final class DefaultValuesRelease {
 
-  static final String RELEASE = "network-enforcer";
-  static final String NAMESPACE = "network-enforcer";
+  /**
+   * The first install's release name and namespace: its CRDs outlive {@code helm uninstall} (kept on
+   * purpose), and helm adopts them only into a release of the same name and namespace (another fails
+   * with "invalid ownership metadata").
+   */
+  static final String RELEASE = InClusterIT.RELEASE;
+  static final String NAMESPACE = InClusterIT.NAMESPACE;
   /** Not the sample's "demo": the first install's proposals and policies stay there (CRDs outlive a release). */
   static final String APPS = "shop";
   static final String ISTIO = "istio-system";

@@ -63,8 +63,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InClusterIT {
 
-  private static final String RELEASE = "ne";
-  private static final String NAMESPACE = "ne-system";
+  static final String RELEASE = "ne";
+  static final String NAMESPACE = "ne-system";
   private static final String SAMPLE_NAMESPACE = "demo";
   private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
   private static final String RELAY_SERVER_NAME = "ui.hubble-relay.cilium.io";
