@@ -6,6 +6,10 @@
 #     the pod sandbox's pause process and the local-path volume helper (small Go programs in
 #     hack/tools/cluster), CoreDNS and local-path-provisioner from their Go modules (hack/tools/cluster/versions),
 #     each a static binary in a FROM-scratch image written by this script (no Docker needed);
+#   - what the chart's default values need: cert-manager's controller (its CRDs beside), built from the
+#     released module with a main of ours, a stand-in for its CSI driver (a host binary: the driver's
+#     module is not served), the OpenTelemetry collector under the chart's default collector image
+#     reference and a fluent-bit stand-in under the chart's default fluent-bit reference;
 #   - containerd, runc and the CNI plugins (/usr/lib/cni) from Debian, with apt, when missing.
 # Each result records what it was built from; a run with the same inputs only checks (well under a second).
 set -euo pipefail
@@ -72,14 +76,14 @@ module_dir() {
 }
 
 # Writes a Docker-archive tarball (what `ctr images import` and `docker load` read) of a FROM-scratch image
-# holding one static binary at /<name>, its entrypoint.
-scratch_image() { # reference, binary, tarball
+# holding one static binary at /<name> (or the path given), its entrypoint.
+scratch_image() { # reference, binary, tarball[, path in the image]
   local ref="$1" binary="$2" out="$3" d name diff config
   d="$(mktemp -d "$work/image.XXXXXX")"
-  name="$(basename "$binary")"
-  mkdir -p "$d/rootfs" "$d/archive"
+  name="${4:-$(basename "$binary")}"
+  mkdir -p "$d/rootfs/$(dirname "$name")" "$d/archive"
   install -m 0755 "$binary" "$d/rootfs/$name"
-  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$d/rootfs" -cf "$d/layer.tar" "$name"
+  tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$d/rootfs" -cf "$d/layer.tar" "${name%%/*}"
   diff="$(sha256sum "$d/layer.tar" | cut -d' ' -f1)"
   mkdir "$d/archive/$diff"
   mv "$d/layer.tar" "$d/archive/$diff/layer.tar"
@@ -93,9 +97,10 @@ scratch_image() { # reference, binary, tarball
   rm -rf "$d"
 }
 
-# image name, version, how to build its binary into $1 (a function given the output path)
+# image name, version, how to build its binary into $1 (a function given the output path)[, reference,
+# path of the binary in the image]
 image() {
-  local name="$1" version="$2" build="$3" tarball="$image_dir/$1.tar" ref="network-enforcer.local/$1:$2"
+  local name="$1" version="$2" build="$3" tarball="$image_dir/$1.tar" ref="${4:-network-enforcer.local/$1:$2}"
   if up_to_date "$tarball" "$version" && [[ "$(cat "$image_dir/$name.image" 2>/dev/null)" == "$ref" ]]; then
     log "image $ref already in $image_dir"
     return
@@ -104,7 +109,7 @@ image() {
   local start=$SECONDS
   mkdir -p "$work/bin-$name"
   "$build" "$work/bin-$name/$name"
-  scratch_image "$ref" "$work/bin-$name/$name" "$tarball"
+  scratch_image "$ref" "$work/bin-$name/$name" "$tarball" "${5:-}"
   echo "$version" > "$tarball.version"
   echo "$ref" > "$image_dir/$name.image"
   log "built image $ref in $((SECONDS - start))s"
@@ -126,9 +131,60 @@ build_local_path_provisioner() {
     -ldflags="-s -w -X main.VERSION=$lpp_version" -o "$1" .)
 }
 
+# --- what the chart's default values need ------------------------------------------------------------
+cm_dir="$here/cluster/cert-manager"
+otel_dir="$here/cluster/otelcol"
+# A module's version in a go.mod, in a require block or on a require line of its own.
+required() { awk -v m="$1" '$1 == m {print $2} $1 == "require" && $2 == m {print $3}' "$2"; }
+cm_version="$(required github.com/cert-manager/cert-manager "$cm_dir/go.mod")"
+otel_version="$(required go.opentelemetry.io/collector/otelcol "$otel_dir/go.mod")"
+[[ -n "$cm_version" && -n "$otel_version" ]] || { echo "cluster.sh: cannot read the cert-manager or collector release" >&2; exit 1; }
+cm_sources="$(source_hash cert-manager)"
+otel_sources="$(source_hash otelcol)"
+# The chart's default image references (values.yaml), so its pods run these images unchanged.
+values="$here/../../charts/network-enforcer/values.yaml"
+default_image() { awk -v block="$1" '$0 ~ "^ *" block ":$" {c=1} c && /repository:/ {r=$2} c && /tag:/ {gsub(/"/, "", $2); print r ":" $2; exit}' "$values"; }
+collector_ref="$(default_image defaultCollector)"
+fluent_bit_ref="$(default_image fluentBit)"
+[[ -n "$collector_ref" && -n "$fluent_bit_ref" ]] || { echo "cluster.sh: cannot read the chart's default images" >&2; exit 1; }
+
+build_cm_controller() { (cd "$cm_dir" && GOFLAGS=-mod=readonly go build -trimpath -ldflags="-s -w" -o "$1" ./controller); }
+build_collector() {
+  (cd "$otel_dir" && GOFLAGS=-mod=readonly go build -trimpath -ldflags="-s -w -X main.version=${otel_version#v}" -o "$1" .)
+}
+build_fluent_bit() { (cd "$otel_dir" && GOFLAGS=-mod=readonly go build -trimpath -ldflags="-s -w" -o "$1" ./fluent-bit); }
+
+# The CSI driver stand-in runs on the host beside the kubelet (KubeCluster starts and stops it with the node).
+csi_bin="$bin_dir/cert-manager-csi-driver"
+if up_to_date "$csi_bin" "$cm_version-$cm_sources"; then
+  log "cert-manager-csi-driver already in $bin_dir"
+else
+  log "building cert-manager-csi-driver (stand-in) ..."
+  start=$SECONDS
+  (cd "$cm_dir" && GOFLAGS=-mod=readonly go build -trimpath -ldflags="-s -w -X main.version=$cm_version-stand-in" -o "$csi_bin.tmp" ./csi-driver)
+  mv "$csi_bin.tmp" "$csi_bin"
+  echo "$cm_version-$cm_sources" > "$csi_bin.version"
+  log "built cert-manager-csi-driver in $((SECONDS - start))s"
+fi
+# cert-manager's CRDs as released (deploy/crds of the module).
+crd_dir="$tools_dir/cluster/cert-manager-crds"
+if [[ "$(cat "$crd_dir.version" 2>/dev/null)" == "$cm_version" ]] && compgen -G "$crd_dir/*.yaml" >/dev/null; then
+  log "cert-manager $cm_version CRDs already in $crd_dir"
+else
+  cm_module="$(module_dir github.com/cert-manager/cert-manager "$cm_version")"
+  [[ -d "$cm_module/deploy/crds" ]] || { echo "cluster.sh: no deploy/crds in github.com/cert-manager/cert-manager@$cm_version" >&2; exit 1; }
+  rm -rf "$crd_dir" && mkdir -p "$crd_dir"
+  install -m 0644 "$cm_module"/deploy/crds/*.yaml "$crd_dir/"
+  echo "$cm_version" > "$crd_dir.version"
+  log "cert-manager $cm_version CRDs written to $crd_dir"
+fi
+
 image pause "$pause_version" build_pause
 image local-path-helper "$helper_version" build_helper
 image coredns "$coredns_version" build_coredns
 image local-path-provisioner "$lpp_version" build_local_path_provisioner
+image cert-manager-controller "$cm_version-$cm_sources" build_cm_controller
+image otel-collector "$otel_version-$otel_sources" build_collector "$collector_ref" otelcol-contrib
+image fluent-bit "$otel_sources" build_fluent_bit "$fluent_bit_ref" fluent-bit/bin/fluent-bit
 
 log "done in $((SECONDS - total_start))s; binaries in $bin_dir, images in $image_dir"

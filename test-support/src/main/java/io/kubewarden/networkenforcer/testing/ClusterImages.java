@@ -8,12 +8,17 @@ import java.nio.file.Path;
  * The images {@code hack/tools/cluster.sh} writes as tarballs into {@code $NE_TOOLS_DIR/cluster/images}:
  * {@code <name>.tar} and {@code <name>.image}, the reference the tarball is tagged with.
  */
-final class ClusterImages {
+public final class ClusterImages {
 
   static final String PAUSE = "pause";
   static final String COREDNS = "coredns";
   static final String LOCAL_PATH_PROVISIONER = "local-path-provisioner";
   static final String LOCAL_PATH_HELPER = "local-path-helper";
+  static final String CERT_MANAGER_CONTROLLER = "cert-manager-controller";
+  /** Tagged with the chart's default collector image (otel/opentelemetry-collector-contrib). */
+  public static final String OTEL_COLLECTOR = "otel-collector";
+  /** A stand-in tagged with the chart's default fluent-bit image. */
+  public static final String FLUENT_BIT = "fluent-bit";
 
   private ClusterImages() {}
 

@@ -49,6 +49,14 @@ public final class KubeCluster implements AutoCloseable {
   static final String POD_SUBNET = "10.244.0.0/24";
   static final String DNS_SERVICE_IP = "10.96.0.10";
   static final String BRIDGE = "ne-cni0";
+  /**
+   * Where the kubelet writes container logs: the kubelet's default, so a log collector that mounts the
+   * host's /var/log (the chart's fluent-bit) can follow the /var/log/containers links into it.
+   * {@link HostState} removes it again when the cluster stops.
+   */
+  static final Path POD_LOGS = Path.of("/var/log/pods");
+  static final String CSI_DRIVER = "cert-manager-csi-driver";
+  private static final Duration CERT_MANAGER_READY = Duration.ofMinutes(3);
   private static final Duration POLL = Duration.ofMillis(500);
   private static final Duration NODE_READY = Duration.ofMinutes(3);
   private static final Duration ADDONS_READY = Duration.ofMinutes(3);
@@ -67,6 +75,8 @@ public final class KubeCluster implements AutoCloseable {
   private ClusterContainerd containerd;
   private KubeApiServer api;
   private ManagedProcess scheduler;
+  private Path kubeletDir;
+  private boolean certManager;
   private boolean closed;
 
   private KubeCluster() {
@@ -142,6 +152,61 @@ public final class KubeCluster implements AutoCloseable {
     timings.put("import " + reference, took);
     LOG.info("imported {} from Docker into the node's containerd in {} ms", reference, took.toMillis());
     return took;
+  }
+
+  /**
+   * Imports an image {@code hack/tools/cluster.sh} wrote (its {@code <name>.tar}, tagged as its
+   * {@code <name>.image} says, e.g. the chart's default collector reference); returns the reference.
+   */
+  public String importClusterImage(String name) {
+    importImage(ClusterImages.tarball(name));
+    return ClusterImages.reference(name);
+  }
+
+  /** Tags an image already on the node with another reference (an image under the chart's default name). */
+  public void tagImage(String source, String target) {
+    containerd.ctr("images", "tag", "--force", source, target).requireOk();
+  }
+
+  /**
+   * cert-manager as the chart's default TLS mode (issuer) needs it, once per cluster: its CRDs as
+   * released, its controller (image built from the released module) and the CSI driver
+   * {@code csi.cert-manager.io}: a stand-in on the host (cluster.sh) registered with the kubelet through
+   * the plugin-registration socket, which requests each volume's certificate from cert-manager. It runs
+   * as a node process so it outlives the pods whose volumes it unpublishes when the node drains.
+   */
+  public synchronized void installCertManager() {
+    if (certManager) {
+      return;
+    }
+    timed("cert-manager", () -> {
+      Path crds = KubeTools.toolsDir().resolve("cluster").resolve("cert-manager-crds");
+      try (var files = Files.list(crds)) {
+        for (Path crd : files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList()) {
+          try (InputStream in = Files.newInputStream(crd)) {
+            client().load(in).forceConflicts().serverSideApply();
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read cert-manager's CRDs in " + crds + ": run `"
+            + KubeTools.CLUSTER_BUILD_SCRIPT + "`", e);
+      }
+      runKubectl("wait", "--for=condition=Established", "--timeout=60s", "crd", "certificates.cert-manager.io",
+          "certificaterequests.cert-manager.io", "issuers.cert-manager.io", "clusterissuers.cert-manager.io")
+          .requireOk();
+      apply("cert-manager.yaml", Map.of("CONTROLLER_IMAGE", importClusterImage(ClusterImages.CERT_MANAGER_CONTROLLER)));
+      startProcess(CSI_DRIVER, List.of(KubeTools.require(CSI_DRIVER).toString(),
+          "--kubelet-dir=" + kubeletDir, "--kubeconfig=" + kubeconfig(), "--node-id=" + NODE_NAME));
+      await("cert-manager available and " + CSI_DRIVER + " registered with the kubelet", CERT_MANAGER_READY,
+          () -> available("cert-manager", "cert-manager") && csiDriverRegistered("csi.cert-manager.io"));
+    });
+    certManager = true;
+  }
+
+  private boolean csiDriverRegistered(String driver) {
+    var node = client().storage().v1().csiNodes().withName(NODE_NAME).get();
+    return node != null && node.getSpec().getDrivers() != null
+        && node.getSpec().getDrivers().stream().anyMatch(d -> driver.equals(d.getName()));
   }
 
   /** Sends SIGKILL to a container's main process (its id as in the pod status, {@code containerd://} or bare). */
@@ -252,11 +317,11 @@ public final class KubeCluster implements AutoCloseable {
   }
 
   private void startNode() {
-    Path kubeletDir = workDir.resolve("kubelet");
+    kubeletDir = workDir.resolve("kubelet");
     Path kubeletConfig = workDir.resolve("kubelet.yaml");
     writeFile(kubeletConfig, NodeConfig.kubelet(containerd.endpoint(), nodeAddress, LoopbackPorts.free(),
         LoopbackPorts.free(), workDir.resolve("pki").resolve("ca.crt"), DNS_SERVICE_IP, POD_SUBNET,
-        workDir.resolve("pod-logs")));
+        POD_LOGS));
     startProcess(KubeTools.KUBELET, List.of(KubeTools.require(KubeTools.KUBELET).toString(),
         "--config=" + kubeletConfig,
         "--kubeconfig=" + componentKubeconfig("kubelet", "system:node:" + NODE_NAME, "system:nodes"),

@@ -67,8 +67,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class InClusterIT {
 
-  private static final String RELEASE = "ne";
-  private static final String NAMESPACE = "ne-system";
+  static final String RELEASE = "ne";
+  static final String NAMESPACE = "ne-system";
   private static final String SAMPLE_NAMESPACE = "demo";
   private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
   private static final String RELAY_SERVER_NAME = "ui.hubble-relay.cilium.io";
@@ -89,6 +89,9 @@ class InClusterIT {
   static final Map<String, String> INSTALL_OVERRIDES = Map.of(
       "controller.provider.name", "cilium",
       "telemetry.collectorStrategy", "none");
+
+  /** The default values' fluent-bit.stateHostPath. */
+  static final Path FLUENT_BIT_STATE = Path.of("/var/lib/network-enforcer/fluent-bit");
 
   @TempDir
   static Path dir;
@@ -113,12 +116,16 @@ class InClusterIT {
   static Path relayKey;
   static Path relayClientCa;
   static Map<String, WorkloadNetworkPolicyProposal> learned;
+  static DefaultValuesRelease defaults;
+  static boolean fluentBitStateExisted;
 
   @BeforeAll
   static void start() throws IOException {
     cluster = KubeCluster.shared();
     imageImport = cluster.importDockerImage(image());
     learned = learnedFromTheSample();
+    defaults = new DefaultValuesRelease(cluster, dir, image());
+    fluentBitStateExisted = Files.exists(FLUENT_BIT_STATE.getParent());
   }
 
   @AfterAll
@@ -129,9 +136,14 @@ class InClusterIT {
           learned == null ? 0 : learned.size(), promoted, violations, restarts, lost, doubled);
       System.out.printf("in-cluster: flows the relay resent after restarts %d, dropped by ingest as already in "
           + "the topic %d (the rest: replies and duplicate reports the parser drops)%n", resentTotal, resentDropped);
+      System.out.println(defaults == null ? "" : defaults.summary() + " (default values: istio, cert-manager, collector)");
       System.out.printf("in-cluster timings: %s; image import %d ms; helm install to Ready %s ms%n",
           cluster == null ? "-" : cluster.timings(), imageImport == null ? -1 : imageImport.toMillis(),
           installToReady == null ? "-" : installToReady.toMillis());
+      if (defaults != null && defaults.installToReady != null) {
+        System.out.printf("in-cluster timings (default values): helm install to Ready %d ms%n",
+            defaults.installToReady.toMillis());
+      }
     } finally {
       if (relay != null) {
         relay.close();
@@ -139,6 +151,10 @@ class InClusterIT {
       if (cluster != null) {
         Instant closing = Instant.now();
         cluster.close();
+        if (!fluentBitStateExisted) {
+          // The chart's fluent-bit keeps its offsets in a hostPath directory (DirectoryOrCreate).
+          deleteRecursively(FLUENT_BIT_STATE.getParent());
+        }
         List<String> left = cluster.hostDifferences();
         System.out.printf("in-cluster: cluster stopped in %d ms; host differences: %s%n",
             Duration.between(closing, Instant.now()).toMillis(), left);
@@ -473,6 +489,31 @@ class InClusterIT {
     assertThat(all).as("objects left after helm uninstall").isEmpty();
   }
 
+  @Test
+  @Order(9)
+  void theDefaultValuesInstallWithCertManagerFluentBitAndTheCollector() throws IOException {
+    defaults.prepare();
+    defaults.installAndAwaitReady();
+  }
+
+  @Test
+  @Order(10)
+  void theDefaultValuesReleaseTurnsZtunnelFlowsIntoTheProposalsLearnMakes() throws IOException {
+    defaults.ztunnelFlowsBecomeTheProposalsLearnMakes();
+  }
+
+  @Test
+  @Order(11)
+  void theDefaultValuesReleasePromotesToAnAuthorizationPolicy() {
+    defaults.promotionBecomesAnAuthorizationPolicy();
+  }
+
+  @Test
+  @Order(12)
+  void theDefaultValuesReleaseReportsADenyAsViolationAndCollectorEvent() throws Exception {
+    defaults.aDeniedConnectionBecomesAViolationAndACollectorEvent();
+  }
+
   /** What is left of the release: its namespace's objects (but the namespace's own) and its cluster-wide ones. */
   private static List<String> releaseLeftovers() {
     String left = cluster.kubectl("get", "all,configmaps,secrets,serviceaccounts,roles,rolebindings,"
@@ -604,7 +645,7 @@ class InClusterIT {
     }
   }
 
-  private static long evidenceCount(java.util.Collection<WorkloadNetworkPolicyProposal> proposals) {
+  static long evidenceCount(java.util.Collection<WorkloadNetworkPolicyProposal> proposals) {
     return proposals.stream().filter(p -> p.getStatus() != null && p.getStatus().getEvidence() != null)
         .flatMap(p -> p.getStatus().getEvidence().stream()).mapToLong(RuleEvidence::getCount).sum();
   }
@@ -642,7 +683,7 @@ class InClusterIT {
     return !pods.isEmpty() && pods.stream().allMatch(InClusterIT::ready);
   }
 
-  private static boolean ready(Pod pod) {
+  static boolean ready(Pod pod) {
     return pod.getStatus() != null && pod.getStatus().getConditions() != null && pod.getStatus().getConditions()
         .stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
   }
@@ -656,8 +697,19 @@ class InClusterIT {
     return Objects.requireNonNull(System.getProperty("ne.test.image"), "ne.test.image (set by cli/pom.xml failsafe)");
   }
 
-  private static Path chart() {
+  static Path chart() {
     return CliRun.repoRoot().resolve("charts").resolve("network-enforcer");
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
   }
 
   private static String base64(Path file) throws IOException {
