@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.common.topics;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -53,13 +54,32 @@ public final class JsonSerde<T> implements Serde<T> {
       return value;
     } catch (IOException e) {
       String reason = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
-      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + reason + ")", e);
+      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + at(e) + " (" + reason + ")", e);
     } catch (RuntimeException e) {
       if (e instanceof RecordDecodeException rde) {
         throw rde;
       }
       throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
     }
+  }
+
+  /**
+   * Where in the record Jackson stopped, as {@code " at dst.workloadKind"}: its messages name the
+   * type it could not build, not the field, and the field is what the producer has to fix.
+   */
+  static String at(IOException e) {
+    if (!(e instanceof JsonMappingException jme) || jme.getPath().isEmpty()) {
+      return "";
+    }
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference r : jme.getPath()) {
+      if (r.getFieldName() != null) {
+        path.append(path.isEmpty() ? "" : ".").append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        path.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    return path.isEmpty() ? "" : " at " + path;
   }
 
   @Override

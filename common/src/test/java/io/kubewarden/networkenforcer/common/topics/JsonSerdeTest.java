@@ -294,4 +294,20 @@ class JsonSerdeTest {
     assertThatThrownBy(() -> topics.flows().valueSerde().deserializer().deserialize("flows", badPort))
         .hasMessageContaining("dstPort out of range: 70000");
   }
+
+  /**
+   * Found by RecordSequenceFuzzingTest: a flow whose {@code dst.workloadKind} is "a/b/c/d/e" was
+   * refused with Jackson's words only (a type and its values), which do not say which field to fix.
+   */
+  @Test
+  void aRefusedRecordNamesThePathOfItsField() {
+    byte[] badKind = ("{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\","
+        + "\"src\":{},\"dst\":{\"workloadKind\":\"a/b/c/d/e\"}}").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.flows().valueSerde().deserializer().deserialize("flows", badKind))
+        .hasMessageContaining("not a valid FlowRecord at dst.workloadKind (");
+    byte[] badRule = ("{\"name\":\"p\",\"namespace\":\"shop\",\"spec\":{\"targetRef\":{\"kind\":\"Deployment\","
+        + "\"name\":\"api\"},\"direction\":\"Sideways\"}}").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.proposals().valueSerde().deserializer().deserialize("proposals", badRule))
+        .hasMessageContaining("not a valid ProposalSnapshot at spec.direction (");
+  }
 }
