@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.loss;
 
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -59,7 +60,7 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
   /** This window and a later report of the same provider and node, folded. */
   public DataPlaneLoss plus(DataPlaneLoss other) {
     return new DataPlaneLoss(provider, node, from.isBefore(other.from) ? from : other.from,
-        to.isAfter(other.to) ? to : other.to, lostEvents + other.lostEvents, reports + other.reports,
+        to.isAfter(other.to) ? to : other.to, Counts.sum(lostEvents, other.lostEvents), Counts.sum(reports, other.reports),
         unavailable() || other.unavailable());
   }
 
