@@ -43,7 +43,7 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     if (to.isBefore(from)) {
-      throw new IllegalArgumentException("loss window ends (" + to + ") before it starts (" + from + ")");
+      throw new IllegalArgumentException("loss window ends (to " + to + ") before it starts (from " + from + ")");
     }
     if (lostEvents < 0 || reports < 1) {
       throw new IllegalArgumentException("a loss record needs lostEvents >= 0 and reports >= 1, got " + lostEvents

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.IOException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -53,7 +54,7 @@ public final class JsonSerde<T> implements Serde<T> {
       }
       return value;
     } catch (IOException e) {
-      String reason = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+      String reason = reason(e);
       throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + at(e) + " (" + reason + ")", e);
     } catch (RuntimeException e) {
       if (e instanceof RecordDecodeException rde) {
@@ -61,6 +62,21 @@ public final class JsonSerde<T> implements Serde<T> {
       }
       throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
     }
+  }
+
+  /**
+   * Jackson's message, or for a record whose constructor refused the values, the constructor's own
+   * words: Jackson wraps them in "Cannot construct instance of `<Java class>`", which names the
+   * program's insides rather than the field to fix.
+   */
+  static String reason(IOException e) {
+    if (e instanceof ValueInstantiationException vie && vie.getCause() != null
+        && vie.getCause().getMessage() != null) {
+      Throwable cause = vie.getCause();
+      // Objects.requireNonNull(field, "field"): the message is the field's name.
+      return cause instanceof NullPointerException ? cause.getMessage() + " is missing" : cause.getMessage();
+    }
+    return e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
   }
 
   /**
