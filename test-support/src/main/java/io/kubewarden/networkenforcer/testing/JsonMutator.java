@@ -1,10 +1,10 @@
-package io.kubewarden.networkenforcer.processor.decoding;
+package io.kubewarden.networkenforcer.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.kubewarden.networkenforcer.common.json.Json;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -17,8 +17,9 @@ import java.util.Random;
  * wrong type, a date at the edge of time), or the bytes cut or flipped. Each mutation says which
  * field it touched, so a fuzzer can check that a refusal names it.
  */
-final class JsonMutator {
+public final class JsonMutator {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
+  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final List<JsonNode> ODD_VALUES = List.of(
       F.nullNode(), F.textNode(""), F.textNode(" "), F.numberNode(-1), F.numberNode(0), F.numberNode(65_536),
       F.numberNode(70_000), F.numberNode(Integer.MIN_VALUE), F.numberNode(Long.MAX_VALUE),
@@ -29,12 +30,17 @@ final class JsonMutator {
       F.textNode("UPPER_case"), F.booleanNode(true), F.arrayNode(), F.objectNode());
 
   /** A mutated record: its bytes, and the field path it touched (empty for byte-level mutations). */
-  record Mutation(byte[] bytes, List<String> path, String what) {}
+  /**
+   * @param tree the mutated record (null after a byte-level mutation)
+   * @param path the field touched, by name or array index (empty after a byte-level mutation)
+   */
+  public record Mutation(JsonNode tree, byte[] bytes, List<String> path, String what) {}
 
   private JsonMutator() {}
 
-  static Mutation mutate(Random random, Object valid) {
-    JsonNode tree = Json.mapper().valueToTree(valid);
+  /** One mutation of a copy of {@code valid}, the tree of a record that reads. */
+  public static Mutation mutate(Random random, JsonNode valid) {
+    JsonNode tree = valid.deepCopy();
     int kind = random.nextInt(10);
     if (kind == 0) {
       return bytesMutation(random, write(tree));
@@ -42,7 +48,7 @@ final class JsonMutator {
     List<List<String>> paths = new ArrayList<>();
     collect(tree, new ArrayList<>(), paths);
     if (paths.isEmpty()) {
-      return new Mutation(write(tree), List.of(), "unchanged");
+      return new Mutation(tree, write(tree), List.of(), "unchanged");
     }
     List<String> path = paths.get(random.nextInt(paths.size()));
     JsonNode parent = at(tree, path.subList(0, path.size() - 1));
@@ -56,7 +62,7 @@ final class JsonMutator {
       set(parent, last, value);
       what = "set " + String.join(".", path) + " to " + abbreviate(value.toString());
     }
-    return new Mutation(write(tree), path, what);
+    return new Mutation(tree, write(tree), path, what);
   }
 
   private static Mutation bytesMutation(Random random, byte[] bytes) {
@@ -72,7 +78,7 @@ final class JsonMutator {
       out[at] ^= (byte) (1 << random.nextInt(8));
       what = "flipped a bit of byte " + at;
     }
-    return new Mutation(out, List.of(), what);
+    return new Mutation(null, out, List.of(), what);
   }
 
   private static void collect(JsonNode node, List<String> prefix, List<List<String>> into) {
@@ -111,13 +117,14 @@ final class JsonMutator {
 
   private static byte[] write(JsonNode tree) {
     try {
-      return Json.mapper().writeValueAsBytes(tree);
+      return MAPPER.writeValueAsBytes(tree);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  static String abbreviate(String s) {
+  /** {@code s}, cut to 60 characters for a log line. */
+  public static String abbreviate(String s) {
     return s.length() <= 60 ? s : s.substring(0, 60) + "...";
   }
 }

@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
@@ -23,6 +24,7 @@ import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.fixtures.Policies;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
+import io.kubewarden.networkenforcer.testing.JsonMutator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -173,7 +175,7 @@ class RecordSequenceFuzzingTest {
         return new Input(random.nextBoolean() ? key : null, null, List.of(), "flow tombstone", true, true);
       }
       // A mutated JSON flow may still be a flow: count it as one that may have been learned.
-      JsonMutator.Mutation m = JsonMutator.mutate(random, f);
+      JsonMutator.Mutation m = JsonMutator.mutate(random, Json.mapper().valueToTree(f));
       flowRecordsPiped++;
       flowCountPiped = saturatedAdd(flowCountPiped, Math.max(f.count(), Long.MAX_VALUE / 2));
       return new Input(key, m.bytes(), m.path(), m.what(), false, true);
@@ -202,7 +204,7 @@ class RecordSequenceFuzzingTest {
         return new Input(key, write(valid), List.of(),
             "valid", keyValid, keyValid);
       }
-      JsonMutator.Mutation m = JsonMutator.mutate(random, valid);
+      JsonMutator.Mutation m = JsonMutator.mutate(random, Json.mapper().valueToTree(valid));
       return new Input(key, m.bytes(), m.path(), m.what(), false, keyValid);
     }
 
@@ -214,7 +216,7 @@ class RecordSequenceFuzzingTest {
         case 0 -> new Input(key, null, List.of(), "tombstone", true, true);
         case 1 -> new Input(key, write(p), List.of(), "valid", true, true);
         default -> {
-          JsonMutator.Mutation m = JsonMutator.mutate(random, p);
+          JsonMutator.Mutation m = JsonMutator.mutate(random, Json.mapper().valueToTree(p));
           yield new Input(key, m.bytes(), m.path(), m.what(), false, true);
         }
       };
@@ -308,7 +310,7 @@ class RecordSequenceFuzzingTest {
 
     private static byte[] write(Object value) {
       try {
-        return io.kubewarden.networkenforcer.common.json.Json.mapper().writeValueAsBytes(value);
+        return Json.mapper().writeValueAsBytes(value);
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
