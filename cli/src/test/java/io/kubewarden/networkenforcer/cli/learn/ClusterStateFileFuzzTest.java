@@ -1,0 +1,43 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.kubewarden.networkenforcer.common.config.ConfigException;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The {@code --cluster-state} file of learn and simulate, any bytes: a cluster, or a
+ * {@link ConfigException} on one line that names the file and no Java class.
+ */
+class ClusterStateFileFuzzTest {
+  private static final Path FILE = tempFile();
+
+  @FuzzTest(maxDuration = "5s")
+  @Timeout(10)
+  void clusterStates(byte[] input) throws IOException {
+    Files.write(FILE, input);
+    try {
+      assertThat(ClusterStates.load(FILE, new PrintWriter(new StringWriter()))).isNotNull();
+    } catch (ConfigException e) {
+      assertThat(e.getMessage()).contains(FILE.getFileName().toString()).doesNotContain("\n")
+          .doesNotContain("io.fabric8").doesNotContain("com.fasterxml");
+    }
+  }
+
+  private static Path tempFile() {
+    try {
+      Path file = Files.createTempFile("fuzz-cluster-state", ".json");
+      file.toFile().deleteOnExit();
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
