@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The {@code --cluster-state} file of learn and simulate, any bytes: a cluster, or a
- * {@link ConfigException} on one line that names the file and no Java class.
+ * {@link ConfigException} that names the file and no Java class.
  */
 class ClusterStateFileFuzzTest {
   private static final Path FILE = tempFile();
@@ -26,8 +26,14 @@ class ClusterStateFileFuzzTest {
     try {
       assertThat(ClusterStates.load(FILE, new PrintWriter(new StringWriter()))).isNotNull();
     } catch (ConfigException e) {
-      assertThat(e.getMessage()).contains(FILE.getFileName().toString()).doesNotContain("\n")
-          .doesNotContain("io.fabric8").doesNotContain("com.fasterxml");
+      assertThat(e.getMessage()).contains(FILE.getFileName().toString());
+      // Names of the program's insides, unless the file itself holds them.
+      String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+      for (String inside : new String[] {"io.fabric8", "com.fasterxml", "Exception"}) {
+        if (!text.contains(inside)) {
+          assertThat(e.getMessage()).doesNotContain(inside);
+        }
+      }
     }
   }
 

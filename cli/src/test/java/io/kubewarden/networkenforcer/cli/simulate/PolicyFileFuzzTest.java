@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * simulate's {@code --policy} file, any bytes: candidate policies, or a {@link ConfigException}
- * whose one line says what to fix, with no Java class name.
+ * that says what to fix, with no Java class name.
  */
 class PolicyFileFuzzTest {
   private static final Path FILE = tempFile();
@@ -24,8 +24,13 @@ class PolicyFileFuzzTest {
     try {
       assertThat(PolicyFile.load(FILE)).isNotEmpty();
     } catch (ConfigException e) {
-      assertThat(e.getMessage()).doesNotContain("\n").doesNotContain("io.kubewarden").doesNotContain("java.")
-          .doesNotContain("com.fasterxml");
+      // Names of the program's insides, unless the file itself holds them (a policy may be named so).
+      String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+      for (String inside : new String[] {"io.kubewarden", "java.", "com.fasterxml", "Exception"}) {
+        if (!text.contains(inside)) {
+          assertThat(e.getMessage()).doesNotContain(inside);
+        }
+      }
     }
   }
 

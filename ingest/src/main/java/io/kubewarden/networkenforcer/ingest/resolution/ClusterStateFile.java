@@ -120,7 +120,7 @@ public final class ClusterStateFile {
       if (first == JsonToken.VALUE_NULL) {
         return; // an empty YAML document
       }
-      throw new IllegalArgumentException("a document is " + parser.getText() + ", not an object or a list");
+      throw new IllegalArgumentException("a document is " + shown(parser.getText()) + ", not an object or a list");
     }
     // Fields other than items are kept until the end: without items, they are the object itself.
     ObjectNode fields = Json.mapper().createObjectNode();
@@ -151,7 +151,7 @@ public final class ClusterStateFile {
     } else if (parser.currentToken() == JsonToken.START_ARRAY) {
       document(index, parser, JsonToken.START_ARRAY);
     } else if (parser.currentToken() != JsonToken.VALUE_NULL) {
-      throw new IllegalArgumentException("an item is " + parser.getText() + ", not an object");
+      throw new IllegalArgumentException("an item is " + shown(parser.getText()) + ", not an object");
     }
   }
 
@@ -185,6 +185,12 @@ public final class ClusterStateFile {
     if (resource.getMetadata() != null) {
       index.upsert(resource);
     }
+  }
+
+  /** A scalar of the file in a one-line message: a YAML scalar may span lines. */
+  private static String shown(String text) {
+    String line = text == null ? "" : text.strip().replaceAll("\\s+", " ");
+    return line.length() <= 60 ? line : line.substring(0, 60) + "...";
   }
 
   private static String named(JsonNode node) {

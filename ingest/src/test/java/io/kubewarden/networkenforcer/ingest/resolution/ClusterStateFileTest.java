@@ -203,6 +203,10 @@ class ClusterStateFileTest {
             + "ns,deploy,sts,ds,rs,pods -A -o json): the Pod (metadata.name web-1) is not valid at status.podIPs[0]: "
             + "want an object")
         .hasMessageNotContaining("\n").hasMessageNotContaining("io.fabric8");
+    // Found by ClusterStateFileFuzzTest: a document that is a scalar over two lines put both in the message.
+    assertThatThrownBy(() -> ClusterStateFile.load(write("scalar2.yaml", "kind: Pod\n---\napi.244.0.20\"\n   \nkind\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageEndingWith("a document is api.244.0.20\" kind, not an object or a list");
   }
 
   /** The object of the same kind and name in the index; namespaces are compared by their labels. */
