@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.common.crd.PolicySpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.json.JsonProblem;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.nio.file.Path;
@@ -52,8 +53,7 @@ final class WorkloadPolicies {
       try {
         spec = Json.mapper().treeToValue(doc.path("spec"), type);
       } catch (JsonProcessingException e) {
-        throw new ConfigException(where + " is not a valid " + kind + ": "
-            + PolicyDocuments.firstLine(e.getOriginalMessage()));
+        throw new ConfigException(where + " is not a valid " + kind + " " + JsonProblem.describe(e, "spec"));
       }
       out.add(named(kind + " " + namespace + "/" + name, namespace, spec, where));
     }

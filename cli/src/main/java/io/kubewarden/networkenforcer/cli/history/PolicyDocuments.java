@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.json.JsonProblem;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -101,7 +102,7 @@ public final class PolicyDocuments {
         }
       }
     } catch (IOException | RuntimeException e) {
-      throw new ConfigException(option + " " + name + " is not YAML: " + firstLine(e.getMessage()));
+      throw new ConfigException(option + " " + name + " is not YAML: " + JsonProblem.of(e));
     }
   }
 

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.common.crd.PolicySpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.json.JsonProblem;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.nio.file.Path;
@@ -63,17 +64,38 @@ public final class PolicyFile {
           + "to the pods of one namespace, so set it");
     }
     String label = kind + " " + namespace + "/" + name;
+    String path = "spec";
     try {
       return switch (kind) {
         case "WorkloadNetworkPolicyProposal" -> workloadPolicy(label, namespace,
             Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicyProposalSpec.class));
         case "WorkloadNetworkPolicy" -> workloadPolicy(label, namespace,
             Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicySpec.class));
-        case "NetworkPolicy" -> networkPolicy(label, namespace, doc);
+        case "NetworkPolicy" -> {
+          path = "";
+          yield networkPolicy(label, namespace, doc);
+        }
         default -> authorizationPolicy(label, namespace, doc);
       };
+    } catch (PartException e) {
+      throw new ConfigException(label + " (" + where + ") is not valid " + JsonProblem.describe(e.cause, e.path));
     } catch (JsonProcessingException e) {
-      throw new ConfigException(label + " (" + where + ") is not valid: " + PolicyDocuments.firstLine(e.getOriginalMessage()));
+      throw new ConfigException(label + " (" + where + ") is not valid " + JsonProblem.describe(e, path));
+    } catch (ConfigException e) {
+      // The checks name the policy; in a directory of files, where it is matters as much.
+      throw e.getMessage().contains(where) ? e : new ConfigException(e.getMessage() + " (" + where + ")");
+    }
+  }
+
+  /** A part of an AuthorizationPolicy that does not read, with where it is. */
+  private static final class PartException extends RuntimeException {
+    private final JsonProcessingException cause;
+    private final String path;
+
+    PartException(JsonProcessingException cause, String path) {
+      super(cause);
+      this.cause = cause;
+      this.path = path;
     }
   }
 
@@ -140,11 +162,22 @@ public final class PolicyFile {
         only(label, "spec.rules[" + r + "].to[" + t + "].operation", rule.path("to").get(t).path("operation"),
             ISTIO_OPERATION_FIELDS);
       }
-      parsed.add(Json.mapper().treeToValue(rule, IstioPolicy.Rule.class));
+      try {
+        parsed.add(Json.mapper().treeToValue(rule, IstioPolicy.Rule.class));
+      } catch (JsonProcessingException e) {
+        throw new PartException(e, "spec.rules[" + r + "]");
+      }
     }
-    LabelSelector selector = spec.has("selector") ? new LabelSelector(null,
-        Json.mapper().convertValue(spec.path("selector").path("matchLabels"),
-            Json.mapper().getTypeFactory().constructMapType(Map.class, String.class, String.class))) : null;
+    LabelSelector selector;
+    try {
+      selector = spec.has("selector") ? new LabelSelector(null,
+          Json.mapper().convertValue(spec.path("selector").path("matchLabels"),
+              Json.mapper().getTypeFactory().constructMapType(Map.class, String.class, String.class))) : null;
+    } catch (IllegalArgumentException e) {
+      // convertValue wraps what treeToValue throws.
+      throw e.getCause() instanceof JsonProcessingException jpe ? new PartException(jpe, "spec.selector.matchLabels")
+          : e;
+    }
     return CandidatePolicy.istio(label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
   }
 

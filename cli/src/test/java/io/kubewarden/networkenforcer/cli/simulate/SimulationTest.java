@@ -278,6 +278,40 @@ class SimulationTest {
         + "spec: {action: DENY}\n")).isInstanceOf(ConfigException.class).hasMessageContaining("action DENY");
   }
 
+  /**
+   * Found by PolicyInputsFuzzingTest: an AuthorizationPolicy whose spec.rules[0].to[0].operation is
+   * the string "a/b/c/d/e" was refused with Jackson's "Cannot construct instance of
+   * `io.kubewarden...IstioPolicy$Operation`"; a selector whose matchLabels is a number escaped as a
+   * runtime failure; a NetworkPolicy without spec was refused without saying in which file. Each now
+   * names the field, or the document, to fix.
+   */
+  @Test
+  void aFieldThatDoesNotReadIsNamedWithItsDocument() throws IOException {
+    String policy = """
+        kind: AuthorizationPolicy
+        metadata: {name: x, namespace: demo}
+        spec:
+          selector: {matchLabels: SELECTOR}
+          rules: [{to: [{operation: OPERATION}]}]
+        """;
+    assertThatThrownBy(() -> load(policy.replace("SELECTOR", "{app: web}").replace("OPERATION", "a/b/c/d/e")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("AuthorizationPolicy demo/x (document 1 of ")
+        .hasMessageEndingWith(") is not valid at spec.rules[0].to[0].operation: want an object")
+        .hasMessageNotContaining("io.kubewarden");
+    assertThatThrownBy(() -> load(policy.replace("SELECTOR", "70000").replace("OPERATION", "{ports: ['80']}")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageEndingWith(") is not valid at spec.selector.matchLabels: want a map");
+    assertThatThrownBy(() -> load("kind: NetworkPolicy\nmetadata: {name: x, namespace: demo}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageMatching("NetworkPolicy demo/x has no spec \\(document 1 of .*policy-\\d+\\.yaml\\)");
+    // A byte that is not UTF-8 said "java.io.CharConversionException: Invalid UTF-8 start byte 0xad".
+    Path notUtf8 = Files.write(dir.resolve("latin1.yaml"), new byte[] {'k', 'i', 'n', 'd', ':', ' ', (byte) 0xad});
+    assertThatThrownBy(() -> PolicyFile.load(notUtf8)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("latin1.yaml is not YAML: Invalid UTF-8 start byte 0xad")
+        .hasMessageNotContaining("java.");
+  }
+
   private List<CandidatePolicy> load(String yaml) throws IOException {
     Path file = Files.writeString(dir.resolve("policy-" + System.nanoTime() + ".yaml"), yaml);
     return PolicyFile.load(file);

@@ -71,7 +71,7 @@ public record FlowRecord(
   public FlowRecord plus(FlowRecord other) {
     Instant first = other.time.isBefore(time) ? other.time : time;
     Instant last = other.lastSeen.isAfter(lastSeen) ? other.lastSeen : lastSeen;
-    return new FlowRecord(first, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count + other.count,
+    return new FlowRecord(first, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, Counts.sum(count, other.count),
         reporter, last);
   }
 

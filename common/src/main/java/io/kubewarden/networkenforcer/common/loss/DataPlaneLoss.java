@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.loss;
 
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -42,7 +43,7 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     if (to.isBefore(from)) {
-      throw new IllegalArgumentException("loss window ends (" + to + ") before it starts (" + from + ")");
+      throw new IllegalArgumentException("loss window ends (to " + to + ") before it starts (from " + from + ")");
     }
     if (lostEvents < 0 || reports < 1) {
       throw new IllegalArgumentException("a loss record needs lostEvents >= 0 and reports >= 1, got " + lostEvents
@@ -59,7 +60,7 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
   /** This window and a later report of the same provider and node, folded. */
   public DataPlaneLoss plus(DataPlaneLoss other) {
     return new DataPlaneLoss(provider, node, from.isBefore(other.from) ? from : other.from,
-        to.isAfter(other.to) ? to : other.to, lostEvents + other.lostEvents, reports + other.reports,
+        to.isAfter(other.to) ? to : other.to, Counts.sum(lostEvents, other.lostEvents), Counts.sum(reports, other.reports),
         unavailable() || other.unavailable());
   }
 

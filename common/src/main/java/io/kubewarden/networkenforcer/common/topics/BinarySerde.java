@@ -4,6 +4,8 @@ import io.kubewarden.networkenforcer.common.codec.BinaryCodec;
 import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
 import io.kubewarden.networkenforcer.common.codec.WireWriter;
+import java.util.Optional;
+import java.util.function.Function;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
@@ -25,11 +27,21 @@ public final class BinarySerde<T> implements Serde<T> {
   private final BinaryCodec<T> codec;
   private final JsonSerde<T> json;
   private final int sizeHint;
+  private final Function<T, Optional<String>> check;
 
   public BinarySerde(Class<T> type, BinaryCodec<T> codec, int sizeHint) {
+    this(type, codec, sizeHint, value -> Optional.empty());
+  }
+
+  /**
+   * @param check what a record read must hold beyond its shape: empty when it may be used, else why
+   *     not (the reason of the {@link RecordDecodeException})
+   */
+  public BinarySerde(Class<T> type, BinaryCodec<T> codec, int sizeHint, Function<T, Optional<String>> check) {
     this.codec = codec;
     this.json = new JsonSerde<>(type);
     this.sizeHint = sizeHint;
+    this.check = check;
   }
 
   public byte[] write(T value) {
@@ -44,6 +56,18 @@ public final class BinarySerde<T> implements Serde<T> {
   }
 
   public T read(String topic, byte[] data) {
+    T value = decode(topic, data);
+    if (value != null) {
+      Optional<String> problem = check.apply(value);
+      if (problem.isPresent()) {
+        throw new RecordDecodeException(topic, "not a valid " + json.type().getSimpleName() + ": " + problem.get(),
+            null);
+      }
+    }
+    return value;
+  }
+
+  private T decode(String topic, byte[] data) {
     if (data == null) {
       return null;
     }

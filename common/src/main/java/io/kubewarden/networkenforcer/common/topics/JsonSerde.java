@@ -2,8 +2,10 @@ package io.kubewarden.networkenforcer.common.topics;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.IOException;
 import org.apache.kafka.common.errors.SerializationException;
@@ -52,14 +54,48 @@ public final class JsonSerde<T> implements Serde<T> {
       }
       return value;
     } catch (IOException e) {
-      String reason = e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
-      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + reason + ")", e);
+      String reason = reason(e);
+      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + at(e) + " (" + reason + ")", e);
     } catch (RuntimeException e) {
       if (e instanceof RecordDecodeException rde) {
         throw rde;
       }
       throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
     }
+  }
+
+  /**
+   * Jackson's message, or for a record whose constructor refused the values, the constructor's own
+   * words: Jackson wraps them in "Cannot construct instance of `<Java class>`", which names the
+   * program's insides rather than the field to fix.
+   */
+  static String reason(IOException e) {
+    if (e instanceof ValueInstantiationException vie && vie.getCause() != null
+        && vie.getCause().getMessage() != null) {
+      Throwable cause = vie.getCause();
+      // Objects.requireNonNull(field, "field"): the message is the field's name.
+      return cause instanceof NullPointerException ? cause.getMessage() + " is missing" : cause.getMessage();
+    }
+    return e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
+  }
+
+  /**
+   * Where in the record Jackson stopped, as {@code " at dst.workloadKind"}: its messages name the
+   * type it could not build, not the field, and the field is what the producer has to fix.
+   */
+  static String at(IOException e) {
+    if (!(e instanceof JsonMappingException jme) || jme.getPath().isEmpty()) {
+      return "";
+    }
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference r : jme.getPath()) {
+      if (r.getFieldName() != null) {
+        path.append(path.isEmpty() ? "" : ".").append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        path.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    return path.isEmpty() ? "" : " at " + path;
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.topics;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
+import io.kubewarden.networkenforcer.common.flow.FlowRecordCheck;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
@@ -62,10 +63,11 @@ public final class Topics {
 
   /**
    * The serde of flow records wherever they travel between processes: the flows topic and the
-   * processor's internal topics. Binary with a version header; reads JSON records too.
+   * processor's internal topics. Binary with a version header; reads JSON records too. A record
+   * whose names cannot make a key ({@link FlowRecordCheck}) is refused.
    */
   public static BinarySerde<FlowRecord> flowRecordSerde() {
-    return new BinarySerde<>(FlowRecord.class, FlowRecordCodec.INSTANCE, 512);
+    return new BinarySerde<>(FlowRecord.class, FlowRecordCodec.INSTANCE, 512, FlowRecordCheck::problem);
   }
 
   public static Topics withDefaultPrefix() {

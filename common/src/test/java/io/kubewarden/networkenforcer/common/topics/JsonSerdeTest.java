@@ -294,4 +294,38 @@ class JsonSerdeTest {
     assertThatThrownBy(() -> topics.flows().valueSerde().deserializer().deserialize("flows", badPort))
         .hasMessageContaining("dstPort out of range: 70000");
   }
+
+  /**
+   * Found by RecordSequenceFuzzingTest: a flow whose {@code dst.workloadKind} is "a/b/c/d/e" was
+   * refused with Jackson's words only (a type and its values), which do not say which field to fix.
+   */
+  @Test
+  void aRefusedRecordNamesThePathOfItsField() {
+    byte[] badKind = ("{\"time\":\"2026-03-01T10:15:30Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\","
+        + "\"src\":{},\"dst\":{\"workloadKind\":\"a/b/c/d/e\"}}").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.flows().valueSerde().deserializer().deserialize("flows", badKind))
+        .hasMessageContaining("not a valid FlowRecord at dst.workloadKind (");
+    byte[] badRule = ("{\"name\":\"p\",\"namespace\":\"shop\",\"spec\":{\"targetRef\":{\"kind\":\"Deployment\","
+        + "\"name\":\"api\"},\"direction\":\"Sideways\"}}").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.proposals().valueSerde().deserializer().deserialize("proposals", badRule))
+        .hasMessageContaining("not a valid ProposalSnapshot at spec.direction (");
+  }
+
+  /**
+   * Found by WriterRecordsFuzzingTest: a loss record whose from is after its to was refused with
+   * "Cannot construct instance of `io.kubewarden...DataPlaneLoss`, problem: loss window ends (...)
+   * before it starts (...)": a Java class name and neither field. The constructor's words now come
+   * alone and name the fields; a missing required field says so.
+   */
+  @Test
+  void aValueTheRecordRefusesIsExplainedInTheRecordsOwnWords() {
+    byte[] reversed = ("{\"provider\":\"cilium\",\"from\":\"2026-08-03T15:41:00Z\",\"to\":\"2026-08-03T15:40:00Z\","
+        + "\"lostEvents\":1,\"reports\":1}").getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.dataPlaneLoss().valueSerde().deserializer().deserialize("loss", reversed))
+        .hasMessage("cannot read record of topic loss: not a valid DataPlaneLoss (loss window ends "
+            + "(to 2026-08-03T15:40:00Z) before it starts (from 2026-08-03T15:41:00Z))");
+    byte[] noTarget = "{\"type\":\"RESET_LEARNING\"}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> topics.control().valueSerde().deserializer().deserialize("control", noTarget))
+        .hasMessage("cannot read record of topic control: not a valid ControlCommand (target is missing)");
+  }
 }

@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.json.JsonProblem;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +71,7 @@ public final class ClusterStateFile {
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
       // Jackson names the source of nested locations (a start marker) in words that mean nothing here.
-      String why = SOURCE.matcher(e.getOriginalMessage()).replaceAll("$1");
+      String why = SOURCE.matcher(JsonProblem.describe(e)).replaceAll("$1");
       throw notAList(path, why + (at == null ? "" : " (line " + at.getLineNr() + ", column "
           + at.getColumnNr() + ")"));
     } catch (IOException e) {
@@ -119,7 +120,7 @@ public final class ClusterStateFile {
       if (first == JsonToken.VALUE_NULL) {
         return; // an empty YAML document
       }
-      throw new IllegalArgumentException("a document is " + parser.getText() + ", not an object or a list");
+      throw new IllegalArgumentException("a document is " + shown(parser.getText()) + ", not an object or a list");
     }
     // Fields other than items are kept until the end: without items, they are the object itself.
     ObjectNode fields = Json.mapper().createObjectNode();
@@ -150,7 +151,7 @@ public final class ClusterStateFile {
     } else if (parser.currentToken() == JsonToken.START_ARRAY) {
       document(index, parser, JsonToken.START_ARRAY);
     } else if (parser.currentToken() != JsonToken.VALUE_NULL) {
-      throw new IllegalArgumentException("an item is " + parser.getText() + ", not an object");
+      throw new IllegalArgumentException("an item is " + shown(parser.getText()) + ", not an object");
     }
   }
 
@@ -170,10 +171,26 @@ public final class ClusterStateFile {
     if (node instanceof ObjectNode object && object.path("metadata") instanceof ObjectNode metadata) {
       metadata.remove("managedFields"); // most of an object's bytes, and never read
     }
-    HasMetadata resource = TRIMMED.convert(node, type);
+    HasMetadata resource;
+    try {
+      resource = TRIMMED.convert(node, type);
+    } catch (IllegalArgumentException e) {
+      // convertValue's wrapper of a field that does not read: say which object and which field.
+      if (e.getCause() instanceof JsonProcessingException jpe) {
+        throw new IllegalArgumentException("the " + kind + named(node) + " is not valid "
+            + JsonProblem.describe(jpe), e);
+      }
+      throw e;
+    }
     if (resource.getMetadata() != null) {
       index.upsert(resource);
     }
+  }
+
+  /** A scalar of the file in a one-line message: a YAML scalar may span lines. */
+  private static String shown(String text) {
+    String line = text == null ? "" : text.strip().replaceAll("\\s+", " ");
+    return line.length() <= 60 ? line : line.substring(0, 60) + "...";
   }
 
   private static String named(JsonNode node) {

@@ -188,6 +188,27 @@ class ClusterStateFileTest {
         .hasMessageContaining("cannot read cluster-state file");
   }
 
+  /**
+   * Found by PolicyInputsFuzzingTest (cli): a pod whose status.podIPs[0] is the number -62135596800
+   * was refused with fabric8's class names and Jackson's reference chain on several lines. The
+   * message now names the object and the field, on one line.
+   */
+  @Test
+  void aFieldThatDoesNotReadIsNamedWithItsObject() throws IOException {
+    assertThatThrownBy(() -> ClusterStateFile.load(write("podips.json", "{\"apiVersion\": \"v1\", \"kind\": "
+        + "\"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"web-1\", "
+        + "\"namespace\": \"shop\"}, \"status\": {\"podIPs\": [-62135596800]}}]}")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageEndingWith("podips.json is not a Kubernetes List in JSON or YAML (write it with: kubectl get "
+            + "ns,deploy,sts,ds,rs,pods -A -o json): the Pod (metadata.name web-1) is not valid at status.podIPs[0]: "
+            + "want an object")
+        .hasMessageNotContaining("\n").hasMessageNotContaining("io.fabric8");
+    // Found by ClusterStateFileFuzzTest: a document that is a scalar over two lines put both in the message.
+    assertThatThrownBy(() -> ClusterStateFile.load(write("scalar2.yaml", "kind: Pod\n---\napi.244.0.20\"\n   \nkind\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageEndingWith("a document is api.244.0.20\" kind, not an object or a list");
+  }
+
   /** The object of the same kind and name in the index; namespaces are compared by their labels. */
   private static Optional<? extends HasMetadata> indexed(ClusterIndex index, HasMetadata like) {
     String ns = like.getMetadata().getNamespace();

@@ -116,7 +116,11 @@ public final class LossConsumer implements Runnable {
         continue;
       }
       try {
-        ledger.add(serde.read(r.topic(), r.value()));
+        DataPlaneLoss loss = serde.read(r.topic(), r.value());
+        LossCheck.problem(loss, clock.instant()).ifPresent(p -> {
+          throw new IllegalArgumentException(p);
+        });
+        ledger.add(loss);
         taken++;
       } catch (RecordDecodeException | IllegalArgumentException e) {
         try {

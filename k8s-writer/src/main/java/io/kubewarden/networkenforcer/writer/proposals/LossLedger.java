@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
 import io.kubewarden.networkenforcer.common.crd.LostEvents;
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,7 +75,7 @@ public final class LossLedger {
     for (DataPlaneLoss l : byNode.values()) {
       entries.add(new LostEvents(l.provider().name(), l.node(), l.lostEvents(), text(l.from()), text(l.to()),
           l.unavailable()));
-      total += l.lostEvents();
+      total = Counts.sum(total, l.lostEvents()); // the counts of records: may be anything up to Long.MAX_VALUE
       first = first == null || l.from().isBefore(first) ? l.from() : first;
       last = last == null || l.to().isAfter(last) ? l.to() : last;
     }

@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectNames;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -115,10 +116,9 @@ public final class ProposalConsumer implements Runnable {
         throw new IllegalArgumentException("proposal " + snapshot.namespace() + "/" + snapshot.name()
             + " has no complete spec.targetRef and spec.direction");
       }
-      if (snapshot.namespace() == null || snapshot.namespace().isBlank() || snapshot.name() == null
-          || snapshot.name().isBlank()) {
-        throw new IllegalArgumentException("proposal record without a namespace and name");
-      }
+      ObjectNames.problem("namespace", snapshot.namespace(), "name", snapshot.name()).ifPresent(p -> {
+        throw new IllegalArgumentException("proposal record: " + p);
+      });
       return new ObjectKey(snapshot.namespace(), snapshot.name());
     }
     if (recordKey == null) {
@@ -126,6 +126,10 @@ public final class ProposalConsumer implements Runnable {
     }
     try {
       TargetKey target = TargetKey.parse(recordKey);
+      ObjectNames.problem("key's namespace", target.namespace(), "key's proposal name", target.objectName())
+          .ifPresent(p -> {
+            throw new IllegalArgumentException(p);
+          });
       return new ObjectKey(target.namespace(), target.objectName());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("tombstone key is not a target: " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import java.time.Instant;
 
@@ -17,6 +18,6 @@ public record PortStats(Protocol protocol, int port, Instant firstSeen, Instant 
   /** Adds {@code n} flows seen from {@code first} to {@code last} (one flow: both its time). */
   public PortStats observed(Instant first, Instant last, long n) {
     return new PortStats(protocol, port, first.isBefore(firstSeen) ? first : firstSeen,
-        last.isAfter(lastSeen) ? last : lastSeen, count + n);
+        last.isAfter(lastSeen) ? last : lastSeen, Counts.sum(count, n));
   }
 }

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -83,7 +84,7 @@ public final class ProposalRenderer {
         lastNew = latest(lastNew, stats.firstSeen());
         ruleFirst = ruleFirst == null || stats.firstSeen().isBefore(ruleFirst) ? stats.firstSeen() : ruleFirst;
         ruleLast = latest(ruleLast, stats.lastSeen());
-        ruleCount += stats.count();
+        ruleCount = Counts.sum(ruleCount, stats.count());
       }
       RuleEvidence rule = new RuleEvidence(index++, peer.getKey(), ports);
       rule.setFirstSeen(ruleFirst == null ? null : DateTimeFormatter.ISO_INSTANT.format(ruleFirst));
@@ -92,7 +93,7 @@ public final class ProposalRenderer {
       if (!peer.getValue().dnsNames().isEmpty()) {
         rule.setDnsNames(new ArrayList<>(peer.getValue().dnsNames()));
       }
-      observations += ruleCount;
+      observations = Counts.sum(observations, ruleCount);
       rules.add(rule);
     }
     Convergence converged = null;

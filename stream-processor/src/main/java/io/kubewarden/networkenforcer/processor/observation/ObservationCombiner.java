@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.observation;
 
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -334,7 +335,7 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       Instant oldFirst = instant(out, FIRST_SECONDS, FIRST_NANOS);
       Instant oldLast = instant(out, LAST_SECONDS, LAST_NANOS);
       setTimes(out, first.isBefore(oldFirst) ? first : oldFirst, last.isAfter(oldLast) ? last : oldLast);
-      LONGS.set(out, COUNT, (long) LONGS.get(out, COUNT) + flow.count());
+      LONGS.set(out, COUNT, Counts.sum((long) LONGS.get(out, COUNT), flow.count()));
       LONGS.set(out, RECORDS, (long) LONGS.get(out, RECORDS) + 1);
       LONGS.set(out, TIMESTAMP, Math.max((long) LONGS.get(out, TIMESTAMP), timestamp));
       return out;

@@ -69,4 +69,37 @@ class DeadLetterTopologyTest {
       assertThat(driver.metrics().count("dead.lettered", "topic", "network-enforcer.policies")).isEqualTo(2);
     }
   }
+
+  /**
+   * Found by RecordSequenceFuzzingTest: a flow whose src.workloadName is "a/b/c/d/e" made a target
+   * key that the targets processor could not parse back, and the exception stopped the stream
+   * thread (at every restart, on the same record). It is dead-lettered now, with the field named, and
+   * the flow after it is learned; the same for an empty namespace, with the combiner and without.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(longs = {0, 1})
+  void aFlowWithANameThatCannotMakeAKeyIsDeadLetteredAndTheNextOneLearned(long combineMillis) {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ofMillis(combineMillis))) {
+      var slashed = io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder().namespace("demo")
+          .workload(io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "a/b/c/d/e")
+          .workloadSelector(CLIENT.workloadSelector()).podName("a-1").build();
+      var unnamed = io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder().namespace("")
+          .workload(io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "web")
+          .workloadSelector(CLIENT.workloadSelector()).podName("web-1").build();
+      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, slashed, SERVER, Protocol.TCP, 18080, 1,
+          Reporter.SOURCE));
+      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, unnamed, Protocol.TCP, 18080, 1,
+          Reporter.SOURCE));
+      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 18080, 1,
+          Reporter.SOURCE));
+
+      assertThat(driver.latestProposals()).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS);
+      List<TestRecord<byte[], byte[]>> dead = driver.newDeadLetters();
+      assertThat(dead).hasSize(2);
+      assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON))
+          .contains("src.workloadName 'a/b/c/d/e' is not a Kubernetes name");
+      assertThat(DeadLetterHeaders.get(dead.get(1).headers(), DeadLetterHeaders.REASON))
+          .contains("dst.namespace '' is not a Kubernetes name");
+    }
+  }
 }
