@@ -183,7 +183,7 @@ class RecordSequenceFuzzingTest {
 
     private Input json(Object valid) {
       String target = valid instanceof ControlCommand c ? c.target()
-          : ((io.kubewarden.networkenforcer.common.policy.PolicySnapshot) valid).target().key();
+          : ((io.kubewarden.networkenforcer.common.crd.PolicySnapshot) valid).target().key();
       byte[] key = bytes(target);
       boolean keyValid = true;
       int k = random.nextInt(10);
