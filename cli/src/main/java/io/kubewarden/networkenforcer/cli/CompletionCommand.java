@@ -17,15 +17,20 @@ import picocli.CommandLine.Spec;
  * option, printed for the shell to load. bash and zsh get picocli's generated script (it runs in
  * zsh through bashcompinit); fish has its own {@code complete} lines, written from the same model.
  */
-@Command(name = "completion", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-    description = {"Prints a shell completion script for network-enforcer's commands and options.", "",
-        "bash and zsh: source it (in ~/.bashrc or ~/.zshrc), or save the bash one under "
-            + "/etc/bash_completion.d; fish: save it under ~/.config/fish/completions."})
+@Command(
+    name = "completion",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = {
+      "Prints a shell completion script for network-enforcer's commands and options.",
+      "",
+      "bash and zsh: source it (in ~/.bashrc or ~/.zshrc), or save the bash one under "
+          + "/etc/bash_completion.d; fish: save it under ~/.config/fish/completions."
+    })
 public final class CompletionCommand implements Callable<Integer> {
   private static final String NAME = "network-enforcer";
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Parameters(paramLabel = "bash|zsh|fish", description = "The shell.")
   String shell;
@@ -52,13 +57,27 @@ public final class CompletionCommand implements Callable<Integer> {
     out.println("complete -c " + NAME + " -e");
     out.println("complete -c " + NAME + " -f");
     String commands = String.join(" ", root.getSubcommands().keySet());
-    root.getSubcommands().forEach((name, sub) -> out.println("complete -c " + NAME
-        + " -n 'not __fish_seen_subcommand_from " + commands + "' -a " + name + " -d " + quote(summary(sub))));
-    root.getCommandSpec().options().forEach(o -> out.println(option(o,
-        "not __fish_seen_subcommand_from " + commands)));
-    root.getSubcommands().forEach((name, sub) -> sub.getCommandSpec().options().stream()
-        .filter(o -> !o.hidden())
-        .forEach(o -> out.println(option(o, "__fish_seen_subcommand_from " + name))));
+    root.getSubcommands()
+        .forEach(
+            (name, sub) ->
+                out.println(
+                    "complete -c "
+                        + NAME
+                        + " -n 'not __fish_seen_subcommand_from "
+                        + commands
+                        + "' -a "
+                        + name
+                        + " -d "
+                        + quote(summary(sub))));
+    root.getCommandSpec()
+        .options()
+        .forEach(o -> out.println(option(o, "not __fish_seen_subcommand_from " + commands)));
+    root.getSubcommands()
+        .forEach(
+            (name, sub) ->
+                sub.getCommandSpec().options().stream()
+                    .filter(o -> !o.hidden())
+                    .forEach(o -> out.println(option(o, "__fish_seen_subcommand_from " + name))));
   }
 
   private static String option(OptionSpec o, String condition) {
@@ -68,11 +87,15 @@ public final class CompletionCommand implements Callable<Integer> {
     }
     if (o.arity().max() > 0) {
       // Options that name files take any path; the others a value the user types.
-      boolean file = o.type().getName().equals("java.nio.file.Path") || o.paramLabel().contains("FILE")
-          || o.paramLabel().contains("DIR");
+      boolean file =
+          o.type().getName().equals("java.nio.file.Path")
+              || o.paramLabel().contains("FILE")
+              || o.paramLabel().contains("DIR");
       line.append(file ? " -r -F" : " -x");
     }
-    String description = firstSentence(o.description()).replace("${DEFAULT-VALUE}", String.valueOf(o.defaultValue()));
+    String description =
+        firstSentence(o.description())
+            .replace("${DEFAULT-VALUE}", String.valueOf(o.defaultValue()));
     return line.append(" -d ").append(quote(description)).toString();
   }
 

@@ -35,18 +35,26 @@ class AdmissionPolicyTest {
 
   @Test
   void ownerReferencesOfAProposalCannotChange() {
-    JsonNode policy = manifests.get("ValidatingAdmissionPolicy", FULLNAME + "-wnpp-owner-references");
+    JsonNode policy =
+        manifests.get("ValidatingAdmissionPolicy", FULLNAME + "-wnpp-owner-references");
     assertProposalRule(policy, "UPDATE");
     String expression = policy.path("spec").path("validations").get(0).path("expression").asText();
-    assertThat(expression).isEqualTo("variables.newOwners == variables.oldOwners || variables.repairsMissingOwner");
+    assertThat(expression)
+        .isEqualTo("variables.newOwners == variables.oldOwners || variables.repairsMissingOwner");
     java.util.Map<String, String> variables = new java.util.HashMap<>();
-    policy.path("spec").path("variables").forEach(v -> variables.put(v.path("name").asText(),
-        v.path("expression").asText()));
+    policy
+        .path("spec")
+        .path("variables")
+        .forEach(v -> variables.put(v.path("name").asText(), v.path("expression").asText()));
     assertThat(variables.get("newOwners")).contains("object.metadata.ownerReferences");
     assertThat(variables.get("oldOwners")).contains("oldObject.metadata.ownerReferences");
-    // The one change allowed: the controller reference to the proposal's own target, when it has none.
-    assertThat(variables.get("repairsMissingOwner")).contains("size(variables.oldOwners) == 0")
-        .contains("object.spec.targetRef.kind").contains("object.spec.targetRef.name").contains("controller == true");
+    // The one change allowed: the controller reference to the proposal's own target, when it has
+    // none.
+    assertThat(variables.get("repairsMissingOwner"))
+        .contains("size(variables.oldOwners) == 0")
+        .contains("object.spec.targetRef.kind")
+        .contains("object.spec.targetRef.name")
+        .contains("controller == true");
     assertBinding(policy);
   }
 
@@ -62,8 +70,10 @@ class AdmissionPolicyTest {
     assertThat(policy.path("spec").path("failurePolicy").asText()).isEqualTo("Fail");
     JsonNode rules = policy.path("spec").path("matchConstraints").path("resourceRules");
     assertThat(elements(rules)).hasSize(1);
-    assertThat(texts(rules.get(0).path("apiGroups"))).containsExactly("networkenforcer.kubewarden.io");
-    assertThat(texts(rules.get(0).path("resources"))).containsExactly("workloadnetworkpolicyproposals");
+    assertThat(texts(rules.get(0).path("apiGroups")))
+        .containsExactly("networkenforcer.kubewarden.io");
+    assertThat(texts(rules.get(0).path("resources")))
+        .containsExactly("workloadnetworkpolicyproposals");
     assertThat(texts(rules.get(0).path("operations"))).containsExactly(operations);
   }
 

@@ -17,13 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The chart's alerts as Prometheus evaluates them: the rule groups of the PrometheusRule helm
- * renders are written to a rules file and run through {@code promtool check rules} and
- * {@code promtool test rules} with the cases of {@code src/test/resources/chart/alerts-test.yaml},
- * where every alert fires in one case and stays silent in another.
+ * renders are written to a rules file and run through {@code promtool check rules} and {@code
+ * promtool test rules} with the cases of {@code src/test/resources/chart/alerts-test.yaml}, where
+ * every alert fires in one case and stays silent in another.
  */
 class ChartAlertRulesTest {
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   private static JsonNode cases;
 
@@ -32,7 +31,8 @@ class ChartAlertRulesTest {
     ObjectNode rules = Json.mapper().createObjectNode();
     rules.set("groups", MonitoringQueries.prometheusRule().path("spec").path("groups"));
     Files.writeString(dir.resolve("rules.yaml"), Json.yaml().writeValueAsString(rules));
-    Path testFile = Path.of(ChartAlertRulesTest.class.getResource("/chart/alerts-test.yaml").toURI());
+    Path testFile =
+        Path.of(ChartAlertRulesTest.class.getResource("/chart/alerts-test.yaml").toURI());
     Files.copy(testFile, dir.resolve("alerts-test.yaml"));
     cases = Json.yaml().readTree(testFile.toFile());
   }
@@ -41,7 +41,8 @@ class ChartAlertRulesTest {
   void theRenderedRulesAreValidPrometheusRules() throws Exception {
     Promtool.Result result = Promtool.run(dir, "check", "rules", "rules.yaml");
     assertThat(result.exitCode()).as(result.output()).isZero();
-    assertThat(result.output()).contains("SUCCESS: " + MonitoringQueries.alertQueries().size() + " rules found");
+    assertThat(result.output())
+        .contains("SUCCESS: " + MonitoringQueries.alertQueries().size() + " rules found");
   }
 
   @Test
@@ -56,12 +57,15 @@ class ChartAlertRulesTest {
     Map<String, Set<String>> outcomes = new TreeMap<>();
     for (JsonNode test : cases.path("tests")) {
       for (JsonNode check : test.path("alert_rule_test")) {
-        outcomes.computeIfAbsent(check.path("alertname").asText(), a -> new TreeSet<>())
+        outcomes
+            .computeIfAbsent(check.path("alertname").asText(), a -> new TreeSet<>())
             .add(check.path("exp_alerts").isEmpty() ? "silent" : "fires");
       }
     }
     Map<String, Set<String>> expected = new TreeMap<>();
-    MonitoringQueries.alertQueries().keySet().forEach(alert -> expected.put(alert, Set.of("fires", "silent")));
+    MonitoringQueries.alertQueries()
+        .keySet()
+        .forEach(alert -> expected.put(alert, Set.of("fires", "silent")));
     assertThat(outcomes).isEqualTo(expected);
   }
 }

@@ -7,9 +7,9 @@ import static io.kubewarden.networkenforcer.chart.Manifests.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,14 +27,19 @@ class ChartCrdReferencesTest {
   private static List<JsonNode> crds() throws Exception {
     Path dir = HelmChart.chartDir().resolve("templates").resolve("crds");
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.toString().endsWith(".yml") || f.toString().endsWith(".yaml")).sorted()
-          .map(f -> {
-            try {
-              return Manifests.parse(Files.readString(f)).all();
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          }).flatMap(List::stream).toList();
+      return files
+          .filter(f -> f.toString().endsWith(".yml") || f.toString().endsWith(".yaml"))
+          .sorted()
+          .map(
+              f -> {
+                try {
+                  return Manifests.parse(Files.readString(f)).all();
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              })
+          .flatMap(List::stream)
+          .toList();
     }
   }
 
@@ -44,23 +49,37 @@ class ChartCrdReferencesTest {
     Set<String> plurals = new TreeSet<>();
     for (JsonNode crd : crds) {
       assertThat(crd.path("kind").asText()).isEqualTo("CustomResourceDefinition");
-      assertThat(crd.path("metadata").path("annotations").path("helm.sh/resource-policy").asText()).isEqualTo("keep");
+      assertThat(crd.path("metadata").path("annotations").path("helm.sh/resource-policy").asText())
+          .isEqualTo("keep");
       plurals.add(crd.path("spec").path("names").path("plural").asText());
     }
-    assertThat(plurals).containsExactly(HasMetadata.getPlural(WorkloadNetworkPolicy.class),
-        HasMetadata.getPlural(WorkloadNetworkPolicyProposal.class));
+    assertThat(plurals)
+        .containsExactly(
+            HasMetadata.getPlural(WorkloadNetworkPolicy.class),
+            HasMetadata.getPlural(WorkloadNetworkPolicyProposal.class));
   }
 
   @Test
   void crdsAreTemplatesSoThatHelmUpgradeUpdatesThem() throws Exception {
-    // helm never upgrades crds/: the CRDs must be rendered with the release (ChartUpgradeTest runs the upgrade).
+    // helm never upgrades crds/: the CRDs must be rendered with the release (ChartUpgradeTest runs
+    // the upgrade).
     assertThat(HelmChart.chartDir().resolve("crds")).doesNotExist();
     Manifests m = HelmChart.render(values());
-    assertThat(m.ofKind("CustomResourceDefinition")).extracting(c -> c.path("metadata").path("name").asText())
-        .containsExactlyInAnyOrder(crds().stream().map(c -> c.path("metadata").path("name").asText())
-            .toArray(String[]::new));
-    assertThat(m.ofKind("CustomResourceDefinition")).allSatisfy(c -> assertThat(c.path("metadata")
-        .path("annotations").path("helm.sh/resource-policy").asText()).isEqualTo("keep"));
+    assertThat(m.ofKind("CustomResourceDefinition"))
+        .extracting(c -> c.path("metadata").path("name").asText())
+        .containsExactlyInAnyOrder(
+            crds().stream()
+                .map(c -> c.path("metadata").path("name").asText())
+                .toArray(String[]::new));
+    assertThat(m.ofKind("CustomResourceDefinition"))
+        .allSatisfy(
+            c ->
+                assertThat(
+                        c.path("metadata")
+                            .path("annotations")
+                            .path("helm.sh/resource-policy")
+                            .asText())
+                    .isEqualTo("keep"));
   }
 
   @Test
@@ -77,7 +96,8 @@ class ChartCrdReferencesTest {
     }
     Manifests m = HelmChart.render(values());
     for (JsonNode policy : m.ofKind("ValidatingAdmissionPolicy")) {
-      for (JsonNode rule : elements(policy.path("spec").path("matchConstraints").path("resourceRules"))) {
+      for (JsonNode rule :
+          elements(policy.path("spec").path("matchConstraints").path("resourceRules"))) {
         for (String group : texts(rule.path("apiGroups"))) {
           for (String version : texts(rule.path("apiVersions"))) {
             for (String resource : texts(rule.path("resources"))) {
@@ -93,6 +113,8 @@ class ChartCrdReferencesTest {
     elements(writer.path("rules")).stream()
         .filter(r -> texts(r.path("apiGroups")).contains("networkenforcer.kubewarden.io"))
         .flatMap(r -> texts(r.path("resources")).stream())
-        .forEach(resource -> assertThat(plurals).contains(resource.replaceAll("/(status|finalizers)$", "")));
+        .forEach(
+            resource ->
+                assertThat(plurals).contains(resource.replaceAll("/(status|finalizers)$", "")));
   }
 }

@@ -53,23 +53,26 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The chart's default Kafka client configuration, as rendered, against a broker that requires a
  * client certificate and authorizes by its subject: each component's {@code <component>.properties}
- * with its own certificate and key in cert-manager's shape (PKCS#1 RSA, {@code ca.crt} next to them)
- * connects as {@code User:CN=<component>} and may do exactly its {@link TopicAccess} row; a
+ * with its own certificate and key in cert-manager's shape (PKCS#1 RSA, {@code ca.crt} next to
+ * them) connects as {@code User:CN=<component>} and may do exactly its {@link TopicAccess} row; a
  * certificate of another CA, or none, gets nowhere.
  */
 class ChartKafkaMutualTlsTest {
   private static final Topics TOPICS = Topics.withDefaultPrefix();
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
-  /** Where the chart mounts the Kafka files in the pod; here a temporary directory per component. */
+
+  /**
+   * Where the chart mounts the Kafka files in the pod; here a temporary directory per component.
+   */
   private static final String POD_DIR = "/etc/network-enforcer/kafka";
 
   static EmbeddedKafkaBroker broker;
   static Ca ca;
+
   /** The chart with its default Kafka values (only the brokers' address set). */
   static Manifests chart;
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @BeforeAll
   static void start() throws Exception {
@@ -79,18 +82,21 @@ class ChartKafkaMutualTlsTest {
     X509Certificate brokerCert = ca.sign("CN=broker", brokerKeys, true);
     String pkcs8 = pem("PRIVATE KEY", brokerKeys.getPrivate().getEncoded());
     // Both listeners TLS with client certificates; the broker is its own super user by its subject.
-    broker = EmbeddedKafkaBroker.builder()
-        .config("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:SSL")
-        .config("ssl.client.auth", "required")
-        .config("ssl.keystore.type", "PEM")
-        .config("ssl.keystore.certificate.chain", pem(brokerCert))
-        .config("ssl.keystore.key", pkcs8)
-        .config("ssl.truststore.type", "PEM")
-        .config("ssl.truststore.certificates", pem(ca.certificate))
-        .config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
-        .config("super.users", "User:CN=broker")
-        .config("allow.everyone.if.no.acl.found", "false")
-        .build().start();
+    broker =
+        EmbeddedKafkaBroker.builder()
+            .config("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:SSL")
+            .config("ssl.client.auth", "required")
+            .config("ssl.keystore.type", "PEM")
+            .config("ssl.keystore.certificate.chain", pem(brokerCert))
+            .config("ssl.keystore.key", pkcs8)
+            .config("ssl.truststore.type", "PEM")
+            .config("ssl.truststore.certificates", pem(ca.certificate))
+            .config(
+                "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+            .config("super.users", "User:CN=broker")
+            .config("allow.everyone.if.no.acl.found", "false")
+            .build()
+            .start();
     try (Admin admin = Admin.create(admin())) {
       List<NewTopic> topics = new ArrayList<>();
       for (Topic<?, ?> topic : TOPICS.all()) {
@@ -98,7 +104,10 @@ class ChartKafkaMutualTlsTest {
       }
       admin.createTopics(topics).all().get();
       admin.createAcls(TopicAccess.ingest("User:CN=ingest", TOPICS)).all().get();
-      admin.createAcls(TopicAccess.writer("User:CN=writer", TOPICS, "network-enforcer-writer")).all().get();
+      admin
+          .createAcls(TopicAccess.writer("User:CN=writer", TOPICS, "network-enforcer-writer"))
+          .all()
+          .get();
     }
   }
 
@@ -111,28 +120,41 @@ class ChartKafkaMutualTlsTest {
   void theChartsDefaultPropertiesAuthenticateEachComponentByItsCertificate() throws Exception {
     Properties ingest = mounted("ingest", ca);
     Properties writer = mounted("writer", ca);
-    // The broker's authorizer learns the ACLs from the metadata log a moment after they are committed.
-    await("ACLs in effect").atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-      send(producer(ingest), TOPICS.flows().name());
-      return true;
-    });
+    // The broker's authorizer learns the ACLs from the metadata log a moment after they are
+    // committed.
+    await("ACLs in effect")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              send(producer(ingest), TOPICS.flows().name());
+              return true;
+            });
     send(producer(writer), TOPICS.policies().name());
 
     Map<String, Boolean> attempts = new LinkedHashMap<>();
-    attempts.put("ingest writes policies", refused(ingest, TOPICS.policies().name(), TopicAuthorizationException.class));
-    attempts.put("writer writes flows", refused(writer, TOPICS.flows().name(), TopicAuthorizationException.class));
-    // The same properties with a certificate of another CA, named like ingest: the broker does not trust it.
+    attempts.put(
+        "ingest writes policies",
+        refused(ingest, TOPICS.policies().name(), TopicAuthorizationException.class));
+    attempts.put(
+        "writer writes flows",
+        refused(writer, TOPICS.flows().name(), TopicAuthorizationException.class));
+    // The same properties with a certificate of another CA, named like ingest: the broker does not
+    // trust it.
     Properties forged = mounted("forged", new Ca("another-ca"));
     forged.put("ssl.truststore.location", ingest.getProperty("ssl.truststore.location"));
-    attempts.put("another CA's ingest writes flows", refused(forged, TOPICS.flows().name(),
-        SslAuthenticationException.class));
+    attempts.put(
+        "another CA's ingest writes flows",
+        refused(forged, TOPICS.flows().name(), SslAuthenticationException.class));
     Properties noCertificate = new Properties();
     noCertificate.putAll(ingest);
     noCertificate.keySet().removeIf(k -> k.toString().startsWith("ssl.keystore"));
-    attempts.put("no certificate writes flows", refused(noCertificate, TOPICS.flows().name(),
-        SslAuthenticationException.class));
+    attempts.put(
+        "no certificate writes flows",
+        refused(noCertificate, TOPICS.flows().name(), SslAuthenticationException.class));
     long refused = attempts.values().stream().filter(r -> r).count();
-    System.out.println("kafka mTLS, chart defaults: attempts refused: " + refused + " of " + attempts.size());
+    System.out.println(
+        "kafka mTLS, chart defaults: attempts refused: " + refused + " of " + attempts.size());
     assertThat(attempts).allSatisfy((what, wasRefused) -> assertThat(wasRefused).as(what).isTrue());
   }
 
@@ -145,13 +167,19 @@ class ChartKafkaMutualTlsTest {
     Path root = dir.resolve(component);
     Path credentials = Files.createDirectories(root.resolve("credentials"));
     KeyPair keys = rsa();
-    Files.writeString(credentials.resolve("tls.crt"), pem(issuer.sign("CN=" + chartComponent, keys, false)));
+    Files.writeString(
+        credentials.resolve("tls.crt"), pem(issuer.sign("CN=" + chartComponent, keys, false)));
     Files.writeString(credentials.resolve("tls.key"), CertManagerKeys.pem(keys.getPrivate()));
     Files.writeString(credentials.resolve("ca.crt"), pem(issuer.certificate));
-    assertThat(Files.readString(credentials.resolve("tls.key"))).startsWith("-----BEGIN RSA PRIVATE KEY-----");
+    assertThat(Files.readString(credentials.resolve("tls.key")))
+        .startsWith("-----BEGIN RSA PRIVATE KEY-----");
     Properties p = new Properties();
-    String rendered = chart.get("ConfigMap", FULLNAME + "-kafka-client").path("data")
-        .path(chartComponent + ".properties").asText();
+    String rendered =
+        chart
+            .get("ConfigMap", FULLNAME + "-kafka-client")
+            .path("data")
+            .path(chartComponent + ".properties")
+            .asText();
     assertThat(rendered).contains("security.protocol=SSL");
     p.load(new StringReader(rendered.replace(POD_DIR, root.toString())));
     p.put("bootstrap.servers", broker.bootstrapServers());
@@ -211,25 +239,45 @@ class ChartKafkaMutualTlsTest {
 
     Ca(String commonName) throws Exception {
       name = new X500Name("CN=" + commonName);
-      var builder = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(SERIAL.incrementAndGet()), notBefore(),
-          notAfter(), name, keys.getPublic());
+      var builder =
+          new JcaX509v3CertificateBuilder(
+              name,
+              BigInteger.valueOf(SERIAL.incrementAndGet()),
+              notBefore(),
+              notAfter(),
+              name,
+              keys.getPublic());
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
       certificate = convert(builder, keys.getPrivate());
     }
 
     X509Certificate sign(String subject, KeyPair subjectKeys, boolean server) throws Exception {
-      var builder = new JcaX509v3CertificateBuilder(name, BigInteger.valueOf(SERIAL.incrementAndGet()), notBefore(),
-          notAfter(), new X500Name(subject), subjectKeys.getPublic());
+      var builder =
+          new JcaX509v3CertificateBuilder(
+              name,
+              BigInteger.valueOf(SERIAL.incrementAndGet()),
+              notBefore(),
+              notAfter(),
+              new X500Name(subject),
+              subjectKeys.getPublic());
       if (server) {
-        builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-            new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+        builder.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(
+                new GeneralName[] {
+                  new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                  new GeneralName(GeneralName.dNSName, "localhost")
+                }));
       }
       return convert(builder, keys.getPrivate());
     }
 
-    private static X509Certificate convert(JcaX509v3CertificateBuilder builder, PrivateKey signer) throws Exception {
-      return new JcaX509CertificateConverter().getCertificate(builder.build(
-          new JcaContentSignerBuilder("SHA256withRSA").build(signer)));
+    private static X509Certificate convert(JcaX509v3CertificateBuilder builder, PrivateKey signer)
+        throws Exception {
+      return new JcaX509CertificateConverter()
+          .getCertificate(
+              builder.build(new JcaContentSignerBuilder("SHA256withRSA").build(signer)));
     }
 
     private static Date notBefore() {
@@ -260,7 +308,12 @@ class ChartKafkaMutualTlsTest {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n" + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+    return "-----BEGIN "
+        + type
+        + "-----\n"
+        + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }

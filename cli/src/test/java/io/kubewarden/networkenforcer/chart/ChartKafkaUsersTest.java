@@ -17,8 +17,8 @@ import org.apache.kafka.common.resource.PatternType;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chart's Strimzi KafkaUsers carry exactly the ACL rows of {@link TopicAccess} (which
- * {@code KafkaAclTest} runs each component with), for a topic prefix and application id of the user's.
+ * The chart's Strimzi KafkaUsers carry exactly the ACL rows of {@link TopicAccess} (which {@code
+ * KafkaAclTest} runs each component with), for a topic prefix and application id of the user's.
  */
 class ChartKafkaUsersTest {
   private static final String PREFIX = "acme.";
@@ -26,30 +26,60 @@ class ChartKafkaUsersTest {
 
   @Test
   void eachComponentsKafkaUserHasExactlyItsTopicAccessRow() {
-    Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "c-kafka-bootstrap:9093",
-        "kafka.strimzi.createUsers", "true", "kafka.strimzi.clusterName", "c", "kafka.topicPrefix", PREFIX,
-        "processor.applicationId", APPLICATION_ID));
+    Manifests m =
+        HelmChart.render(
+            values(
+                "mode",
+                "distributed",
+                "kafka.bootstrapServers",
+                "c-kafka-bootstrap:9093",
+                "kafka.strimzi.createUsers",
+                "true",
+                "kafka.strimzi.clusterName",
+                "c",
+                "kafka.topicPrefix",
+                PREFIX,
+                "processor.applicationId",
+                APPLICATION_ID));
     Topics topics = new Topics(PREFIX);
-    Map<String, List<AclBinding>> rows = Map.of(
-        "ingest", TopicAccess.ingest("User:x", topics),
-        "processor", TopicAccess.processor("User:x", topics, APPLICATION_ID),
-        "writer", TopicAccess.writer("User:x", topics, "network-enforcer-writer"));
+    Map<String, List<AclBinding>> rows =
+        Map.of(
+            "ingest", TopicAccess.ingest("User:x", topics),
+            "processor", TopicAccess.processor("User:x", topics, APPLICATION_ID),
+            "writer", TopicAccess.writer("User:x", topics, "network-enforcer-writer"));
     assertThat(m.ofKind("KafkaUser")).hasSize(3);
-    rows.forEach((component, acls) -> {
-      JsonNode user = m.get("KafkaUser", FULLNAME + "-kafka-" + component);
-      assertThat(user.path("metadata").path("labels").path("strimzi.io/cluster").asText()).isEqualTo("c");
-      assertThat(user.path("spec").path("authorization").path("type").asText()).isEqualTo("simple");
-      assertThat(rendered(user)).as(component).isEqualTo(expected(acls)).hasSize(acls.size());
-    });
+    rows.forEach(
+        (component, acls) -> {
+          JsonNode user = m.get("KafkaUser", FULLNAME + "-kafka-" + component);
+          assertThat(user.path("metadata").path("labels").path("strimzi.io/cluster").asText())
+              .isEqualTo("c");
+          assertThat(user.path("spec").path("authorization").path("type").asText())
+              .isEqualTo("simple");
+          assertThat(rendered(user)).as(component).isEqualTo(expected(acls)).hasSize(acls.size());
+        });
   }
 
   @Test
   void scramUsersWhenAskedForScram() {
-    Manifests m = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "c-kafka-bootstrap:9093",
-        "kafka.strimzi.createUsers", "true", "kafka.strimzi.clusterName", "c", "kafka.authentication",
-        "scram-sha-512"));
-    assertThat(m.ofKind("KafkaUser")).hasSize(3).allSatisfy(u ->
-        assertThat(u.path("spec").path("authentication").path("type").asText()).isEqualTo("scram-sha-512"));
+    Manifests m =
+        HelmChart.render(
+            values(
+                "mode",
+                "distributed",
+                "kafka.bootstrapServers",
+                "c-kafka-bootstrap:9093",
+                "kafka.strimzi.createUsers",
+                "true",
+                "kafka.strimzi.clusterName",
+                "c",
+                "kafka.authentication",
+                "scram-sha-512"));
+    assertThat(m.ofKind("KafkaUser"))
+        .hasSize(3)
+        .allSatisfy(
+            u ->
+                assertThat(u.path("spec").path("authentication").path("type").asText())
+                    .isEqualTo("scram-sha-512"));
   }
 
   /** "type name pattern Operation" per rendered operation. */
@@ -59,17 +89,31 @@ class ChartKafkaUsersTest {
       JsonNode r = acl.path("resource");
       assertThat(acl.path("host").asText()).isEqualTo("*");
       for (JsonNode op : Manifests.elements(acl.path("operations"))) {
-        out.add(r.path("type").asText() + " " + r.path("name").asText() + " " + r.path("patternType").asText() + " "
-            + op.asText());
+        out.add(
+            r.path("type").asText()
+                + " "
+                + r.path("name").asText()
+                + " "
+                + r.path("patternType").asText()
+                + " "
+                + op.asText());
       }
     }
     return out;
   }
 
   private static Set<String> expected(List<AclBinding> acls) {
-    return acls.stream().map(b -> strimziType(b.pattern().resourceType().name()) + " " + b.pattern().name() + " "
-        + (b.pattern().patternType() == PatternType.PREFIXED ? "prefix" : "literal") + " "
-        + camel(b.entry().operation().name())).collect(Collectors.toCollection(TreeSet::new));
+    return acls.stream()
+        .map(
+            b ->
+                strimziType(b.pattern().resourceType().name())
+                    + " "
+                    + b.pattern().name()
+                    + " "
+                    + (b.pattern().patternType() == PatternType.PREFIXED ? "prefix" : "literal")
+                    + " "
+                    + camel(b.entry().operation().name()))
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   /** TOPIC -> topic, TRANSACTIONAL_ID -> transactionalId: Strimzi's spelling of Kafka's enums. */

@@ -15,20 +15,55 @@ class ChartLintTest {
   static Stream<Arguments> valueSets() {
     return Stream.of(
         Arguments.of("defaults", values()),
-        Arguments.of("distributed cilium, Strimzi, mutual TLS, flow dumper", values("mode", "distributed",
-            "controller.provider.name", "cilium", "kafka.bootstrapServers", "my-cluster-kafka-bootstrap:9093",
-            "kafka.strimzi.createUsers", "true", "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "my-cluster",
-            "controller.flowDumper.enabled", "true")),
-        Arguments.of("distributed calico issuer, SASL, external collector with mTLS", values("mode", "distributed",
-            "controller.provider.name", "calico", "controller.provider.calico.tls.mode", "issuer",
-            "kafka.bootstrapServers", "kafka:9092", "kafka.authentication", "scram-sha-512",
-            "kafka.tls.caSecret.name", "ca", "telemetry.collectorStrategy", "external",
-            "telemetry.externalCollector.endpoint", "https://otel.example:4318",
-            "telemetry.externalCollector.protocol", "http/protobuf",
-            "telemetry.externalCollector.otelCollectorCertificateSecret", "ca",
-            "telemetry.externalCollector.otelCollectorClientCertificateSecret", "client")),
-        Arguments.of("istio insecure without collector", values("controller.provider.istio.tls.mode", "insecure",
-            "telemetry.collectorStrategy", "none")));
+        Arguments.of(
+            "distributed cilium, Strimzi, mutual TLS, flow dumper",
+            values(
+                "mode",
+                "distributed",
+                "controller.provider.name",
+                "cilium",
+                "kafka.bootstrapServers",
+                "my-cluster-kafka-bootstrap:9093",
+                "kafka.strimzi.createUsers",
+                "true",
+                "kafka.strimzi.createTopics",
+                "true",
+                "kafka.strimzi.clusterName",
+                "my-cluster",
+                "controller.flowDumper.enabled",
+                "true")),
+        Arguments.of(
+            "distributed calico issuer, SASL, external collector with mTLS",
+            values(
+                "mode",
+                "distributed",
+                "controller.provider.name",
+                "calico",
+                "controller.provider.calico.tls.mode",
+                "issuer",
+                "kafka.bootstrapServers",
+                "kafka:9092",
+                "kafka.authentication",
+                "scram-sha-512",
+                "kafka.tls.caSecret.name",
+                "ca",
+                "telemetry.collectorStrategy",
+                "external",
+                "telemetry.externalCollector.endpoint",
+                "https://otel.example:4318",
+                "telemetry.externalCollector.protocol",
+                "http/protobuf",
+                "telemetry.externalCollector.otelCollectorCertificateSecret",
+                "ca",
+                "telemetry.externalCollector.otelCollectorClientCertificateSecret",
+                "client")),
+        Arguments.of(
+            "istio insecure without collector",
+            values(
+                "controller.provider.istio.tls.mode",
+                "insecure",
+                "telemetry.collectorStrategy",
+                "none")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -36,7 +71,10 @@ class ChartLintTest {
   void lintIsClean(String description, Map<String, String> values) {
     HelmChart.Result strict = HelmChart.lint(true, values);
     assertThat(strict.ok()).as(strict.stdout() + strict.stderr()).isTrue();
-    assertThat(strict.stdout()).contains("0 chart(s) failed").doesNotContain("[WARNING]").doesNotContain("[ERROR]");
+    assertThat(strict.stdout())
+        .contains("0 chart(s) failed")
+        .doesNotContain("[WARNING]")
+        .doesNotContain("[ERROR]");
   }
 
   @ParameterizedTest(name = "{0}")

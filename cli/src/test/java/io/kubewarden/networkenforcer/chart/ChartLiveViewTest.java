@@ -12,16 +12,22 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code writer.liveView}: off by default (NE_LIVE_VIEW false, no Service); when enabled the
- * writer (or the standalone pod) gets NE_LIVE_VIEW true and a Service of the chosen type and port
- * reaches its management port, selecting exactly its pods.
+ * {@code writer.liveView}: off by default (NE_LIVE_VIEW false, no Service); when enabled the writer
+ * (or the standalone pod) gets NE_LIVE_VIEW true and a Service of the chosen type and port reaches
+ * its management port, selecting exactly its pods.
  */
 class ChartLiveViewTest {
   private static final String SERVICE = FULLNAME + "-live-view";
 
   private static Map<String, String> distributed(String... more) {
-    Map<String, String> v = values("mode", "distributed", "kafka.bootstrapServers", Combination.BOOTSTRAP,
-        "controller.provider.name", "calico");
+    Map<String, String> v =
+        values(
+            "mode",
+            "distributed",
+            "kafka.bootstrapServers",
+            Combination.BOOTSTRAP,
+            "controller.provider.name",
+            "calico");
     v.putAll(values(more));
     return v;
   }
@@ -36,15 +42,22 @@ class ChartLiveViewTest {
 
   @Test
   void enabledOnTheWriterWithAServiceToItsManagementPort() {
-    Manifests m = HelmChart.render(distributed("writer.liveView.enabled", "true",
-        "writer.liveView.service.type", "NodePort", "writer.liveView.service.port", "8443"));
+    Manifests m =
+        HelmChart.render(
+            distributed(
+                "writer.liveView.enabled",
+                "true",
+                "writer.liveView.service.type",
+                "NodePort",
+                "writer.liveView.service.port",
+                "8443"));
     JsonNode writer = m.get("Deployment", FULLNAME + "-writer");
     assertThat(env(container(writer, "writer"))).containsEntry("NE_LIVE_VIEW", "true");
     // Only the writer gets it: the other components have no live view.
     for (JsonNode other : m.workloads()) {
       if (other != writer) {
-        elements(other.path("spec").path("template").path("spec").path("containers")).forEach(c ->
-            assertThat(env(c)).doesNotContainKey("NE_LIVE_VIEW"));
+        elements(other.path("spec").path("template").path("spec").path("containers"))
+            .forEach(c -> assertThat(env(c)).doesNotContainKey("NE_LIVE_VIEW"));
       }
     }
     JsonNode service = m.get("Service", SERVICE);
@@ -60,10 +73,18 @@ class ChartLiveViewTest {
 
   @Test
   void enabledInStandaloneOnTheOnePod() {
-    Manifests m = HelmChart.render(values("mode", "standalone", "controller.provider.name", "calico",
-        "writer.liveView.enabled", "true"));
+    Manifests m =
+        HelmChart.render(
+            values(
+                "mode",
+                "standalone",
+                "controller.provider.name",
+                "calico",
+                "writer.liveView.enabled",
+                "true"));
     JsonNode standalone = m.get("StatefulSet", FULLNAME + "-standalone");
-    assertThat(env(container(standalone, "network-enforcer"))).containsEntry("NE_LIVE_VIEW", "true");
+    assertThat(env(container(standalone, "network-enforcer")))
+        .containsEntry("NE_LIVE_VIEW", "true");
     JsonNode service = m.get("Service", SERVICE);
     assertThat(service.path("spec").path("type").asText()).isEqualTo("ClusterIP");
     assertThat(service.path("spec").path("selector"))
@@ -73,8 +94,10 @@ class ChartLiveViewTest {
 
   @Test
   void aServiceTypeTheSchemaDoesNotKnowIsRefused() {
-    HelmChart.Result r = HelmChart.template(distributed("writer.liveView.enabled", "true",
-        "writer.liveView.service.type", "ExternalName"));
+    HelmChart.Result r =
+        HelmChart.template(
+            distributed(
+                "writer.liveView.enabled", "true", "writer.liveView.service.type", "ExternalName"));
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.stderr()).contains("/writer/liveView/service/type");
   }

@@ -20,18 +20,29 @@ import org.junit.jupiter.api.Test;
  * Grafana's sidecar, and the alerts the chart promises.
  */
 class ChartMonitoringTest {
-  private static final Map<String, String> ALL_ON = values("metrics.serviceMonitor.enabled", "true",
-      "metrics.prometheusRule.enabled", "true", "metrics.grafanaDashboard.enabled", "true");
+  private static final Map<String, String> ALL_ON =
+      values(
+          "metrics.serviceMonitor.enabled",
+          "true",
+          "metrics.prometheusRule.enabled",
+          "true",
+          "metrics.grafanaDashboard.enabled",
+          "true");
 
   @Test
   void nothingIsRenderedByDefault() {
     for (String mode : List.of("standalone", "distributed")) {
-      Manifests chart = HelmChart.render(mode.equals("standalone") ? values()
-          : values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092"));
+      Manifests chart =
+          HelmChart.render(
+              mode.equals("standalone")
+                  ? values()
+                  : values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092"));
       assertThat(chart.ofKind("ServiceMonitor")).isEmpty();
       assertThat(chart.ofKind("PrometheusRule")).isEmpty();
-      assertThat(chart.ofKind("ConfigMap")).noneMatch(c -> c.path("metadata").path("labels").has("grafana_dashboard"));
-      assertThat(chart.ofKind("Service")).noneMatch(s -> s.path("metadata").path("name").asText().endsWith("-metrics"));
+      assertThat(chart.ofKind("ConfigMap"))
+          .noneMatch(c -> c.path("metadata").path("labels").has("grafana_dashboard"));
+      assertThat(chart.ofKind("Service"))
+          .noneMatch(s -> s.path("metadata").path("name").asText().endsWith("-metrics"));
     }
   }
 
@@ -48,65 +59,98 @@ class ChartMonitoringTest {
 
   @Test
   void theServiceMonitorReachesEveryPodOfTheReleaseOnceAtItsNamedPort() {
-    Map<String, List<String>> componentsByMode = Map.of("standalone", List.of("standalone"),
-        "distributed", List.of("ingest", "processor", "writer"));
-    componentsByMode.forEach((mode, components) -> {
-      Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
-      set.put("mode", mode);
-      set.put("kafka.bootstrapServers", "kafka:9092");
-      Manifests chart = HelmChart.render(set);
-      JsonNode monitor = chart.get("ServiceMonitor", FULLNAME);
-      JsonNode selector = monitor.path("spec").path("selector").path("matchLabels");
-      assertThat(monitor.path("spec").path("namespaceSelector").path("matchNames").get(0).asText()).isEqualTo(NAMESPACE);
-      JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
-      assertThat(endpoint.path("port").asText()).isEqualTo("management");
-      assertThat(endpoint.path("path").asText()).isEqualTo("/metrics");
-      assertThat(endpoint.path("honorLabels").asBoolean()).isTrue();
+    Map<String, List<String>> componentsByMode =
+        Map.of(
+            "standalone",
+            List.of("standalone"),
+            "distributed",
+            List.of("ingest", "processor", "writer"));
+    componentsByMode.forEach(
+        (mode, components) -> {
+          Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
+          set.put("mode", mode);
+          set.put("kafka.bootstrapServers", "kafka:9092");
+          Manifests chart = HelmChart.render(set);
+          JsonNode monitor = chart.get("ServiceMonitor", FULLNAME);
+          JsonNode selector = monitor.path("spec").path("selector").path("matchLabels");
+          assertThat(
+                  monitor.path("spec").path("namespaceSelector").path("matchNames").get(0).asText())
+              .isEqualTo(NAMESPACE);
+          JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
+          assertThat(endpoint.path("port").asText()).isEqualTo("management");
+          assertThat(endpoint.path("path").asText()).isEqualTo("/metrics");
+          assertThat(endpoint.path("honorLabels").asBoolean()).isTrue();
 
-      List<JsonNode> selected = chart.ofKind("Service").stream().filter(s -> matches(selector, s.path("metadata")
-          .path("labels"))).toList();
-      assertThat(selected).extracting(s -> s.path("metadata").path("name").asText())
-          .containsExactlyInAnyOrderElementsOf(components.stream().map(c -> FULLNAME + "-" + c + "-metrics").toList());
-      Set<String> podsReached = new HashSet<>();
-      for (JsonNode service : selected) {
-        JsonNode port = service.path("spec").path("ports").get(0);
-        assertThat(port.path("name").asText()).isEqualTo("management");
-        assertThat(port.path("targetPort").asText()).isEqualTo("management");
-        for (JsonNode workload : chart.workloads()) {
-          JsonNode podLabels = workload.path("spec").path("template").path("metadata").path("labels");
-          if (matches(service.path("spec").path("selector"), podLabels)) {
-            assertThat(podsReached.add(workload.path("metadata").path("name").asText())).isTrue();
-            assertThat(Manifests.elements(Manifests.podSpec(workload).path("containers").get(0).path("ports")))
-                .anyMatch(p -> p.path("name").asText().equals("management"));
+          List<JsonNode> selected =
+              chart.ofKind("Service").stream()
+                  .filter(s -> matches(selector, s.path("metadata").path("labels")))
+                  .toList();
+          assertThat(selected)
+              .extracting(s -> s.path("metadata").path("name").asText())
+              .containsExactlyInAnyOrderElementsOf(
+                  components.stream().map(c -> FULLNAME + "-" + c + "-metrics").toList());
+          Set<String> podsReached = new HashSet<>();
+          for (JsonNode service : selected) {
+            JsonNode port = service.path("spec").path("ports").get(0);
+            assertThat(port.path("name").asText()).isEqualTo("management");
+            assertThat(port.path("targetPort").asText()).isEqualTo("management");
+            for (JsonNode workload : chart.workloads()) {
+              JsonNode podLabels =
+                  workload.path("spec").path("template").path("metadata").path("labels");
+              if (matches(service.path("spec").path("selector"), podLabels)) {
+                assertThat(podsReached.add(workload.path("metadata").path("name").asText()))
+                    .isTrue();
+                assertThat(
+                        Manifests.elements(
+                            Manifests.podSpec(workload).path("containers").get(0).path("ports")))
+                    .anyMatch(p -> p.path("name").asText().equals("management"));
+              }
+            }
           }
-        }
-      }
-      assertThat(podsReached).containsExactlyInAnyOrderElementsOf(
-          components.stream().map(c -> FULLNAME + "-" + c).toList());
-    });
+          assertThat(podsReached)
+              .containsExactlyInAnyOrderElementsOf(
+                  components.stream().map(c -> FULLNAME + "-" + c).toList());
+        });
   }
 
   @Test
   void aSecuredMetricsPortIsNamedAndGetsItsTlsAndToken() {
     Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
-    set.putAll(values("metrics.serviceMonitor.port", "metrics", "metrics.serviceMonitor.scheme", "https",
-        "metrics.serviceMonitor.tlsConfig.serverName", "ne-metrics",
-        "metrics.serviceMonitor.tlsConfig.ca.secret.name", "ne-ca", "metrics.serviceMonitor.tlsConfig.ca.secret.key",
-        "ca.crt", "metrics.serviceMonitor.authorization.type", "Bearer",
-        "metrics.serviceMonitor.authorization.credentials.name", "ne-scrape",
-        "metrics.serviceMonitor.authorization.credentials.key", "token",
-        "metrics.serviceMonitor.labels.release", "kube-prometheus-stack"));
+    set.putAll(
+        values(
+            "metrics.serviceMonitor.port",
+            "metrics",
+            "metrics.serviceMonitor.scheme",
+            "https",
+            "metrics.serviceMonitor.tlsConfig.serverName",
+            "ne-metrics",
+            "metrics.serviceMonitor.tlsConfig.ca.secret.name",
+            "ne-ca",
+            "metrics.serviceMonitor.tlsConfig.ca.secret.key",
+            "ca.crt",
+            "metrics.serviceMonitor.authorization.type",
+            "Bearer",
+            "metrics.serviceMonitor.authorization.credentials.name",
+            "ne-scrape",
+            "metrics.serviceMonitor.authorization.credentials.key",
+            "token",
+            "metrics.serviceMonitor.labels.release",
+            "kube-prometheus-stack"));
     Manifests chart = HelmChart.render(set);
     JsonNode monitor = chart.get("ServiceMonitor", FULLNAME);
-    assertThat(monitor.path("metadata").path("labels").path("release").asText()).isEqualTo("kube-prometheus-stack");
+    assertThat(monitor.path("metadata").path("labels").path("release").asText())
+        .isEqualTo("kube-prometheus-stack");
     JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
     assertThat(endpoint.path("port").asText()).isEqualTo("metrics");
     assertThat(endpoint.path("scheme").asText()).isEqualTo("https");
     assertThat(endpoint.path("tlsConfig").path("serverName").asText()).isEqualTo("ne-metrics");
-    assertThat(endpoint.path("tlsConfig").path("ca").path("secret").path("name").asText()).isEqualTo("ne-ca");
-    assertThat(endpoint.path("authorization").path("credentials").path("key").asText()).isEqualTo("token");
+    assertThat(endpoint.path("tlsConfig").path("ca").path("secret").path("name").asText())
+        .isEqualTo("ne-ca");
+    assertThat(endpoint.path("authorization").path("credentials").path("key").asText())
+        .isEqualTo("token");
     JsonNode service = chart.get("Service", FULLNAME + "-standalone-metrics");
-    assertThat(service.path("spec").path("ports").get(0).path("targetPort").asText()).isEqualTo("metrics");
+    assertThat(service.path("spec").path("ports").get(0).path("targetPort").asText())
+        .isEqualTo("metrics");
   }
 
   @Test
@@ -115,7 +159,8 @@ class ChartMonitoringTest {
     set.put("metrics.grafanaDashboard.folder", "Network Enforcer");
     JsonNode configMap = HelmChart.render(set).get("ConfigMap", FULLNAME + "-dashboards");
     assertThat(configMap.path("metadata").path("namespace").asText()).isEqualTo(NAMESPACE);
-    assertThat(configMap.path("metadata").path("labels").path("grafana_dashboard").asText()).isEqualTo("1");
+    assertThat(configMap.path("metadata").path("labels").path("grafana_dashboard").asText())
+        .isEqualTo("1");
     assertThat(configMap.path("metadata").path("annotations").path("grafana_folder").asText())
         .isEqualTo("Network Enforcer");
     Map<String, String> data = new TreeMap<>();
@@ -129,8 +174,13 @@ class ChartMonitoringTest {
 
     Map<String, String> elsewhere = new java.util.LinkedHashMap<>(ALL_ON);
     elsewhere.put("metrics.grafanaDashboard.namespace", "monitoring");
-    assertThat(HelmChart.render(elsewhere).get("ConfigMap", FULLNAME + "-dashboards").path("metadata")
-        .path("namespace").asText()).isEqualTo("monitoring");
+    assertThat(
+            HelmChart.render(elsewhere)
+                .get("ConfigMap", FULLNAME + "-dashboards")
+                .path("metadata")
+                .path("namespace")
+                .asText())
+        .isEqualTo("monitoring");
   }
 
   @Test
@@ -138,16 +188,33 @@ class ChartMonitoringTest {
     JsonNode dashboard = MonitoringQueries.dashboard(MonitoringQueries.dashboardFiles().get(0));
     assertThat(dashboard.path("uid").asText()).isEqualTo("network-enforcer");
     List<JsonNode> panels = MonitoringQueries.panels(dashboard);
-    assertThat(panels.stream().map(p -> p.path("id").asInt()).distinct().count()).isEqualTo(panels.size());
+    assertThat(panels.stream().map(p -> p.path("id").asInt()).distinct().count())
+        .isEqualTo(panels.size());
     List<String> titles = panels.stream().map(p -> p.path("title").asText()).toList();
-    assertThat(titles).contains("Flow rate per provider", "Drops by reason", "Lost events", "Consumer lag per group",
-        "Processor throughput", "State-store size", "Proposals", "Convergence", "Violations", "API calls",
-        "API refusals", "Leader and leader changes");
+    assertThat(titles)
+        .contains(
+            "Flow rate per provider",
+            "Drops by reason",
+            "Lost events",
+            "Consumer lag per group",
+            "Processor throughput",
+            "State-store size",
+            "Proposals",
+            "Convergence",
+            "Violations",
+            "API calls",
+            "API refusals",
+            "Leader and leader changes");
     for (JsonNode panel : panels) {
       if (!"row".equals(panel.path("type").asText())) {
         assertThat(panel.path("targets")).as(panel.path("title").asText()).isNotEmpty();
-        panel.path("targets").forEach(t -> assertThat(t.path("expr").asText())
-            .as(panel.path("title").asText()).contains("namespace=\"$namespace\""));
+        panel
+            .path("targets")
+            .forEach(
+                t ->
+                    assertThat(t.path("expr").asText())
+                        .as(panel.path("title").asText())
+                        .contains("namespace=\"$namespace\""));
       }
     }
   }
@@ -156,31 +223,54 @@ class ChartMonitoringTest {
   void theRuleHasTheAlertsTheChartPromisesScopedToTheReleaseNamespace() {
     JsonNode rule = MonitoringQueries.prometheusRule();
     assertThat(rule.path("metadata").path("namespace").asText()).isEqualTo(NAMESPACE);
-    assertThat(MonitoringQueries.alertQueries()).containsOnlyKeys("NetworkEnforcerConsumerLagGrowing",
-        "NetworkEnforcerDeadLetters", "NetworkEnforcerProviderStreamDown", "NetworkEnforcerEventsLost",
-        "NetworkEnforcerNoLeader", "NetworkEnforcerApiRefusals", "NetworkEnforcerProcessorNotRunning");
-    MonitoringQueries.alertQueries().forEach((alert, expr) -> assertThat(expr).as(alert)
-        .contains("namespace=\"" + NAMESPACE + "\""));
+    assertThat(MonitoringQueries.alertQueries())
+        .containsOnlyKeys(
+            "NetworkEnforcerConsumerLagGrowing",
+            "NetworkEnforcerDeadLetters",
+            "NetworkEnforcerProviderStreamDown",
+            "NetworkEnforcerEventsLost",
+            "NetworkEnforcerNoLeader",
+            "NetworkEnforcerApiRefusals",
+            "NetworkEnforcerProcessorNotRunning");
+    MonitoringQueries.alertQueries()
+        .forEach(
+            (alert, expr) ->
+                assertThat(expr).as(alert).contains("namespace=\"" + NAMESPACE + "\""));
     for (JsonNode r : rule.path("spec").path("groups").get(0).path("rules")) {
       assertThat(r.path("labels").path("severity").asText()).isIn("warning", "critical");
       assertThat(r.path("annotations").path("summary").asText()).isNotBlank();
       assertThat(r.path("annotations").path("description").asText()).isNotBlank();
     }
-    JsonNode labelled = HelmChart.render(values("metrics.prometheusRule.enabled", "true",
-        "metrics.prometheusRule.additionalAlertLabels.team", "platform", "metrics.prometheusRule.consumerLagThreshold",
-        "500")).ofKind("PrometheusRule").get(0);
+    JsonNode labelled =
+        HelmChart.render(
+                values(
+                    "metrics.prometheusRule.enabled",
+                    "true",
+                    "metrics.prometheusRule.additionalAlertLabels.team",
+                    "platform",
+                    "metrics.prometheusRule.consumerLagThreshold",
+                    "500"))
+            .ofKind("PrometheusRule")
+            .get(0);
     for (JsonNode r : labelled.path("spec").path("groups").get(0).path("rules")) {
-      assertThat(r.path("labels").path("team").asText()).as(r.path("alert").asText()).isEqualTo("platform");
+      assertThat(r.path("labels").path("team").asText())
+          .as(r.path("alert").asText())
+          .isEqualTo("platform");
     }
-    assertThat(labelled.path("spec").path("groups").get(0).path("rules").get(0).path("expr").asText())
+    assertThat(
+            labelled.path("spec").path("groups").get(0).path("rules").get(0).path("expr").asText())
         .contains("> 500");
   }
 
   @Test
   void theSchemaRefusesWhatPrometheusWouldNot() {
-    for (Map<String, String> bad : List.of(values("metrics.serviceMonitor.scheme", "ftp"),
-        values("metrics.serviceMonitor.interval", "30 seconds"), values("metrics.serviceMonitor.path", "metrics"),
-        values("metrics.prometheusRule.consumerLagThreshold", "0"), values("metrics.serviceMonitor.enable", "true"))) {
+    for (Map<String, String> bad :
+        List.of(
+            values("metrics.serviceMonitor.scheme", "ftp"),
+            values("metrics.serviceMonitor.interval", "30 seconds"),
+            values("metrics.serviceMonitor.path", "metrics"),
+            values("metrics.prometheusRule.consumerLagThreshold", "0"),
+            values("metrics.serviceMonitor.enable", "true"))) {
       HelmChart.Result result = HelmChart.template(bad);
       assertThat(result.ok()).as(bad.toString()).isFalse();
       assertThat(result.stderr()).as(bad.toString()).contains("metrics");
@@ -189,8 +279,10 @@ class ChartMonitoringTest {
 
   @Test
   void metricNamesAreFoundInPromQl() {
-    assertThat(PromQlMetricNames.of("sum by (namespace, group) (rate(a_total{namespace=\"x\",code!~\"4|b\"}[5m]))"
-        + " > 1e3 and on (group) max(b_gauge offset 5m) or absent(c{x=\"y\"}) unless d_total[$__rate_interval]"))
+    assertThat(
+            PromQlMetricNames.of(
+                "sum by (namespace, group) (rate(a_total{namespace=\"x\",code!~\"4|b\"}[5m]))"
+                    + " > 1e3 and on (group) max(b_gauge offset 5m) or absent(c{x=\"y\"}) unless d_total[$__rate_interval]"))
         .containsExactly("a_total", "b_gauge", "c", "d_total");
   }
 

@@ -13,6 +13,7 @@ record Combination(String provider, String tlsMode, String collector, String mod
   static final String BOOTSTRAP = "kafka-kafka-bootstrap.kafka.svc:9093";
   static final String EXTERNAL_COLLECTOR = "otel.observability.svc:4317";
   static final String ISTIO_SECRET = "ne-otlp-certs";
+
   /** The name in that Secret's certificate, pinned as the only OTLP client. */
   static final String ISTIO_CLIENT = "fluent-bit.example";
 
@@ -40,11 +41,16 @@ record Combination(String provider, String tlsMode, String collector, String mod
   }
 
   Map<String, String> values() {
-    Map<String, String> values = HelmChart.values(
-        "controller.provider.name", provider,
-        "controller.provider." + provider + ".tls.mode", tlsMode,
-        "telemetry.collectorStrategy", collector,
-        "mode", mode);
+    Map<String, String> values =
+        HelmChart.values(
+            "controller.provider.name",
+            provider,
+            "controller.provider." + provider + ".tls.mode",
+            tlsMode,
+            "telemetry.collectorStrategy",
+            collector,
+            "mode",
+            mode);
     if (distributed()) {
       values.put("kafka.bootstrapServers", BOOTSTRAP);
     }

@@ -35,8 +35,11 @@ record FluentBitConfig(List<Section> sections) {
         throw new AssertionError("fluent-bit line outside a section: " + line);
       }
       String[] keyValue = line.split("\\s+", 2);
-      // Keys are case-insensitive for fluent-bit; keep them as written, the tests use the chart's spelling.
-      current.entries().computeIfAbsent(keyValue[0], k -> new ArrayList<>())
+      // Keys are case-insensitive for fluent-bit; keep them as written, the tests use the chart's
+      // spelling.
+      current
+          .entries()
+          .computeIfAbsent(keyValue[0], k -> new ArrayList<>())
           .add(keyValue.length > 1 ? keyValue[1] : "");
     }
     return new FluentBitConfig(sections);
@@ -57,7 +60,9 @@ record FluentBitConfig(List<Section> sections) {
 
   /** The FILTER section using the named plugin. */
   Section filter(String plugin) {
-    return all("FILTER").stream().filter(s -> plugin.equals(s.entries().getOrDefault("Name", List.of("")).get(0)))
-        .findFirst().orElseThrow(() -> new AssertionError("no " + plugin + " filter"));
+    return all("FILTER").stream()
+        .filter(s -> plugin.equals(s.entries().getOrDefault("Name", List.of("")).get(0)))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + plugin + " filter"));
   }
 }

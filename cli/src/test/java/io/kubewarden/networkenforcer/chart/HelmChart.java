@@ -12,13 +12,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the real helm binary (built by hack/tools/helm.sh) against charts/network-enforcer.
- * Renders are cached per value set: several tests look at the same manifests.
+ * Runs the real helm binary (built by hack/tools/helm.sh) against charts/network-enforcer. Renders
+ * are cached per value set: several tests look at the same manifests.
  */
 final class HelmChart {
   static final String RELEASE = "ne";
   static final String NAMESPACE = "ne-system";
   static final String FULLNAME = "ne-network-enforcer";
+
   /** The lowest Kubernetes version the chart supports (Chart.yaml kubeVersion). */
   static final String KUBE_VERSION = "1.30.0";
 
@@ -35,13 +36,17 @@ final class HelmChart {
 
   static Path helm() {
     String toolsDir = System.getenv("NE_TOOLS_DIR");
-    Path dir = toolsDir == null || toolsDir.isBlank()
-        ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
-        : Path.of(toolsDir);
+    Path dir =
+        toolsDir == null || toolsDir.isBlank()
+            ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
+            : Path.of(toolsDir);
     Path helm = dir.resolve("bin").resolve("helm");
     if (!Files.isExecutable(helm)) {
-      throw new IllegalStateException("helm not found at " + helm + ": run hack/tools/helm.sh first "
-          + "(it builds helm from source into ${NE_TOOLS_DIR:-~/.cache/network-enforcer/tools}/bin)");
+      throw new IllegalStateException(
+          "helm not found at "
+              + helm
+              + ": run hack/tools/helm.sh first "
+              + "(it builds helm from source into ${NE_TOOLS_DIR:-~/.cache/network-enforcer/tools}/bin)");
     }
     return helm;
   }
@@ -54,7 +59,8 @@ final class HelmChart {
         return chart;
       }
     }
-    throw new IllegalStateException("charts/network-enforcer not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "charts/network-enforcer not found above " + Path.of("").toAbsolutePath());
   }
 
   /** Renders with the given values (helm --set syntax) and fails the test when helm fails. */
@@ -67,15 +73,27 @@ final class HelmChart {
   }
 
   static Result template(Map<String, String> values) {
-    return CACHE.computeIfAbsent(Map.copyOf(values), v -> {
-      List<String> args = new ArrayList<>(List.of("template", RELEASE, chartDir().toString(),
-          "--namespace", NAMESPACE, "--kube-version", KUBE_VERSION));
-      addValues(args, values);
-      return run(args);
-    });
+    return CACHE.computeIfAbsent(
+        Map.copyOf(values),
+        v -> {
+          List<String> args =
+              new ArrayList<>(
+                  List.of(
+                      "template",
+                      RELEASE,
+                      chartDir().toString(),
+                      "--namespace",
+                      NAMESPACE,
+                      "--kube-version",
+                      KUBE_VERSION));
+          addValues(args, values);
+          return run(args);
+        });
   }
 
-  /** The reference-style values file of the tests (every reference chart key, api.md "Helm values"). */
+  /**
+   * The reference-style values file of the tests (every reference chart key, api.md "Helm values").
+   */
   static Path referenceValues() {
     try {
       return Path.of(HelmChart.class.getResource("/chart/reference-values.yaml").toURI());
@@ -88,25 +106,45 @@ final class HelmChart {
   static Result template(Path valuesFile, Map<String, String> values) {
     Map<String, String> key = new java.util.HashMap<>(values);
     key.put("<values-file>", valuesFile.toString());
-    return CACHE.computeIfAbsent(Map.copyOf(key), v -> {
-      List<String> args = new ArrayList<>(List.of("template", RELEASE, chartDir().toString(),
-          "--namespace", NAMESPACE, "--kube-version", KUBE_VERSION, "-f", valuesFile.toString()));
-      addValues(args, values);
-      return run(args);
-    });
+    return CACHE.computeIfAbsent(
+        Map.copyOf(key),
+        v -> {
+          List<String> args =
+              new ArrayList<>(
+                  List.of(
+                      "template",
+                      RELEASE,
+                      chartDir().toString(),
+                      "--namespace",
+                      NAMESPACE,
+                      "--kube-version",
+                      KUBE_VERSION,
+                      "-f",
+                      valuesFile.toString()));
+          addValues(args, values);
+          return run(args);
+        });
   }
 
   static Manifests render(Path valuesFile, Map<String, String> values) {
     Result result = template(valuesFile, values);
     if (!result.ok()) {
-      throw new AssertionError("helm template -f " + valuesFile + " " + values + " failed:\n" + result.stderr());
+      throw new AssertionError(
+          "helm template -f " + valuesFile + " " + values + " failed:\n" + result.stderr());
     }
     return Manifests.parse(result.stdout());
   }
 
   static Result lint(boolean strict, Map<String, String> values) {
-    List<String> args = new ArrayList<>(List.of("lint", chartDir().toString(), "--namespace", NAMESPACE,
-        "--kube-version", KUBE_VERSION));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "lint",
+                chartDir().toString(),
+                "--namespace",
+                NAMESPACE,
+                "--kube-version",
+                KUBE_VERSION));
     if (strict) {
       args.add("--strict");
     }
@@ -127,10 +165,11 @@ final class HelmChart {
   }
 
   private static void addValues(List<String> args, Map<String, String> values) {
-    values.forEach((key, value) -> {
-      args.add("--set");
-      args.add(key + "=" + value);
-    });
+    values.forEach(
+        (key, value) -> {
+          args.add("--set");
+          args.add(key + "=" + value);
+        });
   }
 
   private static Result run(List<String> args) {
@@ -139,14 +178,22 @@ final class HelmChart {
 
   /**
    * Runs helm against a cluster (install, upgrade, uninstall) with that kubeconfig; helm's cache,
-   * config and data directories live under {@code home}, so nothing of the user's is read or written.
+   * config and data directories live under {@code home}, so nothing of the user's is read or
+   * written.
    */
   static Result against(Path kubeconfig, Path home, String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.add("--kubeconfig");
     all.add(kubeconfig.toString());
-    return run(all, Map.of("HELM_CACHE_HOME", home.resolve("cache").toString(),
-        "HELM_CONFIG_HOME", home.resolve("config").toString(), "HELM_DATA_HOME", home.resolve("data").toString()));
+    return run(
+        all,
+        Map.of(
+            "HELM_CACHE_HOME",
+            home.resolve("cache").toString(),
+            "HELM_CONFIG_HOME",
+            home.resolve("config").toString(),
+            "HELM_DATA_HOME",
+            home.resolve("data").toString()));
   }
 
   private static Result run(List<String> args, Map<String, String> env) {
@@ -157,16 +204,17 @@ final class HelmChart {
       Path out = Files.createTempFile("helm-out", ".yaml");
       Path err = Files.createTempFile("helm-err", ".txt");
       try {
-        ProcessBuilder builder = new ProcessBuilder(command)
-            .redirectOutput(out.toFile())
-            .redirectError(err.toFile());
+        ProcessBuilder builder =
+            new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
         builder.environment().putAll(env);
         Process process = builder.start();
         if (!process.waitFor(2, TimeUnit.MINUTES)) {
           process.destroyForcibly();
           throw new IllegalStateException("helm did not finish in 2 minutes: " + command);
         }
-        return new Result(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        return new Result(
+            process.exitValue(),
+            Files.readString(out, StandardCharsets.UTF_8),
             Files.readString(err, StandardCharsets.UTF_8));
       } finally {
         Files.deleteIfExists(out);

@@ -44,19 +44,37 @@ final class Manifests {
   }
 
   Optional<JsonNode> find(String kind, String name) {
-    return ofKind(kind).stream().filter(o -> name.equals(o.path("metadata").path("name").asText())).findFirst();
+    return ofKind(kind).stream()
+        .filter(o -> name.equals(o.path("metadata").path("name").asText()))
+        .findFirst();
   }
 
   JsonNode get(String kind, String name) {
-    return find(kind, name).orElseThrow(() -> new AssertionError("no " + kind + " " + name + " rendered; have "
-        + objects.stream().map(o -> o.path("kind").asText() + "/" + o.path("metadata").path("name").asText())
-        .toList()));
+    return find(kind, name)
+        .orElseThrow(
+            () ->
+                new AssertionError(
+                    "no "
+                        + kind
+                        + " "
+                        + name
+                        + " rendered; have "
+                        + objects.stream()
+                            .map(
+                                o ->
+                                    o.path("kind").asText()
+                                        + "/"
+                                        + o.path("metadata").path("name").asText())
+                            .toList()));
   }
 
   /** Every pod template: Deployments, StatefulSets and DaemonSets. */
   List<JsonNode> workloads() {
-    return objects.stream().filter(o -> List.of("Deployment", "StatefulSet", "DaemonSet")
-        .contains(o.path("kind").asText())).toList();
+    return objects.stream()
+        .filter(
+            o ->
+                List.of("Deployment", "StatefulSet", "DaemonSet").contains(o.path("kind").asText()))
+        .toList();
   }
 
   static JsonNode podSpec(JsonNode workload) {
@@ -65,24 +83,34 @@ final class Manifests {
 
   static JsonNode container(JsonNode workload, String name) {
     return elements(podSpec(workload).path("containers")).stream()
-        .filter(c -> name.equals(c.path("name").asText())).findFirst()
-        .orElseThrow(() -> new AssertionError("no container " + name + " in " + workload.path("metadata")));
+        .filter(c -> name.equals(c.path("name").asText()))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no container " + name + " in " + workload.path("metadata")));
   }
 
-  /** A container's env: literal values, and `fieldRef:<path>` / `secretKeyRef:<name>/<key>` for references. */
+  /**
+   * A container's env: literal values, and `fieldRef:<path>` / `secretKeyRef:<name>/<key>` for
+   * references.
+   */
   static Map<String, String> env(JsonNode container) {
     Map<String, String> env = new LinkedHashMap<>();
     for (JsonNode var : elements(container.path("env"))) {
       String name = var.path("name").asText();
       if (env.containsKey(name)) {
-        throw new AssertionError("env " + name + " set twice in container " + container.path("name").asText());
+        throw new AssertionError(
+            "env " + name + " set twice in container " + container.path("name").asText());
       }
       JsonNode from = var.path("valueFrom");
       if (from.has("fieldRef")) {
         env.put(name, "fieldRef:" + from.path("fieldRef").path("fieldPath").asText());
       } else if (from.has("secretKeyRef")) {
-        env.put(name, "secretKeyRef:" + from.path("secretKeyRef").path("name").asText() + "/"
-            + from.path("secretKeyRef").path("key").asText());
+        env.put(
+            name,
+            "secretKeyRef:"
+                + from.path("secretKeyRef").path("name").asText()
+                + "/"
+                + from.path("secretKeyRef").path("key").asText());
       } else {
         env.put(name, var.path("value").asText());
       }
@@ -93,14 +121,15 @@ final class Manifests {
   /** mountPath by volume name. */
   static Map<String, String> mounts(JsonNode container) {
     Map<String, String> mounts = new LinkedHashMap<>();
-    elements(container.path("volumeMounts")).forEach(m -> mounts.put(m.path("name").asText(),
-        m.path("mountPath").asText()));
+    elements(container.path("volumeMounts"))
+        .forEach(m -> mounts.put(m.path("name").asText(), m.path("mountPath").asText()));
     return mounts;
   }
 
   static Optional<JsonNode> volume(JsonNode workload, String name) {
     return elements(podSpec(workload).path("volumes")).stream()
-        .filter(v -> name.equals(v.path("name").asText())).findFirst();
+        .filter(v -> name.equals(v.path("name").asText()))
+        .findFirst();
   }
 
   static List<String> texts(JsonNode array) {

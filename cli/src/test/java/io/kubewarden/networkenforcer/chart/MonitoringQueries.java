@@ -66,21 +66,32 @@ final class MonitoringQueries {
       for (JsonNode variable : dashboard.path("templating").path("list")) {
         if ("query".equals(variable.path("type").asText())) {
           JsonNode query = variable.path("query");
-          Matcher m = LABEL_VALUES.matcher(query.isObject() ? query.path("query").asText() : query.asText());
+          Matcher m =
+              LABEL_VALUES.matcher(
+                  query.isObject() ? query.path("query").asText() : query.asText());
           if (!m.find()) {
-            throw new AssertionError("variable " + variable.path("name").asText() + " of " + file
-                + " is not a label_values(<selector>, <label>) query");
+            throw new AssertionError(
+                "variable "
+                    + variable.path("name").asText()
+                    + " of "
+                    + file
+                    + " is not a label_values(<selector>, <label>) query");
           }
-          out.put(file.getFileName() + " / $" + variable.path("name").asText(), List.of(m.group(1)));
+          out.put(
+              file.getFileName() + " / $" + variable.path("name").asText(), List.of(m.group(1)));
         }
       }
     }
     return out;
   }
 
-  /** The rendered PrometheusRule (namespace {@link HelmChart#NAMESPACE}, chart defaults otherwise). */
+  /**
+   * The rendered PrometheusRule (namespace {@link HelmChart#NAMESPACE}, chart defaults otherwise).
+   */
   static JsonNode prometheusRule() {
-    return HelmChart.render(values("metrics.prometheusRule.enabled", "true")).ofKind("PrometheusRule").get(0);
+    return HelmChart.render(values("metrics.prometheusRule.enabled", "true"))
+        .ofKind("PrometheusRule")
+        .get(0);
   }
 
   /** Alert name -> expression. */

@@ -17,13 +17,17 @@ final class Promtool {
 
   static Path binary() {
     String toolsDir = System.getenv("NE_TOOLS_DIR");
-    Path dir = toolsDir == null || toolsDir.isBlank()
-        ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
-        : Path.of(toolsDir);
+    Path dir =
+        toolsDir == null || toolsDir.isBlank()
+            ? Path.of(System.getProperty("user.home"), ".cache", "network-enforcer", "tools")
+            : Path.of(toolsDir);
     Path promtool = dir.resolve("bin").resolve("promtool");
     if (!Files.isExecutable(promtool)) {
-      throw new IllegalStateException("promtool not found at " + promtool + ": run hack/tools/promtool.sh first "
-          + "(it builds promtool from source into ${NE_TOOLS_DIR:-~/.cache/network-enforcer/tools}/bin)");
+      throw new IllegalStateException(
+          "promtool not found at "
+              + promtool
+              + ": run hack/tools/promtool.sh first "
+              + "(it builds promtool from source into ${NE_TOOLS_DIR:-~/.cache/network-enforcer/tools}/bin)");
     }
     return promtool;
   }
@@ -33,8 +37,12 @@ final class Promtool {
     command.add(binary().toString());
     command.addAll(List.of(args));
     Path out = Files.createTempFile(workDir, "promtool", ".out");
-    Process process = new ProcessBuilder(command).directory(workDir.toFile()).redirectErrorStream(true)
-        .redirectOutput(out.toFile()).start();
+    Process process =
+        new ProcessBuilder(command)
+            .directory(workDir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile())
+            .start();
     if (!process.waitFor(2, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new IllegalStateException("promtool did not finish in 2 minutes: " + command);

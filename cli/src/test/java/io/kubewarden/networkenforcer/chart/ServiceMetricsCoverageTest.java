@@ -55,22 +55,22 @@ class ServiceMetricsCoverageTest {
    * Metrics that exist only once something happens that this run does not provoke, each with why.
    * Kept small: everything else must be exported by this run.
    */
-  private static final Map<String, String> ONLY_UNDER_EVENTS = Map.of(
-      "network_enforcer_processor_violations_total",
-      "tagged by action: created at the first flow a monitored or protected policy denies",
-      "network_enforcer_writer_violations_written_total",
-      "created when the writer first merges violations into a policy's status",
-      "network_enforcer_writer_api_refusals_total",
-      "tagged by operation, kind and HTTP code: created at the first write the API server refuses",
-      "network_enforcer_ingest_stream_reconnects_total",
-      "tagged by source: created at the first reconnect of the provider stream",
-      "network_enforcer_ingest_input_invalid_total",
-      "tagged by source: created at the first provider record that cannot be parsed");
+  private static final Map<String, String> ONLY_UNDER_EVENTS =
+      Map.of(
+          "network_enforcer_processor_violations_total",
+          "tagged by action: created at the first flow a monitored or protected policy denies",
+          "network_enforcer_writer_violations_written_total",
+          "created when the writer first merges violations into a policy's status",
+          "network_enforcer_writer_api_refusals_total",
+          "tagged by operation, kind and HTTP code: created at the first write the API server refuses",
+          "network_enforcer_ingest_stream_reconnects_total",
+          "tagged by source: created at the first reconnect of the provider stream",
+          "network_enforcer_ingest_input_invalid_total",
+          "tagged by source: created at the first provider record that cannot be parsed");
 
   private static final String TOPIC_PREFIX = "network-enforcer.";
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   private static EmbeddedKafkaBroker broker;
   private static KubeApiServer api;
@@ -78,6 +78,7 @@ class ServiceMetricsCoverageTest {
   private static final Map<String, CompletableFuture<CliRun>> RUNS = new LinkedHashMap<>();
   private static final Map<String, Integer> PORTS = new LinkedHashMap<>();
   private static final Map<String, Integer> PROBE_PORTS = new LinkedHashMap<>();
+
   /** service -> its /metrics body. */
   private static final Map<String, String> SCRAPES = new TreeMap<>();
 
@@ -87,15 +88,35 @@ class ServiceMetricsCoverageTest {
     api = KubeApiServer.builder().start();
     ProjectCrds.install(api.client(), Duration.ofSeconds(60));
     // The writer's Lease lives in the release namespace.
-    api.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata()
-        .build()).create();
+    api.client()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .create();
     SampleCluster.create(api.client(), CliRun.sample("cluster-state.json"));
     relay = HubbleRelayStandIn.serve(CliRun.sample("hubble-flows.jsonl"), "127.0.0.1");
-    Manifests chart = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "kafka:9092",
-        "kafka.partitions", "2", "kafka.replicationFactor", "1", "controller.provider.name", "cilium",
-        "controller.provider.cilium.tls.mode", "insecure", "telemetry.collectorStrategy", "none",
-        // The test broker is plain text (KafkaAclTest covers the authenticated path).
-        "kafka.tls.enabled", "false", "kafka.insecurePlaintext", "true"));
+    Manifests chart =
+        HelmChart.render(
+            values(
+                "mode",
+                "distributed",
+                "kafka.bootstrapServers",
+                "kafka:9092",
+                "kafka.partitions",
+                "2",
+                "kafka.replicationFactor",
+                "1",
+                "controller.provider.name",
+                "cilium",
+                "controller.provider.cilium.tls.mode",
+                "insecure",
+                "telemetry.collectorStrategy",
+                "none",
+                // The test broker is plain text (KafkaAclTest covers the authenticated path).
+                "kafka.tls.enabled",
+                "false",
+                "kafka.insecurePlaintext",
+                "true"));
 
     Map<String, String> processor = chartEnv(chart, "StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());
@@ -110,32 +131,54 @@ class ServiceMetricsCoverageTest {
 
     HttpClient http = HttpClient.newHttpClient();
     for (String service : PORTS.keySet()) {
-      await(service + " ready").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+      await(service + " ready")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(500))
           .until(() -> RUNS.get(service).isDone() || ready(http, service));
-      assertThat(RUNS.get(service).isDone()).as(() -> service + " ended: " + RUNS.get(service).join().err()).isFalse();
+      assertThat(RUNS.get(service).isDone())
+          .as(() -> service + " ended: " + RUNS.get(service).join().err())
+          .isFalse();
     }
     publishMalformed(TOPIC_PREFIX + "flows");
     publishMalformed(TOPIC_PREFIX + "proposals");
 
     // Until the sample has gone through: flows published and lost events counted by the ingest,
-    // flows read, dead-lettered and kept in RocksDB by the processor (Micrometer binds Kafka metrics
+    // flows read, dead-lettered and kept in RocksDB by the processor (Micrometer binds Kafka
+    // metrics
     // that appear later, such as a store's, once a minute), proposals written and a record
     // dead-lettered by the writer.
-    Map<String, List<String>> awaited = Map.of(
-        "ingest", List.of("network_enforcer_ingest_flows_published_total{",
-            "network_enforcer_ingest_hubble_lost_events_total{", "network_enforcer_ingest_flows_dropped_total{"),
-        "processor", List.of("network_enforcer_processor_dead_lettered_total{", "kafka_stream_state_estimate_num_keys{"),
-        "writer", List.of("network_enforcer_writer_api_writes_total{", "network_enforcer_writer_dead_letters_total{",
-            "network_enforcer_writer_proposals_total{"));
-    awaited.forEach((service, names) -> await(service + " exports " + names).atMost(Duration.ofMinutes(4))
-        .pollInterval(Duration.ofSeconds(2)).until(() -> {
-          String body = scrape(http, service);
-          return names.stream().filter(n -> !body.contains(n)).toList();
-        }, List::isEmpty));
+    Map<String, List<String>> awaited =
+        Map.of(
+            "ingest",
+                List.of(
+                    "network_enforcer_ingest_flows_published_total{",
+                    "network_enforcer_ingest_hubble_lost_events_total{",
+                    "network_enforcer_ingest_flows_dropped_total{"),
+            "processor",
+                List.of(
+                    "network_enforcer_processor_dead_lettered_total{",
+                    "kafka_stream_state_estimate_num_keys{"),
+            "writer",
+                List.of(
+                    "network_enforcer_writer_api_writes_total{",
+                    "network_enforcer_writer_dead_letters_total{",
+                    "network_enforcer_writer_proposals_total{"));
+    awaited.forEach(
+        (service, names) ->
+            await(service + " exports " + names)
+                .atMost(Duration.ofMinutes(4))
+                .pollInterval(Duration.ofSeconds(2))
+                .until(
+                    () -> {
+                      String body = scrape(http, service);
+                      return names.stream().filter(n -> !body.contains(n)).toList();
+                    },
+                    List::isEmpty));
     for (String service : PORTS.keySet()) {
       SCRAPES.put(service, scrape(http, service));
       // Kept for a person who reads the dashboard against what the services say.
-      Files.writeString(Path.of("target").resolve("metrics-" + service + ".txt"), SCRAPES.get(service));
+      Files.writeString(
+          Path.of("target").resolve("metrics-" + service + ".txt"), SCRAPES.get(service));
     }
   }
 
@@ -173,46 +216,61 @@ class ServiceMetricsCoverageTest {
 
   @Test
   void eachServiceLabelsItsMetricsWithItsNameAndTheConsumerGroupsTheirLag() {
-    SCRAPES.forEach((service, body) -> assertThat(body).as(service).contains("service=\"" + service + "\""));
-    assertThat(SCRAPES.get("processor")).containsPattern(
-        "kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"network-enforcer-processor\"");
-    assertThat(SCRAPES.get("writer")).containsPattern(
-        "kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"[^\"]*-proposals\"");
-    assertThat(SCRAPES.get("writer")).contains("network_enforcer_writer_leader_changes_total{change=\"acquired\"")
+    SCRAPES.forEach(
+        (service, body) -> assertThat(body).as(service).contains("service=\"" + service + "\""));
+    assertThat(SCRAPES.get("processor"))
+        .containsPattern(
+            "kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"network-enforcer-processor\"");
+    assertThat(SCRAPES.get("writer"))
+        .containsPattern(
+            "kafka_consumer_fetch_manager_records_lag_max\\{[^}]*group=\"[^\"]*-proposals\"");
+    assertThat(SCRAPES.get("writer"))
+        .contains("network_enforcer_writer_leader_changes_total{change=\"acquired\"")
         .containsPattern("network_enforcer_writer_proposals_(converged|learning)\\{[^}]*} [1-9]");
-    assertThat(SCRAPES.get("processor")).containsPattern("network_enforcer_processor_running\\{[^}]*} 1");
+    assertThat(SCRAPES.get("processor"))
+        .containsPattern("network_enforcer_processor_running\\{[^}]*} 1");
   }
 
   @Test
   void theAllowListNamesOnlyMetricsTheRunDidNotExport() {
     Set<String> exported = exported();
-    assertThat(ONLY_UNDER_EVENTS.keySet()).as("exported after all: take them off the allow-list")
+    assertThat(ONLY_UNDER_EVENTS.keySet())
+        .as("exported after all: take them off the allow-list")
         .doesNotContainAnyElementsOf(exported);
   }
 
-  /** Query owner -> the metric names it reads that no service exported (and that are not allowed to be absent). */
+  /**
+   * Query owner -> the metric names it reads that no service exported (and that are not allowed to
+   * be absent).
+   */
   private static Map<String, Set<String>> missing(Map<String, List<String>> queries) {
     Set<String> exported = exported();
     assertThat(exported).hasSizeGreaterThan(100);
     Map<String, Set<String>> missing = new TreeMap<>();
-    queries.forEach((owner, exprs) -> {
-      Set<String> names = new TreeSet<>();
-      exprs.forEach(e -> names.addAll(PromQlMetricNames.of(e)));
-      assertThat(names).as(owner + " names no metric").isNotEmpty();
-      names.removeAll(exported);
-      names.removeAll(ONLY_UNDER_EVENTS.keySet());
-      if (!names.isEmpty()) {
-        missing.put(owner, names);
-      }
-    });
+    queries.forEach(
+        (owner, exprs) -> {
+          Set<String> names = new TreeSet<>();
+          exprs.forEach(e -> names.addAll(PromQlMetricNames.of(e)));
+          assertThat(names).as(owner + " names no metric").isNotEmpty();
+          names.removeAll(exported);
+          names.removeAll(ONLY_UNDER_EVENTS.keySet());
+          if (!names.isEmpty()) {
+            missing.put(owner, names);
+          }
+        });
     return missing;
   }
 
   /** The sample names of every scrape (what PromQL selects: counters with _total, buckets, ...). */
   private static Set<String> exported() {
     Set<String> names = new TreeSet<>();
-    SCRAPES.values().forEach(body -> body.lines().filter(l -> !l.isBlank() && !l.startsWith("#"))
-        .forEach(l -> names.add(l.split("[{ ]", 2)[0])));
+    SCRAPES
+        .values()
+        .forEach(
+            body ->
+                body.lines()
+                    .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                    .forEach(l -> names.add(l.split("[{ ]", 2)[0])));
     return names;
   }
 
@@ -222,20 +280,26 @@ class ServiceMetricsCoverageTest {
     int probePort = LoopbackPorts.free();
     env.put("NE_PROBE_PORT", String.valueOf(probePort));
     PROBE_PORTS.put(command, probePort);
-    // What is exported, not who may read it: ManagementAuthTest covers the token check the chart turns on.
+    // What is exported, not who may read it: ManagementAuthTest covers the token check the chart
+    // turns on.
     env.put("NE_MANAGEMENT_AUTH", "none");
     PORTS.put(command, port);
     RUNS.put(command, CompletableFuture.supplyAsync(() -> CliRun.run(env, command)));
   }
 
-  /** The literal environment of a component's container as the chart renders it, pointed at the test's broker. */
+  /**
+   * The literal environment of a component's container as the chart renders it, pointed at the
+   * test's broker.
+   */
   private static Map<String, String> chartEnv(Manifests chart, String kind, String component) {
     Map<String, String> env = new HashMap<>();
-    env(container(chart.get(kind, FULLNAME + "-" + component), component)).forEach((name, value) -> {
-      if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
-        env.put(name, value);
-      }
-    });
+    env(container(chart.get(kind, FULLNAME + "-" + component), component))
+        .forEach(
+            (name, value) -> {
+              if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
+                env.put(name, value);
+              }
+            });
     env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     env.put("NE_POD_NAME", component + "-0");
     env.put("NE_POD_NAMESPACE", NAMESPACE);
@@ -243,17 +307,31 @@ class ServiceMetricsCoverageTest {
   }
 
   private static void publishMalformed(String topic) throws Exception {
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-        broker.bootstrapServers()), new ByteArraySerializer(), new ByteArraySerializer())) {
-      producer.send(new ProducerRecord<>(topic, "malformed".getBytes(StandardCharsets.UTF_8),
-          "{not json".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", broker.bootstrapServers()),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      producer
+          .send(
+              new ProducerRecord<>(
+                  topic,
+                  "malformed".getBytes(StandardCharsets.UTF_8),
+                  "{not json".getBytes(StandardCharsets.UTF_8)))
+          .get(30, TimeUnit.SECONDS);
     }
   }
 
   private static boolean ready(HttpClient http, String service) {
     try {
-      return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PROBE_PORTS.get(service) + "/readyz"))
-          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+      return http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + PROBE_PORTS.get(service) + "/readyz"))
+                      .timeout(Duration.ofSeconds(10))
+                      .build(),
+                  HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (Exception e) {
       return false;
     }
@@ -265,8 +343,12 @@ class ServiceMetricsCoverageTest {
     return response.body();
   }
 
-  private static HttpResponse<String> get(HttpClient http, String service, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PORTS.get(service) + path))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  private static HttpResponse<String> get(HttpClient http, String service, String path)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + PORTS.get(service) + path))
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

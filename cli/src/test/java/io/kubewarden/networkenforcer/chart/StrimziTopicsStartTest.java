@@ -40,9 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Strimzi topic mode end to end: a broker that holds exactly the topics the chart's KafkaTopics
- * declare (topic auto-creation off, as on Strimzi), and the processor, ingest and writer started with
- * the environment the chart gives their containers. Each comes up ready; the only topics that appear
- * besides the declared ones are Kafka Streams' own internal topics, which it creates itself.
+ * declare (topic auto-creation off, as on Strimzi), and the processor, ingest and writer started
+ * with the environment the chart gives their containers. Each comes up ready; the only topics that
+ * appear besides the declared ones are Kafka Streams' own internal topics, which it creates itself.
  */
 class StrimziTopicsStartTest {
   private static final String PREFIX = "st.";
@@ -53,23 +53,48 @@ class StrimziTopicsStartTest {
   private static Manifests chart;
   private static Set<String> declared;
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
 
   @BeforeAll
   static void start() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
     api = KubeApiServer.builder().start();
     ProjectCrds.install(api.client(), Duration.ofSeconds(60));
-    api.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata()
-        .build()).create();
-    chart = HelmChart.render(values("mode", "distributed", "kafka.bootstrapServers", "my-cluster-kafka-bootstrap:9092",
-        "kafka.strimzi.createTopics", "true", "kafka.strimzi.clusterName", "my-cluster", "kafka.topicPrefix", PREFIX,
-        "kafka.partitions", "2", "kafka.replicationFactor", "1", "processor.applicationId", APPLICATION_ID,
-        "controller.provider.name", "istio", "controller.provider.istio.tls.mode", "insecure",
-        "telemetry.collectorStrategy", "none",
-        // The test broker is plain text (KafkaAclTest covers the authenticated path).
-        "kafka.tls.enabled", "false", "kafka.insecurePlaintext", "true"));
+    api.client()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+        .create();
+    chart =
+        HelmChart.render(
+            values(
+                "mode",
+                "distributed",
+                "kafka.bootstrapServers",
+                "my-cluster-kafka-bootstrap:9092",
+                "kafka.strimzi.createTopics",
+                "true",
+                "kafka.strimzi.clusterName",
+                "my-cluster",
+                "kafka.topicPrefix",
+                PREFIX,
+                "kafka.partitions",
+                "2",
+                "kafka.replicationFactor",
+                "1",
+                "processor.applicationId",
+                APPLICATION_ID,
+                "controller.provider.name",
+                "istio",
+                "controller.provider.istio.tls.mode",
+                "insecure",
+                "telemetry.collectorStrategy",
+                "none",
+                // The test broker is plain text (KafkaAclTest covers the authenticated path).
+                "kafka.tls.enabled",
+                "false",
+                "kafka.insecurePlaintext",
+                "true"));
     // What the Topic Operator would create from the KafkaTopics, and nothing else.
     List<NewTopic> topics = new ArrayList<>();
     declared = new TreeSet<>();
@@ -77,8 +102,12 @@ class StrimziTopicsStartTest {
       JsonNode spec = kafkaTopic.path("spec");
       Map<String, String> config = new HashMap<>();
       spec.path("config").properties().forEach(e -> config.put(e.getKey(), e.getValue().asText()));
-      topics.add(new NewTopic(spec.path("topicName").asText(), spec.path("partitions").asInt(),
-          (short) spec.path("replicas").asInt()).configs(config));
+      topics.add(
+          new NewTopic(
+                  spec.path("topicName").asText(),
+                  spec.path("partitions").asInt(),
+                  (short) spec.path("replicas").asInt())
+              .configs(config));
       declared.add(spec.path("topicName").asText());
     }
     try (Admin admin = admin()) {
@@ -98,25 +127,49 @@ class StrimziTopicsStartTest {
 
   @Test
   void theChartDeclaresTheProcessorsLoopTopic() {
-    assertThat(declared).containsExactlyInAnyOrder(PREFIX + "flows", PREFIX + "policies", PREFIX + "control",
-        PREFIX + "proposals", PREFIX + "violations", PREFIX + "dead-letter", PREFIX + "native-policies",
-        PREFIX + "data-plane-loss", APPLICATION_ID + "-deny-reattribution");
+    assertThat(declared)
+        .containsExactlyInAnyOrder(
+            PREFIX + "flows",
+            PREFIX + "policies",
+            PREFIX + "control",
+            PREFIX + "proposals",
+            PREFIX + "violations",
+            PREFIX + "dead-letter",
+            PREFIX + "native-policies",
+            PREFIX + "data-plane-loss",
+            APPLICATION_ID + "-deny-reattribution");
   }
 
   @Test
   void eachServiceStartsAgainstExactlyTheDeclaredTopics() throws Exception {
     Map<String, String> processor = chartEnv("StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());
-    assertThat(processor).containsEntry("NE_KAFKA_CREATE_TOPICS", "false")
+    assertThat(processor)
+        .containsEntry("NE_KAFKA_CREATE_TOPICS", "false")
         .containsEntry("NE_GROUP_INSTANCE_ID", "processor-0");
-    runUntilReady(processor, "processor", "kafka-streams ok", () -> {
-      // Static membership really set: the pod's name reached the Streams consumer as group.instance.id.
-      try (Admin admin = admin()) {
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(admin.describeConsumerGroups(
-            List.of(APPLICATION_ID)).all().get().get(APPLICATION_ID).members())
-            .extracting(m -> m.groupInstanceId().orElse("dynamic")).containsExactly("processor-0-1"));
-      }
-    });
+    runUntilReady(
+        processor,
+        "processor",
+        "kafka-streams ok",
+        () -> {
+          // Static membership really set: the pod's name reached the Streams consumer as
+          // group.instance.id.
+          try (Admin admin = admin()) {
+            await()
+                .atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                    () ->
+                        assertThat(
+                                admin
+                                    .describeConsumerGroups(List.of(APPLICATION_ID))
+                                    .all()
+                                    .get()
+                                    .get(APPLICATION_ID)
+                                    .members())
+                            .extracting(m -> m.groupInstanceId().orElse("dynamic"))
+                            .containsExactly("processor-0-1"));
+          }
+        });
 
     Map<String, String> ingest = chartEnv("Deployment", "ingest");
     ingest.put("NE_OTLP_PORT", String.valueOf(LoopbackPorts.free()));
@@ -133,8 +186,13 @@ class StrimziTopicsStartTest {
     assertThat(undeclared).containsAll(declared);
     undeclared.removeAll(declared);
     undeclared.removeIf(name -> name.startsWith("__"));
-    assertThat(undeclared).isNotEmpty().allSatisfy(name -> assertThat(name).startsWith(APPLICATION_ID + "-")
-        .matches(".*-(repartition|changelog)"));
+    assertThat(undeclared)
+        .isNotEmpty()
+        .allSatisfy(
+            name ->
+                assertThat(name)
+                    .startsWith(APPLICATION_ID + "-")
+                    .matches(".*-(repartition|changelog)"));
   }
 
   @Test
@@ -146,42 +204,54 @@ class StrimziTopicsStartTest {
     CliRun run = CliRun.run(processor, "processor");
 
     assertThat(run.exitCode()).as(run.err()).isEqualTo(2);
-    assertThat(run.err()).contains("undeclared-processor-deny-reattribution").contains(broker.bootstrapServers());
+    assertThat(run.err())
+        .contains("undeclared-processor-deny-reattribution")
+        .contains(broker.bootstrapServers());
   }
 
-  /** The literal environment of a component's container as the chart renders it, pointed at the test's broker. */
+  /**
+   * The literal environment of a component's container as the chart renders it, pointed at the
+   * test's broker.
+   */
   private static Map<String, String> chartEnv(String kind, String component) {
     Map<String, String> env = new HashMap<>();
-    env(container(chart.get(kind, FULLNAME + "-" + component), component)).forEach((name, value) -> {
-      if (value.equals("fieldRef:metadata.name")) {
-        env.put(name, component + "-0"); // as the kubelet fills it in: the pod's name
-      } else if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
-        env.put(name, value);
-      }
-    });
+    env(container(chart.get(kind, FULLNAME + "-" + component), component))
+        .forEach(
+            (name, value) -> {
+              if (value.equals("fieldRef:metadata.name")) {
+                env.put(name, component + "-0"); // as the kubelet fills it in: the pod's name
+              } else if (!value.startsWith("fieldRef:") && name.startsWith("NE_")) {
+                env.put(name, value);
+              }
+            });
     env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     env.put("NE_MANAGEMENT_PORT", "0");
     env.put("NE_PROBE_PORT", "0");
-    env.put("NE_MANAGEMENT_AUTH", "none");   // no API server here: the topics are the subject
+    env.put("NE_MANAGEMENT_AUTH", "none"); // no API server here: the topics are the subject
     env.put("NE_POD_NAME", component + "-0");
     env.put("NE_POD_NAMESPACE", NAMESPACE);
     return env;
   }
 
-  private static void runUntilReady(Map<String, String> env, String command, String readyLine) throws Exception {
-    runUntilReady(env, command, readyLine, () -> { });
+  private static void runUntilReady(Map<String, String> env, String command, String readyLine)
+      throws Exception {
+    runUntilReady(env, command, readyLine, () -> {});
   }
 
   /** Checks {@code whileReady} with the service up and ready, then stops it. */
-  private static void runUntilReady(Map<String, String> env, String command, String readyLine,
-      ThrowingRunnable whileReady) throws Exception {
+  private static void runUntilReady(
+      Map<String, String> env, String command, String readyLine, ThrowingRunnable whileReady)
+      throws Exception {
     CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
     try {
-      await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
       assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
       int port = ServiceRunner.active().iterator().next().probePort();
       HttpClient http = HttpClient.newHttpClient();
-      await(command + " ready").atMost(Duration.ofMinutes(2))
+      await(command + " ready")
+          .atMost(Duration.ofMinutes(2))
           .until(() -> run.isDone() || get(http, port, "/readyz").statusCode() == 200);
       assertThat(run.isDone()).as(() -> command + " ended: " + run.join().err()).isFalse();
       assertThat(get(http, port, "/readyz").body()).contains(readyLine);
@@ -200,17 +270,21 @@ class StrimziTopicsStartTest {
 
   private static Set<String> topicsOnTheBroker() throws Exception {
     try (Admin admin = admin()) {
-      return admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true)).names()
+      return admin
+          .listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+          .names()
           .get(30, TimeUnit.SECONDS);
     }
   }
 
   private static Admin admin() {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
+    return Admin.create(
+        Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
   }
 
   private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -18,10 +18,14 @@ public record CliRun(int exitCode, String out, String err) {
     return run(new EnvironmentDefaults(env, Map.of()), args);
   }
 
-  /** With {@code stdin} as the process's standard input for the run (System.in, as the commands read it). */
+  /**
+   * With {@code stdin} as the process's standard input for the run (System.in, as the commands read
+   * it).
+   */
   public static synchronized CliRun runWithStdin(String stdin, String... args) {
     java.io.InputStream saved = System.in;
-    System.setIn(new java.io.ByteArrayInputStream(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    System.setIn(
+        new java.io.ByteArrayInputStream(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     try {
       return run(args);
     } finally {
@@ -31,7 +35,9 @@ public record CliRun(int exitCode, String out, String err) {
 
   /** With the options of a YAML config file as the last source of defaults. */
   public static CliRun runWithConfigFile(Map<String, String> env, Path configFile, String... args) {
-    return run(new EnvironmentDefaults(env, EnvironmentDefaults.readFile(configFile), "config file " + configFile),
+    return run(
+        new EnvironmentDefaults(
+            env, EnvironmentDefaults.readFile(configFile), "config file " + configFile),
         args);
   }
 

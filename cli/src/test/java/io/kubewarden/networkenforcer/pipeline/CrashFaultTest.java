@@ -34,11 +34,11 @@ import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
 import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
-import io.kubewarden.networkenforcer.testing.HangingProxy;
 import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.HangingProxy;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import java.nio.file.Files;
@@ -69,6 +69,7 @@ import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -77,7 +78,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.clients.admin.TransactionState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,8 +100,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CrashFaultTest {
   private static final long SEED = Long.getLong("crash.seed", new Random().nextLong());
+
   /** Each round injects every kind of fault once, in seeded order. */
   private static final int ROUNDS = Integer.getInteger("crash.rounds", 1);
+
   private static final int FLOWS = Integer.getInteger("crash.flows", 80);
   private static final int VIOLATIONS = Integer.getInteger("crash.violations", 30);
   private static final Duration WAIT = Duration.ofSeconds(150);
@@ -110,16 +112,28 @@ class CrashFaultTest {
   private static final String PREFIX = "crash.";
   private static final int PARTITIONS = 4;
   private static final int PROCESSORS = 3;
+
   /** Longer than the processors' session (6 s) and transaction (10 s) timeouts. */
   private static final Duration HANG = Duration.ofSeconds(12);
 
-  enum Kind { PROCESSOR_KILL_IN_TRANSACTION, PROCESSOR_KILL_IN_REBALANCE, WRITER_LEADER_KILL, BROKER_KILL,
-    BROKER_HANG, API_409, API_429, API_500, API_504, API_SLOW }
+  enum Kind {
+    PROCESSOR_KILL_IN_TRANSACTION,
+    PROCESSOR_KILL_IN_REBALANCE,
+    WRITER_LEADER_KILL,
+    BROKER_KILL,
+    BROKER_HANG,
+    API_409,
+    API_429,
+    API_500,
+    API_504,
+    API_SLOW
+  }
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
+
   /** The services' output, kept after the run (target/crash-faults/seed-S). */
   static Path logs;
+
   static ChartedApiServer cluster;
   static HangingProxy brokerProxy;
   static ChildJvm broker;
@@ -130,30 +144,38 @@ class CrashFaultTest {
 
   @BeforeAll
   static void start() throws Exception {
-    System.out.printf("crash.seed=%d crash.rounds=%d crash.flows=%d crash.violations=%d%n", SEED, ROUNDS, FLOWS,
-        VIOLATIONS);
+    System.out.printf(
+        "crash.seed=%d crash.rounds=%d crash.flows=%d crash.violations=%d%n",
+        SEED, ROUNDS, FLOWS, VIOLATIONS);
     logs = Files.createDirectories(Path.of("target", "crash-faults", "seed-" + SEED));
     cluster = ChartedApiServer.start(NS);
     brokerPort = LoopbackPorts.free();
     brokerProxy = new HangingProxy(LoopbackPorts.free(), brokerPort);
     startBroker();
-    Path saKubeconfig = cluster.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
-        RELEASE + "-network-enforcer-writer");
+    Path saKubeconfig =
+        cluster
+            .api()
+            .serviceAccountKubeconfig(
+                ChartedApiServer.RELEASE_NAMESPACE, RELEASE + "-network-enforcer-writer");
     Config sa = Config.fromKubeconfig(saKubeconfig.toFile());
     writerToken = sa.getAutoOAuthToken() != null ? sa.getAutoOAuthToken() : sa.getOauthToken();
-    apiProxy = ApiFaultProxy.to(cluster.api().url(), ApiFaultProxy.decodeBase64(sa.getCaCertData()));
+    apiProxy =
+        ApiFaultProxy.to(cluster.api().url(), ApiFaultProxy.decodeBase64(sa.getCaCertData()));
     collector = new OtlpLogReceiver();
   }
 
   @AfterAll
   static void stop() {
-    Stream.of(collector, apiProxy, broker, brokerProxy, cluster).filter(c -> c != null).forEach(c -> {
-      try {
-        c.close();
-      } catch (Exception e) {
-        System.out.println("closing " + c + ": " + e);
-      }
-    });
+    Stream.of(collector, apiProxy, broker, brokerProxy, cluster)
+        .filter(c -> c != null)
+        .forEach(
+            c -> {
+              try {
+                c.close();
+              } catch (Exception e) {
+                System.out.println("closing " + c + ": " + e);
+              }
+            });
   }
 
   static String bootstrap() {
@@ -162,17 +184,32 @@ class CrashFaultTest {
 
   static void startBroker() throws Exception {
     Path data = Files.createDirectories(dir.resolve("broker"));
-    broker = ChildJvm.start("broker-" + System.nanoTime(), logs, Map.of(), BrokerMain.class.getName(),
-        List.of(data.toString(), String.valueOf(brokerPort), String.valueOf(brokerProxy.port())));
+    broker =
+        ChildJvm.start(
+            "broker-" + System.nanoTime(),
+            logs,
+            Map.of(),
+            BrokerMain.class.getName(),
+            List.of(
+                data.toString(), String.valueOf(brokerPort), String.valueOf(brokerProxy.port())));
     try (Admin admin = admin()) {
-      await("broker up").atMost(WAIT).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+      await("broker up")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
           .until(() -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == 1);
     }
   }
 
   static Admin admin() {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000", AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"));
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap(),
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            "20000",
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            "5000"));
   }
 
   @Test
@@ -194,8 +231,14 @@ class CrashFaultTest {
     }
     Collections.sort(positions);
     System.out.println("faults scheduled: " + kinds + " at flows " + positions);
-    for (String name : Stream.of(FaultInjectionTest.TARGETS, FaultInjectionTest.CLIENTS,
-        FaultInjectionTest.INTRUDERS, List.of(PROBE)).flatMap(List::stream).toList()) {
+    for (String name :
+        Stream.of(
+                FaultInjectionTest.TARGETS,
+                FaultInjectionTest.CLIENTS,
+                FaultInjectionTest.INTRUDERS,
+                List.of(PROBE))
+            .flatMap(List::stream)
+            .toList()) {
       deployment(name);
     }
     createTopics(kafka);
@@ -204,7 +247,8 @@ class CrashFaultTest {
     Injector injector = new Injector(services, random);
     ExecutorService faults = Executors.newSingleThreadExecutor();
     List<Future<?>> pending = new ArrayList<>();
-    try (services; Flows flows = new Flows(topics)) {
+    try (services;
+        Flows flows = new Flows(topics)) {
       services.start();
       List<FlowRecord> all = new ArrayList<>(script.learning);
       int learning = all.size();
@@ -218,7 +262,8 @@ class CrashFaultTest {
         }
         while (next < kinds.size() && positions.get(next) == i) {
           Kind kind = kinds.get(next++);
-          // Faults run beside the stream (one at a time), so a transaction is open when a processor dies.
+          // Faults run beside the stream (one at a time), so a transaction is open when a processor
+          // dies.
           pending.add(faults.submit(() -> injector.inject(kind)));
         }
         flows.send(all.get(i));
@@ -227,19 +272,35 @@ class CrashFaultTest {
 
       Map<String, Long> expectedCounts = script.expectedViolations();
       try {
-        await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
-            allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+        await("converged")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofSeconds(1))
+            .until(
+                () ->
+                    allowLists().equals(script.expectedFinalProposals())
+                        && actualCounts().equals(expectedCounts));
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         services.printTails();
-        assertThat(actualCounts()).as("violationCount per policy, not converged").isEqualTo(expectedCounts);
-        assertThat(allowLists()).as("proposals, not converged").isEqualTo(script.expectedFinalProposals());
+        assertThat(actualCounts())
+            .as("violationCount per policy, not converged")
+            .isEqualTo(expectedCounts);
+        assertThat(allowLists())
+            .as("proposals, not converged")
+            .isEqualTo(script.expectedFinalProposals());
         throw e;
       }
       // Events leave in batches after the status; give the last batch its time.
-      await("every violation's event at the collector").atMost(WAIT).pollInterval(Duration.ofSeconds(1))
-          .until(() -> eventsSeen(expectedCounts) >= expectedCounts.values().stream().mapToLong(Long::longValue).sum());
+      await("every violation's event at the collector")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () ->
+                  eventsSeen(expectedCounts)
+                      >= expectedCounts.values().stream().mapToLong(Long::longValue).sum());
 
-      await("the writers got past every API server fault").atMost(WAIT).pollInterval(Duration.ofMillis(500))
+      await("the writers got past every API server fault")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(500))
           .until(() -> apiProxy.pendingEmpty() && apiProxy.recovered() == apiProxy.injectedCount());
       long flowsInTopic = committedCount(topics.flows().name());
       int lost = (int) Math.max(0, flows.sent - flowsInTopic);
@@ -266,23 +327,34 @@ class CrashFaultTest {
       int injected = injector.injected.get() + apiProxy.injectedCount();
       int recovered = injector.recovered.get() + apiProxy.recovered();
       System.out.println("faults by kind: " + injector.byKind + " api " + apiProxy.injected);
-      System.out.printf("faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
+      System.out.printf(
+          "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
           injected, recovered, flows.sent, lost, doubled, eventsDoubled);
-      System.out.printf("flows in topic: %d, events lost: %d, event repeats (same log.record.uid, dropped by a "
-          + "collector): %d%n", flowsInTopic, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
+      System.out.printf(
+          "flows in topic: %d, events lost: %d, event repeats (same log.record.uid, dropped by a "
+              + "collector): %d%n",
+          flowsInTopic, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
 
       assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
       assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
-      assertThat(proposals).as("every proposal complete").isEqualTo(script.expectedFinalProposals());
+      assertThat(proposals)
+          .as("every proposal complete")
+          .isEqualTo(script.expectedFinalProposals());
       assertThat(eventsDoubled).as("violations sent as events under two ids").isZero();
       assertThat(eventsLost).isZero();
       assertThat(lost).isZero();
       assertThat(doubled).isZero();
-      assertThat(injector.byKind.keySet()).as("every process and network fault").containsExactlyInAnyOrder(
-          Kind.PROCESSOR_KILL_IN_TRANSACTION, Kind.PROCESSOR_KILL_IN_REBALANCE, Kind.WRITER_LEADER_KILL,
-          Kind.BROKER_KILL, Kind.BROKER_HANG);
-      assertThat(apiProxy.injected.keySet()).as("every API server answer").containsExactlyInAnyOrder(
-          ApiFault.values());
+      assertThat(injector.byKind.keySet())
+          .as("every process and network fault")
+          .containsExactlyInAnyOrder(
+              Kind.PROCESSOR_KILL_IN_TRANSACTION,
+              Kind.PROCESSOR_KILL_IN_REBALANCE,
+              Kind.WRITER_LEADER_KILL,
+              Kind.BROKER_KILL,
+              Kind.BROKER_HANG);
+      assertThat(apiProxy.injected.keySet())
+          .as("every API server answer")
+          .containsExactlyInAnyOrder(ApiFault.values());
       assertThat(recovered).isEqualTo(injected);
     } finally {
       faults.shutdownNow();
@@ -296,12 +368,20 @@ class CrashFaultTest {
     futures.clear();
   }
 
-  /** The learned proposals in the cluster; web promoted to monitor, api to protect; every instance knows. */
-  private void awaitLearnedAndPromote(KafkaSettings kafka, Script script, Flows flows) throws Exception {
+  /**
+   * The learned proposals in the cluster; web promoted to monitor, api to protect; every instance
+   * knows.
+   */
+  private void awaitLearnedAndPromote(KafkaSettings kafka, Script script, Flows flows)
+      throws Exception {
     for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
       String name = "deployment-" + target + "-ingress";
-      await("proposal " + name + " complete").atMost(WAIT).pollInterval(Duration.ofMillis(500))
-          .until(() -> allowList(proposal(name)), got -> got.equals(script.expectedProposals().get(name)));
+      await("proposal " + name + " complete")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> allowList(proposal(name)),
+              got -> got.equals(script.expectedProposals().get(name)));
     }
     promote(MONITORED, Mode.monitor);
     promote(PROTECTED, Mode.protect);
@@ -310,11 +390,15 @@ class CrashFaultTest {
     // probe policy, which the writer published after the other two.
     for (String intruder : FaultInjectionTest.INTRUDERS) {
       long before = violationCount(PROBE);
-      await("processors know the policies for " + intruder).atMost(WAIT).pollInterval(Duration.ofSeconds(1))
-          .until(() -> {
-            flows.send(FaultInjectionTest.flow(intruder, PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
-            return violationCount(PROBE) > before;
-          });
+      await("processors know the policies for " + intruder)
+          .atMost(WAIT)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                flows.send(
+                    FaultInjectionTest.flow(intruder, PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
+                return violationCount(PROBE) > before;
+              });
     }
   }
 
@@ -375,8 +459,9 @@ class CrashFaultTest {
       if (kind.name().startsWith("API_")) {
         return null;
       }
-      System.out.printf("fault %s %s, recovered in %d ms%n", kind, detail,
-          Duration.between(started, Instant.now()).toMillis());
+      System.out.printf(
+          "fault %s %s, recovered in %d ms%n",
+          kind, detail, Duration.between(started, Instant.now()).toMillis());
       return null;
     }
 
@@ -412,15 +497,47 @@ class CrashFaultTest {
     ChildJvm newProcessor() {
       String name = "processor-" + instances++;
       Path state = dir.resolve("state-" + name);
-      ChildJvm p = ChildJvm.start(name, logs, Map.of(), "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
-          List.of("processor", "--kafka-bootstrap-servers", bootstrap(), "--kafka-topic-prefix", PREFIX,
-              "--kafka-partitions", String.valueOf(PARTITIONS), "--kafka-replication-factor", "1",
-              "--application-id", APP_ID, "--provider", "calico", "--state-dir", state.toString(),
-              "--num-standby-replicas", "1", "--processing-guarantee", "exactly_once_v2",
-              "--evidence-flush-interval", "500ms", "--commit-interval", "1s",
-              "--management-port", "0", "--probe-port", "0", "--management-auth", "none",
-              // A killed instance leaves no group: its tasks move after the session timeout.
-              "--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=1000"));
+      ChildJvm p =
+          ChildJvm.start(
+              name,
+              logs,
+              Map.of(),
+              "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
+              List.of(
+                  "processor",
+                  "--kafka-bootstrap-servers",
+                  bootstrap(),
+                  "--kafka-topic-prefix",
+                  PREFIX,
+                  "--kafka-partitions",
+                  String.valueOf(PARTITIONS),
+                  "--kafka-replication-factor",
+                  "1",
+                  "--application-id",
+                  APP_ID,
+                  "--provider",
+                  "calico",
+                  "--state-dir",
+                  state.toString(),
+                  "--num-standby-replicas",
+                  "1",
+                  "--processing-guarantee",
+                  "exactly_once_v2",
+                  "--evidence-flush-interval",
+                  "500ms",
+                  "--commit-interval",
+                  "1s",
+                  "--management-port",
+                  "0",
+                  "--probe-port",
+                  "0",
+                  "--management-auth",
+                  "none",
+                  // A killed instance leaves no group: its tasks move after the session timeout.
+                  "--kafka-property",
+                  "session.timeout.ms=6000",
+                  "--kafka-property",
+                  "heartbeat.interval.ms=1000"));
       stateDirs.put(p, state);
       return p;
     }
@@ -428,27 +545,69 @@ class CrashFaultTest {
     ChildJvm newWriter() {
       String name = "writer-" + instances++;
       Path kubeconfig = apiProxy.kubeconfig(dir.resolve(name + ".kubeconfig"), writerToken);
-      return ChildJvm.start(name, logs, Map.of(), "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
-          List.of("writer", "--kafka-bootstrap-servers", bootstrap(), "--kafka-topic-prefix", PREFIX,
-              "--kafka-partitions", String.valueOf(PARTITIONS), "--kafka-replication-factor", "1",
-              "--provider", "calico", "--kubeconfig", kubeconfig.toString(), "--pod-name", name,
-              "--pod-namespace", ChartedApiServer.RELEASE_NAMESPACE,
-              "--lease-name", ChartedApiServer.leaseName(RELEASE), "--status-sync-interval", "1s",
-              "--telemetry-collector-strategy", "external", "--otel-endpoint", collector.endpoint(),
-              "--otel-protocol", "http/protobuf",
-              "--management-port", "0", "--probe-port", "0", "--management-auth", "none",
-              "--kafka-property", "session.timeout.ms=6000", "--kafka-property", "heartbeat.interval.ms=1000"));
+      return ChildJvm.start(
+          name,
+          logs,
+          Map.of(),
+          "io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand",
+          List.of(
+              "writer",
+              "--kafka-bootstrap-servers",
+              bootstrap(),
+              "--kafka-topic-prefix",
+              PREFIX,
+              "--kafka-partitions",
+              String.valueOf(PARTITIONS),
+              "--kafka-replication-factor",
+              "1",
+              "--provider",
+              "calico",
+              "--kubeconfig",
+              kubeconfig.toString(),
+              "--pod-name",
+              name,
+              "--pod-namespace",
+              ChartedApiServer.RELEASE_NAMESPACE,
+              "--lease-name",
+              ChartedApiServer.leaseName(RELEASE),
+              "--status-sync-interval",
+              "1s",
+              "--telemetry-collector-strategy",
+              "external",
+              "--otel-endpoint",
+              collector.endpoint(),
+              "--otel-protocol",
+              "http/protobuf",
+              "--management-port",
+              "0",
+              "--probe-port",
+              "0",
+              "--management-auth",
+              "none",
+              "--kafka-property",
+              "session.timeout.ms=6000",
+              "--kafka-property",
+              "heartbeat.interval.ms=1000"));
     }
 
     /** The processors' group is stable with every live instance in it. */
     void awaitProcessorsStable() {
       try (Admin admin = admin()) {
-        await("processors' group stable with " + PROCESSORS + " members").atMost(WAIT)
-            .pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() -> {
-              ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(APP_ID)).all()
-                  .get(10, TimeUnit.SECONDS).get(APP_ID);
-              return group.groupState() == GroupState.STABLE && group.members().size() == PROCESSORS;
-            });
+        await("processors' group stable with " + PROCESSORS + " members")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .until(
+                () -> {
+                  ConsumerGroupDescription group =
+                      admin
+                          .describeConsumerGroups(List.of(APP_ID))
+                          .all()
+                          .get(10, TimeUnit.SECONDS)
+                          .get(APP_ID);
+                  return group.groupState() == GroupState.STABLE
+                      && group.members().size() == PROCESSORS;
+                });
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         printTails();
         throw e;
@@ -458,9 +617,15 @@ class CrashFaultTest {
     /** The writer holding the lease, once its holder is a live writer. */
     ChildJvm awaitLeader() {
       try {
-        return await("a live writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(300))
-            .until(() -> leaseHolder().flatMap(h -> writers.stream().filter(w -> w.name().equals(h)).findFirst())
-                .orElse(null), w -> w != null);
+        return await("a live writer leads")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(300))
+            .until(
+                () ->
+                    leaseHolder()
+                        .flatMap(h -> writers.stream().filter(w -> w.name().equals(h)).findFirst())
+                        .orElse(null),
+                w -> w != null);
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         System.out.println("lease holder: " + leaseHolder());
         printTails();
@@ -480,11 +645,14 @@ class CrashFaultTest {
     /** Waits for a processor transaction that is open, kills the instance that holds it. */
     String killProcessorInTransaction(Random random) throws Exception {
       try (Admin admin = admin()) {
-        ListTransactionsOptions ongoing = new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING));
-        Pattern uuid = Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        ListTransactionsOptions ongoing =
+            new ListTransactionsOptions().filterStates(List.of(TransactionState.ONGOING));
+        Pattern uuid =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
         Instant deadline = Instant.now().plusSeconds(60);
         while (Instant.now().isBefore(deadline)) {
-          for (TransactionListing t : admin.listTransactions(ongoing).all().get(10, TimeUnit.SECONDS)) {
+          for (TransactionListing t :
+              admin.listTransactions(ongoing).all().get(10, TimeUnit.SECONDS)) {
             Matcher m = uuid.matcher(t.transactionalId());
             if (!t.transactionalId().startsWith(APP_ID) || !m.find()) {
               continue;
@@ -492,7 +660,11 @@ class CrashFaultTest {
             Optional<ChildJvm> holder = holderOf(m.group());
             if (holder.isPresent()) {
               replaceProcessor(holder.get());
-              return "(" + holder.get().name() + " in open transaction " + t.transactionalId() + ")";
+              return "("
+                  + holder.get().name()
+                  + " in open transaction "
+                  + t.transactionalId()
+                  + ")";
             }
           }
           Thread.sleep(50);
@@ -511,13 +683,23 @@ class CrashFaultTest {
       try (Admin admin = admin()) {
         Instant deadline = Instant.now().plusSeconds(60);
         while (Instant.now().isBefore(deadline)) {
-          ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(APP_ID)).all()
-              .get(10, TimeUnit.SECONDS).get(APP_ID);
+          ConsumerGroupDescription group =
+              admin
+                  .describeConsumerGroups(List.of(APP_ID))
+                  .all()
+                  .get(10, TimeUnit.SECONDS)
+                  .get(APP_ID);
           if (group.groupState() == GroupState.PREPARING_REBALANCE
               || group.groupState() == GroupState.COMPLETING_REBALANCE) {
             ChildJvm second = processors.get(random.nextInt(processors.size() - 1));
             replaceProcessor(second);
-            return "(" + first.name() + ", then " + second.name() + " during " + group.groupState() + ")";
+            return "("
+                + first.name()
+                + ", then "
+                + second.name()
+                + " during "
+                + group.groupState()
+                + ")";
           }
           Thread.sleep(20);
         }
@@ -541,14 +723,18 @@ class CrashFaultTest {
             continue;
           }
           try (Stream<Path> files = Files.walk(state, 3)) {
-            boolean holds = files.filter(f -> f.getFileName().toString().equals("kafka-streams-process-metadata"))
-                .anyMatch(f -> {
-                  try {
-                    return Files.readString(f).contains(processId);
-                  } catch (java.io.IOException e) {
-                    return false;
-                  }
-                });
+            boolean holds =
+                files
+                    .filter(
+                        f -> f.getFileName().toString().equals("kafka-streams-process-metadata"))
+                    .anyMatch(
+                        f -> {
+                          try {
+                            return Files.readString(f).contains(processId);
+                          } catch (java.io.IOException e) {
+                            return false;
+                          }
+                        });
             if (holds) {
               return Optional.of(p);
             }
@@ -563,7 +749,8 @@ class CrashFaultTest {
       all.addAll(writers);
       all.add(broker);
       for (ChildJvm p : all) {
-        System.out.println("---- " + p.name() + (p.alive() ? "" : " (dead)") + " ----\n" + p.tail(40));
+        System.out.println(
+            "---- " + p.name() + (p.alive() ? "" : " (dead)") + " ----\n" + p.tail(40));
       }
     }
 
@@ -575,8 +762,13 @@ class CrashFaultTest {
   }
 
   private static Optional<String> leaseHolder() {
-    Lease lease = cluster.admin().leases().inNamespace(ChartedApiServer.RELEASE_NAMESPACE)
-        .withName(ChartedApiServer.leaseName(RELEASE)).get();
+    Lease lease =
+        cluster
+            .admin()
+            .leases()
+            .inNamespace(ChartedApiServer.RELEASE_NAMESPACE)
+            .withName(ChartedApiServer.leaseName(RELEASE))
+            .get();
     return Optional.ofNullable(lease).map(l -> l.getSpec().getHolderIdentity());
   }
 
@@ -593,8 +785,11 @@ class CrashFaultTest {
       props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
       props.put(ProducerConfig.ACKS_CONFIG, "all");
       props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-      producer = new KafkaProducer<>(props, topics.flows().keySerde().serializer(),
-          topics.flows().valueSerde().serializer());
+      producer =
+          new KafkaProducer<>(
+              props,
+              topics.flows().keySerde().serializer(),
+              topics.flows().valueSerde().serializer());
     }
 
     synchronized void send(FlowRecord flow) throws Exception {
@@ -611,7 +806,9 @@ class CrashFaultTest {
   // ---- observations ----
 
   private static long eventsSeen(Map<String, Long> expected) {
-    return expected.keySet().stream().mapToLong(p -> collector.distinct(ViolationEvents.OBSERVED, p)).sum();
+    return expected.keySet().stream()
+        .mapToLong(p -> collector.distinct(ViolationEvents.OBSERVED, p))
+        .sum();
   }
 
   /** Committed records of every partition of a topic. */
@@ -621,8 +818,8 @@ class CrashFaultTest {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     long count = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions = new ArrayList<>();
       for (int i = 0; i < PARTITIONS; i++) {
         partitions.add(new TopicPartition(topic, i));
@@ -641,15 +838,22 @@ class CrashFaultTest {
 
   private static Map<String, List<Pair>> allowLists() {
     Map<String, List<Pair>> lists = new TreeMap<>();
-    for (WorkloadNetworkPolicyProposal p : cluster.admin().resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NS).list().getItems()) {
+    for (WorkloadNetworkPolicyProposal p :
+        cluster
+            .admin()
+            .resources(WorkloadNetworkPolicyProposal.class)
+            .inNamespace(NS)
+            .list()
+            .getItems()) {
       lists.put(p.getMetadata().getName(), allowList(p));
     }
     return lists;
   }
 
   private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
-    if (proposal == null || proposal.getSpec() == null || proposal.getSpec().getKubernetes() == null) {
+    if (proposal == null
+        || proposal.getSpec() == null
+        || proposal.getSpec().getKubernetes() == null) {
       return List.of();
     }
     NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
@@ -660,14 +864,18 @@ class CrashFaultTest {
     return pairs;
   }
 
-  private static void collect(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
+  private static void collect(
+      List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
     for (NetworkPolicyPeer peer : peers) {
-      if (peer.getPodSelector() == null || peer.getPodSelector().getMatchLabels() == null
+      if (peer.getPodSelector() == null
+          || peer.getPodSelector().getMatchLabels() == null
           || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
         continue;
       }
       for (NetworkPolicyPort port : ports) {
-        pairs.add(new Pair(peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
+        pairs.add(
+            new Pair(
+                peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
       }
     }
   }
@@ -681,40 +889,86 @@ class CrashFaultTest {
   }
 
   private static long violationCount(String target) {
-    WorkloadNetworkPolicy p = cluster.admin().resources(WorkloadNetworkPolicy.class).inNamespace(NS)
-        .withName("deployment-" + target + "-ingress").get();
+    WorkloadNetworkPolicy p =
+        cluster
+            .admin()
+            .resources(WorkloadNetworkPolicy.class)
+            .inNamespace(NS)
+            .withName("deployment-" + target + "-ingress")
+            .get();
     return p == null || p.getStatus() == null ? 0 : p.getStatus().getViolationCount();
   }
 
   private static WorkloadNetworkPolicyProposal proposal(String name) {
-    return cluster.admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name).get();
+    return cluster
+        .admin()
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName(name)
+        .get();
   }
 
   private static void promote(String target, Mode mode) {
     String name = "deployment-" + target + "-ingress";
     KubernetesClient admin = cluster.admin();
-    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), admin.getKubernetesSerialization()
-            .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
-    await(name + " promoted to " + mode).atMost(WAIT).until(() -> admin.resources(WorkloadNetworkPolicy.class)
-        .inNamespace(NS).withName(name).get() != null);
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName(name)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            admin
+                .getKubernetesSerialization()
+                .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
+    await(name + " promoted to " + mode)
+        .atMost(WAIT)
+        .until(
+            () ->
+                admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName(name).get()
+                    != null);
   }
 
   private static void deployment(String name) {
     var app = new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
-    cluster.admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
-        .withNewSpec().withSelector(app).withNewTemplate().withNewMetadata().withLabels(Map.of("app", name))
-        .endMetadata().withNewSpec().addNewContainer().withName("app").withImage("registry.invalid/" + name)
-        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+    cluster
+        .admin()
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(app)
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(Map.of("app", name))
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("registry.invalid/" + name)
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
   }
 
   private static void createTopics(KafkaSettings kafka) throws Exception {
-    ProcessorConfig config = ProcessorConfig.builder(kafka).applicationId(APP_ID).provider(Provider.calico)
-        .backend(Backend.kubernetes).build().validate();
+    ProcessorConfig config =
+        ProcessorConfig.builder(kafka)
+            .applicationId(APP_ID)
+            .provider(Provider.calico)
+            .backend(Backend.kubernetes)
+            .build()
+            .validate();
     try (Admin admin = admin()) {
       List<NewTopic> topics = new ArrayList<>();
       config.topics().all().forEach(t -> topics.add(t.newTopic(PARTITIONS, (short) 1)));
-      topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(PARTITIONS, (short) 1));
+      topics.add(
+          NetworkEnforcerTopology.reattributionTopic(config).newTopic(PARTITIONS, (short) 1));
       admin.createTopics(topics).all().get();
     }
   }

@@ -15,10 +15,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -28,14 +28,14 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
-import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
-import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
@@ -76,9 +76,9 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,16 +88,17 @@ import org.junit.jupiter.api.io.TempDir;
  * directory), two stream-processor instances and two writers (one leads) on a real kube-apiserver
  * with the chart's CRDs, admission policies and RBAC. At seeded points of the stream it kills and
  * restarts the leading writer, a processor instance, the broker and the API server (same etcd
- * data), and partitions the leader from the API server. At the end every proposal holds exactly
- * the allow-list the script taught, every policy's {@code violationCount} equals the violations
- * the script sent, no native object exists twice and the dead-letter topic holds exactly the one
- * record the script made unreadable.
+ * data), and partitions the leader from the API server. At the end every proposal holds exactly the
+ * allow-list the script taught, every policy's {@code violationCount} equals the violations the
+ * script sent, no native object exists twice and the dead-letter topic holds exactly the one record
+ * the script made unreadable.
  *
  * <p>Reproduce a run with {@code -Dfaults.seed=S}; a longer session with {@code -Dfaults.count=F
  * -Dfaults.flows=N -Dfaults.violations=M} (see the cli README).
  */
 class FaultInjectionTest {
-  // Script, Pair and the constants are shared with CrashFaultTest, which runs the same story with real crashes.
+  // Script, Pair and the constants are shared with CrashFaultTest, which runs the same story with
+  // real crashes.
 
   static final String NS = "faults";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
@@ -109,13 +110,18 @@ class FaultInjectionTest {
 
   /** Targets whose ingress is learned; web and api are then promoted, db stays a proposal. */
   static final List<String> TARGETS = List.of("web", "api", "db");
+
   static final List<String> CLIENTS = List.of("c1", "c2", "c3");
   static final List<String> INTRUDERS = List.of("x1", "x2");
   private static final List<Integer> PORTS = List.of(8080, 9090);
   static final String MONITORED = "web";
   static final String PROTECTED = "api";
-  /** Only there to tell when the processor knows the promoted policies (its count is not scripted). */
+
+  /**
+   * Only there to tell when the processor knows the promoted policies (its count is not scripted).
+   */
   static final String PROBE = "probe";
+
   static final int PROBE_PORT = 7000;
 
   private static EmbeddedKafkaBroker broker;
@@ -123,10 +129,12 @@ class FaultInjectionTest {
 
   @BeforeAll
   static void start(@TempDir Path brokerDir) {
-    System.out.printf("faults.seed=%d faults.count=%d faults.flows=%d faults.violations=%d%n", SEED, FAULTS, FLOWS,
-        VIOLATIONS);
+    System.out.printf(
+        "faults.seed=%d faults.count=%d faults.flows=%d faults.violations=%d%n",
+        SEED, FAULTS, FLOWS, VIOLATIONS);
     // A fixed port and data directory so the broker can be restarted where clients expect it.
-    broker = EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(LoopbackPorts.free()).build().start();
+    broker =
+        EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(LoopbackPorts.free()).build().start();
     cluster = ChartedApiServer.start(NS);
   }
 
@@ -143,25 +151,41 @@ class FaultInjectionTest {
   @Test
   void nothingLostNothingDoubledUnderFaults(@TempDir Path stateDir) throws Exception {
     String prefix = "faults.";
-    // A killed instance leaves no group: its partitions move after the session timeout, so keep it short.
-    KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1,
-        Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000", ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "1000"));
+    // A killed instance leaves no group: its partitions move after the session timeout, so keep it
+    // short.
+    KafkaSettings kafka =
+        new KafkaSettings(
+            broker.bootstrapServers(),
+            prefix,
+            1,
+            (short) 1,
+            Map.of(
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                "6000",
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG,
+                "1000"));
     Topics topics = kafka.topics();
     Random random = new Random(SEED);
     Script script = Script.generate(random, FLOWS, VIOLATIONS);
-    List<Fault> faults = Fault.schedule(random, FAULTS, script.learning.size(), script.enforcement.size());
+    List<Fault> faults =
+        Fault.schedule(random, FAULTS, script.learning.size(), script.enforcement.size());
     System.out.println("faults scheduled: " + faults);
     for (String name : concat(TARGETS, CLIENTS, INTRUDERS, List.of(PROBE))) {
       deployment(name);
     }
     createTopics(kafka);
 
-    ProcessorConfig.Builder processorConfig = ProcessorConfig.builder(kafka)
-        .applicationId("faults-processor").provider(Provider.calico).backend(Backend.kubernetes)
-        .evidenceFlushInterval(Duration.ofMillis(500)).commitInterval(Duration.ofMillis(200));
+    ProcessorConfig.Builder processorConfig =
+        ProcessorConfig.builder(kafka)
+            .applicationId("faults-processor")
+            .provider(Provider.calico)
+            .backend(Backend.kubernetes)
+            .evidenceFlushInterval(Duration.ofMillis(500))
+            .commitInterval(Duration.ofMillis(200));
     Services services = new Services(kafka, processorConfig, stateDir);
     FaultInjector injector = new FaultInjector(services);
-    try (services; Flows flows = new Flows(topics)) {
+    try (services;
+        Flows flows = new Flows(topics)) {
       services.startAll();
 
       // One unreadable record: the only one that belongs in the dead-letter topic.
@@ -171,21 +195,31 @@ class FaultInjectionTest {
       send(flows, script.learning, faults, 0, injector);
       for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
         String name = "deployment-" + target + "-ingress";
-        await("proposal " + name + " complete").atMost(WAIT).pollInterval(Duration.ofMillis(500))
-            .until(() -> allowList(proposal(name)), got -> got.equals(script.expectedProposals().get(name)));
+        await("proposal " + name + " complete")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () -> allowList(proposal(name)),
+                got -> got.equals(script.expectedProposals().get(name)));
       }
 
       // Promote web to monitor and api to protect; once the processor knows them (the probe
       // policy, published after them on the one partition, counts a violation) enforcement starts.
       promote(MONITORED, Mode.monitor);
       promote(PROTECTED, Mode.protect);
-      awaitPublished(kafka, Set.of("deployment-" + MONITORED + "-ingress", "deployment-" + PROTECTED + "-ingress"));
+      awaitPublished(
+          kafka,
+          Set.of("deployment-" + MONITORED + "-ingress", "deployment-" + PROTECTED + "-ingress"));
       promote(PROBE, Mode.monitor);
       awaitPublished(kafka, Set.of("deployment-" + PROBE + "-ingress"));
-      await("processor knows the policies").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() -> {
-        flows.send(flow("x1", PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
-        return violationCount(PROBE) > 0;
-      });
+      await("processor knows the policies")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () -> {
+                flows.send(flow("x1", PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
+                return violationCount(PROBE) > 0;
+              });
 
       // Phase 2: enforcement (allowed and violating flows), with faults.
       send(flows, script.enforcement, faults, script.learning.size(), injector);
@@ -194,13 +228,22 @@ class FaultInjectionTest {
       // violation record (so nothing it read is still to be merged).
       Map<String, Long> expectedCounts = script.expectedViolations();
       try {
-        await("converged").atMost(WAIT).pollInterval(Duration.ofSeconds(1)).until(() ->
-            allowLists().equals(script.expectedFinalProposals()) && actualCounts().equals(expectedCounts));
+        await("converged")
+            .atMost(WAIT)
+            .pollInterval(Duration.ofSeconds(1))
+            .until(
+                () ->
+                    allowLists().equals(script.expectedFinalProposals())
+                        && actualCounts().equals(expectedCounts));
       } catch (ConditionTimeoutException e) {
         // Say what did not converge, and where the proposals topic stands (processor or writer?).
         System.out.println("proposals topic, last record per key: " + lastProposalRecords(kafka));
-        assertThat(actualCounts()).as("violationCount per policy, not converged").isEqualTo(expectedCounts);
-        assertThat(allowLists()).as("proposals, not converged").isEqualTo(script.expectedFinalProposals());
+        assertThat(actualCounts())
+            .as("violationCount per policy, not converged")
+            .isEqualTo(expectedCounts);
+        assertThat(allowLists())
+            .as("proposals, not converged")
+            .isEqualTo(script.expectedFinalProposals());
         throw e;
       }
       awaitWriterCommittedEverything(kafka);
@@ -222,36 +265,53 @@ class FaultInjectionTest {
         doubled += got.size() - new HashSet<>(got).size();
       }
       doubled += duplicateNatives.size() + Math.max(0, deadLetters.size() - 1);
-      System.out.printf("faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d%n",
+      System.out.printf(
+          "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d%n",
           injector.injected.get(), injector.recovered.get(), script.size(), lost, doubled);
 
       if (!proposals.equals(script.expectedFinalProposals())) {
         // Converged once, changed since: say whether the proposals topic (the processor) or the
         // cluster (the writer) holds the older allow-list.
-        System.out.println("proposals changed after converging; proposals topic, last record per key: "
-            + lastProposalRecords(kafka));
+        System.out.println(
+            "proposals changed after converging; proposals topic, last record per key: "
+                + lastProposalRecords(kafka));
       }
-      assertThat(counts).as("violationCount per policy, exactly as scripted").isEqualTo(expectedCounts);
-      assertThat(proposals).as("every proposal complete, nothing extra").isEqualTo(script.expectedFinalProposals());
+      assertThat(counts)
+          .as("violationCount per policy, exactly as scripted")
+          .isEqualTo(expectedCounts);
+      assertThat(proposals)
+          .as("every proposal complete, nothing extra")
+          .isEqualTo(script.expectedFinalProposals());
       assertThat(duplicateNatives).as("native objects rendered twice").isEmpty();
-      assertThat(networkPolicies()).as("one NetworkPolicy, for the protected policy only")
+      assertThat(networkPolicies())
+          .as("one NetworkPolicy, for the protected policy only")
           .containsExactly("deployment-" + PROTECTED + "-ingress");
       for (String target : List.of(MONITORED, PROTECTED)) {
-        List<Long> ids = policy("deployment-" + target + "-ingress").getStatus().getViolations().stream()
-            .map(ViolationRecord::getId).toList();
+        List<Long> ids =
+            policy("deployment-" + target + "-ingress").getStatus().getViolations().stream()
+                .map(ViolationRecord::getId)
+                .toList();
         assertThat(ids).as("violation record ids of " + target).doesNotHaveDuplicates();
       }
-      assertThat(deadLetters).as("dead-letter holds the one unreadable record").singleElement()
-          .satisfies(v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("not a flow record"));
+      assertThat(deadLetters)
+          .as("dead-letter holds the one unreadable record")
+          .singleElement()
+          .satisfies(
+              v ->
+                  assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("not a flow record"));
       assertThat(lost).isZero();
       assertThat(doubled).isZero();
       assertThat(injector.recovered.get()).isEqualTo(injector.injected.get()).isEqualTo(FAULTS);
     }
   }
 
-  /** Sends the flows, injecting the faults scheduled at their positions (offset = index of the first). */
-  private static void send(Flows flows, List<FlowRecord> records, List<Fault> faults, int offset,
-      FaultInjector injector) throws Exception {
+  /**
+   * Sends the flows, injecting the faults scheduled at their positions (offset = index of the
+   * first).
+   */
+  private static void send(
+      Flows flows, List<FlowRecord> records, List<Fault> faults, int offset, FaultInjector injector)
+      throws Exception {
     for (int i = 0; i < records.size(); i++) {
       for (Fault fault : faults) {
         if (fault.position() == offset + i) {
@@ -292,15 +352,18 @@ class FaultInjectionTest {
       }
       s.learn("c1", PROBE, PROBE_PORT);
       while (s.learning.size() < learning) {
-        s.learn(CLIENTS.get(random.nextInt(CLIENTS.size())), TARGETS.get(random.nextInt(TARGETS.size())),
+        s.learn(
+            CLIENTS.get(random.nextInt(CLIENTS.size())),
+            TARGETS.get(random.nextInt(TARGETS.size())),
             PORTS.get(random.nextInt(PORTS.size())));
       }
       List<FlowRecord> phase = new ArrayList<>();
       for (int i = 0; i < allowed; i++) {
         // A peer and port the policy allows: no violation, nothing new learned.
         String target = random.nextBoolean() ? MONITORED : PROTECTED;
-        Pair pair = new ArrayList<>(s.taught.get(ingress(target))).get(random.nextInt(s.taught.get(ingress(target))
-            .size()));
+        Pair pair =
+            new ArrayList<>(s.taught.get(ingress(target)))
+                .get(random.nextInt(s.taught.get(ingress(target)).size()));
         phase.add(flow(pair.peer(), target, pair.port(), Verdict.FORWARDED));
       }
       for (int i = 0; i < violations; i++) {
@@ -310,7 +373,9 @@ class FaultInjectionTest {
           // Monitor: forwarded, but the policy would deny it; the intruder's egress is learned.
           phase.add(flow(intruder, MONITORED, port, Verdict.FORWARDED));
           s.violations.merge("deployment-" + MONITORED + "-ingress", 1L, Long::sum);
-          s.taught.computeIfAbsent(egress(intruder), k -> new TreeSet<>()).add(new Pair(MONITORED, port));
+          s.taught
+              .computeIfAbsent(egress(intruder), k -> new TreeSet<>())
+              .add(new Pair(MONITORED, port));
         } else {
           // Protect: the data plane dropped it.
           phase.add(flow(intruder, PROTECTED, port, Verdict.DENIED));
@@ -363,7 +428,13 @@ class FaultInjectionTest {
 
   // ---- faults ----
 
-  enum FaultKind { WRITER_LEADER_KILL, PROCESSOR_KILL, BROKER_RESTART, API_SERVER_RESTART, LEADER_PARTITION }
+  enum FaultKind {
+    WRITER_LEADER_KILL,
+    PROCESSOR_KILL,
+    BROKER_RESTART,
+    API_SERVER_RESTART,
+    LEADER_PARTITION
+  }
 
   /** A fault injected before the flow at that position of the script. */
   record Fault(FaultKind kind, int position) {
@@ -410,14 +481,22 @@ class FaultInjectionTest {
           int index = services.random.nextInt(services.processors.size());
           services.processors.remove(index).kill();
           services.processors.add(services.newProcessor());
-          await("processors running").atMost(WAIT).until(() -> services.processors.stream()
-              .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+          await("processors running")
+              .atMost(WAIT)
+              .until(
+                  () ->
+                      services.processors.stream()
+                          .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
         }
         case BROKER_RESTART -> {
           broker.close();
           restartBroker();
-          await("processors running after the broker restart").atMost(WAIT).until(() -> services.processors.stream()
-              .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+          await("processors running after the broker restart")
+              .atMost(WAIT)
+              .until(
+                  () ->
+                      services.processors.stream()
+                          .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
         }
         case API_SERVER_RESTART -> {
           cluster.api().restartApiServer();
@@ -426,15 +505,18 @@ class FaultInjectionTest {
         case LEADER_PARTITION -> {
           Writer leader = services.awaitLeader();
           leader.proxy.partition();
-          await("the partitioned leader steps down").atMost(WAIT).until(() -> !leader.service.isLeader());
+          await("the partitioned leader steps down")
+              .atMost(WAIT)
+              .until(() -> !leader.service.isLeader());
           Writer next = services.awaitLeader();
           assertThat(next).isNotSameAs(leader);
           leader.proxy.heal();
         }
       }
       recovered.incrementAndGet();
-      System.out.printf("fault %s injected and recovered in %d ms%n", kind,
-          Duration.between(started, Instant.now()).toMillis());
+      System.out.printf(
+          "fault %s injected and recovered in %d ms%n",
+          kind, Duration.between(started, Instant.now()).toMillis());
     }
 
     private static void restartBroker() {
@@ -476,8 +558,12 @@ class FaultInjectionTest {
       processors.add(newProcessor());
       writers.add(newWriter());
       writers.add(newWriter());
-      await("processors running").atMost(WAIT).until(() -> processors.stream()
-          .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
+      await("processors running")
+          .atMost(WAIT)
+          .until(
+              () ->
+                  processors.stream()
+                      .allMatch(p -> p.streams.state() == KafkaStreams.State.RUNNING));
       awaitLeader();
     }
 
@@ -491,8 +577,12 @@ class FaultInjectionTest {
     }
 
     Writer awaitLeader() {
-      return await("a writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(100))
-          .until(() -> writers.stream().filter(w -> w.service.isLeader()).findFirst().orElse(null), w -> w != null);
+      return await("a writer leads")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () -> writers.stream().filter(w -> w.service.isLeader()).findFirst().orElse(null),
+              w -> w != null);
     }
 
     @Override
@@ -507,8 +597,10 @@ class FaultInjectionTest {
     final KafkaStreams streams;
 
     Processor(ProcessorConfig config) {
-      streams = new KafkaStreams(NetworkEnforcerTopology.build(config, new SimpleMeterRegistry()),
-          config.streamsProperties());
+      streams =
+          new KafkaStreams(
+              NetworkEnforcerTopology.build(config, new SimpleMeterRegistry()),
+              config.streamsProperties());
       streams.start();
     }
 
@@ -532,15 +624,27 @@ class FaultInjectionTest {
     Writer(KafkaSettings kafka, String identity) {
       proxy = LoopbackProxy.to(cluster.api().url());
       client = cluster.writerClientVia(proxy, RELEASE, config -> config);
-      WriterConfig config = WriterConfig.builder()
-          .namespace(ChartedApiServer.RELEASE_NAMESPACE).leaseName(ChartedApiServer.leaseName(RELEASE))
-          .identity(identity)
-          .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(300))
-          .statusUpdateInterval(Duration.ofMillis(500)).consumerGroup(kafka.topicPrefix() + "writer").kafka(kafka)
-          .build().validate();
-      service = new WriterService(client, config, new ServerSideApplyWriter(client, config.fieldManager()),
-          TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()), new SimpleMeterRegistry(),
-          Clock.systemUTC());
+      WriterConfig config =
+          WriterConfig.builder()
+              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
+              .leaseName(ChartedApiServer.leaseName(RELEASE))
+              .identity(identity)
+              .leaseDuration(Duration.ofSeconds(4))
+              .renewDeadline(Duration.ofSeconds(3))
+              .retryPeriod(Duration.ofMillis(300))
+              .statusUpdateInterval(Duration.ofMillis(500))
+              .consumerGroup(kafka.topicPrefix() + "writer")
+              .kafka(kafka)
+              .build()
+              .validate();
+      service =
+          new WriterService(
+              client,
+              config,
+              new ServerSideApplyWriter(client, config.fieldManager()),
+              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
       service.start();
     }
 
@@ -571,8 +675,11 @@ class FaultInjectionTest {
       props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
       props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
       props.put(ProducerConfig.ACKS_CONFIG, "all");
-      producer = new KafkaProducer<>(props, topics.flows().keySerde().serializer(),
-          topics.flows().valueSerde().serializer());
+      producer =
+          new KafkaProducer<>(
+              props,
+              topics.flows().keySerde().serializer(),
+              topics.flows().valueSerde().serializer());
       raw = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
@@ -595,8 +702,8 @@ class FaultInjectionTest {
 
   private static Map<String, List<Pair>> allowLists() {
     Map<String, List<Pair>> lists = new TreeMap<>();
-    for (WorkloadNetworkPolicyProposal p : admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS)
-        .list().getItems()) {
+    for (WorkloadNetworkPolicyProposal p :
+        admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).list().getItems()) {
       lists.put(p.getMetadata().getName(), allowList(p));
     }
     return lists;
@@ -604,7 +711,9 @@ class FaultInjectionTest {
 
   /** The (peer app, port) pairs of a proposal's NetworkPolicy spec, sorted, repeats kept. */
   private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
-    if (proposal == null || proposal.getSpec() == null || proposal.getSpec().getKubernetes() == null) {
+    if (proposal == null
+        || proposal.getSpec() == null
+        || proposal.getSpec().getKubernetes() == null) {
       return List.of();
     }
     NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
@@ -615,14 +724,18 @@ class FaultInjectionTest {
     return pairs;
   }
 
-  private static void collect(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
+  private static void collect(
+      List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
     for (NetworkPolicyPeer peer : peers) {
-      if (peer.getPodSelector() == null || peer.getPodSelector().getMatchLabels() == null
+      if (peer.getPodSelector() == null
+          || peer.getPodSelector().getMatchLabels() == null
           || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
         continue;
       }
       for (NetworkPolicyPort port : ports) {
-        pairs.add(new Pair(peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
+        pairs.add(
+            new Pair(
+                peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
       }
     }
   }
@@ -643,17 +756,25 @@ class FaultInjectionTest {
   /** NetworkPolicies that share an owning policy with another one. */
   private static List<String> duplicateNativeObjects() {
     Map<String, List<String>> byOwner = new HashMap<>();
-    for (NetworkPolicy np : admin().network().v1().networkPolicies().inNamespace(NS).list().getItems()) {
+    for (NetworkPolicy np :
+        admin().network().v1().networkPolicies().inNamespace(NS).list().getItems()) {
       for (OwnerReference ref : np.getMetadata().getOwnerReferences()) {
-        byOwner.computeIfAbsent(ref.getUid(), k -> new ArrayList<>()).add(np.getMetadata().getName());
+        byOwner
+            .computeIfAbsent(ref.getUid(), k -> new ArrayList<>())
+            .add(np.getMetadata().getName());
       }
     }
-    return byOwner.values().stream().filter(names -> names.size() > 1).flatMap(List::stream).toList();
+    return byOwner.values().stream()
+        .filter(names -> names.size() > 1)
+        .flatMap(List::stream)
+        .toList();
   }
 
   private static List<String> networkPolicies() {
     return admin().network().v1().networkPolicies().inNamespace(NS).list().getItems().stream()
-        .map(np -> np.getMetadata().getName()).sorted().toList();
+        .map(np -> np.getMetadata().getName())
+        .sorted()
+        .toList();
   }
 
   /** The last committed record of each proposal on the proposals topic, cut to 600 characters. */
@@ -661,21 +782,31 @@ class FaultInjectionTest {
     Map<String, String> last = new TreeMap<>();
     for (ConsumerRecord<byte[], byte[]> r : committedRecords(kafka.topics().proposals().name())) {
       String v = r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8);
-      last.put(new String(r.key(), StandardCharsets.UTF_8), v.length() > 600 ? v.substring(0, 600) : v);
+      last.put(
+          new String(r.key(), StandardCharsets.UTF_8), v.length() > 600 ? v.substring(0, 600) : v);
     }
     return last;
   }
 
-  /** The committed records of the dead-letter topic (aborted transactions of killed instances excluded). */
+  /**
+   * The committed records of the dead-letter topic (aborted transactions of killed instances
+   * excluded).
+   */
   private static List<byte[]> deadLetters(KafkaSettings kafka) {
-    return committedRecords(kafka.topics().deadLetter().name()).stream().map(ConsumerRecord::value).toList();
+    return committedRecords(kafka.topics().deadLetter().name()).stream()
+        .map(ConsumerRecord::value)
+        .toList();
   }
 
-  /** The committed records of a one-partition topic, aborted transactions of killed instances excluded. */
+  /**
+   * The committed records of a one-partition topic, aborted transactions of killed instances
+   * excluded.
+   */
   private static List<ConsumerRecord<byte[], byte[]>> committedRecords(String topic) {
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(readCommitted(),
-        new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            readCommitted(), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       TopicPartition partition = new TopicPartition(topic, 0);
       consumer.assign(List.of(partition));
       consumer.seekToBeginning(List.of(partition));
@@ -691,19 +822,26 @@ class FaultInjectionTest {
   private static void awaitPublished(KafkaSettings kafka, Set<String> names) {
     Set<String> seen = new HashSet<>();
     Topics topics = kafka.topics();
-    try (KafkaConsumer<String, PolicySnapshot> consumer = new KafkaConsumer<>(readCommitted(),
-        topics.policies().keySerde().deserializer(), topics.policies().valueSerde().deserializer())) {
+    try (KafkaConsumer<String, PolicySnapshot> consumer =
+        new KafkaConsumer<>(
+            readCommitted(),
+            topics.policies().keySerde().deserializer(),
+            topics.policies().valueSerde().deserializer())) {
       TopicPartition partition = new TopicPartition(topics.policies().name(), 0);
       consumer.assign(List.of(partition));
       consumer.seekToBeginning(List.of(partition));
-      await("published " + names).atMost(WAIT).until(() -> {
-        for (ConsumerRecord<String, PolicySnapshot> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.value() != null) {
-            seen.add(r.value().name());
-          }
-        }
-        return seen.containsAll(names);
-      });
+      await("published " + names)
+          .atMost(WAIT)
+          .until(
+              () -> {
+                for (ConsumerRecord<String, PolicySnapshot> r :
+                    consumer.poll(Duration.ofMillis(200))) {
+                  if (r.value() != null) {
+                    seen.add(r.value().name());
+                  }
+                }
+                return seen.containsAll(names);
+              });
     }
   }
 
@@ -711,14 +849,27 @@ class FaultInjectionTest {
   private static void awaitWriterCommittedEverything(KafkaSettings kafka) {
     TopicPartition violations = new TopicPartition(kafka.topics().violations().name(), 0);
     try (Admin admin = Admin.create(kafka.clientConfig())) {
-      await("writer committed every violation").atMost(WAIT).pollInterval(Duration.ofMillis(500)).until(() -> {
-        long end = admin.listOffsets(Map.of(violations, OffsetSpec.latest())).partitionResult(violations).get()
-            .offset();
-        OffsetAndMetadata committed = admin.listConsumerGroupOffsets(kafka.topicPrefix() + "writer-violations")
-            .partitionsToOffsetAndMetadata().get().get(violations);
-        // The last entry is the processor's commit marker, which a consumer may or may not count.
-        return committed != null && committed.offset() >= end - 1;
-      });
+      await("writer committed every violation")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                long end =
+                    admin
+                        .listOffsets(Map.of(violations, OffsetSpec.latest()))
+                        .partitionResult(violations)
+                        .get()
+                        .offset();
+                OffsetAndMetadata committed =
+                    admin
+                        .listConsumerGroupOffsets(kafka.topicPrefix() + "writer-violations")
+                        .partitionsToOffsetAndMetadata()
+                        .get()
+                        .get(violations);
+                // The last entry is the processor's commit marker, which a consumer may or may not
+                // count.
+                return committed != null && committed.offset() >= end - 1;
+              });
     }
   }
 
@@ -733,8 +884,13 @@ class FaultInjectionTest {
   // ---- setup helpers ----
 
   private static void createTopics(KafkaSettings kafka) throws Exception {
-    ProcessorConfig config = ProcessorConfig.builder(kafka).applicationId("faults-processor")
-        .provider(Provider.calico).backend(Backend.kubernetes).build().validate();
+    ProcessorConfig config =
+        ProcessorConfig.builder(kafka)
+            .applicationId("faults-processor")
+            .provider(Provider.calico)
+            .backend(Backend.kubernetes)
+            .build()
+            .validate();
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       List<NewTopic> topics = new ArrayList<>();
       config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
@@ -745,23 +901,43 @@ class FaultInjectionTest {
 
   private static void promote(String target, Mode mode) {
     String name = "deployment-" + target + "-ingress";
-    admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), admin().getKubernetesSerialization()
-            .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
+    admin()
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName(name)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            admin()
+                .getKubernetesSerialization()
+                .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
     await(name + " promoted to " + mode).atMost(WAIT).until(() -> policy(name) != null);
   }
 
   static FlowRecord flow(String from, String to, int port, Verdict verdict) {
-    return new FlowRecord(Instant.now(), Provider.calico, Protocol.TCP, port, endpoint(from), endpoint(to),
+    return new FlowRecord(
+        Instant.now(),
+        Provider.calico,
+        Protocol.TCP,
+        port,
+        endpoint(from),
+        endpoint(to),
         // A drop is reported where it happened: at the destination, for an ingress policy.
-        verdict, null, 1, verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);
+        verdict,
+        null,
+        1,
+        verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);
   }
 
   private static FlowEndpoint endpoint(String workload) {
-    return FlowEndpoint.builder().namespace(NS).workload(WorkloadKind.Deployment, workload)
-        .workloadSelector(app(workload)).podLabels(Map.of("app", workload))
-        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS)).podName(workload + "-0")
-        .serviceAccount(workload).build();
+    return FlowEndpoint.builder()
+        .namespace(NS)
+        .workload(WorkloadKind.Deployment, workload)
+        .workloadSelector(app(workload))
+        .podLabels(Map.of("app", workload))
+        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS))
+        .podName(workload + "-0")
+        .serviceAccount(workload)
+        .build();
   }
 
   private static LabelSelector app(String name) {
@@ -769,10 +945,29 @@ class FaultInjectionTest {
   }
 
   private static void deployment(String name) {
-    admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
-        .withNewSpec().withSelector(app(name)).withNewTemplate().withNewMetadata().withLabels(Map.of("app", name))
-        .endMetadata().withNewSpec().addNewContainer().withName("app").withImage("registry.invalid/" + name)
-        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+    admin()
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(app(name))
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(Map.of("app", name))
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("registry.invalid/" + name)
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
   }
 
   private static KubernetesClient admin() {
@@ -780,7 +975,11 @@ class FaultInjectionTest {
   }
 
   private static WorkloadNetworkPolicyProposal proposal(String name) {
-    return admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName(name).get();
+    return admin()
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName(name)
+        .get();
   }
 
   private static WorkloadNetworkPolicy policy(String name) {

@@ -39,11 +39,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -56,42 +56,48 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * The write path's figures of issue #11 goal 5, printed as {@code name: value} lines (run by
- * {@code hack/bench/writer.sh}; not a test, nothing here asserts a time): how many proposal records
- * the processor writes and how many write requests the writer sends to the API server per million
- * flows over a stable peer set, and how often one proposal's status (its evidence) is written.
+ * The write path's figures of issue #11 goal 5, printed as {@code name: value} lines (run by {@code
+ * hack/bench/writer.sh}; not a test, nothing here asserts a time): how many proposal records the
+ * processor writes and how many write requests the writer sends to the API server per million flows
+ * over a stable peer set, and how often one proposal's status (its evidence) is written.
  *
  * <p>The whole pipeline as the distributed services run it: the embedded broker, a real
  * kube-apiserver prepared like a cluster with the chart installed ({@link ChartedApiServer}: CRDs,
  * admission policies, RBAC), the stream processor service ({@link StreamProcessorApp}, default
  * settings: exactly-once, 1 s commits, 1 s combiner; only the evidence flush interval is short) and
- * the writer service ({@link WriterService#create}, server-side apply, as the chart's writer service
- * account with a token the API server issued). The 50 Deployments the flows name exist in the
- * cluster. Flows (40 clients x 10 servers, as {@code ProcessorBenchmark}) are sent at an even rate
- * over a number of seconds, each stamped with the time it is sent, as ingest would.
+ * the writer service ({@link WriterService#create}, server-side apply, as the chart's writer
+ * service account with a token the API server issued). The 50 Deployments the flows name exist in
+ * the cluster. Flows (40 clients x 10 servers, as {@code ProcessorBenchmark}) are sent at an even
+ * rate over a number of seconds, each stamped with the time it is sent, as ingest would.
  *
  * <p>The requests are counted by the API server, not by the writer: {@code apiserver_request_total}
  * from {@code /metrics} (read by the admin before and after) for the totals by verb and
- * subresource, and an audit log (writes only, metadata level) for who wrote which object when.
- * The run ends when the processor has committed every flow, no proposal record came for two flush
+ * subresource, and an audit log (writes only, metadata level) for who wrote which object when. The
+ * run ends when the processor has committed every flow, no proposal record came for two flush
  * intervals, and every proposal in the cluster holds the spec and evidence of its latest record.
  *
- * <p>Arguments: {@code [flows] [seconds to send them over] [evidence flush interval seconds] [audit log
- * copy]}, default 200000, 30, 5 and none (the audit log is kept there for a closer look).
+ * <p>Arguments: {@code [flows] [seconds to send them over] [evidence flush interval seconds] [audit
+ * log copy]}, default 200000, 30, 5 and none (the audit log is kept there for a closer look).
  */
 public final class WritePathBenchmark {
   private static final String NS = "bench";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
-  private static final String WRITER_USER = "system:serviceaccount:" + ChartedApiServer.RELEASE_NAMESPACE + ":"
-      + RELEASE + "-network-enforcer-writer";
+  private static final String WRITER_USER =
+      "system:serviceaccount:"
+          + ChartedApiServer.RELEASE_NAMESPACE
+          + ":"
+          + RELEASE
+          + "-network-enforcer-writer";
   private static final String PROPOSALS = "workloadnetworkpolicyproposals";
   private static final int PARTITIONS = 6;
   private static final int CLIENTS = 40;
   private static final int SERVERS = 10;
   private static final Duration TIMEOUT = Duration.ofMinutes(15);
+
   /** Write verbs as apiserver_request_total names them (server-side apply is APPLY). */
-  private static final List<String> WRITE_VERBS = List.of("POST", "PUT", "PATCH", "APPLY", "DELETE",
-      "DELETECOLLECTION");
+  private static final List<String> WRITE_VERBS =
+      List.of("POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION");
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private WritePathBenchmark() {}
@@ -99,12 +105,15 @@ public final class WritePathBenchmark {
   public static void main(String[] args) throws Exception {
     int flows = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
     double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 30;
-    Duration flush = Duration.ofMillis((long) ((args.length > 2 ? Double.parseDouble(args[2]) : 5) * 1000));
+    Duration flush =
+        Duration.ofMillis((long) ((args.length > 2 ? Double.parseDouble(args[2]) : 5) * 1000));
     Path work = Files.createTempDirectory("write-path-bench");
     Path auditPolicy = work.resolve("audit-policy.yaml");
     Path auditLog = work.resolve("audit.log");
     // Every write request, with who sent it and which object it names; nothing else.
-    Files.writeString(auditPolicy, """
+    Files.writeString(
+        auditPolicy,
+        """
         apiVersion: audit.k8s.io/v1
         kind: Policy
         omitStages: ["RequestReceived"]
@@ -114,8 +123,9 @@ public final class WritePathBenchmark {
         - level: None
         """);
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault();
-         ChartedApiServer cluster = ChartedApiServer.start(NS, "--audit-policy-file=" + auditPolicy,
-             "--audit-log-path=" + auditLog)) {
+        ChartedApiServer cluster =
+            ChartedApiServer.start(
+                NS, "--audit-policy-file=" + auditPolicy, "--audit-log-path=" + auditLog)) {
       run(broker, cluster, auditLog, work, flows, seconds, flush);
     }
     if (args.length > 3) {
@@ -128,8 +138,15 @@ public final class WritePathBenchmark {
     System.exit(0);
   }
 
-  private static void run(EmbeddedKafkaBroker broker, ChartedApiServer cluster, Path auditLog, Path work, int flows,
-      double seconds, Duration flush) throws Exception {
+  private static void run(
+      EmbeddedKafkaBroker broker,
+      ChartedApiServer cluster,
+      Path auditLog,
+      Path work,
+      int flows,
+      double seconds,
+      Duration flush)
+      throws Exception {
     KubernetesClient admin = cluster.admin();
     List<FlowEndpoint> clients = new ArrayList<>();
     List<FlowEndpoint> servers = new ArrayList<>();
@@ -143,36 +160,55 @@ public final class WritePathBenchmark {
       createDeployment(admin, e);
     }
 
-    KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), "bench.", PARTITIONS, (short) 1, Map.of());
+    KafkaSettings kafka =
+        new KafkaSettings(broker.bootstrapServers(), "bench.", PARTITIONS, (short) 1, Map.of());
     Topics topics = kafka.topics();
     TopicSetup.createMissing(kafka, Topics.FLOWS_RETENTION.toMillis());
     SimpleMeterRegistry processorMetrics = new SimpleMeterRegistry();
-    ProcessorConfig processorConfig = ProcessorConfig.builder(kafka).applicationId("bench-processor")
-        .provider(Provider.calico).backend(Backend.kubernetes).evidenceFlushInterval(flush)
-        .stateDir(Files.createDirectories(work.resolve("streams"))).build();
-    WriterConfig writerConfig = WriterConfig.builder().namespace(ChartedApiServer.RELEASE_NAMESPACE)
-        .leaseName(ChartedApiServer.leaseName(RELEASE)).identity(RELEASE + "-writer-0")
-        .consumerGroup("bench-writer").kafka(kafka).build().validate();
+    ProcessorConfig processorConfig =
+        ProcessorConfig.builder(kafka)
+            .applicationId("bench-processor")
+            .provider(Provider.calico)
+            .backend(Backend.kubernetes)
+            .evidenceFlushInterval(flush)
+            .stateDir(Files.createDirectories(work.resolve("streams")))
+            .build();
+    WriterConfig writerConfig =
+        WriterConfig.builder()
+            .namespace(ChartedApiServer.RELEASE_NAMESPACE)
+            .leaseName(ChartedApiServer.leaseName(RELEASE))
+            .identity(RELEASE + "-writer-0")
+            .consumerGroup("bench-writer")
+            .kafka(kafka)
+            .build()
+            .validate();
 
     try (KubernetesClient writerClient = cluster.writerClient(RELEASE);
-         StreamProcessorApp processor = new StreamProcessorApp(processorConfig, processorMetrics);
-         WriterService writer = WriterService.create(writerClient, writerConfig, new SimpleMeterRegistry());
-         ProposalsTopic proposals = new ProposalsTopic(broker.bootstrapServers(), topics)) {
+        StreamProcessorApp processor = new StreamProcessorApp(processorConfig, processorMetrics);
+        WriterService writer =
+            WriterService.create(writerClient, writerConfig, new SimpleMeterRegistry());
+        ProposalsTopic proposals = new ProposalsTopic(broker.bootstrapServers(), topics)) {
       processor.start();
       writer.start();
-      waitUntil("processor running and writer leading", () -> processor.isReady() && writer.isLeader());
+      waitUntil(
+          "processor running and writer leading", () -> processor.isReady() && writer.isLeader());
 
       Map<String, Double> requestsBefore = requestCounts(admin);
       Instant measureFrom = Instant.now();
-      Instant firstFlow = sendPaced(broker.bootstrapServers(), topics, clients, servers, flows, seconds);
-      waitUntil("processor committed every flow",
+      Instant firstFlow =
+          sendPaced(broker.bootstrapServers(), topics, clients, servers, flows, seconds);
+      waitUntil(
+          "processor committed every flow",
           () -> flowsCommitted(processor, flows) && learned(processorMetrics) >= 2.0 * flows);
-      // Drained: no proposal record for two flush intervals, and the cluster holds the latest of each.
+      // Drained: no proposal record for two flush intervals, and the cluster holds the latest of
+      // each.
       Duration quiet = flush.multipliedBy(2).plusSeconds(1);
-      waitUntil("proposals applied", () -> {
-        proposals.poll();
-        return proposals.quietFor(quiet) && applied(admin, proposals.latest());
-      });
+      waitUntil(
+          "proposals applied",
+          () -> {
+            proposals.poll();
+            return proposals.quietFor(quiet) && applied(admin, proposals.latest());
+          });
       Map<String, Double> requestsAfter = requestCounts(admin);
       Instant measureTo = Instant.now();
       Audit audit = Audit.read(auditLog, measureFrom, measureTo);
@@ -184,8 +220,15 @@ public final class WritePathBenchmark {
       double otherProposalWrites = allProposalWrites - specApplies - statusWrites;
       double allowListChanges = counter(processorMetrics, "proposals.emitted");
       double evidenceFlushes = counter(processorMetrics, "evidence.flushed");
-      int objects = admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).list().getItems().size();
-      double runSeconds = Duration.between(firstFlow, audit.lastProposalWrite()).toMillis() / 1000.0;
+      int objects =
+          admin
+              .resources(WorkloadNetworkPolicyProposal.class)
+              .inNamespace(NS)
+              .list()
+              .getItems()
+              .size();
+      double runSeconds =
+          Duration.between(firstFlow, audit.lastProposalWrite()).toMillis() / 1000.0;
       double intervals = runSeconds / (flush.toMillis() / 1000.0);
       double perMillion = 1_000_000.0 / flows;
 
@@ -207,36 +250,61 @@ public final class WritePathBenchmark {
       line("writer API writes to proposals per million flows", allProposalWrites * perMillion);
       line("writer API proposal spec applies per million flows", specApplies * perMillion);
       line("writer API proposal status writes per million flows", statusWrites * perMillion);
-      line("writer API writes by the writer account (audit log, all resources)", audit.writerWrites());
-      line("writer API writes by the writer account to proposals (audit log)", audit.writerProposalWrites());
+      line(
+          "writer API writes by the writer account (audit log, all resources)",
+          audit.writerWrites());
+      line(
+          "writer API writes by the writer account to proposals (audit log)",
+          audit.writerProposalWrites());
       line("writer API lease writes by the writer account (audit log)", audit.writerLeaseWrites());
       line("writer API evidence-only status writes (audit log)", audit.evidenceOnlyTotal());
-      line("writer largest evidence-only status writes to one proposal", audit.largestEvidenceOnly());
-      line("writer largest evidence-only status writes to one proposal per flush interval elapsed",
+      line(
+          "writer largest evidence-only status writes to one proposal",
+          audit.largestEvidenceOnly());
+      line(
+          "writer largest evidence-only status writes to one proposal per flush interval elapsed",
           audit.largestEvidenceOnly() / intervals);
-      line("writer smallest seconds between evidence-only status writes of one proposal",
+      line(
+          "writer smallest seconds between evidence-only status writes of one proposal",
           audit.smallestEvidenceGapSeconds());
-      line("writer median seconds between evidence-only status writes of one proposal",
+      line(
+          "writer median seconds between evidence-only status writes of one proposal",
           audit.medianEvidenceGapSeconds());
-      line("writer smallest seconds between evidence-only status writes of one proposal, "
-          + "from one flush interval after the last spec apply", audit.smallestSteadyEvidenceGapSeconds(flush));
+      line(
+          "writer smallest seconds between evidence-only status writes of one proposal, "
+              + "from one flush interval after the last spec apply",
+          audit.smallestSteadyEvidenceGapSeconds(flush));
       line("writer largest status writes to one proposal", audit.largestStatusWrites());
-      line("writer largest status writes to one proposal per flush interval elapsed",
+      line(
+          "writer largest status writes to one proposal per flush interval elapsed",
           audit.largestStatusWrites() / intervals);
-      System.err.println("API server write requests during the run (verb|resource|subresource): " + requests);
+      System.err.println(
+          "API server write requests during the run (verb|resource|subresource): " + requests);
       System.err.println("writer writes by resource (audit log): " + audit.writerByResource);
     }
   }
 
-  /** Sends the flows at an even rate over the seconds (100 ms steps), each stamped when sent; the first send. */
-  private static Instant sendPaced(String bootstrap, Topics topics, List<FlowEndpoint> clients,
-      List<FlowEndpoint> servers, int flows, double seconds) throws Exception {
+  /**
+   * Sends the flows at an even rate over the seconds (100 ms steps), each stamped when sent; the
+   * first send.
+   */
+  private static Instant sendPaced(
+      String bootstrap,
+      Topics topics,
+      List<FlowEndpoint> clients,
+      List<FlowEndpoint> servers,
+      int flows,
+      double seconds)
+      throws Exception {
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
     props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(props,
-        topics.flows().keySerde().serializer(), topics.flows().valueSerde().serializer())) {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(
+            props,
+            topics.flows().keySerde().serializer(),
+            topics.flows().valueSerde().serializer())) {
       Instant first = Instant.now();
       long start = System.nanoTime();
       int sent = 0;
@@ -247,8 +315,18 @@ public final class WritePathBenchmark {
         for (; sent < owed; sent++) {
           FlowEndpoint src = clients.get(sent % CLIENTS);
           FlowEndpoint dst = servers.get((sent / CLIENTS) % SERVERS);
-          FlowRecord flow = new FlowRecord(now, Provider.calico, Protocol.TCP, 8080 + (sent % 2), src, dst,
-              Verdict.FORWARDED, null, 1, sent % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
+          FlowRecord flow =
+              new FlowRecord(
+                  now,
+                  Provider.calico,
+                  Protocol.TCP,
+                  8080 + (sent % 2),
+                  src,
+                  dst,
+                  Verdict.FORWARDED,
+                  null,
+                  1,
+                  sent % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
           producer.send(new ProducerRecord<>(topics.flows().name(), flow.partitionKey(), flow));
         }
         if (sent < flows) {
@@ -263,14 +341,20 @@ public final class WritePathBenchmark {
   /** Every proposal in the cluster holds the spec and the evidence of its latest record. */
   private static boolean applied(KubernetesClient admin, Map<String, ProposalSnapshot> latest) {
     Map<String, WorkloadNetworkPolicyProposal> live = new HashMap<>();
-    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).list().getItems()
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .list()
+        .getItems()
         .forEach(p -> live.put(p.getMetadata().getName(), p));
     if (latest.isEmpty() || live.size() != latest.size()) {
       return false;
     }
     for (ProposalSnapshot wanted : latest.values()) {
       WorkloadNetworkPolicyProposal p = live.get(wanted.name());
-      if (p == null || p.getStatus() == null || !Objects.equals(p.getSpec(), wanted.spec())
+      if (p == null
+          || p.getStatus() == null
+          || !Objects.equals(p.getSpec(), wanted.spec())
           || !Objects.equals(p.getStatus().getEvidence(), wanted.evidence())) {
         return false;
       }
@@ -290,7 +374,9 @@ public final class WritePathBenchmark {
       props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
       props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-      consumer = new KafkaConsumer<>(props, new StringDeserializer(), topics.proposals().valueSerde().deserializer());
+      consumer =
+          new KafkaConsumer<>(
+              props, new StringDeserializer(), topics.proposals().valueSerde().deserializer());
       List<TopicPartition> partitions = new ArrayList<>();
       for (int p = 0; p < PARTITIONS; p++) {
         partitions.add(new TopicPartition(topics.proposals().name(), p));
@@ -313,9 +399,13 @@ public final class WritePathBenchmark {
       return System.nanoTime() - lastRecordNanos >= d.toNanos();
     }
 
-    long records() { return records; }
+    long records() {
+      return records;
+    }
 
-    Map<String, ProposalSnapshot> latest() { return latest; }
+    Map<String, ProposalSnapshot> latest() {
+      return latest;
+    }
 
     @Override
     public void close() {
@@ -330,10 +420,15 @@ public final class WritePathBenchmark {
     private long writerLeaseWrites;
     private long writerProposalWrites;
     private Instant lastProposalWrite;
+
     /** The last spec apply to any proposal: after it the allow-lists no longer changed. */
     private Instant lastSpecApply = Instant.EPOCH;
-    /** Per proposal: status write times that came without a spec apply just before (evidence only). */
+
+    /**
+     * Per proposal: status write times that came without a spec apply just before (evidence only).
+     */
     private final Map<String, List<Instant>> evidenceOnly = new HashMap<>();
+
     private final Map<String, Long> statusWrites = new HashMap<>();
 
     static Audit read(Path log, Instant from, Instant to) throws Exception {
@@ -344,15 +439,22 @@ public final class WritePathBenchmark {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
           JsonNode event = JSON.readTree(line);
           Instant at = Instant.parse(event.path("stageTimestamp").asText());
-          if (at.isBefore(from) || at.isAfter(to) || !WRITER_USER.equals(event.path("user").path("username").asText())) {
+          if (at.isBefore(from)
+              || at.isAfter(to)
+              || !WRITER_USER.equals(event.path("user").path("username").asText())) {
             continue;
           }
           JsonNode ref = event.path("objectRef");
           String resource = ref.path("resource").asText();
           String subresource = ref.path("subresource").asText("");
           audit.writerWrites++;
-          audit.writerByResource.merge(event.path("verb").asText() + " " + resource
-              + (subresource.isEmpty() ? "" : "/" + subresource), 1L, Long::sum);
+          audit.writerByResource.merge(
+              event.path("verb").asText()
+                  + " "
+                  + resource
+                  + (subresource.isEmpty() ? "" : "/" + subresource),
+              1L,
+              Long::sum);
           if (resource.equals("leases")) {
             audit.writerLeaseWrites++;
           }
@@ -375,18 +477,27 @@ public final class WritePathBenchmark {
         }
       }
       if (audit.lastProposalWrite == null) {
-        throw new IllegalStateException("the audit log " + log + " holds no proposal write of " + WRITER_USER);
+        throw new IllegalStateException(
+            "the audit log " + log + " holds no proposal write of " + WRITER_USER);
       }
       return audit;
     }
 
-    long writerWrites() { return writerWrites; }
+    long writerWrites() {
+      return writerWrites;
+    }
 
-    long writerLeaseWrites() { return writerLeaseWrites; }
+    long writerLeaseWrites() {
+      return writerLeaseWrites;
+    }
 
-    long writerProposalWrites() { return writerProposalWrites; }
+    long writerProposalWrites() {
+      return writerProposalWrites;
+    }
 
-    Instant lastProposalWrite() { return lastProposalWrite; }
+    Instant lastProposalWrite() {
+      return lastProposalWrite;
+    }
 
     long evidenceOnlyTotal() {
       return evidenceOnly.values().stream().mapToLong(List::size).sum();
@@ -400,7 +511,10 @@ public final class WritePathBenchmark {
       return statusWrites.values().stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
-    /** The shortest time between two evidence-only status writes of one proposal; -1 when none wrote twice. */
+    /**
+     * The shortest time between two evidence-only status writes of one proposal; -1 when none wrote
+     * twice.
+     */
     double smallestEvidenceGapSeconds() {
       List<Long> gaps = evidenceGapsMillis(Instant.MIN);
       return gaps.isEmpty() ? -1 : gaps.get(0) / 1000.0;
@@ -422,7 +536,10 @@ public final class WritePathBenchmark {
       return gaps.isEmpty() ? -1 : gaps.get(0) / 1000.0;
     }
 
-    /** Times between consecutive evidence-only status writes of each proposal, both after {@code since}, sorted. */
+    /**
+     * Times between consecutive evidence-only status writes of each proposal, both after {@code
+     * since}, sorted.
+     */
     private List<Long> evidenceGapsMillis(Instant since) {
       List<Long> gaps = new ArrayList<>();
       for (List<Instant> times : evidenceOnly.values()) {
@@ -459,38 +576,52 @@ public final class WritePathBenchmark {
         continue;
       }
       double value = Double.parseDouble(line.substring(close + 1).trim());
-      counts.merge(labels.get("verb") + "|" + labels.get("resource") + "|" + labels.getOrDefault("subresource", ""),
-          value, Double::sum);
+      counts.merge(
+          labels.get("verb")
+              + "|"
+              + labels.get("resource")
+              + "|"
+              + labels.getOrDefault("subresource", ""),
+          value,
+          Double::sum);
     }
     return counts;
   }
 
-  private static Map<String, Double> difference(Map<String, Double> after, Map<String, Double> before) {
+  private static Map<String, Double> difference(
+      Map<String, Double> after, Map<String, Double> before) {
     Map<String, Double> out = new TreeMap<>();
-    after.forEach((k, v) -> {
-      double d = v - before.getOrDefault(k, 0.0);
-      if (d != 0) {
-        out.put(k, d);
-      }
-    });
+    after.forEach(
+        (k, v) -> {
+          double d = v - before.getOrDefault(k, 0.0);
+          if (d != 0) {
+            out.put(k, d);
+          }
+        });
     return out;
   }
 
   /** Requests to that resource with those verbs; subresource null means any. */
-  private static double sum(Map<String, Double> counts, String resource, String subresource, List<String> verbs) {
+  private static double sum(
+      Map<String, Double> counts, String resource, String subresource, List<String> verbs) {
     double total = 0;
     for (var e : counts.entrySet()) {
       String[] key = e.getKey().split("\\|", -1);
-      if (verbs.contains(key[0]) && key[1].equals(resource) && (subresource == null || key[2].equals(subresource))) {
+      if (verbs.contains(key[0])
+          && key[1].equals(resource)
+          && (subresource == null || key[2].equals(subresource))) {
         total += e.getValue();
       }
     }
     return total;
   }
 
-  /** The processor's group has committed the end of the flows topic, and it holds every flow sent. */
+  /**
+   * The processor's group has committed the end of the flows topic, and it holds every flow sent.
+   */
   private static boolean flowsCommitted(StreamProcessorApp processor, long flows) {
-    return processor.progress()
+    return processor
+        .progress()
         .map(p -> p.flowsPublished() >= flows && p.flowsConsumed() == p.flowsPublished())
         .orElse(false);
   }
@@ -500,13 +631,28 @@ public final class WritePathBenchmark {
   }
 
   private static double counter(SimpleMeterRegistry registry, String name) {
-    return registry.find("network_enforcer.processor." + name).counters().stream().mapToDouble(Counter::count).sum();
+    return registry.find("network_enforcer.processor." + name).counters().stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
-  /** A Deployment pod with labels and (servers) a named port, as ingest resolves it; namespace labels as the cluster's. */
+  /**
+   * A Deployment pod with labels and (servers) a named port, as ingest resolves it; namespace
+   * labels as the cluster's.
+   */
   private static FlowEndpoint endpoint(String name, int n, boolean server) {
-    Map<String, String> podLabels = Map.of("app", name, "app.kubernetes.io/name", name,
-        "app.kubernetes.io/part-of", "shop", "version", "v1", "pod-template-hash", "5d8f9c7b6");
+    Map<String, String> podLabels =
+        Map.of(
+            "app",
+            name,
+            "app.kubernetes.io/name",
+            name,
+            "app.kubernetes.io/part-of",
+            "shop",
+            "version",
+            "v1",
+            "pod-template-hash",
+            "5d8f9c7b6");
     return FlowEndpoint.builder()
         .namespace(NS)
         .workload(WorkloadKind.Deployment, name)
@@ -523,10 +669,29 @@ public final class WritePathBenchmark {
 
   private static void createDeployment(KubernetesClient admin, FlowEndpoint e) {
     String name = e.workloadName();
-    admin.resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
-        .withNewSpec().withSelector(e.workloadSelector()).withNewTemplate().withNewMetadata()
-        .withLabels(e.podLabels()).endMetadata().withNewSpec().addNewContainer().withName("app")
-        .withImage("registry.invalid/" + name).endContainer().endSpec().endTemplate().endSpec().build()).create();
+    admin
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(e.workloadSelector())
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(e.podLabels())
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("app")
+                .withImage("registry.invalid/" + name)
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
   }
 
   private static <T> List<T> concat(List<T> a, List<T> b) {
@@ -536,11 +701,19 @@ public final class WritePathBenchmark {
   }
 
   private static void line(String name, double value) {
-    System.out.println(name + ": " + (value == Math.rint(value) && Math.abs(value) < 1e15
-        ? Long.toString((long) value) : String.format("%.2f", value)));
+    System.out.println(
+        name
+            + ": "
+            + (value == Math.rint(value) && Math.abs(value) < 1e15
+                ? Long.toString((long) value)
+                : String.format("%.2f", value)));
   }
 
   private static void waitUntil(String what, Callable<Boolean> check) {
-    await(what).atMost(TIMEOUT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(check);
+    await(what)
+        .atMost(TIMEOUT)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100))
+        .until(check);
   }
 }

@@ -58,29 +58,32 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real broker with authentication on every listener (SASL) and an authorizer that denies what no
- * ACL allows, one principal per component with exactly its ACLs from {@link TopicAccess}:
- * the processor and the writer run as the real services with their principal (the writer against
- * a real API server) and do their work end to end; then each principal is refused one step beyond
- * its row (ingest cannot write {@code policies}, the processor cannot write {@code flows}, the
- * writer cannot write {@code flows} or read them), and a client without credentials, or with a
- * wrong password, is refused everywhere.
+ * ACL allows, one principal per component with exactly its ACLs from {@link TopicAccess}: the
+ * processor and the writer run as the real services with their principal (the writer against a real
+ * API server) and do their work end to end; then each principal is refused one step beyond its row
+ * (ingest cannot write {@code policies}, the processor cannot write {@code flows}, the writer
+ * cannot write {@code flows} or read them), and a client without credentials, or with a wrong
+ * password, is refused everywhere.
  */
 class KafkaAclTest {
-  private static final String JAAS = "org.apache.kafka.common.security.plain.PlainLoginModule required "
-      + "username=\"%s\" password=\"%s\"%s;";
+  private static final String JAAS =
+      "org.apache.kafka.common.security.plain.PlainLoginModule required "
+          + "username=\"%s\" password=\"%s\"%s;";
   private static final String APPLICATION_ID = "network-enforcer-processor";
   private static final String WRITER_GROUPS = "network-enforcer-writer";
+
   /** The topics the services run on. */
   private static final Topics PIPELINE = Topics.withDefaultPrefix();
+
   /** The topics the forbidden attempts aim at: their record counts are checked alone. */
   private static final Topics REFUSALS = new Topics("refusals.");
+
   private static final String NS = "shop";
 
   static EmbeddedKafkaBroker broker;
   static ChartedApiServer api;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void start() throws Exception {
@@ -89,19 +92,25 @@ class KafkaAclTest {
       users.append(" user_").append(component).append("=\"").append(component).append("-secret\"");
     }
     String brokerJaas = JAAS.formatted("admin", "admin-secret", users);
-    broker = EmbeddedKafkaBroker.builder()
-        .config("listener.security.protocol.map", "PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT")
-        .config("sasl.enabled.mechanisms", "PLAIN")
-        .config("sasl.mechanism.inter.broker.protocol", "PLAIN")
-        .config("sasl.mechanism.controller.protocol", "PLAIN")
-        .config("listener.name.plaintext.plain.sasl.jaas.config", brokerJaas)
-        .config("listener.name.controller.plain.sasl.jaas.config", brokerJaas)
-        .config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
-        .config("super.users", "User:admin")
-        .config("allow.everyone.if.no.acl.found", "false")
-        .build().start();
+    broker =
+        EmbeddedKafkaBroker.builder()
+            .config(
+                "listener.security.protocol.map",
+                "PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT")
+            .config("sasl.enabled.mechanisms", "PLAIN")
+            .config("sasl.mechanism.inter.broker.protocol", "PLAIN")
+            .config("sasl.mechanism.controller.protocol", "PLAIN")
+            .config("listener.name.plaintext.plain.sasl.jaas.config", brokerJaas)
+            .config("listener.name.controller.plain.sasl.jaas.config", brokerJaas)
+            .config(
+                "authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
+            .config("super.users", "User:admin")
+            .config("allow.everyone.if.no.acl.found", "false")
+            .build()
+            .start();
     try (Admin admin = Admin.create(client("admin"))) {
-      // As an administrator (or Strimzi's KafkaTopics) declares them: no component may create a shared topic.
+      // As an administrator (or Strimzi's KafkaTopics) declares them: no component may create a
+      // shared topic.
       List<NewTopic> topics = new ArrayList<>();
       for (Topics set : List.of(PIPELINE, REFUSALS)) {
         for (Topic<?, ?> topic : set.all()) {
@@ -116,13 +125,25 @@ class KafkaAclTest {
         admin.createAcls(TopicAccess.writer("User:writer", set, WRITER_GROUPS)).all().get();
       }
     }
-    // The broker's authorizer learns the ACLs from the metadata log a moment after they are committed.
-    Map<String, Topic<?, ?>> own = Map.of("ingest", REFUSALS.deadLetter(), "processor", REFUSALS.deadLetter(),
-        "writer", REFUSALS.deadLetter());
+    // The broker's authorizer learns the ACLs from the metadata log a moment after they are
+    // committed.
+    Map<String, Topic<?, ?>> own =
+        Map.of(
+            "ingest",
+            REFUSALS.deadLetter(),
+            "processor",
+            REFUSALS.deadLetter(),
+            "writer",
+            REFUSALS.deadLetter());
     for (Map.Entry<String, Topic<?, ?>> e : own.entrySet()) {
       try (Admin a = Admin.create(client(e.getKey()))) {
-        await(e.getKey() + "'s ACLs in effect").atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
-            a.describeTopics(List.of(e.getValue().name())).allTopicNames().get().size() == 1);
+        await(e.getKey() + "'s ACLs in effect")
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    a.describeTopics(List.of(e.getValue().name())).allTopicNames().get().size()
+                        == 1);
       }
     }
     api = ChartedApiServer.start(NS);
@@ -144,11 +165,30 @@ class KafkaAclTest {
   @Test
   void eachComponentDoesItsWorkWithExactlyItsAcls() throws Exception {
     for (String name : List.of("cart", "catalog")) {
-      api.admin().resource(new DeploymentBuilder().withNewMetadata().withName(name).withNamespace(NS).endMetadata()
-          .withNewSpec().withSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
-          .withNewTemplate().withNewMetadata().withLabels(Map.of("app", name)).endMetadata().withNewSpec()
-          .addNewContainer().withName("app").withImage("registry.invalid/" + name).endContainer().endSpec()
-          .endTemplate().endSpec().build()).create();
+      api.admin()
+          .resource(
+              new DeploymentBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withSelector(
+                      new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
+                  .withNewTemplate()
+                  .withNewMetadata()
+                  .withLabels(Map.of("app", name))
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewContainer()
+                  .withName("app")
+                  .withImage("registry.invalid/" + name)
+                  .endContainer()
+                  .endSpec()
+                  .endTemplate()
+                  .endSpec()
+                  .build())
+          .create();
     }
     publishFlows(3);
 
@@ -158,28 +198,54 @@ class KafkaAclTest {
     processor.put("NE_EVIDENCE_FLUSH_INTERVAL", "200ms");
     processor.put("NE_COMMIT_INTERVAL", "100ms");
     processor.put("NE_OBSERVATION_COMBINE_INTERVAL", "100ms");
-    whileRunning(processor, "processor", "kafka-streams ok", probes ->
-        await("processor caught up").atMost(Duration.ofMinutes(2)).until(() -> get(management(), CaughtUpPage.PATH),
-            body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n")));
-    try (KafkaConsumer<byte[], byte[]> admin = new KafkaConsumer<>(client("admin"), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    whileRunning(
+        processor,
+        "processor",
+        "kafka-streams ok",
+        probes ->
+            await("processor caught up")
+                .atMost(Duration.ofMinutes(2))
+                .until(
+                    () -> get(management(), CaughtUpPage.PATH),
+                    body ->
+                        body.equals(
+                            "{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n")));
+    try (KafkaConsumer<byte[], byte[]> admin =
+        new KafkaConsumer<>(
+            client("admin"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       TopicPartition proposals = new TopicPartition(PIPELINE.proposals().name(), 0);
-      // One proposal per target (cart's egress, catalog's ingress), and the transaction markers after them.
-      assertThat(admin.endOffsets(List.of(proposals), Duration.ofSeconds(30)).get(proposals)).isGreaterThanOrEqualTo(2);
+      // One proposal per target (cart's egress, catalog's ingress), and the transaction markers
+      // after them.
+      assertThat(admin.endOffsets(List.of(proposals), Duration.ofSeconds(30)).get(proposals))
+          .isGreaterThanOrEqualTo(2);
     }
 
-    Path kubeconfig = api.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
-        ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
+    Path kubeconfig =
+        api.api()
+            .serviceAccountKubeconfig(
+                ChartedApiServer.RELEASE_NAMESPACE,
+                ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
     Map<String, String> writer = env("writer");
     writer.put("NE_KUBECONFIG", kubeconfig.toString());
     writer.put("NE_POD_NAME", "writer-0");
     writer.put("NE_POD_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
     writer.put("NE_LEASE_NAME", ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES));
     writer.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
-    whileRunning(writer, "writer", "writer ok", probes ->
-        await("the writer applied the proposal").atMost(Duration.ofMinutes(2)).until(() -> api.admin()
-            .resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-catalog-ingress")
-            .get() != null));
+    whileRunning(
+        writer,
+        "writer",
+        "writer ok",
+        probes ->
+            await("the writer applied the proposal")
+                .atMost(Duration.ofMinutes(2))
+                .until(
+                    () ->
+                        api.admin()
+                                .resources(WorkloadNetworkPolicyProposal.class)
+                                .inNamespace(NS)
+                                .withName("deployment-catalog-ingress")
+                                .get()
+                            != null));
   }
 
   @Test
@@ -187,63 +253,93 @@ class KafkaAclTest {
     Map<String, Boolean> attempts = new LinkedHashMap<>();
     try (KafkaProducer<byte[], byte[]> ingest = producer(client("ingest"))) {
       // Its own topics: accepted.
-      for (Topic<?, ?> own : List.of(REFUSALS.flows(), REFUSALS.dataPlaneLoss(), REFUSALS.deadLetter())) {
+      for (Topic<?, ?> own :
+          List.of(REFUSALS.flows(), REFUSALS.dataPlaneLoss(), REFUSALS.deadLetter())) {
         ingest.send(new ProducerRecord<>(own.name(), "k".getBytes(), "v".getBytes())).get();
       }
-      for (Topic<?, ?> foreign : List.of(REFUSALS.policies(), REFUSALS.control(), REFUSALS.nativePolicies(),
-          REFUSALS.proposals(), REFUSALS.violations())) {
+      for (Topic<?, ?> foreign :
+          List.of(
+              REFUSALS.policies(),
+              REFUSALS.control(),
+              REFUSALS.nativePolicies(),
+              REFUSALS.proposals(),
+              REFUSALS.violations())) {
         attempts.put("ingest writes " + foreign.name(), writeRefused(ingest, foreign.name()));
       }
     }
     try (KafkaProducer<byte[], byte[]> processor = producer(client("processor"))) {
-      for (Topic<?, ?> foreign : List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control(),
-          REFUSALS.nativePolicies())) {
+      for (Topic<?, ?> foreign :
+          List.of(
+              REFUSALS.flows(),
+              REFUSALS.policies(),
+              REFUSALS.control(),
+              REFUSALS.nativePolicies())) {
         attempts.put("processor writes " + foreign.name(), writeRefused(processor, foreign.name()));
       }
     }
     try (KafkaProducer<byte[], byte[]> writer = producer(client("writer"))) {
-      for (Topic<?, ?> foreign : List.of(REFUSALS.flows(), REFUSALS.proposals(), REFUSALS.violations(),
-          REFUSALS.dataPlaneLoss())) {
+      for (Topic<?, ?> foreign :
+          List.of(
+              REFUSALS.flows(),
+              REFUSALS.proposals(),
+              REFUSALS.violations(),
+              REFUSALS.dataPlaneLoss())) {
         attempts.put("writer writes " + foreign.name(), writeRefused(writer, foreign.name()));
       }
     }
     attempts.put("ingest reads policies", readRefused("ingest", REFUSALS.policies().name()));
     attempts.put("writer reads flows", readRefused("writer", REFUSALS.flows().name()));
-    attempts.put("processor reads violations", readRefused("processor", REFUSALS.violations().name()));
-    Map<String, Properties> strangers = Map.of("anonymous", anonymous(), "a wrong password",
-        credentials("ingest", "guessed"));
+    attempts.put(
+        "processor reads violations", readRefused("processor", REFUSALS.violations().name()));
+    Map<String, Properties> strangers =
+        Map.of("anonymous", anonymous(), "a wrong password", credentials("ingest", "guessed"));
     for (Map.Entry<String, Properties> stranger : strangers.entrySet()) {
       try (KafkaProducer<byte[], byte[]> producer = producer(stranger.getValue())) {
-        for (Topic<?, ?> topic : List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control())) {
+        for (Topic<?, ?> topic :
+            List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control())) {
           Throwable cause = sendFailure(producer, topic.name());
-          attempts.put(stranger.getKey() + " writes " + topic.name(),
+          attempts.put(
+              stranger.getKey() + " writes " + topic.name(),
               cause instanceof TimeoutException || cause instanceof SaslAuthenticationException);
         }
       }
     }
     long refused = attempts.values().stream().filter(r -> r).count();
-    System.out.println("kafka, per-component ACLs and anonymous: attempts refused: " + refused + " of "
-        + attempts.size());
-    assertThat(attempts).as("attempts refused").allSatisfy((what, wasRefused) -> assertThat(wasRefused).as(what)
-        .isTrue());
+    System.out.println(
+        "kafka, per-component ACLs and anonymous: attempts refused: "
+            + refused
+            + " of "
+            + attempts.size());
+    assertThat(attempts)
+        .as("attempts refused")
+        .allSatisfy((what, wasRefused) -> assertThat(wasRefused).as(what).isTrue());
     assertThat(attempts).hasSize(22);
 
     // Exactly ingest's three records landed, one per topic of its own; nothing anywhere else.
-    try (KafkaConsumer<byte[], byte[]> admin = new KafkaConsumer<>(client("admin"), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = REFUSALS.all().stream().map(t -> new TopicPartition(t.name(), 0)).toList();
+    try (KafkaConsumer<byte[], byte[]> admin =
+        new KafkaConsumer<>(
+            client("admin"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          REFUSALS.all().stream().map(t -> new TopicPartition(t.name(), 0)).toList();
       Map<TopicPartition, Long> ends = admin.endOffsets(partitions, Duration.ofSeconds(30));
-      assertThat(ends.entrySet().stream().filter(e -> e.getValue() > 0).map(e -> e.getKey().topic()))
-          .containsExactlyInAnyOrder(REFUSALS.flows().name(), REFUSALS.dataPlaneLoss().name(),
+      assertThat(
+              ends.entrySet().stream().filter(e -> e.getValue() > 0).map(e -> e.getKey().topic()))
+          .containsExactlyInAnyOrder(
+              REFUSALS.flows().name(),
+              REFUSALS.dataPlaneLoss().name(),
               REFUSALS.deadLetter().name());
       assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(3);
     }
   }
 
-  /** A consumer with the principal, on a partition it was given no READ for: refused at the first fetch. */
+  /**
+   * A consumer with the principal, on a partition it was given no READ for: refused at the first
+   * fetch.
+   */
   private static boolean readRefused(String principal, String topic) {
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(client(principal), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(
+            client(principal), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       c.assign(List.of(new TopicPartition(topic, 0)));
       c.seekToBeginning(c.assignment());
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -279,15 +375,19 @@ class KafkaAclTest {
     void check(int probes) throws Exception;
   }
 
-  private static void whileRunning(Map<String, String> env, String command, String readyLine, WhileRunning check)
+  private static void whileRunning(
+      Map<String, String> env, String command, String readyLine, WhileRunning check)
       throws Exception {
     CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
     try {
-      await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
       assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
       int probes = ServiceRunner.active().iterator().next().probePort();
-      await(command + " ready").atMost(Duration.ofMinutes(2)).until(() -> get(probes, "/readyz"),
-          body -> body.contains(readyLine));
+      await(command + " ready")
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> get(probes, "/readyz"), body -> body.contains(readyLine));
       check.check(probes);
     } finally {
       ServiceRunner.stopAll();
@@ -301,11 +401,17 @@ class KafkaAclTest {
   }
 
   private static String get(int port, String path) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .build(), HttpResponse.BodyHandlers.ofString()).body();
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
-  /** The service's environment as the chart sets it with authentication: its own principal, no topic creation. */
+  /**
+   * The service's environment as the chart sets it with authentication: its own principal, no topic
+   * creation.
+   */
   private Map<String, String> env(String principal) throws IOException {
     Path file = dir.resolve(principal + ".properties");
     Properties p = credentials(principal, principal + "-secret");
@@ -331,12 +437,23 @@ class KafkaAclTest {
     Topic<String, FlowRecord> flows = PIPELINE.flows();
     FlowEndpoint client = endpoint("cart", "10.0.1.5");
     FlowEndpoint server = endpoint("catalog", "10.0.2.7");
-    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(client("ingest"),
-        flows.keySerde().serializer(), flows.valueSerde().serializer())) {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(
+            client("ingest"), flows.keySerde().serializer(), flows.valueSerde().serializer())) {
       Instant t = Instant.parse("2026-08-03T15:40:01Z");
       for (int i = 0; i < count; i++) {
-        FlowRecord flow = new FlowRecord(t.plusSeconds(i), Provider.cilium, Protocol.TCP, 8080, client, server,
-            Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+        FlowRecord flow =
+            new FlowRecord(
+                t.plusSeconds(i),
+                Provider.cilium,
+                Protocol.TCP,
+                8080,
+                client,
+                server,
+                Verdict.FORWARDED,
+                null,
+                1,
+                Reporter.SOURCE);
         producer.send(new ProducerRecord<>(flows.name(), flow.partitionKey(), flow)).get();
       }
     }
@@ -344,10 +461,16 @@ class KafkaAclTest {
 
   private static FlowEndpoint endpoint(String name, String ip) {
     Map<String, String> labels = Map.of("app", name);
-    return FlowEndpoint.builder().namespace(NS).workload(WorkloadKind.Deployment, name)
-        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build()).podLabels(labels)
-        .namespaceLabels(Map.of("kubernetes.io/metadata.name", NS)).podName(name + "-7d4b9c-x2x8z").ip(ip)
-        .serviceAccount(name).build();
+    return FlowEndpoint.builder()
+        .namespace(NS)
+        .workload(WorkloadKind.Deployment, name)
+        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build())
+        .podLabels(labels)
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", NS))
+        .podName(name + "-7d4b9c-x2x8z")
+        .ip(ip)
+        .serviceAccount(name)
+        .build();
   }
 
   private static KafkaProducer<byte[], byte[]> producer(Properties p) {

@@ -45,9 +45,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private EmbeddedKafkaBroker(Builder b) {
     try {
       this.deleteOnClose = b.dataDir == null;
-      this.dataDir = b.dataDir != null ? b.dataDir : Files.createTempDirectory("network-enforcer-kafka");
+      this.dataDir =
+          b.dataDir != null ? b.dataDir : Files.createTempDirectory("network-enforcer-kafka");
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a temporary directory for the embedded Kafka", e);
+      throw new UncheckedIOException(
+          "cannot create a temporary directory for the embedded Kafka", e);
     }
     this.host = b.host;
     this.advertisedHost = b.advertisedHost == null ? b.host : b.advertisedHost;
@@ -86,13 +88,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
         return this;
       } catch (RuntimeException e) {
         last = e;
-        LOG.warn("embedded Kafka failed to start on port {} (attempt {}): {}", port, attempt + 1, e.toString());
+        LOG.warn(
+            "embedded Kafka failed to start on port {} (attempt {}): {}",
+            port,
+            attempt + 1,
+            e.toString());
         if (requestedPort > 0) {
           break;
         }
       }
     }
-    throw new IllegalStateException("embedded Kafka did not start: " + (last == null ? "" : last.getMessage()), last);
+    throw new IllegalStateException(
+        "embedded Kafka did not start: " + (last == null ? "" : last.getMessage()), last);
   }
 
   /** {@code host:port} for clients. */
@@ -112,12 +119,24 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@" + host + ":" + controllerPort);
-    p.put("listeners", "PLAINTEXT://" + host + ":" + port + "," + CONTROLLER_LISTENER + "://" + host + ":"
-        + controllerPort);
+    p.put(
+        "listeners",
+        "PLAINTEXT://"
+            + host
+            + ":"
+            + port
+            + ","
+            + CONTROLLER_LISTENER
+            + "://"
+            + host
+            + ":"
+            + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://" + advertisedHost + ":" + port);
     p.put("controller.listener.names", CONTROLLER_LISTENER);
     p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+    p.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
     p.put("log.dirs", dataDir.resolve("log").toString());
     p.put("num.partitions", "1");
     p.put("default.replication.factor", "1");
@@ -147,19 +166,20 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       return;
     }
     try {
-      Formatter formatter = new Formatter()
-          .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
-          .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-          .setClusterId(Uuid.randomUuid().toString())
-          .setNodeId(1)
-          .setControllerListenerName(CONTROLLER_LISTENER)
-          .setMetadataLogDirectory(config.metadataLogDir())
-          .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
-          .setDirectories(List.of(dataDir.resolve("log").toString()));
+      Formatter formatter =
+          new Formatter()
+              .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
+              .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+              .setClusterId(Uuid.randomUuid().toString())
+              .setNodeId(1)
+              .setControllerListenerName(CONTROLLER_LISTENER)
+              .setMetadataLogDirectory(config.metadataLogDir())
+              .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+              .setDirectories(List.of(dataDir.resolve("log").toString()));
       formatter.run();
     } catch (Exception e) {
-      throw new IllegalStateException("cannot format the embedded Kafka data directory " + dataDir + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot format the embedded Kafka data directory " + dataDir + ": " + e.getMessage(), e);
     }
   }
 
@@ -207,16 +227,37 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private int port;
     private final Map<String, String> overrides = new java.util.HashMap<>();
 
-    /** Keep data here across restarts (standalone); default a temporary directory removed on close. */
-    public Builder dataDir(Path dir) { this.dataDir = dir; return this; }
+    /**
+     * Keep data here across restarts (standalone); default a temporary directory removed on close.
+     */
+    public Builder dataDir(Path dir) {
+      this.dataDir = dir;
+      return this;
+    }
+
     /** Address to listen on; default loopback. */
-    public Builder host(String host) { this.host = host; return this; }
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
     /** Address clients are told to use; default the listen address. */
-    public Builder advertisedHost(String host) { this.advertisedHost = host; return this; }
+    public Builder advertisedHost(String host) {
+      this.advertisedHost = host;
+      return this;
+    }
+
     /** Client port; 0 (default) picks a free one. */
-    public Builder port(int port) { this.port = port; return this; }
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
     /** Any broker setting. */
-    public Builder config(String key, String value) { overrides.put(key, value); return this; }
+    public Builder config(String key, String value) {
+      overrides.put(key, value);
+      return this;
+    }
 
     public EmbeddedKafkaBroker build() {
       return new EmbeddedKafkaBroker(this);

@@ -40,18 +40,25 @@ class EmbeddedKafkaBrokerTest {
   }
 
   /**
-   * The standalone command's broker has no authentication: it must be reachable from its own process
-   * only. Every address of this machine but loopback is refused on the broker's port.
+   * The standalone command's broker has no authentication: it must be reachable from its own
+   * process only. Every address of this machine but loopback is refused on the broker's port.
    */
   @Test
   void listensOnLoopbackOnly() throws Exception {
-    int port = Integer.parseInt(broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+    int port =
+        Integer.parseInt(
+            broker.bootstrapServers().substring(broker.bootstrapServers().lastIndexOf(':') + 1));
     assertThat(connects(InetAddress.getLoopbackAddress(), port)).isTrue();
-    List<InetAddress> others = NetworkInterface.networkInterfaces().filter(EmbeddedKafkaBrokerTest::up)
-        .flatMap(NetworkInterface::inetAddresses).filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress())
-        .toList();
+    List<InetAddress> others =
+        NetworkInterface.networkInterfaces()
+            .filter(EmbeddedKafkaBrokerTest::up)
+            .flatMap(NetworkInterface::inetAddresses)
+            .filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+            .toList();
     assertThat(others).as("a non-loopback address to try").isNotEmpty();
-    assertThat(others).allSatisfy(a -> assertThat(connects(a, port)).as("%s:%d", a.getHostAddress(), port).isFalse());
+    assertThat(others)
+        .allSatisfy(
+            a -> assertThat(connects(a, port)).as("%s:%d", a.getHostAddress(), port).isFalse());
   }
 
   private static boolean up(NetworkInterface i) {
@@ -94,7 +101,8 @@ class EmbeddedKafkaBrokerTest {
     cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     List<String> values = new ArrayList<>();
-    try (var consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+    try (var consumer =
+        new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
       consumer.subscribe(List.of("t"));
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       while (values.size() < 10 && System.nanoTime() < deadline) {
@@ -104,12 +112,13 @@ class EmbeddedKafkaBrokerTest {
       }
       consumer.commitSync();
     }
-    assertThat(values).containsExactlyInAnyOrder("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
+    assertThat(values)
+        .containsExactlyInAnyOrder("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
   }
 
   @Test
-  void restartsOnTheSameDataDirectoryKeepingTopics(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-      throws Exception {
+  void restartsOnTheSameDataDirectoryKeepingTopics(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     try (var b = EmbeddedKafkaBroker.builder().dataDir(dir).build().start();
         Admin admin = Admin.create(Map.of("bootstrap.servers", b.bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic("kept", 1, (short) 1))).all().get();

@@ -26,11 +26,18 @@ import java.time.Duration;
  *     informers, or null
  * @param dumper the optional {@code GET /flow} debug endpoint
  * @param producer flows producer batching and compression
- * @param hubbleNodeLocal the node whose Hubble server {@code hubble} reads (a DaemonSet pod), or null
- *     when it reads Relay
+ * @param hubbleNodeLocal the node whose Hubble server {@code hubble} reads (a DaemonSet pod), or
+ *     null when it reads Relay
  */
-public record IngestConfig(Provider provider, StreamSettings hubble, StreamSettings goldmane, OtlpSettings istio,
-    String trustDomain, Path clusterStateFile, Dumper dumper, ProducerTuning producer,
+public record IngestConfig(
+    Provider provider,
+    StreamSettings hubble,
+    StreamSettings goldmane,
+    OtlpSettings istio,
+    String trustDomain,
+    Path clusterStateFile,
+    Dumper dumper,
+    ProducerTuning producer,
     NodeLocalHubble hubbleNodeLocal) {
 
   /** {@code controller.flowDumper.{enabled,port,bufferSize}}. */
@@ -42,71 +49,135 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
 
   public static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
   public static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
+
   /** Where the chart mounts provider certificates ({@code NE_PROVIDER_TLS_CERT_DIR}). */
   public static final String DEFAULT_PROVIDER_CERT_DIR = "/etc/provider/certs";
 
   /** Hubble Relay defaults: the client Secret and server name of the Cilium chart. */
   public static StreamSettings defaultHubble(TlsMode mode) {
     if (mode == TlsMode.insecure) {
-      return new StreamSettings("hubble-relay.kube-system.svc:80", TlsSettings.insecure(), INITIAL_BACKOFF,
-          MAX_BACKOFF, Keepalive.grpcGoCompatible());
+      return new StreamSettings(
+          "hubble-relay.kube-system.svc:80",
+          TlsSettings.insecure(),
+          INITIAL_BACKOFF,
+          MAX_BACKOFF,
+          Keepalive.grpcGoCompatible());
     }
-    return new StreamSettings("hubble-relay.kube-system.svc:443",
-        TlsSettings.fromSecret(mode, "kube-system", "hubble-relay-client-certs", "ui.hubble-relay.cilium.io"),
-        INITIAL_BACKOFF, MAX_BACKOFF, Keepalive.grpcGoCompatible());
+    return new StreamSettings(
+        "hubble-relay.kube-system.svc:443",
+        TlsSettings.fromSecret(
+            mode, "kube-system", "hubble-relay-client-certs", "ui.hubble-relay.cilium.io"),
+        INITIAL_BACKOFF,
+        MAX_BACKOFF,
+        Keepalive.grpcGoCompatible());
   }
 
   /** Goldmane defaults: the operator's key pair Secret and CA bundle ConfigMap. */
   public static StreamSettings defaultGoldmane() {
-    return new StreamSettings("goldmane.calico-system.svc:7443",
+    return new StreamSettings(
+        "goldmane.calico-system.svc:7443",
         TlsSettings.fromSecret(TlsMode.existingSecret, "calico-system", "goldmane-key-pair", null)
             .withCaConfigMap("goldmane-ca-bundle", "tigera-ca-bundle.crt"),
-        INITIAL_BACKOFF, MAX_BACKOFF, Keepalive.grpcGoCompatible());
+        INITIAL_BACKOFF,
+        MAX_BACKOFF,
+        Keepalive.grpcGoCompatible());
   }
 
   public static OtlpSettings defaultIstio() {
     // The chart gives fluent-bit a client certificate of the same CA: mutual TLS by default, and
     // only fluent-bit's name is accepted (the chart's namespace; --otlp-client-name sets another).
-    return new OtlpSettings(4317, 4318, TlsSettings.fromDirectory(TlsMode.issuer, Path.of(DEFAULT_PROVIDER_CERT_DIR),
-        null), OtlpSettings.fluentBitName("network-enforcer"));
+    return new OtlpSettings(
+        4317,
+        4318,
+        TlsSettings.fromDirectory(TlsMode.issuer, Path.of(DEFAULT_PROVIDER_CERT_DIR), null),
+        OtlpSettings.fluentBitName("network-enforcer"));
   }
 
   public static IngestConfig defaults(Provider provider) {
-    return new IngestConfig(provider, defaultHubble(TlsMode.existingSecret), defaultGoldmane(), defaultIstio(),
-        "cluster.local", null, Dumper.defaults(), ProducerTuning.defaults(), null);
+    return new IngestConfig(
+        provider,
+        defaultHubble(TlsMode.existingSecret),
+        defaultGoldmane(),
+        defaultIstio(),
+        "cluster.local",
+        null,
+        Dumper.defaults(),
+        ProducerTuning.defaults(),
+        null);
   }
 
   public IngestConfig withHubble(StreamSettings s) {
-    return new IngestConfig(provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer,
+    return new IngestConfig(
+        provider,
+        s,
+        goldmane,
+        istio,
+        trustDomain,
+        clusterStateFile,
+        dumper,
+        producer,
         hubbleNodeLocal);
   }
 
   public IngestConfig withGoldmane(StreamSettings s) {
-    return new IngestConfig(provider, hubble, s, istio, trustDomain, clusterStateFile, dumper, producer,
+    return new IngestConfig(
+        provider,
+        hubble,
+        s,
+        istio,
+        trustDomain,
+        clusterStateFile,
+        dumper,
+        producer,
         hubbleNodeLocal);
   }
 
   public IngestConfig withIstio(OtlpSettings s) {
-    return new IngestConfig(provider, hubble, goldmane, s, trustDomain, clusterStateFile, dumper, producer,
+    return new IngestConfig(
+        provider,
+        hubble,
+        goldmane,
+        s,
+        trustDomain,
+        clusterStateFile,
+        dumper,
+        producer,
         hubbleNodeLocal);
   }
 
   public IngestConfig withClusterStateFile(Path file) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, file, dumper, producer, hubbleNodeLocal);
+    return new IngestConfig(
+        provider, hubble, goldmane, istio, trustDomain, file, dumper, producer, hubbleNodeLocal);
   }
 
   public IngestConfig withDumper(Dumper d) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, d, producer,
+    return new IngestConfig(
+        provider,
+        hubble,
+        goldmane,
+        istio,
+        trustDomain,
+        clusterStateFile,
+        d,
+        producer,
         hubbleNodeLocal);
   }
 
   public IngestConfig withTrustDomain(String td) {
-    return new IngestConfig(provider, hubble, goldmane, istio, td, clusterStateFile, dumper, producer,
-        hubbleNodeLocal);
+    return new IngestConfig(
+        provider, hubble, goldmane, istio, td, clusterStateFile, dumper, producer, hubbleNodeLocal);
   }
 
   public IngestConfig withProducer(ProducerTuning p) {
-    return new IngestConfig(provider, hubble, goldmane, istio, trustDomain, clusterStateFile, dumper, p,
+    return new IngestConfig(
+        provider,
+        hubble,
+        goldmane,
+        istio,
+        trustDomain,
+        clusterStateFile,
+        dumper,
+        p,
         hubbleNodeLocal);
   }
 
@@ -117,17 +188,23 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
    */
   public IngestConfig withHubbleNodeLocal(NodeLocalHubble node) {
     node.validate();
-    TlsSettings tls = hubble.tls().isInsecure() ? hubble.tls() : hubble.tls().withServerName(node.serverName());
-    StreamSettings s = new StreamSettings(node.target(), tls, hubble.initialBackoff(), hubble.maxBackoff(),
-        hubble.keepalive());
-    return new IngestConfig(provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer, node);
+    TlsSettings tls =
+        hubble.tls().isInsecure() ? hubble.tls() : hubble.tls().withServerName(node.serverName());
+    StreamSettings s =
+        new StreamSettings(
+            node.target(), tls, hubble.initialBackoff(), hubble.maxBackoff(), hubble.keepalive());
+    return new IngestConfig(
+        provider, s, goldmane, istio, trustDomain, clusterStateFile, dumper, producer, node);
   }
 
   /** Checks the settings the chosen provider uses. Returns this for chaining. */
   public IngestConfig validate() {
     if (provider == null || provider == Provider.file) {
-      throw new ConfigException("controller.provider.name must be istio, calico or cilium"
-          + (provider == Provider.file ? " (capture files are read with the learn command, not the service)" : ""));
+      throw new ConfigException(
+          "controller.provider.name must be istio, calico or cilium"
+              + (provider == Provider.file
+                  ? " (capture files are read with the learn command, not the service)"
+                  : ""));
     }
     switch (provider) {
       case cilium -> {
@@ -139,44 +216,58 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
       case calico -> {
         validateStream("controller.provider.calico", goldmane);
         if (goldmane.tls().isInsecure()) {
-          throw new ConfigException("controller.provider.calico.tls.mode cannot be insecure: Goldmane only accepts "
-              + "mutual TLS; use existingSecret (Secret calico-system/goldmane-key-pair) or issuer");
+          throw new ConfigException(
+              "controller.provider.calico.tls.mode cannot be insecure: Goldmane only accepts "
+                  + "mutual TLS; use existingSecret (Secret calico-system/goldmane-key-pair) or issuer");
         }
       }
       case istio -> {
         checkPort("controller.provider.istio.endpoint", istio.grpcPort(), false);
         checkPort("controller.provider.istio.httpPort", istio.httpPort(), true);
         if (istio.httpPort() == istio.grpcPort()) {
-          throw new ConfigException("the OTLP/HTTP port must differ from the OTLP/gRPC port " + istio.grpcPort());
+          throw new ConfigException(
+              "the OTLP/HTTP port must differ from the OTLP/gRPC port " + istio.grpcPort());
         }
         istio.tls().validate("controller.provider.istio.tls");
         if (!istio.tls().isInsecure() && istio.tls().certDir() == null) {
-          throw new ConfigException("controller.provider.istio.tls: the OTLP server reads its certificate from a "
-              + "mounted directory; set its path (default " + DEFAULT_PROVIDER_CERT_DIR + ")");
+          throw new ConfigException(
+              "controller.provider.istio.tls: the OTLP server reads its certificate from a "
+                  + "mounted directory; set its path (default "
+                  + DEFAULT_PROVIDER_CERT_DIR
+                  + ")");
         }
-        if (!istio.tls().isInsecure() && (istio.clientName() == null || istio.clientName().isBlank())) {
-          throw new ConfigException("controller.provider.istio.tls.clientName (--otlp-client-name) is empty: the "
-              + "OTLP receiver accepts only the client certificate with that name (fluent-bit's, fluent-bit.<namespace> "
-              + "in the chart)");
+        if (!istio.tls().isInsecure()
+            && (istio.clientName() == null || istio.clientName().isBlank())) {
+          throw new ConfigException(
+              "controller.provider.istio.tls.clientName (--otlp-client-name) is empty: the "
+                  + "OTLP receiver accepts only the client certificate with that name (fluent-bit's, fluent-bit.<namespace> "
+                  + "in the chart)");
         }
       }
-      default -> { }
+      default -> {}
     }
     if (trustDomain == null || trustDomain.isBlank() || trustDomain.contains("/")) {
-      throw new ConfigException("the mesh trust domain '" + trustDomain + "' must be a name such as cluster.local");
+      throw new ConfigException(
+          "the mesh trust domain '" + trustDomain + "' must be a name such as cluster.local");
     }
     if (clusterStateFile != null && !Files.isReadable(clusterStateFile)) {
-      throw new ConfigException("cluster-state file " + clusterStateFile + " does not exist or cannot be read");
+      throw new ConfigException(
+          "cluster-state file " + clusterStateFile + " does not exist or cannot be read");
     }
     if (dumper.enabled()) {
       checkPort("controller.flowDumper.port", dumper.port(), false);
-      if (provider == Provider.istio && (dumper.port() == istio.grpcPort() || dumper.port() == istio.httpPort())) {
-        throw new ConfigException("controller.flowDumper.port " + dumper.port() + " is already used by the OTLP receiver");
+      if (provider == Provider.istio
+          && (dumper.port() == istio.grpcPort() || dumper.port() == istio.httpPort())) {
+        throw new ConfigException(
+            "controller.flowDumper.port "
+                + dumper.port()
+                + " is already used by the OTLP receiver");
       }
     }
     if (dumper.bufferSize() < 1 || dumper.bufferSize() > 1_000_000) {
-      throw new ConfigException("controller.flowDumper.bufferSize must be between 1 and 1000000, got "
-          + dumper.bufferSize());
+      throw new ConfigException(
+          "controller.flowDumper.bufferSize must be between 1 and 1000000, got "
+              + dumper.bufferSize());
     }
     producer.validate();
     return this;
@@ -187,21 +278,32 @@ public record IngestConfig(Provider provider, StreamSettings hubble, StreamSetti
       throw new ConfigException(setting + ".endpoint is empty; set host:port of the service");
     }
     s.tls().validate(setting + ".tls");
-    if (s.initialBackoff().isNegative() || s.initialBackoff().isZero()
+    if (s.initialBackoff().isNegative()
+        || s.initialBackoff().isZero()
         || s.maxBackoff().compareTo(s.initialBackoff()) < 0) {
-      throw new ConfigException(setting + ": reconnect backoff must be positive and the maximum at least the "
-          + "initial wait");
+      throw new ConfigException(
+          setting
+              + ": reconnect backoff must be positive and the maximum at least the "
+              + "initial wait");
     }
     if (s.keepalive().time().compareTo(Duration.ofMinutes(5)) < 0) {
-      throw new ConfigException(setting + ": keepalive pings every " + s.keepalive().time() + " would be refused by "
-          + "grpc-go servers (minimum 5m); use 5m or more");
+      throw new ConfigException(
+          setting
+              + ": keepalive pings every "
+              + s.keepalive().time()
+              + " would be refused by "
+              + "grpc-go servers (minimum 5m); use 5m or more");
     }
   }
 
   private static void checkPort(String setting, int port, boolean zeroAllowed) {
     if (port < (zeroAllowed ? 0 : 1) || port > 65535) {
-      throw new ConfigException(setting + " must be a port between 1 and 65535" + (zeroAllowed ? " (or 0 for off)" : "")
-          + ", got " + port);
+      throw new ConfigException(
+          setting
+              + " must be a port between 1 and 65535"
+              + (zeroAllowed ? " (or 0 for off)" : "")
+              + ", got "
+              + port);
     }
   }
 }

@@ -4,14 +4,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
-import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
-import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneSource;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleSource;
 import io.kubewarden.networkenforcer.ingest.publishing.AlreadyPublished;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterPublisher;
+import io.kubewarden.networkenforcer.ingest.publishing.DroppedInputSink;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowAggregator;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
@@ -25,6 +24,7 @@ import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.InformerClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.kubewarden.networkenforcer.ingest.transport.ClientIdentity;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpGrpcReceiver;
@@ -37,7 +37,6 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -54,8 +53,10 @@ import org.slf4j.LoggerFactory;
 public final class IngestService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IngestService.class);
   private static final Duration CERT_RELOAD_CHECK = Duration.ofMinutes(1);
+
   /** How often and how patiently readiness asks whether the brokers answer. */
   private static final Duration KAFKA_CHECK_INTERVAL = Duration.ofSeconds(2);
+
   private static final Duration KAFKA_CHECK_TIMEOUT = Duration.ofSeconds(3);
 
   private final IngestConfig config;
@@ -66,8 +67,9 @@ public final class IngestService implements AutoCloseable {
   private volatile BooleanSupplier ready = () -> false;
   private volatile BooleanSupplier kafkaReachable = () -> false;
   private FlowDumperServer dumperServer;
-  private AccessCheck dumperAccess = (authorization, path, method) ->
-      new AccessCheck.Verdict(403, "the flow dumper's access check is not configured");
+  private AccessCheck dumperAccess =
+      (authorization, path, method) ->
+          new AccessCheck.Verdict(403, "the flow dumper's access check is not configured");
   private OtlpGrpcReceiver otlpGrpc;
   private OtlpHttpReceiver otlpHttp;
 
@@ -75,7 +77,8 @@ public final class IngestService implements AutoCloseable {
    * @param client read-only API access for informers and TLS Secrets; may be null when a
    *     cluster-state file is set and no certificate is read through the API
    */
-  public IngestService(IngestConfig config, KafkaSettings kafka, MeterRegistry registry, KubernetesClient client) {
+  public IngestService(
+      IngestConfig config, KafkaSettings kafka, MeterRegistry registry, KubernetesClient client) {
     this.config = config.validate();
     this.kafka = kafka.validate();
     this.metrics = new IngestMetrics(registry);
@@ -95,63 +98,100 @@ public final class IngestService implements AutoCloseable {
       // Resources close in reverse order. Loss is closed after the flows publisher, so the flows it
       // could not deliver on the way out still reach data-plane-loss.
       LossPublisher lossPublisher = track(new LossPublisher(kafka, metrics));
-      LossWindows losses = track(new LossWindows(config.provider(), config.producer().aggregationWindow(),
-          lossPublisher));
+      LossWindows losses =
+          track(
+              new LossWindows(
+                  config.provider(), config.producer().aggregationWindow(), lossPublisher));
       FlowPublisher flows = track(new FlowPublisher(kafka, config.producer(), metrics, writer()));
-      KafkaReachability reachability = track(KafkaReachability.start(kafka, KAFKA_CHECK_INTERVAL,
-          KAFKA_CHECK_TIMEOUT));
+      KafkaReachability reachability =
+          track(KafkaReachability.start(kafka, KAFKA_CHECK_INTERVAL, KAFKA_CHECK_TIMEOUT));
       kafkaReachable = reachability::reachable;
       // Closed before the publisher: its last window is published (SIGTERM runs close()).
-      FlowAggregator aggregated = track(new FlowAggregator(flows, config.producer().aggregationWindow(),
-          config.producer().aggregationMaxFlows()));
+      FlowAggregator aggregated =
+          track(
+              new FlowAggregator(
+                  flows,
+                  config.producer().aggregationWindow(),
+                  config.producer().aggregationMaxFlows()));
       DeadLetterPublisher deadLetters = track(new DeadLetterPublisher(kafka, metrics));
       List<FlowSink> sinks = new ArrayList<>();
       List<DroppedInputSink> droppedSinks = new ArrayList<>();
       // A restart resumes a provider stream a little before the last flow published and drops what
       // the provider resends that the flows topic already holds.
-      Optional<ResumePoint.Resume> resume = switch (config.provider()) {
-        case cilium, calico -> resumePoint();
-        default -> Optional.empty();
-      };
-      String source = config.provider() == io.kubewarden.networkenforcer.common.flow.Provider.calico
-          ? GoldmaneSource.SOURCE : HubbleSource.SOURCE;
+      Optional<ResumePoint.Resume> resume =
+          switch (config.provider()) {
+            case cilium, calico -> resumePoint();
+            default -> Optional.empty();
+          };
+      String source =
+          config.provider() == io.kubewarden.networkenforcer.common.flow.Provider.calico
+              ? GoldmaneSource.SOURCE
+              : HubbleSource.SOURCE;
       var flowsTopic = kafka.topics().flows();
-      sinks.add(resume.<FlowSink>map(r -> new AlreadyPublished(aggregated, r.published(),
-          f -> flowsTopic.valueSerde().deserializer().deserialize(flowsTopic.name(),
-              flowsTopic.valueSerde().serializer().serialize(flowsTopic.name(), f)), source, metrics))
-          .orElse(aggregated));
+      sinks.add(
+          resume
+              .<FlowSink>map(
+                  r ->
+                      new AlreadyPublished(
+                          aggregated,
+                          r.published(),
+                          f ->
+                              flowsTopic
+                                  .valueSerde()
+                                  .deserializer()
+                                  .deserialize(
+                                      flowsTopic.name(),
+                                      flowsTopic
+                                          .valueSerde()
+                                          .serializer()
+                                          .serialize(flowsTopic.name(), f)),
+                          source,
+                          metrics))
+              .orElse(aggregated));
       if (config.dumper().enabled()) {
         FlowDumper dumper = new FlowDumper(config.dumper().bufferSize());
         sinks.add(dumper);
         droppedSinks.add(dumper);
-        dumperServer = track(new FlowDumperServer(dumper, new InetSocketAddress(config.dumper().port()),
-            dumperAccess).start());
-        LOG.info("flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
+        dumperServer =
+            track(
+                new FlowDumperServer(
+                        dumper, new InetSocketAddress(config.dumper().port()), dumperAccess)
+                    .start());
+        LOG.info(
+            "flow dumper: GET http://:{}/flow (buffer {})", dumperServer.port(), dumper.capacity());
       }
       // Loss reports are counted per node and window and published for the writer (Converged).
       // Flows Kafka did not take are loss of their own, published as the data plane's is.
       flows.onLoss(losses);
-      FlowIntake intake = new FlowIntake(sinks, deadLetters, metrics, droppedSinks).withLossSink(losses);
+      FlowIntake intake =
+          new FlowIntake(sinks, deadLetters, metrics, droppedSinks).withLossSink(losses);
       TlsMaterialLoader tls = new TlsMaterialLoader(client);
       Clock clock = Clock.systemUTC();
       switch (config.provider()) {
         case cilium -> {
-          HubbleSource hubble = track(new HubbleSource(config.hubble(), config.hubbleNodeLocal(), tls, resolver,
-              intake, clock));
+          HubbleSource hubble =
+              track(
+                  new HubbleSource(
+                      config.hubble(), config.hubbleNodeLocal(), tls, resolver, intake, clock));
           resume.ifPresent(r -> hubble.resumeFrom(r.since()));
           hubble.start();
           ready = hubble::isReady;
         }
         case calico -> {
-          GoldmaneSource goldmane = track(new GoldmaneSource(config.goldmane(), tls, resolver, intake, clock));
+          GoldmaneSource goldmane =
+              track(new GoldmaneSource(config.goldmane(), tls, resolver, intake, clock));
           resume.ifPresent(r -> goldmane.resumeFrom(r.since()));
           goldmane.start();
           ready = goldmane::isReady;
         }
         case istio -> startOtlp(tls, resolver, intake, clock);
-        default -> throw new ConfigException("provider " + config.provider() + " has no ingest source");
+        default ->
+            throw new ConfigException("provider " + config.provider() + " has no ingest source");
       }
-      LOG.info("ingest started: provider {}, flows to {}", config.provider(), kafka.topics().flows().name());
+      LOG.info(
+          "ingest started: provider {}, flows to {}",
+          config.provider(),
+          kafka.topics().flows().name());
       return this;
     } catch (IOException e) {
       close();
@@ -162,36 +202,57 @@ public final class IngestService implements AutoCloseable {
     }
   }
 
-  private void startOtlp(TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake, Clock clock)
+  private void startOtlp(
+      TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake, Clock clock)
       throws IOException {
     var istio = config.istio();
     // Validation made sure a TLS receiver has a certificate directory; renewals are picked up.
-    ServerTls serverTls = istio.tls().isInsecure() ? null
-        : track(ServerTls.fromDirectory(istio.tls().certDir(), true, CERT_RELOAD_CHECK));
+    ServerTls serverTls =
+        istio.tls().isInsecure()
+            ? null
+            : track(ServerTls.fromDirectory(istio.tls().certDir(), true, CERT_RELOAD_CHECK));
     ClientIdentity fluentBit = serverTls == null ? null : new ClientIdentity(istio.clientName());
-    OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
-    otlpGrpc = track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, fluentBit, ingestor).start());
+    OtlpLogIngestor ingestor =
+        new OtlpLogIngestor(new ZtunnelLogParser(resolver, config.trustDomain(), clock), intake);
+    otlpGrpc =
+        track(new OtlpGrpcReceiver(istio.grpcPort(), serverTls, fluentBit, ingestor).start());
     if (istio.httpPort() > 0) {
-      otlpHttp = track(new OtlpHttpReceiver(istio.httpPort(), serverTls, fluentBit, ingestor).start());
+      otlpHttp =
+          track(new OtlpHttpReceiver(istio.httpPort(), serverTls, fluentBit, ingestor).start());
     }
-    LOG.info("OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}, client {}", otlpGrpc.port(),
-        otlpHttp == null ? "off" : otlpHttp.port(), istio.tls().describe(),
+    LOG.info(
+        "OTLP logs receiver: gRPC :{}, HTTP /v1/logs :{}, TLS {}, client {}",
+        otlpGrpc.port(),
+        otlpHttp == null ? "off" : otlpHttp.port(),
+        istio.tls().describe(),
         fluentBit == null ? "anyone (plain text)" : "only " + fluentBit.name());
     ready = otlpGrpc::isRunning;
   }
 
-  /** Node-local ingest writes its node's part of the flows; one Relay reader writes them all (null). */
+  /**
+   * Node-local ingest writes its node's part of the flows; one Relay reader writes them all (null).
+   */
   private String writer() {
     return config.hubbleNodeLocal() == null ? null : config.hubbleNodeLocal().writer();
   }
 
   /** The flows topic says where the previous process stopped (nothing of our own to keep). */
   private Optional<ResumePoint.Resume> resumePoint() {
-    Optional<ResumePoint.Resume> at = ResumePoint.resume(kafka, config.provider(), writer(),
-        config.producer().aggregationWindow(), Duration.ofSeconds(30));
-    at.ifPresent(r -> LOG.info("resuming the {} stream from {} (the flows topic's newest flow, less the window); "
-        + "{} flows already published from there are dropped when resent", config.provider(), r.since(),
-        r.published().stream().mapToLong(f -> f.count()).sum()));
+    Optional<ResumePoint.Resume> at =
+        ResumePoint.resume(
+            kafka,
+            config.provider(),
+            writer(),
+            config.producer().aggregationWindow(),
+            Duration.ofSeconds(30));
+    at.ifPresent(
+        r ->
+            LOG.info(
+                "resuming the {} stream from {} (the flows topic's newest flow, less the window); "
+                    + "{} flows already published from there are dropped when resent",
+                config.provider(),
+                r.since(),
+                r.published().stream().mapToLong(f -> f.count()).sum()));
     return at;
   }
 
@@ -201,19 +262,25 @@ public final class IngestService implements AutoCloseable {
       return ClusterStateFile.load(config.clusterStateFile());
     }
     if (client == null) {
-      throw new ConfigException("ingest needs Kubernetes API access to resolve pods (or a cluster-state file)");
+      throw new ConfigException(
+          "ingest needs Kubernetes API access to resolve pods (or a cluster-state file)");
     }
     InformerClusterView view = track(InformerClusterView.start(client));
     view.awaitSynced(Duration.ofMinutes(1));
     return view;
   }
 
-  /** Ready when the provider stream is connected (cilium, calico) or the receiver listens (istio). */
+  /**
+   * Ready when the provider stream is connected (cilium, calico) or the receiver listens (istio).
+   */
   public boolean isReady() {
     return ready.getAsBoolean();
   }
 
-  /** Whether the brokers answered the last check (every 2 s, 3 s to answer): a second readiness check. */
+  /**
+   * Whether the brokers answered the last check (every 2 s, 3 s to answer): a second readiness
+   * check.
+   */
   public boolean kafkaReachable() {
     return kafkaReachable.getAsBoolean();
   }

@@ -7,8 +7,8 @@ import java.nio.file.Path;
 
 /**
  * The basic fixtures: the repository's own copy in {@code samples/basic} (the same files as the
- * team's {@code shared/fixtures/basic}), found by walking up from the working directory so a
- * clean clone needs nothing beside it. {@code NE_FIXTURES_DIR} points at another fixtures folder.
+ * team's {@code shared/fixtures/basic}), found by walking up from the working directory so a clean
+ * clone needs nothing beside it. {@code NE_FIXTURES_DIR} points at another fixtures folder.
  */
 public final class Fixtures {
   private Fixtures() {}
@@ -26,15 +26,20 @@ public final class Fixtures {
         }
       }
     }
-    throw new IllegalStateException("samples/basic (or shared/fixtures/basic) not found above " + Path.of("").toAbsolutePath()
-        + "; set NE_FIXTURES_DIR to the fixtures folder");
+    throw new IllegalStateException(
+        "samples/basic (or shared/fixtures/basic) not found above "
+            + Path.of("").toAbsolutePath()
+            + "; set NE_FIXTURES_DIR to the fixtures folder");
   }
 
   public static Path file(String name) {
     return basic().resolve(name);
   }
 
-  /** {@code samples/captures}: real records from public repositories and multi-node captures (see its README). */
+  /**
+   * {@code samples/captures}: real records from public repositories and multi-node captures (see
+   * its README).
+   */
   public static Path capture(String name) {
     return basic().getParent().resolve("captures").resolve(name);
   }

@@ -43,32 +43,80 @@ class IngestConfigTest {
   @Test
   void badValuesSayWhatToFix() {
     IngestConfig calico = IngestConfig.defaults(Provider.calico);
-    assertThatThrownBy(() -> calico.withGoldmane(new StreamSettings("goldmane:7443", TlsSettings.insecure(),
-        Duration.ofSeconds(1), Duration.ofSeconds(5), Keepalive.grpcGoCompatible())).validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("controller.provider.calico.tls.mode")
+    assertThatThrownBy(
+            () ->
+                calico
+                    .withGoldmane(
+                        new StreamSettings(
+                            "goldmane:7443",
+                            TlsSettings.insecure(),
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(5),
+                            Keepalive.grpcGoCompatible()))
+                    .validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("controller.provider.calico.tls.mode")
         .hasMessageContaining("mutual TLS");
     assertThatThrownBy(() -> IngestConfig.defaults(Provider.file).validate())
-        .hasMessageContaining("istio, calico or cilium").hasMessageContaining("learn");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.cilium).withHubble(new StreamSettings("relay:443",
-        new TlsSettings(TlsMode.issuer, null, null, null, null, null, null), Duration.ofSeconds(1),
-        Duration.ofSeconds(5), Keepalive.grpcGoCompatible())).validate())
-        .hasMessageContaining("controller.provider.cilium.tls").hasMessageContaining("Secret");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.cilium).withHubble(new StreamSettings("relay:443",
-        TlsSettings.insecure(), Duration.ofSeconds(1), Duration.ofSeconds(5),
-        new Keepalive(Duration.ofSeconds(30), Duration.ofSeconds(5)))).validate())
-        .hasMessageContaining("keepalive").hasMessageContaining("5m");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio).withIstio(new OtlpSettings(4317, 4317,
-        TlsSettings.insecure(), null)).validate()).hasMessageContaining("must differ");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)
-        .withDumper(new IngestConfig.Dumper(true, 9080, 0)).validate()).hasMessageContaining("bufferSize");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)
-        .withDumper(new IngestConfig.Dumper(true, 4317, 10)).validate()).hasMessageContaining("already used");
+        .hasMessageContaining("istio, calico or cilium")
+        .hasMessageContaining("learn");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.cilium)
+                    .withHubble(
+                        new StreamSettings(
+                            "relay:443",
+                            new TlsSettings(TlsMode.issuer, null, null, null, null, null, null),
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(5),
+                            Keepalive.grpcGoCompatible()))
+                    .validate())
+        .hasMessageContaining("controller.provider.cilium.tls")
+        .hasMessageContaining("Secret");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.cilium)
+                    .withHubble(
+                        new StreamSettings(
+                            "relay:443",
+                            TlsSettings.insecure(),
+                            Duration.ofSeconds(1),
+                            Duration.ofSeconds(5),
+                            new Keepalive(Duration.ofSeconds(30), Duration.ofSeconds(5))))
+                    .validate())
+        .hasMessageContaining("keepalive")
+        .hasMessageContaining("5m");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.istio)
+                    .withIstio(new OtlpSettings(4317, 4317, TlsSettings.insecure(), null))
+                    .validate())
+        .hasMessageContaining("must differ");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.istio)
+                    .withDumper(new IngestConfig.Dumper(true, 9080, 0))
+                    .validate())
+        .hasMessageContaining("bufferSize");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.istio)
+                    .withDumper(new IngestConfig.Dumper(true, 4317, 10))
+                    .validate())
+        .hasMessageContaining("already used");
     assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio).withTrustDomain(" ").validate())
         .hasMessageContaining("trust domain");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)
-        .withClusterStateFile(Path.of("/nonexistent/state.json")).validate()).hasMessageContaining("cluster-state");
-    assertThatThrownBy(() -> IngestConfig.defaults(Provider.istio)
-        .withProducer(new ProducerTuning("brotli", Duration.ZERO, 65536)).validate())
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.istio)
+                    .withClusterStateFile(Path.of("/nonexistent/state.json"))
+                    .validate())
+        .hasMessageContaining("cluster-state");
+    assertThatThrownBy(
+            () ->
+                IngestConfig.defaults(Provider.istio)
+                    .withProducer(new ProducerTuning("brotli", Duration.ZERO, 65536))
+                    .validate())
         .hasMessageContaining("compression");
     assertThatThrownBy(() -> TlsMode.parse("controller.provider.istio.tls.mode", "mtls"))
         .hasMessageContaining("issuer, existingSecret or insecure");

@@ -27,14 +27,24 @@ final class ClusterInformers {
 
   ClusterInformers(KubernetesClient client, Duration resyncPeriod) {
     long resync = resyncPeriod.toMillis();
-    policies = client.resources(WorkloadNetworkPolicy.class).inAnyNamespace().runnableInformer(resync);
+    policies =
+        client.resources(WorkloadNetworkPolicy.class).inAnyNamespace().runnableInformer(resync);
     policies.addIndexers(ClusterCache.targetIndex());
-    proposals = client.resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().runnableInformer(resync);
+    proposals =
+        client
+            .resources(WorkloadNetworkPolicyProposal.class)
+            .inAnyNamespace()
+            .runnableInformer(resync);
     // Proposals take their owner's uid from here: no GET per proposal record.
-    workloads.put(WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.StatefulSet, client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
-    workloads.put(WorkloadKind.CronJob, client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
+    workloads.put(
+        WorkloadKind.Deployment, client.apps().deployments().inAnyNamespace().runnableInformer(0));
+    workloads.put(
+        WorkloadKind.StatefulSet,
+        client.apps().statefulSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(
+        WorkloadKind.DaemonSet, client.apps().daemonSets().inAnyNamespace().runnableInformer(0));
+    workloads.put(
+        WorkloadKind.CronJob, client.batch().v1().cronjobs().inAnyNamespace().runnableInformer(0));
     cache = new ClusterCache(policies, proposals, workloads);
   }
 

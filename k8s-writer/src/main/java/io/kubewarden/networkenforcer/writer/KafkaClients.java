@@ -18,8 +18,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The Kafka clients of one leader session, configured as the writer needs them: idempotent
- * producers, and consumers that read committed records only, commit by hand and export their
- * client metrics while the session lasts.
+ * producers, and consumers that read committed records only, commit by hand and export their client
+ * metrics while the session lasts.
  */
 final class KafkaClients implements AutoCloseable {
   private final WriterConfig config;
@@ -36,13 +36,15 @@ final class KafkaClients implements AutoCloseable {
   }
 
   KafkaProducer<byte[], byte[]> rawProducer() {
-    return new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+    return new KafkaProducer<>(
+        producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /** A consumer of the group {@code <consumerGroup>-<what>}, its metrics bound to the registry. */
   KafkaConsumer<String, byte[]> consumer(String what) {
-    KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(consumerConfig(what), new StringDeserializer(),
-        new ByteArrayDeserializer());
+    KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            consumerConfig(what), new StringDeserializer(), new ByteArrayDeserializer());
     KafkaClientMetrics metrics = new KafkaClientMetrics(consumer, Tags.of("group", groupId(what)));
     metrics.bindTo(meters);
     consumerMetrics.add(metrics);
@@ -54,7 +56,8 @@ final class KafkaClients implements AutoCloseable {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-    // A proposal record refused as too large for the API server is parked on dead-letter as it came.
+    // A proposal record refused as too large for the API server is parked on dead-letter as it
+    // came.
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(Topics.MAX_RECORD_BYTES));
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + config.identity());
     return p;
@@ -71,13 +74,19 @@ final class KafkaClients implements AutoCloseable {
     // The processor writes in transactions: records of one that aborts (a crash, a fenced zombie)
     // must not be counted, the processor writes them again. The client's default reads them.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    // A new group starts at the beginning: nothing produced before the first writer started is lost.
+    // A new group starts at the beginning: nothing produced before the first writer started is
+    // lost.
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "network-enforcer-writer-" + what + "-" + config.identity());
+    p.put(
+        ConsumerConfig.CLIENT_ID_CONFIG,
+        "network-enforcer-writer-" + what + "-" + config.identity());
     return p;
   }
 
-  /** Unbinds the consumers' metrics, so a standby exports none. The clients are closed by their owners. */
+  /**
+   * Unbinds the consumers' metrics, so a standby exports none. The clients are closed by their
+   * owners.
+   */
   @Override
   public void close() {
     consumerMetrics.forEach(KafkaClientMetrics::close);

@@ -55,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * Everything the writer does while it holds the lease: informers on policies, proposals, workloads
  * and the rendered objects; one keyed controller per kind (policies, proposals, native
  * NetworkPolicies) whose work queue the informers (through {@link EnqueueKeys}) and the Kafka
- * consumers (proposals, violations, loss) feed; and nothing else. Built on
- * leading, torn down on losing it: all state that matters is in the cluster and on the topics.
+ * consumers (proposals, violations, loss) feed; and nothing else. Built on leading, torn down on
+ * losing it: all state that matters is in the cluster and on the topics.
  */
 final class LeaderSession {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderSession.class);
@@ -85,13 +85,22 @@ final class LeaderSession {
   private ViolationConsumer violationConsumer;
   private LossConsumer lossConsumer;
   private volatile boolean stopped;
+
   /** Set once the informers have synced: what the live view reads. */
   private volatile ClusterCache syncedCache;
+
   private final BooleanSupplier leading;
   private final AtomicInteger buffered;
 
-  LeaderSession(KubernetesClient client, WriterConfig config, ClusterWriter writer, ViolationEvents events,
-      MeterRegistry meters, Clock clock, BooleanSupplier leading, AtomicInteger buffered) {
+  LeaderSession(
+      KubernetesClient client,
+      WriterConfig config,
+      ClusterWriter writer,
+      ViolationEvents events,
+      MeterRegistry meters,
+      Clock clock,
+      BooleanSupplier leading,
+      AtomicInteger buffered) {
     this.leading = leading;
     this.buffered = buffered;
     this.client = client;
@@ -114,25 +123,61 @@ final class LeaderSession {
     ClusterCache cache = cluster.cache;
 
     ObjectEvents objectEvents = new ObjectEvents(writer, clock);
-    PolicyPublisher publisher = new PolicyPublisher(producer, topics.policies(), topics.control(), cache, meters,
-        clock, leading);
+    PolicyPublisher publisher =
+        new PolicyPublisher(
+            producer, topics.policies(), topics.control(), cache, meters, clock, leading);
     NativeRenderer renderer = new NativeRenderer(client, writer, istio, renderConditions, meters);
     desiredProposals = new DesiredProposals();
     violations = new ViolationBuffer();
     LossLedger losses = new LossLedger(config.convergenceQuietPeriod());
-    ProposalReconciler proposalReconciler = new ProposalReconciler(cache, writer, desiredProposals,
-        new Promoter(client, cache, writer, meters), publisher, deadLetters, objectEvents, meters, clock, losses);
-    proposalController = new Controller<>("proposals", proposalReconciler, RETRY_BASE, RETRY_MAX, meters);
-    StatusSync statusSync = new StatusSync(client, writer, cache, violations, renderConditions, events,
-        new StatusMerger(), meters, clock, deadLetters);
-    policyController = new Controller<>("policies", new PolicyReconciler(cache, publisher, renderer,
-        renderConditions, statusSync, proposalController::enqueue, objectEvents), RETRY_BASE, RETRY_MAX, meters);
+    ProposalReconciler proposalReconciler =
+        new ProposalReconciler(
+            cache,
+            writer,
+            desiredProposals,
+            new Promoter(client, cache, writer, meters),
+            publisher,
+            deadLetters,
+            objectEvents,
+            meters,
+            clock,
+            losses);
+    proposalController =
+        new Controller<>("proposals", proposalReconciler, RETRY_BASE, RETRY_MAX, meters);
+    StatusSync statusSync =
+        new StatusSync(
+            client,
+            writer,
+            cache,
+            violations,
+            renderConditions,
+            events,
+            new StatusMerger(),
+            meters,
+            clock,
+            deadLetters);
+    policyController =
+        new Controller<>(
+            "policies",
+            new PolicyReconciler(
+                cache,
+                publisher,
+                renderer,
+                renderConditions,
+                statusSync,
+                proposalController::enqueue,
+                objectEvents),
+            RETRY_BASE,
+            RETRY_MAX,
+            meters);
 
-    cluster.policies.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
-        .updatesWhen(EventFilters.specOrMetadataChangedOrResync()));
+    cluster.policies.addEventHandler(
+        EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
+            .updatesWhen(EventFilters.specOrMetadataChangedOrResync()));
     // The final state of a deleted proposal decides whose delete it was (WhoDeleted).
-    cluster.proposals.addEventHandler(EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
-        .finalStateTo(proposalReconciler::onDeleted));
+    cluster.proposals.addEventHandler(
+        EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
+            .finalStateTo(proposalReconciler::onDeleted));
     informers.addAll(cluster.all());
     startDriftWatches(istio);
     cluster.startAndSync(SYNC_TIMEOUT);
@@ -143,12 +188,21 @@ final class LeaderSession {
     // Every policy is published below; tombstone what the cluster no longer has. Reconcilers start
     // only now, on complete caches: "does this target have a policy?" must not be answered from a
     // half-filled cache (it would promote or apply over an existing policy).
-    var keysOnTopic = PolicyTopicReader.liveKeys(config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
+    var keysOnTopic =
+        PolicyTopicReader.liveKeys(
+            config.kafka().clientConfig(), topics.policies().name(), SYNC_TIMEOUT);
     publisher.resync(cache.allPolicies(), keysOnTopic);
-    // The data plane's loss is read before any proposal is reconciled: none shows Converged wrongly.
-    lossConsumer = new LossConsumer(kafka.consumer("loss"), topics.dataPlaneLoss(), losses,
-        () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))), deadLetters,
-        config.statusUpdateInterval(), clock);
+    // The data plane's loss is read before any proposal is reconciled: none shows Converged
+    // wrongly.
+    lossConsumer =
+        new LossConsumer(
+            kafka.consumer("loss"),
+            topics.dataPlaneLoss(),
+            losses,
+            () -> cache.allProposals().forEach(p -> proposalController.enqueue(ObjectKey.of(p))),
+            deadLetters,
+            config.statusUpdateInterval(),
+            clock);
     lossConsumer.catchUp(SYNC_TIMEOUT);
     policyController.start(1, config.identity());
     proposalController.start(1, config.identity());
@@ -158,13 +212,31 @@ final class LeaderSession {
     LOG.info("leader session of {} running", config.identity());
   }
 
-  /** The topics' consumers, each on its own thread; they only record desired state and queue keys. */
+  /**
+   * The topics' consumers, each on its own thread; they only record desired state and queue keys.
+   */
   private void startConsumers(ClusterCache cache, DeadLetters deadLetters) {
-    proposalConsumer = new ProposalConsumer(kafka.consumer("proposals"), topics.proposals(), desiredProposals,
-        proposalController::enqueue, deadLetters);
-    violationConsumer = new ViolationConsumer(kafka.consumer("violations"), topics.violations(), violations, cache,
-        k -> policyController.enqueue(ObjectKey.parse(k)), events, deadLetters, config.statusUpdateInterval(),
-        config.maxBufferedViolations(), meters, clock, buffered);
+    proposalConsumer =
+        new ProposalConsumer(
+            kafka.consumer("proposals"),
+            topics.proposals(),
+            desiredProposals,
+            proposalController::enqueue,
+            deadLetters);
+    violationConsumer =
+        new ViolationConsumer(
+            kafka.consumer("violations"),
+            topics.violations(),
+            violations,
+            cache,
+            k -> policyController.enqueue(ObjectKey.parse(k)),
+            events,
+            deadLetters,
+            config.statusUpdateInterval(),
+            config.maxBufferedViolations(),
+            meters,
+            clock,
+            buffered);
     startThread("writer-proposals-" + config.identity(), proposalConsumer);
     startThread("writer-violations-" + config.identity(), violationConsumer);
     startThread("writer-loss-" + config.identity(), lossConsumer);
@@ -172,13 +244,29 @@ final class LeaderSession {
 
   /** Drift: a rendered object changed or deleted behind our back is rendered again. */
   private void startDriftWatches(IstioAvailability istio) {
-    EnqueueKeys<HasMetadata> drift = EnqueueKeys.<HasMetadata>to(policyController::enqueue)
-        .keyedBy(OwnerKeys::policyOf).addsWhen(EventFilters.never());
-    startDriftWatch("NetworkPolicy", client.network().v1().networkPolicies().inAnyNamespace()
-        .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0), drift);
+    EnqueueKeys<HasMetadata> drift =
+        EnqueueKeys.<HasMetadata>to(policyController::enqueue)
+            .keyedBy(OwnerKeys::policyOf)
+            .addsWhen(EventFilters.never());
+    startDriftWatch(
+        "NetworkPolicy",
+        client
+            .network()
+            .v1()
+            .networkPolicies()
+            .inAnyNamespace()
+            .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE)
+            .runnableInformer(0),
+        drift);
     if (istio.available()) {
-      startDriftWatch("AuthorizationPolicy", client.genericKubernetesResources(AuthorizationPolicies.CONTEXT)
-          .inAnyNamespace().withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE).runnableInformer(0), drift);
+      startDriftWatch(
+          "AuthorizationPolicy",
+          client
+              .genericKubernetesResources(AuthorizationPolicies.CONTEXT)
+              .inAnyNamespace()
+              .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE)
+              .runnableInformer(0),
+          drift);
     }
   }
 
@@ -192,34 +280,51 @@ final class LeaderSession {
    * union). Not needed to run: on the Istio backend the chart grants no NetworkPolicy access.
    */
   private void startNativePolicyPublishing() {
-    SharedIndexInformer<NetworkPolicy> all = client.network().v1().networkPolicies().inAnyNamespace()
-        .runnableInformer(0);
-    nativeController = new Controller<>("native-policies", new NativePolicyPublisher(producer,
-        topics.nativePolicies(), key -> Optional.ofNullable(all.getStore().getByKey(key.toString())), meters),
-        RETRY_BASE, RETRY_MAX, meters);
+    SharedIndexInformer<NetworkPolicy> all =
+        client.network().v1().networkPolicies().inAnyNamespace().runnableInformer(0);
+    nativeController =
+        new Controller<>(
+            "native-policies",
+            new NativePolicyPublisher(
+                producer,
+                topics.nativePolicies(),
+                key -> Optional.ofNullable(all.getStore().getByKey(key.toString())),
+                meters),
+            RETRY_BASE,
+            RETRY_MAX,
+            meters);
     all.addEventHandler(EnqueueKeys.<NetworkPolicy>to(nativeController::enqueue));
-    all.exceptionHandler((started, t) -> {
-      LOG.warn("watch of NetworkPolicies for monitor mode failed: {}", t.getMessage());
-      return !(t instanceof KubernetesClientException e && (e.getCode() == 403 || e.getCode() == 404));
-    });
+    all.exceptionHandler(
+        (started, t) -> {
+          LOG.warn("watch of NetworkPolicies for monitor mode failed: {}", t.getMessage());
+          return !(t instanceof KubernetesClientException e
+              && (e.getCode() == 403 || e.getCode() == 404));
+        });
     informers.add(all);
     nativeController.start(1, config.identity());
-    all.start().thenRun(() -> {
-      try {
-        NativePolicyPublisher.stale(all.getStore().list(), PolicyTopicReader.liveKeys(config.kafka().clientConfig(),
-            topics.nativePolicies().name(), SYNC_TIMEOUT)).forEach(nativeController::enqueue);
-      } catch (Exception e) {
-        LOG.warn("cannot resync {}: {}", topics.nativePolicies().name(), e.toString());
-      }
-    });
+    all.start()
+        .thenRun(
+            () -> {
+              try {
+                NativePolicyPublisher.stale(
+                        all.getStore().list(),
+                        PolicyTopicReader.liveKeys(
+                            config.kafka().clientConfig(),
+                            topics.nativePolicies().name(),
+                            SYNC_TIMEOUT))
+                    .forEach(nativeController::enqueue);
+              } catch (Exception e) {
+                LOG.warn("cannot resync {}: {}", topics.nativePolicies().name(), e.toString());
+              }
+            });
   }
 
   /**
    * Watches rendered objects for drift. Not needed to start: the chart grants only the native kind
    * of its backend, so the other one may be forbidden; then there is no watch, only the resync.
    */
-  private <T extends HasMetadata> void startDriftWatch(String kind, SharedIndexInformer<T> informer,
-      EnqueueKeys<HasMetadata> drift) {
+  private <T extends HasMetadata> void startDriftWatch(
+      String kind, SharedIndexInformer<T> informer, EnqueueKeys<HasMetadata> drift) {
     informer.addEventHandler(drift);
     informers.add(OptionalWatch.of("rendered " + kind + " objects", informer));
     informer.start();

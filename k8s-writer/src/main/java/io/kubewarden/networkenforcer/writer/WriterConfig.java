@@ -12,19 +12,33 @@ import java.util.Objects;
  *
  * @param namespace where the Lease lives (the writer's own namespace)
  * @param identity this replica's name in the Lease (the pod name)
- * @param statusUpdateInterval {@code wnpStatusUpdateInterval}: how often buffered violations reach the status
+ * @param statusUpdateInterval {@code wnpStatusUpdateInterval}: how often buffered violations reach
+ *     the status
  * @param fieldManager the server-side apply field manager of every object we write
- * @param consumerGroup prefix of the Kafka consumer groups ({@code -proposals}, {@code -violations})
+ * @param consumerGroup prefix of the Kafka consumer groups ({@code -proposals}, {@code
+ *     -violations})
  * @param maxBufferedViolations consumption pauses above this many buffered, unwritten observations
  * @param resyncPeriod how often informers replay the cache (repairs drift nobody told us about)
  * @param liveView serve the read-only live view page on the management port (off by default)
  * @param convergenceQuietPeriod the processor's quiet period: events lost by the data plane hold a
  *     proposal's {@code Converged} false until this long has passed without loss
  */
-public record WriterConfig(String namespace, String leaseName, String identity, Duration leaseDuration,
-    Duration renewDeadline, Duration retryPeriod, Duration statusUpdateInterval, String fieldManager,
-    String consumerGroup, int maxBufferedViolations, Duration resyncPeriod, TelemetrySettings telemetry,
-    KafkaSettings kafka, boolean liveView, Duration convergenceQuietPeriod) {
+public record WriterConfig(
+    String namespace,
+    String leaseName,
+    String identity,
+    Duration leaseDuration,
+    Duration renewDeadline,
+    Duration retryPeriod,
+    Duration statusUpdateInterval,
+    String fieldManager,
+    String consumerGroup,
+    int maxBufferedViolations,
+    Duration resyncPeriod,
+    TelemetrySettings telemetry,
+    KafkaSettings kafka,
+    boolean liveView,
+    Duration convergenceQuietPeriod) {
 
   public static final String DEFAULT_LEASE_NAME = "network-enforcer-writer";
   public static final String DEFAULT_FIELD_MANAGER = "network-enforcer";
@@ -35,10 +49,21 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
   }
 
   public Builder toBuilder() {
-    return new Builder().namespace(namespace).leaseName(leaseName).identity(identity).leaseDuration(leaseDuration)
-        .renewDeadline(renewDeadline).retryPeriod(retryPeriod).statusUpdateInterval(statusUpdateInterval)
-        .fieldManager(fieldManager).consumerGroup(consumerGroup).maxBufferedViolations(maxBufferedViolations)
-        .resyncPeriod(resyncPeriod).telemetry(telemetry).kafka(kafka).liveView(liveView)
+    return new Builder()
+        .namespace(namespace)
+        .leaseName(leaseName)
+        .identity(identity)
+        .leaseDuration(leaseDuration)
+        .renewDeadline(renewDeadline)
+        .retryPeriod(retryPeriod)
+        .statusUpdateInterval(statusUpdateInterval)
+        .fieldManager(fieldManager)
+        .consumerGroup(consumerGroup)
+        .maxBufferedViolations(maxBufferedViolations)
+        .resyncPeriod(resyncPeriod)
+        .telemetry(telemetry)
+        .kafka(kafka)
+        .liveView(liveView)
         .convergenceQuietPeriod(convergenceQuietPeriod);
   }
 
@@ -47,30 +72,42 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     requireName("writer namespace (--namespace, POD_NAMESPACE)", namespace);
     requireName("lease name (--lease-name)", leaseName);
     if (identity == null || identity.isBlank()) {
-      throw new ConfigException("writer identity is empty; set --identity or POD_NAME to this replica's name");
+      throw new ConfigException(
+          "writer identity is empty; set --identity or POD_NAME to this replica's name");
     }
     requirePositive("lease duration", leaseDuration);
     requirePositive("lease renew deadline", renewDeadline);
     requirePositive("lease retry period", retryPeriod);
     if (renewDeadline.compareTo(leaseDuration) >= 0) {
-      throw new ConfigException("lease renew deadline (" + renewDeadline + ") must be shorter than the lease duration ("
-          + leaseDuration + ")");
+      throw new ConfigException(
+          "lease renew deadline ("
+              + renewDeadline
+              + ") must be shorter than the lease duration ("
+              + leaseDuration
+              + ")");
     }
     if (retryPeriod.compareTo(renewDeadline) >= 0) {
-      throw new ConfigException("lease retry period (" + retryPeriod + ") must be shorter than the renew deadline ("
-          + renewDeadline + ")");
+      throw new ConfigException(
+          "lease retry period ("
+              + retryPeriod
+              + ") must be shorter than the renew deadline ("
+              + renewDeadline
+              + ")");
     }
     requirePositive("wnpStatusUpdateInterval", statusUpdateInterval);
     requirePositive("informer resync period", resyncPeriod);
-    requirePositive("convergence quiet period (--convergence-quiet-period)", convergenceQuietPeriod);
+    requirePositive(
+        "convergence quiet period (--convergence-quiet-period)", convergenceQuietPeriod);
     if (fieldManager == null || fieldManager.isBlank() || fieldManager.length() > 128) {
-      throw new ConfigException("field manager must be 1 to 128 characters, got '" + fieldManager + "'");
+      throw new ConfigException(
+          "field manager must be 1 to 128 characters, got '" + fieldManager + "'");
     }
     if (consumerGroup == null || consumerGroup.isBlank()) {
       throw new ConfigException("kafka consumer group of the writer is empty");
     }
     if (maxBufferedViolations < 1) {
-      throw new ConfigException("max buffered violations must be at least 1, got " + maxBufferedViolations);
+      throw new ConfigException(
+          "max buffered violations must be at least 1, got " + maxBufferedViolations);
     }
     Objects.requireNonNull(telemetry, "telemetry").validate();
     if (kafka == null) {
@@ -82,8 +119,11 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
 
   private static void requireName(String what, String value) {
     if (value == null || !value.matches("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")) {
-      throw new ConfigException(what + " must be a Kubernetes name (lower case letters, digits, '-', '.'), got '"
-          + value + "'");
+      throw new ConfigException(
+          what
+              + " must be a Kubernetes name (lower case letters, digits, '-', '.'), got '"
+              + value
+              + "'");
     }
   }
 
@@ -93,7 +133,10 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
     }
   }
 
-  /** Defaults: lease 15s/10s/2s like controller-runtime, status every 30s, field manager network-enforcer. */
+  /**
+   * Defaults: lease 15s/10s/2s like controller-runtime, status every 30s, field manager
+   * network-enforcer.
+   */
   public static final class Builder {
     private String namespace = "network-enforcer";
     private String leaseName = DEFAULT_LEASE_NAME;
@@ -123,26 +166,98 @@ public record WriterConfig(String namespace, String leaseName, String identity, 
       }
     }
 
-    public Builder namespace(String v) { namespace = v; return this; }
-    public Builder leaseName(String v) { leaseName = v; return this; }
-    public Builder identity(String v) { identity = v; return this; }
-    public Builder leaseDuration(Duration v) { leaseDuration = v; return this; }
-    public Builder renewDeadline(Duration v) { renewDeadline = v; return this; }
-    public Builder retryPeriod(Duration v) { retryPeriod = v; return this; }
-    public Builder statusUpdateInterval(Duration v) { statusUpdateInterval = v; return this; }
-    public Builder fieldManager(String v) { fieldManager = v; return this; }
-    public Builder consumerGroup(String v) { consumerGroup = v; return this; }
-    public Builder maxBufferedViolations(int v) { maxBufferedViolations = v; return this; }
-    public Builder resyncPeriod(Duration v) { resyncPeriod = v; return this; }
-    public Builder telemetry(TelemetrySettings v) { telemetry = v; return this; }
-    public Builder kafka(KafkaSettings v) { kafka = v; return this; }
-    public Builder liveView(boolean v) { liveView = v; return this; }
-    public Builder convergenceQuietPeriod(Duration v) { convergenceQuietPeriod = v; return this; }
+    public Builder namespace(String v) {
+      namespace = v;
+      return this;
+    }
+
+    public Builder leaseName(String v) {
+      leaseName = v;
+      return this;
+    }
+
+    public Builder identity(String v) {
+      identity = v;
+      return this;
+    }
+
+    public Builder leaseDuration(Duration v) {
+      leaseDuration = v;
+      return this;
+    }
+
+    public Builder renewDeadline(Duration v) {
+      renewDeadline = v;
+      return this;
+    }
+
+    public Builder retryPeriod(Duration v) {
+      retryPeriod = v;
+      return this;
+    }
+
+    public Builder statusUpdateInterval(Duration v) {
+      statusUpdateInterval = v;
+      return this;
+    }
+
+    public Builder fieldManager(String v) {
+      fieldManager = v;
+      return this;
+    }
+
+    public Builder consumerGroup(String v) {
+      consumerGroup = v;
+      return this;
+    }
+
+    public Builder maxBufferedViolations(int v) {
+      maxBufferedViolations = v;
+      return this;
+    }
+
+    public Builder resyncPeriod(Duration v) {
+      resyncPeriod = v;
+      return this;
+    }
+
+    public Builder telemetry(TelemetrySettings v) {
+      telemetry = v;
+      return this;
+    }
+
+    public Builder kafka(KafkaSettings v) {
+      kafka = v;
+      return this;
+    }
+
+    public Builder liveView(boolean v) {
+      liveView = v;
+      return this;
+    }
+
+    public Builder convergenceQuietPeriod(Duration v) {
+      convergenceQuietPeriod = v;
+      return this;
+    }
 
     public WriterConfig build() {
-      return new WriterConfig(namespace, leaseName, identity, leaseDuration, renewDeadline, retryPeriod,
-          statusUpdateInterval, fieldManager, consumerGroup, maxBufferedViolations, resyncPeriod, telemetry, kafka,
-          liveView, convergenceQuietPeriod);
+      return new WriterConfig(
+          namespace,
+          leaseName,
+          identity,
+          leaseDuration,
+          renewDeadline,
+          retryPeriod,
+          statusUpdateInterval,
+          fieldManager,
+          consumerGroup,
+          maxBufferedViolations,
+          resyncPeriod,
+          telemetry,
+          kafka,
+          liveView,
+          convergenceQuietPeriod);
     }
   }
 }

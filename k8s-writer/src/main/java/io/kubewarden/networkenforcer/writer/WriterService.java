@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The writer service the CLI runs: joins the leader election and, while leading, runs a
- * {@link LeaderSession}. Only the leader consumes Kafka and writes to the API server.
+ * The writer service the CLI runs: joins the leader election and, while leading, runs a {@link
+ * LeaderSession}. Only the leader consumes Kafka and writes to the API server.
  */
 public final class WriterService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WriterService.class);
@@ -35,48 +35,72 @@ public final class WriterService implements AutoCloseable {
   private final MeterRegistry meters;
   private final Clock clock;
   private final LeaderElection election;
+
   /** Sessions start and stop on their own thread, never on the election's. */
   private final ExecutorService lifecycle;
+
   private volatile LeaderSession session;
   private final AtomicInteger buffered;
   private boolean closed;
 
   /** The production wiring: server-side apply and the configured telemetry export. */
-  public static WriterService create(KubernetesClient client, WriterConfig config, MeterRegistry meters) {
+  public static WriterService create(
+      KubernetesClient client, WriterConfig config, MeterRegistry meters) {
     config.validate();
     TelemetryExport telemetry = TelemetryExport.create(config.telemetry(), config.namespace());
-    return new WriterService(client, config, new ServerSideApplyWriter(client, config.fieldManager()), telemetry,
-        meters, Clock.systemUTC());
+    return new WriterService(
+        client,
+        config,
+        new ServerSideApplyWriter(client, config.fieldManager()),
+        telemetry,
+        meters,
+        Clock.systemUTC());
   }
 
   /** Any writer and telemetry (tests use a mock-server writer and an in-memory exporter). */
-  public WriterService(KubernetesClient client, WriterConfig config, ClusterWriter writer, TelemetryExport telemetry,
-      MeterRegistry meters, Clock clock) {
+  public WriterService(
+      KubernetesClient client,
+      WriterConfig config,
+      ClusterWriter writer,
+      TelemetryExport telemetry,
+      MeterRegistry meters,
+      Clock clock) {
     this.client = client;
     this.config = config;
     this.telemetry = telemetry;
     this.events = new ViolationEvents(telemetry.provider());
     this.meters = meters;
     this.clock = clock;
-    this.lifecycle = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-lifecycle-" + config.identity()));
+    this.lifecycle =
+        Executors.newSingleThreadExecutor(
+            r -> new Thread(r, "writer-lifecycle-" + config.identity()));
     LeadershipChanges changes = new LeadershipChanges(meters);
-    this.election = new LeaderElection(client, config.namespace(), config.leaseName(), config.identity(),
-        config.leaseDuration(), config.renewDeadline(), config.retryPeriod(), new LeaderElection.Listener() {
-          @Override
-          public void startedLeading() {
-            changes.acquired();
-            onLifecycle(WriterService.this::startSession);
-          }
+    this.election =
+        new LeaderElection(
+            client,
+            config.namespace(),
+            config.leaseName(),
+            config.identity(),
+            config.leaseDuration(),
+            config.renewDeadline(),
+            config.retryPeriod(),
+            new LeaderElection.Listener() {
+              @Override
+              public void startedLeading() {
+                changes.acquired();
+                onLifecycle(WriterService.this::startSession);
+              }
 
-          @Override
-          public void stoppedLeading() {
-            changes.lost();
-            onLifecycle(WriterService.this::stopSession);
-          }
-        });
+              @Override
+              public void stoppedLeading() {
+                changes.lost();
+                onLifecycle(WriterService.this::stopSession);
+              }
+            });
     this.guardedWriter = new LeaderGuardedWriter(writer, election::isLeader, meters);
     meters.gauge("network.enforcer.writer.leader", election, e -> e.isLeader() ? 1 : 0);
-    this.buffered = meters.gauge("network.enforcer.writer.violations.buffered", new AtomicInteger());
+    this.buffered =
+        meters.gauge("network.enforcer.writer.violations.buffered", new AtomicInteger());
     ConvergenceGauges.register(meters, this::cache);
   }
 
@@ -89,7 +113,10 @@ public final class WriterService implements AutoCloseable {
   }
 
   public void start() {
-    LOG.info("writer {} joins the election for lease {}/{}", config.identity(), config.namespace(),
+    LOG.info(
+        "writer {} joins the election for lease {}/{}",
+        config.identity(),
+        config.namespace(),
         config.leaseName());
     election.start();
   }
@@ -103,7 +130,8 @@ public final class WriterService implements AutoCloseable {
    * take over. False before its first look at the lease and while it leads.
    */
   public boolean isStandby() {
-    return !election.isLeader() && election.holder().filter(h -> !h.equals(election.identity())).isPresent();
+    return !election.isLeader()
+        && election.holder().filter(h -> !h.equals(election.identity())).isPresent();
   }
 
   /**
@@ -119,13 +147,19 @@ public final class WriterService implements AutoCloseable {
     if (!election.isLeader() || session != null) {
       return;
     }
-    LeaderSession s = new LeaderSession(client, config, guardedWriter, events, meters, clock, election::isLeader, buffered);
+    LeaderSession s =
+        new LeaderSession(
+            client, config, guardedWriter, events, meters, clock, election::isLeader, buffered);
     session = s;
     try {
       s.start();
     } catch (Exception e) {
-      // Cannot work as leader (Kafka or the API server unreachable): give the lease to someone who can.
-      LOG.error("leader session of {} failed to start: {}; giving the lease up", config.identity(), e.toString());
+      // Cannot work as leader (Kafka or the API server unreachable): give the lease to someone who
+      // can.
+      LOG.error(
+          "leader session of {} failed to start: {}; giving the lease up",
+          config.identity(),
+          e.toString());
       meters.counter("network.enforcer.writer.session.start.failures").increment();
       election.rejoin();
       stopSession();

@@ -41,18 +41,43 @@ public final class Fixtures {
   }
 
   public static Deployment deployment(String name) {
-    return new DeploymentBuilder().withMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build())
-        .withNewSpec().withSelector(app(name)).withNewTemplate().withNewMetadata().withLabels(Map.of("app", name))
-        .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("nginx").endContainer().endSpec()
-        .endTemplate().endSpec().build();
+    return new DeploymentBuilder()
+        .withMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build())
+        .withNewSpec()
+        .withSelector(app(name))
+        .withNewTemplate()
+        .withNewMetadata()
+        .withLabels(Map.of("app", name))
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c")
+        .withImage("nginx")
+        .endContainer()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
   }
 
   /** Ingress from deployment {@code peer} in the same namespace on TCP 8080. */
   public static NetworkPolicySpec ingressFrom(String target, String peer) {
-    return new NetworkPolicySpecBuilder().withPodSelector(app(target)).withPolicyTypes("Ingress")
-        .addNewIngress().addNewFrom().withNewNamespaceSelector().withMatchLabels(Map.of("kubernetes.io/metadata.name", NS))
-        .endNamespaceSelector().withPodSelector(app(peer)).endFrom().addNewPort().withProtocol("TCP")
-        .withNewPort(8080).endPort().endIngress().build();
+    return new NetworkPolicySpecBuilder()
+        .withPodSelector(app(target))
+        .withPolicyTypes("Ingress")
+        .addNewIngress()
+        .addNewFrom()
+        .withNewNamespaceSelector()
+        .withMatchLabels(Map.of("kubernetes.io/metadata.name", NS))
+        .endNamespaceSelector()
+        .withPodSelector(app(peer))
+        .endFrom()
+        .addNewPort()
+        .withProtocol("TCP")
+        .withNewPort(8080)
+        .endPort()
+        .endIngress()
+        .build();
   }
 
   public static WorkloadNetworkPolicyProposalSpec proposalSpec(String target, String peer) {
@@ -64,7 +89,10 @@ public final class Fixtures {
     return s;
   }
 
-  /** The ingress spec of {@code target} with one rule per peer, in the given order, as the processor learns it. */
+  /**
+   * The ingress spec of {@code target} with one rule per peer, in the given order, as the processor
+   * learns it.
+   */
   public static WorkloadNetworkPolicyProposalSpec proposalSpec(String target, List<String> peers) {
     WorkloadNetworkPolicyProposalSpec s = proposalSpec(target, peers.get(0));
     List<NetworkPolicyIngressRule> rules = new ArrayList<>(peers.size());
@@ -76,22 +104,40 @@ public final class Fixtures {
   }
 
   public static ProposalSnapshot proposal(String target, String peer) {
-    return new ProposalSnapshot("deployment-" + target + "-ingress", NS, proposalSpec(target, peer),
-        List.of(new RuleEvidence(0, NS + "/" + peer, List.of(new PortEvidence("TCP", "8080",
-            "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z", 3)))), Instant.parse("2026-01-01T00:05:00Z"));
+    return new ProposalSnapshot(
+        "deployment-" + target + "-ingress",
+        NS,
+        proposalSpec(target, peer),
+        List.of(
+            new RuleEvidence(
+                0,
+                NS + "/" + peer,
+                List.of(
+                    new PortEvidence(
+                        "TCP", "8080", "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z", 3)))),
+        Instant.parse("2026-01-01T00:05:00Z"));
   }
 
-  public static WorkloadNetworkPolicyProposal wnpp(String target, String peer, Map<String, String> labels) {
+  public static WorkloadNetworkPolicyProposal wnpp(
+      String target, String peer, Map<String, String> labels) {
     WorkloadNetworkPolicyProposal p = new WorkloadNetworkPolicyProposal();
-    p.setMetadata(new ObjectMetaBuilder().withName("deployment-" + target + "-ingress").withNamespace(NS)
-        .withLabels(labels).build());
+    p.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-" + target + "-ingress")
+            .withNamespace(NS)
+            .withLabels(labels)
+            .build());
     p.setSpec(proposalSpec(target, peer));
     return p;
   }
 
   public static WorkloadNetworkPolicy wnp(String target, String peer, Mode mode) {
     WorkloadNetworkPolicy p = new WorkloadNetworkPolicy();
-    p.setMetadata(new ObjectMetaBuilder().withName("deployment-" + target + "-ingress").withNamespace(NS).build());
+    p.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-" + target + "-ingress")
+            .withNamespace(NS)
+            .build());
     WorkloadNetworkPolicySpec s = new WorkloadNetworkPolicySpec();
     s.copySharedFrom(proposalSpec(target, peer));
     s.setMode(mode);
@@ -101,13 +147,21 @@ public final class Fixtures {
 
   public static WorkloadNetworkPolicy istioWnp(String target, LabelSelector selector, Mode mode) {
     WorkloadNetworkPolicy p = new WorkloadNetworkPolicy();
-    p.setMetadata(new ObjectMetaBuilder().withName("deployment-" + target + "-ingress").withNamespace(NS).build());
+    p.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-" + target + "-ingress")
+            .withNamespace(NS)
+            .build());
     WorkloadNetworkPolicySpec s = new WorkloadNetworkPolicySpec();
     s.setBackend(Backend.istio);
     s.setDirection(Direction.Ingress);
     s.setTargetRef(new TargetRef(WorkloadKind.Deployment, target));
-    s.setIstio(new IstioPolicy(selector, List.of(IstioPolicy.Rule.of(
-        List.of("cluster.local/ns/" + NS + "/sa/frontend"), List.of("8080")))));
+    s.setIstio(
+        new IstioPolicy(
+            selector,
+            List.of(
+                IstioPolicy.Rule.of(
+                    List.of("cluster.local/ns/" + NS + "/sa/frontend"), List.of("8080")))));
     s.setMode(mode);
     p.setSpec(s);
     return p;
@@ -117,10 +171,26 @@ public final class Fixtures {
     return new ViolationEndpoint(NS, "Deployment", workload, null, app(workload));
   }
 
-  /** {@code from} tried to reach {@code policyTarget} on TCP {@code port}, against the policy of the target. */
-  public static ViolationObservation violation(String policyTarget, String from, int port, Instant at) {
-    return new ViolationObservation(NS, "deployment-" + policyTarget + "-ingress", at, endpoint(from),
-        endpoint(policyTarget), Protocol.TCP, port, Mode.monitor, null, null, Provider.calico, Backend.kubernetes,
-        Direction.Ingress, 1);
+  /**
+   * {@code from} tried to reach {@code policyTarget} on TCP {@code port}, against the policy of the
+   * target.
+   */
+  public static ViolationObservation violation(
+      String policyTarget, String from, int port, Instant at) {
+    return new ViolationObservation(
+        NS,
+        "deployment-" + policyTarget + "-ingress",
+        at,
+        endpoint(from),
+        endpoint(policyTarget),
+        Protocol.TCP,
+        port,
+        Mode.monitor,
+        null,
+        null,
+        Provider.calico,
+        Backend.kubernetes,
+        Direction.Ingress,
+        1);
   }
 }

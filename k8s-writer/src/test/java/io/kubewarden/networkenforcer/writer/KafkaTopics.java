@@ -25,23 +25,33 @@ public final class KafkaTopics {
 
   public static void create(String bootstrap, Topics topics, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      admin.createTopics(topics.all().stream().map(t -> t.newTopic(partitions, (short) 1)).toList()).all().get();
+      admin
+          .createTopics(topics.all().stream().map(t -> t.newTopic(partitions, (short) 1)).toList())
+          .all()
+          .get();
     }
   }
 
-  public static <V> void produce(String bootstrap, Topic<String, V> topic, String key, V value) throws Exception {
+  public static <V> void produce(String bootstrap, Topic<String, V> topic, String key, V value)
+      throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     // As the processor's producer: lz4, and records of a target with thousands of peers over 1 MiB.
     p.put("compression.type", "lz4");
     p.put("max.request.size", Integer.toString(16 * 1024 * 1024));
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
-      producer.send(new ProducerRecord<>(topic.name(), key,
-          topic.valueSerde().serializer().serialize(topic.name(), value))).get();
+      producer
+          .send(
+              new ProducerRecord<>(
+                  topic.name(),
+                  key,
+                  topic.valueSerde().serializer().serialize(topic.name(), value)))
+          .get();
     }
   }
 
-  public static void produceRaw(String bootstrap, String topic, String key, byte[] value) throws Exception {
+  public static void produceRaw(String bootstrap, String topic, String key, byte[] value)
+      throws Exception {
     Properties p = new Properties();
     p.put("bootstrap.servers", bootstrap);
     try (var producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer())) {
@@ -55,13 +65,16 @@ public final class KafkaTopics {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
     try (var c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = c.partitionsFor(topic).stream()
-          .map(i -> new TopicPartition(topic, i.partition())).toList();
+      List<TopicPartition> parts =
+          c.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       c.assign(parts);
       c.seekToBeginning(parts);
       Map<TopicPartition, Long> end = c.endOffsets(parts);
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))
+          && System.nanoTime() < deadline) {
         c.poll(Duration.ofMillis(100)).forEach(out::add);
       }
     }

@@ -8,28 +8,41 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
 
 /**
- * The fabric8 mock API server in CRUD mode, with our two kinds registered (status subresource)
- * and, unless told otherwise, Istio's AuthorizationPolicy.
+ * The fabric8 mock API server in CRUD mode, with our two kinds registered (status subresource) and,
+ * unless told otherwise, Istio's AuthorizationPolicy.
  */
 public final class MockCluster implements AutoCloseable {
   private final KubernetesMockServer server;
   private final KubernetesClient client;
 
   private MockCluster(boolean withIstio) {
-    var responses = new java.util.HashMap<io.fabric8.mockwebserver.ServerRequest,
-        java.util.Queue<io.fabric8.mockwebserver.ServerResponse>>();
+    var responses =
+        new java.util.HashMap<
+            io.fabric8.mockwebserver.ServerRequest,
+            java.util.Queue<io.fabric8.mockwebserver.ServerResponse>>();
     // The mixed dispatcher: CRUD on every path, plus any explicit expectations a test adds.
-    server = new KubernetesMockServer(new io.fabric8.mockwebserver.Context(),
-        new io.fabric8.mockwebserver.MockWebServer(), responses,
-        new io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher(responses), true);
+    server =
+        new KubernetesMockServer(
+            new io.fabric8.mockwebserver.Context(),
+            new io.fabric8.mockwebserver.MockWebServer(),
+            responses,
+            new io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher(responses),
+            true);
     server.init();
-    server.expectCustomResource(CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
-    server.expectCustomResource(CustomResourceDefinitionContext
-        .fromCustomResourceType(WorkloadNetworkPolicyProposal.class));
+    server.expectCustomResource(
+        CustomResourceDefinitionContext.fromCustomResourceType(WorkloadNetworkPolicy.class));
+    server.expectCustomResource(
+        CustomResourceDefinitionContext.fromCustomResourceType(
+            WorkloadNetworkPolicyProposal.class));
     if (withIstio) {
-      server.expectCustomResource(new CustomResourceDefinitionContext.Builder()
-          .withGroup(AuthorizationPolicies.GROUP).withVersion("v1").withKind(AuthorizationPolicies.KIND)
-          .withPlural("authorizationpolicies").withScope("Namespaced").build());
+      server.expectCustomResource(
+          new CustomResourceDefinitionContext.Builder()
+              .withGroup(AuthorizationPolicies.GROUP)
+              .withVersion("v1")
+              .withKind(AuthorizationPolicies.KIND)
+              .withPlural("authorizationpolicies")
+              .withScope("Namespaced")
+              .build());
     } else {
       server.setUnsupported(AuthorizationPolicies.GROUP);
     }

@@ -22,7 +22,8 @@ class PackageDirectionsTest {
             // Steps of a reconcile.
             .layer("rendering", "telemetry")
             .layer("status")
-            // Reconcilers: proposals reset learning through the policies topic, never the other way.
+            // Reconcilers: proposals reset learning through the policies topic, never the other
+            // way.
             .layer("policies", "promotion")
             .layer("proposals")
             // Informer events as keys on a queue, the live view, the lease.

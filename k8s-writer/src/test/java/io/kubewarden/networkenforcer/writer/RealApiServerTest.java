@@ -18,16 +18,16 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.ChartTemplates;
 import io.kubewarden.networkenforcer.testing.IstioCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
-import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
@@ -71,16 +71,31 @@ class RealApiServerTest {
     ProjectCrds.install(admin, WAIT);
     IstioCrds.installAuthorizationPolicy(admin, WAIT);
     for (String ns : List.of(NS, WRITER_NS)) {
-      admin.resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+      admin
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
     }
     // The service accounts and RBAC the chart gives a kubernetes-backend (calico) installation.
-    String rbac = ChartTemplates.render("--show-only", "templates/rbac.yaml", "--show-only",
-        "templates/serviceaccounts.yaml", "--set", "mode=distributed", "--set", "kafka.bootstrapServers=kafka:9092",
-        "--set", "controller.provider.name=calico");
-    List<HasMetadata> objects = admin.load(new ByteArrayInputStream(rbac.getBytes(StandardCharsets.UTF_8))).items();
+    String rbac =
+        ChartTemplates.render(
+            "--show-only",
+            "templates/rbac.yaml",
+            "--show-only",
+            "templates/serviceaccounts.yaml",
+            "--set",
+            "mode=distributed",
+            "--set",
+            "kafka.bootstrapServers=kafka:9092",
+            "--set",
+            "controller.provider.name=calico");
+    List<HasMetadata> objects =
+        admin.load(new ByteArrayInputStream(rbac.getBytes(StandardCharsets.UTF_8))).items();
     // Only the writer's part: cluster-wide roles and what lives in its own namespace.
-    objects.stream().filter(o -> o.getMetadata().getNamespace() == null
-        || WRITER_NS.equals(o.getMetadata().getNamespace()))
+    objects.stream()
+        .filter(
+            o ->
+                o.getMetadata().getNamespace() == null
+                    || WRITER_NS.equals(o.getMetadata().getNamespace()))
         .forEach(o -> admin.resource(o).forceConflicts().serverSideApply());
   }
 
@@ -105,79 +120,155 @@ class RealApiServerTest {
     String bootstrap = broker.bootstrapServers();
     Topics topics = new Topics("real.");
     KafkaTopics.create(bootstrap, topics, 1);
-    WriterConfig config = WriterConfig.builder().namespace(WRITER_NS).leaseName(LEASE).identity("writer-0")
-        .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(500))
-        .statusUpdateInterval(Duration.ofMillis(500)).consumerGroup("real-writer")
-        .kafka(new KafkaSettings(bootstrap, "real.", 1, (short) 1, Map.of())).build().validate();
+    WriterConfig config =
+        WriterConfig.builder()
+            .namespace(WRITER_NS)
+            .leaseName(LEASE)
+            .identity("writer-0")
+            .leaseDuration(Duration.ofSeconds(4))
+            .renewDeadline(Duration.ofSeconds(3))
+            .retryPeriod(Duration.ofMillis(500))
+            .statusUpdateInterval(Duration.ofMillis(500))
+            .consumerGroup("real-writer")
+            .kafka(new KafkaSettings(bootstrap, "real.", 1, (short) 1, Map.of()))
+            .build()
+            .validate();
     InMemoryLogRecordExporter otel = InMemoryLogRecordExporter.create();
     try (KubernetesClient client = writerClient();
-        WriterService writer = new WriterService(client, config, new ServerSideApplyWriter(client,
-            config.fieldManager()), TelemetryExport.withExporter(otel, "memory", CollectorStrategy.external),
-            new SimpleMeterRegistry(), Clock.systemUTC())) {
+        WriterService writer =
+            new WriterService(
+                client,
+                config,
+                new ServerSideApplyWriter(client, config.fieldManager()),
+                TelemetryExport.withExporter(otel, "memory", CollectorStrategy.external),
+                new SimpleMeterRegistry(),
+                Clock.systemUTC())) {
       writer.start();
       await().atMost(WAIT).until(writer::isLeader);
 
       ProposalSnapshot snapshot = Fixtures.proposal("api", "web");
       KafkaTopics.produce(bootstrap, topics.proposals(), snapshot.target().key(), snapshot);
-      await().atMost(WAIT).until(() -> proposal(admin) != null && proposal(admin).getStatus() != null
-          && !proposal(admin).getStatus().getEvidence().isEmpty());
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  proposal(admin) != null
+                      && proposal(admin).getStatus() != null
+                      && !proposal(admin).getStatus().getEvidence().isEmpty());
       WorkloadNetworkPolicyProposal p = proposal(admin);
       assertThat(p.getSpec()).isEqualTo(snapshot.spec());
       assertThat(p.getMetadata().getOwnerReferences().get(0).getUid())
-          .isEqualTo(admin.apps().deployments().inNamespace(NS).withName("api").get().getMetadata().getUid());
-      assertThat(p.getMetadata().getManagedFields()).anySatisfy(m -> {
-        assertThat(m.getManager()).isEqualTo("network-enforcer");
-        assertThat(m.getOperation()).isEqualTo("Apply");
-      });
+          .isEqualTo(
+              admin
+                  .apps()
+                  .deployments()
+                  .inNamespace(NS)
+                  .withName("api")
+                  .get()
+                  .getMetadata()
+                  .getUid());
+      assertThat(p.getMetadata().getManagedFields())
+          .anySatisfy(
+              m -> {
+                assertThat(m.getManager()).isEqualTo("network-enforcer");
+                assertThat(m.getOperation()).isEqualTo("Apply");
+              });
 
       // A person promotes it to protect with kubectl label (another field manager).
-      admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-api-ingress")
-          .edit(x -> {
-            x.getMetadata().getLabels().put(Labels.PROMOTE, "protect");
-            return x;
-          });
+      admin
+          .resources(WorkloadNetworkPolicyProposal.class)
+          .inNamespace(NS)
+          .withName("deployment-api-ingress")
+          .edit(
+              x -> {
+                x.getMetadata().getLabels().put(Labels.PROMOTE, "protect");
+                return x;
+              });
       await().atMost(WAIT).until(() -> policy(admin) != null && proposal(admin) == null);
       await().atMost(WAIT).until(() -> networkPolicy(admin) != null);
       NetworkPolicy np = networkPolicy(admin);
       assertThat(np.getSpec()).isEqualTo(policy(admin).getSpec().getKubernetes());
-      assertThat(np.getMetadata().getOwnerReferences().get(0).getUid()).isEqualTo(policy(admin).getMetadata().getUid());
-      // Every NetworkPolicy reaches native-policies (monitor mode evaluates the union), under the chart's RBAC.
+      assertThat(np.getMetadata().getOwnerReferences().get(0).getUid())
+          .isEqualTo(policy(admin).getMetadata().getUid());
+      // Every NetworkPolicy reaches native-policies (monitor mode evaluates the union), under the
+      // chart's RBAC.
       String npKey = NS + "/deployment-api-ingress";
-      await().atMost(WAIT).until(() -> KafkaTopics.readAll(bootstrap, topics.nativePolicies().name()).stream()
-          .anyMatch(r -> npKey.equals(r.key()) && r.value() != null));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  KafkaTopics.readAll(bootstrap, topics.nativePolicies().name()).stream()
+                      .anyMatch(r -> npKey.equals(r.key()) && r.value() != null));
 
       // Violations reach the status; an acknowledgement moves one; the annotation goes.
       Instant t = Instant.parse("2026-03-01T10:00:00Z");
       String key = NS + "/deployment-api-ingress";
-      KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "batch", 9090, t));
-      KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "cron", 9090, t));
-      await().atMost(WAIT).until(() -> policy(admin).getStatus() != null
-          && policy(admin).getStatus().getViolationCount() == 2);
-      admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress").edit(x -> {
-        x.getMetadata().setAnnotations(Map.of(Labels.ACKNOWLEDGE_PREFIX + "1", "cron is fine"));
-        return x;
-      });
-      await().atMost(WAIT).until(() -> policy(admin).getMetadata().getAnnotations() == null
-          || policy(admin).getMetadata().getAnnotations().isEmpty());
-      assertThat(policy(admin).getStatus().getAcknowledgedViolations()).singleElement()
+      KafkaTopics.produce(
+          bootstrap, topics.violations(), key, Fixtures.violation("api", "batch", 9090, t));
+      KafkaTopics.produce(
+          bootstrap, topics.violations(), key, Fixtures.violation("api", "cron", 9090, t));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  policy(admin).getStatus() != null
+                      && policy(admin).getStatus().getViolationCount() == 2);
+      admin
+          .resources(WorkloadNetworkPolicy.class)
+          .inNamespace(NS)
+          .withName("deployment-api-ingress")
+          .edit(
+              x -> {
+                x.getMetadata()
+                    .setAnnotations(Map.of(Labels.ACKNOWLEDGE_PREFIX + "1", "cron is fine"));
+                return x;
+              });
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  policy(admin).getMetadata().getAnnotations() == null
+                      || policy(admin).getMetadata().getAnnotations().isEmpty());
+      assertThat(policy(admin).getStatus().getAcknowledgedViolations())
+          .singleElement()
           .satisfies(a -> assertThat(a.getReason()).isEqualTo("cron is fine"));
       assertThat(policy(admin).getStatus().getActiveViolationCount()).isEqualTo(1);
-      await().atMost(WAIT).until(() -> otel.getFinishedLogRecordItems().stream()
-          .anyMatch(r -> "policy_violation_acknowledged".equals(r.getEventName())));
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  otel.getFinishedLogRecordItems().stream()
+                      .anyMatch(r -> "policy_violation_acknowledged".equals(r.getEventName())));
 
       // Back to monitor: the NetworkPolicy goes.
-      admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress").edit(x -> {
-        x.getSpec().setMode(Mode.monitor);
-        return x;
-      });
+      admin
+          .resources(WorkloadNetworkPolicy.class)
+          .inNamespace(NS)
+          .withName("deployment-api-ingress")
+          .edit(
+              x -> {
+                x.getSpec().setMode(Mode.monitor);
+                return x;
+              });
       await().atMost(WAIT).until(() -> networkPolicy(admin) == null);
-      await().atMost(WAIT).until(() -> {
-        var records = KafkaTopics.readAll(bootstrap, topics.nativePolicies().name());
-        return !records.isEmpty() && npKey.equals(records.get(records.size() - 1).key())
-            && records.get(records.size() - 1).value() == null;
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                var records = KafkaTopics.readAll(bootstrap, topics.nativePolicies().name());
+                return !records.isEmpty()
+                    && npKey.equals(records.get(records.size() - 1).key())
+                    && records.get(records.size() - 1).value() == null;
+              });
       // The lease is held by the writer, in its namespace.
-      assertThat(admin.leases().inNamespace(WRITER_NS).withName(LEASE).get().getSpec().getHolderIdentity())
+      assertThat(
+              admin
+                  .leases()
+                  .inNamespace(WRITER_NS)
+                  .withName(LEASE)
+                  .get()
+                  .getSpec()
+                  .getHolderIdentity())
           .isEqualTo("writer-0");
     }
   }
@@ -187,42 +278,66 @@ class RealApiServerTest {
     KubernetesClient admin = api.client();
     WorkloadNetworkPolicy wnp = Fixtures.wnp("stale", "web", Mode.monitor);
     admin.resource(wnp).create();
-    WorkloadNetworkPolicy stale = admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS)
-        .withName("deployment-stale-ingress").get();
-    admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-stale-ingress").edit(x -> {
-      x.getMetadata().setLabels(Map.of("touched", "yes"));
-      return x;
-    });
+    WorkloadNetworkPolicy stale =
+        admin
+            .resources(WorkloadNetworkPolicy.class)
+            .inNamespace(NS)
+            .withName("deployment-stale-ingress")
+            .get();
+    admin
+        .resources(WorkloadNetworkPolicy.class)
+        .inNamespace(NS)
+        .withName("deployment-stale-ingress")
+        .edit(
+            x -> {
+              x.getMetadata().setLabels(Map.of("touched", "yes"));
+              return x;
+            });
     stale.setStatus(new io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus());
     stale.getStatus().setViolationCount(1);
-    assertThatThrownBy(() -> new ServerSideApplyWriter(admin, "network-enforcer").updateStatus(stale))
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+    assertThatThrownBy(
+            () -> new ServerSideApplyWriter(admin, "network-enforcer").updateStatus(stale))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
   }
 
   /**
    * A write the leader guard let through and the network then dropped must fail, not wait in the
-   * client's retries: resent after the partition heals, it would land an old desired state over
-   * the new leader's (the fault-injection seed 4071883827913844071 lost a learned port that way).
+   * client's retries: resent after the partition heals, it would land an old desired state over the
+   * new leader's (the fault-injection seed 4071883827913844071 lost a learned port that way).
    */
   @Test
   void aWriteCutOffByAPartitionFailsAndIsNotSentAgainOnceItHeals() throws Exception {
     KubernetesClient admin = api.client();
-    ConfigMap wanted = new ConfigMapBuilder().withNewMetadata().withName("partitioned").withNamespace(NS)
-        .endMetadata().addToData("desired", "old").build();
+    ConfigMap wanted =
+        new ConfigMapBuilder()
+            .withNewMetadata()
+            .withName("partitioned")
+            .withNamespace(NS)
+            .endMetadata()
+            .addToData("desired", "old")
+            .build();
     try (LoopbackProxy proxy = LoopbackProxy.to(admin.getConfiguration().getMasterUrl());
-        KubernetesClient viaProxy = new KubernetesClientBuilder().withConfig(new ConfigBuilder(admin.getConfiguration())
-            .withMasterUrl(proxy.url()).build()).build();
+        KubernetesClient viaProxy =
+            new KubernetesClientBuilder()
+                .withConfig(
+                    new ConfigBuilder(admin.getConfiguration()).withMasterUrl(proxy.url()).build())
+                .build();
         ServerSideApplyWriter writer = new ServerSideApplyWriter(viaProxy, "network-enforcer")) {
       proxy.partition();
-      CompletableFuture<ConfigMap> write = CompletableFuture.supplyAsync(() -> writer.apply(wanted));
+      CompletableFuture<ConfigMap> write =
+          CompletableFuture.supplyAsync(() -> writer.apply(wanted));
       try {
         write.get(3, TimeUnit.SECONDS);
       } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-        // Failed (one attempt) or still waiting (a client that retries: its next attempt would land).
+        // Failed (one attempt) or still waiting (a client that retries: its next attempt would
+        // land).
       }
       proxy.heal();
-      assertThatThrownBy(() -> write.get(60, TimeUnit.SECONDS)).as("the write made during the partition")
-          .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(KubernetesClientException.class);
+      assertThatThrownBy(() -> write.get(60, TimeUnit.SECONDS))
+          .as("the write made during the partition")
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(KubernetesClientException.class);
       assertThat(admin.configMaps().inNamespace(NS).withName("partitioned").get()).isNull();
       // The work queue's next attempt goes through once the network is back.
       assertThat(writer.apply(wanted).getData()).containsEntry("desired", "old");
@@ -233,35 +348,57 @@ class RealApiServerTest {
   void serverSideApplyDropsTheDryRunAnnotationWhenTheIstioPolicyIsProtected() {
     KubernetesClient admin = api.client();
     RenderConditions conditions = new RenderConditions();
-    NativeRenderer renderer = new NativeRenderer(admin, new ServerSideApplyWriter(admin, "network-enforcer"),
-        new IstioAvailability(admin, Duration.ofMinutes(1), Clock.systemUTC()), conditions, new SimpleMeterRegistry());
-    WorkloadNetworkPolicy wnp = admin.resource(Fixtures.istioWnp("mesh", Fixtures.app("mesh"), Mode.monitor))
-        .create();
+    NativeRenderer renderer =
+        new NativeRenderer(
+            admin,
+            new ServerSideApplyWriter(admin, "network-enforcer"),
+            new IstioAvailability(admin, Duration.ofMinutes(1), Clock.systemUTC()),
+            conditions,
+            new SimpleMeterRegistry());
+    WorkloadNetworkPolicy wnp =
+        admin.resource(Fixtures.istioWnp("mesh", Fixtures.app("mesh"), Mode.monitor)).create();
     renderer.render(wnp);
-    assertThat(authorizationPolicy(admin).getMetadata().getAnnotations()).containsEntry(Labels.ISTIO_DRY_RUN, "true");
+    assertThat(authorizationPolicy(admin).getMetadata().getAnnotations())
+        .containsEntry(Labels.ISTIO_DRY_RUN, "true");
 
     wnp.getSpec().setMode(Mode.protect);
     renderer.render(wnp);
     GenericKubernetesResource ap = authorizationPolicy(admin);
-    assertThat(ap.getMetadata().getAnnotations() == null ? Map.of() : ap.getMetadata().getAnnotations())
+    assertThat(
+            ap.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : ap.getMetadata().getAnnotations())
         .doesNotContainKey(Labels.ISTIO_DRY_RUN);
     assertThat(conditions.of(NS + "/deployment-mesh-ingress").get(0).getStatus()).isEqualTo("True");
   }
 
   static WorkloadNetworkPolicyProposal proposal(KubernetesClient c) {
-    return c.resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).withName("deployment-api-ingress").get();
+    return c.resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   static WorkloadNetworkPolicy policy(KubernetesClient c) {
-    return c.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress").get();
+    return c.resources(WorkloadNetworkPolicy.class)
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   static NetworkPolicy networkPolicy(KubernetesClient c) {
-    return c.network().v1().networkPolicies().inNamespace(NS).withName("deployment-api-ingress").get();
+    return c.network()
+        .v1()
+        .networkPolicies()
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   static GenericKubernetesResource authorizationPolicy(KubernetesClient c) {
-    return c.genericKubernetesResources(AuthorizationPolicies.CONTEXT).inNamespace(NS)
-        .withName("deployment-mesh-ingress").get();
+    return c.genericKubernetesResources(AuthorizationPolicies.CONTEXT)
+        .inNamespace(NS)
+        .withName("deployment-mesh-ingress")
+        .get();
   }
 }

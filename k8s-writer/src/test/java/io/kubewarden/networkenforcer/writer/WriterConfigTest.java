@@ -28,26 +28,55 @@ class WriterConfigTest {
 
   @Test
   void rejectsWhatCannotWork() {
-    assertThatThrownBy(() -> valid().namespace("Bad_NS").build().validate()).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> valid().namespace("Bad_NS").build().validate())
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("namespace");
-    assertThatThrownBy(() -> valid().identity(" ").build().validate()).hasMessageContaining("identity");
+    assertThatThrownBy(() -> valid().identity(" ").build().validate())
+        .hasMessageContaining("identity");
     assertThatThrownBy(() -> valid().statusUpdateInterval(Duration.ZERO).build().validate())
         .hasMessageContaining("wnpStatusUpdateInterval");
     assertThatThrownBy(() -> valid().renewDeadline(Duration.ofSeconds(20)).build().validate())
         .hasMessageContaining("renew deadline");
     assertThatThrownBy(() -> valid().kafka(null).build().validate()).hasMessageContaining("kafka");
-    assertThatThrownBy(() -> valid().telemetry(new TelemetrySettings(CollectorStrategy.external, null,
-        OtlpProtocol.grpc, null, null, null)).build().validate()).hasMessageContaining("needs an endpoint");
-    assertThatThrownBy(() -> valid().telemetry(new TelemetrySettings(CollectorStrategy.external,
-        "https://collector:4317", OtlpProtocol.grpc, null, Path.of("/tmp/cert.pem"), null)).build().validate())
+    assertThatThrownBy(
+            () ->
+                valid()
+                    .telemetry(
+                        new TelemetrySettings(
+                            CollectorStrategy.external, null, OtlpProtocol.grpc, null, null, null))
+                    .build()
+                    .validate())
+        .hasMessageContaining("needs an endpoint");
+    assertThatThrownBy(
+            () ->
+                valid()
+                    .telemetry(
+                        new TelemetrySettings(
+                            CollectorStrategy.external,
+                            "https://collector:4317",
+                            OtlpProtocol.grpc,
+                            null,
+                            Path.of("/tmp/cert.pem"),
+                            null))
+                    .build()
+                    .validate())
         .hasMessageContaining("both a client certificate");
-    assertThatThrownBy(() -> CollectorStrategy.parse("bundled")).hasMessageContaining("default, external or none");
+    assertThatThrownBy(() -> CollectorStrategy.parse("bundled"))
+        .hasMessageContaining("default, external or none");
   }
 
   @Test
   void defaultStrategyPointsAtTheBundledCollector() {
-    TelemetrySettings t = new TelemetrySettings(CollectorStrategy.parse("default"), null, OtlpProtocol.parse("grpc"),
-        null, null, null).validate();
-    assertThat(t.effectiveEndpoint("ne")).isEqualTo("https://network-enforcer-otel-collector.ne.svc.cluster.local:4317");
+    TelemetrySettings t =
+        new TelemetrySettings(
+                CollectorStrategy.parse("default"),
+                null,
+                OtlpProtocol.parse("grpc"),
+                null,
+                null,
+                null)
+            .validate();
+    assertThat(t.effectiveEndpoint("ne"))
+        .isEqualTo("https://network-enforcer-otel-collector.ne.svc.cluster.local:4317");
   }
 }

@@ -31,18 +31,24 @@ public final class CertManagerKeys {
         ASN1Encodable curve = info.getPrivateKeyAlgorithm().getParameters();
         int orderBits = ec.getParams().getOrder().bitLength();
         BigInteger s = ec.getS();
-        return block("EC PRIVATE KEY",
+        return block(
+            "EC PRIVATE KEY",
             new org.bouncycastle.asn1.sec.ECPrivateKey(orderBits, s, null, curve).getEncoded());
       }
-      throw new IllegalArgumentException("cert-manager writes RSA and ECDSA keys, not " + key.getAlgorithm());
+      throw new IllegalArgumentException(
+          "cert-manager writes RSA and ECDSA keys, not " + key.getAlgorithm());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   private static String block(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }

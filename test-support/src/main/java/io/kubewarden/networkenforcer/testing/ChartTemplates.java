@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Renders the project's Helm chart ({@code charts/network-enforcer}) with the helm binary of
- * {@code hack/tools/helm.sh}, so tests apply exactly what the chart ships.
+ * Renders the project's Helm chart ({@code charts/network-enforcer}) with the helm binary of {@code
+ * hack/tools/helm.sh}, so tests apply exactly what the chart ships.
  */
 public final class ChartTemplates {
 
@@ -25,7 +25,9 @@ public final class ChartTemplates {
 
   private ChartTemplates() {}
 
-  /** {@code helm template ne charts/network-enforcer --namespace network-enforcer <args>}: the YAML. */
+  /**
+   * {@code helm template ne charts/network-enforcer --namespace network-enforcer <args>}: the YAML.
+   */
   public static String render(String... args) {
     return renderRelease(RELEASE, args);
   }
@@ -33,24 +35,35 @@ public final class ChartTemplates {
   /** The same for another release name (two installs side by side). */
   public static String renderRelease(String release, String... args) {
     Path helm = KubeTools.require(KubeTools.HELM);
-    Path chart = RepositoryRoot.find().map(root -> root.resolve(CHART)).filter(Files::isDirectory)
-        .orElseThrow(() -> new IllegalStateException("no chart at " + CHART + " above " + Path.of("").toAbsolutePath()));
-    List<String> command = new ArrayList<>(List.of(helm.toString(), "template", release, chart.toString(),
-        "--namespace", NAMESPACE));
+    Path chart =
+        RepositoryRoot.find()
+            .map(root -> root.resolve(CHART))
+            .filter(Files::isDirectory)
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no chart at " + CHART + " above " + Path.of("").toAbsolutePath()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                helm.toString(), "template", release, chart.toString(), "--namespace", NAMESPACE));
     command.addAll(List.of(args));
     try {
       Path stdout = Files.createTempFile("helm-template-", ".yaml");
       Path stderr = Files.createTempFile("helm-template-", ".err");
       try {
-        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
-            .start();
+        Process process =
+            new ProcessBuilder(command)
+                .redirectOutput(stdout.toFile())
+                .redirectError(stderr.toFile())
+                .start();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
           process.destroyForcibly();
           throw new IllegalStateException("helm template did not finish within 60 s: " + command);
         }
         if (process.exitValue() != 0) {
-          throw new IllegalStateException("helm template failed (" + process.exitValue() + "): "
-              + Files.readString(stderr));
+          throw new IllegalStateException(
+              "helm template failed (" + process.exitValue() + "): " + Files.readString(stderr));
         }
         return Files.readString(stdout);
       } finally {

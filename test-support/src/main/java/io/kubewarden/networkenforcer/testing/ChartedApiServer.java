@@ -5,9 +5,9 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.util.function.UnaryOperator;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A real kube-apiserver prepared like a cluster with the chart installed: our CRDs, Istio's
@@ -17,7 +17,6 @@ import java.util.List;
  * so it has exactly the permissions the chart grants.
  */
 public final class ChartedApiServer implements AutoCloseable {
-
 
   public static final String RELEASE_NAMESPACE = "network-enforcer";
   public static final String KUBERNETES = "ne";
@@ -47,8 +46,11 @@ public final class ChartedApiServer implements AutoCloseable {
       ProjectCrds.install(admin, SETUP);
       IstioCrds.installAuthorizationPolicy(admin, SETUP);
       for (String namespace : List.of(RELEASE_NAMESPACE, "calico-system", workloadNamespace)) {
-        admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-            .build()).create();
+        admin
+            .namespaces()
+            .resource(
+                new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+            .create();
       }
       installRbac(admin, KUBERNETES, "calico");
       installRbac(admin, ISTIO, "istio");
@@ -61,18 +63,32 @@ public final class ChartedApiServer implements AutoCloseable {
   }
 
   private static void installRbac(KubernetesClient admin, String release, String provider) {
-    String yaml = ChartTemplates.renderRelease(release, "--set", "mode=distributed",
-        "--set", "controller.provider.name=" + provider, "--set", "kafka.bootstrapServers=kafka:9092",
-        "--show-only", "templates/rbac.yaml", "--show-only", "templates/serviceaccounts.yaml");
+    String yaml =
+        ChartTemplates.renderRelease(
+            release,
+            "--set",
+            "mode=distributed",
+            "--set",
+            "controller.provider.name=" + provider,
+            "--set",
+            "kafka.bootstrapServers=kafka:9092",
+            "--show-only",
+            "templates/rbac.yaml",
+            "--show-only",
+            "templates/serviceaccounts.yaml");
     for (HasMetadata object : ChartTemplates.objects(admin, yaml)) {
       admin.resource(object).create();
     }
   }
 
-  public KubeApiServer api() { return api; }
+  public KubeApiServer api() {
+    return api;
+  }
 
   /** The admin client (a person: promotes, acknowledges, deletes). */
-  public KubernetesClient admin() { return api.client(); }
+  public KubernetesClient admin() {
+    return api.client();
+  }
 
   /**
    * A new client (caller closes) authenticated as the writer service account of that release, with
@@ -83,9 +99,12 @@ public final class ChartedApiServer implements AutoCloseable {
   }
 
   /** The same through a proxy the test can cut (a partitioned replica). */
-  public KubernetesClient writerClientVia(LoopbackProxy proxy, String release, UnaryOperator<Config> tuning) {
-    Config config = Config.fromKubeconfig(api.serviceAccountKubeconfigVia(proxy, RELEASE_NAMESPACE,
-        writerServiceAccount(release)).toFile());
+  public KubernetesClient writerClientVia(
+      LoopbackProxy proxy, String release, UnaryOperator<Config> tuning) {
+    Config config =
+        Config.fromKubeconfig(
+            api.serviceAccountKubeconfigVia(proxy, RELEASE_NAMESPACE, writerServiceAccount(release))
+                .toFile());
     return new KubernetesClientBuilder().withConfig(tuning.apply(config)).build();
   }
 

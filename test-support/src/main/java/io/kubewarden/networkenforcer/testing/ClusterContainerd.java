@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A containerd of the cluster's own, beside Docker's: its own root, state, socket and runc root,
- * the CRI plugin with the local pause image as sandbox image and the CNI plugins of
- * {@code /usr/lib/cni}, pod network namespaces under its state directory (not {@code /run/netns}).
- * {@code restrict_oom_score_adj}: without CAP_SYS_RESOURCE runc cannot give
- * a sandbox the -998 containerd asks for, and every sandbox would fail.
+ * the CRI plugin with the local pause image as sandbox image and the CNI plugins of {@code
+ * /usr/lib/cni}, pod network namespaces under its state directory (not {@code /run/netns}). {@code
+ * restrict_oom_score_adj}: without CAP_SYS_RESOURCE runc cannot give a sandbox the -998 containerd
+ * asks for, and every sandbox would fail.
  */
 final class ClusterContainerd implements AutoCloseable {
 
@@ -36,7 +36,8 @@ final class ClusterContainerd implements AutoCloseable {
 
   /**
    * @param workDir where its root, config and log go
-   * @param state its state directory (sockets: keep the path short, a unix socket path has 108 bytes)
+   * @param state its state directory (sockets: keep the path short, a unix socket path has 108
+   *     bytes)
    */
   ClusterContainerd(Path workDir, Path state, Path cniConfDir) {
     this.workDir = workDir;
@@ -46,9 +47,13 @@ final class ClusterContainerd implements AutoCloseable {
   }
 
   /** The CRI endpoint for the kubelet. */
-  String endpoint() { return "unix://" + socket(); }
+  String endpoint() {
+    return "unix://" + socket();
+  }
 
-  Path socket() { return state.resolve("containerd.sock"); }
+  Path socket() {
+    return state.resolve("containerd.sock");
+  }
 
   void start(String sandboxImage) {
     Path config = workDir.resolve("containerd.toml");
@@ -59,13 +64,20 @@ final class ClusterContainerd implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    process = ManagedProcess.start("containerd", List.of("containerd", "--config", config.toString()), workDir, false);
+    process =
+        ManagedProcess.start(
+            "containerd", List.of("containerd", "--config", config.toString()), workDir, false);
     Instant deadline = Instant.now().plus(STARTUP);
     while (!ctr("version").ok()) {
       process.requireAlive();
       if (Instant.now().isAfter(deadline)) {
-        throw new IllegalStateException("containerd did not answer on " + socket() + " within " + STARTUP + ":\n"
-            + process.logTail());
+        throw new IllegalStateException(
+            "containerd did not answer on "
+                + socket()
+                + " within "
+                + STARTUP
+                + ":\n"
+                + process.logTail());
       }
       LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
     }
@@ -101,8 +113,21 @@ final class ClusterContainerd implements AutoCloseable {
           [%s.cni]
             bin_dir = "%s"
             conf_dir = "%s"
-        """.formatted(root, state, socket(), root.resolve("opt"), cri, sandboxImage, cri, cri, cri,
-        state.resolve("runc"), cri, CNI_BIN_DIR, cniConfDir);
+        """
+        .formatted(
+            root,
+            state,
+            socket(),
+            root.resolve("opt"),
+            cri,
+            sandboxImage,
+            cri,
+            cri,
+            cri,
+            state.resolve("runc"),
+            cri,
+            CNI_BIN_DIR,
+            cniConfDir);
   }
 
   /** Imports a Docker-archive or OCI tarball into the namespace the kubelet's pods use. */
@@ -113,10 +138,15 @@ final class ClusterContainerd implements AutoCloseable {
   /** The ids of the tasks (running containers, sandboxes included). */
   List<String> tasks() {
     HostCommand.Result result = ctr("tasks", "list", "--quiet");
-    return result.ok() ? result.output().lines().map(String::strip).filter(line -> !line.isEmpty()).toList() : List.of();
+    return result.ok()
+        ? result.output().lines().map(String::strip).filter(line -> !line.isEmpty()).toList()
+        : List.of();
   }
 
-  /** Kills and deletes every task and container left (after the kubelet stopped): their shims exit with them. */
+  /**
+   * Kills and deletes every task and container left (after the kubelet stopped): their shims exit
+   * with them.
+   */
   void removeAllContainers() {
     for (String task : tasks()) {
       ctr("tasks", "kill", "--signal", "SIGKILL", task);
@@ -129,39 +159,52 @@ final class ClusterContainerd implements AutoCloseable {
     }
     HostCommand.Result containers = ctr("containers", "list", "--quiet");
     if (containers.ok()) {
-      containers.output().lines().map(String::strip).filter(id -> !id.isEmpty())
+      containers
+          .output()
+          .lines()
+          .map(String::strip)
+          .filter(id -> !id.isEmpty())
           .forEach(id -> ctr("containers", "delete", id));
     }
   }
 
   HostCommand.Result ctr(String... args) {
-    List<String> command = new ArrayList<>(List.of("ctr", "--address", socket().toString(), "--namespace", NAMESPACE));
+    List<String> command =
+        new ArrayList<>(List.of("ctr", "--address", socket().toString(), "--namespace", NAMESPACE));
     command.addAll(List.of(args));
     return HostCommand.run(command);
   }
 
-  /** The shims of this containerd (they outlive it): the processes whose command line names its socket. */
+  /**
+   * The shims of this containerd (they outlive it): the processes whose command line names its
+   * socket.
+   */
   List<Long> shimPids() {
     List<Long> pids = new ArrayList<>();
     String address = socket().toString();
     try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-      procs.filter(dir -> dir.getFileName().toString().chars().allMatch(Character::isDigit)).forEach(dir -> {
-        try {
-          String cmdline = Files.readString(dir.resolve("cmdline"), StandardCharsets.UTF_8);
-          if (cmdline.contains("containerd-shim") && cmdline.contains(address)) {
-            pids.add(Long.parseLong(dir.getFileName().toString()));
-          }
-        } catch (IOException | UncheckedIOException gone) {
-          // The process exited meanwhile.
-        }
-      });
+      procs
+          .filter(dir -> dir.getFileName().toString().chars().allMatch(Character::isDigit))
+          .forEach(
+              dir -> {
+                try {
+                  String cmdline = Files.readString(dir.resolve("cmdline"), StandardCharsets.UTF_8);
+                  if (cmdline.contains("containerd-shim") && cmdline.contains(address)) {
+                    pids.add(Long.parseLong(dir.getFileName().toString()));
+                  }
+                } catch (IOException | UncheckedIOException gone) {
+                  // The process exited meanwhile.
+                }
+              });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return pids;
   }
 
-  String logTail() { return process == null ? "" : process.logTail(); }
+  String logTail() {
+    return process == null ? "" : process.logTail();
+  }
 
   @Override
   public void close() {

@@ -5,8 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The images {@code hack/tools/cluster.sh} writes as tarballs into {@code $NE_TOOLS_DIR/cluster/images}:
- * {@code <name>.tar} and {@code <name>.image}, the reference the tarball is tagged with.
+ * The images {@code hack/tools/cluster.sh} writes as tarballs into {@code
+ * $NE_TOOLS_DIR/cluster/images}: {@code <name>.tar} and {@code <name>.image}, the reference the
+ * tarball is tagged with.
  */
 public final class ClusterImages {
 
@@ -15,20 +16,30 @@ public final class ClusterImages {
   static final String LOCAL_PATH_PROVISIONER = "local-path-provisioner";
   static final String LOCAL_PATH_HELPER = "local-path-helper";
   static final String CERT_MANAGER_CONTROLLER = "cert-manager-controller";
+
   /** Tagged with the chart's default collector image (otel/opentelemetry-collector-contrib). */
   public static final String OTEL_COLLECTOR = "otel-collector";
+
   /** A stand-in tagged with the chart's default fluent-bit image. */
   public static final String FLUENT_BIT = "fluent-bit";
 
   private ClusterImages() {}
 
-  static Path dir() { return KubeTools.toolsDir().resolve("cluster").resolve("images"); }
+  static Path dir() {
+    return KubeTools.toolsDir().resolve("cluster").resolve("images");
+  }
 
   static Path tarball(String name) {
     Path tarball = dir().resolve(name + ".tar");
     if (!Files.isRegularFile(tarball)) {
-      throw new IllegalStateException("image " + name + " not found at " + tarball + ": run `"
-          + KubeTools.CLUSTER_BUILD_SCRIPT + "` (set NE_TOOLS_DIR to use another tools directory)");
+      throw new IllegalStateException(
+          "image "
+              + name
+              + " not found at "
+              + tarball
+              + ": run `"
+              + KubeTools.CLUSTER_BUILD_SCRIPT
+              + "` (set NE_TOOLS_DIR to use another tools directory)");
     }
     return tarball;
   }
@@ -38,8 +49,15 @@ public final class ClusterImages {
     try {
       return Files.readString(dir().resolve(name + ".image")).strip();
     } catch (IOException e) {
-      throw new IllegalStateException("no reference for image " + name + " in " + dir() + ": run `"
-          + KubeTools.CLUSTER_BUILD_SCRIPT + "` again", e);
+      throw new IllegalStateException(
+          "no reference for image "
+              + name
+              + " in "
+              + dir()
+              + ": run `"
+              + KubeTools.CLUSTER_BUILD_SCRIPT
+              + "` again",
+          e);
     }
   }
 }

@@ -12,11 +12,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A TCP relay in front of the broker that can <em>hang</em>: while hung, every connection stays open
- * and new ones are accepted, but no byte is forwarded either way, as when a switch or a conntrack
- * table drops packets silently. Clients see no refusal and no reset, only silence, and must notice
- * through their own timeouts. Connections to a dead upstream (the broker killed) are closed, as the
- * kernel would.
+ * A TCP relay in front of the broker that can <em>hang</em>: while hung, every connection stays
+ * open and new ones are accepted, but no byte is forwarded either way, as when a switch or a
+ * conntrack table drops packets silently. Clients see no refusal and no reset, only silence, and
+ * must notice through their own timeouts. Connections to a dead upstream (the broker killed) are
+ * closed, as the kernel would.
  */
 public final class HangingProxy implements AutoCloseable {
   private final ServerSocket listener;
@@ -83,24 +83,28 @@ public final class HangingProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to) {
-    Thread t = new Thread(() -> {
-      byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buffer)) >= 0) {
-          awaitFlowing();
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException | InterruptedException e) {
-        // One side is gone: the other learns it as the kernel would tell it.
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-        sockets.remove(from);
-        sockets.remove(to);
-      }
-    }, "hanging-proxy-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[16 * 1024];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                  awaitFlowing();
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException | InterruptedException e) {
+                // One side is gone: the other learns it as the kernel would tell it.
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
+              }
+            },
+            "hanging-proxy-pump");
     t.setDaemon(true);
     t.start();
   }

@@ -12,11 +12,14 @@ final class HostCommand {
 
   /** What a command did: its exit code and its output (stdout and stderr together). */
   record Result(List<String> command, int exitCode, String output) {
-    boolean ok() { return exitCode == 0; }
+    boolean ok() {
+      return exitCode == 0;
+    }
 
     Result requireOk() {
       if (exitCode != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " exited with " + exitCode + ": " + output.strip());
+        throw new IllegalStateException(
+            String.join(" ", command) + " exited with " + exitCode + ": " + output.strip());
       }
       return this;
     }
@@ -37,9 +40,11 @@ final class HostCommand {
       byte[] output = process.getInputStream().readAllBytes();
       if (!process.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + " did not finish within " + TIMEOUT);
+        throw new IllegalStateException(
+            String.join(" ", command) + " did not finish within " + TIMEOUT);
       }
-      return new Result(List.copyOf(command), process.exitValue(), new String(output, StandardCharsets.UTF_8));
+      return new Result(
+          List.copyOf(command), process.exitValue(), new String(output, StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
     } catch (InterruptedException e) {

@@ -17,24 +17,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a kubelet, kube-proxy, containerd and the CNI plugins change on the host, recorded before
- * a cluster starts and put back when it stops: sysctls, the KUBE-/CNI- iptables chains (and the
- * rules of other chains that jump to them), the pod bridge, mounts below the cluster's directories
- * and {@code /run/netns}, the {@code kubepods} cgroups and the host directories they create.
+ * What a kubelet, kube-proxy, containerd and the CNI plugins change on the host, recorded before a
+ * cluster starts and put back when it stops: sysctls, the KUBE-/CNI- iptables chains (and the rules
+ * of other chains that jump to them), the pod bridge, mounts below the cluster's directories and
+ * {@code /run/netns}, the {@code kubepods} cgroups and the host directories they create.
  */
 final class HostState {
 
   private static final Logger LOG = LoggerFactory.getLogger(HostState.class);
   private static final Path PROC_SYS = Path.of("/proc/sys");
+
   /** The kubelet sets the first three, kube-proxy route_localnet, the bridge plugin ip_forward. */
-  static final List<String> SYSCTLS = List.of("vm/overcommit_memory", "kernel/panic", "kernel/panic_on_oops",
-      "net/ipv4/conf/all/route_localnet", "net/ipv4/ip_forward", "net/bridge/bridge-nf-call-iptables",
-      "net/bridge/bridge-nf-call-ip6tables", "net/netfilter/nf_conntrack_max",
-      "net/netfilter/nf_conntrack_tcp_timeout_established", "net/netfilter/nf_conntrack_tcp_timeout_close_wait");
+  static final List<String> SYSCTLS =
+      List.of(
+          "vm/overcommit_memory",
+          "kernel/panic",
+          "kernel/panic_on_oops",
+          "net/ipv4/conf/all/route_localnet",
+          "net/ipv4/ip_forward",
+          "net/bridge/bridge-nf-call-iptables",
+          "net/bridge/bridge-nf-call-ip6tables",
+          "net/netfilter/nf_conntrack_max",
+          "net/netfilter/nf_conntrack_tcp_timeout_established",
+          "net/netfilter/nf_conntrack_tcp_timeout_close_wait");
+
   /** Directories the kubelet, containerd and libcni create at fixed places. */
-  static final List<Path> HOST_DIRS = List.of(Path.of("/var/log/pods"), Path.of("/var/log/containers"),
-      Path.of("/var/lib/cni"), Path.of("/run/netns"), Path.of("/var/lib/kubelet"), Path.of("/opt/containerd"),
-      Path.of("/etc/cni"));
+  static final List<Path> HOST_DIRS =
+      List.of(
+          Path.of("/var/log/pods"),
+          Path.of("/var/log/containers"),
+          Path.of("/var/lib/cni"),
+          Path.of("/run/netns"),
+          Path.of("/var/lib/kubelet"),
+          Path.of("/opt/containerd"),
+          Path.of("/etc/cni"));
+
   private static final List<String> IPTABLES = List.of("iptables", "ip6tables");
   private static final List<String> TABLES = List.of("filter", "nat", "mangle", "raw");
   private static final List<String> OWN_CHAIN_PREFIXES = List.of("KUBE-", "CNI-");
@@ -65,12 +82,17 @@ final class HostState {
     kubepodsCgroups().stream().filter(Files::exists).forEach(existingCgroups::add);
   }
 
-  /** Records the host as it is now; {@code ownDirs} are the cluster's directories (all their mounts go). */
+  /**
+   * Records the host as it is now; {@code ownDirs} are the cluster's directories (all their mounts
+   * go).
+   */
   static HostState record(String bridge, List<Path> ownDirs) {
     return new HostState(bridge, ownDirs);
   }
 
-  /** Puts back what was recorded; logs and goes on where one step fails, so the others still run. */
+  /**
+   * Puts back what was recorded; logs and goes on where one step fails, so the others still run.
+   */
   void restore() {
     step("unmount", this::unmount);
     step("remove the bridge", this::removeBridge);
@@ -83,22 +105,32 @@ final class HostState {
   /** What differs from the recording, empty when the host is as it was (a test can assert that). */
   List<String> differences() {
     List<String> left = new ArrayList<>();
-    sysctls.forEach((key, value) -> readSysctl(key).filter(now -> !now.equals(value))
-        .ifPresent(now -> left.add("sysctl " + key + " = " + now + " (was " + value + ")")));
+    sysctls.forEach(
+        (key, value) ->
+            readSysctl(key)
+                .filter(now -> !now.equals(value))
+                .ifPresent(
+                    now -> left.add("sysctl " + key + " = " + now + " (was " + value + ")")));
     for (String binary : IPTABLES) {
       for (String table : TABLES) {
         Set<String> now = chainNames(rules(binary, table));
         now.removeAll(chains.get(binary + "/" + table));
-        now.stream().filter(HostState::ownChain).forEach(chain -> left.add(binary + " -t " + table + " chain " + chain));
+        now.stream()
+            .filter(HostState::ownChain)
+            .forEach(chain -> left.add(binary + " -t " + table + " chain " + chain));
       }
     }
     if (Files.exists(Path.of("/sys/class/net", bridge))) {
       left.add("bridge " + bridge);
     }
     newMounts().forEach(mount -> left.add("mount " + mount));
-    kubepodsCgroups().stream().filter(Files::exists).filter(dir -> !existingCgroups.contains(dir))
+    kubepodsCgroups().stream()
+        .filter(Files::exists)
+        .filter(dir -> !existingCgroups.contains(dir))
         .forEach(dir -> left.add("cgroup " + dir));
-    HOST_DIRS.stream().filter(Files::exists).filter(dir -> !existingDirs.contains(dir))
+    HOST_DIRS.stream()
+        .filter(Files::exists)
+        .filter(dir -> !existingDirs.contains(dir))
         .forEach(dir -> left.add("directory " + dir));
     return left;
   }
@@ -114,8 +146,10 @@ final class HostState {
   private List<String> newMounts() {
     List<String> fresh = new ArrayList<>();
     for (String mount : mountPoints()) {
-      if (!mounts.contains(mount) && (mount.startsWith("/run/netns/") || mount.startsWith("/var/lib/kubelet")
-          || ownDirs.stream().anyMatch(dir -> mount.startsWith(dir.toString())))) {
+      if (!mounts.contains(mount)
+          && (mount.startsWith("/run/netns/")
+              || mount.startsWith("/var/lib/kubelet")
+              || ownDirs.stream().anyMatch(dir -> mount.startsWith(dir.toString())))) {
         fresh.add(mount);
       }
     }
@@ -152,7 +186,10 @@ final class HostState {
         // Rules of the other chains that jump to ours first, then ours: flushed, then deleted.
         for (String rule : rules) {
           List<String> words = words(rule);
-          if (words.size() > 1 && words.get(0).equals("-A") && !fresh.contains(words.get(1)) && jumpsTo(words, fresh)) {
+          if (words.size() > 1
+              && words.get(0).equals("-A")
+              && !fresh.contains(words.get(1))
+              && jumpsTo(words, fresh)) {
             List<String> delete = new ArrayList<>(List.of(binary, "-w", "-t", table, "-D"));
             delete.addAll(words.subList(1, words.size()));
             HostCommand.run(delete);
@@ -170,7 +207,8 @@ final class HostState {
 
   private static boolean jumpsTo(List<String> words, Set<String> targets) {
     for (int i = 0; i + 1 < words.size(); i++) {
-      if ((words.get(i).equals("-j") || words.get(i).equals("-g")) && targets.contains(words.get(i + 1))) {
+      if ((words.get(i).equals("-j") || words.get(i).equals("-g"))
+          && targets.contains(words.get(i + 1))) {
         return true;
       }
     }
@@ -178,23 +216,27 @@ final class HostState {
   }
 
   private void restoreSysctls() {
-    sysctls.forEach((key, value) -> {
-      if (readSysctl(key).filter(value::equals).isEmpty()) {
-        try {
-          Files.writeString(PROC_SYS.resolve(key), value);
-        } catch (IOException e) {
-          LOG.warn("could not set {} back to {}: {}", key, value, e.toString());
-        }
-      }
-    });
+    sysctls.forEach(
+        (key, value) -> {
+          if (readSysctl(key).filter(value::equals).isEmpty()) {
+            try {
+              Files.writeString(PROC_SYS.resolve(key), value);
+            } catch (IOException e) {
+              LOG.warn("could not set {} back to {}: {}", key, value, e.toString());
+            }
+          }
+        });
   }
 
   private void removeCgroups() {
     for (Path dir : kubepodsCgroups()) {
       if (Files.exists(dir) && !existingCgroups.contains(dir)) {
-        // A cgroup directory goes with rmdir once its children are gone; its control files go with it.
+        // A cgroup directory goes with rmdir once its children are gone; its control files go with
+        // it.
         try (Stream<Path> tree = Files.walk(dir)) {
-          tree.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).forEach(HostState::rmdir);
+          tree.filter(Files::isDirectory)
+              .sorted(Comparator.reverseOrder())
+              .forEach(HostState::rmdir);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
@@ -229,7 +271,10 @@ final class HostState {
     }
   }
 
-  /** {@code /sys/fs/cgroup/<hierarchy>/kubepods} for every mounted hierarchy (v1 and the unified one). */
+  /**
+   * {@code /sys/fs/cgroup/<hierarchy>/kubepods} for every mounted hierarchy (v1 and the unified
+   * one).
+   */
   private static List<Path> kubepodsCgroups() {
     if (!Files.isDirectory(CGROUPS)) {
       return List.of();
@@ -240,7 +285,9 @@ final class HostState {
       return dirs;
     }
     try (Stream<Path> hierarchies = Files.list(CGROUPS)) {
-      hierarchies.filter(Files::isDirectory).filter(dir -> !Files.isSymbolicLink(dir))
+      hierarchies
+          .filter(Files::isDirectory)
+          .filter(dir -> !Files.isSymbolicLink(dir))
           .forEach(dir -> dirs.add(dir.resolve(KUBEPODS)));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

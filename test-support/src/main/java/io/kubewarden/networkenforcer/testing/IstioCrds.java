@@ -19,22 +19,60 @@ public final class IstioCrds {
 
   /** Creates the AuthorizationPolicy CRD and waits until it is Established. */
   public static void installAuthorizationPolicy(KubernetesClient client, Duration timeout) {
-    CustomResourceDefinition crd = new CustomResourceDefinitionBuilder()
-        .withNewMetadata().withName(AUTHORIZATION_POLICIES).endMetadata()
-        .withNewSpec().withGroup("security.istio.io").withScope("Namespaced")
-        .withNewNames().withKind("AuthorizationPolicy").withListKind("AuthorizationPolicyList")
-        .withPlural("authorizationpolicies").withSingular("authorizationpolicy").endNames()
-        .addNewVersion().withName("v1").withServed(true).withStorage(true)
-        .withNewSchema().withNewOpenAPIV3Schema().withType("object")
-        .addToProperties("spec", new io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder()
-            .withType("object").withXKubernetesPreserveUnknownFields(true).build())
-        .addToProperties("status", new io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder()
-            .withType("object").withXKubernetesPreserveUnknownFields(true).build())
-        .endOpenAPIV3Schema().endSchema()
-        .withNewSubresources().withNewStatus().endStatus().endSubresources()
-        .endVersion().endSpec().build();
-    client.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
-    client.apiextensions().v1().customResourceDefinitions().withName(AUTHORIZATION_POLICIES)
+    CustomResourceDefinition crd =
+        new CustomResourceDefinitionBuilder()
+            .withNewMetadata()
+            .withName(AUTHORIZATION_POLICIES)
+            .endMetadata()
+            .withNewSpec()
+            .withGroup("security.istio.io")
+            .withScope("Namespaced")
+            .withNewNames()
+            .withKind("AuthorizationPolicy")
+            .withListKind("AuthorizationPolicyList")
+            .withPlural("authorizationpolicies")
+            .withSingular("authorizationpolicy")
+            .endNames()
+            .addNewVersion()
+            .withName("v1")
+            .withServed(true)
+            .withStorage(true)
+            .withNewSchema()
+            .withNewOpenAPIV3Schema()
+            .withType("object")
+            .addToProperties(
+                "spec",
+                new io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder()
+                    .withType("object")
+                    .withXKubernetesPreserveUnknownFields(true)
+                    .build())
+            .addToProperties(
+                "status",
+                new io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder()
+                    .withType("object")
+                    .withXKubernetesPreserveUnknownFields(true)
+                    .build())
+            .endOpenAPIV3Schema()
+            .endSchema()
+            .withNewSubresources()
+            .withNewStatus()
+            .endStatus()
+            .endSubresources()
+            .endVersion()
+            .endSpec()
+            .build();
+    client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .resource(crd)
+        .forceConflicts()
+        .serverSideApply();
+    client
+        .apiextensions()
+        .v1()
+        .customResourceDefinitions()
+        .withName(AUTHORIZATION_POLICIES)
         .waitUntilCondition(ProjectCrds::established, timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

@@ -1,10 +1,10 @@
 package io.kubewarden.networkenforcer.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -20,16 +20,37 @@ import java.util.Random;
 public final class JsonMutator {
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final List<JsonNode> ODD_VALUES = List.of(
-      F.nullNode(), F.textNode(""), F.textNode(" "), F.numberNode(-1), F.numberNode(0), F.numberNode(65_536),
-      F.numberNode(70_000), F.numberNode(Integer.MIN_VALUE), F.numberNode(Long.MAX_VALUE),
-      F.numberNode(Long.MIN_VALUE), F.numberNode(1e300), F.textNode("9999-12-31T23:59:59Z"),
-      F.textNode("+1000000000-12-31T23:59:59Z"), F.textNode("-1000000000-01-01T00:00:00Z"),
-      F.textNode("1970-01-01T00:00:00Z"), F.numberNode(-62_135_596_800L), F.numberNode(9e18),
-      F.textNode("x".repeat(300)), F.textNode("Bogus"), F.textNode("ICMP"), F.textNode("a/b/c/d/e"),
-      F.textNode("UPPER_case"), F.booleanNode(true), F.arrayNode(), F.objectNode());
+  private static final List<JsonNode> ODD_VALUES =
+      List.of(
+          F.nullNode(),
+          F.textNode(""),
+          F.textNode(" "),
+          F.numberNode(-1),
+          F.numberNode(0),
+          F.numberNode(65_536),
+          F.numberNode(70_000),
+          F.numberNode(Integer.MIN_VALUE),
+          F.numberNode(Long.MAX_VALUE),
+          F.numberNode(Long.MIN_VALUE),
+          F.numberNode(1e300),
+          F.textNode("9999-12-31T23:59:59Z"),
+          F.textNode("+1000000000-12-31T23:59:59Z"),
+          F.textNode("-1000000000-01-01T00:00:00Z"),
+          F.textNode("1970-01-01T00:00:00Z"),
+          F.numberNode(-62_135_596_800L),
+          F.numberNode(9e18),
+          F.textNode("x".repeat(300)),
+          F.textNode("Bogus"),
+          F.textNode("ICMP"),
+          F.textNode("a/b/c/d/e"),
+          F.textNode("UPPER_case"),
+          F.booleanNode(true),
+          F.arrayNode(),
+          F.objectNode());
 
-  /** A mutated record: its bytes, and the field path it touched (empty for byte-level mutations). */
+  /**
+   * A mutated record: its bytes, and the field path it touched (empty for byte-level mutations).
+   */
   /**
    * @param tree the mutated record (null after a byte-level mutation)
    * @param path the field touched, by name or array index (empty after a byte-level mutation)
@@ -83,12 +104,14 @@ public final class JsonMutator {
 
   private static void collect(JsonNode node, List<String> prefix, List<List<String>> into) {
     if (node.isObject()) {
-      node.fieldNames().forEachRemaining(name -> {
-        List<String> p = new ArrayList<>(prefix);
-        p.add(name);
-        into.add(p);
-        collect(node.get(name), p, into);
-      });
+      node.fieldNames()
+          .forEachRemaining(
+              name -> {
+                List<String> p = new ArrayList<>(prefix);
+                p.add(name);
+                into.add(p);
+                collect(node.get(name), p, into);
+              });
     } else if (node.isArray()) {
       for (int i = 0; i < node.size(); i++) {
         List<String> p = new ArrayList<>(prefix);

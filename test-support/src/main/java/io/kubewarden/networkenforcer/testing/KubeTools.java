@@ -20,8 +20,8 @@ public final class KubeTools {
   public static final String KUBE_SCHEDULER = "kube-scheduler";
   public static final String KUBE_PROXY = "kube-proxy";
   public static final String KUBECTL = "kubectl";
-  private static final java.util.Set<String> CLUSTER_BINARIES = java.util.Set.of(KUBELET, KUBE_SCHEDULER, KUBE_PROXY,
-      KUBECTL, "cert-manager-csi-driver");
+  private static final java.util.Set<String> CLUSTER_BINARIES =
+      java.util.Set.of(KUBELET, KUBE_SCHEDULER, KUBE_PROXY, KUBECTL, "cert-manager-csi-driver");
 
   private KubeTools() {}
 
@@ -46,12 +46,21 @@ public final class KubeTools {
   static Path require(Path binDir, String binary) {
     Path path = binDir.resolve(binary);
     if (!Files.isExecutable(path)) {
-      String how = HELM.equals(binary) ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
-          : CLUSTER_BINARIES.contains(binary)
-              ? CLUSTER_BUILD_SCRIPT + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl and the cluster's images;"
-              : BUILD_SCRIPT + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
-      throw new IllegalStateException(binary + " not found at " + path
-          + ": run `" + how + " set NE_TOOLS_DIR to use another tools directory)");
+      String how =
+          HELM.equals(binary)
+              ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
+              : CLUSTER_BINARIES.contains(binary)
+                  ? CLUSTER_BUILD_SCRIPT
+                      + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl and the cluster's images;"
+                  : BUILD_SCRIPT
+                      + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
+      throw new IllegalStateException(
+          binary
+              + " not found at "
+              + path
+              + ": run `"
+              + how
+              + " set NE_TOOLS_DIR to use another tools directory)");
     }
     return path;
   }

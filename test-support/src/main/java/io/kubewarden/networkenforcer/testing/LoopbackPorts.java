@@ -9,20 +9,23 @@ import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Free TCP ports, for processes and servers that need a fixed port on their command line or in their
- * configuration, started after the port is chosen. The port is chosen below the kernel's ephemeral
- * range: a port from that range (what {@code new ServerSocket(0)} gives) can be handed to any outgoing
- * connection, the child's own included, between the check here and the child's bind, which then fails
- * with "address already in use". Below the range only another listener can take it, and a random
- * choice makes two alike rare.
+ * Free TCP ports, for processes and servers that need a fixed port on their command line or in
+ * their configuration, started after the port is chosen. The port is chosen below the kernel's
+ * ephemeral range: a port from that range (what {@code new ServerSocket(0)} gives) can be handed to
+ * any outgoing connection, the child's own included, between the check here and the child's bind,
+ * which then fails with "address already in use". Below the range only another listener can take
+ * it, and a random choice makes two alike rare.
  */
 public final class LoopbackPorts {
 
   private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+
   /** Linux's default start of the ephemeral range, used where the kernel does not say. */
   private static final int DEFAULT_EPHEMERAL_LOW = 32768;
+
   private static final int LOWEST = 10000;
   private static final int ATTEMPTS = 200;
+
   /** The kernel's setting, read once: it does not change while tests run. */
   private static final int EPHEMERAL_LOW = ephemeralLow();
 
@@ -47,7 +50,8 @@ public final class LoopbackPorts {
   static int ephemeralLow() {
     // Read by line: a sysctl file reports a size of 0 and answers only a read from its start, so a
     // whole-file read (Files.readString) gets its first byte alone.
-    try (BufferedReader reader = Files.newBufferedReader(EPHEMERAL_RANGE, StandardCharsets.US_ASCII)) {
+    try (BufferedReader reader =
+        Files.newBufferedReader(EPHEMERAL_RANGE, StandardCharsets.US_ASCII)) {
       String line = reader.readLine();
       return line == null ? DEFAULT_EPHEMERAL_LOW : Integer.parseInt(line.trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {

@@ -107,20 +107,24 @@ public final class LoopbackProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to) {
-    Thread thread = new Thread(() -> {
-      byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException closed) {
-        // One side went away: close both, like a dropped connection.
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-      }
-    }, "loopback-proxy-pump");
+    Thread thread =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[16 * 1024];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException closed) {
+                // One side went away: close both, like a dropped connection.
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+              }
+            },
+            "loopback-proxy-pump");
     thread.setDaemon(true);
     thread.start();
   }

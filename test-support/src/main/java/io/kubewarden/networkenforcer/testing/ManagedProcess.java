@@ -42,37 +42,47 @@ final class ManagedProcess implements AutoCloseable {
   static ManagedProcess start(String name, List<String> command, Path workDir, boolean stopOnExit) {
     Path log = workDir.resolve(name + ".log");
     try {
-      Process process = new ProcessBuilder(command)
-          .directory(workDir.toFile())
-          .redirectErrorStream(true)
-          .redirectOutput(log.toFile())
-          .start();
+      Process process =
+          new ProcessBuilder(command)
+              .directory(workDir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
       return new ManagedProcess(name, process, log, stopOnExit);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + " (" + command.get(0) + ")", e);
     }
   }
 
-  String name() { return name; }
+  String name() {
+    return name;
+  }
 
-  boolean isAlive() { return process.isAlive(); }
+  boolean isAlive() {
+    return process.isAlive();
+  }
 
-  long pid() { return process.pid(); }
+  long pid() {
+    return process.pid();
+  }
 
-  Path log() { return log; }
+  Path log() {
+    return log;
+  }
 
   /** Fails with the end of the log when the process has exited. */
   void requireAlive() {
     if (!process.isAlive()) {
-      throw new IllegalStateException(name + " exited with code " + process.exitValue() + "; last log lines:\n"
-          + logTail());
+      throw new IllegalStateException(
+          name + " exited with code " + process.exitValue() + "; last log lines:\n" + logTail());
     }
   }
 
   String logTail() {
     try {
       List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+      return String.join(
+          "\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
     } catch (IOException e) {
       return "(log " + log + " unreadable: " + e.getMessage() + ")";
     }

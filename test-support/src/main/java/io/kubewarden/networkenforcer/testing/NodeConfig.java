@@ -11,11 +11,18 @@ final class NodeConfig {
    * cgroup v1 with the cgroupfs driver (these hosts have no systemd), no swap check, eviction only
    * when a disk or memory is really full (a build machine's disk is often fuller than the defaults
    * allow) and image garbage collection off: the images are imported once and never pulled again.
-   * The API server reaches the kubelet with a client certificate of the cluster CA; the kubelet asks
-   * the API server whether that user may (webhook), as in a kubeadm cluster.
+   * The API server reaches the kubelet with a client certificate of the cluster CA; the kubelet
+   * asks the API server whether that user may (webhook), as in a kubeadm cluster.
    */
-  static String kubelet(String runtimeEndpoint, String address, int port, int healthzPort, Path clientCa,
-      String dnsServiceIp, String podSubnet, Path podLogsDir) {
+  static String kubelet(
+      String runtimeEndpoint,
+      String address,
+      int port,
+      int healthzPort,
+      Path clientCa,
+      String dnsServiceIp,
+      String podSubnet,
+      Path podLogsDir) {
     return """
         apiVersion: kubelet.config.k8s.io/v1beta1
         kind: KubeletConfiguration
@@ -50,14 +57,24 @@ final class NodeConfig {
         serializeImagePulls: false
         syncFrequency: 10s
         nodeStatusUpdateFrequency: 5s
-        """.formatted(runtimeEndpoint, address, port, healthzPort, clientCa, dnsServiceIp, podSubnet, podLogsDir);
+        """
+        .formatted(
+            runtimeEndpoint,
+            address,
+            port,
+            healthzPort,
+            clientCa,
+            dnsServiceIp,
+            podSubnet,
+            podLogsDir);
   }
 
   /**
    * iptables mode; conntrack sysctls left alone (0 = keep the host's values) and NodePorts only on
    * the node's address, so kube-proxy changes fewer host settings (no route_localnet).
    */
-  static String kubeProxy(Path kubeconfig, String nodeName, String clusterCidr, int healthzPort, int metricsPort) {
+  static String kubeProxy(
+      Path kubeconfig, String nodeName, String clusterCidr, int healthzPort, int metricsPort) {
     return """
         apiVersion: kubeproxy.config.k8s.io/v1alpha1
         kind: KubeProxyConfiguration
@@ -74,6 +91,7 @@ final class NodeConfig {
           min: 0
           tcpEstablishedTimeout: 0s
           tcpCloseWaitTimeout: 0s
-        """.formatted(kubeconfig, nodeName, clusterCidr, healthzPort, metricsPort);
+        """
+        .formatted(kubeconfig, nodeName, clusterCidr, healthzPort, metricsPort);
   }
 }

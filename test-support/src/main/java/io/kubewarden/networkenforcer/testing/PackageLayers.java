@@ -42,7 +42,9 @@ public final class PackageLayers {
     return this;
   }
 
-  /** Every class edge that breaks the layering, and every package no layer names; empty when sound. */
+  /**
+   * Every class edge that breaks the layering, and every package no layer names; empty when sound.
+   */
   public List<String> violations() {
     // The module's own compiled classes (tests run in the module's directory): scanning the whole
     // class path for the package would read every jar of it.
@@ -71,8 +73,14 @@ public final class PackageLayers {
         }
         if (levels.get(to) >= levels.get(from)) {
           problems.add(
-              display(from) + " -> " + display(to) + " (" + c.getName() + " uses "
-                  + d.getTargetClass().getName() + ")");
+              display(from)
+                  + " -> "
+                  + display(to)
+                  + " ("
+                  + c.getName()
+                  + " uses "
+                  + d.getTargetClass().getName()
+                  + ")");
         }
       }
     }
@@ -98,9 +106,14 @@ public final class PackageLayers {
     return pkg.equals(root) || pkg.startsWith(root + ".");
   }
 
-  /** The named package {@code pkg} belongs to: the longest name that is it or one of its parents. */
+  /**
+   * The named package {@code pkg} belongs to: the longest name that is it or one of its parents.
+   */
   private String named(String pkg, Map<String, Integer> levels) {
-    String relative = pkg.equals(root) ? "" : pkg.startsWith(root + ".") ? pkg.substring(root.length() + 1) : null;
+    String relative =
+        pkg.equals(root)
+            ? ""
+            : pkg.startsWith(root + ".") ? pkg.substring(root.length() + 1) : null;
     if (relative == null) {
       return null;
     }

@@ -34,6 +34,7 @@ final class PodNetwork {
             {"type": "portmap", "capabilities": {"portMappings": true}}
           ]
         }
-        """.formatted(bridge, subnet, ipamDataDir);
+        """
+        .formatted(bridge, subnet, ipamDataDir);
   }
 }

@@ -17,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The project's CustomResourceDefinitions exactly as shipped in the Helm chart
- * ({@code charts/network-enforcer/templates/crds/*.yml}, templates so that helm upgrade updates them), so tests prove what users install.
+ * The project's CustomResourceDefinitions exactly as shipped in the Helm chart ({@code
+ * charts/network-enforcer/templates/crds/*.yml}, templates so that helm upgrade updates them), so
+ * tests prove what users install.
  */
 public final class ProjectCrds {
 
@@ -30,8 +31,14 @@ public final class ProjectCrds {
 
   /** The chart's CRDs; fails when the checkout has none. */
   public static List<CustomResourceDefinition> load() {
-    Path root = RepositoryRoot.find().orElseThrow(() -> new IllegalStateException(
-        "not inside a network-enforcer checkout (no hack/tools above " + Path.of("").toAbsolutePath() + ")"));
+    Path root =
+        RepositoryRoot.find()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "not inside a network-enforcer checkout (no hack/tools above "
+                            + Path.of("").toAbsolutePath()
+                            + ")"));
     Path chartDir = root.resolve(CHART_CRDS);
     List<CustomResourceDefinition> crds = Files.isDirectory(chartDir) ? read(chartDir) : List.of();
     if (crds.isEmpty()) {
@@ -45,10 +52,20 @@ public final class ProjectCrds {
   public static List<CustomResourceDefinition> install(KubernetesClient client, Duration timeout) {
     List<CustomResourceDefinition> crds = load();
     for (CustomResourceDefinition crd : crds) {
-      client.apiextensions().v1().customResourceDefinitions().resource(crd).forceConflicts().serverSideApply();
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .forceConflicts()
+          .serverSideApply();
     }
     for (CustomResourceDefinition crd : crds) {
-      client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName())
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
           .waitUntilCondition(ProjectCrds::established, timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
     return crds;
@@ -56,7 +73,9 @@ public final class ProjectCrds {
 
   /** Whether the CRD has condition Established=True. */
   public static boolean established(CustomResourceDefinition crd) {
-    return crd != null && crd.getStatus() != null && crd.getStatus().getConditions() != null
+    return crd != null
+        && crd.getStatus() != null
+        && crd.getStatus().getConditions() != null
         && crd.getStatus().getConditions().stream().anyMatch(ProjectCrds::isEstablished);
   }
 
@@ -66,8 +85,11 @@ public final class ProjectCrds {
 
   private static List<CustomResourceDefinition> read(Path dir) {
     try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(f -> f.toString().endsWith(".yml") || f.toString().endsWith(".yaml")).sorted()
-          .map(ProjectCrds::readOne).toList();
+      return files
+          .filter(f -> f.toString().endsWith(".yml") || f.toString().endsWith(".yaml"))
+          .sorted()
+          .map(ProjectCrds::readOne)
+          .toList();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + dir, e);
     }

@@ -29,7 +29,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The harness itself: a real, RBAC-enforcing API server reachable through its kubeconfig, cleaned up on close. */
+/**
+ * The harness itself: a real, RBAC-enforcing API server reachable through its kubeconfig, cleaned
+ * up on close.
+ */
 class KubeApiServerTest {
 
   private static KubeApiServer api;
@@ -48,53 +51,111 @@ class KubeApiServerTest {
 
   @Test
   void kubeconfigReachesTheBuiltApiServerAsAdmin() {
-    try (KubernetesClient fromFile = new KubernetesClientBuilder()
-        .withConfig(Config.fromKubeconfig(api.kubeconfig().toFile())).build()) {
+    try (KubernetesClient fromFile =
+        new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(api.kubeconfig().toFile()))
+            .build()) {
       assertThat(fromFile.getKubernetesVersion().getGitVersion())
           .isEqualTo(KubeTools.version(KubeTools.KUBE_APISERVER));
-      assertThat(fromFile.namespaces().list().getItems()).extracting(Namespace::getMetadata)
-          .extracting(m -> m.getName()).contains("default", "kube-system");
+      assertThat(fromFile.namespaces().list().getItems())
+          .extracting(Namespace::getMetadata)
+          .extracting(m -> m.getName())
+          .contains("default", "kube-system");
     }
     assertThat(api.url()).startsWith("https://127.0.0.1:");
   }
 
   @Test
   void serverSideApplyRecordsItsFieldManager() {
-    ConfigMap applied = api.client().configMaps().inNamespace("default")
-        .resource(new ConfigMapBuilder().withNewMetadata().withName("applied").endMetadata()
-            .addToData("key", "value").build())
-        .fieldManager("harness-test").forceConflicts().serverSideApply();
+    ConfigMap applied =
+        api.client()
+            .configMaps()
+            .inNamespace("default")
+            .resource(
+                new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("applied")
+                    .endMetadata()
+                    .addToData("key", "value")
+                    .build())
+            .fieldManager("harness-test")
+            .forceConflicts()
+            .serverSideApply();
 
     assertThat(applied.getMetadata().getManagedFields())
-        .anySatisfy(field -> {
-          assertThat(field.getManager()).isEqualTo("harness-test");
-          assertThat(field.getOperation()).isEqualTo("Apply");
-        });
+        .anySatisfy(
+            field -> {
+              assertThat(field.getManager()).isEqualTo("harness-test");
+              assertThat(field.getOperation()).isEqualTo("Apply");
+            });
   }
 
   @Test
   void rbacDecidesWhatOtherUsersMayDo() {
     try (KubernetesClient reader = api.clientFor("reader", "readers")) {
       assertThatThrownBy(() -> reader.configMaps().inNamespace("default").list())
-          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
 
-      // Our own role: the aggregated built-in ones (view, edit) are filled by a controller not running here.
-      api.client().rbac().clusterRoles().resource(new ClusterRoleBuilder()
-          .withNewMetadata().withName("configmap-reader").endMetadata()
-          .addNewRule().withApiGroups("").withResources("configmaps").withVerbs("get", "list").endRule()
-          .build()).create();
-      api.client().rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder()
-          .withNewMetadata().withName("readers-read-configmaps").endMetadata()
-          .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole")
-          .withName("configmap-reader").endRoleRef()
-          .addNewSubject().withApiGroup("rbac.authorization.k8s.io").withKind("Group").withName("readers").endSubject()
-          .build()).create();
+      // Our own role: the aggregated built-in ones (view, edit) are filled by a controller not
+      // running here.
+      api.client()
+          .rbac()
+          .clusterRoles()
+          .resource(
+              new ClusterRoleBuilder()
+                  .withNewMetadata()
+                  .withName("configmap-reader")
+                  .endMetadata()
+                  .addNewRule()
+                  .withApiGroups("")
+                  .withResources("configmaps")
+                  .withVerbs("get", "list")
+                  .endRule()
+                  .build())
+          .create();
+      api.client()
+          .rbac()
+          .clusterRoleBindings()
+          .resource(
+              new ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName("readers-read-configmaps")
+                  .endMetadata()
+                  .withNewRoleRef()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("ClusterRole")
+                  .withName("configmap-reader")
+                  .endRoleRef()
+                  .addNewSubject()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("Group")
+                  .withName("readers")
+                  .endSubject()
+                  .build())
+          .create();
 
-      await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-          .untilAsserted(() -> assertThat(reader.configMaps().inNamespace("default").list().getItems()).isNotNull());
-      assertThatThrownBy(() -> reader.configMaps().inNamespace("default")
-          .resource(new ConfigMapBuilder().withNewMetadata().withName("denied").endMetadata().build()).create())
-          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(
+              () ->
+                  assertThat(reader.configMaps().inNamespace("default").list().getItems())
+                      .isNotNull());
+      assertThatThrownBy(
+              () ->
+                  reader
+                      .configMaps()
+                      .inNamespace("default")
+                      .resource(
+                          new ConfigMapBuilder()
+                              .withNewMetadata()
+                              .withName("denied")
+                              .endMetadata()
+                              .build())
+                      .create())
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     }
   }
 
@@ -102,45 +163,81 @@ class KubeApiServerTest {
   void aServiceAccountAuthenticatesWithATokenAsTheIdentityKubernetesGivesIt() {
     String namespace = "network-enforcer-harness";
     String name = "a-service-account-whose-user-name-is-longer-than-sixty-four-characters";
-    api.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata()
-        .build()).create();
-    api.client().serviceAccounts().inNamespace(namespace).resource(new ServiceAccountBuilder().withNewMetadata()
-        .withName(name).endMetadata().build()).create();
+    api.client()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
+    api.client()
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
     String user = "system:serviceaccount:" + namespace + ":" + name;
     assertThat(user.length()).isGreaterThan(64);
 
     try (KubernetesClient account = api.serviceAccountClient(namespace, name)) {
-      UserInfo seen = account.authentication().v1().selfSubjectReviews().create(new SelfSubjectReview())
-          .getStatus().getUserInfo();
+      UserInfo seen =
+          account
+              .authentication()
+              .v1()
+              .selfSubjectReviews()
+              .create(new SelfSubjectReview())
+              .getStatus()
+              .getUserInfo();
 
       assertThat(seen.getUsername()).isEqualTo(user);
-      assertThat(seen.getGroups()).containsExactlyInAnyOrder("system:serviceaccounts",
-          "system:serviceaccounts:" + namespace, "system:authenticated");
-      assertThat(seen.getUid()).isEqualTo(api.client().serviceAccounts().inNamespace(namespace).withName(name).get()
-          .getMetadata().getUid());
+      assertThat(seen.getGroups())
+          .containsExactlyInAnyOrder(
+              "system:serviceaccounts",
+              "system:serviceaccounts:" + namespace,
+              "system:authenticated");
+      assertThat(seen.getUid())
+          .isEqualTo(
+              api.client()
+                  .serviceAccounts()
+                  .inNamespace(namespace)
+                  .withName(name)
+                  .get()
+                  .getMetadata()
+                  .getUid());
       // No binding yet: RBAC refuses it like any other subject.
       assertThatThrownBy(() -> account.configMaps().inNamespace(namespace).list())
-          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+          .isInstanceOfSatisfying(
+              KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
     }
-    assertThat(api.serviceAccountKubeconfig(namespace, name)).content().contains("token: ")
+    assertThat(api.serviceAccountKubeconfig(namespace, name))
+        .content()
+        .contains("token: ")
         .doesNotContain("client-certificate-data");
   }
 
   @Test
   void serviceAccountsGetNoCertificateAndMustExist() {
-    assertThatThrownBy(() -> api.clientFor("system:serviceaccount:default:writer", "system:serviceaccounts"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serviceAccountClient(namespace, name)");
+    assertThatThrownBy(
+            () -> api.clientFor("system:serviceaccount:default:writer", "system:serviceaccounts"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("serviceAccountClient(namespace, name)");
     assertThatThrownBy(() -> api.serviceAccountClient("default", "nobody"))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("no service account default/nobody");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no service account default/nobody");
     assertThatThrownBy(() -> api.clientFor("x".repeat(65)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 64 characters");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 64 characters");
   }
 
   @Test
   void istioAuthorizationPolicyKindCanBeServed() {
     IstioCrds.installAuthorizationPolicy(api.client(), Duration.ofSeconds(60));
 
-    GenericKubernetesResource created = api.client().resource(api.client().getKubernetesSerialization().unmarshal("""
+    GenericKubernetesResource created =
+        api.client()
+            .resource(
+                api.client()
+                    .getKubernetesSerialization()
+                    .unmarshal(
+                        """
         apiVersion: security.istio.io/v1
         kind: AuthorizationPolicy
         metadata: {name: web, namespace: default, annotations: {istio.io/dry-run: "true"}}
@@ -148,7 +245,9 @@ class KubeApiServerTest {
           action: ALLOW
           selector: {matchLabels: {app: web}}
           rules: [{from: [{source: {principals: [cluster.local/ns/shop/sa/client]}}]}]
-        """, GenericKubernetesResource.class)).create();
+        """,
+                        GenericKubernetesResource.class))
+            .create();
 
     assertThat(created.getMetadata().getUid()).isNotBlank();
     assertThat(created.get("spec", "action").toString()).isEqualTo("ALLOW");
@@ -157,7 +256,8 @@ class KubeApiServerTest {
   @Test
   void aClientBehindACutProxyIsPartitionedWhileOthersCarryOn() {
     try (LoopbackProxy proxy = LoopbackProxy.to(api.url());
-        KubernetesClient partitioned = api.clientVia(proxy, "partitioned", KubeApiServer.MASTERS_GROUP)) {
+        KubernetesClient partitioned =
+            api.clientVia(proxy, "partitioned", KubeApiServer.MASTERS_GROUP)) {
       assertThat(partitioned.namespaces().withName("default").get()).isNotNull();
 
       proxy.cut();
@@ -180,11 +280,13 @@ class KubeApiServerTest {
 
     assertThat(kubeconfig).doesNotExist();
     assertThat(kubeconfig.getParent()).doesNotExist();
-    assertThatThrownBy(() -> {
-      try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress(url.getHost(), url.getPort()), 2000);
-      }
-    }).isInstanceOf(java.io.IOException.class);
+    assertThatThrownBy(
+            () -> {
+              try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(url.getHost(), url.getPort()), 2000);
+              }
+            })
+        .isInstanceOf(java.io.IOException.class);
   }
 
   @Test

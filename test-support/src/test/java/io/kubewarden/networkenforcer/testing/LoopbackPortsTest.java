@@ -13,8 +13,11 @@ class LoopbackPortsTest {
     int below = LoopbackPorts.ephemeralLow();
     for (int i = 0; i < 20; i++) {
       int port = LoopbackPorts.free();
-      // Outgoing connections get ports from the ephemeral range; a port below it cannot be taken by one.
-      assertTrue(port >= 10000 && port < below, "port " + port + " is not below the ephemeral range " + below);
+      // Outgoing connections get ports from the ephemeral range; a port below it cannot be taken by
+      // one.
+      assertTrue(
+          port >= 10000 && port < below,
+          "port " + port + " is not below the ephemeral range " + below);
       try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
         assertTrue(socket.isBound());
       }

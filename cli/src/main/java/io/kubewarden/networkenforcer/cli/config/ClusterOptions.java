@@ -21,32 +21,42 @@ public class ClusterOptions {
    * unreachable server still fails within {@link #commandLineBound()}.
    */
   static final int COMMAND_LINE_RETRIES = 1;
+
   static final int COMMAND_LINE_RETRY_INTERVAL_MS = 500;
   static final int COMMAND_LINE_CONNECT_TIMEOUT_MS = 5_000;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
       description = "kubeconfig of the cluster; default KUBECONFIG, ~/.kube/config or in-cluster.")
   Path kubeconfig;
 
-  @Option(names = "--context", paramLabel = "NAME",
+  @Option(
+      names = "--context",
+      paramLabel = "NAME",
       description = "The kubeconfig context to use (default: its current context).")
   String context;
 
-  /** Whether --kubeconfig or --context was given (for commands that can also work without a cluster). */
+  /**
+   * Whether --kubeconfig or --context was given (for commands that can also work without a
+   * cluster).
+   */
   public boolean given() {
     return kubeconfig != null || context != null;
   }
 
   public void validate() {
     if (kubeconfig != null && !Files.isReadable(kubeconfig)) {
-      throw new ConfigException("kubeconfig " + kubeconfig + " does not exist or cannot be read; fix --kubeconfig");
+      throw new ConfigException(
+          "kubeconfig " + kubeconfig + " does not exist or cannot be read; fix --kubeconfig");
     }
   }
 
   /**
    * Where the API server's address comes from, the way the client looks for it (--kubeconfig,
    * KUBECONFIG, ~/.kube/config, in-cluster), for messages. Fails when there is none at all: the
-   * client would otherwise try https://kubernetes.default.svc and report only "An error has occurred".
+   * client would otherwise try https://kubernetes.default.svc and report only "An error has
+   * occurred".
    */
   public String source() {
     String file = kubeconfigName();
@@ -61,9 +71,12 @@ public class ClusterOptions {
       return "KUBERNETES_MASTER";
     }
     Path home = Path.of(System.getProperty("user.home"), ".kube", "config");
-    throw new ConfigException("no Kubernetes API server is configured: --kubeconfig (NE_KUBECONFIG) and KUBECONFIG "
-        + "are not set, " + home + " does not exist and this is not a pod (KUBERNETES_SERVICE_HOST is unset); "
-        + "point --kubeconfig at the kubeconfig of your cluster (for kind: kind get kubeconfig > FILE)");
+    throw new ConfigException(
+        "no Kubernetes API server is configured: --kubeconfig (NE_KUBECONFIG) and KUBECONFIG "
+            + "are not set, "
+            + home
+            + " does not exist and this is not a pod (KUBERNETES_SERVICE_HOST is unset); "
+            + "point --kubeconfig at the kubeconfig of your cluster (for kind: kind get kubeconfig > FILE)");
   }
 
   /** The kubeconfig file the client reads, or null when there is none (in-cluster). */
@@ -86,18 +99,27 @@ public class ClusterOptions {
       config = Config.autoConfigure(context);
     } else {
       try {
-        config = Config.fromKubeconfig(context, Files.readString(kubeconfig), kubeconfig.toString());
+        config =
+            Config.fromKubeconfig(context, Files.readString(kubeconfig), kubeconfig.toString());
       } catch (IOException e) {
-        throw new ConfigException("cannot read kubeconfig " + kubeconfig + ": " + e.getMessage() + "; fix --kubeconfig");
+        throw new ConfigException(
+            "cannot read kubeconfig " + kubeconfig + ": " + e.getMessage() + "; fix --kubeconfig");
       }
     }
-    // fabric8 falls back to the current context (or none) for a name it does not know: refuse instead.
-    if (context != null && (config.getCurrentContext() == null
-        || !context.equals(config.getCurrentContext().getName()))) {
+    // fabric8 falls back to the current context (or none) for a name it does not know: refuse
+    // instead.
+    if (context != null
+        && (config.getCurrentContext() == null
+            || !context.equals(config.getCurrentContext().getName()))) {
       String file = kubeconfigName();
-      throw new ConfigException("--context " + context + " is not a context of "
-          + (file == null ? "any kubeconfig (none found: set --kubeconfig or KUBECONFIG)" : "kubeconfig " + file)
-          + "; kubectl config get-contexts lists them");
+      throw new ConfigException(
+          "--context "
+              + context
+              + " is not a context of "
+              + (file == null
+                  ? "any kubeconfig (none found: set --kubeconfig or KUBECONFIG)"
+                  : "kubeconfig " + file)
+              + "; kubectl config get-contexts lists them");
     }
     return config;
   }
@@ -107,7 +129,10 @@ public class ClusterOptions {
     return new KubernetesClientBuilder().withConfig(config()).build();
   }
 
-  /** A client for a command line: fails fast, but waits once for a server that asks to (Retry-After). */
+  /**
+   * A client for a command line: fails fast, but waits once for a server that asks to
+   * (Retry-After).
+   */
   public KubernetesClient commandLineClient() {
     Config config = config();
     config.setRequestRetryBackoffLimit(COMMAND_LINE_RETRIES);
@@ -118,7 +143,12 @@ public class ClusterOptions {
 
   /** How long a command line tries an unreachable server, for its message. */
   public static String commandLineBound() {
-    return "gave up after " + (COMMAND_LINE_RETRIES + 1) + " attempts " + COMMAND_LINE_RETRY_INTERVAL_MS
-        + " ms apart, " + COMMAND_LINE_CONNECT_TIMEOUT_MS / 1000 + " s connect timeout each";
+    return "gave up after "
+        + (COMMAND_LINE_RETRIES + 1)
+        + " attempts "
+        + COMMAND_LINE_RETRY_INTERVAL_MS
+        + " ms apart, "
+        + COMMAND_LINE_CONNECT_TIMEOUT_MS / 1000
+        + " s connect timeout each";
   }
 }

@@ -8,8 +8,11 @@ import picocli.CommandLine.Option;
  * {@link EnvironmentDefaults} before parsing; declaring it here makes every command accept it.
  */
 public class ConfigFileOption {
-  @Option(names = "--config", paramLabel = "FILE",
-      description = "YAML file of option values, keyed by long option name (env NE_CONFIG). "
-          + "Flags win over NE_* environment variables, which win over the file.")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "YAML file of option values, keyed by long option name (env NE_CONFIG). "
+              + "Flags win over NE_* environment variables, which win over the file.")
   Path file;
 }

@@ -8,18 +8,18 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import picocli.CommandLine.IDefaultValueProvider;
 import java.util.Set;
 import java.util.TreeSet;
+import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Where an option gets its value when it is not given as a flag: first the environment
- * ({@code --kafka-bootstrap-servers} reads {@code NE_KAFKA_BOOTSTRAP_SERVERS}), then the config
- * file ({@code kafka-bootstrap-servers: ...} in YAML or JSON, named by {@code --config} or
- * {@code NE_CONFIG}), then the option's built-in default.
+ * Where an option gets its value when it is not given as a flag: first the environment ({@code
+ * --kafka-bootstrap-servers} reads {@code NE_KAFKA_BOOTSTRAP_SERVERS}), then the config file
+ * ({@code kafka-bootstrap-servers: ...} in YAML or JSON, named by {@code --config} or {@code
+ * NE_CONFIG}), then the option's built-in default.
  */
 public final class EnvironmentDefaults implements IDefaultValueProvider {
   public static final String ENV_PREFIX = "NE_";
@@ -31,7 +31,9 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
     this(env, file, "the config file");
   }
 
-  /** @param fileName the config file, for messages */
+  /**
+   * @param fileName the config file, for messages
+   */
   public EnvironmentDefaults(Map<String, String> env, Map<String, String> file, String fileName) {
     this.env = Map.copyOf(env);
     this.file = Map.copyOf(file);
@@ -54,9 +56,16 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
     for (String key : new TreeSet<>(file.keySet())) {
       if (!known.contains(key)) {
         String closest = closest(key, known);
-        throw new ConfigException(fileName + ": '" + key + "' is not an option of " + command.qualifiedName()
-            + (closest == null ? "" : " (did you mean '" + closest + "'?)") + "; remove or fix the key ("
-            + command.qualifiedName() + " --help lists the options)");
+        throw new ConfigException(
+            fileName
+                + ": '"
+                + key
+                + "' is not an option of "
+                + command.qualifiedName()
+                + (closest == null ? "" : " (did you mean '" + closest + "'?)")
+                + "; remove or fix the key ("
+                + command.qualifiedName()
+                + " --help lists the options)");
       }
     }
   }
@@ -94,7 +103,9 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
     return prev[b.length()];
   }
 
-  /** Reads the environment and the config file named by {@code --config FILE} / {@code NE_CONFIG}. */
+  /**
+   * Reads the environment and the config file named by {@code --config FILE} / {@code NE_CONFIG}.
+   */
   public static EnvironmentDefaults fromProcess(String[] args) {
     Map<String, String> env = System.getenv();
     String configFile = env.get(ENV_PREFIX + "CONFIG");
@@ -105,13 +116,15 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
         configFile = args[i].substring("--config=".length());
       }
     }
-    return configFile == null ? new EnvironmentDefaults(env, Map.of())
+    return configFile == null
+        ? new EnvironmentDefaults(env, Map.of())
         : new EnvironmentDefaults(env, readFile(Path.of(configFile)), "config file " + configFile);
   }
 
   /** The environment variable an option reads: {@code NE_} + the long name in upper snake case. */
   public static String envName(String longOption) {
-    return ENV_PREFIX + longOption.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
+    return ENV_PREFIX
+        + longOption.replaceFirst("^-+", "").replace('-', '_').toUpperCase(Locale.ROOT);
   }
 
   @Override
@@ -133,19 +146,29 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
 
   public static Map<String, String> readFile(Path path) {
     if (!Files.isRegularFile(path)) {
-      throw new ConfigException("config file " + path + " does not exist; fix --config or NE_CONFIG");
+      throw new ConfigException(
+          "config file " + path + " does not exist; fix --config or NE_CONFIG");
     }
     try {
       Map<?, ?> raw = Json.yaml().readValue(path.toFile(), Map.class);
       Map<String, String> flat = new HashMap<>();
       if (raw != null) {
-        raw.forEach((k, v) -> flat.put(String.valueOf(k), v instanceof Iterable<?> list
-            ? String.join(",", toStrings(list)) : String.valueOf(v)));
+        raw.forEach(
+            (k, v) ->
+                flat.put(
+                    String.valueOf(k),
+                    v instanceof Iterable<?> list
+                        ? String.join(",", toStrings(list))
+                        : String.valueOf(v)));
       }
       return flat;
     } catch (IOException e) {
-      throw new ConfigException("config file " + path + " is not valid YAML: " + e.getMessage()
-          + "; write one option per line, for example 'kafka-bootstrap-servers: kafka:9092'");
+      throw new ConfigException(
+          "config file "
+              + path
+              + " is not valid YAML: "
+              + e.getMessage()
+              + "; write one option per line, for example 'kafka-bootstrap-servers: kafka:9092'");
     }
   }
 

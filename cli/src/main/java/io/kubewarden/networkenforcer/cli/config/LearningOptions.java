@@ -6,31 +6,50 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
 
-/** How learning treats addresses outside the cluster and when a proposal converges (processor, standalone, learn). */
+/**
+ * How learning treats addresses outside the cluster and when a proposal converges (processor,
+ * standalone, learn).
+ */
 public class LearningOptions {
-  @Option(names = "--cluster-cidr", paramLabel = "CIDR", split = ",",
-      description = "The cluster's pod and service ranges (repeatable or comma-separated): never learned as "
-          + "outside peers, and excepted from the widened outside rule.")
+  @Option(
+      names = "--cluster-cidr",
+      paramLabel = "CIDR",
+      split = ",",
+      description =
+          "The cluster's pod and service ranges (repeatable or comma-separated): never learned as "
+              + "outside peers, and excepted from the widened outside rule.")
   List<String> clusterCidrs = new ArrayList<>();
 
-  @Option(names = "--external-peers", paramLabel = "address|outside-cluster", defaultValue = "address",
-      description = "How calls to addresses outside the cluster are learned: one ipBlock per observed address "
-          + "(address, default), or every address outside --cluster-cidr on the observed ports (outside-cluster).")
+  @Option(
+      names = "--external-peers",
+      paramLabel = "address|outside-cluster",
+      defaultValue = "address",
+      description =
+          "How calls to addresses outside the cluster are learned: one ipBlock per observed address "
+              + "(address, default), or every address outside --cluster-cidr on the observed ports (outside-cluster).")
   String externalPeers;
 
-  @Option(names = "--convergence-quiet-period", paramLabel = "DURATION", defaultValue = "7d",
-      description = "A proposal is Converged after this long (flow time) without a new peer or port "
-          + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--convergence-quiet-period",
+      paramLabel = "DURATION",
+      defaultValue = "7d",
+      description =
+          "A proposal is Converged after this long (flow time) without a new peer or port "
+              + "(default: ${DEFAULT-VALUE}).")
   String quietPeriod;
 
-  @Option(names = "--convergence-min-observations", paramLabel = "N", defaultValue = "100",
+  @Option(
+      names = "--convergence-min-observations",
+      paramLabel = "N",
+      defaultValue = "100",
       description = "... and at least this many observations (default: ${DEFAULT-VALUE}).")
   long minObservations;
 
   public LearningSettings settings() {
     List<String> cidrs = clusterCidrs.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
     java.time.Duration quiet = Durations.parse("--convergence-quiet-period", quietPeriod);
-    return new LearningSettings(cidrs, LearningSettings.ExternalPeers.parse(externalPeers), quiet, minObservations)
+    return new LearningSettings(
+            cidrs, LearningSettings.ExternalPeers.parse(externalPeers), quiet, minObservations)
         .validate();
   }
 }

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
 
 /** Sets the log level of the process (logs go to stderr; see logback.xml). */
 public final class LogLevels {
-  private static final List<String> KAFKA_LOGGERS = List.of("org.apache.kafka", "kafka", "state.change.logger");
+  private static final List<String> KAFKA_LOGGERS =
+      List.of("org.apache.kafka", "kafka", "state.change.logger");
 
   private LogLevels() {}
 
@@ -38,8 +39,12 @@ public final class LogLevels {
       case "info" -> Level.INFO;
       case "warn", "warning" -> Level.WARN;
       case "error" -> Level.ERROR;
-      default -> throw new ConfigException("log level '" + level + "' is not one of debug, info, warn, error; "
-          + "fix --log-level or NE_LOG_LEVEL");
+      default ->
+          throw new ConfigException(
+              "log level '"
+                  + level
+                  + "' is not one of debug, info, warn, error; "
+                  + "fix --log-level or NE_LOG_LEVEL");
     };
   }
 

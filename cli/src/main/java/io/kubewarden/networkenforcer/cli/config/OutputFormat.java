@@ -7,7 +7,9 @@ import io.kubewarden.networkenforcer.common.json.Json;
 
 /** What {@code -o} names: a text report for people, or one JSON or YAML document for tools. */
 public enum OutputFormat {
-  TEXT, JSON, YAML;
+  TEXT,
+  JSON,
+  YAML;
 
   /** {@code text}, {@code json} or {@code yaml}; anything else is refused with exit code 2. */
   public static OutputFormat parse(String value) {
@@ -23,8 +25,9 @@ public enum OutputFormat {
   public String render(Object doc) {
     try {
       return switch (this) {
-        case JSON -> Json.mapper().writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc)
-            + System.lineSeparator();
+        case JSON ->
+            Json.mapper().writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc)
+                + System.lineSeparator();
         case YAML -> Json.yaml().writeValueAsString(doc);
         case TEXT -> throw new IllegalStateException("a text report is written by its command");
       };

@@ -3,13 +3,23 @@ package io.kubewarden.networkenforcer.cli.config;
 import java.io.PrintWriter;
 import picocli.CommandLine.Option;
 
-/** {@code -o text|json|yaml} and {@code --log-level} of the commands that print a report (simulate, diff). */
+/**
+ * {@code -o text|json|yaml} and {@code --log-level} of the commands that print a report (simulate,
+ * diff).
+ */
 public class ReportOptions {
-  @Option(names = {"-o", "--output"}, paramLabel = "text|json|yaml", defaultValue = "text",
-      description = "Report format (default: ${DEFAULT-VALUE}): text for people, json or yaml for tools.")
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "text|json|yaml",
+      defaultValue = "text",
+      description =
+          "Report format (default: ${DEFAULT-VALUE}): text for people, json or yaml for tools.")
   String output;
 
-  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      defaultValue = "warn",
       description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
   String logLevel;
 

@@ -17,15 +17,18 @@ import java.util.TreeSet;
 
 /**
  * What a spec allows, as (peer, port) pairs with a canonical text for each side, so two specs
- * compare by what they let through rather than by how their YAML is laid out: rules split or
- * merged differently, reordered ports or labels give the same pairs.
+ * compare by what they let through rather than by how their YAML is laid out: rules split or merged
+ * differently, reordered ports or labels give the same pairs.
  *
  * @param pods the pods the spec applies to (its own selector)
  * @param grants every allowed (peer, port)
  */
 record Connectivity(String pods, SortedSet<Grant> grants) {
 
-  /** One allowed peer on one port; {@code any peer}/{@code any port} where the rule does not constrain. */
+  /**
+   * One allowed peer on one port; {@code any peer}/{@code any port} where the rule does not
+   * constrain.
+   */
   record Grant(String peer, String port) implements Comparable<Grant> {
     @Override
     public int compareTo(Grant o) {
@@ -41,7 +44,8 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
     SortedSet<Grant> grants = new TreeSet<>();
     if (spec.getKubernetes() != null) {
       var k = spec.getKubernetes();
-      boolean ingress = spec.getDirection() == io.kubewarden.networkenforcer.common.policy.Direction.Ingress;
+      boolean ingress =
+          spec.getDirection() == io.kubewarden.networkenforcer.common.policy.Direction.Ingress;
       if (ingress && k.getIngress() != null) {
         k.getIngress().forEach(r -> add(grants, peers(r.getFrom()), ports(r.getPorts())));
       } else if (!ingress && k.getEgress() != null) {
@@ -54,27 +58,36 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
       for (IstioPolicy.Rule rule : istio.getRules()) {
         List<String> principals = new ArrayList<>();
         if (rule.getFrom() != null) {
-          rule.getFrom().forEach(f -> {
-            if (f.getSource() == null || f.getSource().getPrincipals() == null
-                || f.getSource().getPrincipals().isEmpty()) {
-              principals.add(ANY_PEER);
-            } else {
-              f.getSource().getPrincipals().forEach(p -> principals.add("principal " + p));
-            }
-          });
+          rule.getFrom()
+              .forEach(
+                  f -> {
+                    if (f.getSource() == null
+                        || f.getSource().getPrincipals() == null
+                        || f.getSource().getPrincipals().isEmpty()) {
+                      principals.add(ANY_PEER);
+                    } else {
+                      f.getSource().getPrincipals().forEach(p -> principals.add("principal " + p));
+                    }
+                  });
         }
         List<String> ports = new ArrayList<>();
         if (rule.getTo() != null) {
-          rule.getTo().forEach(t -> {
-            if (t.getOperation() == null || t.getOperation().getPorts() == null
-                || t.getOperation().getPorts().isEmpty()) {
-              ports.add(ANY_PORT);
-            } else {
-              t.getOperation().getPorts().forEach(p -> ports.add("TCP/" + p));
-            }
-          });
+          rule.getTo()
+              .forEach(
+                  t -> {
+                    if (t.getOperation() == null
+                        || t.getOperation().getPorts() == null
+                        || t.getOperation().getPorts().isEmpty()) {
+                      ports.add(ANY_PORT);
+                    } else {
+                      t.getOperation().getPorts().forEach(p -> ports.add("TCP/" + p));
+                    }
+                  });
         }
-        add(grants, principals.isEmpty() ? List.of(ANY_PEER) : principals, ports.isEmpty() ? List.of(ANY_PORT) : ports);
+        add(
+            grants,
+            principals.isEmpty() ? List.of(ANY_PEER) : principals,
+            ports.isEmpty() ? List.of(ANY_PORT) : ports);
       }
     }
     return new Connectivity(istio == null ? "" : selector(istio.getSelector()), grants);
@@ -101,22 +114,32 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
     return out;
   }
 
-  /** For example {@code namespace demo, pods app=web} or {@code ipBlock 10.0.0.0/8 except 10.1.0.0/16}. */
+  /**
+   * For example {@code namespace demo, pods app=web} or {@code ipBlock 10.0.0.0/8 except
+   * 10.1.0.0/16}.
+   */
   static String peer(NetworkPolicyPeer p) {
     List<String> parts = new ArrayList<>();
     IPBlock block = p.getIpBlock();
     if (block != null) {
-      String except = block.getExcept() == null || block.getExcept().isEmpty() ? ""
-          : " except " + String.join(",", new TreeSet<>(block.getExcept()));
+      String except =
+          block.getExcept() == null || block.getExcept().isEmpty()
+              ? ""
+              : " except " + String.join(",", new TreeSet<>(block.getExcept()));
       parts.add("ipBlock " + block.getCidr() + except);
     }
     LabelSelector ns = p.getNamespaceSelector();
     if (ns != null) {
       Map<String, String> labels = ns.getMatchLabels();
-      boolean byName = labels != null && labels.size() == 1 && labels.containsKey("kubernetes.io/metadata.name")
-          && (ns.getMatchExpressions() == null || ns.getMatchExpressions().isEmpty());
-      parts.add(byName ? "namespace " + labels.get("kubernetes.io/metadata.name")
-          : "namespaces " + selector(ns));
+      boolean byName =
+          labels != null
+              && labels.size() == 1
+              && labels.containsKey("kubernetes.io/metadata.name")
+              && (ns.getMatchExpressions() == null || ns.getMatchExpressions().isEmpty());
+      parts.add(
+          byName
+              ? "namespace " + labels.get("kubernetes.io/metadata.name")
+              : "namespaces " + selector(ns));
     } else if (p.getPodSelector() != null) {
       parts.add("own namespace");
     }
@@ -159,8 +182,10 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
     if (s.getMatchExpressions() != null) {
       List<String> expressions = new ArrayList<>();
       for (LabelSelectorRequirement r : s.getMatchExpressions()) {
-        String values = r.getValues() == null || r.getValues().isEmpty() ? ""
-            : " (" + String.join(",", new TreeSet<>(r.getValues())) + ")";
+        String values =
+            r.getValues() == null || r.getValues().isEmpty()
+                ? ""
+                : " (" + String.join(",", new TreeSet<>(r.getValues())) + ")";
         expressions.add(r.getKey() + " " + r.getOperator() + values);
       }
       expressions.sort(null);

@@ -39,21 +39,31 @@ final class WorkloadPolicies {
       String kind = doc.path("kind").asText("");
       String where = d.where();
       if (!kinds.contains(kind)) {
-        throw new ConfigException(where + " is " + (kind.isEmpty() ? "not a Kubernetes object" : "a " + kind)
-            + "; " + option + " takes a " + expected);
+        throw new ConfigException(
+            where
+                + " is "
+                + (kind.isEmpty() ? "not a Kubernetes object" : "a " + kind)
+                + "; "
+                + option
+                + " takes a "
+                + expected);
       }
       String namespace = doc.path("metadata").path("namespace").asText("");
       String name = doc.path("metadata").path("name").asText("");
       if (namespace.isEmpty()) {
-        throw new ConfigException(where + " (" + kind + " " + name + ") has no metadata.namespace; set it");
+        throw new ConfigException(
+            where + " (" + kind + " " + name + ") has no metadata.namespace; set it");
       }
-      Class<? extends PolicySpec> type = kind.equals("WorkloadNetworkPolicy") ? WorkloadNetworkPolicySpec.class
-          : WorkloadNetworkPolicyProposalSpec.class;
+      Class<? extends PolicySpec> type =
+          kind.equals("WorkloadNetworkPolicy")
+              ? WorkloadNetworkPolicySpec.class
+              : WorkloadNetworkPolicyProposalSpec.class;
       PolicySpec spec;
       try {
         spec = Json.mapper().treeToValue(doc.path("spec"), type);
       } catch (JsonProcessingException e) {
-        throw new ConfigException(where + " is not a valid " + kind + " " + JsonProblem.describe(e, "spec"));
+        throw new ConfigException(
+            where + " is not a valid " + kind + " " + JsonProblem.describe(e, "spec"));
       }
       out.add(named(kind + " " + namespace + "/" + name, namespace, spec, where));
     }
@@ -61,12 +71,23 @@ final class WorkloadPolicies {
   }
 
   static Named named(String label, String namespace, PolicySpec spec, String where) {
-    if (spec == null || spec.getTargetRef() == null || spec.getTargetRef().getKind() == null
-        || spec.getTargetRef().getName() == null || spec.getDirection() == null || spec.getBackend() == null) {
-      throw new ConfigException(where + " (" + label + ") needs spec.backend, spec.direction and spec.targetRef "
-          + "{kind, name}");
+    if (spec == null
+        || spec.getTargetRef() == null
+        || spec.getTargetRef().getKind() == null
+        || spec.getTargetRef().getName() == null
+        || spec.getDirection() == null
+        || spec.getBackend() == null) {
+      throw new ConfigException(
+          where
+              + " ("
+              + label
+              + ") needs spec.backend, spec.direction and spec.targetRef "
+              + "{kind, name}");
     }
-    return new Named(label, new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName()),
-        spec.getDirection(), spec);
+    return new Named(
+        label,
+        new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName()),
+        spec.getDirection(),
+        spec);
   }
 }

@@ -37,7 +37,10 @@ public final class FlowWindowReader {
     void accept(String key, FlowRecord flow, long timestampMs);
   }
 
-  /** Where the flows of the window go, decoded and also as the topic holds them (to pass on unchanged). */
+  /**
+   * Where the flows of the window go, decoded and also as the topic holds them (to pass on
+   * unchanged).
+   */
   @FunctionalInterface
   public interface RecordSink {
     void accept(String key, byte[] value, FlowRecord flow, long timestampMs);
@@ -59,7 +62,10 @@ public final class FlowWindowReader {
   }
 
   public Summary read(TimeWindow window, WindowSink sink, HistoryProgress progress) {
-    return read(window, (RecordSink) (key, value, flow, timestamp) -> sink.accept(key, flow, timestamp), progress);
+    return read(
+        window,
+        (RecordSink) (key, value, flow, timestamp) -> sink.accept(key, flow, timestamp),
+        progress);
   }
 
   public Summary read(TimeWindow window, RecordSink sink, HistoryProgress progress) {
@@ -69,8 +75,10 @@ public final class FlowWindowReader {
       consumer.assign(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       checkRetention(consumer, partitions, window);
-      Map<TopicPartition, Long> start = TopicRangeRead.offsetsAt(consumer, partitions, window.from(), end);
-      Map<TopicPartition, Long> stop = TopicRangeRead.offsetsAt(consumer, partitions, window.to(), end);
+      Map<TopicPartition, Long> start =
+          TopicRangeRead.offsetsAt(consumer, partitions, window.from(), end);
+      Map<TopicPartition, Long> stop =
+          TopicRangeRead.offsetsAt(consumer, partitions, window.to(), end);
       long total = 0;
       for (TopicPartition tp : partitions) {
         stop.put(tp, Math.max(start.get(tp), stop.get(tp)));
@@ -79,24 +87,32 @@ public final class FlowWindowReader {
       progress.start(total);
       long[] inWindow = {0};
       long[] unreadable = {0};
-      long records = TopicRangeRead.read(consumer, partitions, start, stop, "the flows topic " + topic.name(), r -> {
-        if (r.value() == null || !window.contains(r.timestamp())) {
-          return;
-        }
-        FlowRecord flow;
-        try {
-          flow = decoder.deserialize(r.topic(), r.headers(), r.value());
-        } catch (RuntimeException e) {
-          unreadable[0]++;
-          return;
-        }
-        if (flow == null) {
-          unreadable[0]++;
-          return;
-        }
-        inWindow[0]++;
-        sink.accept(r.key(), r.value(), flow, r.timestamp());
-      }, progress::update);
+      long records =
+          TopicRangeRead.read(
+              consumer,
+              partitions,
+              start,
+              stop,
+              "the flows topic " + topic.name(),
+              r -> {
+                if (r.value() == null || !window.contains(r.timestamp())) {
+                  return;
+                }
+                FlowRecord flow;
+                try {
+                  flow = decoder.deserialize(r.topic(), r.headers(), r.value());
+                } catch (RuntimeException e) {
+                  unreadable[0]++;
+                  return;
+                }
+                if (flow == null) {
+                  unreadable[0]++;
+                  return;
+                }
+                inWindow[0]++;
+                sink.accept(r.key(), r.value(), flow, r.timestamp());
+              },
+              progress::update);
       progress.finish(records);
       return new Summary(records, inWindow[0], unreadable[0]);
     }
@@ -105,8 +121,12 @@ public final class FlowWindowReader {
   private List<TopicPartition> partitions(KafkaConsumer<String, byte[]> consumer) {
     var infos = consumer.partitionsFor(topic.name());
     if (infos == null || infos.isEmpty()) {
-      throw new ConfigException("the flows topic " + topic.name() + " does not exist on "
-          + kafka.bootstrapServers() + "; check --kafka-bootstrap-servers and --kafka-topic-prefix");
+      throw new ConfigException(
+          "the flows topic "
+              + topic.name()
+              + " does not exist on "
+              + kafka.bootstrapServers()
+              + "; check --kafka-bootstrap-servers and --kafka-topic-prefix");
     }
     return infos.stream().map(i -> new TopicPartition(topic.name(), i.partition())).toList();
   }
@@ -115,8 +135,8 @@ public final class FlowWindowReader {
    * Refuses a window whose start retention has already deleted: some partition lost records (its
    * log starts after offset 0) and the oldest record still held is younger than {@code from}.
    */
-  private void checkRetention(KafkaConsumer<String, byte[]> consumer, List<TopicPartition> partitions,
-      TimeWindow window) {
+  private void checkRetention(
+      KafkaConsumer<String, byte[]> consumer, List<TopicPartition> partitions, TimeWindow window) {
     Map<TopicPartition, Long> beginning = consumer.beginningOffsets(partitions);
     boolean truncated = beginning.values().stream().anyMatch(o -> o > 0);
     if (!truncated) {
@@ -124,29 +144,46 @@ public final class FlowWindowReader {
     }
     Map<TopicPartition, Long> query = new HashMap<>();
     partitions.forEach(tp -> query.put(tp, 0L));
-    Optional<Instant> oldest = consumer.offsetsForTimes(query).values().stream()
-        .filter(o -> o != null)
-        .map(o -> Instant.ofEpochMilli(o.timestamp()))
-        .min(Instant::compareTo);
+    Optional<Instant> oldest =
+        consumer.offsetsForTimes(query).values().stream()
+            .filter(o -> o != null)
+            .map(o -> Instant.ofEpochMilli(o.timestamp()))
+            .min(Instant::compareTo);
     if (oldest.isPresent() && !oldest.get().isAfter(window.from())) {
       return;
     }
-    String retention = retention().map(ms -> " (retention.ms " + ms + ", " + Duration.ofMillis(ms).toHours()
-        + " h)").orElse("");
-    throw new ConfigException(oldest
-        .map(o -> "the flows topic " + topic.name() + " no longer holds " + window.from() + ": its oldest flow is from "
-            + o + retention + ". Use --from " + o + " or later")
-        .orElse("the flows topic " + topic.name() + " holds no flows any more" + retention)
-        + "; to keep a longer history raise the topic's retention.ms (--kafka-flows-retention-ms, chart value "
-        + "kafka.flowsRetentionMs)");
+    String retention =
+        retention()
+            .map(ms -> " (retention.ms " + ms + ", " + Duration.ofMillis(ms).toHours() + " h)")
+            .orElse("");
+    throw new ConfigException(
+        oldest
+                .map(
+                    o ->
+                        "the flows topic "
+                            + topic.name()
+                            + " no longer holds "
+                            + window.from()
+                            + ": its oldest flow is from "
+                            + o
+                            + retention
+                            + ". Use --from "
+                            + o
+                            + " or later")
+                .orElse("the flows topic " + topic.name() + " holds no flows any more" + retention)
+            + "; to keep a longer history raise the topic's retention.ms (--kafka-flows-retention-ms, chart value "
+            + "kafka.flowsRetentionMs)");
   }
 
   private Optional<Long> retention() {
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic.name());
-      Config config = admin.describeConfigs(List.of(resource)).all().get(10, TimeUnit.SECONDS).get(resource);
+      Config config =
+          admin.describeConfigs(List.of(resource)).all().get(10, TimeUnit.SECONDS).get(resource);
       ConfigEntry entry = config == null ? null : config.get(TopicConfig.RETENTION_MS_CONFIG);
-      return entry == null || entry.value() == null ? Optional.empty() : Optional.of(Long.parseLong(entry.value()));
+      return entry == null || entry.value() == null
+          ? Optional.empty()
+          : Optional.of(Long.parseLong(entry.value()));
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();

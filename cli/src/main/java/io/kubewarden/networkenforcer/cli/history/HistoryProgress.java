@@ -5,8 +5,8 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The progress line of a history read: records done of the total, rate and time left, on stderr
- * at most once per interval (and once at the end), so output stays readable in CI logs.
+ * The progress line of a history read: records done of the total, rate and time left, on stderr at
+ * most once per interval (and once at the end), so output stays readable in CI logs.
  */
 public final class HistoryProgress {
   private final PrintWriter out;
@@ -62,8 +62,13 @@ public final class HistoryProgress {
   String line(long done, long now, boolean finished) {
     double seconds = Math.max(1e-3, (now - startNanos) / 1e9);
     double rate = done / seconds;
-    StringBuilder s = new StringBuilder(what).append(": ").append(done).append(" of ").append(total)
-        .append(" records");
+    StringBuilder s =
+        new StringBuilder(what)
+            .append(": ")
+            .append(done)
+            .append(" of ")
+            .append(total)
+            .append(" records");
     if (total > 0) {
       s.append(" (").append(Math.min(100, done * 100 / total)).append("%)");
     }

@@ -10,8 +10,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
- * Asks the brokers for their cluster id before a command reads the topics: the Kafka clients
- * would otherwise wait a minute in silence and then report "Timeout expired while fetching topic
+ * Asks the brokers for their cluster id before a command reads the topics: the Kafka clients would
+ * otherwise wait a minute in silence and then report "Timeout expired while fetching topic
  * metadata" without naming the address they tried.
  */
 public final class KafkaReachability {
@@ -30,15 +30,25 @@ public final class KafkaReachability {
       try {
         admin.describeCluster().clusterId().get(ms, TimeUnit.MILLISECONDS);
       } catch (TimeoutException | ExecutionException e) {
-        String cause = e instanceof ExecutionException && e.getCause() != null
-            ? ": " + PolicyDocuments.firstLine(e.getCause().getMessage()) : "";
-        throw new IllegalStateException("Kafka at " + kafka.bootstrapServers() + " did not answer within "
-            + TIMEOUT.toSeconds() + " s" + cause + "; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS), "
-            + "that the brokers are reachable from here, and the client's security settings (--kafka-property, "
-            + "--kafka-properties-file)", e);
+        String cause =
+            e instanceof ExecutionException && e.getCause() != null
+                ? ": " + PolicyDocuments.firstLine(e.getCause().getMessage())
+                : "";
+        throw new IllegalStateException(
+            "Kafka at "
+                + kafka.bootstrapServers()
+                + " did not answer within "
+                + TIMEOUT.toSeconds()
+                + " s"
+                + cause
+                + "; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS), "
+                + "that the brokers are reachable from here, and the client's security settings (--kafka-property, "
+                + "--kafka-properties-file)",
+            e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for Kafka at " + kafka.bootstrapServers(), e);
+        throw new IllegalStateException(
+            "interrupted while waiting for Kafka at " + kafka.bootstrapServers(), e);
       } finally {
         admin.close(Duration.ZERO);
       }

@@ -35,7 +35,9 @@ public final class PolicyDocuments {
    */
   public record Document(JsonNode node, String where) {}
 
-  /** @param option the option that named the source, for messages ({@code --policy}) */
+  /**
+   * @param option the option that named the source, for messages ({@code --policy})
+   */
   public static List<Document> read(Path source, String option, String expectedKinds) {
     List<Document> documents = new ArrayList<>();
     String name = source.toString();
@@ -44,8 +46,14 @@ public final class PolicyDocuments {
     } else if (Files.isDirectory(source)) {
       List<Path> files = manifestFiles(source, option);
       if (files.isEmpty()) {
-        throw new ConfigException(option + " directory " + source + " holds no .yaml, .yml or .json file; "
-            + option + " takes a " + expectedKinds);
+        throw new ConfigException(
+            option
+                + " directory "
+                + source
+                + " holds no .yaml, .yml or .json file; "
+                + option
+                + " takes a "
+                + expectedKinds);
       }
       for (Path file : files) {
         readFile(file, option, documents);
@@ -53,21 +61,37 @@ public final class PolicyDocuments {
     } else if (Files.isRegularFile(source)) {
       readFile(source, option, documents);
     } else {
-      throw new ConfigException(option + " " + source + " does not exist; fix " + option + ": name a file, a "
-          + "directory (read recursively) or - for standard input");
+      throw new ConfigException(
+          option
+              + " "
+              + source
+              + " does not exist; fix "
+              + option
+              + ": name a file, a "
+              + "directory (read recursively) or - for standard input");
     }
     if (documents.isEmpty()) {
-      throw new ConfigException(option + " " + (name.equals(STDIN) ? "standard input" : source)
-          + " holds no document; " + option + " takes a " + expectedKinds);
+      throw new ConfigException(
+          option
+              + " "
+              + (name.equals(STDIN) ? "standard input" : source)
+              + " holds no document; "
+              + option
+              + " takes a "
+              + expectedKinds);
     }
     return documents;
   }
 
   private static List<Path> manifestFiles(Path dir, String option) {
     try (Stream<Path> walk = Files.walk(dir)) {
-      return walk.filter(Files::isRegularFile).filter(PolicyDocuments::isManifest).sorted().toList();
+      return walk.filter(Files::isRegularFile)
+          .filter(PolicyDocuments::isManifest)
+          .sorted()
+          .toList();
     } catch (IOException | UncheckedIOException e) {
-      throw new ConfigException("cannot read " + option + " directory " + dir + ": " + e.getMessage());
+      throw new ConfigException(
+          "cannot read " + option + " directory " + dir + ": " + e.getMessage());
     }
   }
 

@@ -7,9 +7,8 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 
 /**
- * A window of the flows topic, {@code [from, to)} by record timestamp. Times are ISO-8601
- * ({@code 2026-12-01T08:00:00Z}, an offset is allowed) or a duration before now ({@code 24h},
- * {@code 2d}).
+ * A window of the flows topic, {@code [from, to)} by record timestamp. Times are ISO-8601 ({@code
+ * 2026-12-01T08:00:00Z}, an offset is allowed) or a duration before now ({@code 24h}, {@code 2d}).
  */
 public record TimeWindow(Instant from, Instant to) {
 
@@ -22,12 +21,14 @@ public record TimeWindow(Instant from, Instant to) {
   /** Parses {@code --from}/{@code --to}; a missing {@code --to} means now. */
   public static TimeWindow parse(String from, String to, Instant now) {
     if (from == null || from.isBlank()) {
-      throw new ConfigException("--from TIME is required: the start of the window (2026-12-01T08:00:00Z or 24h ago as 24h)");
+      throw new ConfigException(
+          "--from TIME is required: the start of the window (2026-12-01T08:00:00Z or 24h ago as 24h)");
     }
     Instant start = time("--from", from, now);
     Instant end = to == null || to.isBlank() ? now : time("--to", to, now);
     if (!end.isAfter(start)) {
-      throw new ConfigException("the window is empty: --to " + end + " is not after --from " + start);
+      throw new ConfigException(
+          "the window is empty: --to " + end + " is not after --from " + start);
     }
     return new TimeWindow(start, end);
   }
@@ -38,15 +39,23 @@ public record TimeWindow(Instant from, Instant to) {
       try {
         return OffsetDateTime.parse(t).toInstant();
       } catch (DateTimeParseException e) {
-        throw new ConfigException(option + " = '" + text + "' is not a time; write 2026-12-01T08:00:00Z, "
-            + "2026-12-01T09:00:00+01:00, or a duration before now such as 24h");
+        throw new ConfigException(
+            option
+                + " = '"
+                + text
+                + "' is not a time; write 2026-12-01T08:00:00Z, "
+                + "2026-12-01T09:00:00+01:00, or a duration before now such as 24h");
       }
     }
     try {
       return now.minus(Durations.parse(option, t));
     } catch (ConfigException e) {
-      throw new ConfigException(option + " = '" + text + "' is neither a time (2026-12-01T08:00:00Z) nor a "
-          + "duration before now (30m, 24h, 2d)");
+      throw new ConfigException(
+          option
+              + " = '"
+              + text
+              + "' is neither a time (2026-12-01T08:00:00Z) nor a "
+              + "duration before now (30m, 24h, 2d)");
     }
   }
 

@@ -29,7 +29,10 @@ final class TopicRangeRead {
 
   private TopicRangeRead() {}
 
-  /** A consumer that commits nothing and reads committed records only; the caller assigns and closes it. */
+  /**
+   * A consumer that commits nothing and reads committed records only; the caller assigns and closes
+   * it.
+   */
   static KafkaConsumer<String, byte[]> consumer(KafkaSettings kafka) {
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -38,9 +41,15 @@ final class TopicRangeRead {
     return new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
   }
 
-  /** Per partition: the first offset whose timestamp is at or after {@code time}, else the end seen at start. */
-  static Map<TopicPartition, Long> offsetsAt(KafkaConsumer<String, byte[]> consumer, List<TopicPartition> partitions,
-      Instant time, Map<TopicPartition, Long> end) {
+  /**
+   * Per partition: the first offset whose timestamp is at or after {@code time}, else the end seen
+   * at start.
+   */
+  static Map<TopicPartition, Long> offsetsAt(
+      KafkaConsumer<String, byte[]> consumer,
+      List<TopicPartition> partitions,
+      Instant time,
+      Map<TopicPartition, Long> end) {
     Map<TopicPartition, Long> query = new HashMap<>();
     partitions.forEach(tp -> query.put(tp, time.toEpochMilli()));
     Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query);
@@ -59,9 +68,14 @@ final class TopicRangeRead {
    *
    * @param what the topic as the error names it ({@code the flows topic x})
    */
-  static long read(KafkaConsumer<String, byte[]> consumer, List<TopicPartition> partitions,
-      Map<TopicPartition, Long> start, Map<TopicPartition, Long> stop, String what,
-      Consumer<ConsumerRecord<String, byte[]>> sink, LongConsumer progress) {
+  static long read(
+      KafkaConsumer<String, byte[]> consumer,
+      List<TopicPartition> partitions,
+      Map<TopicPartition, Long> start,
+      Map<TopicPartition, Long> stop,
+      String what,
+      Consumer<ConsumerRecord<String, byte[]>> sink,
+      LongConsumer progress) {
     List<TopicPartition> open = new ArrayList<>();
     for (TopicPartition tp : partitions) {
       consumer.seek(tp, start.get(tp));
@@ -94,8 +108,12 @@ final class TopicRangeRead {
       if (any) {
         lastProgress = System.nanoTime();
       } else if (System.nanoTime() - lastProgress > NO_PROGRESS_LIMIT.toNanos()) {
-        throw new IllegalStateException("reading " + what + " made no progress for " + NO_PROGRESS_LIMIT.toMinutes()
-            + " minutes; check the Kafka connection");
+        throw new IllegalStateException(
+            "reading "
+                + what
+                + " made no progress for "
+                + NO_PROGRESS_LIMIT.toMinutes()
+                + " minutes; check the Kafka connection");
       }
     }
     return records;

@@ -38,11 +38,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -64,29 +64,40 @@ public final class CaptureClusterState {
   private static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
   private final Map<String, Map<String, String>> namespaceLabels = new TreeMap<>();
+
   /** ns/Kind/name -> labels all its pods share (selectable ones only). */
   private final Map<String, Map<String, String>> workloadSelectors = new LinkedHashMap<>();
+
   private final Map<String, HasMetadata> pods = new LinkedHashMap<>();
   private final Map<String, HasMetadata> replicaSets = new HashMap<>();
+
   /** Workloads some record named (Hubble's {@code workloads}); all others were inferred. */
   private final Set<String> namedWorkloads = new HashSet<>();
+
   /** Hubble pods that no record names a workload for, resolved after the whole capture is read. */
   private final Map<String, PodSeen> unnamedPods = new LinkedHashMap<>();
 
-  private record PodSeen(String namespace, String name, String ip, String serviceAccount, Map<String, String> labels) {}
+  private record PodSeen(
+      String namespace,
+      String name,
+      String ip,
+      String serviceAccount,
+      Map<String, String> labels) {}
 
   private CaptureClusterState() {}
 
   /** Reads the capture once and returns the cluster it describes. */
   public static ClusterIndex derive(Path capture, CaptureFormat format) {
     if (format == CaptureFormat.ZTUNNEL) {
-      throw new LearnInputException("ztunnel access logs carry no pod labels, so workload selectors cannot be "
-          + "learned from the capture alone; pass --cluster-state FILE (write it with: "
-          + "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster-state.json)");
+      throw new LearnInputException(
+          "ztunnel access logs carry no pod labels, so workload selectors cannot be "
+              + "learned from the capture alone; pass --cluster-state FILE (write it with: "
+              + "kubectl get ns,deploy,sts,ds,rs,pods -A -o json > cluster-state.json)");
     }
     CaptureClusterState state = new CaptureClusterState();
     // A capture cut short is learned up to the break; the pipeline's read says where it is.
-    try (BufferedReader reader = new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
+    try (BufferedReader reader =
+        new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
       String line;
       while ((line = reader.readLine()) != null) {
         if (!line.isBlank()) {
@@ -94,7 +105,8 @@ public final class CaptureClusterState {
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read capture file " + capture + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read capture file " + capture + ": " + e.getMessage(), e);
     } catch (UnreadableCaptureException e) {
       throw new LearnInputException(e.getMessage());
     }
@@ -117,10 +129,14 @@ public final class CaptureClusterState {
         FlowResult result = GoldmaneJson.decode(line, node);
         FlowKey key = result.getFlow().getKey();
         if (key.getSourceTypeValue() == EndpointType.WorkloadEndpoint_VALUE) {
-          goldmaneEndpoint(key.getSourceNamespace(), key.getSourceName(), result.getFlow().getSourceLabelsList());
+          goldmaneEndpoint(
+              key.getSourceNamespace(),
+              key.getSourceName(),
+              result.getFlow().getSourceLabelsList());
         }
         if (key.getDestTypeValue() == EndpointType.WorkloadEndpoint_VALUE) {
-          goldmaneEndpoint(key.getDestNamespace(), key.getDestName(), result.getFlow().getDestLabelsList());
+          goldmaneEndpoint(
+              key.getDestNamespace(), key.getDestName(), result.getFlow().getDestLabelsList());
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -136,7 +152,8 @@ public final class CaptureClusterState {
     CiliumEndpointLabels labels = CiliumEndpointLabels.of(ep.getLabelsList());
     namespace(ns).putAll(labels.namespaceLabels());
     if (ep.getWorkloadsCount() == 0) {
-      unnamedPods.putIfAbsent(ns + "/" + ep.getPodName(),
+      unnamedPods.putIfAbsent(
+          ns + "/" + ep.getPodName(),
           new PodSeen(ns, ep.getPodName(), ip, labels.serviceAccount(), labels.podLabels()));
       return;
     }
@@ -147,11 +164,23 @@ public final class CaptureClusterState {
     String workload = ep.getWorkloads(0).getName();
     namedWorkloads.add(ns + "/" + kind.get().name() + "/" + workload);
     Map<String, String> podLabels = new TreeMap<>(labels.podLabels());
-    String ownerRs = kind.get() == WorkloadKind.Deployment
-        ? workload + "-" + podLabels.getOrDefault("pod-template-hash", "capture")
-        // A CronJob's pod is owned by the run's Job; the Job's name is in its per-run label.
-        : kind.get() == WorkloadKind.CronJob ? podLabels.getOrDefault("job-name", workload + "-capture") : null;
-    pod(ns, ep.getPodName(), null, ip, labels.serviceAccount(), podLabels, kind.get(), workload, ownerRs);
+    String ownerRs =
+        kind.get() == WorkloadKind.Deployment
+            ? workload + "-" + podLabels.getOrDefault("pod-template-hash", "capture")
+            // A CronJob's pod is owned by the run's Job; the Job's name is in its per-run label.
+            : kind.get() == WorkloadKind.CronJob
+                ? podLabels.getOrDefault("job-name", workload + "-capture")
+                : null;
+    pod(
+        ns,
+        ep.getPodName(),
+        null,
+        ip,
+        labels.serviceAccount(),
+        podLabels,
+        kind.get(),
+        workload,
+        ownerRs);
   }
 
   /**
@@ -160,21 +189,30 @@ public final class CaptureClusterState {
    * and labels, or left out when that is a guess.
    */
   private void inferUnnamedPods() {
-    unnamedPods.forEach((key, seen) -> {
-      if (pods.containsKey(key)) {
-        return;
-      }
-      WorkloadInference.Guess guess = WorkloadInference.guess(seen.name(), seen.labels());
-      if (!guess.found() || GeneratedPodLabels.selectable(seen.labels()).isEmpty()) {
-        return;
-      }
-      String ownerRs = null;
-      if (guess.kind() == WorkloadKind.Deployment) {
-        ownerRs = seen.name().substring(0, seen.name().lastIndexOf('-'));
-      }
-      pod(seen.namespace(), seen.name(), null, seen.ip(), seen.serviceAccount(), new TreeMap<>(seen.labels()),
-          guess.kind(), guess.name(), ownerRs);
-    });
+    unnamedPods.forEach(
+        (key, seen) -> {
+          if (pods.containsKey(key)) {
+            return;
+          }
+          WorkloadInference.Guess guess = WorkloadInference.guess(seen.name(), seen.labels());
+          if (!guess.found() || GeneratedPodLabels.selectable(seen.labels()).isEmpty()) {
+            return;
+          }
+          String ownerRs = null;
+          if (guess.kind() == WorkloadKind.Deployment) {
+            ownerRs = seen.name().substring(0, seen.name().lastIndexOf('-'));
+          }
+          pod(
+              seen.namespace(),
+              seen.name(),
+              null,
+              seen.ip(),
+              seen.serviceAccount(),
+              new TreeMap<>(seen.labels()),
+              guess.kind(),
+              guess.name(),
+              ownerRs);
+        });
   }
 
   private void goldmaneEndpoint(String ns, String aggregatedName, List<String> labelList) {
@@ -193,15 +231,35 @@ public final class CaptureClusterState {
       return;
     }
     String generateName = aggregatedName.substring(0, aggregatedName.length() - 1);
-    String prefix = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
-    pod(ns, generateName + "capture", generateName, null, null, labels, guess.kind(), guess.name(),
+    String prefix =
+        generateName.endsWith("-")
+            ? generateName.substring(0, generateName.length() - 1)
+            : generateName;
+    pod(
+        ns,
+        generateName + "capture",
+        generateName,
+        null,
+        null,
+        labels,
+        guess.kind(),
+        guess.name(),
         guess.kind() == WorkloadKind.Deployment ? prefix : null);
   }
 
-  private void pod(String ns, String name, String generateName, String ip, String serviceAccount,
-      Map<String, String> labels, WorkloadKind kind, String workload, String replicaSet) {
+  private void pod(
+      String ns,
+      String name,
+      String generateName,
+      String ip,
+      String serviceAccount,
+      Map<String, String> labels,
+      WorkloadKind kind,
+      String workload,
+      String replicaSet) {
     if (ns.contains("/") || workload.contains("/") || name.contains("/")) {
-      // Not a Kubernetes name (a mangled record): nothing to derive, and it would break the "/" keys.
+      // Not a Kubernetes name (a mangled record): nothing to derive, and it would break the "/"
+      // keys.
       return;
     }
     String workloadKey = ns + "/" + kind.name() + "/" + workload;
@@ -211,25 +269,43 @@ public final class CaptureClusterState {
       workloadSelectors.putIfAbsent(workloadKey, null);
     } else {
       // The selector must match every pod of the workload seen: keep the labels they all share.
-      workloadSelectors.merge(workloadKey, selectable, (old, now) -> old == null ? now : common(old, now));
+      workloadSelectors.merge(
+          workloadKey, selectable, (old, now) -> old == null ? now : common(old, now));
     }
     OwnerReference owner;
     if (replicaSet != null && kind == WorkloadKind.CronJob) {
       owner = controller("Job", replicaSet, "batch/v1");
-      replicaSets.computeIfAbsent(ns + "/" + replicaSet, k -> new JobBuilder()
-          .withMetadata(meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "batch/v1"))).build());
+      replicaSets.computeIfAbsent(
+          ns + "/" + replicaSet,
+          k ->
+              new JobBuilder()
+                  .withMetadata(
+                      meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "batch/v1")))
+                  .build());
     } else if (replicaSet != null) {
       owner = controller("ReplicaSet", replicaSet, "apps/v1");
-      replicaSets.computeIfAbsent(ns + "/" + replicaSet, k -> new ReplicaSetBuilder()
-          .withMetadata(meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "apps/v1"))).build());
+      replicaSets.computeIfAbsent(
+          ns + "/" + replicaSet,
+          k ->
+              new ReplicaSetBuilder()
+                  .withMetadata(
+                      meta(ns, replicaSet, Map.of(), controller(kind.name(), workload, "apps/v1")))
+                  .build());
     } else {
       owner = controller(kind.name(), workload, "apps/v1");
     }
     ObjectMeta meta = meta(ns, name, labels, owner);
     meta.setGenerateName(generateName);
-    PodBuilder pod = new PodBuilder().withMetadata(meta)
-        .withNewSpec().withServiceAccountName(serviceAccount).endSpec()
-        .withNewStatus().withPhase("Running").withPodIP(ip == null || ip.isEmpty() ? null : ip).endStatus();
+    PodBuilder pod =
+        new PodBuilder()
+            .withMetadata(meta)
+            .withNewSpec()
+            .withServiceAccountName(serviceAccount)
+            .endSpec()
+            .withNewStatus()
+            .withPhase("Running")
+            .withPodIP(ip == null || ip.isEmpty() ? null : ip)
+            .endStatus();
     pods.putIfAbsent(ns + "/" + name, pod.build());
   }
 
@@ -245,38 +321,77 @@ public final class CaptureClusterState {
 
   private ClusterIndex toIndex() {
     ClusterIndex index = new ClusterIndex();
-    namespaceLabels.forEach((ns, labels) -> index.upsert(new NamespaceBuilder()
-        .withMetadata(new ObjectMetaBuilder().withName(ns).withLabels(labels).build()).build()));
-    workloadSelectors.forEach((key, selector) -> {
-      if (selector == null || selector.isEmpty()) {
-        // No labels seen: an empty selector would select every pod; its flows are dropped as unknown.
-        return;
-      }
-      String[] parts = key.split("/", 3);
-      ObjectMeta meta = meta(parts[0], parts[2], Map.of(), null);
-      if (!namedWorkloads.contains(key)) {
-        meta.setAnnotations(Map.of(WorkloadInference.INFERRED_OBJECT_ANNOTATION, "true"));
-      }
-      var labelSelector = new LabelSelectorBuilder().withMatchLabels(selector).build();
-      switch (WorkloadKind.valueOf(parts[1])) {
-        case Deployment -> index.upsert(new DeploymentBuilder().withMetadata(meta)
-            .withNewSpec().withSelector(labelSelector).endSpec().build());
-        case StatefulSet -> index.upsert(new StatefulSetBuilder().withMetadata(meta)
-            .withNewSpec().withSelector(labelSelector).endSpec().build());
-        case DaemonSet -> index.upsert(new DaemonSetBuilder().withMetadata(meta)
-            .withNewSpec().withSelector(labelSelector).endSpec().build());
-        case CronJob -> index.upsert(new CronJobBuilder().withMetadata(meta).withNewSpec().withNewJobTemplate()
-            .withNewSpec().withNewTemplate().withNewMetadata().withLabels(selector).endMetadata().endTemplate()
-            .endSpec().endJobTemplate().endSpec().build());
-      }
-    });
+    namespaceLabels.forEach(
+        (ns, labels) ->
+            index.upsert(
+                new NamespaceBuilder()
+                    .withMetadata(new ObjectMetaBuilder().withName(ns).withLabels(labels).build())
+                    .build()));
+    workloadSelectors.forEach(
+        (key, selector) -> {
+          if (selector == null || selector.isEmpty()) {
+            // No labels seen: an empty selector would select every pod; its flows are dropped as
+            // unknown.
+            return;
+          }
+          String[] parts = key.split("/", 3);
+          ObjectMeta meta = meta(parts[0], parts[2], Map.of(), null);
+          if (!namedWorkloads.contains(key)) {
+            meta.setAnnotations(Map.of(WorkloadInference.INFERRED_OBJECT_ANNOTATION, "true"));
+          }
+          var labelSelector = new LabelSelectorBuilder().withMatchLabels(selector).build();
+          switch (WorkloadKind.valueOf(parts[1])) {
+            case Deployment ->
+                index.upsert(
+                    new DeploymentBuilder()
+                        .withMetadata(meta)
+                        .withNewSpec()
+                        .withSelector(labelSelector)
+                        .endSpec()
+                        .build());
+            case StatefulSet ->
+                index.upsert(
+                    new StatefulSetBuilder()
+                        .withMetadata(meta)
+                        .withNewSpec()
+                        .withSelector(labelSelector)
+                        .endSpec()
+                        .build());
+            case DaemonSet ->
+                index.upsert(
+                    new DaemonSetBuilder()
+                        .withMetadata(meta)
+                        .withNewSpec()
+                        .withSelector(labelSelector)
+                        .endSpec()
+                        .build());
+            case CronJob ->
+                index.upsert(
+                    new CronJobBuilder()
+                        .withMetadata(meta)
+                        .withNewSpec()
+                        .withNewJobTemplate()
+                        .withNewSpec()
+                        .withNewTemplate()
+                        .withNewMetadata()
+                        .withLabels(selector)
+                        .endMetadata()
+                        .endTemplate()
+                        .endSpec()
+                        .endJobTemplate()
+                        .endSpec()
+                        .build());
+          }
+        });
     replicaSets.values().forEach(index::upsert);
     pods.values().forEach(index::upsert);
     return index;
   }
 
-  private static ObjectMeta meta(String ns, String name, Map<String, String> labels, OwnerReference owner) {
-    ObjectMetaBuilder b = new ObjectMetaBuilder().withNamespace(ns).withName(name).withLabels(new TreeMap<>(labels));
+  private static ObjectMeta meta(
+      String ns, String name, Map<String, String> labels, OwnerReference owner) {
+    ObjectMetaBuilder b =
+        new ObjectMetaBuilder().withNamespace(ns).withName(name).withLabels(new TreeMap<>(labels));
     if (owner != null) {
       b.withOwnerReferences(owner);
     }
@@ -284,8 +399,12 @@ public final class CaptureClusterState {
   }
 
   private static OwnerReference controller(String kind, String name, String apiVersion) {
-    return new OwnerReferenceBuilder().withApiVersion(apiVersion).withKind(kind).withName(name)
-        .withController(true).build();
+    return new OwnerReferenceBuilder()
+        .withApiVersion(apiVersion)
+        .withKind(kind)
+        .withName(name)
+        .withController(true)
+        .build();
   }
 
   private static void put(Map<String, String> labels, String keyValue) {

@@ -23,11 +23,13 @@ public final class CaptureInspection {
       throw new LearnInputException("capture file " + capture + " does not exist; fix --input");
     }
     if (!Files.isReadable(capture)) {
-      throw new LearnInputException("capture file " + capture + " is not readable; fix its permissions");
+      throw new LearnInputException(
+          "capture file " + capture + " is not readable; fix its permissions");
     }
     boolean anyLine = false;
     long number = 0;
-    try (BufferedReader reader = new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
+    try (BufferedReader reader =
+        new TruncatedCapture(CaptureInput.open(capture), capture.toString())) {
       String line;
       while ((line = reader.readLine()) != null) {
         number++;
@@ -38,9 +40,18 @@ public final class CaptureInspection {
         Optional<CaptureFormat> detected = CaptureFormat.detect(line);
         if (detected.isPresent()) {
           if (given.isPresent() && given.get() != detected.get()) {
-            throw new LearnInputException("--format " + given.get().source() + " does not match the capture: line "
-                + number + " of " + capture + " is a " + detected.get().source() + " record; pass --format "
-                + detected.get().source() + " or leave --format out");
+            throw new LearnInputException(
+                "--format "
+                    + given.get().source()
+                    + " does not match the capture: line "
+                    + number
+                    + " of "
+                    + capture
+                    + " is a "
+                    + detected.get().source()
+                    + " record; pass --format "
+                    + detected.get().source()
+                    + " or leave --format out");
           }
           return detected.get();
         }
@@ -48,19 +59,31 @@ public final class CaptureInspection {
     } catch (UnreadableCaptureException e) {
       throw new LearnInputException(e.getMessage());
     } catch (IOException | UncheckedIOException e) {
-      throw new LearnInputException("cannot read capture file " + capture + ": " + e.getMessage()
-          + " (it must be text, one record per line; gzip, UTF-8 and UTF-16 with a byte-order mark are read)");
+      throw new LearnInputException(
+          "cannot read capture file "
+              + capture
+              + ": "
+              + e.getMessage()
+              + " (it must be text, one record per line; gzip, UTF-8 and UTF-16 with a byte-order mark are read)");
     }
     if (!anyLine) {
-      throw new LearnInputException("capture file " + capture + " is empty; record flows first, for example "
-          + "'hubble observe -o jsonpb --last 10000 > " + capture.getFileName() + "'");
+      throw new LearnInputException(
+          "capture file "
+              + capture
+              + " is empty; record flows first, for example "
+              + "'hubble observe -o jsonpb --last 10000 > "
+              + capture.getFileName()
+              + "'");
     }
     if (given.isPresent()) {
       // Nothing recognizable: every line will be reported as unreadable.
       return given.get();
     }
-    throw new LearnInputException("no line of " + capture + " is a Hubble (hubble observe -o jsonpb), Goldmane "
-        + "(FlowResult or Flow JSON) or ztunnel (text or JSON log) record; check the file, or name its format with "
-        + "--format hubble|goldmane|ztunnel");
+    throw new LearnInputException(
+        "no line of "
+            + capture
+            + " is a Hubble (hubble observe -o jsonpb), Goldmane "
+            + "(FlowResult or Flow JSON) or ztunnel (text or JSON log) record; check the file, or name its format with "
+            + "--format hubble|goldmane|ztunnel");
   }
 }

@@ -16,8 +16,12 @@ public final class ClusterStates {
   public static ClusterIndex load(Path file, PrintWriter err) {
     ClusterIndex index = ClusterStateFile.load(file);
     if (index.podCount() == 0) {
-      err.println("warning: cluster-state file " + file + " holds no pod, so no flow can be matched to a workload "
-          + "through it; export pods too: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + file.getFileName());
+      err.println(
+          "warning: cluster-state file "
+              + file
+              + " holds no pod, so no flow can be matched to a workload "
+              + "through it; export pods too: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > "
+              + file.getFileName());
       err.flush();
     }
     return index;

@@ -34,28 +34,30 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 
 /**
- * The processor's topology ({@link NetworkEnforcerTopology#build}, the one the service runs) executed
- * in this process by Kafka Streams' {@link TopologyTestDriver}: no broker, same processors, same
- * serdes, same stores, deterministic. Flows go in through the flows topic in the order given;
- * records the topology writes to its own inputs (the deny re-attribution loop) are fed back by the
- * driver. With one partition in one process the observations need no repartition topic
+ * The processor's topology ({@link NetworkEnforcerTopology#build}, the one the service runs)
+ * executed in this process by Kafka Streams' {@link TopologyTestDriver}: no broker, same
+ * processors, same serdes, same stores, deterministic. Flows go in through the flows topic in the
+ * order given; records the topology writes to its own inputs (the deny re-attribution loop) are fed
+ * back by the driver. With one partition in one process the observations need no repartition topic
  * ({@link io.kubewarden.networkenforcer.processor.config.ProcessorConfig#observationsShuffled}).
  *
  * <p>The driver runs on its own thread, fed in batches through a bounded queue, so resolving the
- * next flows overlaps with processing the last ones; the flow is serialized (as the ingest publisher
- * would) on the caller's thread. Memory stays bounded: the driver keeps every record written to any
- * topic until it is read, so the outputs are drained after every batch, keeping only the latest
- * proposal bytes per target.
+ * next flows overlaps with processing the last ones; the flow is serialized (as the ingest
+ * publisher would) on the caller's thread. Memory stays bounded: the driver keeps every record
+ * written to any topic until it is read, so the outputs are drained after every batch, keeping only
+ * the latest proposal bytes per target.
  *
- * <p>{@code learn} hands it resolved flows ({@link #accept(FlowRecord)}); {@code replay} hands it the
- * records of the flows topic as they are ({@link #accept(String, byte[], Instant)}).
+ * <p>{@code learn} hands it resolved flows ({@link #accept(FlowRecord)}); {@code replay} hands it
+ * the records of the flows topic as they are ({@link #accept(String, byte[], Instant)}).
  */
 public final class InProcessTopology implements FlowSink, AutoCloseable {
   private static final int BATCH = 256;
   private static final int BATCHES_IN_FLIGHT = 8;
   private static final List<Flow> END = List.of();
+
   /** Longer than any punctuation interval of the topology. */
   static final Duration QUIET_STEP = Duration.ofHours(1);
+
   private static final int QUIET_ROUNDS_MAX = 20;
 
   private final TopologyTestDriver driver;
@@ -65,8 +67,10 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
   private final Topic<String, ProposalSnapshot> proposalsTopic;
   private final TestOutputTopic<String, byte[]> proposals;
   private final Map<String, TestOutputTopic<byte[], byte[]>> otherOutputs = new HashMap<>();
+
   /** Target key -> latest proposal bytes (a tombstone removes the target). */
   private final Map<String, byte[]> latest = new HashMap<>();
+
   private final BlockingQueue<List<Flow>> batches = new ArrayBlockingQueue<>(BATCHES_IN_FLIGHT);
   private final Thread worker;
   private volatile Throwable failure;
@@ -79,46 +83,64 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
    * @param config the processor settings, as {@link #settings} adapts them to one in-process run
    */
   public InProcessTopology(ProcessorConfig config, MeterRegistry registry) {
-    // The wall clock only moves when finish() lets it: evidence is flushed once, after the last flow.
+    // The wall clock only moves when finish() lets it: evidence is flushed once, after the last
+    // flow.
     Properties streams = config.streamsProperties();
-    // The driver hands every record over at once, so a task never has a partition to wait for; without
-    // idling, each record skips the per-partition wait bookkeeping (it formats a message per check).
-    streams.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
-    this.driver = new TopologyTestDriver(NetworkEnforcerTopology.build(config, registry), streams, Instant.EPOCH);
+    // The driver hands every record over at once, so a task never has a partition to wait for;
+    // without
+    // idling, each record skips the per-partition wait bookkeeping (it formats a message per
+    // check).
+    streams.put(
+        StreamsConfig.MAX_TASK_IDLE_MS_CONFIG,
+        Long.toString(StreamsConfig.MAX_TASK_IDLE_MS_DISABLED));
+    this.driver =
+        new TopologyTestDriver(
+            NetworkEnforcerTopology.build(config, registry), streams, Instant.EPOCH);
     Topic<String, FlowRecord> topic = config.topics().flows();
     this.flowsTopic = topic.name();
     this.flowSerializer = topic.valueSerde().serializer();
-    this.flows = driver.createInputTopic(topic.name(), new ByteArraySerializer(), new ByteArraySerializer());
+    this.flows =
+        driver.createInputTopic(topic.name(), new ByteArraySerializer(), new ByteArraySerializer());
     this.proposalsTopic = config.topics().proposals();
-    this.proposals = driver.createOutputTopic(proposalsTopic.name(), new StringDeserializer(),
-        new ByteArrayDeserializer());
+    this.proposals =
+        driver.createOutputTopic(
+            proposalsTopic.name(), new StringDeserializer(), new ByteArrayDeserializer());
     this.worker = new Thread(this::processBatches, "learn-topology");
     worker.setDaemon(true);
     worker.start();
   }
 
   /**
-   * Most flows of a long capture or window repeat one seen before (89 % of a 1,000,000-line capture),
-   * so repeats are combined, as the service does, but until the end of the run: the driver's wall
-   * clock stands still while flows come in, and the combinations leave at {@link #finish} in the order
-   * of their latest flows (the learner sees what it would have seen flow by flow), or early when
-   * {@link #COMBINED_MAX} wait. One process holds the one partition, so the observations go straight
-   * to the target processor: through the repartition topic, the driver serialized, captured, routed
-   * and read back every one of them, a third of the run's end.
+   * Most flows of a long capture or window repeat one seen before (89 % of a 1,000,000-line
+   * capture), so repeats are combined, as the service does, but until the end of the run: the
+   * driver's wall clock stands still while flows come in, and the combinations leave at {@link
+   * #finish} in the order of their latest flows (the learner sees what it would have seen flow by
+   * flow), or early when {@link #COMBINED_MAX} wait. One process holds the one partition, so the
+   * observations go straight to the target processor: through the repartition topic, the driver
+   * serialized, captured, routed and read back every one of them, a third of the run's end.
    */
   public static ProcessorConfig settings(ProcessorConfig config) {
-    return config.toBuilder().combineInterval(QUIET_STEP).combineMaxPending(COMBINED_MAX)
-        .observationsShuffled(false).build().validate();
+    return config.toBuilder()
+        .combineInterval(QUIET_STEP)
+        .combineMaxPending(COMBINED_MAX)
+        .observationsShuffled(false)
+        .build()
+        .validate();
   }
 
   /** About 1 KiB each: at most a fifth of the launcher's heap. */
   static final int COMBINED_MAX = 100_000;
 
-  /** One flow, as the flows topic would deliver it (keyed by its partition key, at its own time). */
+  /**
+   * One flow, as the flows topic would deliver it (keyed by its partition key, at its own time).
+   */
   @Override
   public void accept(FlowRecord record) {
-    add(new Flow(record.partitionKey().getBytes(StandardCharsets.UTF_8),
-        flowSerializer.serialize(flowsTopic, record), record.time()));
+    add(
+        new Flow(
+            record.partitionKey().getBytes(StandardCharsets.UTF_8),
+            flowSerializer.serialize(flowsTopic, record),
+            record.time()));
   }
 
   /**
@@ -152,24 +174,36 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
     worker.join(timeout.toMillis());
     rethrowFailure();
     if (worker.isAlive()) {
-      throw new IllegalStateException("processing did not finish within " + timeout.toSeconds()
-          + " s after the last flow was read; raise --timeout for large inputs");
+      throw new IllegalStateException(
+          "processing did not finish within "
+              + timeout.toSeconds()
+              + " s after the last flow was read; raise --timeout for large inputs");
     }
     phaseDone.accept("last flows processed");
-    // A punctuator fires at most once per advance, and what it writes may wake another one. Punctuators
-    // of one task fire in an order of their own: the combiner's flush may come after the targets' flush
+    // A punctuator fires at most once per advance, and what it writes may wake another one.
+    // Punctuators
+    // of one task fire in an order of their own: the combiner's flush may come after the targets'
+    // flush
     // in the same advance, handing the targets changes they publish only at their next flush, with
-    // nothing written in between. So the topology is quiet after two advances in a row write nothing.
+    // nothing written in between. So the topology is quiet after two advances in a row write
+    // nothing.
     int quietRounds = 0;
     for (int round = 0; round < QUIET_ROUNDS_MAX && quietRounds < 2; round++) {
       driver.advanceWallClockTime(QUIET_STEP);
       quietRounds = drain() == 0 ? quietRounds + 1 : 0;
     }
     phaseDone.accept("combinations learned, proposals rendered");
-    // Proposals are independent: read back on every core (thousands of busy targets are seconds of JSON).
+    // Proposals are independent: read back on every core (thousands of busy targets are seconds of
+    // JSON).
     Deserializer<ProposalSnapshot> reader = proposalsTopic.valueSerde().deserializer();
-    SortedMap<String, ProposalSnapshot> read = latest.entrySet().parallelStream().collect(Collectors.toMap(
-        Map.Entry::getKey, e -> reader.deserialize(proposalsTopic.name(), e.getValue()), (a, b) -> a, TreeMap::new));
+    SortedMap<String, ProposalSnapshot> read =
+        latest.entrySet().parallelStream()
+            .collect(
+                Collectors.toMap(
+                    Map.Entry::getKey,
+                    e -> reader.deserialize(proposalsTopic.name(), e.getValue()),
+                    (a, b) -> a,
+                    TreeMap::new));
     phaseDone.accept("proposals read back");
     return read;
   }
@@ -228,12 +262,20 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
         latest.put(kv.key, kv.value);
       }
     }
-    // Everything else (re-attributions, violations, dead letters) has been fed back or is not needed
+    // Everything else (re-attributions, violations, dead letters) has been fed back or is not
+    // needed
     // offline; reading it frees it.
     for (String topic : driver.producedTopicNames()) {
       if (!topic.equals(proposalsTopic.name())) {
-        count += otherOutputs.computeIfAbsent(topic, t -> driver.createOutputTopic(t, new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())).readValuesToList().size();
+        count +=
+            otherOutputs
+                .computeIfAbsent(
+                    topic,
+                    t ->
+                        driver.createOutputTopic(
+                            t, new ByteArrayDeserializer(), new ByteArrayDeserializer()))
+                .readValuesToList()
+                .size();
       }
     }
     return count;

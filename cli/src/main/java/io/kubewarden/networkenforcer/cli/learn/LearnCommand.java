@@ -1,17 +1,17 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
-import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
-import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.config.OutputFormat;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -24,8 +24,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -33,90 +33,132 @@ import picocli.CommandLine.Spec;
  * {@code network-enforcer learn}: runs the real pipeline over a capture file and writes the learned
  * proposals as manifests, then prints what happened.
  */
-@Command(name = "learn", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+    name = "learn",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     sortOptions = false,
     description = {
-        "Learns proposals offline from a capture file: runs ingest and the stream processor's topology in this "
-            + "process (no Kafka broker) and writes one WorkloadNetworkPolicyProposal per workload and direction to "
-            + "DIR/<namespace>/<name>.yaml.",
-        "",
-        "Captures: 'hubble observe -o jsonpb' lines (or Hubble exporter files), Goldmane FlowResult or Flow JSON "
-            + "lines, ztunnel logs (default text or JSON). Plain or gzip, UTF-8 or UTF-16 with a byte-order mark; "
-            + "a directory of rotated files; '-' reads standard input.",
-        "Cluster state: 'kubectl get ns,deploy,sts,ds,rs,pods -A -o json' (JSON or YAML). Without it, selectors "
-            + "come from the pod labels in the capture (ztunnel captures have none and need it)."},
+      "Learns proposals offline from a capture file: runs ingest and the stream processor's topology in this "
+          + "process (no Kafka broker) and writes one WorkloadNetworkPolicyProposal per workload and direction to "
+          + "DIR/<namespace>/<name>.yaml.",
+      "",
+      "Captures: 'hubble observe -o jsonpb' lines (or Hubble exporter files), Goldmane FlowResult or Flow JSON "
+          + "lines, ztunnel logs (default text or JSON). Plain or gzip, UTF-8 or UTF-16 with a byte-order mark; "
+          + "a directory of rotated files; '-' reads standard input.",
+      "Cluster state: 'kubectl get ns,deploy,sts,ds,rs,pods -A -o json' (JSON or YAML). Without it, selectors "
+          + "come from the pod labels in the capture (ztunnel captures have none and need it)."
+    },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:proposals written", "1:nothing could be learned, or the pipeline failed",
-        "2:bad options or unusable input files (the message says what to fix)"})
+    exitCodeList = {
+      "0:proposals written",
+      "1:nothing could be learned, or the pipeline failed",
+      "2:bad options or unusable input files (the message says what to fix)"
+    })
 public final class LearnCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = {"-f", "--input"}, paramLabel = "FILE|DIR|-", required = true,
+  @Option(
+      names = {"-f", "--input"},
+      paramLabel = "FILE|DIR|-",
+      required = true,
       description = "The capture: a file, a directory of rotated files, or - for standard input.")
   Path input;
 
-  @Option(names = "--format", paramLabel = "hubble|goldmane|ztunnel",
+  @Option(
+      names = "--format",
+      paramLabel = "hubble|goldmane|ztunnel",
       description = "Format of the capture; detected from its first records when not given.")
   String format;
 
-  @Option(names = "--cluster-state", paramLabel = "FILE|-",
-      description = "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml); "
-          + "- reads it from standard input.")
+  @Option(
+      names = "--cluster-state",
+      paramLabel = "FILE|-",
+      description =
+          "Namespaces, workloads, ReplicaSets and pods the flows refer to (kubectl get ... -o json|yaml); "
+              + "- reads it from standard input.")
   Path clusterState;
 
-  @Option(names = "--provider", paramLabel = "istio|calico|cilium",
-      description = "The data plane the capture comes from, which decides the policy model (istio: Istio "
-          + "AuthorizationPolicy; calico, cilium: NetworkPolicy), as for the services (env NE_PROVIDER); default "
-          + "from the capture: cilium for hubble, calico for goldmane, istio for ztunnel.")
+  @Option(
+      names = "--provider",
+      paramLabel = "istio|calico|cilium",
+      description =
+          "The data plane the capture comes from, which decides the policy model (istio: Istio "
+              + "AuthorizationPolicy; calico, cilium: NetworkPolicy), as for the services (env NE_PROVIDER); default "
+              + "from the capture: cilium for hubble, calico for goldmane, istio for ztunnel.")
   String provider;
 
   /** The policy model by its own name; --provider is the name every command uses. */
-  @Option(names = "--backend", paramLabel = "kubernetes|istio", hidden = true,
+  @Option(
+      names = "--backend",
+      paramLabel = "kubernetes|istio",
+      hidden = true,
       description = "Deprecated: use --provider.")
   String backend;
 
-  @Option(names = "--output-dir", paramLabel = "DIR", required = true,
+  @Option(
+      names = "--output-dir",
+      paramLabel = "DIR",
+      required = true,
       description = "Where the manifests go; must be empty or new unless --overwrite is given.")
   Path outputDir;
 
-  @Option(names = "--overwrite",
-      description = "Reuse a non-empty --output-dir: the manifests and unreadable-lines file of an earlier run are "
-          + "removed first.")
+  @Option(
+      names = "--overwrite",
+      description =
+          "Reuse a non-empty --output-dir: the manifests and unreadable-lines file of an earlier run are "
+              + "removed first.")
   boolean overwrite;
 
-  @Option(names = "--report", paramLabel = "FILE.html",
-      description = "Also write a self-contained HTML page with the connectivity graph, the rules and what was dropped.")
+  @Option(
+      names = "--report",
+      paramLabel = "FILE.html",
+      description =
+          "Also write a self-contained HTML page with the connectivity graph, the rules and what was dropped.")
   Path report;
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10m",
-      description = "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      description =
+          "Longest time to wait for processing once the capture is read (default: ${DEFAULT-VALUE}).")
   String timeout;
 
-  @Option(names = {"-v", "--verbose"},
-      description = "List every rule of every proposal (the summary lists the first " + LearnSummary.LISTED
-          + " files with their rule counts).")
+  @Option(
+      names = {"-v", "--verbose"},
+      description =
+          "List every rule of every proposal (the summary lists the first "
+              + LearnSummary.LISTED
+              + " files with their rule counts).")
   boolean verbose;
 
-  @Option(names = {"-o", "--output"}, paramLabel = "text|json|yaml", defaultValue = "text",
-      description = "Summary format (default: ${DEFAULT-VALUE}): json or yaml give the summary and every file "
-          + "written to tools.")
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "text|json|yaml",
+      defaultValue = "text",
+      description =
+          "Summary format (default: ${DEFAULT-VALUE}): json or yaml give the summary and every file "
+              + "written to tools.")
   String output;
 
-  @Option(names = "--timings",
-      description = "Also print how long each phase took (to standard error): where a slow run spends its time.")
+  @Option(
+      names = "--timings",
+      description =
+          "Also print how long each phase took (to standard error): where a slow run spends its time.")
   boolean timings;
 
-  @Option(names = "--log-level", paramLabel = "LEVEL", defaultValue = "warn",
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      defaultValue = "warn",
       description = "debug, info, warn or error (default: ${DEFAULT-VALUE}); logs go to stderr.")
   String logLevel;
 
-  @Mixin
-  ConfigFileOption configFile;
+  @Mixin ConfigFileOption configFile;
 
-  @Mixin
-  LearningOptions learning = new LearningOptions();
+  @Mixin LearningOptions learning = new LearningOptions();
 
   @Override
   public Integer call() throws Exception {
@@ -125,8 +167,10 @@ public final class LearnCommand implements Callable<Integer> {
     LearnRequest request = validate();
     LearnProgress progress = new LearnProgress(System.err, TimeUnit.SECONDS.toNanos(2));
     try (StdinCapture stdin = request.fromStdin() ? StdinCapture.spool(System.in) : null;
-        StdinCapture state = request.clusterState().filter(f -> STDIN.equals(f.toString())).isPresent()
-            ? StdinCapture.spool(System.in) : null) {
+        StdinCapture state =
+            request.clusterState().filter(f -> STDIN.equals(f.toString())).isPresent()
+                ? StdinCapture.spool(System.in)
+                : null) {
       if (state != null) {
         // kubectl get ... -o json | network-enforcer learn --cluster-state - ...
         request = request.withClusterState(state.file());
@@ -148,11 +192,21 @@ public final class LearnCommand implements Callable<Integer> {
   private Integer learn(LearnRequest request, Path capture, PrintWriter out, LearnProgress progress)
       throws InterruptedException {
     CaptureFormat captureFormat = CaptureInspection.inspect(capture, request.format());
-    providerGiven.filter(p -> p != LearnSetup.providerOf(captureFormat)).ifPresent(p -> {
-      throw new LearnInputException("--provider " + p + " does not fit the capture: " + captureFormat.source()
-          + " records come from " + LearnSetup.providerOf(captureFormat) + "; drop --provider (or fix NE_PROVIDER)");
-    });
-    Backend chosenBackend = request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
+    providerGiven
+        .filter(p -> p != LearnSetup.providerOf(captureFormat))
+        .ifPresent(
+            p -> {
+              throw new LearnInputException(
+                  "--provider "
+                      + p
+                      + " does not fit the capture: "
+                      + captureFormat.source()
+                      + " records come from "
+                      + LearnSetup.providerOf(captureFormat)
+                      + "; drop --provider (or fix NE_PROVIDER)");
+            });
+    Backend chosenBackend =
+        request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
     LearnSetup.checkBackend(captureFormat, chosenBackend);
     progress.phaseDone("options and capture format");
 
@@ -166,30 +220,61 @@ public final class LearnCommand implements Callable<Integer> {
       // The topology is built while the cluster state loads.
       pipeline.startBuilding(captureFormat, chosenBackend);
       // Handed to the pipeline, which lets it go once the capture is read.
-      AtomicReference<ClusterView> view = new AtomicReference<>(request.clusterState()
-          .<ClusterView>map(file -> ClusterStates.load(file, spec.commandLine().getErr()))
-          .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
-      progress.phaseDone(request.clusterState().isPresent() ? "cluster state" : "cluster state from the capture");
+      AtomicReference<ClusterView> view =
+          new AtomicReference<>(
+              request
+                  .clusterState()
+                  .<ClusterView>map(file -> ClusterStates.load(file, spec.commandLine().getErr()))
+                  .orElseGet(() -> CaptureClusterState.derive(capture, captureFormat)));
+      progress.phaseDone(
+          request.clusterState().isPresent() ? "cluster state" : "cluster state from the capture");
       // Only once every input is known to be usable: an earlier run's manifests go now.
       removed = OutputDirectory.prepare(request.outputDir(), request.overwrite());
       try (UnreadableLinesFile unreadableLines = new UnreadableLinesFile(request.outputDir())) {
-        result = pipeline.run(capture, captureFormat, chosenBackend, view, request.timeout(), progress,
-            unreadableLines);
-        truncation = pipeline.truncation().map(t -> t.replace(capture.toString(), String.valueOf(
-            request.fromStdin() ? "from standard input" : request.input())));
+        result =
+            pipeline.run(
+                capture,
+                captureFormat,
+                chosenBackend,
+                view,
+                request.timeout(),
+                progress,
+                unreadableLines);
+        truncation =
+            pipeline
+                .truncation()
+                .map(
+                    t ->
+                        t.replace(
+                            capture.toString(),
+                            String.valueOf(
+                                request.fromStdin() ? "from standard input" : request.input())));
         unreadable = unreadableLines.written();
       }
     }
     long lostEvents = Math.max(result.capture().lostEvents(), CaptureLoss.lostEvents(registry));
-    List<ProposalSnapshot> proposals = CaptureLoss.mark(List.copyOf(result.proposals().values()), lostEvents,
-        result.capture().unreadableNodes());
-    String source = request.fromStdin() ? "standard input" : request.input().getFileName().toString();
+    List<ProposalSnapshot> proposals =
+        CaptureLoss.mark(
+            List.copyOf(result.proposals().values()),
+            lostEvents,
+            result.capture().unreadableNodes());
+    String source =
+        request.fromStdin() ? "standard input" : request.input().getFileName().toString();
     List<Path> files = ProposalManifests.write(request.outputDir(), proposals, source);
     progress.phaseDone("manifests written");
-    LearnSummary summary = new LearnSummary(request.fromStdin() ? Path.of("-") : request.input(), captureFormat,
-        chosenBackend, request.clusterState().isPresent(), result.capture(), registry, proposals, files,
-        learningSettings).withOutputFiles(unreadable, removed.size())
-        .withTruncation(truncation);
+    LearnSummary summary =
+        new LearnSummary(
+                request.fromStdin() ? Path.of("-") : request.input(),
+                captureFormat,
+                chosenBackend,
+                request.clusterState().isPresent(),
+                result.capture(),
+                registry,
+                proposals,
+                files,
+                learningSettings)
+            .withOutputFiles(unreadable, removed.size())
+            .withTruncation(truncation);
     if (report != null) {
       LearnReport.write(report, proposals, summary);
     }
@@ -214,15 +299,23 @@ public final class LearnCommand implements Callable<Integer> {
   }
 
   /** The options, checked, with messages that say what to fix. */
-  record LearnRequest(Path input, Optional<CaptureFormat> format, Optional<Path> clusterState,
-      Optional<Backend> backend, Path outputDir, Duration timeout, boolean overwrite, OutputFormat output) {
+  record LearnRequest(
+      Path input,
+      Optional<CaptureFormat> format,
+      Optional<Path> clusterState,
+      Optional<Backend> backend,
+      Path outputDir,
+      Duration timeout,
+      boolean overwrite,
+      OutputFormat output) {
 
     boolean fromStdin() {
       return STDIN.equals(input.toString());
     }
 
     LearnRequest withClusterState(Path file) {
-      return new LearnRequest(input, format, Optional.of(file), backend, outputDir, timeout, overwrite, output);
+      return new LearnRequest(
+          input, format, Optional.of(file), backend, outputDir, timeout, overwrite, output);
     }
   }
 
@@ -246,32 +339,49 @@ public final class LearnCommand implements Callable<Integer> {
     if (provider != null && !provider.isBlank()) {
       String p = provider.trim();
       if (!Set.of("istio", "calico", "cilium").contains(p)) {
-        throw new LearnInputException("--provider '" + provider + "' must be istio, calico or cilium (NE_PROVIDER)");
+        throw new LearnInputException(
+            "--provider '" + provider + "' must be istio, calico or cilium (NE_PROVIDER)");
       }
       b = Optional.of(Provider.parse(p).backend());
       providerGiven = Optional.of(Provider.parse(p));
     }
     if (backend != null && !backend.isBlank()) {
-      spec.commandLine().getErr().println("warning: --backend is deprecated; use --provider (istio for the istio "
-          + "backend, calico or cilium for kubernetes)");
+      spec.commandLine()
+          .getErr()
+          .println(
+              "warning: --backend is deprecated; use --provider (istio for the istio "
+                  + "backend, calico or cilium for kubernetes)");
       try {
         Backend given = Backend.parse(backend.trim());
         if (b.isPresent() && b.get() != given) {
-          throw new LearnInputException("--backend " + backend + " contradicts --provider " + provider
-              + "; give --provider only");
+          throw new LearnInputException(
+              "--backend "
+                  + backend
+                  + " contradicts --provider "
+                  + provider
+                  + "; give --provider only");
         }
         b = Optional.of(given);
       } catch (IllegalArgumentException e) {
         throw new LearnInputException("--backend: " + e.getMessage());
       }
     }
-    if (clusterState != null && STDIN.equals(clusterState.toString()) && STDIN.equals(input.toString())) {
-      throw new LearnInputException("--input - and --cluster-state - both name standard input; give one of them as "
-          + "a file");
+    if (clusterState != null
+        && STDIN.equals(clusterState.toString())
+        && STDIN.equals(input.toString())) {
+      throw new LearnInputException(
+          "--input - and --cluster-state - both name standard input; give one of them as "
+              + "a file");
     }
-    if (clusterState != null && !STDIN.equals(clusterState.toString()) && !Files.isRegularFile(clusterState)) {
-      throw new LearnInputException("cluster-state file " + clusterState + " does not exist; fix --cluster-state "
-          + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > " + clusterState.getFileName());
+    if (clusterState != null
+        && !STDIN.equals(clusterState.toString())
+        && !Files.isRegularFile(clusterState)) {
+      throw new LearnInputException(
+          "cluster-state file "
+              + clusterState
+              + " does not exist; fix --cluster-state "
+              + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > "
+              + clusterState.getFileName());
     }
     if (report != null) {
       LearnReport.check(report);
@@ -283,6 +393,7 @@ public final class LearnCommand implements Callable<Integer> {
     } catch (RuntimeException e) {
       throw new LearnInputException(e.getMessage());
     }
-    return new LearnRequest(input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite, o);
+    return new LearnRequest(
+        input, f, Optional.ofNullable(clusterState), b, outputDir, t, overwrite, o);
   }
 }

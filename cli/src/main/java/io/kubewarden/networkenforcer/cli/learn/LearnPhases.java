@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * How long each phase of a {@code learn} run took, printed with {@code --timings}: where a slow run
- * spends its time (the JVM's start, the cluster state, reading the capture, learning, the manifests),
- * without a profiler. Phases end in order on the command's thread.
+ * spends its time (the JVM's start, the cluster state, reading the capture, learning, the
+ * manifests), without a profiler. Phases end in order on the command's thread.
  */
 final class LearnPhases {
   private record Phase(String name, long nanos) {}
@@ -27,14 +27,16 @@ final class LearnPhases {
   }
 
   /**
-   * One line per phase, {@code timing <phase>: <seconds> s}, and the total. The first phase is the JVM's
-   * start up to the command (its management bean is asked only here, so a run without timings does not
-   * load it).
+   * One line per phase, {@code timing <phase>: <seconds> s}, and the total. The first phase is the
+   * JVM's start up to the command (its management bean is asked only here, so a run without timings
+   * does not load it).
    */
   synchronized void print(PrintWriter out) {
     List<Phase> all = new ArrayList<>();
     long jvmStart = ManagementFactory.getRuntimeMXBean().getStartTime();
-    all.add(new Phase("JVM start", TimeUnit.MILLISECONDS.toNanos(Math.max(0, createdMillis - jvmStart))));
+    all.add(
+        new Phase(
+            "JVM start", TimeUnit.MILLISECONDS.toNanos(Math.max(0, createdMillis - jvmStart))));
     all.addAll(phases);
     long total = 0;
     for (Phase phase : all) {

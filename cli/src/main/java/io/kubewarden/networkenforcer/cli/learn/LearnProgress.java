@@ -9,9 +9,8 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The progress line of a long run: how much of the capture is read and how many flows have gone
- * to the processor. Printed at most every {@code everyNanos};
- * short runs print nothing.
+ * The progress line of a long run: how much of the capture is read and how many flows have gone to
+ * the processor. Printed at most every {@code everyNanos}; short runs print nothing.
  */
 final class LearnProgress {
   private final PrintStream out;
@@ -62,9 +61,14 @@ final class LearnProgress {
   private void advance(int n) {
     bytesRead.addAndGet(n);
     if (due()) {
-      print(String.format(Locale.ROOT, "reading capture: %d%% (%s of %s), %d flows published",
-          totalBytes == 0 ? 100 : bytesRead.get() * 100 / totalBytes, size(bytesRead.get()), size(totalBytes),
-          published.get()));
+      print(
+          String.format(
+              Locale.ROOT,
+              "reading capture: %d%% (%s of %s), %d flows published",
+              totalBytes == 0 ? 100 : bytesRead.get() * 100 / totalBytes,
+              size(bytesRead.get()),
+              size(totalBytes),
+              published.get()));
     }
   }
 
@@ -79,7 +83,8 @@ final class LearnProgress {
 
   void readDone() {
     if (printed) {
-      print(String.format(Locale.ROOT, "reading capture: done, %d flows published", published.get()));
+      print(
+          String.format(Locale.ROOT, "reading capture: done, %d flows published", published.get()));
     }
   }
 

@@ -3,12 +3,13 @@ package io.kubewarden.networkenforcer.cli.learn;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
-import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.common.report.ProposalRules;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
-import io.micrometer.core.instrument.MeterRegistry;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +17,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import io.kubewarden.networkenforcer.common.report.ProposalRules;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -41,8 +41,16 @@ public final class LearnSummary {
   private int manifestsRemoved;
   private Optional<String> truncation = Optional.empty();
 
-  LearnSummary(Path input, CaptureFormat format, Backend backend, boolean clusterStateGiven, CaptureSummary capture,
-      MeterRegistry registry, List<ProposalSnapshot> proposals, List<Path> files, LearningSettings learning) {
+  LearnSummary(
+      Path input,
+      CaptureFormat format,
+      Backend backend,
+      boolean clusterStateGiven,
+      CaptureSummary capture,
+      MeterRegistry registry,
+      List<ProposalSnapshot> proposals,
+      List<Path> files,
+      LearningSettings learning) {
     this.learning = learning;
     this.input = input;
     this.format = format;
@@ -54,7 +62,10 @@ public final class LearnSummary {
     this.files = files;
   }
 
-  /** The unreadable-lines file (when lines were unreadable) and how many old manifests --overwrite removed. */
+  /**
+   * The unreadable-lines file (when lines were unreadable) and how many old manifests --overwrite
+   * removed.
+   */
   LearnSummary withOutputFiles(Optional<Path> unreadableLines, int removed) {
     this.unreadableLinesFile = unreadableLines;
     this.manifestsRemoved = removed;
@@ -67,12 +78,25 @@ public final class LearnSummary {
     return this;
   }
 
-  Path input() { return input; }
-  CaptureFormat format() { return format; }
-  Backend backend() { return backend; }
-  CaptureSummary capture() { return capture; }
+  Path input() {
+    return input;
+  }
 
-  /** How many proposals the summary names one by one; {@code --verbose} names all, with their rules. */
+  CaptureFormat format() {
+    return format;
+  }
+
+  Backend backend() {
+    return backend;
+  }
+
+  CaptureSummary capture() {
+    return capture;
+  }
+
+  /**
+   * How many proposals the summary names one by one; {@code --verbose} names all, with their rules.
+   */
   static final int LISTED = 10;
 
   /** Every proposal with every rule: what {@code learn --verbose} prints. */
@@ -87,25 +111,47 @@ public final class LearnSummary {
    */
   void print(PrintWriter out, boolean verbose) {
     warnings().forEach(w -> out.printf(Locale.ROOT, "WARNING: %s%n", w));
-    out.printf(Locale.ROOT, "Learned from %s (%s, backend %s, selectors from %s)%n", input,
-        format.source(), backend, clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
+    out.printf(
+        Locale.ROOT,
+        "Learned from %s (%s, backend %s, selectors from %s)%n",
+        input,
+        format.source(),
+        backend,
+        clusterStateGiven ? "the cluster-state file" : "the capture's pod labels");
     out.printf(Locale.ROOT, "  records read:        %d%n", capture.lines());
     out.printf(Locale.ROOT, "  flows published:     %d%n", capture.published());
-    out.printf(Locale.ROOT, "  dropped at ingest:   %d%s%n", capture.droppedTotal(), reasons(dropReasons()));
-    out.printf(Locale.ROOT, "  unreadable lines:    %d%s%n", capture.badLines(),
-        capture.badLines() == 0 ? "" : unreadableLinesFile.map(f -> " (kept in " + f + ")")
-            .orElse(" (kept in the dead-letter topic)"));
+    out.printf(
+        Locale.ROOT,
+        "  dropped at ingest:   %d%s%n",
+        capture.droppedTotal(),
+        reasons(dropReasons()));
+    out.printf(
+        Locale.ROOT,
+        "  unreadable lines:    %d%s%n",
+        capture.badLines(),
+        capture.badLines() == 0
+            ? ""
+            : unreadableLinesFile
+                .map(f -> " (kept in " + f + ")")
+                .orElse(" (kept in the dead-letter topic)"));
     capture.errors().stream().limit(5).forEach(e -> out.printf(Locale.ROOT, "      %s%n", e));
     Map<String, Long> notLearned = processorSkips();
     if (!notLearned.isEmpty()) {
-      out.printf(Locale.ROOT, "  not learned:         %d%s%n", notLearned.values().stream().mapToLong(Long::longValue)
-          .sum(), reasons(notLearned));
+      out.printf(
+          Locale.ROOT,
+          "  not learned:         %d%s%n",
+          notLearned.values().stream().mapToLong(Long::longValue).sum(),
+          reasons(notLearned));
     }
     long inferredProposals = inferredProposals();
     if (capture.inferredFlows() > 0 || inferredProposals > 0) {
-      out.printf(Locale.ROOT, "  inferred workloads:  %d flows, %d proposals (workload and selector inferred from pod "
-          + "names and labels; those proposals carry the annotation %s: review their selectors)%n",
-          capture.inferredFlows(), inferredProposals, Labels.INFERRED_WORKLOADS);
+      out.printf(
+          Locale.ROOT,
+          "  inferred workloads:  %d flows, %d proposals (workload and selector inferred from pod "
+              + "names and labels; those proposals carry the annotation %s: review their selectors)%n",
+          capture.inferredFlows(),
+          inferredProposals,
+          Labels.INFERRED_WORKLOADS);
     }
     if (manifestsRemoved > 0) {
       out.printf(Locale.ROOT, "  old manifests removed (--overwrite): %d%n", manifestsRemoved);
@@ -113,9 +159,13 @@ public final class LearnSummary {
     out.printf(Locale.ROOT, "  proposals written:   %d%n", proposals.size());
     List<String> tooLarge = tooLarge();
     if (!tooLarge.isEmpty()) {
-      out.printf(Locale.ROOT, "  too large to store:  %d (%s; a rule per peer is over the 1.5 MiB Kubernetes keeps per "
-          + "object: write a WorkloadNetworkPolicy for those workloads by hand, for example one rule for all "
-          + "namespaces)%n", tooLarge.size(), String.join(", ", tooLarge));
+      out.printf(
+          Locale.ROOT,
+          "  too large to store:  %d (%s; a rule per peer is over the 1.5 MiB Kubernetes keeps per "
+              + "object: write a WorkloadNetworkPolicy for those workloads by hand, for example one rule for all "
+              + "namespaces)%n",
+          tooLarge.size(),
+          String.join(", ", tooLarge));
     }
     if (proposals.isEmpty() || convergedCount() == proposals.size()) {
       // Otherwise it is a warning, at the top.
@@ -128,14 +178,21 @@ public final class LearnSummary {
         out.printf(Locale.ROOT, "    %s%n", files.get(i));
         rules.forEach(rule -> out.printf(Locale.ROOT, "        %s%n", rule));
       } else {
-        out.printf(Locale.ROOT, "    %s (%d %s)%n", files.get(i), rules.size(), rules.size() == 1 ? "rule" : "rules");
+        out.printf(
+            Locale.ROOT,
+            "    %s (%d %s)%n",
+            files.get(i),
+            rules.size(),
+            rules.size() == 1 ? "rule" : "rules");
       }
     }
     if (listed < proposals.size()) {
       out.printf(Locale.ROOT, "    ... and %d more%n", proposals.size() - listed);
     }
     if (!verbose && !proposals.isEmpty()) {
-      out.printf(Locale.ROOT, "  (--verbose lists every rule of every proposal; -o json gives this summary to tools)%n");
+      out.printf(
+          Locale.ROOT,
+          "  (--verbose lists every rule of every proposal; -o json gives this summary to tools)%n");
     }
   }
 
@@ -145,14 +202,20 @@ public final class LearnSummary {
     truncation.ifPresent(out::add);
     long lost = lostEvents();
     if (lost > 0) {
-      out.add("lost events: " + lost + " (the capture is INCOMPLETE: Hubble dropped events before they were "
-          + "recorded; rules for the lost connections may be missing, so no proposal is Converged; raise the Hubble "
-          + "buffer or record for less time)");
+      out.add(
+          "lost events: "
+              + lost
+              + " (the capture is INCOMPLETE: Hubble dropped events before they were "
+              + "recorded; rules for the lost connections may be missing, so no proposal is Converged; raise the Hubble "
+              + "buffer or record for less time)");
     }
     if (!capture.unreadableNodes().isEmpty()) {
-      out.add("unreadable nodes: " + String.join(", ", capture.unreadableNodes()) + " (the capture is INCOMPLETE: "
-          + "Hubble Relay could not read them for a while, so their flows of that time are missing and no proposal "
-          + "is Converged; record again with every node connected)");
+      out.add(
+          "unreadable nodes: "
+              + String.join(", ", capture.unreadableNodes())
+              + " (the capture is INCOMPLETE: "
+              + "Hubble Relay could not read them for a while, so their flows of that time are missing and no proposal "
+              + "is Converged; record again with every node connected)");
     }
     if (!proposals.isEmpty() && convergedCount() < proposals.size()) {
       out.add("converged: " + convergence());
@@ -209,7 +272,9 @@ public final class LearnSummary {
   }
 
   private long convergedCount() {
-    return proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
+    return proposals.stream()
+        .filter(p -> p.convergence() != null && p.convergence().converged())
+        .count();
   }
 
   private long inferredProposals() {
@@ -217,7 +282,9 @@ public final class LearnSummary {
   }
 
   private List<String> tooLarge() {
-    return proposals.stream().filter(ProposalManifests::tooLargeToStore).map(p -> p.namespace() + "/" + p.name())
+    return proposals.stream()
+        .filter(ProposalManifests::tooLargeToStore)
+        .map(p -> p.namespace() + "/" + p.name())
         .toList();
   }
 
@@ -232,8 +299,12 @@ public final class LearnSummary {
    *
    * @param what what the flows came from, for the message ("capture", "window")
    */
-  public static String convergence(List<ProposalSnapshot> proposals, Duration quietPeriod, String what) {
-    long converged = proposals.stream().filter(p -> p.convergence() != null && p.convergence().converged()).count();
+  public static String convergence(
+      List<ProposalSnapshot> proposals, Duration quietPeriod, String what) {
+    long converged =
+        proposals.stream()
+            .filter(p -> p.convergence() != null && p.convergence().converged())
+            .count();
     Instant first = null;
     Instant last = null;
     for (ProposalSnapshot p : proposals) {
@@ -253,11 +324,20 @@ public final class LearnSummary {
       return text;
     }
     Duration span = Duration.between(first, last);
-    text += " (the " + what + " spans " + span.toString().substring(2).toLowerCase(Locale.ROOT) + ", quiet period "
-        + quietPeriod.toString().substring(2).toLowerCase(Locale.ROOT) + ")";
+    text +=
+        " (the "
+            + what
+            + " spans "
+            + span.toString().substring(2).toLowerCase(Locale.ROOT)
+            + ", quiet period "
+            + quietPeriod.toString().substring(2).toLowerCase(Locale.ROOT)
+            + ")";
     if (span.compareTo(quietPeriod) < 0) {
-      text += "; a " + what + " shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
-          + "weekly job) is covered";
+      text +=
+          "; a "
+              + what
+              + " shorter than the quiet period cannot show that traffic of a longer cycle (a daily or "
+              + "weekly job) is covered";
     }
     return text;
   }
@@ -266,14 +346,33 @@ public final class LearnSummary {
   String whyNothingLearned() {
     if (capture.published() == 0) {
       Map<String, Long> drops = dropReasons();
-      String hint = drops.containsKey(DropReason.UNKNOWN_POD.tag()) || drops.containsKey(DropReason.UNKNOWN_WORKLOAD.tag())
-          ? (clusterStateGiven ? "; the cluster-state file lacks the pods or workloads the flows name (export it "
-              + "while the capture's pods run)" : "; pass --cluster-state FILE")
-          : "";
-      return "no flow of " + input + " could be used (" + capture.lines() + " records, "
-          + capture.droppedTotal() + " dropped" + reasons(drops) + ", " + capture.badLines() + " unreadable)" + hint;
+      String hint =
+          drops.containsKey(DropReason.UNKNOWN_POD.tag())
+                  || drops.containsKey(DropReason.UNKNOWN_WORKLOAD.tag())
+              ? (clusterStateGiven
+                  ? "; the cluster-state file lacks the pods or workloads the flows name (export it "
+                      + "while the capture's pods run)"
+                  : "; pass --cluster-state FILE")
+              : "";
+      return "no flow of "
+          + input
+          + " could be used ("
+          + capture.lines()
+          + " records, "
+          + capture.droppedTotal()
+          + " dropped"
+          + reasons(drops)
+          + ", "
+          + capture.badLines()
+          + " unreadable)"
+          + hint;
     }
-    return "the " + capture.published() + " flows of " + input + " produced no proposal" + reasons(processorSkips());
+    return "the "
+        + capture.published()
+        + " flows of "
+        + input
+        + " produced no proposal"
+        + reasons(processorSkips());
   }
 
   Map<String, Long> dropReasons() {
@@ -286,12 +385,12 @@ public final class LearnSummary {
     return new ProcessorMetrics(registry).notLearnedByReason();
   }
 
-
   private static String reasons(Map<String, Long> byReason) {
     if (byReason.isEmpty()) {
       return "";
     }
-    return byReason.entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+    return byReason.entrySet().stream()
+        .map(e -> e.getKey() + " " + e.getValue())
         .collect(Collectors.joining(", ", " (", ")"));
   }
 }

@@ -5,21 +5,23 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Block-style YAML of a manifest already converted to maps, lists and scalars (the shape
- * {@code KubernetesSerialization.convertValue(resource, Object.class)} gives), written in one pass.
- * It replaces fabric8's {@code asYaml}, which builds a snakeyaml node graph per file and was most of
+ * Block-style YAML of a manifest already converted to maps, lists and scalars (the shape {@code
+ * KubernetesSerialization.convertValue(resource, Object.class)} gives), written in one pass. It
+ * replaces fabric8's {@code asYaml}, which builds a snakeyaml node graph per file and was most of
  * the end of a {@code learn} run with thousands of proposals.
  *
- * <p>The layout is fabric8's: every string value double-quoted (so a port such as {@code "18080"} or
- * a label value such as {@code "true"} stays a string for any YAML reader, 1.1 or 1.2), keys plain
- * when nothing can misread them, sequences at the indentation of their key. In double-quoted text
- * every character YAML does not allow printed (controls, DEL, C1, the Unicode line separators, BOM)
- * is escaped. Lines are not folded.
+ * <p>The layout is fabric8's: every string value double-quoted (so a port such as {@code "18080"}
+ * or a label value such as {@code "true"} stays a string for any YAML reader, 1.1 or 1.2), keys
+ * plain when nothing can misread them, sequences at the indentation of their key. In double-quoted
+ * text every character YAML does not allow printed (controls, DEL, C1, the Unicode line separators,
+ * BOM) is escaped. Lines are not folded.
  */
 final class ManifestYaml {
   private static final int INDENT = 2;
+
   /** Words a YAML 1.1 reader (kubectl's) takes for booleans or null when plain. */
-  private static final Set<String> RESERVED = Set.of("y", "yes", "n", "no", "true", "false", "on", "off", "null");
+  private static final Set<String> RESERVED =
+      Set.of("y", "yes", "n", "no", "true", "false", "on", "off", "null");
 
   private ManifestYaml() {}
 
@@ -100,8 +102,14 @@ final class ManifestYaml {
     }
     for (int i = 1; i < s.length(); i++) {
       char c = s.charAt(i);
-      boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.'
-          || c == '/' || c == '-';
+      boolean ok =
+          c >= 'a' && c <= 'z'
+              || c >= 'A' && c <= 'Z'
+              || c >= '0' && c <= '9'
+              || c == '_'
+              || c == '.'
+              || c == '/'
+              || c == '-';
       if (!ok) {
         return false;
       }
@@ -120,7 +128,12 @@ final class ManifestYaml {
         case '\t' -> out.append("\\t");
         case '\r' -> out.append("\\r");
         default -> {
-          if (c < 0x20 || c >= 0x7f && c <= 0x9f || c == 0x2028 || c == 0x2029 || c == 0xfeff || c >= 0xfffe) {
+          if (c < 0x20
+              || c >= 0x7f && c <= 0x9f
+              || c == 0x2028
+              || c == 0x2029
+              || c == 0xfeff
+              || c >= 0xfffe) {
             out.append(String.format("\\u%04x", (int) c));
           } else {
             out.append(c);

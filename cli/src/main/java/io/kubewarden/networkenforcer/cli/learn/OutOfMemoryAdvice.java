@@ -9,7 +9,10 @@ package io.kubewarden.networkenforcer.cli.learn;
 final class OutOfMemoryAdvice {
   private OutOfMemoryAdvice() {}
 
-  /** The advice when {@code failure} is or wraps an {@link OutOfMemoryError}; otherwise {@code failure}. */
+  /**
+   * The advice when {@code failure} is or wraps an {@link OutOfMemoryError}; otherwise {@code
+   * failure}.
+   */
   static RuntimeException whenOutOfMemory(RuntimeException failure) {
     OutOfMemoryError oom = outOfMemory(failure);
     return oom == null ? failure : advice(oom);
@@ -33,10 +36,15 @@ final class OutOfMemoryAdvice {
     long more = Math.max(1024, 2 * mib);
     // An error the JVM throws without a message (some allocation sites) would read "(null)".
     String what = oom.getMessage() == null ? "" : " (" + oom.getMessage() + ")";
-    return "learn ran out of memory" + what + " with " + mib + " MiB of usable heap: the "
+    return "learn ran out of memory"
+        + what
+        + " with "
+        + mib
+        + " MiB of usable heap: the "
         + "allow-lists of this capture's cluster do not fit (1,000 workloads need a few hundred MiB, 10,000 "
         + "workloads about 1 GiB; the launcher allows up to half of the machine's memory). Run it again with a "
         + "larger heap, on a machine or container with the memory for it, for example: NE_JAVA_OPTS='-Xmx"
-        + more + "m -XX:+UseParallelGC' network-enforcer learn ...";
+        + more
+        + "m -XX:+UseParallelGC' network-enforcer learn ...";
   }
 }

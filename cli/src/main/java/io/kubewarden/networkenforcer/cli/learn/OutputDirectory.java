@@ -16,7 +16,10 @@ import java.util.stream.Stream;
  * unreadable-lines file an earlier run wrote are removed first (other files are left alone).
  */
 final class OutputDirectory {
-  /** The first line of every manifest {@code learn} writes; how an earlier run's files are recognized. */
+  /**
+   * The first line of every manifest {@code learn} writes; how an earlier run's files are
+   * recognized.
+   */
   static final String MANIFEST_HEADER = "# Learned by 'network-enforcer learn'";
 
   private OutputDirectory() {}
@@ -32,7 +35,8 @@ final class OutputDirectory {
         throw new LearnInputException("--output-dir " + dir + " is a file; name a directory");
       }
       if (!Files.isWritable(dir)) {
-        throw new LearnInputException("--output-dir " + dir + " is not writable; name a directory you can write to");
+        throw new LearnInputException(
+            "--output-dir " + dir + " is not writable; name a directory you can write to");
       }
       List<Path> entries = entries(dir);
       if (!entries.isEmpty() && !overwrite) {
@@ -45,22 +49,41 @@ final class OutputDirectory {
       parent = parent.getParent();
     }
     if (parent == null || !Files.isDirectory(parent)) {
-      throw new LearnInputException("--output-dir " + dir + " cannot be created: " + parent + " is a file; name a "
-          + "directory");
+      throw new LearnInputException(
+          "--output-dir "
+              + dir
+              + " cannot be created: "
+              + parent
+              + " is a file; name a "
+              + "directory");
     }
     if (!Files.isWritable(parent)) {
-      throw new LearnInputException("--output-dir " + dir + " cannot be created: " + parent + " is not writable; "
-          + "name a directory you can write to");
+      throw new LearnInputException(
+          "--output-dir "
+              + dir
+              + " cannot be created: "
+              + parent
+              + " is not writable; "
+              + "name a directory you can write to");
     }
   }
 
   private static LearnInputException notEmpty(Path dir, List<Path> entries) {
-    return new LearnInputException("--output-dir " + dir + " is not empty (" + entries.size() + " entries, for example "
-        + dir.relativize(entries.get(0)) + "); name an empty or new directory, or pass --overwrite to replace "
-        + "the manifests of an earlier run");
+    return new LearnInputException(
+        "--output-dir "
+            + dir
+            + " is not empty ("
+            + entries.size()
+            + " entries, for example "
+            + dir.relativize(entries.get(0))
+            + "); name an empty or new directory, or pass --overwrite to replace "
+            + "the manifests of an earlier run");
   }
 
-  /** Checks the directory and, with overwrite, clears what an earlier run left; returns the files removed. */
+  /**
+   * Checks the directory and, with overwrite, clears what an earlier run left; returns the files
+   * removed.
+   */
   static List<Path> prepare(Path dir, boolean overwrite) {
     if (!Files.exists(dir)) {
       return List.of();
@@ -81,7 +104,8 @@ final class OutputDirectory {
         if (p.equals(dir)) {
           continue;
         }
-        if (Files.isRegularFile(p) && (isOurManifest(p) || p.equals(dir.resolve(UnreadableLinesFile.NAME)))) {
+        if (Files.isRegularFile(p)
+            && (isOurManifest(p) || p.equals(dir.resolve(UnreadableLinesFile.NAME)))) {
           Files.delete(p);
           removed.add(p);
         } else if (Files.isDirectory(p) && isEmpty(p)) {

@@ -34,29 +34,35 @@ final class ParallelCaptureRead {
     this.inFlight = 4 * this.decoders + 2;
   }
 
-  /** Decoders for this machine: every core but the one the ordered stage keeps busy, at least one. */
+  /**
+   * Decoders for this machine: every core but the one the ordered stage keeps busy, at least one.
+   */
   static ParallelCaptureRead forThisMachine() {
     return new ParallelCaptureRead(Math.max(1, Runtime.getRuntime().availableProcessors() - 1));
   }
 
-  void read(BufferedReader reader, CaptureFormat format, CaptureFile.Reading reading) throws IOException,
-      InterruptedException {
+  void read(BufferedReader reader, CaptureFormat format, CaptureFile.Reading reading)
+      throws IOException, InterruptedException {
     AtomicInteger threadNumber = new AtomicInteger();
-    ExecutorService pool = Executors.newFixedThreadPool(decoders, r -> daemon(r, "learn-decode-"
-        + threadNumber.incrementAndGet()));
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            decoders, r -> daemon(r, "learn-decode-" + threadNumber.incrementAndGet()));
     BlockingQueue<CompletableFuture<List<DecodedLine>>> chunks = new ArrayBlockingQueue<>(inFlight);
     CompletableFuture<List<DecodedLine>> end = CompletableFuture.completedFuture(List.of());
     CompletableFuture<Void> readerDone = new CompletableFuture<>();
-    Thread lineReader = daemon(() -> {
-      try {
-        readChunks(reader, format, pool, chunks);
-        readerDone.complete(null);
-      } catch (Throwable e) {
-        readerDone.completeExceptionally(e);
-      } finally {
-        putUninterruptibly(chunks, end);
-      }
-    }, "learn-read");
+    Thread lineReader =
+        daemon(
+            () -> {
+              try {
+                readChunks(reader, format, pool, chunks);
+                readerDone.complete(null);
+              } catch (Throwable e) {
+                readerDone.completeExceptionally(e);
+              } finally {
+                putUninterruptibly(chunks, end);
+              }
+            },
+            "learn-read");
     lineReader.start();
     try {
       while (true) {
@@ -83,8 +89,12 @@ final class ParallelCaptureRead {
     }
   }
 
-  private static void readChunks(BufferedReader reader, CaptureFormat format, ExecutorService pool,
-      BlockingQueue<CompletableFuture<List<DecodedLine>>> chunks) throws IOException, InterruptedException {
+  private static void readChunks(
+      BufferedReader reader,
+      CaptureFormat format,
+      ExecutorService pool,
+      BlockingQueue<CompletableFuture<List<DecodedLine>>> chunks)
+      throws IOException, InterruptedException {
     List<String> lines = new ArrayList<>(CHUNK_LINES);
     long[] numbers = new long[CHUNK_LINES];
     long number = 0;
@@ -107,18 +117,21 @@ final class ParallelCaptureRead {
     }
   }
 
-  private static CompletableFuture<List<DecodedLine>> decodeLater(List<String> lines, long[] numbers,
-      CaptureFormat format, ExecutorService pool) {
-    return CompletableFuture.supplyAsync(() -> {
-      List<DecodedLine> decoded = new ArrayList<>(lines.size());
-      for (int i = 0; i < lines.size(); i++) {
-        decoded.add(CaptureFile.decode(numbers[i], lines.get(i), format));
-      }
-      return decoded;
-    }, pool);
+  private static CompletableFuture<List<DecodedLine>> decodeLater(
+      List<String> lines, long[] numbers, CaptureFormat format, ExecutorService pool) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          List<DecodedLine> decoded = new ArrayList<>(lines.size());
+          for (int i = 0; i < lines.size(); i++) {
+            decoded.add(CaptureFile.decode(numbers[i], lines.get(i), format));
+          }
+          return decoded;
+        },
+        pool);
   }
 
-  private static void putUninterruptibly(BlockingQueue<CompletableFuture<List<DecodedLine>>> queue,
+  private static void putUninterruptibly(
+      BlockingQueue<CompletableFuture<List<DecodedLine>>> queue,
       CompletableFuture<List<DecodedLine>> item) {
     boolean interrupted = false;
     while (true) {

@@ -13,7 +13,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
-/** Reads a compacted proposals topic from the start to its current end: the latest snapshot per target. */
+/**
+ * Reads a compacted proposals topic from the start to its current end: the latest snapshot per
+ * target.
+ */
 public final class ProposalTopicReader {
   private static final Duration POLL = Duration.ofMillis(200);
   private static final Duration MAX_READ = Duration.ofMinutes(2);
@@ -30,17 +33,21 @@ public final class ProposalTopicReader {
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Map<String, ProposalSnapshot> latest = new TreeMap<>();
-    try (KafkaConsumer<String, ProposalSnapshot> consumer = new KafkaConsumer<>(p,
-        topic.keySerde().deserializer(), topic.valueSerde().deserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic.name()).stream()
-          .map(info -> new TopicPartition(topic.name(), info.partition())).toList();
+    try (KafkaConsumer<String, ProposalSnapshot> consumer =
+        new KafkaConsumer<>(
+            p, topic.keySerde().deserializer(), topic.valueSerde().deserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic.name()).stream()
+              .map(info -> new TopicPartition(topic.name(), info.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       long deadline = System.nanoTime() + MAX_READ.toNanos();
       while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("could not read the proposals topic to its end within " + MAX_READ);
+          throw new IllegalStateException(
+              "could not read the proposals topic to its end within " + MAX_READ);
         }
         for (ConsumerRecord<String, ProposalSnapshot> r : consumer.poll(POLL)) {
           if (r.value() == null) {

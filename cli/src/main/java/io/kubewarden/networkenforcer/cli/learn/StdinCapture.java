@@ -9,8 +9,8 @@ import java.nio.file.StandardCopyOption;
 
 /**
  * {@code --input -}: standard input copied to a temporary file first, because a capture is read
- * more than once (format detection, the cluster state it implies, the pipeline). The file goes
- * when the run ends.
+ * more than once (format detection, the cluster state it implies, the pipeline). The file goes when
+ * the run ends.
  */
 public final class StdinCapture implements AutoCloseable {
   private final Path file;
@@ -25,7 +25,8 @@ public final class StdinCapture implements AutoCloseable {
       Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
       return new StdinCapture(file);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot keep standard input in a temporary file: " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot keep standard input in a temporary file: " + e.getMessage(), e);
     }
   }
 

@@ -34,8 +34,16 @@ final class TruncatedCapture extends BufferedReader {
       }
       return line;
     } catch (EOFException e) {
-      broke = "capture " + name + " breaks off after line " + read + " (" + e.getMessage() + "): learned from the "
-          + read + " lines before the break; whatever followed is missing, so check the file or copy it again";
+      broke =
+          "capture "
+              + name
+              + " breaks off after line "
+              + read
+              + " ("
+              + e.getMessage()
+              + "): learned from the "
+              + read
+              + " lines before the break; whatever followed is missing, so check the file or copy it again";
       return null;
     }
   }

@@ -9,10 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Keeps the lines of a capture that could not be read where the user finds them after the run
- * (the embedded broker's dead-letter topic is gone then): {@code <output dir>/unreadable-lines.txt},
- * each line preceded by a {@code # line N: reason} comment. The file is created only when a line
- * is unreadable.
+ * Keeps the lines of a capture that could not be read where the user finds them after the run (the
+ * embedded broker's dead-letter topic is gone then): {@code <output dir>/unreadable-lines.txt},
+ * each line preceded by a {@code # line N: reason} comment. The file is created only when a line is
+ * unreadable.
  */
 final class UnreadableLinesFile implements DeadLetterSink, AutoCloseable {
   static final String NAME = "unreadable-lines.txt";
@@ -26,7 +26,8 @@ final class UnreadableLinesFile implements DeadLetterSink, AutoCloseable {
   }
 
   @Override
-  public synchronized void deadLetter(String source, String reason, byte[] payload, Throwable error) {
+  public synchronized void deadLetter(
+      String source, String reason, byte[] payload, Throwable error) {
     try {
       if (writer == null) {
         Files.createDirectories(file.getParent());
@@ -38,8 +39,8 @@ final class UnreadableLinesFile implements DeadLetterSink, AutoCloseable {
       writer.newLine();
       count++;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage()
-          + "; choose a writable --output-dir", e);
+      throw new UncheckedIOException(
+          "cannot write " + file + ": " + e.getMessage() + "; choose a writable --output-dir", e);
     }
   }
 

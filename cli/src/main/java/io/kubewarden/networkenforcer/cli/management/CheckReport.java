@@ -27,7 +27,8 @@ record CheckReport(int status, String body) {
   /**
    * Readiness: as {@link #of}, but not ready before the service has registered a check. The
    * management port opens first, so that liveness answers while the rest starts; an empty list then
-   * means "still starting", and a pod reported Ready at that moment would get traffic it cannot serve.
+   * means "still starting", and a pod reported Ready at that moment would get traffic it cannot
+   * serve.
    */
   static CheckReport readiness(List<ManagementServer.Check> checks) {
     return checks.isEmpty() ? new CheckReport(503, "starting\n") : of(checks);

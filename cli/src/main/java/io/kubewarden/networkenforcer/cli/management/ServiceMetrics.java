@@ -13,7 +13,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 public final class ServiceMetrics {
   private ServiceMetrics() {}
 
-  /** @param service the {@code service} tag on every metric ({@code ingest}, {@code processor}, ...) */
+  /**
+   * @param service the {@code service} tag on every metric ({@code ingest}, {@code processor}, ...)
+   */
   public static PrometheusMeterRegistry create(String service) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     registry.config().commonTags("service", service);

@@ -15,9 +15,16 @@ import org.slf4j.LoggerFactory;
  */
 public final class ThreadDeaths implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ThreadDeaths.class);
-  /** Every watcher of this JVM: the JVM has one default handler, a process may run several services (tests). */
+
+  /**
+   * Every watcher of this JVM: the JVM has one default handler, a process may run several services
+   * (tests).
+   */
   private static final Set<ThreadDeaths> WATCHING = ConcurrentHashMap.newKeySet();
-  /** Our handler while it is the JVM's default; a library that sets its own replaces it (see below). */
+
+  /**
+   * Our handler while it is the JVM's default; a library that sets its own replaces it (see below).
+   */
   private static volatile Thread.UncaughtExceptionHandler ours;
 
   private final AtomicReference<String> first = new AtomicReference<>();
@@ -41,24 +48,30 @@ public final class ThreadDeaths implements AutoCloseable {
     if (current != null && current == ours) {
       return;
     }
-    Thread.UncaughtExceptionHandler handler = (thread, error) -> {
-      LOG.error("thread {} died: {}; the process reports itself not alive", thread.getName(), error.toString(),
-          error);
-      WATCHING.forEach(w -> w.first.compareAndSet(null, thread.getName() + ": " + error));
-      if (current != null) {
-        current.uncaughtException(thread, error);
-      }
-    };
+    Thread.UncaughtExceptionHandler handler =
+        (thread, error) -> {
+          LOG.error(
+              "thread {} died: {}; the process reports itself not alive",
+              thread.getName(),
+              error.toString(),
+              error);
+          WATCHING.forEach(w -> w.first.compareAndSet(null, thread.getName() + ": " + error));
+          if (current != null) {
+            current.uncaughtException(thread, error);
+          }
+        };
     ours = handler;
     Thread.setDefaultUncaughtExceptionHandler(handler);
   }
 
   /** The liveness check: passes while no thread has died of an uncaught exception. */
   public ManagementServer.Check check() {
-    return new ManagementServer.Check("threads", () -> {
-      ensureInstalled(); // every probe re-asserts the handler
-      return first.get() == null;
-    });
+    return new ManagementServer.Check(
+        "threads",
+        () -> {
+          ensureInstalled(); // every probe re-asserts the handler
+          return first.get() == null;
+        });
   }
 
   /** The first death seen ({@code thread: exception}); null while none. */

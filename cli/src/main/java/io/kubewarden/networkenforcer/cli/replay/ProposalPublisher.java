@@ -41,20 +41,24 @@ final class ProposalPublisher {
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     List<Future<RecordMetadata>> sent = new ArrayList<>();
-    try (KafkaProducer<String, ProposalSnapshot> producer = new KafkaProducer<>(p, topic.keySerde().serializer(),
-        topic.valueSerde().serializer())) {
-      proposals.forEach((key, proposal) -> {
-        ProducerRecord<String, ProposalSnapshot> record = new ProducerRecord<>(topic.name(), key,
-            annotated(proposal, window));
-        record.headers().add(Labels.REPLAYED_FROM, window.toString().getBytes(StandardCharsets.UTF_8));
-        sent.add(producer.send(record));
-      });
+    try (KafkaProducer<String, ProposalSnapshot> producer =
+        new KafkaProducer<>(p, topic.keySerde().serializer(), topic.valueSerde().serializer())) {
+      proposals.forEach(
+          (key, proposal) -> {
+            ProducerRecord<String, ProposalSnapshot> record =
+                new ProducerRecord<>(topic.name(), key, annotated(proposal, window));
+            record
+                .headers()
+                .add(Labels.REPLAYED_FROM, window.toString().getBytes(StandardCharsets.UTF_8));
+            sent.add(producer.send(record));
+          });
       producer.flush();
       for (Future<RecordMetadata> f : sent) {
         f.get();
       }
     } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot publish to " + topic.name() + ": " + e.getCause().getMessage(), e);
+      throw new IllegalStateException(
+          "cannot publish to " + topic.name() + ": " + e.getCause().getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing proposals", e);

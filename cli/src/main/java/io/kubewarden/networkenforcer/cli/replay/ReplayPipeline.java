@@ -39,6 +39,7 @@ import org.apache.kafka.streams.StreamsConfig;
 final class ReplayPipeline implements AutoCloseable {
   /** Short, so evidence is flushed soon after the last flow. */
   private static final Duration EVIDENCE_FLUSH = Duration.ofMillis(200);
+
   private static final Duration COMMIT_INTERVAL = Duration.ofMillis(100);
 
   private final Path workDir;
@@ -52,7 +53,10 @@ final class ReplayPipeline implements AutoCloseable {
    * @param proposals target key -> final proposal, selected namespaces only
    * @param providers the providers of the replayed flows, with their counts
    */
-  record Result(FlowWindowReader.Summary read, long replayed, Map<String, ProposalSnapshot> proposals,
+  record Result(
+      FlowWindowReader.Summary read,
+      long replayed,
+      Map<String, ProposalSnapshot> proposals,
       Map<Provider, Long> providers) {}
 
   ReplayPipeline(MeterRegistry registry) {
@@ -66,63 +70,90 @@ final class ReplayPipeline implements AutoCloseable {
 
   /** The replay's own application id: it names the window, never the live processor's. */
   static String applicationId(TimeWindow window) {
-    return "network-enforcer-replay-" + window.from().toEpochMilli() + "-" + window.to().toEpochMilli();
+    return "network-enforcer-replay-"
+        + window.from().toEpochMilli()
+        + "-"
+        + window.to().toEpochMilli();
   }
 
   /**
    * The processor settings of one replay: {@code learn}'s in-process settings with the live topic
    * names (the prefix), the installation's provider and the window's application id.
    */
-  static ProcessorConfig processorConfig(KafkaSettings live, TimeWindow window, Provider provider, Path stateDir) {
-    // No broker is contacted: the address only satisfies the configuration's checks, and none of the
+  static ProcessorConfig processorConfig(
+      KafkaSettings live, TimeWindow window, Provider provider, Path stateDir) {
+    // No broker is contacted: the address only satisfies the configuration's checks, and none of
+    // the
     // live client settings (TLS files, credentials) reaches the driver.
-    KafkaSettings offline = new KafkaSettings("localhost:9092", live.topicPrefix(), 1, (short) 1, Map.of());
-    return InProcessTopology.settings(ProcessorConfig.builder(offline)
-        .applicationId(applicationId(window))
-        // One private instance, no failover: at-least-once gives the same proposals with less overhead.
-        .processingGuarantee(StreamsConfig.AT_LEAST_ONCE)
-        .evidenceFlushInterval(EVIDENCE_FLUSH)
-        .commitInterval(COMMIT_INTERVAL)
-        .stateDir(stateDir)
-        .inMemoryStores(true)
-        .provider(provider)
-        .backend(provider.backend())
-        // Only the last proposal of each target is kept: render each changed target once per flush.
-        .proposalEmission(ProposalEmission.AT_FLUSH)
-        // Nothing is restored: the stores' state ends with the run.
-        .storeChangelogs(false)
-        .build()
-        .validate());
+    KafkaSettings offline =
+        new KafkaSettings("localhost:9092", live.topicPrefix(), 1, (short) 1, Map.of());
+    return InProcessTopology.settings(
+        ProcessorConfig.builder(offline)
+            .applicationId(applicationId(window))
+            // One private instance, no failover: at-least-once gives the same proposals with less
+            // overhead.
+            .processingGuarantee(StreamsConfig.AT_LEAST_ONCE)
+            .evidenceFlushInterval(EVIDENCE_FLUSH)
+            .commitInterval(COMMIT_INTERVAL)
+            .stateDir(stateDir)
+            .inMemoryStores(true)
+            .provider(provider)
+            .backend(provider.backend())
+            // Only the last proposal of each target is kept: render each changed target once per
+            // flush.
+            .proposalEmission(ProposalEmission.AT_FLUSH)
+            // Nothing is restored: the stores' state ends with the run.
+            .storeChangelogs(false)
+            .build()
+            .validate());
   }
 
-  Result run(KafkaSettings live, TimeWindow window, Set<String> namespaces, Provider provider, Duration timeout,
-      PrintWriter err) throws InterruptedException {
+  Result run(
+      KafkaSettings live,
+      TimeWindow window,
+      Set<String> namespaces,
+      Provider provider,
+      Duration timeout,
+      PrintWriter err)
+      throws InterruptedException {
     ProcessorConfig config = processorConfig(live, window, provider, workDir.resolve("streams"));
-    // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the window's
+    // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the
+    // window's
     // offsets; the first flow waits for it.
-    CompletableFuture<InProcessTopology> building = CompletableFuture.supplyAsync(
-        () -> new InProcessTopology(config, registry), r -> {
-          Thread t = new Thread(r, "replay-build");
-          t.setDaemon(true);
-          t.start();
-        });
+    CompletableFuture<InProcessTopology> building =
+        CompletableFuture.supplyAsync(
+            () -> new InProcessTopology(config, registry),
+            r -> {
+              Thread t = new Thread(r, "replay-build");
+              t.setDaemon(true);
+              t.start();
+            });
     try {
       long[] replayed = {0};
       Map<Provider, Long> providers = new EnumMap<>(Provider.class);
-      FlowWindowReader.Summary read = new FlowWindowReader(live).read(window, (key, value, flow, timestamp) -> {
-        if (namespaces.isEmpty() || namespaces.contains(flow.src().namespace())
-            || namespaces.contains(flow.dst().namespace())) {
-          replayed[0]++;
-          providers.merge(flow.provider(), 1L, Long::sum);
-          built(building).accept(key, value, Instant.ofEpochMilli(timestamp));
-        }
-      }, HistoryProgress.every2s(err, "reading flows"));
+      FlowWindowReader.Summary read =
+          new FlowWindowReader(live)
+              .read(
+                  window,
+                  (key, value, flow, timestamp) -> {
+                    if (namespaces.isEmpty()
+                        || namespaces.contains(flow.src().namespace())
+                        || namespaces.contains(flow.dst().namespace())) {
+                      replayed[0]++;
+                      providers.merge(flow.provider(), 1L, Long::sum);
+                      built(building).accept(key, value, Instant.ofEpochMilli(timestamp));
+                    }
+                  },
+                  HistoryProgress.every2s(err, "reading flows"));
       Map<String, ProposalSnapshot> proposals = new TreeMap<>();
-      built(building).finish(timeout, phase -> { }).forEach((key, p) -> {
-        if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {
-          proposals.put(key, p);
-        }
-      });
+      built(building)
+          .finish(timeout, phase -> {})
+          .forEach(
+              (key, p) -> {
+                if (namespaces.isEmpty() || namespaces.contains(p.namespace())) {
+                  proposals.put(key, p);
+                }
+              });
       return new Result(read, replayed[0], proposals, providers);
     } finally {
       try {

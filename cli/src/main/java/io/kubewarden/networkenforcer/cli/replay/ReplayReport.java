@@ -19,27 +19,45 @@ final class ReplayReport {
   /** Checks the option before the replay runs, so a bad path fails fast. */
   static void check(Path file) {
     if (Files.isDirectory(file)) {
-      throw new ConfigException("--report " + file + " is a directory; name the HTML file to write, e.g. "
-          + file.resolve("report.html"));
+      throw new ConfigException(
+          "--report "
+              + file
+              + " is a directory; name the HTML file to write, e.g. "
+              + file.resolve("report.html"));
     }
   }
 
-  static void write(Path file, String flowsTopic, TimeWindow window, Backend backend, ReplayPipeline.Result result,
+  static void write(
+      Path file,
+      String flowsTopic,
+      TimeWindow window,
+      Backend backend,
+      ReplayPipeline.Result result,
       List<ProposalSnapshot> proposals) {
     long inWindow = result.read().inWindow();
     long unreadable = result.read().unreadable();
     List<ReportModel.Dropped> dropped = new ArrayList<>();
     if (inWindow > result.replayed()) {
-      dropped.add(new ReportModel.Dropped("replay", "outside the selected namespaces", inWindow - result.replayed(),
-          List.of()));
+      dropped.add(
+          new ReportModel.Dropped(
+              "replay",
+              "outside the selected namespaces",
+              inWindow - result.replayed(),
+              List.of()));
     }
     if (unreadable > 0) {
       dropped.add(new ReportModel.Dropped("replay", "unreadable", unreadable, List.of()));
     }
-    ReportModel model = ReportModel.of(flowsTopic + " " + window.from() + " to " + window.to(), "flows topic",
-        backend.name(), new ReportModel.Totals(inWindow + unreadable, result.replayed(),
-            inWindow - result.replayed(), unreadable),
-        proposals, ProposalRules::describe, dropped);
+    ReportModel model =
+        ReportModel.of(
+            flowsTopic + " " + window.from() + " to " + window.to(),
+            "flows topic",
+            backend.name(),
+            new ReportModel.Totals(
+                inWindow + unreadable, result.replayed(), inWindow - result.replayed(), unreadable),
+            proposals,
+            ProposalRules::describe,
+            dropped);
     HtmlReport.write(file, model);
   }
 }

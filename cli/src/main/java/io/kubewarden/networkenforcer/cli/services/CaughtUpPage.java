@@ -22,8 +22,19 @@ public final class CaughtUpPage {
 
   static ManagementServer.Page render(Optional<Progress> progress) {
     return progress
-        .map(p -> new ManagementServer.Page(200, JSON, "{\"caughtUp\":" + p.caughtUp() + ",\"flowsConsumed\":"
-            + p.flowsConsumed() + ",\"flowsPublished\":" + p.flowsPublished() + "}\n"))
-        .orElseGet(() -> new ManagementServer.Page(503, JSON, "{\"caughtUp\":false,\"started\":false}\n"));
+        .map(
+            p ->
+                new ManagementServer.Page(
+                    200,
+                    JSON,
+                    "{\"caughtUp\":"
+                        + p.caughtUp()
+                        + ",\"flowsConsumed\":"
+                        + p.flowsConsumed()
+                        + ",\"flowsPublished\":"
+                        + p.flowsPublished()
+                        + "}\n"))
+        .orElseGet(
+            () -> new ManagementServer.Page(503, JSON, "{\"caughtUp\":false,\"started\":false}\n"));
   }
 }

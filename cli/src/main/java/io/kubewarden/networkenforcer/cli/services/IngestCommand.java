@@ -1,11 +1,11 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
@@ -16,10 +16,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code network-enforcer ingest}: the provider source publishing normalized flows to Kafka. */
-@Command(name = "ingest", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-    description = "Runs ingest: reads flows from the provider (Hubble Relay, Goldmane, or ztunnel logs over OTLP "
-        + "from fluent-bit), resolves pods to workloads with read-only informers and publishes flow records to "
-        + "the flows topic.")
+@Command(
+    name = "ingest",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description =
+        "Runs ingest: reads flows from the provider (Hubble Relay, Goldmane, or ztunnel logs over OTLP "
+            + "from fluent-bit), resolves pods to workloads with read-only informers and publishes flow records to "
+            + "the flows topic.")
 public final class IngestCommand implements Callable<Integer> {
   @Mixin ServiceOptions service;
   @Mixin ProviderNameOption provider;
@@ -38,8 +43,12 @@ public final class IngestCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner = new ServiceRunner("ingest", ServiceMetrics.create("ingest"), service.managementPort(),
-        service.probePort())) {
+    try (ServiceRunner runner =
+        new ServiceRunner(
+            "ingest",
+            ServiceMetrics.create("ingest"),
+            service.managementPort(),
+            service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       AccessCheck access = service.managementAccess(() -> client);
       runner.startManagement(access);
@@ -49,8 +58,9 @@ public final class IngestCommand implements Callable<Integer> {
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }
-      IngestService ingestService = runner.add(new IngestService(config, settings, runner.registry(), client)
-          .dumperAccess(access));
+      IngestService ingestService =
+          runner.add(
+              new IngestService(config, settings, runner.registry(), client).dumperAccess(access));
       runner.ready("ingest", ingestService::isReady);
       // Not ready while the brokers do not answer: senders keep their flows in their own buffers.
       runner.ready("kafka", ingestService::kafkaReachable);

@@ -1,10 +1,10 @@
 package io.kubewarden.networkenforcer.cli.services;
 
-import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
@@ -15,10 +15,14 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code network-enforcer processor}: the Kafka Streams topology. */
-@Command(name = "processor", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+    name = "processor",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     sortOptions = false,
-    description = "Runs the stream processor: learns allow-lists from flows, emits proposals, stops learning "
-        + "where a policy exists and turns denies and monitor-mode mismatches into violations.")
+    description =
+        "Runs the stream processor: learns allow-lists from flows, emits proposals, stops learning "
+            + "where a policy exists and turns denies and monitor-mode mismatches into violations.")
 public final class ProcessorCommand implements Callable<Integer> {
   @Mixin ServiceOptions service;
   @Mixin ProviderNameOption provider;
@@ -26,7 +30,10 @@ public final class ProcessorCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
   @Mixin ConfigFileOption configFile;
 
-  @Option(names = "--state-dir", paramLabel = "DIR", defaultValue = "/var/lib/network-enforcer/state",
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/network-enforcer/state",
       description = "Kafka Streams state (RocksDB) directory (default: ${DEFAULT-VALUE}).")
   Path stateDir;
 
@@ -37,14 +44,21 @@ public final class ProcessorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     service.validate();
     KafkaSettings settings = kafka.settings(null);
-    ProcessorConfig config = streams.config(settings, provider.provider(), stateDir, kafka.createTopics());
+    ProcessorConfig config =
+        streams.config(settings, provider.provider(), stateDir, kafka.createTopics());
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner = new ServiceRunner("processor", ServiceMetrics.create("processor"),
-        service.managementPort(), service.probePort())) {
-      // The processor reads no Kubernetes object; its client only reviews management requests' tokens.
-      runner.startManagement(service.managementAccess(() -> runner.add(service.kubernetesClient())));
+    try (ServiceRunner runner =
+        new ServiceRunner(
+            "processor",
+            ServiceMetrics.create("processor"),
+            service.managementPort(),
+            service.probePort())) {
+      // The processor reads no Kubernetes object; its client only reviews management requests'
+      // tokens.
+      runner.startManagement(
+          service.managementAccess(() -> runner.add(service.kubernetesClient())));
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }

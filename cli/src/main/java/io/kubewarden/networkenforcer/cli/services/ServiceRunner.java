@@ -25,15 +25,21 @@ public final class ServiceRunner implements AutoCloseable {
   private final int managementPort;
   private final int probePort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
-  private final List<ManagementServer.Check> readiness = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ManagementServer.Check> liveness = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ManagementServer.Check> readiness =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ManagementServer.Check> liveness =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
-  private static final java.util.Set<ServiceRunner> ACTIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final java.util.Set<ServiceRunner> ACTIVE =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
   private ThreadDeaths threadDeaths;
 
-  public ServiceRunner(String name, PrometheusMeterRegistry registry, int managementPort, int probePort) {
+  public ServiceRunner(
+      String name, PrometheusMeterRegistry registry, int managementPort, int probePort) {
     this.name = name;
     this.registry = registry;
     this.managementPort = managementPort;
@@ -47,8 +53,12 @@ public final class ServiceRunner implements AutoCloseable {
   public ServiceRunner startManagement(AccessCheck access) {
     threadDeaths = ThreadDeaths.watch();
     liveness.add(threadDeaths.check());
-    management = new ManagementServer(managementPort, probePort, access, registry, liveness, readiness);
-    LOG.info("{}: /healthz and /readyz on port {}, /metrics on port {}", name, management.probePort(),
+    management =
+        new ManagementServer(managementPort, probePort, access, registry, liveness, readiness);
+    LOG.info(
+        "{}: /healthz and /readyz on port {}, /metrics on port {}",
+        name,
+        management.probePort(),
         management.port());
     return this;
   }
@@ -84,18 +94,23 @@ public final class ServiceRunner implements AutoCloseable {
     readiness.add(new ManagementServer.Check(check, ready));
   }
 
-  /** A liveness check: {@code /healthz} fails (and the kubelet restarts the pod) while it is false. */
+  /**
+   * A liveness check: {@code /healthz} fails (and the kubelet restarts the pod) while it is false.
+   */
   public void alive(String check, BooleanSupplier alive) {
     liveness.add(new ManagementServer.Check(check, alive));
   }
 
   /** Blocks until SIGTERM/Ctrl-C or {@link #stop()}. */
   public void awaitShutdown() throws InterruptedException {
-    Thread hook = new Thread(() -> {
-      LOG.info("{}: stopping", name);
-      stop();
-      close();
-    }, name + "-shutdown");
+    Thread hook =
+        new Thread(
+            () -> {
+              LOG.info("{}: stopping", name);
+              stop();
+              close();
+            },
+            name + "-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     ACTIVE.add(this);
     try {

@@ -1,11 +1,11 @@
 package io.kubewarden.networkenforcer.cli.services;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
@@ -15,11 +15,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code network-enforcer writer}: the leader-elected writer against a Kafka cluster and the API server. */
-@Command(name = "writer", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class, sortOptions = false,
-    description = "Runs the k8s-writer: the only component that writes to the API server (leader-elected): "
-        + "proposals, promotion, native policies, violation status, OpenTelemetry events; publishes policies "
-        + "and control commands.")
+/**
+ * {@code network-enforcer writer}: the leader-elected writer against a Kafka cluster and the API
+ * server.
+ */
+@Command(
+    name = "writer",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description =
+        "Runs the k8s-writer: the only component that writes to the API server (leader-elected): "
+            + "proposals, promotion, native policies, violation status, OpenTelemetry events; publishes policies "
+            + "and control commands.")
 public final class WriterCommand implements Callable<Integer> {
   @Mixin ServiceOptions service;
   @Mixin KafkaOptions kafka;
@@ -27,9 +35,13 @@ public final class WriterCommand implements Callable<Integer> {
   @Mixin ProviderNameOption provider;
   @Mixin ConfigFileOption configFile;
 
-  @Option(names = "--convergence-quiet-period", paramLabel = "DURATION", defaultValue = "7d",
-      description = "The processor's quiet period: events the data plane lost hold a proposal's Converged false "
-          + "until this long has passed without loss (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--convergence-quiet-period",
+      paramLabel = "DURATION",
+      defaultValue = "7d",
+      description =
+          "The processor's quiet period: events the data plane lost hold a proposal's Converged false "
+              + "until this long has passed without loss (default: ${DEFAULT-VALUE}).")
   String quietPeriod;
 
   @Option(names = "--check-config", description = "Validate the configuration and exit.")
@@ -39,22 +51,30 @@ public final class WriterCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     service.validate();
     KafkaSettings settings = kafka.settings(null);
-    WriterConfig config = writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
-        .convergenceQuietPeriod(Durations.parse("--convergence-quiet-period", quietPeriod)).build().validate();
+    WriterConfig config =
+        writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
+            .convergenceQuietPeriod(Durations.parse("--convergence-quiet-period", quietPeriod))
+            .build()
+            .validate();
     provider.validate();
     if (checkConfig) {
       return 0;
     }
     String apiServer = service.apiServerSource();
-    try (ServiceRunner runner = new ServiceRunner("writer", ServiceMetrics.create("writer"), service.managementPort(),
-        service.probePort())) {
+    try (ServiceRunner runner =
+        new ServiceRunner(
+            "writer",
+            ServiceMetrics.create("writer"),
+            service.managementPort(),
+            service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       runner.startManagement(service.managementAccess(() -> client));
       ApiServerCheck.check(client, apiServer);
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }
-      WriterService writerService = runner.add(WriterService.create(client, config, runner.registry()));
+      WriterService writerService =
+          runner.add(WriterService.create(client, config, runner.registry()));
       runner.ready("writer", WriterReadiness.of(writerService));
       LiveViewPage.serve(runner, writerService, config);
       writerService.start();

@@ -21,18 +21,27 @@ import java.util.Optional;
 /**
  * One policy of {@code --policy}, as the project's evaluators read it. Kubernetes kinds (a
  * NetworkPolicy, or a WNPP/WNP with the kubernetes backend) and Istio kinds (an ALLOW
- * AuthorizationPolicy, or a WNPP/WNP with the istio backend) form two layers, as on a real
- * cluster where both would be enforced.
+ * AuthorizationPolicy, or a WNPP/WNP with the istio backend) form two layers, as on a real cluster
+ * where both would be enforced.
  *
  * @param label how the report names it, for example {@code NetworkPolicy shop/allow-web}
  * @param namespace the policy's namespace: it selects pods of this namespace only
  * @param target a WNPP/WNP selects the flows of its {@code targetRef} workload only
  */
-record CandidatePolicy(String label, String namespace, Optional<WorkloadRef> target,
-    Optional<Direction> direction, NetworkPolicySpec kubernetes, IstioPolicy istio, List<Rule> rules) {
+record CandidatePolicy(
+    String label,
+    String namespace,
+    Optional<WorkloadRef> target,
+    Optional<Direction> direction,
+    NetworkPolicySpec kubernetes,
+    IstioPolicy istio,
+    List<Rule> rules) {
 
   /** Which enforcement point the policy belongs to. */
-  enum Layer { KUBERNETES, ISTIO }
+  enum Layer {
+    KUBERNETES,
+    ISTIO
+  }
 
   /**
    * One rule alone, so the report can say which rules matched no flow.
@@ -40,7 +49,11 @@ record CandidatePolicy(String label, String namespace, Optional<WorkloadRef> tar
    * @param index position in its list ({@code ingress}, {@code egress} or {@code rules})
    * @param text the rule as compact JSON
    */
-  record Rule(Direction direction, int index, String text, NetworkPolicySpec kubernetesAlone,
+  record Rule(
+      Direction direction,
+      int index,
+      String text,
+      NetworkPolicySpec kubernetesAlone,
       IstioPolicy istioAlone) {}
 
   CandidatePolicy {
@@ -51,38 +64,54 @@ record CandidatePolicy(String label, String namespace, Optional<WorkloadRef> tar
     }
   }
 
-  static CandidatePolicy kubernetes(String label, String namespace, Optional<WorkloadRef> target,
-      Optional<Direction> direction, NetworkPolicySpec spec) {
+  static CandidatePolicy kubernetes(
+      String label,
+      String namespace,
+      Optional<WorkloadRef> target,
+      Optional<Direction> direction,
+      NetworkPolicySpec spec) {
     List<Rule> rules = new ArrayList<>();
-    List<NetworkPolicyIngressRule> ingress = spec.getIngress() == null ? List.of() : spec.getIngress();
+    List<NetworkPolicyIngressRule> ingress =
+        spec.getIngress() == null ? List.of() : spec.getIngress();
     for (int i = 0; i < ingress.size(); i++) {
-      NetworkPolicySpec alone = new NetworkPolicySpecBuilder(spec).withIngress(ingress.get(i)).build();
+      NetworkPolicySpec alone =
+          new NetworkPolicySpecBuilder(spec).withIngress(ingress.get(i)).build();
       rules.add(new Rule(Direction.Ingress, i, json(ingress.get(i)), alone, null));
     }
     List<NetworkPolicyEgressRule> egress = spec.getEgress() == null ? List.of() : spec.getEgress();
     for (int i = 0; i < egress.size(); i++) {
-      NetworkPolicySpec alone = new NetworkPolicySpecBuilder(spec).withEgress(egress.get(i)).build();
+      NetworkPolicySpec alone =
+          new NetworkPolicySpecBuilder(spec).withEgress(egress.get(i)).build();
       rules.add(new Rule(Direction.Egress, i, json(egress.get(i)), alone, null));
     }
     return new CandidatePolicy(label, namespace, target, direction, spec, null, List.copyOf(rules));
   }
 
-  static CandidatePolicy istio(String label, String namespace, Optional<WorkloadRef> target, IstioPolicy policy) {
+  static CandidatePolicy istio(
+      String label, String namespace, Optional<WorkloadRef> target, IstioPolicy policy) {
     List<Rule> rules = new ArrayList<>();
     List<IstioPolicy.Rule> all = policy.getRules() == null ? List.of() : policy.getRules();
     for (int i = 0; i < all.size(); i++) {
-      rules.add(new Rule(Direction.Ingress, i, json(all.get(i)), null,
-          new IstioPolicy(policy.getSelector(), List.of(all.get(i)))));
+      rules.add(
+          new Rule(
+              Direction.Ingress,
+              i,
+              json(all.get(i)),
+              null,
+              new IstioPolicy(policy.getSelector(), List.of(all.get(i)))));
     }
-    return new CandidatePolicy(label, namespace, target, Optional.of(Direction.Ingress), null, policy,
-        List.copyOf(rules));
+    return new CandidatePolicy(
+        label, namespace, target, Optional.of(Direction.Ingress), null, policy, List.copyOf(rules));
   }
 
   Layer layer() {
     return kubernetes != null ? Layer.KUBERNETES : Layer.ISTIO;
   }
 
-  /** The decision for the flow seen from {@code direction}'s side; NOT_SELECTED when the policy has no say. */
+  /**
+   * The decision for the flow seen from {@code direction}'s side; NOT_SELECTED when the policy has
+   * no say.
+   */
   Decision evaluate(FlowRecord flow, Direction side) {
     if (!selects(flow, side)) {
       return Decision.NOT_SELECTED;
@@ -90,9 +119,13 @@ record CandidatePolicy(String label, String namespace, Optional<WorkloadRef> tar
     return decide(kubernetes, istio, flow, side);
   }
 
-  /** Whether this rule alone allows the flow (only meaningful where {@link #evaluate} is not NOT_SELECTED). */
+  /**
+   * Whether this rule alone allows the flow (only meaningful where {@link #evaluate} is not
+   * NOT_SELECTED).
+   */
   boolean ruleAllows(Rule rule, FlowRecord flow) {
-    return decide(rule.kubernetesAlone(), rule.istioAlone(), flow, rule.direction()) == Decision.ALLOWED;
+    return decide(rule.kubernetesAlone(), rule.istioAlone(), flow, rule.direction())
+        == Decision.ALLOWED;
   }
 
   private boolean selects(FlowRecord flow, Direction side) {
@@ -106,14 +139,17 @@ record CandidatePolicy(String label, String namespace, Optional<WorkloadRef> tar
     return target.isEmpty() || own.workload().equals(target);
   }
 
-  private static Decision decide(NetworkPolicySpec k8s, IstioPolicy ist, FlowRecord flow, Direction side) {
+  private static Decision decide(
+      NetworkPolicySpec k8s, IstioPolicy ist, FlowRecord flow, Direction side) {
     if (k8s != null) {
-      return NetworkPolicyEvaluator.evaluate(k8s, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
+      return NetworkPolicyEvaluator.evaluate(
+          k8s, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
     }
     if (side != Direction.Ingress) {
       return Decision.NOT_SELECTED; // ztunnel enforces inbound only
     }
-    return IstioPolicyEvaluator.evaluate(ist, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
+    return IstioPolicyEvaluator.evaluate(
+        ist, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
   }
 
   private static String json(Object rule) {

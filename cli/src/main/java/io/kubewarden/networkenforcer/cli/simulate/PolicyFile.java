@@ -29,8 +29,9 @@ import java.util.Set;
  * message that names the document and what to fix, rather than simulated wrongly.
  */
 public final class PolicyFile {
-  static final String KINDS = "WorkloadNetworkPolicyProposal, WorkloadNetworkPolicy, NetworkPolicy or "
-      + "AuthorizationPolicy";
+  static final String KINDS =
+      "WorkloadNetworkPolicyProposal, WorkloadNetworkPolicy, NetworkPolicy or "
+          + "AuthorizationPolicy";
   private static final Set<String> ISTIO_RULE_FIELDS = Set.of("from", "to");
   private static final Set<String> ISTIO_SOURCE_FIELDS = Set.of("principals");
   private static final Set<String> ISTIO_OPERATION_FIELDS = Set.of("ports");
@@ -55,22 +56,40 @@ public final class PolicyFile {
     if (kind.isEmpty()) {
       throw new ConfigException(where + " has no kind; --policy takes a " + KINDS);
     }
-    if (!Set.of("WorkloadNetworkPolicyProposal", "WorkloadNetworkPolicy", "NetworkPolicy", "AuthorizationPolicy")
+    if (!Set.of(
+            "WorkloadNetworkPolicyProposal",
+            "WorkloadNetworkPolicy",
+            "NetworkPolicy",
+            "AuthorizationPolicy")
         .contains(kind)) {
-      throw new ConfigException(where + " is a " + kind + ", not a policy; --policy takes a " + KINDS);
+      throw new ConfigException(
+          where + " is a " + kind + ", not a policy; --policy takes a " + KINDS);
     }
     if (namespace.isEmpty()) {
-      throw new ConfigException(where + " (" + kind + " " + name + ") has no metadata.namespace; a policy applies "
-          + "to the pods of one namespace, so set it");
+      throw new ConfigException(
+          where
+              + " ("
+              + kind
+              + " "
+              + name
+              + ") has no metadata.namespace; a policy applies "
+              + "to the pods of one namespace, so set it");
     }
     String label = kind + " " + namespace + "/" + name;
     String path = "spec";
     try {
       return switch (kind) {
-        case "WorkloadNetworkPolicyProposal" -> workloadPolicy(label, namespace,
-            Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicyProposalSpec.class));
-        case "WorkloadNetworkPolicy" -> workloadPolicy(label, namespace,
-            Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicySpec.class));
+        case "WorkloadNetworkPolicyProposal" ->
+            workloadPolicy(
+                label,
+                namespace,
+                Json.mapper()
+                    .treeToValue(spec(doc, label), WorkloadNetworkPolicyProposalSpec.class));
+        case "WorkloadNetworkPolicy" ->
+            workloadPolicy(
+                label,
+                namespace,
+                Json.mapper().treeToValue(spec(doc, label), WorkloadNetworkPolicySpec.class));
         case "NetworkPolicy" -> {
           path = "";
           yield networkPolicy(label, namespace, doc);
@@ -78,12 +97,16 @@ public final class PolicyFile {
         default -> authorizationPolicy(label, namespace, doc);
       };
     } catch (PartException e) {
-      throw new ConfigException(label + " (" + where + ") is not valid " + JsonProblem.describe(e.cause, e.path));
+      throw new ConfigException(
+          label + " (" + where + ") is not valid " + JsonProblem.describe(e.cause, e.path));
     } catch (JsonProcessingException e) {
-      throw new ConfigException(label + " (" + where + ") is not valid " + JsonProblem.describe(e, path));
+      throw new ConfigException(
+          label + " (" + where + ") is not valid " + JsonProblem.describe(e, path));
     } catch (ConfigException e) {
       // The checks name the policy; in a directory of files, where it is matters as much.
-      throw e.getMessage().contains(where) ? e : new ConfigException(e.getMessage() + " (" + where + ")");
+      throw e.getMessage().contains(where)
+          ? e
+          : new ConfigException(e.getMessage() + " (" + where + ")");
     }
   }
 
@@ -108,20 +131,31 @@ public final class PolicyFile {
   }
 
   private static CandidatePolicy workloadPolicy(String label, String namespace, PolicySpec spec) {
-    if (spec.getBackend() == null || spec.getDirection() == null || spec.getTargetRef() == null
-        || spec.getTargetRef().getKind() == null || spec.getTargetRef().getName() == null) {
-      throw new ConfigException(label + " needs spec.backend, spec.direction and spec.targetRef {kind, name}");
+    if (spec.getBackend() == null
+        || spec.getDirection() == null
+        || spec.getTargetRef() == null
+        || spec.getTargetRef().getKind() == null
+        || spec.getTargetRef().getName() == null) {
+      throw new ConfigException(
+          label + " needs spec.backend, spec.direction and spec.targetRef {kind, name}");
     }
-    WorkloadRef target = new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName());
+    WorkloadRef target =
+        new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName());
     if (spec.getBackend() == Backend.kubernetes) {
       if (spec.getKubernetes() == null || spec.getIstio() != null) {
-        throw new ConfigException(label + " has backend kubernetes, so it needs spec.kubernetes (and no spec.istio)");
+        throw new ConfigException(
+            label + " has backend kubernetes, so it needs spec.kubernetes (and no spec.istio)");
       }
-      return CandidatePolicy.kubernetes(label, namespace, Optional.of(target), Optional.of(spec.getDirection()),
+      return CandidatePolicy.kubernetes(
+          label,
+          namespace,
+          Optional.of(target),
+          Optional.of(spec.getDirection()),
           spec.getKubernetes());
     }
     if (spec.getIstio() == null || spec.getKubernetes() != null) {
-      throw new ConfigException(label + " has backend istio, so it needs spec.istio (and no spec.kubernetes)");
+      throw new ConfigException(
+          label + " has backend istio, so it needs spec.istio (and no spec.kubernetes)");
     }
     if (spec.getDirection() != io.kubewarden.networkenforcer.common.policy.Direction.Ingress) {
       throw new ConfigException(label + ": the istio backend supports direction Ingress only");
@@ -133,7 +167,8 @@ public final class PolicyFile {
       throws JsonProcessingException {
     spec(doc, label);
     NetworkPolicy policy = Json.mapper().treeToValue(doc, NetworkPolicy.class);
-    return CandidatePolicy.kubernetes(label, namespace, Optional.empty(), Optional.empty(), policy.getSpec());
+    return CandidatePolicy.kubernetes(
+        label, namespace, Optional.empty(), Optional.empty(), policy.getSpec());
   }
 
   private static CandidatePolicy authorizationPolicy(String label, String namespace, JsonNode doc)
@@ -141,8 +176,12 @@ public final class PolicyFile {
     JsonNode spec = spec(doc, label);
     String action = spec.path("action").asText("ALLOW");
     if (!"ALLOW".equals(action)) {
-      throw new ConfigException(label + " has action " + action + "; simulate evaluates ALLOW policies only "
-          + "(the kind the product renders)");
+      throw new ConfigException(
+          label
+              + " has action "
+              + action
+              + "; simulate evaluates ALLOW policies only "
+              + "(the kind the product renders)");
     }
     for (String field : iterable(spec.fieldNames())) {
       if (!Set.of("selector", "rules", "action").contains(field)) {
@@ -155,11 +194,17 @@ public final class PolicyFile {
       JsonNode rule = rules.get(r);
       only(label, "spec.rules[" + r + "]", rule, ISTIO_RULE_FIELDS);
       for (int f = 0; f < rule.path("from").size(); f++) {
-        only(label, "spec.rules[" + r + "].from[" + f + "].source", rule.path("from").get(f).path("source"),
+        only(
+            label,
+            "spec.rules[" + r + "].from[" + f + "].source",
+            rule.path("from").get(f).path("source"),
             ISTIO_SOURCE_FIELDS);
       }
       for (int t = 0; t < rule.path("to").size(); t++) {
-        only(label, "spec.rules[" + r + "].to[" + t + "].operation", rule.path("to").get(t).path("operation"),
+        only(
+            label,
+            "spec.rules[" + r + "].to[" + t + "].operation",
+            rule.path("to").get(t).path("operation"),
             ISTIO_OPERATION_FIELDS);
       }
       try {
@@ -170,15 +215,25 @@ public final class PolicyFile {
     }
     LabelSelector selector;
     try {
-      selector = spec.has("selector") ? new LabelSelector(null,
-          Json.mapper().convertValue(spec.path("selector").path("matchLabels"),
-              Json.mapper().getTypeFactory().constructMapType(Map.class, String.class, String.class))) : null;
+      selector =
+          spec.has("selector")
+              ? new LabelSelector(
+                  null,
+                  Json.mapper()
+                      .convertValue(
+                          spec.path("selector").path("matchLabels"),
+                          Json.mapper()
+                              .getTypeFactory()
+                              .constructMapType(Map.class, String.class, String.class)))
+              : null;
     } catch (IllegalArgumentException e) {
       // convertValue wraps what treeToValue throws.
-      throw e.getCause() instanceof JsonProcessingException jpe ? new PartException(jpe, "spec.selector.matchLabels")
+      throw e.getCause() instanceof JsonProcessingException jpe
+          ? new PartException(jpe, "spec.selector.matchLabels")
           : e;
     }
-    return CandidatePolicy.istio(label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
+    return CandidatePolicy.istio(
+        label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
   }
 
   private static void only(String label, String path, JsonNode node, Set<String> allowed) {
@@ -190,9 +245,13 @@ public final class PolicyFile {
   }
 
   private static ConfigException unsupported(String label, String field) {
-    return new ConfigException(label + " uses " + field + ", which simulate cannot evaluate; it evaluates the "
-        + "selector, source principals and destination ports of ALLOW rules (remove the field, or simulate "
-        + "the policy without it)");
+    return new ConfigException(
+        label
+            + " uses "
+            + field
+            + ", which simulate cannot evaluate; it evaluates the "
+            + "selector, source principals and destination ports of ALLOW rules (remove the field, or simulate "
+            + "the policy without it)");
   }
 
   private static <T> Iterable<T> iterable(Iterator<T> it) {

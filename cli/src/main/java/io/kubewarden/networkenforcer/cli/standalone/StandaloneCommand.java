@@ -1,7 +1,6 @@
 package io.kubewarden.networkenforcer.cli.standalone;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
@@ -16,11 +15,12 @@ import io.kubewarden.networkenforcer.cli.services.StreamsOptions;
 import io.kubewarden.networkenforcer.cli.services.TopicSetup;
 import io.kubewarden.networkenforcer.cli.services.WriterOptions;
 import io.kubewarden.networkenforcer.cli.services.WriterReadiness;
+import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
-import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.IngestService;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
@@ -39,11 +39,15 @@ import picocli.CommandLine.Option;
  * {@code network-enforcer standalone}: ingest, the stream processor and the writer in one JVM with
  * an embedded single-node KRaft broker whose data directory survives restarts.
  */
-@Command(name = "standalone", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+@Command(
+    name = "standalone",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     sortOptions = false,
-    description = "Runs ingest, the stream processor and the writer in one process with an embedded single-node "
-        + "Kafka (KRaft) broker; Kafka data and Streams state live under --data-dir. For small clusters and "
-        + "local use.")
+    description =
+        "Runs ingest, the stream processor and the writer in one process with an embedded single-node "
+            + "Kafka (KRaft) broker; Kafka data and Streams state live under --data-dir. For small clusters and "
+            + "local use.")
 public final class StandaloneCommand implements Callable<Integer> {
   @Mixin ServiceOptions service;
   @Mixin ProviderNameOption provider;
@@ -53,12 +57,20 @@ public final class StandaloneCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
   @Mixin ConfigFileOption configFile;
 
-  @Option(names = "--data-dir", paramLabel = "DIR", defaultValue = "/var/lib/network-enforcer",
-      description = "Kafka log and Streams state directory, kept across restarts (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/network-enforcer",
+      description =
+          "Kafka log and Streams state directory, kept across restarts (default: ${DEFAULT-VALUE}).")
   Path dataDir;
 
-  @Option(names = "--embedded-kafka-port", paramLabel = "PORT", defaultValue = "9092",
-      description = "Port of the embedded broker on 127.0.0.1 (0 = any free port; default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--embedded-kafka-port",
+      paramLabel = "PORT",
+      defaultValue = "9092",
+      description =
+          "Port of the embedded broker on 127.0.0.1 (0 = any free port; default: ${DEFAULT-VALUE}).")
   int kafkaPort;
 
   @Option(names = "--check-config", description = "Validate the configuration and exit.")
@@ -68,8 +80,9 @@ public final class StandaloneCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     service.validate();
     if (kafka.bootstrapServers() != null && !kafka.bootstrapServers().isBlank()) {
-      throw new ConfigException("standalone runs its own Kafka broker; remove --kafka-bootstrap-servers "
-          + "(NE_KAFKA_BOOTSTRAP_SERVERS), or run ingest, processor and writer against your Kafka");
+      throw new ConfigException(
+          "standalone runs its own Kafka broker; remove --kafka-bootstrap-servers "
+              + "(NE_KAFKA_BOOTSTRAP_SERVERS), or run ingest, processor and writer against your Kafka");
     }
     if (kafkaPort < 0 || kafkaPort > 65535) {
       throw new ConfigException("--embedded-kafka-port " + kafkaPort + " is not a port (0-65535)");
@@ -77,9 +90,10 @@ public final class StandaloneCommand implements Callable<Integer> {
     Provider p = provider.provider();
     IngestConfig ingestConfig = ingest.config(p);
     if (ingestConfig.hubbleNodeLocal() != null) {
-      throw new ConfigException("--hubble-node-local reads one node's Hubble server: the one standalone pod would "
-          + "learn that node's flows only; read Relay (--hubble-endpoint), or run ingest per node with processor "
-          + "and writer against your Kafka");
+      throw new ConfigException(
+          "--hubble-node-local reads one node's Hubble server: the one standalone pod would "
+              + "learn that node's flows only; read Relay (--hubble-endpoint), or run ingest per node with processor "
+              + "and writer against your Kafka");
     }
     // Validate everything with a placeholder address before the broker exists.
     KafkaSettings placeholder = singleNode(kafka.settings("127.0.0.1:9092"));
@@ -92,37 +106,62 @@ public final class StandaloneCommand implements Callable<Integer> {
     try {
       Files.createDirectories(dataDir);
     } catch (java.io.IOException e) {
-      throw new ConfigException("cannot create --data-dir " + dataDir + " (" + e + "); choose a writable "
-          + "directory with --data-dir (NE_DATA_DIR)");
+      throw new ConfigException(
+          "cannot create --data-dir "
+              + dataDir
+              + " ("
+              + e
+              + "); choose a writable "
+              + "directory with --data-dir (NE_DATA_DIR)");
     }
     if (!Files.isWritable(dataDir)) {
-      throw new ConfigException("--data-dir " + dataDir + " is not writable; choose a writable directory with "
-          + "--data-dir (NE_DATA_DIR)");
+      throw new ConfigException(
+          "--data-dir "
+              + dataDir
+              + " is not writable; choose a writable directory with "
+              + "--data-dir (NE_DATA_DIR)");
     }
     requireFreePort(kafkaPort);
-    try (ServiceRunner runner = new ServiceRunner("standalone", ServiceMetrics.create("standalone"),
-        service.managementPort(), service.probePort())) {
+    try (ServiceRunner runner =
+        new ServiceRunner(
+            "standalone",
+            ServiceMetrics.create("standalone"),
+            service.managementPort(),
+            service.probePort())) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       AccessCheck access = service.managementAccess(() -> client);
       runner.startManagement(access);
       ApiServerCheck.check(client, apiServer);
-      EmbeddedKafkaBroker broker = runner.add(EmbeddedKafkaBroker.builder().dataDir(dataDir.resolve("kafka"))
-          .port(kafkaPort).build().start());
+      EmbeddedKafkaBroker broker =
+          runner.add(
+              EmbeddedKafkaBroker.builder()
+                  .dataDir(dataDir.resolve("kafka"))
+                  .port(kafkaPort)
+                  .build()
+                  .start());
       KafkaSettings settings = singleNode(kafka.settings(broker.bootstrapServers()));
       TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
 
-      ProcessorConfig processorConfig = streams.config(settings, p, dataDir.resolve("streams"), true);
-      StreamProcessorApp processor = runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
+      ProcessorConfig processorConfig =
+          streams.config(settings, p, dataDir.resolve("streams"), true);
+      StreamProcessorApp processor =
+          runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
       CaughtUpPage.serve(runner, processor);
       processor.start();
       // One quiet period: the processor's for new peers, the writer's for lost events.
-      WriterConfig writerConfig = writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
-          .convergenceQuietPeriod(processorConfig.learning().quietPeriod()).build().validate();
-      WriterService writerService = runner.add(WriterService.create(client, writerConfig, runner.registry()));
+      WriterConfig writerConfig =
+          writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
+              .convergenceQuietPeriod(processorConfig.learning().quietPeriod())
+              .build()
+              .validate();
+      WriterService writerService =
+          runner.add(WriterService.create(client, writerConfig, runner.registry()));
       LiveViewPage.serve(runner, writerService, writerConfig);
       writerService.start();
-      IngestService ingestService = runner.add(new IngestService(ingestConfig, settings, runner.registry(), client)
-          .dumperAccess(access));
+      IngestService ingestService =
+          runner.add(
+              new IngestService(ingestConfig, settings, runner.registry(), client)
+                  .dumperAccess(access));
       ingestService.start();
 
       runner.ready("kafka-streams", processor::isReady);
@@ -134,7 +173,10 @@ public final class StandaloneCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** The embedded broker's port, checked before anything starts so the message can say what to change. */
+  /**
+   * The embedded broker's port, checked before anything starts so the message can say what to
+   * change.
+   */
   private static void requireFreePort(int port) {
     if (port == 0) {
       return;
@@ -143,15 +185,23 @@ public final class StandaloneCommand implements Callable<Integer> {
       socket.setReuseAddress(true);
       socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
     } catch (java.io.IOException e) {
-      throw new ConfigException("the embedded Kafka cannot listen on 127.0.0.1:" + port + " (" + e.getMessage()
-          + "; another Kafka running?); choose a free port with --embedded-kafka-port (NE_EMBEDDED_KAFKA_PORT), "
-          + "or 0 for any free port");
+      throw new ConfigException(
+          "the embedded Kafka cannot listen on 127.0.0.1:"
+              + port
+              + " ("
+              + e.getMessage()
+              + "; another Kafka running?); choose a free port with --embedded-kafka-port (NE_EMBEDDED_KAFKA_PORT), "
+              + "or 0 for any free port");
     }
   }
 
   /** One broker: every topic has one replica, whatever the option says. */
   private static KafkaSettings singleNode(KafkaSettings s) {
-    return new KafkaSettings(s.bootstrapServers(), s.topicPrefix(), s.partitions(), (short) 1,
+    return new KafkaSettings(
+        s.bootstrapServers(),
+        s.topicPrefix(),
+        s.partitions(),
+        (short) 1,
         Map.copyOf(s.clientProperties()));
   }
 }

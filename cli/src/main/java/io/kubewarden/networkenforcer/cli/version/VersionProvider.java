@@ -23,6 +23,8 @@ public final class VersionProvider implements IVersionProvider {
 
   @Override
   public String[] getVersion() {
-    return new String[] {"network-enforcer " + version(), "Java " + System.getProperty("java.version")};
+    return new String[] {
+      "network-enforcer " + version(), "Java " + System.getProperty("java.version")
+    };
   }
 }

@@ -18,8 +18,15 @@ import java.util.concurrent.TimeUnit;
  * but what the docker CLI itself needs).
  */
 final class ComposeProject implements AutoCloseable {
-  private static final List<String> CLI_ENVIRONMENT = List.of("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG",
-      "DOCKER_CERT_PATH", "DOCKER_TLS_VERIFY", "TMPDIR");
+  private static final List<String> CLI_ENVIRONMENT =
+      List.of(
+          "PATH",
+          "HOME",
+          "DOCKER_HOST",
+          "DOCKER_CONFIG",
+          "DOCKER_CERT_PATH",
+          "DOCKER_TLS_VERIFY",
+          "TMPDIR");
 
   private final String name;
   private final List<Path> files;
@@ -33,11 +40,13 @@ final class ComposeProject implements AutoCloseable {
     this.variables = Map.copyOf(variables);
   }
 
-  String name() { return name; }
+  String name() {
+    return name;
+  }
 
   /**
-   * Creates and starts every service in the background. Until {@link #close()}, a JVM shutdown
-   * hook takes the project down if the test JVM is stopped (a build timeout, Ctrl-C).
+   * Creates and starts every service in the background. Until {@link #close()}, a JVM shutdown hook
+   * takes the project down if the test JVM is stopped (a build timeout, Ctrl-C).
    */
   synchronized void up() {
     up = true;
@@ -47,13 +56,15 @@ final class ComposeProject implements AutoCloseable {
 
   /** The host port that publishes that container port of the service. */
   int publishedPort(String service, int containerPort) {
-    String answer = run(Duration.ofSeconds(30), "port", service, String.valueOf(containerPort)).trim();
+    String answer =
+        run(Duration.ofSeconds(30), "port", service, String.valueOf(containerPort)).trim();
     return Integer.parseInt(answer.substring(answer.lastIndexOf(':') + 1));
   }
 
   /** The address the service's port is published on (the part before the port). */
   String publishedAddress(String service, int containerPort) {
-    String answer = run(Duration.ofSeconds(30), "port", service, String.valueOf(containerPort)).trim();
+    String answer =
+        run(Duration.ofSeconds(30), "port", service, String.valueOf(containerPort)).trim();
     return answer.substring(0, answer.lastIndexOf(':'));
   }
 
@@ -91,11 +102,12 @@ final class ComposeProject implements AutoCloseable {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     Map<String, String> env = builder.environment();
     Map<String, String> inherited = new HashMap<>();
-    CLI_ENVIRONMENT.forEach(key -> {
-      if (env.containsKey(key)) {
-        inherited.put(key, env.get(key));
-      }
-    });
+    CLI_ENVIRONMENT.forEach(
+        key -> {
+          if (env.containsKey(key)) {
+            inherited.put(key, env.get(key));
+          }
+        });
     env.clear();
     env.putAll(inherited);
     env.putAll(variables);
@@ -107,18 +119,29 @@ final class ComposeProject implements AutoCloseable {
       process.getOutputStream().close();
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         process.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeout + ":\n"
-            + Files.readString(output));
+        throw new IllegalStateException(
+            String.join(" ", command)
+                + " did not finish within "
+                + timeout
+                + ":\n"
+                + Files.readString(output));
       }
       String text = Files.readString(output, StandardCharsets.UTF_8);
       if (process.exitValue() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " failed with exit code " + process.exitValue()
-            + ":\n" + text);
+        throw new IllegalStateException(
+            String.join(" ", command)
+                + " failed with exit code "
+                + process.exitValue()
+                + ":\n"
+                + text);
       }
       return text;
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + String.join(" ", command)
-          + " (hack/tools/docker.sh installs docker and the compose plugin)", e);
+      throw new UncheckedIOException(
+          "cannot run "
+              + String.join(" ", command)
+              + " (hack/tools/docker.sh installs docker and the compose plugin)",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted: " + String.join(" ", command), e);

@@ -10,8 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The host's address on Docker's default bridge: what {@code host.docker.internal:host-gateway}
- * resolves to inside containers. A local address (no traffic leaves the machine) that containers
- * on any compose network reach, so host-side servers of a test listen there.
+ * resolves to inside containers. A local address (no traffic leaves the machine) that containers on
+ * any compose network reach, so host-side servers of a test listen there.
  */
 final class DockerBridge {
 
@@ -22,9 +22,13 @@ final class DockerBridge {
     try {
       NetworkInterface bridge = NetworkInterface.getByName(interfaceName);
       if (bridge == null) {
-        throw new IllegalStateException("Docker's bridge interface " + interfaceName + " does not exist");
+        throw new IllegalStateException(
+            "Docker's bridge interface " + interfaceName + " does not exist");
       }
-      return bridge.inetAddresses().filter(Inet4Address.class::isInstance).map(InetAddress::getHostAddress)
+      return bridge
+          .inetAddresses()
+          .filter(Inet4Address.class::isInstance)
+          .map(InetAddress::getHostAddress)
           .findFirst()
           .orElseThrow(() -> new IllegalStateException(interfaceName + " has no IPv4 address"));
     } catch (SocketException e) {
@@ -35,15 +39,20 @@ final class DockerBridge {
   private static String bridgeInterface() {
     String format = "{{index .Options \"com.docker.network.bridge.name\"}}";
     try {
-      Process inspect = new ProcessBuilder("docker", "network", "inspect", "bridge", "--format", format)
-          .redirectErrorStream(true).start();
-      String out = new String(inspect.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      Process inspect =
+          new ProcessBuilder("docker", "network", "inspect", "bridge", "--format", format)
+              .redirectErrorStream(true)
+              .start();
+      String out =
+          new String(inspect.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       if (!inspect.waitFor(30, TimeUnit.SECONDS) || inspect.exitValue() != 0 || out.isEmpty()) {
-        throw new IllegalStateException("no Docker engine answers (hack/tools/docker.sh starts one): " + out);
+        throw new IllegalStateException(
+            "no Docker engine answers (hack/tools/docker.sh starts one): " + out);
       }
       return out;
     } catch (IOException e) {
-      throw new IllegalStateException("the docker CLI is missing (hack/tools/docker.sh installs it)", e);
+      throw new IllegalStateException(
+          "the docker CLI is missing (hack/tools/docker.sh installs it)", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);

@@ -20,23 +20,31 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Stands in for Hubble Relay: a plaintext gRPC Observer on one local address that answers
- * {@code GetFlows} with a capture ({@code hubble observe -o jsonpb} lines) and then, as Relay does
- * with {@code follow}, keeps the stream open. A resumed stream gets the flows after its {@code since}.
+ * Stands in for Hubble Relay: a plaintext gRPC Observer on one local address that answers {@code
+ * GetFlows} with a capture ({@code hubble observe -o jsonpb} lines) and then, as Relay does with
+ * {@code follow}, keeps the stream open. A resumed stream gets the flows after its {@code since}.
  */
 public final class HubbleRelayStandIn implements AutoCloseable {
   private final List<GetFlowsResponse> capture;
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger flowsSent = new AtomicInteger();
-  /** The open streams, for flows published after the capture (a cancelled one is dropped on the next publish). */
+
+  /**
+   * The open streams, for flows published after the capture (a cancelled one is dropped on the next
+   * publish).
+   */
   private final List<io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse>> streams =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** Per GetFlows call, in order: its request and how many captured flows went out on it. */
   private final List<GetFlowsRequest> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<AtomicInteger> capturedSentPerCall = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  private final List<AtomicInteger> capturedSentPerCall =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Server server;
 
-  private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder) throws IOException {
+  private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder)
+      throws IOException {
     // Published records join it, as Relay's buffer keeps them, so a resumed stream gets them again.
     this.capture = new java.util.concurrent.CopyOnWriteArrayList<>(capture);
     this.server = builder.addService(new Observer()).build().start();
@@ -45,7 +53,8 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   /** Serves the capture file on that local address, on a free port. */
   public static HubbleRelayStandIn serve(Path captureFile, String address) {
     try {
-      return new HubbleRelayStandIn(read(captureFile), NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)));
+      return new HubbleRelayStandIn(
+          read(captureFile), NettyServerBuilder.forAddress(new InetSocketAddress(address, 0)));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
@@ -55,34 +64,49 @@ public final class HubbleRelayStandIn implements AutoCloseable {
    * Serves the capture file over mutual TLS, as Relay does: its own certificate and key, and client
    * certificates must be signed by {@code clientCa}.
    */
-  public static HubbleRelayStandIn serveTls(Path captureFile, String address, Path certificate, Path key,
-      Path clientCa) {
+  public static HubbleRelayStandIn serveTls(
+      Path captureFile, String address, Path certificate, Path key, Path clientCa) {
     return serveTls(captureFile, address, 0, certificate, key, clientCa);
   }
 
-  /** As {@link #serveTls(Path, String, Path, Path, Path)} on a given port (0: a free one), e.g. a relay served again. */
-  public static HubbleRelayStandIn serveTls(Path captureFile, String address, int port, Path certificate, Path key,
-      Path clientCa) {
+  /**
+   * As {@link #serveTls(Path, String, Path, Path, Path)} on a given port (0: a free one), e.g. a
+   * relay served again.
+   */
+  public static HubbleRelayStandIn serveTls(
+      Path captureFile, String address, int port, Path certificate, Path key, Path clientCa) {
     try {
-      var tls = io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
-          .trustManager(clientCa.toFile())
-          .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE).build();
-      return new HubbleRelayStandIn(read(captureFile),
+      var tls =
+          io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(
+                  certificate.toFile(), key.toFile())
+              .trustManager(clientCa.toFile())
+              .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE)
+              .build();
+      return new HubbleRelayStandIn(
+          read(captureFile),
           NettyServerBuilder.forAddress(new InetSocketAddress(address, port)).sslContext(tls));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot serve " + captureFile, e);
     }
   }
 
-  public int port() { return server.getPort(); }
+  public int port() {
+    return server.getPort();
+  }
 
   /** How many GetFlows streams were opened: one unless the client had to resume. */
-  public int calls() { return calls.get(); }
+  public int calls() {
+    return calls.get();
+  }
 
-  /** The {@code since} of call {@code index} (0 first), null when it asked from now (not resumed). */
+  /**
+   * The {@code since} of call {@code index} (0 first), null when it asked from now (not resumed).
+   */
   public java.time.Instant since(int index) {
     GetFlowsRequest r = requests.get(index);
-    return r.hasSince() ? java.time.Instant.ofEpochSecond(r.getSince().getSeconds(), r.getSince().getNanos()) : null;
+    return r.hasSince()
+        ? java.time.Instant.ofEpochSecond(r.getSince().getSeconds(), r.getSince().getNanos())
+        : null;
   }
 
   /** How many flows of the capture went out on call {@code index}. */
@@ -91,12 +115,18 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   }
 
   /** How many flow records went out, over all streams. */
-  public int flowsSent() { return flowsSent.get(); }
+  public int flowsSent() {
+    return flowsSent.get();
+  }
 
   /** How many flow records the capture holds (node status and lost-event records aside). */
-  public int capturedFlows() { return (int) capture.stream().filter(GetFlowsResponse::hasFlow).count(); }
+  public int capturedFlows() {
+    return (int) capture.stream().filter(GetFlowsResponse::hasFlow).count();
+  }
 
-  int capturedResponses() { return capture.size(); }
+  int capturedResponses() {
+    return capture.size();
+  }
 
   /**
    * Sends one more record ({@code hubble observe -o jsonpb} line) on every open stream, as Relay

@@ -30,7 +30,8 @@ final class LoopbackPublishing {
       yaml.append("  ").append(service.getKey()).append(":\n    ports: !override\n");
       for (JsonNode port : ports) {
         if (!port.isTextual()) {
-          throw new IllegalArgumentException(service.getKey() + ": only the short port syntax is handled: " + port);
+          throw new IllegalArgumentException(
+              service.getKey() + ": only the short port syntax is handled: " + port);
         }
         yaml.append("      - \"127.0.0.1::").append(containerPort(port.asText())).append("\"\n");
       }

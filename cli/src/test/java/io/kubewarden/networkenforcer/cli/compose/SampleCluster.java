@@ -21,7 +21,8 @@ import java.util.Set;
  * accounts), owner references point at the new UIDs, and pods get their captured status (IPs).
  */
 public final class SampleCluster {
-  private static final Set<String> WORKLOAD_KINDS = Set.of("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet");
+  private static final Set<String> WORKLOAD_KINDS =
+      Set.of("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet");
 
   private SampleCluster() {}
 
@@ -32,8 +33,15 @@ public final class SampleCluster {
       ObjectNode metadata = (ObjectNode) item.path("metadata");
       String capturedUid = metadata.path("uid").asText(null);
       metadata.remove("uid");
-      metadata.path("ownerReferences").forEach(ref -> ((ObjectNode) ref).put("uid",
-          newUids.getOrDefault(ref.path("uid").asText(), ref.path("uid").asText())));
+      metadata
+          .path("ownerReferences")
+          .forEach(
+              ref ->
+                  ((ObjectNode) ref)
+                      .put(
+                          "uid",
+                          newUids.getOrDefault(
+                              ref.path("uid").asText(), ref.path("uid").asText())));
       String kind = item.path("kind").asText();
       if (WORKLOAD_KINDS.contains(kind)) {
         fillPodTemplate(item, metadata.path("name").asText());
@@ -59,10 +67,16 @@ public final class SampleCluster {
     ObjectNode spec = workload.withObjectProperty("spec");
     ObjectNode template = spec.withObjectProperty("template");
     if (!template.path("metadata").has("labels")) {
-      template.withObjectProperty("metadata").set("labels", spec.path("selector").path("matchLabels").deepCopy());
+      template
+          .withObjectProperty("metadata")
+          .set("labels", spec.path("selector").path("matchLabels").deepCopy());
     }
     if (!template.path("spec").has("containers")) {
-      template.withObjectProperty("spec").putArray("containers").addObject().put("name", "main")
+      template
+          .withObjectProperty("spec")
+          .putArray("containers")
+          .addObject()
+          .put("name", "main")
           .put("image", "registry.example/" + name + ":1");
     }
   }
@@ -70,8 +84,12 @@ public final class SampleCluster {
   private static void createServiceAccount(KubernetesClient admin, Pod pod) {
     String name = pod.getSpec().getServiceAccountName();
     if (name != null) {
-      admin.serviceAccounts().inNamespace(pod.getMetadata().getNamespace()).resource(new ServiceAccountBuilder()
-          .withNewMetadata().withName(name).endMetadata().build()).createOr(NonDeletingOperation::update);
+      admin
+          .serviceAccounts()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .resource(
+              new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .createOr(NonDeletingOperation::update);
     }
   }
 }

@@ -12,13 +12,19 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** diff offline, two files: exactly the peers and ports added and removed. */
 class DiffCommandTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void listsExactlyThePeersAndPortsAddedAndRemoved() throws Exception {
-    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", DiffFixtures.POLICY), "-o", "json");
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", DiffFixtures.POLICY),
+            "-o",
+            "json");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     assertExactDifferences(Json.mapper().readTree(run.out()));
   }
@@ -30,21 +36,32 @@ class DiffCommandTest {
     JsonNode t = report.path("targets").get(0);
     assertThat(t.path("target").asText()).isEqualTo("demo/Deployment/http-server");
     assertThat(t.path("direction").asText()).isEqualTo("Ingress");
-    assertThat(t.path("proposal").asText()).isEqualTo("WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress");
-    assertThat(t.path("policy").asText()).isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
-    assertThat(t.path("added").toString()).isEqualTo(
-        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"UDP/18081\"]},"
-            + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
-    assertThat(t.path("removed").toString()).isEqualTo(
-        "[{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
+    assertThat(t.path("proposal").asText())
+        .isEqualTo("WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress");
+    assertThat(t.path("policy").asText())
+        .isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
+    assertThat(t.path("added").toString())
+        .isEqualTo(
+            "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"UDP/18081\"]},"
+                + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
+    assertThat(t.path("removed").toString())
+        .isEqualTo(
+            "[{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
     assertThat(t.path("unchanged").asInt()).isEqualTo(1);
     assertThat(t.has("pods")).isFalse();
   }
 
   @Test
   void yamlReportHasTheSameContent() throws Exception {
-    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", DiffFixtures.POLICY), "-o", "yaml");
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "-f",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", DiffFixtures.POLICY),
+            "-o",
+            "yaml");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     assertThat(run.out()).startsWith("different: true\n");
     assertExactDifferences(Json.yaml().readTree(run.out()));
@@ -57,12 +74,29 @@ class DiffCommandTest {
   @Test
   void namespaceSelectsTheTargetsOnBothSides() throws Exception {
     String otherNamespace = DiffFixtures.POLICY.replace("namespace: demo}", "namespace: shop}");
-    Path q = Files.writeString(dir.resolve("q.yaml"), DiffFixtures.POLICY + "---\n" + otherNamespace);
-    CliRun all = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
-        "-o", "json");
+    Path q =
+        Files.writeString(dir.resolve("q.yaml"), DiffFixtures.POLICY + "---\n" + otherNamespace);
+    CliRun all =
+        CliRun.run(
+            "diff",
+            "-f",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            q.toString(),
+            "-o",
+            "json");
     assertThat(Json.mapper().readTree(all.out()).path("onlyInPolicies")).hasSize(1);
-    CliRun demo = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--policy", q.toString(),
-        "-n", "demo", "-o", "json");
+    CliRun demo =
+        CliRun.run(
+            "diff",
+            "-f",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            q.toString(),
+            "-n",
+            "demo",
+            "-o",
+            "json");
     assertThat(demo.exitCode()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     JsonNode report = Json.mapper().readTree(demo.out());
     assertExactDifferences(report);
@@ -75,7 +109,8 @@ class DiffCommandTest {
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
       closed = s.getLocalPort();
     }
-    String kubeconfig = """
+    String kubeconfig =
+        """
         apiVersion: v1
         kind: Config
         current-context: a
@@ -92,30 +127,55 @@ class DiffCommandTest {
         users:
         - name: u
           user: {token: t}
-        """.formatted(closed);
+        """
+            .formatted(closed);
     String config = file("kubeconfig", kubeconfig);
-    CliRun run = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
-        "--context", "b");
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "-f",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--kubeconfig",
+            config,
+            "--context",
+            "b");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(1);
-    assertThat(run.err()).contains("cannot read WorkloadNetworkPolicies from the API server at https://127.0.0.1:"
-        + closed);
-    // Not timed here: the message states the bound (DiffOnApiServerTest runs it under a generous deadline).
+    assertThat(run.err())
+        .contains(
+            "cannot read WorkloadNetworkPolicies from the API server at https://127.0.0.1:"
+                + closed);
+    // Not timed here: the message states the bound (DiffOnApiServerTest runs it under a generous
+    // deadline).
     assertThat(run.err()).contains("gave up after 2 attempts");
 
-    CliRun unknown = CliRun.run("diff", "-f", file("p.yaml", DiffFixtures.PROPOSAL), "--kubeconfig", config,
-        "--context", "c");
+    CliRun unknown =
+        CliRun.run(
+            "diff",
+            "-f",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--kubeconfig",
+            config,
+            "--context",
+            "c");
     assertThat(unknown.exitCode()).isEqualTo(2);
     assertThat(unknown.err()).contains("--context c is not a context of kubeconfig " + config);
   }
 
   @Test
   void textReportMarksAddedAndRemovedPeers() throws Exception {
-    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", DiffFixtures.POLICY));
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", DiffFixtures.POLICY));
     assertThat(run.exitCode()).isEqualTo(3);
-    assertThat(run.out()).contains("demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal "
-            + "demo/deployment-http-server-ingress against WorkloadNetworkPolicy demo/deployment-http-server-ingress "
-            + "(1 unchanged)")
+    assertThat(run.out())
+        .contains(
+            "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal "
+                + "demo/deployment-http-server-ingress against WorkloadNetworkPolicy demo/deployment-http-server-ingress "
+                + "(1 unchanged)")
         .contains("  + namespace demo, pods {app=http-client}: UDP/18081\n")
         .contains("  + namespace other, pods {app=scraper}: TCP/9090\n")
         .contains("  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
@@ -124,7 +184,8 @@ class DiffCommandTest {
   @Test
   void theSameConnectivityWrittenDifferentlyIsNoDifference() throws Exception {
     // The proposal's rules split per port, in another order: the same (peer, port) pairs.
-    String same = """
+    String same =
+        """
         kind: WorkloadNetworkPolicy
         metadata: {name: hand-made, namespace: demo}
         spec:
@@ -142,18 +203,31 @@ class DiffCommandTest {
             - from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}, podSelector: {matchLabels: {app: http-client}}}]
               ports: [{protocol: TCP, port: 18080}]
         """;
-    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", same));
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", same));
     assertThat(run.exitCode()).as(run.out() + run.err()).isZero();
     assertThat(run.out()).contains(": same connectivity (3 unchanged)");
   }
 
   @Test
   void targetsOnlyInTheProposalsOrOnlyInThePoliciesAreDifferences() throws Exception {
-    // The policy is for another target: the proposal's target has no policy, the policy's no proposal.
+    // The policy is for another target: the proposal's target has no policy, the policy's no
+    // proposal.
     String otherTarget = DiffFixtures.POLICY.replace("name: http-server}", "name: http-client}");
-    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", otherTarget), "-o", "json");
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", otherTarget),
+            "-o",
+            "json");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     JsonNode report = Json.mapper().readTree(run.out());
     assertThat(report.path("different").asBoolean()).isTrue();
@@ -161,45 +235,64 @@ class DiffCommandTest {
     assertThat(report.path("onlyInProposals")).hasSize(1);
     JsonNode added = report.path("onlyInProposals").get(0);
     assertThat(added.path("target").asText()).isEqualTo("demo/Deployment/http-server");
-    assertThat(added.path("proposal").asText()).isEqualTo("WorkloadNetworkPolicyProposal "
-        + "demo/deployment-http-server-ingress");
+    assertThat(added.path("proposal").asText())
+        .isEqualTo("WorkloadNetworkPolicyProposal " + "demo/deployment-http-server-ingress");
     assertThat(added.has("policy")).isFalse();
-    assertThat(added.path("added").toString()).isEqualTo(
-        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\",\"UDP/18081\"]},"
-            + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
+    assertThat(added.path("added").toString())
+        .isEqualTo(
+            "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\",\"UDP/18081\"]},"
+                + "{\"peer\":\"namespace other, pods {app=scraper}\",\"ports\":[\"TCP/9090\"]}]");
     assertThat(added.path("removed")).isEmpty();
     assertThat(report.path("onlyInPolicies")).hasSize(1);
     JsonNode removed = report.path("onlyInPolicies").get(0);
     assertThat(removed.path("target").asText()).isEqualTo("demo/Deployment/http-client");
-    assertThat(removed.path("policy").asText()).isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
+    assertThat(removed.path("policy").asText())
+        .isEqualTo("WorkloadNetworkPolicy demo/deployment-http-server-ingress");
     assertThat(removed.has("proposal")).isFalse();
     assertThat(removed.path("added")).isEmpty();
-    assertThat(removed.path("removed").toString()).isEqualTo(
-        "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\"]},"
-            + "{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
+    assertThat(removed.path("removed").toString())
+        .isEqualTo(
+            "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"TCP/18080\"]},"
+                + "{\"peer\":\"namespace monitoring, pods {app=prometheus}\",\"ports\":[\"TCP/18080\",\"TCP/9100\"]}]");
 
-    CliRun text = CliRun.run("diff", "--proposal", file("p.yaml", DiffFixtures.PROPOSAL), "--policy",
-        file("q.yaml", otherTarget));
+    CliRun text =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", DiffFixtures.PROPOSAL),
+            "--policy",
+            file("q.yaml", otherTarget));
     assertThat(text.exitCode()).isEqualTo(3);
-    assertThat(text.out()).startsWith("Compared 1 proposal with 1 policy from " + dir.resolve("q.yaml")
-            + ": 0 targets in both (0 different), 1 only in the proposals, 1 only in the policies.\n")
-        .contains("Only in the proposals (no policy for the target yet; everything is added):\n"
-            + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress\n"
-            + "  + namespace demo, pods {app=http-client}: TCP/18080, UDP/18081\n"
-            + "  + namespace other, pods {app=scraper}: TCP/9090\n")
-        .contains("Only in the policies (no proposal for the target; everything is removed):\n"
-            + "demo/Deployment/http-client Ingress: WorkloadNetworkPolicy demo/deployment-http-server-ingress\n"
-            + "  - namespace demo, pods {app=http-client}: TCP/18080\n"
-            + "  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
+    assertThat(text.out())
+        .startsWith(
+            "Compared 1 proposal with 1 policy from "
+                + dir.resolve("q.yaml")
+                + ": 0 targets in both (0 different), 1 only in the proposals, 1 only in the policies.\n")
+        .contains(
+            "Only in the proposals (no policy for the target yet; everything is added):\n"
+                + "demo/Deployment/http-server Ingress: WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress\n"
+                + "  + namespace demo, pods {app=http-client}: TCP/18080, UDP/18081\n"
+                + "  + namespace other, pods {app=scraper}: TCP/9090\n")
+        .contains(
+            "Only in the policies (no proposal for the target; everything is removed):\n"
+                + "demo/Deployment/http-client Ingress: WorkloadNetworkPolicy demo/deployment-http-server-ingress\n"
+                + "  - namespace demo, pods {app=http-client}: TCP/18080\n"
+                + "  - namespace monitoring, pods {app=prometheus}: TCP/18080, TCP/9100\n");
   }
 
   @Test
   void aFileThatIsNotAProposalExitsTwo() throws Exception {
-    CliRun run = CliRun.run("diff", "--proposal", file("p.yaml", "kind: Deployment\nmetadata: {name: x}\n"),
-        "--policy", file("q.yaml", DiffFixtures.POLICY));
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", "kind: Deployment\nmetadata: {name: x}\n"),
+            "--policy",
+            file("q.yaml", DiffFixtures.POLICY));
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("document 1 of").contains("is a Deployment; --proposal takes a "
-        + "WorkloadNetworkPolicyProposal");
+    assertThat(run.err())
+        .contains("document 1 of")
+        .contains("is a Deployment; --proposal takes a " + "WorkloadNetworkPolicyProposal");
   }
 
   @Test
@@ -207,10 +300,12 @@ class DiffCommandTest {
     // What learn writes: DIR/<namespace>/<name>.yaml, beside files that are not manifests.
     Path proposals = dir.resolve("proposals");
     Files.createDirectories(proposals.resolve("demo"));
-    Files.writeString(proposals.resolve("demo/deployment-http-server-ingress.yaml"), DiffFixtures.PROPOSAL);
+    Files.writeString(
+        proposals.resolve("demo/deployment-http-server-ingress.yaml"), DiffFixtures.PROPOSAL);
     Files.writeString(proposals.resolve("unreadable-lines.txt"), "# line 3: not JSON\n{\n");
-    CliRun run = CliRun.runWithStdin(DiffFixtures.POLICY, "diff", "-f", proposals.toString(), "--policy", "-",
-        "-o", "json");
+    CliRun run =
+        CliRun.runWithStdin(
+            DiffFixtures.POLICY, "diff", "-f", proposals.toString(), "--policy", "-", "-o", "json");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     assertExactDifferences(Json.mapper().readTree(run.out()));
 
@@ -219,9 +314,11 @@ class DiffCommandTest {
     assertThat(both.err()).contains("both name standard input");
 
     Path empty = Files.createDirectories(dir.resolve("empty"));
-    CliRun none = CliRun.run("diff", "-f", empty.toString(), "--policy", file("q.yaml", DiffFixtures.POLICY));
+    CliRun none =
+        CliRun.run("diff", "-f", empty.toString(), "--policy", file("q.yaml", DiffFixtures.POLICY));
     assertThat(none.exitCode()).isEqualTo(2);
-    assertThat(none.err()).contains("--proposal directory " + empty + " holds no .yaml, .yml or .json file");
+    assertThat(none.err())
+        .contains("--proposal directory " + empty + " holds no .yaml, .yml or .json file");
   }
 
   @Test
@@ -229,10 +326,16 @@ class DiffCommandTest {
     Path proposals = Files.createDirectories(dir.resolve("proposals/demo"));
     Files.writeString(proposals.resolve("a.yaml"), DiffFixtures.PROPOSAL);
     Files.writeString(proposals.resolve("b.yaml"), "kind: Deployment\nmetadata: {name: x}\n");
-    CliRun run = CliRun.run("diff", "-f", dir.resolve("proposals").toString(), "--policy",
-        file("q.yaml", DiffFixtures.POLICY));
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "-f",
+            dir.resolve("proposals").toString(),
+            "--policy",
+            file("q.yaml", DiffFixtures.POLICY));
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("document 1 of " + proposals.resolve("b.yaml") + " is a Deployment");
+    assertThat(run.err())
+        .contains("document 1 of " + proposals.resolve("b.yaml") + " is a Deployment");
   }
 
   private String file(String name, String content) throws Exception {

@@ -5,7 +5,8 @@ final class DiffFixtures {
   private DiffFixtures() {}
 
   /** Allows the client on TCP 18080 and UDP 18081, and the scraper on TCP 9090. */
-  static final String PROPOSAL = """
+  static final String PROPOSAL =
+      """
       apiVersion: networkenforcer.kubewarden.io/v1alpha1
       kind: WorkloadNetworkPolicyProposal
       metadata: {name: deployment-http-server-ingress, namespace: demo}
@@ -28,7 +29,8 @@ final class DiffFixtures {
       """;
 
   /** Allows the client on TCP 18080 and prometheus on TCP 9100. */
-  static final String POLICY = """
+  static final String POLICY =
+      """
       apiVersion: networkenforcer.kubewarden.io/v1alpha1
       kind: WorkloadNetworkPolicy
       metadata: {name: deployment-http-server-ingress, namespace: demo}

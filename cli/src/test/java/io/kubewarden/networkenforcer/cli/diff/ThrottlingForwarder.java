@@ -22,21 +22,24 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Plain HTTP in front of the real API server (HTTPS), forwarding each request with its bearer token,
- * except the first list of WorkloadNetworkPolicies, which it answers as API Priority and Fairness
- * does when a priority level is full: 429 with {@code Retry-After: 1}. LoopbackProxy relays TLS
- * untouched, so it cannot answer for the server.
+ * Plain HTTP in front of the real API server (HTTPS), forwarding each request with its bearer
+ * token, except the first list of WorkloadNetworkPolicies, which it answers as API Priority and
+ * Fairness does when a priority level is full: 429 with {@code Retry-After: 1}. LoopbackProxy
+ * relays TLS untouched, so it cannot answer for the server.
  */
 final class ThrottlingForwarder implements AutoCloseable {
-  private static final String THROTTLED = """
+  private static final String THROTTLED =
+      """
       {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",\
       "message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429}""";
-  private static final List<String> FORWARDED_HEADERS = List.of("Authorization", "Accept", "Content-Type");
+  private static final List<String> FORWARDED_HEADERS =
+      List.of("Authorization", "Accept", "Content-Type");
 
   private final HttpServer server;
   private final HttpClient upstream;
   private final String target;
   private final AtomicBoolean throttled = new AtomicBoolean();
+
   /** The status of every list of WorkloadNetworkPolicies, in order. */
   final List<Integer> listStatuses = new CopyOnWriteArrayList<>();
 
@@ -44,9 +47,13 @@ final class ThrottlingForwarder implements AutoCloseable {
     this.target = apiServerUrl;
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
-    trust.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(
-        new ByteArrayInputStream(Base64.getDecoder().decode(caCertDataBase64))));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trust.setCertificateEntry(
+        "ca",
+        CertificateFactory.getInstance("X.509")
+            .generateCertificate(
+                new ByteArrayInputStream(Base64.getDecoder().decode(caCertDataBase64))));
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(null, tmf.getTrustManagers(), null);
@@ -64,7 +71,8 @@ final class ThrottlingForwarder implements AutoCloseable {
     try (ex) {
       String path = ex.getRequestURI().getRawPath();
       String query = ex.getRequestURI().getRawQuery();
-      boolean list = "GET".equals(ex.getRequestMethod()) && path.endsWith("/workloadnetworkpolicies");
+      boolean list =
+          "GET".equals(ex.getRequestMethod()) && path.endsWith("/workloadnetworkpolicies");
       if (list && throttled.compareAndSet(false, true)) {
         listStatuses.add(429);
         byte[] body = THROTTLED.getBytes(StandardCharsets.UTF_8);
@@ -75,20 +83,28 @@ final class ThrottlingForwarder implements AutoCloseable {
         return;
       }
       byte[] requestBody = ex.getRequestBody().readAllBytes();
-      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target + path + (query == null ? "" : "?" + query)))
-          .method(ex.getRequestMethod(), requestBody.length == 0 ? HttpRequest.BodyPublishers.noBody()
-              : HttpRequest.BodyPublishers.ofByteArray(requestBody));
+      HttpRequest.Builder request =
+          HttpRequest.newBuilder(URI.create(target + path + (query == null ? "" : "?" + query)))
+              .method(
+                  ex.getRequestMethod(),
+                  requestBody.length == 0
+                      ? HttpRequest.BodyPublishers.noBody()
+                      : HttpRequest.BodyPublishers.ofByteArray(requestBody));
       for (String name : FORWARDED_HEADERS) {
         String value = ex.getRequestHeaders().getFirst(name);
         if (value != null) {
           request.header(name, value);
         }
       }
-      HttpResponse<byte[]> response = upstream.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      HttpResponse<byte[]> response =
+          upstream.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
       if (list) {
         listStatuses.add(response.statusCode());
       }
-      response.headers().firstValue("Content-Type").ifPresent(v -> ex.getResponseHeaders().add("Content-Type", v));
+      response
+          .headers()
+          .firstValue("Content-Type")
+          .ifPresent(v -> ex.getResponseHeaders().add("Content-Type", v));
       byte[] body = response.body();
       ex.sendResponseHeaders(response.statusCode(), body.length == 0 ? -1 : body.length);
       try (OutputStream out = ex.getResponseBody()) {

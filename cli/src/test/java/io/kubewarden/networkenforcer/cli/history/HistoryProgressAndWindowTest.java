@@ -34,13 +34,17 @@ class HistoryProgressAndWindowTest {
 
   @Test
   void badTimesSayWhatToWrite() {
-    assertThatThrownBy(() -> TimeWindow.parse(null, null, NOW)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> TimeWindow.parse(null, null, NOW))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--from TIME is required");
-    assertThatThrownBy(() -> TimeWindow.parse("yesterday", null, NOW)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> TimeWindow.parse("yesterday", null, NOW))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--from = 'yesterday' is neither a time");
     assertThatThrownBy(() -> TimeWindow.parse("2026-13-01T00:00:00Z", null, NOW))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("is not a time");
-    assertThatThrownBy(() -> TimeWindow.parse("1h", "2h", NOW)).isInstanceOf(ConfigException.class)
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("is not a time");
+    assertThatThrownBy(() -> TimeWindow.parse("1h", "2h", NOW))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("the window is empty");
   }
 }

@@ -15,9 +15,14 @@ import java.util.List;
  */
 final class CertManagerShapedTls {
 
-  /** The files of one certificate: {@code tls.crt}, {@code tls.key} (PKCS#1) and the CA's {@code ca.crt}. */
+  /**
+   * The files of one certificate: {@code tls.crt}, {@code tls.key} (PKCS#1) and the CA's {@code
+   * ca.crt}.
+   */
   record Pair(Path certificate, Path key, Path ca) {
-    String keyPem() throws IOException { return Files.readString(key, StandardCharsets.US_ASCII); }
+    String keyPem() throws IOException {
+      return Files.readString(key, StandardCharsets.US_ASCII);
+    }
   }
 
   private final Path dir;
@@ -29,16 +34,32 @@ final class CertManagerShapedTls {
     Files.createDirectories(dir);
     caKey = rsaKey("ca");
     caCert = dir.resolve("ca.crt");
-    openssl("req", "-x509", "-new", "-key", caKey.toString(), "-sha256", "-days", "2", "-subj", "/CN=in-cluster-test-ca",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        "-out", caCert.toString());
+    openssl(
+        "req",
+        "-x509",
+        "-new",
+        "-key",
+        caKey.toString(),
+        "-sha256",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=in-cluster-test-ca",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign",
+        "-out",
+        caCert.toString());
   }
 
   static CertManagerShapedTls create(Path dir) throws IOException {
     return new CertManagerShapedTls(dir);
   }
 
-  Path ca() { return caCert; }
+  Path ca() {
+    return caCert;
+  }
 
   /** A server certificate for that DNS name (and those IP addresses). */
   Pair server(String name, String dnsName, String... ips) throws IOException {
@@ -58,12 +79,41 @@ final class CertManagerShapedTls {
     Path key = rsaKey(name);
     Path csr = dir.resolve(name + ".csr");
     Path ext = dir.resolve(name + ".ext");
-    Files.writeString(ext, "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
-        + "extendedKeyUsage=" + usage + "\n" + san + "\n");
-    openssl("req", "-new", "-key", key.toString(), "-subj", "/CN=" + commonName, "-out", csr.toString());
+    Files.writeString(
+        ext,
+        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
+            + "extendedKeyUsage="
+            + usage
+            + "\n"
+            + san
+            + "\n");
+    openssl(
+        "req",
+        "-new",
+        "-key",
+        key.toString(),
+        "-subj",
+        "/CN=" + commonName,
+        "-out",
+        csr.toString());
     Path cert = dir.resolve(name + ".crt");
-    openssl("x509", "-req", "-in", csr.toString(), "-CA", caCert.toString(), "-CAkey", caKey.toString(),
-        "-CAcreateserial", "-days", "2", "-sha256", "-extfile", ext.toString(), "-out", cert.toString());
+    openssl(
+        "x509",
+        "-req",
+        "-in",
+        csr.toString(),
+        "-CA",
+        caCert.toString(),
+        "-CAkey",
+        caKey.toString(),
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-sha256",
+        "-extfile",
+        ext.toString(),
+        "-out",
+        cert.toString());
     return new Pair(cert, key, caCert);
   }
 

@@ -43,35 +43,48 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * The chart as a user installs it, {@code helm install} with nothing set: provider istio with TLS from
- * cert-manager (its controller built from the release, the CSI driver a stand-in, see
+ * The chart as a user installs it, {@code helm install} with nothing set: provider istio with TLS
+ * from cert-manager (its controller built from the release, the CSI driver a stand-in, see
  * hack/tools/cluster/README.md), fluent-bit (a stand-in speaking its OTLP output) reading ztunnel's
- * access log from the node's /var/log, the default OpenTelemetry collector (built from the collector's
- * modules, under the image reference of the default values). ztunnel is a stand-in pod printing the
- * recorded ztunnel lines of the sample with this cluster's pod names and addresses, so the kubelet
- * writes them where fluent-bit reads them. Used by {@link InClusterIT}, which owns the cluster.
+ * access log from the node's /var/log, the default OpenTelemetry collector (built from the
+ * collector's modules, under the image reference of the default values). ztunnel is a stand-in pod
+ * printing the recorded ztunnel lines of the sample with this cluster's pod names and addresses, so
+ * the kubelet writes them where fluent-bit reads them. Used by {@link InClusterIT}, which owns the
+ * cluster.
  */
 final class DefaultValuesRelease {
 
   /**
-   * The first install's release name and namespace: its CRDs outlive {@code helm uninstall} (kept on
-   * purpose), and helm adopts them only into a release of the same name and namespace (another fails
-   * with "invalid ownership metadata").
+   * The first install's release name and namespace: its CRDs outlive {@code helm uninstall} (kept
+   * on purpose), and helm adopts them only into a release of the same name and namespace (another
+   * fails with "invalid ownership metadata").
    */
   static final String RELEASE = InClusterIT.RELEASE;
+
   static final String NAMESPACE = InClusterIT.NAMESPACE;
-  /** Not the sample's "demo": the first install's proposals and policies stay there (CRDs outlive a release). */
+
+  /**
+   * Not the sample's "demo": the first install's proposals and policies stay there (CRDs outlive a
+   * release).
+   */
   static final String APPS = "shop";
+
   static final String ISTIO = "istio-system";
   static final String PROTECTED = "deployment-http-server-ingress";
   private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
   private static final Duration READY = Duration.ofMinutes(6);
   private static final Duration PIPELINE = Duration.ofMinutes(4);
-  private static final ResourceDefinitionContext AUTHORIZATION_POLICY = new ResourceDefinitionContext.Builder()
-      .withGroup("security.istio.io").withVersion("v1").withKind("AuthorizationPolicy").withPlural("authorizationpolicies")
-      .withNamespaced(true).build();
+  private static final ResourceDefinitionContext AUTHORIZATION_POLICY =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("security.istio.io")
+          .withVersion("v1")
+          .withKind("AuthorizationPolicy")
+          .withPlural("authorizationpolicies")
+          .withNamespaced(true)
+          .build();
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private static final DateTimeFormatter ZTUNNEL_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -96,7 +109,10 @@ final class DefaultValuesRelease {
     this.builtImage = builtImage;
   }
 
-  /** What the default values need beyond the cluster: cert-manager, Istio's CRD, the images under their default names. */
+  /**
+   * What the default values need beyond the cluster: cert-manager, Istio's CRD, the images under
+   * their default names.
+   */
   void prepare() throws IOException {
     cluster.installCertManager();
     IstioCrds.installAuthorizationPolicy(cluster.client(), Duration.ofMinutes(1));
@@ -110,16 +126,28 @@ final class DefaultValuesRelease {
     KubernetesClient admin = cluster.client();
     installs++;
     Instant start = Instant.now();
-    helm("install", RELEASE, InClusterIT.chart().toString(), "--namespace", NAMESPACE, "--create-namespace");
-    cluster.await("every pod of the default release Ready", READY, () -> {
-      List<Pod> pods = releasePods(admin);
-      return pods.size() >= 3 && pods.stream().allMatch(InClusterIT::ready);
-    });
+    helm(
+        "install",
+        RELEASE,
+        InClusterIT.chart().toString(),
+        "--namespace",
+        NAMESPACE,
+        "--create-namespace");
+    cluster.await(
+        "every pod of the default release Ready",
+        READY,
+        () -> {
+          List<Pod> pods = releasePods(admin);
+          return pods.size() >= 3 && pods.stream().allMatch(InClusterIT::ready);
+        });
     installToReady = Duration.between(start, Instant.now());
     readyInstalls++;
-    List<String> names = releasePods(admin).stream().map(p -> p.getMetadata().getName()).sorted().toList();
+    List<String> names =
+        releasePods(admin).stream().map(p -> p.getMetadata().getName()).sorted().toList();
     System.out.println("in-cluster (default values): Ready " + names);
-    assertThat(names).anyMatch(n -> n.contains("fluent-bit")).anyMatch(n -> n.contains("otel-collector"));
+    assertThat(names)
+        .anyMatch(n -> n.contains("fluent-bit"))
+        .anyMatch(n -> n.contains("otel-collector"));
   }
 
   /**
@@ -137,9 +165,11 @@ final class DefaultValuesRelease {
     }
     List<String> lines = rewrite(pods);
     flows = (int) lines.stream().filter(l -> l.contains("\"connection complete\"")).count();
-    Path capture = Files.writeString(dir.resolve("ztunnel-shop.jsonl"), String.join("\n", lines) + "\n");
+    Path capture =
+        Files.writeString(dir.resolve("ztunnel-shop.jsonl"), String.join("\n", lines) + "\n");
     Path state = dir.resolve("cluster-state.yaml");
-    Files.writeString(state, cluster.kubectl("get", "ns,deploy,sts,ds,rs,pods", "-A", "-o", "yaml"));
+    Files.writeString(
+        state, cluster.kubectl("get", "ns,deploy,sts,ds,rs,pods", "-A", "-o", "yaml"));
     Map<String, WorkloadNetworkPolicyProposal> learned = learn(capture, state);
     proposals = learned.size();
     printingZtunnel(admin, "ztunnel-flows", lines);
@@ -149,81 +179,164 @@ final class DefaultValuesRelease {
   /** Promoted to protect, the istio backend renders an AuthorizationPolicy (no NetworkPolicy). */
   void promotionBecomesAnAuthorizationPolicy() {
     KubernetesClient admin = cluster.client();
-    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(APPS).withName(PROTECTED).edit(p -> {
-      if (p.getMetadata().getLabels() == null) {
-        p.getMetadata().setLabels(new HashMap<>());
-      }
-      p.getMetadata().getLabels().put(PROMOTE_LABEL, "protect");
-      return p;
-    });
-    cluster.await("AuthorizationPolicy " + APPS + "/" + PROTECTED, PIPELINE, () -> authorizationPolicy(admin) != null);
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(APPS)
+        .withName(PROTECTED)
+        .edit(
+            p -> {
+              if (p.getMetadata().getLabels() == null) {
+                p.getMetadata().setLabels(new HashMap<>());
+              }
+              p.getMetadata().getLabels().put(PROMOTE_LABEL, "protect");
+              return p;
+            });
+    cluster.await(
+        "AuthorizationPolicy " + APPS + "/" + PROTECTED,
+        PIPELINE,
+        () -> authorizationPolicy(admin) != null);
     GenericKubernetesResource policy = authorizationPolicy(admin);
-    assertThat(policy.getMetadata().getAnnotations() == null ? Map.of() : policy.getMetadata().getAnnotations())
-        .as("protect: enforced, no dry-run").doesNotContainKey("istio.io/dry-run");
+    assertThat(
+            policy.getMetadata().getAnnotations() == null
+                ? Map.of()
+                : policy.getMetadata().getAnnotations())
+        .as("protect: enforced, no dry-run")
+        .doesNotContainKey("istio.io/dry-run");
     assertThat(admin.network().networkPolicies().inNamespace(APPS).withName(PROTECTED).get())
-        .as("istio backend: no NetworkPolicy").isNull();
+        .as("istio backend: no NetworkPolicy")
+        .isNull();
     promoted++;
   }
 
-  /** ztunnel denies the scanner: violation status, and an event counted by the chart's collector. */
+  /**
+   * ztunnel denies the scanner: violation status, and an event counted by the chart's collector.
+   */
   void aDeniedConnectionBecomesAViolationAndACollectorEvent() throws Exception {
     KubernetesClient admin = cluster.client();
     Pod server = podOf(admin, "http-server");
     Pod scanner = podOf(admin, "scanner");
     ObjectNode deny = JSON.createObjectNode();
-    deny.put("level", "info").put("time", ZTUNNEL_TIME.format(Instant.now())).put("scope", "ztunnel::state")
-        .put("message", "deny policy match").put("policy", APPS + "/" + PROTECTED);
+    deny.put("level", "info")
+        .put("time", ZTUNNEL_TIME.format(Instant.now()))
+        .put("scope", "ztunnel::state")
+        .put("message", "deny policy match")
+        .put("policy", APPS + "/" + PROTECTED);
     deny.putObject("proxy").put("wl", APPS + "/" + server.getMetadata().getName());
-    deny.putObject("inbound").put("id", "86c37af8d376fcc847c48d4730137d42")
+    deny.putObject("inbound")
+        .put("id", "86c37af8d376fcc847c48d4730137d42")
         .put("peer", scanner.getStatus().getPodIP() + ":49084");
     printingZtunnel(admin, "ztunnel-denies", List.of(JSON.writeValueAsString(deny)));
-    cluster.await("a violation in the status of " + APPS + "/" + PROTECTED, PIPELINE, () -> {
-      WorkloadNetworkPolicy policy = admin.resources(WorkloadNetworkPolicy.class).inNamespace(APPS).withName(PROTECTED)
-          .get();
-      return policy != null && policy.getStatus() != null && policy.getStatus().getActiveViolationCount() > 0;
-    });
-    violations = admin.resources(WorkloadNetworkPolicy.class).inNamespace(APPS).list().getItems().stream()
-        .filter(w -> w.getStatus() != null).mapToLong(w -> w.getStatus().getActiveViolationCount()).sum();
+    cluster.await(
+        "a violation in the status of " + APPS + "/" + PROTECTED,
+        PIPELINE,
+        () -> {
+          WorkloadNetworkPolicy policy =
+              admin
+                  .resources(WorkloadNetworkPolicy.class)
+                  .inNamespace(APPS)
+                  .withName(PROTECTED)
+                  .get();
+          return policy != null
+              && policy.getStatus() != null
+              && policy.getStatus().getActiveViolationCount() > 0;
+        });
+    violations =
+        admin.resources(WorkloadNetworkPolicy.class).inNamespace(APPS).list().getItems().stream()
+            .filter(w -> w.getStatus() != null)
+            .mapToLong(w -> w.getStatus().getActiveViolationCount())
+            .sum();
     assertThat(violations).isEqualTo(1);
-    Pod collector = releasePods(admin).stream().filter(p -> p.getMetadata().getName().contains("otel-collector"))
-        .findFirst().orElseThrow();
+    Pod collector =
+        releasePods(admin).stream()
+            .filter(p -> p.getMetadata().getName().contains("otel-collector"))
+            .findFirst()
+            .orElseThrow();
     URI metrics = URI.create("http://" + collector.getStatus().getPodIP() + ":9464/metrics");
     List<String> last = new ArrayList<>();
-    cluster.await("network_enforcer_policy_denies at the collector", PIPELINE, () -> {
-      last.clear();
-      last.add(scrape(metrics));
-      collectorDenies = last.get(0).lines().filter(l -> l.startsWith("network_enforcer_policy_denies"))
-          .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-      return collectorDenies > 0;
-    });
-    String counter = last.get(0).lines().filter(l -> l.startsWith("network_enforcer_policy_denies")).findFirst()
-        .orElseThrow();
+    cluster.await(
+        "network_enforcer_policy_denies at the collector",
+        PIPELINE,
+        () -> {
+          last.clear();
+          last.add(scrape(metrics));
+          collectorDenies =
+              last.get(0)
+                  .lines()
+                  .filter(l -> l.startsWith("network_enforcer_policy_denies"))
+                  .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                  .sum();
+          return collectorDenies > 0;
+        });
+    String counter =
+        last.get(0)
+            .lines()
+            .filter(l -> l.startsWith("network_enforcer_policy_denies"))
+            .findFirst()
+            .orElseThrow();
     System.out.println("in-cluster (default values): collector " + counter);
     assertThat(counter).contains("enforcement_provider=\"istio\"");
     assertThat(collectorDenies).isEqualTo(1.0);
-    restarts = releasePods(admin).stream().flatMap(p -> p.getStatus().getContainerStatuses().stream())
-        .mapToInt(s -> s.getRestartCount()).sum();
+    restarts =
+        releasePods(admin).stream()
+            .flatMap(p -> p.getStatus().getContainerStatuses().stream())
+            .mapToInt(s -> s.getRestartCount())
+            .sum();
   }
 
   String summary() {
-    return String.format("in-cluster: installs %d/%d ready, flows %d, proposals %d, promoted %d, violations %d, "
-        + "restarts %d, lost %d, doubled %d", readyInstalls, installs, flows, proposals, promoted, violations, restarts,
-        lost, doubled);
+    return String.format(
+        "in-cluster: installs %d/%d ready, flows %d, proposals %d, promoted %d, violations %d, "
+            + "restarts %d, lost %d, doubled %d",
+        readyInstalls, installs, flows, proposals, promoted, violations, restarts, lost, doubled);
   }
 
   // --- steps -------------------------------------------------------------------------------------
 
   private void createWorkloads(KubernetesClient admin) {
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
         .createOr(NonDeletingOperation::update);
     for (String app : List.of("http-client", "http-server", "scanner")) {
-      admin.serviceAccounts().inNamespace(APPS).resource(new ServiceAccountBuilder().withNewMetadata()
-          .withName(app + "-sa").endMetadata().build()).createOr(NonDeletingOperation::update);
-      admin.apps().deployments().inNamespace(APPS).resource(new DeploymentBuilder().withNewMetadata()
-          .withName(app).endMetadata().withNewSpec().withReplicas(1).withNewSelector().addToMatchLabels("app", app)
-          .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", app).endMetadata().withNewSpec()
-          .withServiceAccountName(app + "-sa").addNewContainer().withName("main").withImage(cluster.pauseImage())
-          .withImagePullPolicy("Never").endContainer().endSpec().endTemplate().endSpec().build())
+      admin
+          .serviceAccounts()
+          .inNamespace(APPS)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName(app + "-sa")
+                  .endMetadata()
+                  .build())
+          .createOr(NonDeletingOperation::update);
+      admin
+          .apps()
+          .deployments()
+          .inNamespace(APPS)
+          .resource(
+              new DeploymentBuilder()
+                  .withNewMetadata()
+                  .withName(app)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withReplicas(1)
+                  .withNewSelector()
+                  .addToMatchLabels("app", app)
+                  .endSelector()
+                  .withNewTemplate()
+                  .withNewMetadata()
+                  .addToLabels("app", app)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withServiceAccountName(app + "-sa")
+                  .addNewContainer()
+                  .withName("main")
+                  .withImage(cluster.pauseImage())
+                  .withImagePullPolicy("Never")
+                  .endContainer()
+                  .endSpec()
+                  .endTemplate()
+                  .endSpec()
+                  .build())
           .createOr(NonDeletingOperation::update);
     }
   }
@@ -242,8 +355,11 @@ final class DefaultValuesRelease {
         for (String app : List.of("http-client", "http-server")) {
           if (workload.startsWith(app + "-")) {
             names.put(workload, pods.get(app).getMetadata().getName());
-            String address = record.path(side.equals("src") ? "src.addr" : "dst.hbone_addr").asText("");
-            addresses.put(address.substring(0, address.lastIndexOf(':')), pods.get(app).getStatus().getPodIP());
+            String address =
+                record.path(side.equals("src") ? "src.addr" : "dst.hbone_addr").asText("");
+            addresses.put(
+                address.substring(0, address.lastIndexOf(':')),
+                pods.get(app).getStatus().getPodIP());
           }
         }
       }
@@ -251,8 +367,10 @@ final class DefaultValuesRelease {
     List<String> out = new ArrayList<>();
     Instant now = Instant.now();
     for (String line : Files.readAllLines(CliRun.sample("ztunnel.jsonl"))) {
-      String rewritten = line.replace("/ns/demo/", "/ns/" + APPS + "/").replace("\"demo\"", "\"" + APPS + "\"")
-          .replace(".demo.svc.", "." + APPS + ".svc.");
+      String rewritten =
+          line.replace("/ns/demo/", "/ns/" + APPS + "/")
+              .replace("\"demo\"", "\"" + APPS + "\"")
+              .replace(".demo.svc.", "." + APPS + ".svc.");
       for (Map.Entry<String, String> e : names.entrySet()) {
         rewritten = rewritten.replace(e.getKey(), e.getValue());
       }
@@ -270,60 +388,124 @@ final class DefaultValuesRelease {
 
   /** A ztunnel stand-in: a pod named as ztunnel's (the chart's logPath) printing the lines once. */
   private void printingZtunnel(KubernetesClient admin, String name, List<String> lines) {
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ISTIO).endMetadata().build())
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName(ISTIO).endMetadata().build())
         .createOr(NonDeletingOperation::update);
-    admin.configMaps().inNamespace(ISTIO).resource(new ConfigMapBuilder().withNewMetadata().withName(name)
-        .endMetadata().addToData("ztunnel.jsonl", String.join("\n", lines) + "\n").build())
+    admin
+        .configMaps()
+        .inNamespace(ISTIO)
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .addToData("ztunnel.jsonl", String.join("\n", lines) + "\n")
+                .build())
         .createOr(NonDeletingOperation::update);
-    admin.pods().inNamespace(ISTIO).resource(new PodBuilder().withNewMetadata().withName(name).endMetadata()
-        .withNewSpec().withRestartPolicy("Never").addNewContainer().withName("istio-proxy").withImage(builtImage)
-        .withImagePullPolicy("Never").withCommand("/bin/sh", "-c", "cat /capture/ztunnel.jsonl; exec sleep 86400")
-        .addNewVolumeMount().withName("capture").withMountPath("/capture").endVolumeMount().endContainer()
-        .addNewVolume().withName("capture").withNewConfigMap().withName(name).endConfigMap().endVolume()
-        .endSpec().build()).create();
-    cluster.await(name + " running", READY, () -> {
-      Pod pod = admin.pods().inNamespace(ISTIO).withName(name).get();
-      return pod != null && pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
-    });
+    admin
+        .pods()
+        .inNamespace(ISTIO)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withRestartPolicy("Never")
+                .addNewContainer()
+                .withName("istio-proxy")
+                .withImage(builtImage)
+                .withImagePullPolicy("Never")
+                .withCommand("/bin/sh", "-c", "cat /capture/ztunnel.jsonl; exec sleep 86400")
+                .addNewVolumeMount()
+                .withName("capture")
+                .withMountPath("/capture")
+                .endVolumeMount()
+                .endContainer()
+                .addNewVolume()
+                .withName("capture")
+                .withNewConfigMap()
+                .withName(name)
+                .endConfigMap()
+                .endVolume()
+                .endSpec()
+                .build())
+        .create();
+    cluster.await(
+        name + " running",
+        READY,
+        () -> {
+          Pod pod = admin.pods().inNamespace(ISTIO).withName(name).get();
+          return pod != null
+              && pod.getStatus() != null
+              && "Running".equals(pod.getStatus().getPhase());
+        });
   }
 
-  private void awaitExact(KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
+  private void awaitExact(
+      KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
     long expected = InClusterIT.evidenceCount(learned.values());
     assertThat(expected).as("observations in learn's proposals").isPositive();
     List<String> last = new ArrayList<>();
     try {
-      cluster.await("the ztunnel capture's proposals in " + APPS, PIPELINE, () -> {
-        Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
-        admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(APPS).list().getItems()
-            .forEach(p -> stored.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
-        last.clear();
-        last.add(stored.keySet().toString());
-        if (!stored.keySet().equals(learned.keySet())) {
-          return false;
-        }
-        boolean same = learned.entrySet().stream()
-            .allMatch(e -> stored.get(e.getKey()).getSpec().sameAllowListAs(e.getValue().getSpec()));
-        long count = InClusterIT.evidenceCount(stored.values());
-        lost = Math.max(0, expected - count);
-        doubled = Math.max(0, count - expected);
-        return same && count == expected;
-      });
+      cluster.await(
+          "the ztunnel capture's proposals in " + APPS,
+          PIPELINE,
+          () -> {
+            Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
+            admin
+                .resources(WorkloadNetworkPolicyProposal.class)
+                .inNamespace(APPS)
+                .list()
+                .getItems()
+                .forEach(
+                    p ->
+                        stored.put(
+                            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
+            last.clear();
+            last.add(stored.keySet().toString());
+            if (!stored.keySet().equals(learned.keySet())) {
+              return false;
+            }
+            boolean same =
+                learned.entrySet().stream()
+                    .allMatch(
+                        e ->
+                            stored
+                                .get(e.getKey())
+                                .getSpec()
+                                .sameAllowListAs(e.getValue().getSpec()));
+            long count = InClusterIT.evidenceCount(stored.values());
+            lost = Math.max(0, expected - count);
+            doubled = Math.max(0, count - expected);
+            return same && count == expected;
+          });
     } catch (IllegalStateException e) {
-      throw new AssertionError(e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
+      throw new AssertionError(
+          e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
     }
   }
 
-  private Map<String, WorkloadNetworkPolicyProposal> learn(Path capture, Path state) throws IOException {
+  private Map<String, WorkloadNetworkPolicyProposal> learn(Path capture, Path state)
+      throws IOException {
     Path out = dir.resolve("learned-istio");
-    CliRun run = CliRun.run("learn", "--input", capture.toString(), "--cluster-state", state.toString(),
-        "--output-dir", out.toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            capture.toString(),
+            "--cluster-state",
+            state.toString(),
+            "--output-dir",
+            out.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
     KubernetesSerialization serialization = new KubernetesSerialization();
     Map<String, WorkloadNetworkPolicyProposal> learned = new TreeMap<>();
     try (Stream<Path> files = Files.walk(out)) {
       for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-        WorkloadNetworkPolicyProposal p = serialization.unmarshal(Files.readString(file),
-            WorkloadNetworkPolicyProposal.class);
+        WorkloadNetworkPolicyProposal p =
+            serialization.unmarshal(Files.readString(file), WorkloadNetworkPolicyProposal.class);
         learned.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
       }
     }
@@ -333,23 +515,38 @@ final class DefaultValuesRelease {
 
   private static Pod podOf(KubernetesClient admin, String app) {
     return admin.pods().inNamespace(APPS).withLabel("app", app).list().getItems().stream()
-        .filter(p -> p.getStatus() != null && "Running".equals(p.getStatus().getPhase())
-            && p.getStatus().getPodIP() != null)
-        .findFirst().orElse(null);
+        .filter(
+            p ->
+                p.getStatus() != null
+                    && "Running".equals(p.getStatus().getPhase())
+                    && p.getStatus().getPodIP() != null)
+        .findFirst()
+        .orElse(null);
   }
 
   private static GenericKubernetesResource authorizationPolicy(KubernetesClient admin) {
-    return admin.genericKubernetesResources(AUTHORIZATION_POLICY).inNamespace(APPS).withName(PROTECTED).get();
+    return admin
+        .genericKubernetesResources(AUTHORIZATION_POLICY)
+        .inNamespace(APPS)
+        .withName(PROTECTED)
+        .get();
   }
 
   private static List<Pod> releasePods(KubernetesClient admin) {
-    return admin.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/instance", RELEASE).list().getItems();
+    return admin
+        .pods()
+        .inNamespace(NAMESPACE)
+        .withLabel("app.kubernetes.io/instance", RELEASE)
+        .list()
+        .getItems();
   }
 
   private static String scrape(URI uri) {
     try {
-      return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      return HTTP.send(
+              HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+              HttpResponse.BodyHandlers.ofString())
+          .body();
     } catch (IOException e) {
       return "";
     } catch (InterruptedException e) {
@@ -361,9 +558,12 @@ final class DefaultValuesRelease {
   /** The product image under the chart's default reference (image.repository, tag = appVersion). */
   static String defaultImage() throws IOException {
     Path chart = InClusterIT.chart();
-    Map<?, ?> values = new KubernetesSerialization().unmarshal(Files.readString(chart.resolve("values.yaml")), Map.class);
-    Map<?, ?> chartYaml = new KubernetesSerialization().unmarshal(Files.readString(chart.resolve("Chart.yaml")),
-        Map.class);
+    Map<?, ?> values =
+        new KubernetesSerialization()
+            .unmarshal(Files.readString(chart.resolve("values.yaml")), Map.class);
+    Map<?, ?> chartYaml =
+        new KubernetesSerialization()
+            .unmarshal(Files.readString(chart.resolve("Chart.yaml")), Map.class);
     return ((Map<?, ?>) values.get("image")).get("repository") + ":" + chartYaml.get("appVersion");
   }
 
@@ -371,20 +571,29 @@ final class DefaultValuesRelease {
   static String containerdName(String reference) {
     String first = reference.substring(0, Math.max(reference.indexOf('/'), 0));
     boolean domain = first.contains(".") || first.contains(":") || first.equals("localhost");
-    String named = domain ? reference : "docker.io/" + (reference.contains("/") ? reference : "library/" + reference);
+    String named =
+        domain
+            ? reference
+            : "docker.io/" + (reference.contains("/") ? reference : "library/" + reference);
     return named;
   }
 
   private void helm(String... args) {
-    List<String> command = new ArrayList<>(List.of(KubeTools.require(KubeTools.HELM).toString(), "--kubeconfig",
-        cluster.kubeconfig().toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                KubeTools.require(KubeTools.HELM).toString(),
+                "--kubeconfig",
+                cluster.kubeconfig().toString()));
     command.addAll(List.of(args));
     try {
       Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
       String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int exit = process.waitFor();
       System.out.println("helm " + String.join(" ", args) + ":\n" + output);
-      assertThat(exit).as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics()).isZero();
+      assertThat(exit)
+          .as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics())
+          .isZero();
     } catch (IOException e) {
       throw new AssertionError("cannot run helm", e);
     } catch (InterruptedException e) {

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The cluster state {@code learn} derives from a capture file's bytes (any compression or encoding
- * the capture reader recognizes, any lines): a cluster, or a {@link LearnInputException} or
- * {@link UncheckedIOException} whose message names the file's problem.
+ * the capture reader recognizes, any lines): a cluster, or a {@link LearnInputException} or {@link
+ * UncheckedIOException} whose message names the file's problem.
  */
 class CaptureClusterStateFuzzTest {
   private static final Path CAPTURE = tempCapture();
@@ -22,7 +22,8 @@ class CaptureClusterStateFuzzTest {
   @Timeout(10)
   void derivedClusters(byte[] input) throws IOException {
     Files.write(CAPTURE, input);
-    for (CaptureFormat format : new CaptureFormat[] {CaptureFormat.HUBBLE, CaptureFormat.GOLDMANE}) {
+    for (CaptureFormat format :
+        new CaptureFormat[] {CaptureFormat.HUBBLE, CaptureFormat.GOLDMANE}) {
       try {
         assertThat(CaptureClusterState.derive(CAPTURE, format)).isNotNull();
       } catch (LearnInputException | UncheckedIOException e) {

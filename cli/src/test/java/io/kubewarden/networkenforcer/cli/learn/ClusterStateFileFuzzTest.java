@@ -13,8 +13,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The {@code --cluster-state} file of learn and simulate, any bytes: a cluster, or a
- * {@link ConfigException} that names the file and no Java class.
+ * The {@code --cluster-state} file of learn and simulate, any bytes: a cluster, or a {@link
+ * ConfigException} that names the file and no Java class.
  */
 class ClusterStateFileFuzzTest {
   private static final Path FILE = tempFile();

@@ -25,16 +25,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code learn} runs the processor topology in-process; the broker pipeline it replaced (an embedded
- * KRaft broker, the ingest publisher and Kafka Streams) is the oracle. Both must write byte-identical
- * manifests and the same summary for the sample captures of every format, and for a capture large
- * enough to be decoded in many parallel chunks, with unreadable lines among them.
+ * {@code learn} runs the processor topology in-process; the broker pipeline it replaced (an
+ * embedded KRaft broker, the ingest publisher and Kafka Streams) is the oracle. Both must write
+ * byte-identical manifests and the same summary for the sample captures of every format, and for a
+ * capture large enough to be decoded in many parallel chunks, with unreadable lines among them.
  */
 class InProcessMatchesBrokerTest {
   private static final Duration TIMEOUT = Duration.ofMinutes(5);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void hubbleWithClusterState() throws Exception {
@@ -48,7 +47,8 @@ class InProcessMatchesBrokerTest {
 
   @Test
   void goldmaneWithClusterState() throws Exception {
-    assertSameOutput(sample("goldmane-flows.jsonl"), CaptureFormat.GOLDMANE, Backend.kubernetes, true);
+    assertSameOutput(
+        sample("goldmane-flows.jsonl"), CaptureFormat.GOLDMANE, Backend.kubernetes, true);
   }
 
   @Test
@@ -60,7 +60,8 @@ class InProcessMatchesBrokerTest {
   void manyChunksWithBadLinesKeepFileOrder() throws Exception {
     // 120 copies of the sample, each with other client ports (new connections, so the evidence
     // counts grow and the duplicate-report window sees every copy), and an unreadable line every
-    // 997 lines: more than enough parallel chunks for an ordering mistake to change counts or errors.
+    // 997 lines: more than enough parallel chunks for an ordering mistake to change counts or
+    // errors.
     List<String> sampleLines = Files.readAllLines(sample("hubble-flows.jsonl"));
     Pattern sourcePort = Pattern.compile("\"source_port\":(\\d+)");
     List<String> lines = new ArrayList<>();
@@ -68,7 +69,11 @@ class InProcessMatchesBrokerTest {
       for (String line : sampleLines) {
         int shift = copy;
         Matcher m = sourcePort.matcher(line);
-        lines.add(m.replaceAll(r -> "\"source_port\":" + (1024 + (Integer.parseInt(r.group(1)) + shift * 7) % 64000)));
+        lines.add(
+            m.replaceAll(
+                r ->
+                    "\"source_port\":"
+                        + (1024 + (Integer.parseInt(r.group(1)) + shift * 7) % 64000)));
         if (lines.size() % 997 == 0) {
           lines.add("{\"flow\": {\"verdict\": 12345, \"source\": \"not an object\"}}");
         }
@@ -78,32 +83,48 @@ class InProcessMatchesBrokerTest {
     Files.write(capture, lines);
 
     String summary = assertSameOutput(capture, CaptureFormat.HUBBLE, Backend.kubernetes, true);
-    assertThat(summary).contains("records read:        " + lines.size()).contains("unreadable lines:    4");
+    assertThat(summary)
+        .contains("records read:        " + lines.size())
+        .contains("unreadable lines:    4");
   }
 
-  /** Runs both pipelines and compares every manifest byte for byte and the summaries; returns the summary. */
-  private String assertSameOutput(Path capture, CaptureFormat format, Backend backend, boolean withClusterState)
+  /**
+   * Runs both pipelines and compares every manifest byte for byte and the summaries; returns the
+   * summary.
+   */
+  private String assertSameOutput(
+      Path capture, CaptureFormat format, Backend backend, boolean withClusterState)
       throws Exception {
     Map<String, String> expected;
     String expectedSummary;
     SimpleMeterRegistry brokerRegistry = new SimpleMeterRegistry();
     LearnResult brokerResult;
     try (BrokerPipeline broker = new BrokerPipeline(brokerRegistry)) {
-      brokerResult = broker.run(capture, format, backend, view(capture, format, withClusterState), TIMEOUT);
+      brokerResult =
+          broker.run(capture, format, backend, view(capture, format, withClusterState), TIMEOUT);
     }
     Path brokerDir = dir.resolve("broker");
     expected = manifests(brokerDir, capture, brokerResult);
-    expectedSummary = summary(brokerDir, capture, format, backend, withClusterState, brokerResult, brokerRegistry);
+    expectedSummary =
+        summary(
+            brokerDir, capture, format, backend, withClusterState, brokerResult, brokerRegistry);
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnResult result;
     try (InProcessPipeline pipeline = new InProcessPipeline(registry)) {
-      result = pipeline.run(capture, format, backend, view(capture, format, withClusterState), TIMEOUT,
-          new LearnProgress(System.err, TimeUnit.HOURS.toNanos(1)));
+      result =
+          pipeline.run(
+              capture,
+              format,
+              backend,
+              view(capture, format, withClusterState),
+              TIMEOUT,
+              new LearnProgress(System.err, TimeUnit.HOURS.toNanos(1)));
     }
     Path inProcessDir = dir.resolve("in-process");
     Map<String, String> actual = manifests(inProcessDir, capture, result);
-    String actualSummary = summary(inProcessDir, capture, format, backend, withClusterState, result, registry);
+    String actualSummary =
+        summary(inProcessDir, capture, format, backend, withClusterState, result, registry);
 
     assertThat(expected).isNotEmpty();
     assertThat(actual).isEqualTo(expected);
@@ -112,12 +133,14 @@ class InProcessMatchesBrokerTest {
   }
 
   private static ClusterView view(Path capture, CaptureFormat format, boolean withClusterState) {
-    return withClusterState ? ClusterStateFile.load(sample("cluster-state.json"))
+    return withClusterState
+        ? ClusterStateFile.load(sample("cluster-state.json"))
         : CaptureClusterState.derive(capture, format);
   }
 
   /** Relative path -> file content. */
-  private static Map<String, String> manifests(Path out, Path capture, LearnResult result) throws Exception {
+  private static Map<String, String> manifests(Path out, Path capture, LearnResult result)
+      throws Exception {
     ProposalManifests.write(out, result.proposals().values(), capture.getFileName().toString());
     Map<String, String> files = new TreeMap<>();
     try (Stream<Path> walk = Files.walk(out)) {
@@ -128,13 +151,30 @@ class InProcessMatchesBrokerTest {
     return files;
   }
 
-  private static String summary(Path out, Path capture, CaptureFormat format, Backend backend,
-      boolean withClusterState, LearnResult result, SimpleMeterRegistry registry) {
+  private static String summary(
+      Path out,
+      Path capture,
+      CaptureFormat format,
+      Backend backend,
+      boolean withClusterState,
+      LearnResult result,
+      SimpleMeterRegistry registry) {
     var proposals = List.copyOf(result.proposals().values());
-    List<Path> files = proposals.stream().map(p -> out.resolve(p.namespace()).resolve(p.name() + ".yaml")).toList();
+    List<Path> files =
+        proposals.stream()
+            .map(p -> out.resolve(p.namespace()).resolve(p.name() + ".yaml"))
+            .toList();
     StringWriter text = new StringWriter();
-    new LearnSummary(capture, format, backend, withClusterState, result.capture(), registry, proposals, files,
-        io.kubewarden.networkenforcer.processor.config.LearningSettings.DEFAULTS)
+    new LearnSummary(
+            capture,
+            format,
+            backend,
+            withClusterState,
+            result.capture(),
+            registry,
+            proposals,
+            files,
+            io.kubewarden.networkenforcer.processor.config.LearningSettings.DEFAULTS)
         .print(new PrintWriter(text, true));
     return text.toString().replace(out.toString(), "OUT");
   }

@@ -16,18 +16,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code learn} on the ztunnel capture (Istio backend), and every kind of unusable input: each
- * ends with a message naming what to fix and a non-zero exit code, before any broker starts.
+ * {@code learn} on the ztunnel capture (Istio backend), and every kind of unusable input: each ends
+ * with a message naming what to fix and a non-zero exit code, before any broker starts.
  */
 class LearnIstioAndBadInputTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void ztunnelCaptureGivesOneIstioIngressProposalWithThePrincipalAndTcpPortOnly() throws Exception {
     Path out = dir.resolve("out");
-    CliRun run = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--provider", "istio", "--output-dir", out.toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("ztunnel.jsonl").toString(),
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--provider",
+            "istio",
+            "--output-dir",
+            out.toString());
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(out);
@@ -40,10 +48,15 @@ class LearnIstioAndBadInputTest {
     assertThat(istio.getSelector().getMatchLabels()).isEqualTo(Map.of("app", "http-server"));
     assertThat(istio.getRules()).hasSize(1);
     IstioPolicy.Rule rule = istio.getRules().get(0);
-    assertThat(rule.getFrom()).singleElement().satisfies(f -> assertThat(f.getSource().getPrincipals())
-        .containsExactly("cluster.local/ns/demo/sa/http-client-sa"));
-    assertThat(rule.getTo()).singleElement().satisfies(t -> assertThat(t.getOperation().getPorts())
-        .containsExactly("18080"));
+    assertThat(rule.getFrom())
+        .singleElement()
+        .satisfies(
+            f ->
+                assertThat(f.getSource().getPrincipals())
+                    .containsExactly("cluster.local/ns/demo/sa/http-client-sa"));
+    assertThat(rule.getTo())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getOperation().getPorts()).containsExactly("18080"));
     // The port stays a string in the file (an unquoted 18080 would fail the CRD schema).
     assertThat(Files.readString(out.resolve("demo/deployment-http-server-ingress.yaml")))
         .containsPattern("- [\"']18080[\"']");
@@ -53,15 +66,35 @@ class LearnIstioAndBadInputTest {
   @Test
   void ztunnelIsLearnedWithTheIstioBackendByDefault() {
     // Checked before anything starts: a kubernetes backend does not fit the istio provider.
-    CliRun run = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--backend", "kubernetes", "--output-dir", dir.toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("ztunnel.jsonl").toString(),
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--backend",
+            "kubernetes",
+            "--output-dir",
+            dir.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("warning: --backend is deprecated; use --provider")
-        .contains("istio provider learns the istio backend only").doesNotContain("\tat ");
+    assertThat(run.err())
+        .contains("warning: --backend is deprecated; use --provider")
+        .contains("istio provider learns the istio backend only")
+        .doesNotContain("\tat ");
 
-    CliRun provider = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--provider", "cilium", "--output-dir", dir.toString());
+    CliRun provider =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("ztunnel.jsonl").toString(),
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--provider",
+            "cilium",
+            "--output-dir",
+            dir.toString());
     assertThat(provider.exitCode()).isEqualTo(2);
     assertThat(provider.err()).contains("--provider cilium does not fit the capture");
     assertThat(dir).isEmptyDirectory();
@@ -69,10 +102,14 @@ class LearnIstioAndBadInputTest {
 
   @Test
   void ztunnelWithoutClusterStateSaysWhy() {
-    CliRun run = CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--output-dir", dir.toString());
+    CliRun run =
+        CliRun.run(
+            "learn", "--input", sample("ztunnel.jsonl").toString(), "--output-dir", dir.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("ztunnel access logs carry no pod labels").contains("--cluster-state");
+    assertThat(run.err())
+        .contains("ztunnel access logs carry no pod labels")
+        .contains("--cluster-state");
   }
 
   @Test
@@ -80,13 +117,24 @@ class LearnIstioAndBadInputTest {
     Path capture = dir.resolve("other.jsonl");
     Files.write(capture, List.of("{\"hello\": \"world\"}", "not json at all"));
 
-    CliRun detected = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun detected =
+        CliRun.run(
+            "learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(detected.exitCode()).isEqualTo(2);
-    assertThat(detected.err()).contains("no line of " + capture).contains("--format hubble|goldmane|ztunnel")
+    assertThat(detected.err())
+        .contains("no line of " + capture)
+        .contains("--format hubble|goldmane|ztunnel")
         .doesNotContain("Exception");
 
-    CliRun named = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--format", "pcap",
-        "--output-dir", dir.resolve("out").toString());
+    CliRun named =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("hubble-flows.jsonl").toString(),
+            "--format",
+            "pcap",
+            "--output-dir",
+            dir.resolve("out").toString());
     assertThat(named.exitCode()).isEqualTo(2);
     assertThat(named.err()).contains("--format: capture format 'pcap' is not one of hubble");
   }
@@ -95,12 +143,19 @@ class LearnIstioAndBadInputTest {
   void anEmptyOrMissingCaptureIsRejected() throws Exception {
     Path empty = dir.resolve("empty.jsonl");
     Files.write(empty, List.of("", "   "));
-    CliRun run = CliRun.run("learn", "--input", empty.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun run =
+        CliRun.run(
+            "learn", "--input", empty.toString(), "--output-dir", dir.resolve("out").toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("capture file " + empty + " is empty");
 
-    CliRun missing = CliRun.run("learn", "--input", dir.resolve("nope.jsonl").toString(), "--output-dir",
-        dir.resolve("out").toString());
+    CliRun missing =
+        CliRun.run(
+            "learn",
+            "--input",
+            dir.resolve("nope.jsonl").toString(),
+            "--output-dir",
+            dir.resolve("out").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("does not exist; fix --input");
   }
@@ -108,11 +163,19 @@ class LearnIstioAndBadInputTest {
   @Test
   void aMissingClusterStateFileIsRejected() {
     Path state = dir.resolve("cluster.json");
-    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            state.toString(),
+            "--output-dir",
+            dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("cluster-state file " + state + " does not exist")
+    assertThat(run.err())
+        .contains("cluster-state file " + state + " does not exist")
         .contains("kubectl get ns,deploy,sts,ds,rs,pods -A -o json");
   }
 
@@ -120,8 +183,15 @@ class LearnIstioAndBadInputTest {
   void aClusterStateThatIsNotAKubernetesListIsRejected() throws Exception {
     Path state = dir.resolve("cluster.json");
     Files.writeString(state, "{ this is : not [ json");
-    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            state.toString(),
+            "--output-dir",
+            dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("cluster-state file " + state);
@@ -130,7 +200,9 @@ class LearnIstioAndBadInputTest {
   @Test
   void aClusterStateWithoutTheCapturedWorkloadsFallsBackToWhatTheRecordsSay() throws Exception {
     Path state = dir.resolve("namespaces-only.yaml");
-    Files.writeString(state, """
+    Files.writeString(
+        state,
+        """
         apiVersion: v1
         kind: List
         items:
@@ -138,25 +210,44 @@ class LearnIstioAndBadInputTest {
             kind: Namespace
             metadata: {name: demo, labels: {kubernetes.io/metadata.name: demo}}
         """);
-    CliRun run = CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        state.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            state.toString(),
+            "--output-dir",
+            dir.resolve("out").toString());
 
-    // Hubble names the workloads; their selectors come from the pod labels and the proposals say so.
+    // Hubble names the workloads; their selectors come from the pod labels and the proposals say
+    // so.
     assertThat(run.exitCode()).as(run.err()).isZero();
-    Map<String, WorkloadNetworkPolicyProposal> proposals = LearnedProposals.read(dir.resolve("out"));
-    assertThat(proposals).isNotEmpty().allSatisfy((name, p) -> assertThat(p.getMetadata().getAnnotations())
-        .containsKey("networkenforcer.kubewarden.io/inferred-workloads"));
+    Map<String, WorkloadNetworkPolicyProposal> proposals =
+        LearnedProposals.read(dir.resolve("out"));
+    assertThat(proposals)
+        .isNotEmpty()
+        .allSatisfy(
+            (name, p) ->
+                assertThat(p.getMetadata().getAnnotations())
+                    .containsKey("networkenforcer.kubewarden.io/inferred-workloads"));
     assertThat(run.out()).contains("inferred workloads:");
   }
 
   @Test
   void aCaptureWithNothingUsableEndsWithCountedDropsAndExitOne() {
-    // Hubble exporter records from Cilium's documentation: an ICMPv6 drop and a bare pod's policy drop.
+    // Hubble exporter records from Cilium's documentation: an ICMPv6 drop and a bare pod's policy
+    // drop.
     Path capture = CliRun.repoRoot().resolve("samples/captures/hubble-export-cilium-docs.jsonl");
-    CliRun run = CliRun.run("learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
+    CliRun run =
+        CliRun.run(
+            "learn", "--input", capture.toString(), "--output-dir", dir.resolve("out").toString());
 
     assertThat(run.exitCode()).isEqualTo(1);
-    assertThat(run.out()).contains("flows published:     0").contains("non-policy-drop 1").contains("not-a-workload 1")
+    assertThat(run.out())
+        .contains("flows published:     0")
+        .contains("non-policy-drop 1")
+        .contains("not-a-workload 1")
         .contains("proposals written:   0");
     assertThat(run.err()).contains("no flow of");
     assertThat(dir.resolve("out")).doesNotExist();
@@ -175,10 +266,15 @@ class LearnIstioAndBadInputTest {
 
   @Test
   void optionsComeFromTheEnvironmentToo() {
-    CliRun run = CliRun.run(Map.of("NE_INPUT", dir.resolve("from-env.jsonl").toString()), "learn",
-        "--output-dir", dir.toString());
+    CliRun run =
+        CliRun.run(
+            Map.of("NE_INPUT", dir.resolve("from-env.jsonl").toString()),
+            "learn",
+            "--output-dir",
+            dir.toString());
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("capture file " + dir.resolve("from-env.jsonl") + " does not exist");
+    assertThat(run.err())
+        .contains("capture file " + dir.resolve("from-env.jsonl") + " does not exist");
   }
 }

@@ -4,10 +4,10 @@ import static io.kubewarden.networkenforcer.cli.CliRun.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.cli.CliRun;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
@@ -19,9 +19,9 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
-import io.kubewarden.networkenforcer.writer.rendering.NetworkPolicies;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
+import io.kubewarden.networkenforcer.writer.rendering.NetworkPolicies;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,15 +41,16 @@ class LearnedManifestsOnApiServerTest {
   static KubeApiServer api;
   static KubernetesClient admin;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void start() {
     api = KubeApiServer.builder().start();
     admin = api.client();
     ProjectCrds.install(admin, Duration.ofSeconds(60));
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
         .create();
   }
 
@@ -64,47 +65,90 @@ class LearnedManifestsOnApiServerTest {
   void kubernetesAndIstioProposalsAreAcceptedByTheApiServer() throws Exception {
     Path kubernetes = dir.resolve("kubernetes");
     Path istio = dir.resolve("istio");
-    assertThat(CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--output-dir",
-        kubernetes.toString()).exitCode()).isZero();
-    assertThat(CliRun.run("learn", "--input", sample("ztunnel.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--output-dir", istio.toString()).exitCode()).isZero();
+    assertThat(
+            CliRun.run(
+                    "learn",
+                    "--input",
+                    sample("hubble-flows.jsonl").toString(),
+                    "--output-dir",
+                    kubernetes.toString())
+                .exitCode())
+        .isZero();
+    assertThat(
+            CliRun.run(
+                    "learn",
+                    "--input",
+                    sample("ztunnel.jsonl").toString(),
+                    "--cluster-state",
+                    sample("cluster-state.json").toString(),
+                    "--output-dir",
+                    istio.toString())
+                .exitCode())
+        .isZero();
 
     Map<String, WorkloadNetworkPolicyProposal> learned = LearnedProposals.read(kubernetes);
     assertThat(learned).hasSize(3);
     apply(kubernetes);
     for (WorkloadNetworkPolicyProposal p : learned.values()) {
-      WorkloadNetworkPolicyProposal stored = admin.resources(WorkloadNetworkPolicyProposal.class)
-          .inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName()).get();
+      WorkloadNetworkPolicyProposal stored =
+          admin
+              .resources(WorkloadNetworkPolicyProposal.class)
+              .inNamespace(p.getMetadata().getNamespace())
+              .withName(p.getMetadata().getName())
+              .get();
       assertThat(stored).as(p.getMetadata().getName()).isNotNull();
-      assertThat(stored.getSpec().sameAllowListAs(p.getSpec())).as(p.getMetadata().getName()).isTrue();
+      assertThat(stored.getSpec().sameAllowListAs(p.getSpec()))
+          .as(p.getMetadata().getName())
+          .isTrue();
     }
 
     // The Istio proposal has the same name as the Kubernetes one: apply it in place of it.
-    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("demo")
-        .withName("deployment-http-server-ingress").delete();
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace("demo")
+        .withName("deployment-http-server-ingress")
+        .delete();
     List<String> applied = apply(istio);
     assertThat(applied).containsExactly("demo/deployment-http-server-ingress");
-    WorkloadNetworkPolicyProposal stored = admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("demo")
-        .withName("deployment-http-server-ingress").get();
-    assertThat(stored.getSpec().getIstio().getRules().get(0).getTo().get(0).getOperation().getPorts())
+    WorkloadNetworkPolicyProposal stored =
+        admin
+            .resources(WorkloadNetworkPolicyProposal.class)
+            .inNamespace("demo")
+            .withName("deployment-http-server-ingress")
+            .get();
+    assertThat(
+            stored.getSpec().getIstio().getRules().get(0).getTo().get(0).getOperation().getPorts())
         .containsExactly("18080");
   }
 
   /**
    * The product's promise for outside calls: the learned egress proposal of http-client, promoted
-   * to protect, renders (by the writer's own rendering) a NetworkPolicy the API server accepts, with
-   * the learned ipBlock, and the call to api.stripe.com stays allowed by it.
+   * to protect, renders (by the writer's own rendering) a NetworkPolicy the API server accepts,
+   * with the learned ipBlock, and the call to api.stripe.com stays allowed by it.
    */
   @Test
   void aPromotedEgressProposalKeepsTheExternalCallAllowed() {
     Path kubernetes = dir.resolve("external");
-    assertThat(CliRun.run("learn", "--input", sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        sample("cluster-state.json").toString(), "--output-dir", kubernetes.toString()).exitCode()).isZero();
-    WorkloadNetworkPolicyProposal proposal = LearnedProposals.read(kubernetes).get("demo/deployment-http-client-egress");
+    assertThat(
+            CliRun.run(
+                    "learn",
+                    "--input",
+                    sample("hubble-flows.jsonl").toString(),
+                    "--cluster-state",
+                    sample("cluster-state.json").toString(),
+                    "--output-dir",
+                    kubernetes.toString())
+                .exitCode())
+        .isZero();
+    WorkloadNetworkPolicyProposal proposal =
+        LearnedProposals.read(kubernetes).get("demo/deployment-http-client-egress");
 
     WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
-    wnp.setMetadata(new ObjectMetaBuilder().withName("deployment-http-client-egress").withNamespace("demo")
-        .build());
+    wnp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-http-client-egress")
+            .withNamespace("demo")
+            .build());
     WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
     spec.copySharedFrom(proposal.getSpec());
     spec.setMode(Mode.protect);
@@ -112,39 +156,73 @@ class LearnedManifestsOnApiServerTest {
     WorkloadNetworkPolicy created = admin.resource(wnp).create();
 
     NetworkPolicy stored = admin.resource(NetworkPolicies.desired(created)).create();
-    assertThat(stored.getSpec().getEgress()).anySatisfy(rule -> {
-      assertThat(rule.getTo()).singleElement().satisfies(peer ->
-          assertThat(peer.getIpBlock().getCidr()).isEqualTo("142.251.209.46/32"));
-      assertThat(rule.getPorts()).singleElement().satisfies(port -> {
-        assertThat(port.getProtocol()).isEqualTo("TCP");
-        assertThat(port.getPort().getIntVal()).isEqualTo(443);
-      });
-    });
+    assertThat(stored.getSpec().getEgress())
+        .anySatisfy(
+            rule -> {
+              assertThat(rule.getTo())
+                  .singleElement()
+                  .satisfies(
+                      peer ->
+                          assertThat(peer.getIpBlock().getCidr()).isEqualTo("142.251.209.46/32"));
+              assertThat(rule.getPorts())
+                  .singleElement()
+                  .satisfies(
+                      port -> {
+                        assertThat(port.getProtocol()).isEqualTo("TCP");
+                        assertThat(port.getPort().getIntVal()).isEqualTo(443);
+                      });
+            });
 
-    FlowEndpoint client = FlowEndpoint.builder().namespace("demo").workload(WorkloadKind.Deployment, "http-client")
-        .podLabels(Map.of("app", "http-client", "pod-template-hash", "29e797ec96"))
-        .namespaceLabels(Map.of("kubernetes.io/metadata.name", "demo")).ip("10.244.2.244").build();
-    FlowEndpoint stripe = FlowEndpoint.outsideCluster("142.251.209.46", ExternalEndpoint.of(List.of("api.stripe.com")));
-    assertThat(NetworkPolicyEvaluator.evaluate(stored.getSpec(), Direction.Egress, client, stripe, Protocol.TCP, 443))
+    FlowEndpoint client =
+        FlowEndpoint.builder()
+            .namespace("demo")
+            .workload(WorkloadKind.Deployment, "http-client")
+            .podLabels(Map.of("app", "http-client", "pod-template-hash", "29e797ec96"))
+            .namespaceLabels(Map.of("kubernetes.io/metadata.name", "demo"))
+            .ip("10.244.2.244")
+            .build();
+    FlowEndpoint stripe =
+        FlowEndpoint.outsideCluster(
+            "142.251.209.46", ExternalEndpoint.of(List.of("api.stripe.com")));
+    assertThat(
+            NetworkPolicyEvaluator.evaluate(
+                stored.getSpec(), Direction.Egress, client, stripe, Protocol.TCP, 443))
         .isEqualTo(Decision.ALLOWED);
     // ... and nothing else outside: another address on the same port is denied.
-    assertThat(NetworkPolicyEvaluator.evaluate(stored.getSpec(), Direction.Egress, client,
-        FlowEndpoint.outsideCluster("142.251.209.47", null), Protocol.TCP, 443)).isEqualTo(Decision.DENIED);
+    assertThat(
+            NetworkPolicyEvaluator.evaluate(
+                stored.getSpec(),
+                Direction.Egress,
+                client,
+                FlowEndpoint.outsideCluster("142.251.209.47", null),
+                Protocol.TCP,
+                443))
+        .isEqualTo(Decision.DENIED);
   }
 
   @Test
   void proposalsWithInferredWorkloadsKeepTheirAnnotationOnTheApiServer() throws Exception {
     Path out = dir.resolve("multinode");
     Path capture = CliRun.repoRoot().resolve("samples/captures/hubble-multinode.jsonl");
-    assertThat(CliRun.run("learn", "--input", capture.toString(), "--output-dir", out.toString()).exitCode()).isZero();
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build())
+    assertThat(
+            CliRun.run("learn", "--input", capture.toString(), "--output-dir", out.toString())
+                .exitCode())
+        .isZero();
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("shop").endMetadata().build())
         .create();
 
     assertThat(apply(out)).hasSize(5);
-    WorkloadNetworkPolicyProposal stored = admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("shop")
-        .withName("deployment-worker-egress").get();
+    WorkloadNetworkPolicyProposal stored =
+        admin
+            .resources(WorkloadNetworkPolicyProposal.class)
+            .inNamespace("shop")
+            .withName("deployment-worker-egress")
+            .get();
     assertThat(stored.getMetadata().getAnnotations())
-        .containsEntry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/worker");
+        .containsEntry(
+            "networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/worker");
   }
 
   /** Like {@code kubectl create -f DIR -R}: every file as written, no conversion on the way. */

@@ -19,7 +19,9 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-/** Reads the manifests {@code learn} wrote back with the CRD classes and describes them compactly. */
+/**
+ * Reads the manifests {@code learn} wrote back with the CRD classes and describes them compactly.
+ */
 final class LearnedProposals {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
@@ -30,8 +32,8 @@ final class LearnedProposals {
     Map<String, WorkloadNetworkPolicyProposal> out = new TreeMap<>();
     try (Stream<Path> files = Files.walk(dir)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
-        WorkloadNetworkPolicyProposal p = SERIALIZATION.unmarshal(Files.readString(f),
-            WorkloadNetworkPolicyProposal.class);
+        WorkloadNetworkPolicyProposal p =
+            SERIALIZATION.unmarshal(Files.readString(f), WorkloadNetworkPolicyProposal.class);
         assertThat(p.getApiVersion()).isEqualTo("networkenforcer.kubewarden.io/v1alpha1");
         assertThat(p.getKind()).isEqualTo("WorkloadNetworkPolicyProposal");
         // The file sits where the contract says: <dir>/<namespace>/<name>.yaml.
@@ -59,18 +61,28 @@ final class LearnedProposals {
   }
 
   private static String rule(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports) {
-    String peer = peers.stream().map(pe -> {
-      if (pe.getIpBlock() != null) {
-        // A peer outside the cluster: nothing else may be set beside the block.
-        assertThat(pe.getNamespaceSelector()).isNull();
-        assertThat(pe.getPodSelector()).isNull();
-        return pe.getIpBlock().getCidr();
-      }
-      return pe.getNamespaceSelector().getMatchLabels().get("kubernetes.io/metadata.name") + " "
-          + selector(pe.getPodSelector());
-    }).collect(Collectors.joining(" | "));
-    String portList = ports.stream().map(po -> po.getProtocol() + "/" + po.getPort().getIntVal()).sorted()
-        .collect(Collectors.joining(","));
+    String peer =
+        peers.stream()
+            .map(
+                pe -> {
+                  if (pe.getIpBlock() != null) {
+                    // A peer outside the cluster: nothing else may be set beside the block.
+                    assertThat(pe.getNamespaceSelector()).isNull();
+                    assertThat(pe.getPodSelector()).isNull();
+                    return pe.getIpBlock().getCidr();
+                  }
+                  return pe.getNamespaceSelector()
+                          .getMatchLabels()
+                          .get("kubernetes.io/metadata.name")
+                      + " "
+                      + selector(pe.getPodSelector());
+                })
+            .collect(Collectors.joining(" | "));
+    String portList =
+        ports.stream()
+            .map(po -> po.getProtocol() + "/" + po.getPort().getIntVal())
+            .sorted()
+            .collect(Collectors.joining(","));
     return peer + " -> " + portList;
   }
 

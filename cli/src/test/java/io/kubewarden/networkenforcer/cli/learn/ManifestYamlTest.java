@@ -18,7 +18,8 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 class ManifestYamlTest {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
-  private static final String TRICKY = """
+  private static final String TRICKY =
+      """
       {"apiVersion": "networkenforcer.kubewarden.io/v1alpha1", "kind": "WorkloadNetworkPolicyProposal",
        "metadata": {"name": "deployment-web-ingress", "namespace": "shop",
          "annotations": {"yes": "no", "8080": "on", "a b": "x: y", "networkenforcer.kubewarden.io/replay-window": "2026-12-01T00:00:00Z/2026-12-02T00:00:00Z",
@@ -31,35 +32,55 @@ class ManifestYamlTest {
            "rules": [{"from": [{"source": {"principals": ["cluster.local/ns/shop/sa/client"]}}],
                       "to": [{"operation": {"ports": ["18080", "9090"]}}]}, {}]}},
        "status": {"evidence": []}}
-      """.formatted("x".repeat(150) + " and a long message after it, longer than any line width a YAML writer folds at");
+      """
+          .formatted(
+              "x".repeat(150)
+                  + " and a long message after it, longer than any line width a YAML writer folds at");
 
   @Test
   void whatIsWrittenReadsBackTheSameWithFabric8AndWithAYaml12Parser() {
-    WorkloadNetworkPolicyProposal proposal = SERIALIZATION.unmarshal(TRICKY, WorkloadNetworkPolicyProposal.class);
+    WorkloadNetworkPolicyProposal proposal =
+        SERIALIZATION.unmarshal(TRICKY, WorkloadNetworkPolicyProposal.class);
     @SuppressWarnings("unchecked")
     Map<String, Object> tree = SERIALIZATION.convertValue(proposal, Map.class);
 
     String yaml = ManifestYaml.of(tree);
 
-    assertThat(SERIALIZATION.unmarshal(yaml, WorkloadNetworkPolicyProposal.class)).isEqualTo(proposal)
-        .isEqualTo(SERIALIZATION.unmarshal(SERIALIZATION.asYaml(proposal), WorkloadNetworkPolicyProposal.class));
+    assertThat(SERIALIZATION.unmarshal(yaml, WorkloadNetworkPolicyProposal.class))
+        .isEqualTo(proposal)
+        .isEqualTo(
+            SERIALIZATION.unmarshal(
+                SERIALIZATION.asYaml(proposal), WorkloadNetworkPolicyProposal.class));
     assertThat(new Load(LoadSettings.builder().build()).loadFromString(yaml)).isEqualTo(tree);
-    // Strings stay strings for a YAML 1.1 reader too: values always quoted, reserved words as keys too.
-    assertThat(yaml).contains("\"yes\": \"no\"", "\"8080\": \"on\"", "- \"18080\"", "\"true\": \"false\"")
-        .contains("\\u0085", "\\u2028", "\\ufeff").doesNotContain("\u0085", "\u2028");
+    // Strings stay strings for a YAML 1.1 reader too: values always quoted, reserved words as keys
+    // too.
+    assertThat(yaml)
+        .contains("\"yes\": \"no\"", "\"8080\": \"on\"", "- \"18080\"", "\"true\": \"false\"")
+        .contains("\\u0085", "\\u2028", "\\ufeff")
+        .doesNotContain("\u0085", "\u2028");
   }
 
   @Test
   void layoutIsFabric8sBlockStyle() {
     Map<String, Object> tree = new java.util.LinkedHashMap<>();
     tree.put("kind", "K");
-    tree.put("spec", Map.of("ports", java.util.List.of(Map.of("port", 53), 7), "none", java.util.List.of(),
-        "nested", java.util.List.of(java.util.List.of("a"))));
+    tree.put(
+        "spec",
+        Map.of(
+            "ports",
+            java.util.List.of(Map.of("port", 53), 7),
+            "none",
+            java.util.List.of(),
+            "nested",
+            java.util.List.of(java.util.List.of("a"))));
 
     String yaml = ManifestYaml.of(tree);
 
-    assertThat(yaml).startsWith("kind: \"K\"\nspec:\n  ").contains("  ports:\n  - port: 53\n  - 7\n")
-        .contains("  none: []\n").contains("  nested:\n  -\n    - \"a\"\n");
+    assertThat(yaml)
+        .startsWith("kind: \"K\"\nspec:\n  ")
+        .contains("  ports:\n  - port: 53\n  - 7\n")
+        .contains("  none: []\n")
+        .contains("  nested:\n  -\n    - \"a\"\n");
     assertThat(new Load(LoadSettings.builder().build()).loadFromString(yaml)).isEqualTo(tree);
   }
 }

@@ -40,8 +40,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The management port behind Kubernetes authentication and authorization, on a real API server
- * with the chart's RBAC: the real {@code processor} command runs as the chart's processor service
+ * The management port behind Kubernetes authentication and authorization, on a real API server with
+ * the chart's RBAC: the real {@code processor} command runs as the chart's processor service
  * account (so its TokenReviews and SubjectAccessReviews need exactly what the chart grants), and
  * clients present tokens the API server issued (TokenRequest) for service accounts an operator
  * bound, or did not bind, to the chart's reader ClusterRoles.
@@ -51,7 +51,8 @@ class ManagementAuthTest {
   private static final String FULLNAME = RELEASE + "-network-enforcer";
   private static final String MONITORING = "monitoring";
   private static final Duration WAIT = Duration.ofMinutes(2);
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   static EmbeddedKafkaBroker broker;
   static ChartedApiServer cluster;
@@ -68,11 +69,18 @@ class ManagementAuthTest {
     broker = EmbeddedKafkaBroker.startDefault();
     cluster = ChartedApiServer.start("demo");
     KubernetesClient admin = cluster.admin();
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(MONITORING).endMetadata()
-        .build()).create();
+    admin
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(MONITORING).endMetadata().build())
+        .create();
     for (String name : List.of("prometheus", "operator", "intruder")) {
-      admin.serviceAccounts().inNamespace(MONITORING).resource(new ServiceAccountBuilder().withNewMetadata()
-          .withName(name).endMetadata().build()).create();
+      admin
+          .serviceAccounts()
+          .inNamespace(MONITORING)
+          .resource(
+              new ServiceAccountBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .create();
     }
     // What the chart README tells an operator to do: bind the reader ClusterRoles.
     bind(admin, "prometheus", FULLNAME + "-metrics-reader");
@@ -92,11 +100,17 @@ class ManagementAuthTest {
     env.put("NE_PROVIDER", "calico");
     env.put("NE_STATE_DIR", state.toString());
     // NE_MANAGEMENT_AUTH unset: the default, kubernetes.
-    env.put("NE_KUBECONFIG", cluster.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
-        FULLNAME + "-processor").toString());
+    env.put(
+        "NE_KUBECONFIG",
+        cluster
+            .api()
+            .serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE, FULLNAME + "-processor")
+            .toString());
     processor = CompletableFuture.supplyAsync(() -> CliRun.run(env, "processor"));
     await().atMost(WAIT).until(() -> processor.isDone() || !ServiceRunner.active().isEmpty());
-    assertThat(processor.isDone()).as(() -> "the processor ended early: " + processor.join().err()).isFalse();
+    assertThat(processor.isDone())
+        .as(() -> "the processor ended early: " + processor.join().err())
+        .isFalse();
     managementPort = ServiceRunner.active().iterator().next().managementPort();
     probePort = ServiceRunner.active().iterator().next().probePort();
     await().atMost(WAIT).until(() -> get(probePort, "/readyz", null).statusCode() == 200);
@@ -124,22 +138,26 @@ class ManagementAuthTest {
   void probesAnswerAnyoneOnTheirOwnPortOnly() throws Exception {
     assertThat(get(probePort, "/healthz", null).statusCode()).isEqualTo(200);
     assertThat(get(probePort, "/readyz", null).body()).contains("kafka-streams ok");
-    assertThat(get(probePort, "/metrics", null).statusCode()).as("no metrics on the open port").isEqualTo(404);
-    assertThat(get(managementPort, "/healthz", operator).statusCode()).as("no probes on the guarded port")
+    assertThat(get(probePort, "/metrics", null).statusCode())
+        .as("no metrics on the open port")
+        .isEqualTo(404);
+    assertThat(get(managementPort, "/healthz", operator).statusCode())
+        .as("no probes on the guarded port")
         .isEqualTo(404);
   }
 
   @Test
   void anonymousAndUnauthorizedRequestsAreRefused() throws Exception {
     record Attempt(String who, String token, String path, int expected) {}
-    List<Attempt> attempts = List.of(
-        new Attempt("anonymous", null, "/metrics", 401),
-        new Attempt("anonymous", null, CaughtUpPage.PATH, 401),
-        new Attempt("a made-up token", "eyJhbGciOiJSUzI1NiJ9.e30.c2ln", "/metrics", 401),
-        new Attempt("a service account nobody bound", intruder, "/metrics", 403),
-        new Attempt("a service account nobody bound", intruder, CaughtUpPage.PATH, 403),
-        new Attempt("ingest's own service account", ingest, "/metrics", 403),
-        new Attempt("the metrics reader beyond /metrics", prometheus, CaughtUpPage.PATH, 403));
+    List<Attempt> attempts =
+        List.of(
+            new Attempt("anonymous", null, "/metrics", 401),
+            new Attempt("anonymous", null, CaughtUpPage.PATH, 401),
+            new Attempt("a made-up token", "eyJhbGciOiJSUzI1NiJ9.e30.c2ln", "/metrics", 401),
+            new Attempt("a service account nobody bound", intruder, "/metrics", 403),
+            new Attempt("a service account nobody bound", intruder, CaughtUpPage.PATH, 403),
+            new Attempt("ingest's own service account", ingest, "/metrics", 403),
+            new Attempt("the metrics reader beyond /metrics", prometheus, CaughtUpPage.PATH, 403));
     List<String> outcomes = new ArrayList<>();
     int refused = 0;
     for (Attempt a : attempts) {
@@ -148,15 +166,23 @@ class ManagementAuthTest {
       if (response.statusCode() == a.expected()) {
         refused++;
       }
-      assertThat(response.body()).as("nothing of the page leaks").doesNotContain("jvm_", "caughtUp");
+      assertThat(response.body())
+          .as("nothing of the page leaks")
+          .doesNotContain("jvm_", "caughtUp");
       if (response.statusCode() == 401) {
-        assertThat(response.headers().firstValue("WWW-Authenticate")).contains("Bearer realm=\"network-enforcer\"");
+        assertThat(response.headers().firstValue("WWW-Authenticate"))
+            .contains("Bearer realm=\"network-enforcer\"");
       }
     }
-    System.out.println("management endpoints: attempts refused: " + refused + " of " + attempts.size());
-    assertThat(outcomes).containsExactlyElementsOf(attempts.stream()
-        .map(a -> a.who() + " GET " + a.path() + " -> " + a.expected()).toList());
-    assertThat(get(managementPort, "/metrics", intruder).body()).contains("system:serviceaccount:monitoring:intruder")
+    System.out.println(
+        "management endpoints: attempts refused: " + refused + " of " + attempts.size());
+    assertThat(outcomes)
+        .containsExactlyElementsOf(
+            attempts.stream()
+                .map(a -> a.who() + " GET " + a.path() + " -> " + a.expected())
+                .toList());
+    assertThat(get(managementPort, "/metrics", intruder).body())
+        .contains("system:serviceaccount:monitoring:intruder")
         .contains("may not get /metrics");
   }
 
@@ -174,10 +200,16 @@ class ManagementAuthTest {
   @Test
   void theFlowDumperIsGuardedTheSameWay() throws Exception {
     FlowDumper dumper = new FlowDumper(10);
-    try (KubernetesClient asIngest = cluster.api().serviceAccountClient(ChartedApiServer.RELEASE_NAMESPACE,
-            FULLNAME + "-ingest");
-        FlowDumperServer server = new FlowDumperServer(dumper, new InetSocketAddress("127.0.0.1", 0),
-            new KubernetesAccessCheck(asIngest)).start()) {
+    try (KubernetesClient asIngest =
+            cluster
+                .api()
+                .serviceAccountClient(ChartedApiServer.RELEASE_NAMESPACE, FULLNAME + "-ingest");
+        FlowDumperServer server =
+            new FlowDumperServer(
+                    dumper,
+                    new InetSocketAddress("127.0.0.1", 0),
+                    new KubernetesAccessCheck(asIngest))
+                .start()) {
       assertThat(get(server.port(), "/flow", null).statusCode()).isEqualTo(401);
       assertThat(get(server.port(), "/flow", intruder).statusCode()).isEqualTo(403);
       assertThat(get(server.port(), "/flow", prometheus).statusCode()).isEqualTo(403);
@@ -204,9 +236,13 @@ class ManagementAuthTest {
       for (Socket slow : List.of(slowProbe, slowScrape)) {
         slow.setSoTimeout((int) Duration.ofSeconds(30).toMillis());
         long waiting = System.nanoTime();
-        assertThat(closedByServer(slow.getInputStream())).as("the server closed the stalled request").isTrue();
-        // The JDK server's request limit (10 s) plus its timer tick (1 s), from the request's start.
-        assertThat(Duration.ofNanos(System.nanoTime() - waiting)).isLessThan(Duration.ofSeconds(15));
+        assertThat(closedByServer(slow.getInputStream()))
+            .as("the server closed the stalled request")
+            .isTrue();
+        // The JDK server's request limit (10 s) plus its timer tick (1 s), from the request's
+        // start.
+        assertThat(Duration.ofNanos(System.nanoTime() - waiting))
+            .isLessThan(Duration.ofSeconds(15));
       }
     }
   }
@@ -215,7 +251,8 @@ class ManagementAuthTest {
     Socket socket = new Socket("127.0.0.1", port);
     OutputStream out = socket.getOutputStream();
     // The request line and one header, never the blank line that ends the headers.
-    out.write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n").getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n").getBytes(StandardCharsets.US_ASCII));
     out.flush();
     return socket;
   }
@@ -230,8 +267,9 @@ class ManagementAuthTest {
   }
 
   private static HttpResponse<String> get(int port, String path, String token) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(10));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(10));
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
     }
@@ -239,17 +277,37 @@ class ManagementAuthTest {
   }
 
   private static String token(String namespace, String serviceAccount) {
-    return cluster.admin().serviceAccounts().inNamespace(namespace).withName(serviceAccount)
-        .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
-        .getStatus().getToken();
+    return cluster
+        .admin()
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .withName(serviceAccount)
+        .tokenRequest(
+            new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
+        .getStatus()
+        .getToken();
   }
 
   private static void bind(KubernetesClient admin, String serviceAccount, String clusterRole) {
-    admin.rbac().clusterRoleBindings().resource(new ClusterRoleBindingBuilder().withNewMetadata()
-        .withName(serviceAccount + "-" + clusterRole).endMetadata()
-        .withNewRoleRef().withApiGroup("rbac.authorization.k8s.io").withKind("ClusterRole").withName(clusterRole)
-        .endRoleRef()
-        .addNewSubject().withKind("ServiceAccount").withName(serviceAccount).withNamespace(MONITORING).endSubject()
-        .build()).create();
+    admin
+        .rbac()
+        .clusterRoleBindings()
+        .resource(
+            new ClusterRoleBindingBuilder()
+                .withNewMetadata()
+                .withName(serviceAccount + "-" + clusterRole)
+                .endMetadata()
+                .withNewRoleRef()
+                .withApiGroup("rbac.authorization.k8s.io")
+                .withKind("ClusterRole")
+                .withName(clusterRole)
+                .endRoleRef()
+                .addNewSubject()
+                .withKind("ServiceAccount")
+                .withName(serviceAccount)
+                .withNamespace(MONITORING)
+                .endSubject()
+                .build())
+        .create();
   }
 }

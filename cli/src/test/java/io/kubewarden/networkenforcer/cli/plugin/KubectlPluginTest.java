@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * network-enforcer command (this build's classes, started as a process).
  */
 class KubectlPluginTest {
-  static final String PROPOSAL = """
+  static final String PROPOSAL =
+      """
       apiVersion: networkenforcer.kubewarden.io/v1alpha1
       kind: WorkloadNetworkPolicyProposal
       metadata: {name: deployment-http-server-ingress, namespace: demo}
@@ -49,27 +50,36 @@ class KubectlPluginTest {
               podSelector: {matchLabels: {app: http-client}}
             ports: [{protocol: TCP, port: 18080}, {protocol: UDP, port: 18081}]
       """;
-  static final String POLICY = PROPOSAL.replace("kind: WorkloadNetworkPolicyProposal", "kind: WorkloadNetworkPolicy")
-      .replace("  backend: kubernetes\n", "  backend: kubernetes\n  mode: monitor\n")
-      .replace(", {protocol: UDP, port: 18081}]", "]");
+  static final String POLICY =
+      PROPOSAL
+          .replace("kind: WorkloadNetworkPolicyProposal", "kind: WorkloadNetworkPolicy")
+          .replace("  backend: kubernetes\n", "  backend: kubernetes\n  mode: monitor\n")
+          .replace(", {protocol: UDP, port: 18081}]", "]");
 
   static KubeApiServer api;
   static KubernetesClient admin;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void start() throws Exception {
     api = KubeApiServer.builder().start();
     admin = api.client();
     ProjectCrds.install(admin, Duration.ofSeconds(60));
-    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
         .create();
-    admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("demo")
-        .resource(Json.yaml().readValue(PROPOSAL, WorkloadNetworkPolicyProposal.class)).create();
-    admin.resources(WorkloadNetworkPolicy.class).inNamespace("demo")
-        .resource(Json.yaml().readValue(POLICY, WorkloadNetworkPolicy.class)).create();
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace("demo")
+        .resource(Json.yaml().readValue(PROPOSAL, WorkloadNetworkPolicyProposal.class))
+        .create();
+    admin
+        .resources(WorkloadNetworkPolicy.class)
+        .inNamespace("demo")
+        .resource(Json.yaml().readValue(POLICY, WorkloadNetworkPolicy.class))
+        .create();
   }
 
   @AfterAll
@@ -87,7 +97,8 @@ class KubectlPluginTest {
     assertThat(list.out().lines().findFirst().orElseThrow())
         .matches("NAMESPACE +NAME +KIND +TARGET +DIRECTION +CONVERGED +REASON +PROMOTE");
     assertThat(list.out().lines().skip(1).findFirst().orElseThrow())
-        .matches("demo +deployment-http-server-ingress +Deployment +http-server +Ingress +<none> +<none> +<none>");
+        .matches(
+            "demo +deployment-http-server-ingress +Deployment +http-server +Ingress +<none> +<none> +<none>");
 
     Run show = plugin("show", "deployment-http-server-ingress", "-n", "demo");
     assertThat(show.code()).as(show.err()).isZero();
@@ -97,15 +108,18 @@ class KubectlPluginTest {
     assertThat(promote.code()).as(promote.err()).isZero();
     assertThat(proposal().getMetadata().getLabels())
         .containsEntry("networkenforcer.kubewarden.io/promote", "monitor");
-    assertThat(plugin("promote", "deployment-http-server-ingress", "protect", "-n", "demo").code()).isZero();
+    assertThat(plugin("promote", "deployment-http-server-ingress", "protect", "-n", "demo").code())
+        .isZero();
     assertThat(proposal().getMetadata().getLabels())
         .containsEntry("networkenforcer.kubewarden.io/promote", "protect");
-    assertThat(plugin("list", "-n", "demo").out()).containsPattern("Ingress +<none> +<none> +protect\n");
+    assertThat(plugin("list", "-n", "demo").out())
+        .containsPattern("Ingress +<none> +<none> +protect\n");
   }
 
   @Test
   void acknowledgeAViolationAndSwitchAPolicysMode() throws Exception {
-    Run ack = plugin("ack", "deployment-http-server-ingress", "7", "expected backup job", "-n", "demo");
+    Run ack =
+        plugin("ack", "deployment-http-server-ingress", "7", "expected backup job", "-n", "demo");
     assertThat(ack.code()).as(ack.err()).isZero();
     assertThat(policy().getMetadata().getAnnotations())
         .containsEntry("networkenforcer.kubewarden.io/acknowledge-7", "expected backup job");
@@ -118,27 +132,46 @@ class KubectlPluginTest {
     Run bad = plugin("mode", "deployment-http-server-ingress", "loud", "-n", "demo");
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).contains("error: mode 'loud' must be monitor or protect");
-    assertThat(plugin("ack", "deployment-http-server-ingress", "first", "x", "-n", "demo").code()).isEqualTo(2);
+    assertThat(plugin("ack", "deployment-http-server-ingress", "first", "x", "-n", "demo").code())
+        .isEqualTo(2);
     assertThat(plugin("frobnicate").code()).isEqualTo(2);
     assertThat(plugin("help").out()).contains("kubectl enforcer list").contains("Examples:");
   }
 
   @Test
   void diffAndSimulateRunTheNetworkEnforcerCommand() throws Exception {
-    // The proposal against the cluster's policy, through kubectl's flags: exit 3 and the added port.
+    // The proposal against the cluster's policy, through kubectl's flags: exit 3 and the added
+    // port.
     Path proposals = Files.createDirectories(dir.resolve("proposals/demo"));
     Files.writeString(proposals.resolve("deployment-http-server-ingress.yaml"), PROPOSAL);
-    Run diff = plugin("diff", "-f", dir.resolve("proposals").toString(), "-n", "demo", "--kubeconfig",
-        api.kubeconfig().toString(), "-o", "json");
+    Run diff =
+        plugin(
+            "diff",
+            "-f",
+            dir.resolve("proposals").toString(),
+            "-n",
+            "demo",
+            "--kubeconfig",
+            api.kubeconfig().toString(),
+            "-o",
+            "json");
     assertThat(diff.code()).as(diff.err()).isEqualTo(3);
     assertThat(diff.out()).as(diff.err()).startsWith("{");
     JsonNode report = Json.mapper().readTree(diff.out());
     assertThat(report.path("targets")).hasSize(1);
     assertThat(report.path("targets").get(0).path("added").toString())
-        .isEqualTo("[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"UDP/18081\"]}]");
+        .isEqualTo(
+            "[{\"peer\":\"namespace demo, pods {app=http-client}\",\"ports\":[\"UDP/18081\"]}]");
 
-    Run simulate = plugin("simulate", "-f", dir.resolve("proposals").toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state", CliRun.sample("cluster-state.json").toString());
+    Run simulate =
+        plugin(
+            "simulate",
+            "-f",
+            dir.resolve("proposals").toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString());
     assertThat(simulate.code()).as(simulate.err()).isZero();
     assertThat(simulate.out()).contains("Nothing would be denied.");
   }
@@ -146,12 +179,17 @@ class KubectlPluginTest {
   @Test
   void theKrewManifestNamesThePluginArchiveWithItsChecksum() throws Exception {
     Path plugin = CliRun.repoRoot().resolve("kubectl-plugin");
-    Process p = new ProcessBuilder("bash", plugin.resolve("package.sh").toString(), dir.toString(), "v0.4.0")
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "bash", plugin.resolve("package.sh").toString(), dir.toString(), "v0.4.0")
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor()).as(out).isZero();
-    // The committed manifest is the one the current script packages to (same archive bytes, same sha256).
-    assertThat(Files.readString(plugin.resolve("enforcer.yaml"))).isEqualTo(Files.readString(dir.resolve("enforcer.yaml")));
+    // The committed manifest is the one the current script packages to (same archive bytes, same
+    // sha256).
+    assertThat(Files.readString(plugin.resolve("enforcer.yaml")))
+        .isEqualTo(Files.readString(dir.resolve("enforcer.yaml")));
     JsonNode manifest = Json.yaml().readTree(dir.resolve("enforcer.yaml").toFile());
     assertThat(manifest.path("kind").asText()).isEqualTo("Plugin");
     assertThat(manifest.path("metadata").path("name").asText()).isEqualTo("enforcer");
@@ -161,47 +199,72 @@ class KubectlPluginTest {
       assertThat(platform.path("bin").asText()).isEqualTo("kubectl-enforcer");
     }
     // The archive holds the script as it is in the repository, executable.
-    Process list = new ProcessBuilder("tar", "-tvzf", dir.resolve("kubectl-enforcer.tar.gz").toString()).start();
+    Process list =
+        new ProcessBuilder("tar", "-tvzf", dir.resolve("kubectl-enforcer.tar.gz").toString())
+            .start();
     String listing = new String(list.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(list.waitFor()).isZero();
-    assertThat(listing.lines().toList()).singleElement().satisfies(l -> assertThat(l).startsWith("-rwxr-xr-x")
-        .endsWith(" kubectl-enforcer"));
+    assertThat(listing.lines().toList())
+        .singleElement()
+        .satisfies(l -> assertThat(l).startsWith("-rwxr-xr-x").endsWith(" kubectl-enforcer"));
   }
 
   private static String sha256(Path file) throws Exception {
-    byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+    byte[] digest =
+        java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
     return java.util.HexFormat.of().formatHex(digest);
   }
 
   private static WorkloadNetworkPolicyProposal proposal() {
-    return admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("demo")
-        .withName("deployment-http-server-ingress").get();
+    return admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace("demo")
+        .withName("deployment-http-server-ingress")
+        .get();
   }
 
   private static WorkloadNetworkPolicy policy() {
-    return admin.resources(WorkloadNetworkPolicy.class).inNamespace("demo").withName("deployment-http-server-ingress")
+    return admin
+        .resources(WorkloadNetworkPolicy.class)
+        .inNamespace("demo")
+        .withName("deployment-http-server-ingress")
         .get();
   }
 
   record Run(int code, String out, String err) {}
 
-  /** Runs {@code kubectl enforcer ARGS} as kubectl does: the kubectl-enforcer executable on the PATH. */
+  /**
+   * Runs {@code kubectl enforcer ARGS} as kubectl does: the kubectl-enforcer executable on the
+   * PATH.
+   */
   private Run plugin(String... args) throws Exception {
     // The command's classes and dependencies as the jar has them: without the tests' logging setup.
-    String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(e -> !e.endsWith("test-classes")).collect(java.util.stream.Collectors.joining(File.pathSeparator));
-    Path launcher = Files.writeString(dir.resolve("network-enforcer-" + System.nanoTime()),
-        "#!/usr/bin/env bash\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '"
-            + classPath + "' io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand "
-            + "\"$@\"\n");
+    String classPath =
+        java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+            .filter(e -> !e.endsWith("test-classes"))
+            .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+    Path launcher =
+        Files.writeString(
+            dir.resolve("network-enforcer-" + System.nanoTime()),
+            "#!/usr/bin/env bash\nexec '"
+                + Path.of(System.getProperty("java.home"), "bin", "java")
+                + "' -cp '"
+                + classPath
+                + "' io.kubewarden.networkenforcer.cli.NetworkEnforcerCommand "
+                + "\"$@\"\n");
     launcher.toFile().setExecutable(true);
     Path kubectl = KubeTools.require("kubectl");
     List<String> command = new ArrayList<>(List.of(kubectl.toString(), "enforcer"));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
     Map<String, String> env = pb.environment();
-    env.put("PATH", CliRun.repoRoot().resolve("kubectl-plugin") + File.pathSeparator + kubectl.getParent()
-        + File.pathSeparator + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put(
+        "PATH",
+        CliRun.repoRoot().resolve("kubectl-plugin")
+            + File.pathSeparator
+            + kubectl.getParent()
+            + File.pathSeparator
+            + env.getOrDefault("PATH", "/usr/bin:/bin"));
     env.put("KUBECONFIG", api.kubeconfig().toString());
     env.put("NETWORK_ENFORCER", launcher.toString());
     env.put("KUBECTL", kubectl.toString());

@@ -32,13 +32,13 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * Prints how fast {@code replay} and {@code simulate} go through a window of the flows topic, and how
- * fast the processor service goes through the same flows (not a test: figures depend on the
+ * Prints how fast {@code replay} and {@code simulate} go through a window of the flows topic, and
+ * how fast the processor service goes through the same flows (not a test: figures depend on the
  * machine). One embedded broker; N flows between 200 workloads in 10 namespaces (each talks to 5
  * peers on 3 ports), timestamps spread over the last hour. Replay and the processor run by turns,
  * {@value #ROUNDS} rounds each in this JVM (the first of each warms the compiler as much as the
- * other); the figures are the medians. Prints {@code name: value} lines.
- * Run: {@code java -cp <cli test classpath> io.kubewarden.networkenforcer.cli.replay.HistoryBenchmark [N]}.
+ * other); the figures are the medians. Prints {@code name: value} lines. Run: {@code java -cp <cli
+ * test classpath> io.kubewarden.networkenforcer.cli.replay.HistoryBenchmark [N]}.
  */
 public final class HistoryBenchmark {
   private static final int ROUNDS = 3;
@@ -49,12 +49,14 @@ public final class HistoryBenchmark {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
-      KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), PREFIX, 6, (short) 1, Map.of());
+      KafkaSettings kafka =
+          new KafkaSettings(broker.bootstrapServers(), PREFIX, 6, (short) 1, Map.of());
       TopicSetup.createMissing(kafka, Duration.ofDays(7).toMillis());
       Instant start = Instant.now().minus(Duration.ofHours(1));
       long t0 = System.nanoTime();
       publish(kafka, n, start);
-      System.out.printf(Locale.ROOT, "published %d flows in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          Locale.ROOT, "published %d flows in %.1f s%n", n, (System.nanoTime() - t0) / 1e9);
 
       double[] replay = new double[ROUNDS];
       double[] replayCpu = new double[ROUNDS];
@@ -72,37 +74,72 @@ public final class HistoryBenchmark {
         steady[r] = processor[0];
         endToEnd[r] = processor[1];
         ratios[r] = replay[r] / steady[r];
-        System.out.printf(Locale.ROOT, "round %d: replay %.0f flows/s (%.1f us CPU per flow), processor %.0f flows/s "
-            + "steady, %.0f end to end (%.1f us CPU per flow)%n", r, replay[r], replayCpu[r], steady[r], endToEnd[r],
+        System.out.printf(
+            Locale.ROOT,
+            "round %d: replay %.0f flows/s (%.1f us CPU per flow), processor %.0f flows/s "
+                + "steady, %.0f end to end (%.1f us CPU per flow)%n",
+            r,
+            replay[r],
+            replayCpu[r],
+            steady[r],
+            endToEnd[r],
             processorCpu[r]);
       }
       line("replay flows/s", median(replay));
       line("processor flows/s (same flows, exactly-once, 1 thread, steady)", median(steady));
       line("processor flows/s (same flows, end to end)", median(endToEnd));
       // The whole replay command (window read, topology built, proposals rendered) against the
-      // processor's steady rate, without its start and last waits: the harder comparison. Medians of
+      // processor's steady rate, without its start and last waits: the harder comparison. Medians
+      // of
       // the rounds' own ratios, each measured minutes apart.
       System.out.printf(Locale.ROOT, "replay/processor ratio: %.2f%n", median(ratios));
-      System.out.printf(Locale.ROOT, "replay/processor ratio, lowest round: %.2f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "replay/processor ratio, lowest round: %.2f%n",
           Arrays.stream(ratios).min().orElseThrow());
-      System.out.printf(Locale.ROOT, "replay/processor ratio, highest round: %.2f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "replay/processor ratio, highest round: %.2f%n",
           Arrays.stream(ratios).max().orElseThrow());
-      System.out.printf(Locale.ROOT, "replay/processor ratio (end to end): %.2f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "replay/processor ratio (end to end): %.2f%n",
           median(replay) / median(endToEnd));
       // CPU time of the whole process (the broker included) per flow: far less sensitive to other
       // processes on a shared machine than the wall-clock rates.
-      System.out.printf(Locale.ROOT, "replay CPU per flow (microseconds, whole process): %.1f%n", median(replayCpu));
-      System.out.printf(Locale.ROOT, "processor CPU per flow (microseconds, whole process): %.1f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "replay CPU per flow (microseconds, whole process): %.1f%n",
+          median(replayCpu));
+      System.out.printf(
+          Locale.ROOT,
+          "processor CPU per flow (microseconds, whole process): %.1f%n",
           median(processorCpu));
-      System.out.printf(Locale.ROOT, "replay/processor ratio (CPU time): %.2f%n",
+      System.out.printf(
+          Locale.ROOT,
+          "replay/processor ratio (CPU time): %.2f%n",
           median(processorCpu) / median(replayCpu));
 
       Path out = Files.createTempDirectory("replay-bench");
-      Path policy = Files.writeString(out.resolve("deny.yaml"), "kind: NetworkPolicy\nmetadata: {name: deny, "
-          + "namespace: ns-0}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n");
+      Path policy =
+          Files.writeString(
+              out.resolve("deny.yaml"),
+              "kind: NetworkPolicy\nmetadata: {name: deny, "
+                  + "namespace: ns-0}\nspec:\n  podSelector: {}\n  policyTypes: [Ingress, Egress]\n");
       t0 = System.nanoTime();
-      CliRun simulate = CliRun.run("simulate", "--policy", policy.toString(), "--from", "2h",
-          "--kafka-bootstrap-servers", broker.bootstrapServers(), "--kafka-topic-prefix", PREFIX, "-o", "json");
+      CliRun simulate =
+          CliRun.run(
+              "simulate",
+              "--policy",
+              policy.toString(),
+              "--from",
+              "2h",
+              "--kafka-bootstrap-servers",
+              broker.bootstrapServers(),
+              "--kafka-topic-prefix",
+              PREFIX,
+              "-o",
+              "json");
       double simulateSeconds = (System.nanoTime() - t0) / 1e9;
       System.out.printf(Locale.ROOT, "simulate exit code %d%n", simulate.exitCode());
       line("simulate flows/s", n / simulateSeconds);
@@ -115,8 +152,19 @@ public final class HistoryBenchmark {
   private static double replay(String bootstrap, int n) throws Exception {
     Path out = Files.createTempDirectory("replay-bench");
     long t0 = System.nanoTime();
-    CliRun run = CliRun.run("replay", "--from", "2h", "--provider", "cilium", "--kafka-bootstrap-servers",
-        bootstrap, "--kafka-topic-prefix", PREFIX, "--output-dir", out.toString());
+    CliRun run =
+        CliRun.run(
+            "replay",
+            "--from",
+            "2h",
+            "--provider",
+            "cilium",
+            "--kafka-bootstrap-servers",
+            bootstrap,
+            "--kafka-topic-prefix",
+            PREFIX,
+            "--output-dir",
+            out.toString());
     double seconds = (System.nanoTime() - t0) / 1e9;
     if (run.exitCode() != 0) {
       throw new IllegalStateException("replay failed: " + run.err());
@@ -131,9 +179,15 @@ public final class HistoryBenchmark {
    * same flows, under a new application id: {steady flows/s between 10 % and 90 % of the flows, end
    * to end from RUNNING until every flow is committed and learned}.
    */
-  private static double[] processor(KafkaSettings kafka, int n, String applicationId) throws Exception {
-    ProcessorConfig config = ProcessorConfig.builder(kafka).applicationId(applicationId).provider(Provider.cilium)
-        .stateDir(Files.createTempDirectory("processor-bench")).build().validate();
+  private static double[] processor(KafkaSettings kafka, int n, String applicationId)
+      throws Exception {
+    ProcessorConfig config =
+        ProcessorConfig.builder(kafka)
+            .applicationId(applicationId)
+            .provider(Provider.cilium)
+            .stateDir(Files.createTempDirectory("processor-bench"))
+            .build()
+            .validate();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
       app.start();
@@ -154,9 +208,13 @@ public final class HistoryBenchmark {
         check(started, "processor reading");
         Thread.sleep(10);
       }
-      // Every flow committed and learned; not the full catch-up, which also waits for the evidence flush
+      // Every flow committed and learned; not the full catch-up, which also waits for the evidence
+      // flush
       // (30 s by default), a timer rather than work.
-      await(() -> app.progress().map(p -> p.flowsConsumed() >= n).orElse(false) && learnedAll(registry, n),
+      await(
+          () ->
+              app.progress().map(p -> p.flowsConsumed() >= n).orElse(false)
+                  && learnedAll(registry, n),
           "processor learned every flow");
       double endToEnd = n / ((System.nanoTime() - started) / 1e9);
       return new double[] {0.8 * n / ((ninetyPercent - tenPercent) / 1e9), endToEnd};
@@ -166,8 +224,10 @@ public final class HistoryBenchmark {
   /** Both observations of every flow (its source's Egress, its destination's Ingress) learned. */
   private static boolean learnedAll(SimpleMeterRegistry registry, long flows) {
     Counter learned = registry.find("network_enforcer.processor.observations.learned").counter();
-    double skipped = registry.find("network_enforcer.processor.learning.skipped").counters().stream()
-        .mapToDouble(Counter::count).sum();
+    double skipped =
+        registry.find("network_enforcer.processor.learning.skipped").counters().stream()
+            .mapToDouble(Counter::count)
+            .sum();
     return learned != null && learned.count() + skipped >= 2.0 * flows;
   }
 
@@ -217,22 +277,41 @@ public final class HistoryBenchmark {
     for (int i = 0; i < workloads.length; i++) {
       String ns = "ns-" + (i % 10);
       Map<String, String> labels = Map.of("app", "app-" + i);
-      workloads[i] = FlowEndpoint.builder().namespace(ns).workload(WorkloadKind.Deployment, "app-" + i)
-          .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build()).podLabels(labels)
-          .namespaceLabels(Map.of("kubernetes.io/metadata.name", ns)).podName("app-" + i + "-5d8f7-abcde")
-          .ip("10.244." + (i / 250) + "." + (i % 250)).serviceAccount("app-" + i).build();
+      workloads[i] =
+          FlowEndpoint.builder()
+              .namespace(ns)
+              .workload(WorkloadKind.Deployment, "app-" + i)
+              .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build())
+              .podLabels(labels)
+              .namespaceLabels(Map.of("kubernetes.io/metadata.name", ns))
+              .podName("app-" + i + "-5d8f7-abcde")
+              .ip("10.244." + (i / 250) + "." + (i % 250))
+              .serviceAccount("app-" + i)
+              .build();
     }
     long spacingMs = Duration.ofHours(1).toMillis() / n;
-    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(p, topic.keySerde().serializer(),
-        topic.valueSerde().serializer())) {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(p, topic.keySerde().serializer(), topic.valueSerde().serializer())) {
       java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
       for (int i = 0; i < n; i++) {
         int src = i % workloads.length;
         int dst = (src + 1 + (i / workloads.length) % 5) % workloads.length;
         Instant time = start.plusMillis(i * spacingMs);
-        FlowRecord flow = new FlowRecord(time, Provider.cilium, Protocol.TCP, 8080 + (i % 3), workloads[src],
-            workloads[dst], Verdict.FORWARDED, null, 1, Reporter.SOURCE);
-        producer.send(new ProducerRecord<>(topic.name(), null, time.toEpochMilli(), flow.partitionKey(), flow),
+        FlowRecord flow =
+            new FlowRecord(
+                time,
+                Provider.cilium,
+                Protocol.TCP,
+                8080 + (i % 3),
+                workloads[src],
+                workloads[dst],
+                Verdict.FORWARDED,
+                null,
+                1,
+                Reporter.SOURCE);
+        producer.send(
+            new ProducerRecord<>(
+                topic.name(), null, time.toEpochMilli(), flow.partitionKey(), flow),
             (meta, error) -> {
               if (error != null) {
                 failed.incrementAndGet();

@@ -42,14 +42,14 @@ class LearnReportInBrowserTest {
   private static final String CLIENT_SA = "demo/ServiceAccount/http-client-sa";
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
-  @TempDir
-  static Path dir;
+  @TempDir static Path dir;
   private static HeadlessChromium chromium;
 
   @BeforeAll
   static void startBrowser() {
     // Any fetch the page tried would go to this proxy and fail: the report must not need one.
-    chromium = new HeadlessChromium("--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>");
+    chromium =
+        new HeadlessChromium("--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>");
   }
 
   @AfterAll
@@ -61,17 +61,25 @@ class LearnReportInBrowserTest {
 
   @Test
   void hubbleReportShowsTheLearnedGraphFiltersAndDetails() {
-    Path out = learn("hubble", "hubble-flows.jsonl", "--cluster-state", sample("cluster-state.json").toString());
+    Path out =
+        learn(
+            "hubble",
+            "hubble-flows.jsonl",
+            "--cluster-state",
+            sample("cluster-state.json").toString());
     ChromeDriver browser = open(out.resolve("report.html"));
 
     assertRenderedOffline(browser);
     // The call to api.stripe.com is learned as an address rule: its peer is a node of its own.
     assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS, STRIPE);
-    assertThat(namespaces(browser)).containsExactlyInAnyOrder("namespace:demo", "namespace:kube-system",
-        "namespace:(outside the cluster)");
-    assertThat(edgePorts(browser)).isEqualTo(Set.of(
-        CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
-        CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + STRIPE + " TCP/443"));
+    assertThat(namespaces(browser))
+        .containsExactlyInAnyOrder(
+            "namespace:demo", "namespace:kube-system", "namespace:(outside the cluster)");
+    assertThat(edgePorts(browser))
+        .isEqualTo(
+            Set.of(
+                CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
+                CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + STRIPE + " TCP/443"));
     assertThat(edgePortsWithCounts(browser)).isEqualTo(edgesFromManifests(out));
     assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(7);
 
@@ -79,14 +87,18 @@ class LearnReportInBrowserTest {
     chooseNamespace(browser, "kube-system");
     assertThat(visibleWorkloads(browser)).containsExactlyInAnyOrder(COREDNS, CLIENT);
     assertThat(visibleConnections(browser)).containsExactly(CLIENT + " -> " + COREDNS);
-    assertThat(tableRows(browser, true)).hasSize(2).allSatisfy(r -> assertThat(r).contains("|UDP/53|"));
+    assertThat(tableRows(browser, true))
+        .hasSize(2)
+        .allSatisfy(r -> assertThat(r).contains("|UDP/53|"));
 
     // Search within all namespaces.
     chooseNamespace(browser, "");
     browser.findElement(By.id("search")).sendKeys("server");
     assertThat(visibleWorkloads(browser)).containsExactlyInAnyOrder(SERVER, CLIENT);
     assertThat(visibleConnections(browser)).containsExactly(CLIENT + " -> " + SERVER);
-    assertThat(tableRows(browser, true)).hasSize(4).noneSatisfy(r -> assertThat(r).contains("UDP/53"));
+    assertThat(tableRows(browser, true))
+        .hasSize(4)
+        .noneSatisfy(r -> assertThat(r).contains("UDP/53"));
     browser.findElement(By.id("search")).clear();
     browser.findElement(By.id("search")).sendKeys("no-such-workload");
     assertThat(visibleWorkloads(browser)).isEmpty();
@@ -99,19 +111,33 @@ class LearnReportInBrowserTest {
     click(browser, CLIENT);
     WebElement details = browser.findElement(By.id("details"));
     assertThat(details.findElement(By.tagName("h3")).getText()).isEqualTo("demo/http-client");
-    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Egress'] > li"))).hasSize(3);
-    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Ingress']"))).isEmpty();
-    List<String> evidence = details.findElements(By.cssSelector("li.evidence")).stream().map(WebElement::getText)
-        .toList();
-    assertThat(evidence).hasSize(4).allSatisfy(e -> assertThat(e).containsPattern(
-        "^(TCP|UDP)/\\d+: \\d+ seen, first \\d{4}-\\d\\d-\\d\\dT.*Z, last \\d{4}-\\d\\d-\\d\\dT.*Z$"));
+    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Egress'] > li")))
+        .hasSize(3);
+    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Ingress']")))
+        .isEmpty();
+    List<String> evidence =
+        details.findElements(By.cssSelector("li.evidence")).stream()
+            .map(WebElement::getText)
+            .toList();
+    assertThat(evidence)
+        .hasSize(4)
+        .allSatisfy(
+            e ->
+                assertThat(e)
+                    .containsPattern(
+                        "^(TCP|UDP)/\\d+: \\d+ seen, first \\d{4}-\\d\\d-\\d\\dT.*Z, last \\d{4}-\\d\\d-\\d\\dT.*Z$"));
     click(browser, COREDNS);
     assertThat(details.findElement(By.tagName("h3")).getText()).isEqualTo("kube-system/coredns");
-    assertThat(details.findElements(By.cssSelector("ul.proposal[data-direction='Ingress'] li.evidence")))
-        .singleElement().satisfies(e -> assertThat(e.getText()).startsWith("UDP/53: "));
+    assertThat(
+            details.findElements(
+                By.cssSelector("ul.proposal[data-direction='Ingress'] li.evidence")))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getText()).startsWith("UDP/53: "));
 
     // The node's connection was dropped at ingest, with its count; the internet egress was learned.
-    assertThat(droppedRows(browser)).contains("ingest|host|1").noneMatch(r -> r.startsWith("ingest|external|"));
+    assertThat(droppedRows(browser))
+        .contains("ingest|host|1")
+        .noneMatch(r -> r.startsWith("ingest|external|"));
 
     // The table view shows the same rules as the graph.
     browser.findElement(By.id("show-table")).click();
@@ -122,44 +148,69 @@ class LearnReportInBrowserTest {
 
   @Test
   void goldmaneReportShowsTheSameGraph() {
-    Path out = learn("goldmane", "goldmane-flows.jsonl", "--cluster-state", sample("cluster-state.json").toString());
+    Path out =
+        learn(
+            "goldmane",
+            "goldmane-flows.jsonl",
+            "--cluster-state",
+            sample("cluster-state.json").toString());
     ChromeDriver browser = open(out.resolve("report.html"));
 
     assertRenderedOffline(browser);
-    // Goldmane names no address for a public network: the learned rule is "anywhere outside the cluster".
+    // Goldmane names no address for a public network: the learned rule is "anywhere outside the
+    // cluster".
     assertThat(workloads(browser)).containsExactlyInAnyOrder(CLIENT, SERVER, COREDNS, OUTSIDE);
-    assertThat(edgePorts(browser)).isEqualTo(Set.of(
-        CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
-        CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + OUTSIDE + " TCP/443"));
+    assertThat(edgePorts(browser))
+        .isEqualTo(
+            Set.of(
+                CLIENT + " -> " + SERVER + " TCP/18080", CLIENT + " -> " + SERVER + " UDP/18081",
+                CLIENT + " -> " + COREDNS + " UDP/53", CLIENT + " -> " + OUTSIDE + " TCP/443"));
     assertThat(edgePortsWithCounts(browser)).isEqualTo(edgesFromManifests(out));
     assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(7);
   }
 
   @Test
   void ztunnelReportShowsTheIstioPrincipalAsAServiceAccountNode() {
-    Path out = learn("ztunnel", "ztunnel.jsonl", "--cluster-state", sample("cluster-state.json").toString());
+    Path out =
+        learn(
+            "ztunnel", "ztunnel.jsonl", "--cluster-state", sample("cluster-state.json").toString());
     ChromeDriver browser = open(out.resolve("report.html"));
 
     assertRenderedOffline(browser);
     assertThat(workloads(browser)).containsExactlyInAnyOrder(SERVER, CLIENT_SA);
     assertThat(edgePorts(browser)).containsExactly(CLIENT_SA + " -> " + SERVER + " TCP/18080");
-    assertThat(tableRows(browser, false)).isEqualTo(rulesFromManifests(out)).hasSize(1)
-        .allSatisfy(r -> assertThat(r).startsWith("demo/deployment-http-server-ingress|cluster.local/ns/demo/sa/"
-            + "http-client-sa|TCP/18080|"));
+    assertThat(tableRows(browser, false))
+        .isEqualTo(rulesFromManifests(out))
+        .hasSize(1)
+        .allSatisfy(
+            r ->
+                assertThat(r)
+                    .startsWith(
+                        "demo/deployment-http-server-ingress|cluster.local/ns/demo/sa/"
+                            + "http-client-sa|TCP/18080|"));
     click(browser, CLIENT_SA);
     assertThat(browser.findElement(By.cssSelector("#details")).getText())
-        .contains("peer only").contains("Ingress of demo/http-server");
+        .contains("peer only")
+        .contains("Ingress of demo/http-server");
   }
 
   /** The page as a person sees it, kept at target/report-screenshot.png for review. */
   @Test
   void screenshotOfTheHubbleReport() throws IOException {
-    Path out = learn("screenshot", "hubble-flows.jsonl", "--cluster-state", sample("cluster-state.json").toString());
+    Path out =
+        learn(
+            "screenshot",
+            "hubble-flows.jsonl",
+            "--cluster-state",
+            sample("cluster-state.json").toString());
     ChromeDriver browser = open(out.resolve("report.html"));
     click(browser, CLIENT);
     Path png = Path.of("target", "report-screenshot.png");
     Files.createDirectories(png.getParent());
-    Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), png, StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        browser.getScreenshotAs(OutputType.FILE).toPath(),
+        png,
+        StandardCopyOption.REPLACE_EXISTING);
 
     BufferedImage image = ImageIO.read(png.toFile());
     org.openqa.selenium.Rectangle graph = browser.findElement(By.id("graph")).getRect();
@@ -172,13 +223,23 @@ class LearnReportInBrowserTest {
         }
       }
     }
-    assertThat(learnedPixels).as("pixels of learned workload nodes in " + png.toAbsolutePath()).isGreaterThan(1000);
+    assertThat(learnedPixels)
+        .as("pixels of learned workload nodes in " + png.toAbsolutePath())
+        .isGreaterThan(1000);
   }
 
   private static Path learn(String name, String capture, String... more) {
     Path out = dir.resolve(name);
-    List<String> args = new ArrayList<>(List.of("learn", "--input", sample(capture).toString(),
-        "--output-dir", out.toString(), "--report", out.resolve("report.html").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "learn",
+                "--input",
+                sample(capture).toString(),
+                "--output-dir",
+                out.toString(),
+                "--report",
+                out.resolve("report.html").toString()));
     args.addAll(List.of(more));
     CliRun run = CliRun.run(args.toArray(String[]::new));
     assertThat(run.exitCode()).as(run.err()).isZero();
@@ -195,11 +256,19 @@ class LearnReportInBrowserTest {
   /** Drawn, and no request for anything but the file itself was made. */
   private static void assertRenderedOffline(ChromeDriver browser) {
     assertThat(browser.findElements(By.cssSelector("#graph canvas"))).isNotEmpty();
-    assertThat(((Number) browser.executeScript("return window.networkEnforcerReport.cy.nodes().length")).intValue())
+    assertThat(
+            ((Number)
+                    browser.executeScript("return window.networkEnforcerReport.cy.nodes().length"))
+                .intValue())
         .isPositive();
-    assertThat((List<?>) browser.executeScript(
-        "return performance.getEntriesByType('resource').map(function (e) { return e.name; })")).isEmpty();
-    assertThat(browser.findElements(By.cssSelector("script[src], link[href], img[src]:not([src=''])"))).isEmpty();
+    assertThat(
+            (List<?>)
+                browser.executeScript(
+                    "return performance.getEntriesByType('resource').map(function (e) { return e.name; })"))
+        .isEmpty();
+    assertThat(
+            browser.findElements(By.cssSelector("script[src], link[href], img[src]:not([src=''])")))
+        .isEmpty();
   }
 
   @SuppressWarnings("unchecked")
@@ -208,11 +277,15 @@ class LearnReportInBrowserTest {
   }
 
   private static List<String> workloads(ChromeDriver browser) {
-    return strings(browser, "return window.networkEnforcerReport.cy.nodes('.workload').map(function (n) { return n.id(); })");
+    return strings(
+        browser,
+        "return window.networkEnforcerReport.cy.nodes('.workload').map(function (n) { return n.id(); })");
   }
 
   private static List<String> namespaces(ChromeDriver browser) {
-    return strings(browser, "return window.networkEnforcerReport.cy.nodes('.namespace').map(function (n) { return n.id(); })");
+    return strings(
+        browser,
+        "return window.networkEnforcerReport.cy.nodes('.namespace').map(function (n) { return n.id(); })");
   }
 
   private static List<String> visibleWorkloads(ChromeDriver browser) {
@@ -232,8 +305,11 @@ class LearnReportInBrowserTest {
 
   private static Set<String> edgePortsWithCounts(ChromeDriver browser) {
     Set<String> out = new TreeSet<>();
-    for (String edge : strings(browser, "return window.networkEnforcerReport.cy.edges().map(function (e) { "
-        + "return e.source().id() + ' -> ' + e.target().id() + '\\n' + e.data('label'); })")) {
+    for (String edge :
+        strings(
+            browser,
+            "return window.networkEnforcerReport.cy.edges().map(function (e) { "
+                + "return e.source().id() + ' -> ' + e.target().id() + '\\n' + e.data('label'); })")) {
       String[] lines = edge.split("\n");
       for (int i = 1; i < lines.length; i++) {
         out.add(lines[0] + " " + lines[i]);
@@ -242,36 +318,55 @@ class LearnReportInBrowserTest {
     return out;
   }
 
-  /** "proposal|peer|PROTO/port|count|first|last" per row of the rules table (only the visible rows if asked). */
+  /**
+   * "proposal|peer|PROTO/port|count|first|last" per row of the rules table (only the visible rows
+   * if asked).
+   */
   private static Set<String> tableRows(ChromeDriver browser, boolean visibleOnly) {
     Set<String> out = new TreeSet<>();
     for (WebElement row : browser.findElements(By.cssSelector("#rules tbody tr"))) {
       if (visibleOnly && row.getAttribute("hidden") != null) {
         continue;
       }
-      List<String> c = row.findElements(By.tagName("td")).stream().map(td -> td.getAttribute("textContent")).toList();
+      List<String> c =
+          row.findElements(By.tagName("td")).stream()
+              .map(td -> td.getAttribute("textContent"))
+              .toList();
       out.add(String.join("|", c.get(8), c.get(2), c.get(4), c.get(5), c.get(6), c.get(7)));
     }
     return out;
   }
 
   private static List<String> droppedRows(ChromeDriver browser) {
-    return browser.findElements(By.cssSelector("#dropped tbody tr")).stream().map(row -> String.join("|",
-        row.findElements(By.tagName("td")).stream().limit(3).map(td -> td.getAttribute("textContent")).toList()))
+    return browser.findElements(By.cssSelector("#dropped tbody tr")).stream()
+        .map(
+            row ->
+                String.join(
+                    "|",
+                    row.findElements(By.tagName("td")).stream()
+                        .limit(3)
+                        .map(td -> td.getAttribute("textContent"))
+                        .toList()))
         .toList();
   }
 
   private static void chooseNamespace(ChromeDriver browser, String namespace) {
     browser.findElement(By.id("namespace-filter")).click();
-    browser.findElement(By.cssSelector("#namespace-filter option[value='" + namespace + "']")).click();
-    assertThat(browser.findElement(By.id("namespace-filter")).getDomProperty("value")).isEqualTo(namespace);
+    browser
+        .findElement(By.cssSelector("#namespace-filter option[value='" + namespace + "']"))
+        .click();
+    assertThat(browser.findElement(By.id("namespace-filter")).getDomProperty("value"))
+        .isEqualTo(namespace);
   }
 
   /** A real mouse click on the node, at its rendered position inside the graph. */
   private static void click(ChromeDriver browser, String nodeId) {
     @SuppressWarnings("unchecked")
-    Map<String, Number> pos = (Map<String, Number>) browser.executeScript(
-        "return window.networkEnforcerReport.cy.getElementById(arguments[0]).renderedPosition()", nodeId);
+    Map<String, Number> pos =
+        (Map<String, Number>)
+            browser.executeScript(
+                "return window.networkEnforcerReport.cy.getElementById(arguments[0]).renderedPosition()",
+                nodeId);
     HeadlessChromium.clickInGraph(browser, pos.get("x").doubleValue(), pos.get("y").doubleValue());
   }
 
@@ -279,8 +374,8 @@ class LearnReportInBrowserTest {
     Map<String, WorkloadNetworkPolicyProposal> proposals = new java.util.TreeMap<>();
     try (Stream<Path> files = Files.walk(out)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
-        WorkloadNetworkPolicyProposal p = SERIALIZATION.unmarshal(Files.readString(f),
-            WorkloadNetworkPolicyProposal.class);
+        WorkloadNetworkPolicyProposal p =
+            SERIALIZATION.unmarshal(Files.readString(f), WorkloadNetworkPolicyProposal.class);
         proposals.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
       }
     } catch (IOException e) {
@@ -290,12 +385,30 @@ class LearnReportInBrowserTest {
     return proposals;
   }
 
-  /** The rows the table must have: one per port of each rule's evidence in the written manifests. */
+  /**
+   * The rows the table must have: one per port of each rule's evidence in the written manifests.
+   */
   private static Set<String> rulesFromManifests(Path out) {
     Set<String> rows = new TreeSet<>();
-    manifests(out).forEach((name, p) -> p.getStatus().getEvidence().forEach(rule -> rule.getPorts().forEach(port ->
-        rows.add(String.join("|", name, rule.getPeer(), port.getProtocol() + "/" + port.getPort(),
-            Long.toString(port.getCount()), port.getFirstSeen(), port.getLastSeen())))));
+    manifests(out)
+        .forEach(
+            (name, p) ->
+                p.getStatus()
+                    .getEvidence()
+                    .forEach(
+                        rule ->
+                            rule.getPorts()
+                                .forEach(
+                                    port ->
+                                        rows.add(
+                                            String.join(
+                                                "|",
+                                                name,
+                                                rule.getPeer(),
+                                                port.getProtocol() + "/" + port.getPort(),
+                                                Long.toString(port.getCount()),
+                                                port.getFirstSeen(),
+                                                port.getLastSeen())))));
     return rows;
   }
 
@@ -305,14 +418,35 @@ class LearnReportInBrowserTest {
    */
   private static Set<String> edgesFromManifests(Path out) {
     Map<String, Long> counts = new java.util.TreeMap<>();
-    manifests(out).values().forEach(p -> {
-      String target = p.getMetadata().getNamespace() + "/" + p.getSpec().getTargetRef().getKind() + "/"
-          + p.getSpec().getTargetRef().getName();
-      boolean ingress = p.getSpec().getDirection().name().equals("Ingress");
-      p.getStatus().getEvidence().forEach(rule -> rule.getPorts().forEach(port -> counts.merge(
-          (ingress ? rule.getPeer() + " -> " + target : target + " -> " + rule.getPeer()) + " "
-              + port.getProtocol() + "/" + port.getPort(), port.getCount(), Math::max)));
-    });
+    manifests(out)
+        .values()
+        .forEach(
+            p -> {
+              String target =
+                  p.getMetadata().getNamespace()
+                      + "/"
+                      + p.getSpec().getTargetRef().getKind()
+                      + "/"
+                      + p.getSpec().getTargetRef().getName();
+              boolean ingress = p.getSpec().getDirection().name().equals("Ingress");
+              p.getStatus()
+                  .getEvidence()
+                  .forEach(
+                      rule ->
+                          rule.getPorts()
+                              .forEach(
+                                  port ->
+                                      counts.merge(
+                                          (ingress
+                                                  ? rule.getPeer() + " -> " + target
+                                                  : target + " -> " + rule.getPeer())
+                                              + " "
+                                              + port.getProtocol()
+                                              + "/"
+                                              + port.getPort(),
+                                          port.getCount(),
+                                          Math::max)));
+            });
     Set<String> edges = new TreeSet<>();
     counts.forEach((edge, n) -> edges.add(edge + " \u00d7" + n));
     return edges;

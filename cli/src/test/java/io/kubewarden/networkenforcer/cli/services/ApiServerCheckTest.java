@@ -23,14 +23,23 @@ class ApiServerCheckTest {
 
   @Test
   void theInnermostMessageIsTheOneShown() {
-    var e = new KubernetesClientException("An error has occurred.",
-        new IOException("request failed", new UnknownHostException("api.example: Name or service not known")));
-    assertThat(ApiServerCheck.rootCause(e)).isEqualTo("UnknownHostException: api.example: Name or service not known");
+    var e =
+        new KubernetesClientException(
+            "An error has occurred.",
+            new IOException(
+                "request failed",
+                new UnknownHostException("api.example: Name or service not known")));
+    assertThat(ApiServerCheck.rootCause(e))
+        .isEqualTo("UnknownHostException: api.example: Name or service not known");
   }
 
   @Test
   void withoutAnyMessageTheInnermostClassIsNamed() {
-    assertThat(ApiServerCheck.rootCause(new KubernetesClientException("An error has occurred.",
-        new IOException((String) null, new ClosedChannelException())))).isEqualTo("ClosedChannelException");
+    assertThat(
+            ApiServerCheck.rootCause(
+                new KubernetesClientException(
+                    "An error has occurred.",
+                    new IOException((String) null, new ClosedChannelException()))))
+        .isEqualTo("ClosedChannelException");
   }
 }

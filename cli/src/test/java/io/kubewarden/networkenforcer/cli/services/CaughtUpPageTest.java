@@ -11,13 +11,18 @@ class CaughtUpPageTest {
   @Test
   void aRunningProcessorAnswersItsProgressAsJson() {
     assertThat(CaughtUpPage.render(Optional.of(new Progress(4, 9, false))))
-        .isEqualTo(new ManagementServer.Page(200, "application/json",
-            "{\"caughtUp\":false,\"flowsConsumed\":4,\"flowsPublished\":9}\n"));
+        .isEqualTo(
+            new ManagementServer.Page(
+                200,
+                "application/json",
+                "{\"caughtUp\":false,\"flowsConsumed\":4,\"flowsPublished\":9}\n"));
   }
 
   @Test
   void aProcessorNotYetStartedIsUnavailable() {
     assertThat(CaughtUpPage.render(Optional.empty()))
-        .isEqualTo(new ManagementServer.Page(503, "application/json", "{\"caughtUp\":false,\"started\":false}\n"));
+        .isEqualTo(
+            new ManagementServer.Page(
+                503, "application/json", "{\"caughtUp\":false,\"started\":false}\n"));
   }
 }

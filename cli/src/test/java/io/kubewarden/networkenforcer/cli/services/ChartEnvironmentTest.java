@@ -20,10 +20,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * command in its {@code args}, or the setting would be silently ignored.
  */
 class ChartEnvironmentTest {
-  private static final Path TEMPLATES = CliRun.repoRoot().resolve("charts/network-enforcer/templates");
+  private static final Path TEMPLATES =
+      CliRun.repoRoot().resolve("charts/network-enforcer/templates");
+
   /** A helper runs from its define to the next define (its body has nested ends of its own). */
-  private static final Pattern DEFINE = Pattern.compile("\\{\\{-? define \"(ne\\.env\\.[a-zA-Z]+)\" -?}}(.*?)(?=\\{\\{-? define |\\z)",
-      Pattern.DOTALL);
+  private static final Pattern DEFINE =
+      Pattern.compile(
+          "\\{\\{-? define \"(ne\\.env\\.[a-zA-Z]+)\" -?}}(.*?)(?=\\{\\{-? define |\\z)",
+          Pattern.DOTALL);
+
   private static final Pattern ENV_NAME = Pattern.compile("- name: (NE_[A-Z0-9_]+)");
   private static final Pattern INCLUDE = Pattern.compile("\"(ne\\.env\\.[a-zA-Z]+)\"");
   private static final Pattern ARGS = Pattern.compile("args: \\[\"([a-z]+)\"]");
@@ -48,10 +53,12 @@ class ChartEnvironmentTest {
       set.addAll(helpers.get(include.group(1)));
     }
     // Resolved through the helpers: every workload gets the common and Kafka variables.
-    assertThat(set).as(template + " sets NE_* variables").contains("NE_MANAGEMENT_PORT", "NE_KAFKA_PARTITIONS",
-        "NE_PROVIDER");
+    assertThat(set)
+        .as(template + " sets NE_* variables")
+        .contains("NE_MANAGEMENT_PORT", "NE_KAFKA_PARTITIONS", "NE_PROVIDER");
     Set<String> options = DockerComposeTest.optionEnvNames(command);
-    assertThat(options).as("options of '" + command + "' for the variables " + template + " sets")
+    assertThat(options)
+        .as("options of '" + command + "' for the variables " + template + " sets")
         .containsAll(set);
   }
 

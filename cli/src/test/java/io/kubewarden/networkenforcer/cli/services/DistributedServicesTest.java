@@ -27,7 +27,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -39,18 +38,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The distributed commands against an existing Kafka (one embedded broker for the class) and, for the
- * writer, a real kube-apiserver prepared like an installed chart, configured
- * through NE_* variables as the chart and docker-compose do: each comes up, reports ready and serves
- * its metrics, and stops cleanly.
+ * The distributed commands against an existing Kafka (one embedded broker for the class) and, for
+ * the writer, a real kube-apiserver prepared like an installed chart, configured through NE_*
+ * variables as the chart and docker-compose do: each comes up, reports ready and serves its
+ * metrics, and stops cleanly.
  */
 class DistributedServicesTest {
   static EmbeddedKafkaBroker broker;
-  /** The real API server as an installed chart prepares it; the writer runs as the chart's service account. */
+
+  /**
+   * The real API server as an installed chart prepares it; the writer runs as the chart's service
+   * account.
+   */
   static ChartedApiServer api;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void start() {
@@ -67,10 +69,22 @@ class DistributedServicesTest {
   }
 
   private Map<String, String> kafkaEnv() {
-    return Map.of("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers(), "NE_KAFKA_REPLICATION_FACTOR", "1",
-        "NE_KAFKA_PARTITIONS", "2", "NE_MANAGEMENT_PORT", "0", "NE_PROBE_PORT", "0",
+    return Map.of(
+        "NE_KAFKA_BOOTSTRAP_SERVERS",
+        broker.bootstrapServers(),
+        "NE_KAFKA_REPLICATION_FACTOR",
+        "1",
+        "NE_KAFKA_PARTITIONS",
+        "2",
+        "NE_MANAGEMENT_PORT",
+        "0",
+        "NE_PROBE_PORT",
+        "0",
         // The management port's authentication is ManagementAuthTest's; here the pages themselves.
-        "NE_MANAGEMENT_AUTH", "none", "NE_PROVIDER", "cilium");
+        "NE_MANAGEMENT_AUTH",
+        "none",
+        "NE_PROVIDER",
+        "cilium");
   }
 
   @Test
@@ -81,18 +95,35 @@ class DistributedServicesTest {
     env.put("NE_EVIDENCE_FLUSH_INTERVAL", "200ms");
     env.put("NE_COMMIT_INTERVAL", "100ms");
     env.put("NE_OBSERVATION_COMBINE_INTERVAL", "100ms");
-    String metrics = runUntilReady(env, "processor", "kafka-streams ok", (http, port) -> {
-      // Nothing published yet: caught up with none; then with exactly the flows published.
-      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, CaughtUpPage.PATH).body(),
-          body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":0,\"flowsPublished\":0}\n"));
-      HttpResponse<String> page = get(http, port, CaughtUpPage.PATH);
-      assertThat(page.statusCode()).isEqualTo(200);
-      assertThat(page.headers().firstValue("Content-Type")).contains("application/json");
-      publishFlows(3);
-      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, port, CaughtUpPage.PATH).body(),
-          body -> body.equals("{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n"));
-    });
-    assertThat(metrics).contains("service=\"processor\"").containsPattern("kafka_consumer_\\w*lag\\w*")
+    String metrics =
+        runUntilReady(
+            env,
+            "processor",
+            "kafka-streams ok",
+            (http, port) -> {
+              // Nothing published yet: caught up with none; then with exactly the flows published.
+              await()
+                  .atMost(Duration.ofMinutes(2))
+                  .until(
+                      () -> get(http, port, CaughtUpPage.PATH).body(),
+                      body ->
+                          body.equals(
+                              "{\"caughtUp\":true,\"flowsConsumed\":0,\"flowsPublished\":0}\n"));
+              HttpResponse<String> page = get(http, port, CaughtUpPage.PATH);
+              assertThat(page.statusCode()).isEqualTo(200);
+              assertThat(page.headers().firstValue("Content-Type")).contains("application/json");
+              publishFlows(3);
+              await()
+                  .atMost(Duration.ofMinutes(2))
+                  .until(
+                      () -> get(http, port, CaughtUpPage.PATH).body(),
+                      body ->
+                          body.equals(
+                              "{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n"));
+            });
+    assertThat(metrics)
+        .contains("service=\"processor\"")
+        .containsPattern("kafka_consumer_\\w*lag\\w*")
         .contains("network_enforcer_processor_flows_received_total");
   }
 
@@ -104,33 +135,61 @@ class DistributedServicesTest {
     env.put("NE_KAFKA_TOPIC_PREFIX", prefix);
     env.put("NE_STATE_DIR", dir.toString());
     env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
-    runUntilReady(env, "processor", "kafka-streams ok", (http, port) -> {
-      assertThat(get(http, probePort(), "/healthz").body()).isEqualTo("threads ok\nkafka-streams ok\n");
-      // A source topic gone under a running topology: Kafka Streams' thread fails, the client goes to ERROR
-      // and stays there; the process still answers, only a restart brings processing back.
-      String flows = new KafkaSettings(broker.bootstrapServers(), prefix, 2, (short) 1, Map.of()).topics().flows()
-          .name();
-      try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-        admin.deleteTopics(List.of(flows)).all().get(30, TimeUnit.SECONDS);
-      }
-      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, probePort(), "/healthz").statusCode() == 503);
-      assertThat(get(http, probePort(), "/healthz").body()).isEqualTo("threads ok\nkafka-streams failing\n");
-      assertThat(get(http, probePort(), "/readyz").statusCode()).isEqualTo(503);
-    });
+    runUntilReady(
+        env,
+        "processor",
+        "kafka-streams ok",
+        (http, port) -> {
+          assertThat(get(http, probePort(), "/healthz").body())
+              .isEqualTo("threads ok\nkafka-streams ok\n");
+          // A source topic gone under a running topology: Kafka Streams' thread fails, the client
+          // goes to ERROR
+          // and stays there; the process still answers, only a restart brings processing back.
+          String flows =
+              new KafkaSettings(broker.bootstrapServers(), prefix, 2, (short) 1, Map.of())
+                  .topics()
+                  .flows()
+                  .name();
+          try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            admin.deleteTopics(List.of(flows)).all().get(30, TimeUnit.SECONDS);
+          }
+          await()
+              .atMost(Duration.ofMinutes(2))
+              .until(() -> get(http, probePort(), "/healthz").statusCode() == 503);
+          assertThat(get(http, probePort(), "/healthz").body())
+              .isEqualTo("threads ok\nkafka-streams failing\n");
+          assertThat(get(http, probePort(), "/readyz").statusCode()).isEqualTo(503);
+        });
   }
 
-  /** {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes them. */
+  /**
+   * {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes
+   * them.
+   */
   private static void publishFlows(int count) throws Exception {
-    Topic<String, FlowRecord> flows = new KafkaSettings(broker.bootstrapServers(), null, 2, (short) 1, Map.of())
-        .topics().flows();
+    Topic<String, FlowRecord> flows =
+        new KafkaSettings(broker.bootstrapServers(), null, 2, (short) 1, Map.of()).topics().flows();
     FlowEndpoint client = endpoint("shop", "cart", "10.0.1.5");
     FlowEndpoint server = endpoint("shop", "catalog", "10.0.2.7");
-    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(Map.of("bootstrap.servers",
-        broker.bootstrapServers()), flows.keySerde().serializer(), flows.valueSerde().serializer())) {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", broker.bootstrapServers()),
+            flows.keySerde().serializer(),
+            flows.valueSerde().serializer())) {
       Instant t = Instant.parse("2026-08-03T15:40:01Z");
       for (int i = 0; i < count; i++) {
-        FlowRecord flow = new FlowRecord(t.plusSeconds(i), Provider.cilium, Protocol.TCP, 8080, client, server,
-            Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+        FlowRecord flow =
+            new FlowRecord(
+                t.plusSeconds(i),
+                Provider.cilium,
+                Protocol.TCP,
+                8080,
+                client,
+                server,
+                Verdict.FORWARDED,
+                null,
+                1,
+                Reporter.SOURCE);
         producer.send(new ProducerRecord<>(flows.name(), flow.partitionKey(), flow)).get();
       }
     }
@@ -138,17 +197,27 @@ class DistributedServicesTest {
 
   private static FlowEndpoint endpoint(String namespace, String name, String ip) {
     Map<String, String> labels = Map.of("app", name);
-    return FlowEndpoint.builder().namespace(namespace).workload(WorkloadKind.Deployment, name)
-        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build()).podLabels(labels)
-        .namespaceLabels(Map.of("kubernetes.io/metadata.name", namespace)).podName(name + "-7d4b9c-x2x8z").ip(ip)
-        .serviceAccount(name).build();
+    return FlowEndpoint.builder()
+        .namespace(namespace)
+        .workload(WorkloadKind.Deployment, name)
+        .workloadSelector(new LabelSelectorBuilder().withMatchLabels(labels).build())
+        .podLabels(labels)
+        .namespaceLabels(Map.of("kubernetes.io/metadata.name", namespace))
+        .podName(name + "-7d4b9c-x2x8z")
+        .ip(ip)
+        .serviceAccount(name)
+        .build();
   }
 
   @Test
   void writerComesUpAgainstTheApiServer() throws Exception {
-    // Ready only as the leader with synced caches (no other writer here), so this needs a real API server.
-    Path kubeconfig = api.api().serviceAccountKubeconfig(ChartedApiServer.RELEASE_NAMESPACE,
-        ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
+    // Ready only as the leader with synced caches (no other writer here), so this needs a real API
+    // server.
+    Path kubeconfig =
+        api.api()
+            .serviceAccountKubeconfig(
+                ChartedApiServer.RELEASE_NAMESPACE,
+                ChartedApiServer.KUBERNETES + "-network-enforcer-writer");
     Map<String, String> env = new HashMap<>(kafkaEnv());
     env.put("NE_KUBECONFIG", kubeconfig.toString());
     env.put("NE_POD_NAME", "writer-0");
@@ -173,7 +242,9 @@ class DistributedServicesTest {
     assertThat(metrics).contains("service=\"ingest\"").contains("jvm_threads_live_threads");
   }
 
-  /** The probe port of the service running now (the checks are there, not on the management port). */
+  /**
+   * The probe port of the service running now (the checks are there, not on the management port).
+   */
   private static int probePort() {
     return ServiceRunner.active().iterator().next().probePort();
   }
@@ -183,23 +254,31 @@ class DistributedServicesTest {
     void check(HttpClient http, int port) throws Exception;
   }
 
-  private String runUntilReady(Map<String, String> env, String command, String readyLine) throws Exception {
-    return runUntilReady(env, command, readyLine, (http, port) -> { });
+  private String runUntilReady(Map<String, String> env, String command, String readyLine)
+      throws Exception {
+    return runUntilReady(env, command, readyLine, (http, port) -> {});
   }
 
-  private String runUntilReady(Map<String, String> env, String command, String readyLine, WhileRunning whileRunning)
+  private String runUntilReady(
+      Map<String, String> env, String command, String readyLine, WhileRunning whileRunning)
       throws Exception {
     CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
     try {
-      await().atMost(Duration.ofMinutes(2)).until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
       assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
       int port = ServiceRunner.active().iterator().next().managementPort();
       int probes = ServiceRunner.active().iterator().next().probePort();
       HttpClient http = HttpClient.newHttpClient();
-      await().atMost(Duration.ofMinutes(2)).until(() -> get(http, probes, "/readyz").statusCode() == 200);
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(() -> get(http, probes, "/readyz").statusCode() == 200);
       assertThat(get(http, probes, "/readyz").body()).contains(readyLine);
       assertThat(get(http, probes, "/healthz").statusCode()).isEqualTo(200);
-      assertThat(get(http, port, "/healthz").statusCode()).as("probes only on the probe port").isEqualTo(404);
+      assertThat(get(http, port, "/healthz").statusCode())
+          .as("probes only on the probe port")
+          .isEqualTo(404);
       whileRunning.check(http, port);
       return get(http, port, "/metrics").body();
     } finally {
@@ -210,7 +289,8 @@ class DistributedServicesTest {
   }
 
   private static HttpResponse<String> get(HttpClient http, int port, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

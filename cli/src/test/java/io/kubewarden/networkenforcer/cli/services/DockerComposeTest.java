@@ -34,8 +34,7 @@ class DockerComposeTest {
   private static final List<String> SERVICES = List.of("ingest", "processor", "writer");
   static JsonNode compose;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void read() throws Exception {
@@ -53,11 +52,16 @@ class DockerComposeTest {
     assertThat(env.path("KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR").asText()).isEqualTo("1");
     assertThat(env.path("KAFKA_TRANSACTION_STATE_LOG_MIN_ISR").asText()).isEqualTo("1");
     String advertised = env.path("KAFKA_ADVERTISED_LISTENERS").asText().replace("PLAINTEXT://", "");
-    assertThat(kafka.path("healthcheck").path("test").toString()).contains("kafka-broker-api-versions.sh");
+    assertThat(kafka.path("healthcheck").path("test").toString())
+        .contains("kafka-broker-api-versions.sh");
     for (String service : SERVICES) {
       JsonNode s = compose.at("/services/" + service);
-      assertThat(s.at("/environment/NE_KAFKA_BOOTSTRAP_SERVERS").asText()).as(service).isEqualTo(advertised);
-      assertThat(s.at("/depends_on/kafka/condition").asText()).as(service).isEqualTo("service_healthy");
+      assertThat(s.at("/environment/NE_KAFKA_BOOTSTRAP_SERVERS").asText())
+          .as(service)
+          .isEqualTo(advertised);
+      assertThat(s.at("/depends_on/kafka/condition").asText())
+          .as(service)
+          .isEqualTo("service_healthy");
       // One broker: the topics the services create cannot ask for more replicas.
       assertThat(s.at("/environment/NE_KAFKA_REPLICATION_FACTOR").asText()).isEqualTo("1");
     }
@@ -104,8 +108,12 @@ class DockerComposeTest {
       assertThat(s.path("user").asText()).as(service).startsWith("${NE_USER:-");
       assertThat(substitute(s.path("user").asText())).as(service).isEqualTo("65532:65532");
       // The probes on a port of their own, published too.
-      assertThat(containerPorts(s)).as(service).contains(s.at("/environment/NE_PROBE_PORT").asText());
-      assertThat(substitute(s.at("/environment/NE_MANAGEMENT_AUTH").asText())).as(service).isEqualTo("none");
+      assertThat(containerPorts(s))
+          .as(service)
+          .contains(s.at("/environment/NE_PROBE_PORT").asText());
+      assertThat(substitute(s.at("/environment/NE_MANAGEMENT_AUTH").asText()))
+          .as(service)
+          .isEqualTo("none");
     }
     // No named volume the non-root user could not write.
     assertThat(compose.at("/services/processor/volumes").isMissingNode()).isTrue();
@@ -118,13 +126,19 @@ class DockerComposeTest {
     String command = s.path("command").get(0).asText();
     Set<String> envNames = optionEnvNames(command);
     List<String> unknown = new ArrayList<>();
-    s.path("environment").fieldNames().forEachRemaining(name -> {
-      if (name.startsWith(EnvironmentDefaults.ENV_PREFIX) && !envNames.contains(name)) {
-        unknown.add(name);
-      }
-    });
-    assertThat(unknown).as("NE_* variables of " + service + " that no option of '" + command + "' reads").isEmpty();
-    assertThat(envNames).contains("NE_KAFKA_BOOTSTRAP_SERVERS", "NE_MANAGEMENT_PORT", "NE_PROVIDER");
+    s.path("environment")
+        .fieldNames()
+        .forEachRemaining(
+            name -> {
+              if (name.startsWith(EnvironmentDefaults.ENV_PREFIX) && !envNames.contains(name)) {
+                unknown.add(name);
+              }
+            });
+    assertThat(unknown)
+        .as("NE_* variables of " + service + " that no option of '" + command + "' reads")
+        .isEmpty();
+    assertThat(envNames)
+        .contains("NE_KAFKA_BOOTSTRAP_SERVERS", "NE_MANAGEMENT_PORT", "NE_PROVIDER");
   }
 
   @ParameterizedTest
@@ -132,7 +146,9 @@ class DockerComposeTest {
   void theFilesValuesPassTheServicesValidation(String service) {
     JsonNode s = compose.at("/services/" + service);
     Map<String, String> env = new HashMap<>();
-    s.path("environment").fields().forEachRemaining(e -> env.put(e.getKey(), substitute(e.getValue().asText())));
+    s.path("environment")
+        .fields()
+        .forEachRemaining(e -> env.put(e.getKey(), substitute(e.getValue().asText())));
     env.computeIfPresent("NE_STATE_DIR", (k, v) -> dir.toString());
     CliRun run = CliRun.run(env, s.path("command").get(0).asText(), "--check-config");
     assertThat(run.exitCode()).as(run.err()).isZero();
@@ -140,7 +156,8 @@ class DockerComposeTest {
 
   /** Every NE_* name the options of a command read. */
   static Set<String> optionEnvNames(String command) {
-    CommandLine cl = NetworkEnforcerCommand.commandLine(new EnvironmentDefaults(Map.of(), Map.of()));
+    CommandLine cl =
+        NetworkEnforcerCommand.commandLine(new EnvironmentDefaults(Map.of(), Map.of()));
     CommandLine sub = cl.getSubcommands().get(command);
     assertThat(sub).as("command " + command).isNotNull();
     Set<String> names = new java.util.TreeSet<>();
@@ -155,10 +172,13 @@ class DockerComposeTest {
 
   private static List<String> containerPorts(JsonNode service) {
     List<String> ports = new ArrayList<>();
-    service.path("ports").forEach(p -> {
-      String[] parts = p.asText().split(":");
-      ports.add(parts[parts.length - 1].replaceAll("/.*", ""));
-    });
+    service
+        .path("ports")
+        .forEach(
+            p -> {
+              String[] parts = p.asText().split(":");
+              ports.add(parts[parts.length - 1].replaceAll("/.*", ""));
+            });
     return ports;
   }
 

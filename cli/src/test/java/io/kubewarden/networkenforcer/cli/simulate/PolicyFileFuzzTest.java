@@ -24,7 +24,8 @@ class PolicyFileFuzzTest {
     try {
       assertThat(PolicyFile.load(FILE)).isNotEmpty();
     } catch (ConfigException e) {
-      // Names of the program's insides, unless the file itself holds them (a policy may be named so).
+      // Names of the program's insides, unless the file itself holds them (a policy may be named
+      // so).
       String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
       for (String inside : new String[] {"io.kubewarden", "java.", "com.fasterxml", "Exception"}) {
         if (!text.contains(inside)) {

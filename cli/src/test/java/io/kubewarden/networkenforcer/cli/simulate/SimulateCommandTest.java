@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The command on the sample Hubble capture, offline: report, exit codes, bad input. */
 class SimulateCommandTest {
-  private static final String SERVER_INGRESS = """
+  private static final String SERVER_INGRESS =
+      """
       apiVersion: networkenforcer.kubewarden.io/v1alpha1
       kind: WorkloadNetworkPolicyProposal
       metadata: {name: deployment-http-server-ingress, namespace: demo}
@@ -31,15 +32,22 @@ class SimulateCommandTest {
             - {protocol: TCP, port: 18080}
       """;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void reportsExactlyTheDeniedConnectionAsJsonAndExitsThree() throws Exception {
     Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
-    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            policy.toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString(),
+            "-o",
+            "json");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
     JsonNode report = Json.mapper().readTree(run.out());
     assertThat(report.path("wouldDeny").asBoolean()).isTrue();
@@ -62,32 +70,62 @@ class SimulateCommandTest {
 
   @Test
   void thePolicyLearnedFromTheCaptureDeniesNothingAndExitsZero() throws Exception {
-    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS.replace(
-        "- {protocol: TCP, port: 18080}", "- {protocol: TCP, port: 18080}\n    - {protocol: UDP, port: 18081}"));
-    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        CliRun.sample("cluster-state.json").toString());
+    Path policy =
+        Files.writeString(
+            dir.resolve("p.yaml"),
+            SERVER_INGRESS.replace(
+                "- {protocol: TCP, port: 18080}",
+                "- {protocol: TCP, port: 18080}\n    - {protocol: UDP, port: 18081}"));
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            policy.toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
-    assertThat(run.out()).contains("Simulated 1 policy against 10 flow records from capture hubble-flows.jsonl")
-        .contains("Nothing would be denied.").contains("Every rule matched at least one flow.");
+    assertThat(run.out())
+        .contains("Simulated 1 policy against 10 flow records from capture hubble-flows.jsonl")
+        .contains("Nothing would be denied.")
+        .contains("Every rule matched at least one flow.");
   }
 
   @Test
   void readsPoliciesFromADirectoryAndTheCaptureFromStandardInput() throws Exception {
     Path policies = Files.createDirectories(dir.resolve("proposals/demo"));
     Files.writeString(policies.resolve("server.yaml"), SERVER_INGRESS);
-    CliRun run = CliRun.runWithStdin(Files.readString(CliRun.sample("hubble-flows.jsonl")), "simulate", "-f",
-        dir.resolve("proposals").toString(), "--input", "-", "--cluster-state",
-        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    CliRun run =
+        CliRun.runWithStdin(
+            Files.readString(CliRun.sample("hubble-flows.jsonl")),
+            "simulate",
+            "-f",
+            dir.resolve("proposals").toString(),
+            "--input",
+            "-",
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString(),
+            "-o",
+            "json");
     assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
     JsonNode report = Json.mapper().readTree(run.out());
     assertThat(report.path("flows").asLong()).isEqualTo(10);
     assertThat(report.path("denied")).hasSize(1);
     assertThat(report.path("denied").get(0).path("port").asInt()).isEqualTo(18081);
 
-    CliRun fromStdin = CliRun.runWithStdin(SERVER_INGRESS, "simulate", "--policy", "-", "--input",
-        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        CliRun.sample("cluster-state.json").toString(), "-o", "json");
+    CliRun fromStdin =
+        CliRun.runWithStdin(
+            SERVER_INGRESS,
+            "simulate",
+            "--policy",
+            "-",
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString(),
+            "-o",
+            "json");
     assertThat(fromStdin.exitCode()).as(fromStdin.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
     assertThat(Json.mapper().readTree(fromStdin.out()).path("denied")).hasSize(1);
 
@@ -98,16 +136,28 @@ class SimulateCommandTest {
 
   @Test
   void textReportNamesTheUnmatchedRule() throws Exception {
-    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS + """
+    Path policy =
+        Files.writeString(
+            dir.resolve("p.yaml"),
+            SERVER_INGRESS
+                + """
           - from:
             - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}
       """);
-    CliRun run = CliRun.run("simulate", "--policy", policy.toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString(), "--cluster-state",
-        CliRun.sample("cluster-state.json").toString());
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            policy.toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString());
     assertThat(run.exitCode()).isEqualTo(3);
-    assertThat(run.out()).contains("Would deny 1 connection:")
-        .containsPattern("demo/Deployment/http-server +Ingress +demo/Deployment/http-client +UDP/18081 +3 ")
+    assertThat(run.out())
+        .contains("Would deny 1 connection:")
+        .containsPattern(
+            "demo/Deployment/http-server +Ingress +demo/Deployment/http-client +UDP/18081 +3 ")
         .contains("Rules that matched no flow:")
         .contains("WorkloadNetworkPolicyProposal demo/deployment-http-server-ingress ingress[1]: ")
         .contains("monitoring");
@@ -115,22 +165,42 @@ class SimulateCommandTest {
 
   @Test
   void aFileThatIsNotAPolicyExitsTwoWithAMessage() throws Exception {
-    Path notPolicy = Files.writeString(dir.resolve("cm.yaml"),
-        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: demo}\ndata: {a: b}\n");
-    CliRun run = CliRun.run("simulate", "--policy", notPolicy.toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString());
+    Path notPolicy =
+        Files.writeString(
+            dir.resolve("cm.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: demo}\ndata: {a: b}\n");
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            notPolicy.toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString());
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("is a ConfigMap, not a policy; --policy takes a WorkloadNetworkPolicyProposal");
+    assertThat(run.err())
+        .contains("is a ConfigMap, not a policy; --policy takes a WorkloadNetworkPolicyProposal");
     assertThat(run.out()).isEmpty();
 
-    CliRun missing = CliRun.run("simulate", "--policy", dir.resolve("nope.yaml").toString(), "--input",
-        CliRun.sample("hubble-flows.jsonl").toString());
+    CliRun missing =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            dir.resolve("nope.yaml").toString(),
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString());
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("does not exist; fix --policy");
 
     Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
-    CliRun both = CliRun.run("simulate", "--policy", policy.toString(), "--from", "1h", "--input",
-        CliRun.sample("hubble-flows.jsonl").toString());
+    CliRun both =
+        CliRun.run(
+            "simulate",
+            "--policy",
+            policy.toString(),
+            "--from",
+            "1h",
+            "--input",
+            CliRun.sample("hubble-flows.jsonl").toString());
     assertThat(both.exitCode()).isEqualTo(2);
     assertThat(both.err()).contains("--input CAPTURE (offline) or --from TIME");
   }

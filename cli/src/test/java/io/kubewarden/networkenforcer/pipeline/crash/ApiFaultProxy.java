@@ -39,34 +39,53 @@ import javax.net.ssl.TrustManagerFactory;
  * which the Kubernetes client watches over HTTP (streamed through here) instead.
  */
 public final class ApiFaultProxy implements AutoCloseable {
-  private static final Set<String> NOT_FORWARDED = Set.of("host", "connection", "content-length", "expect",
-      "upgrade", "http2-settings", "te", "transfer-encoding", "keep-alive", "proxy-connection");
+  private static final Set<String> NOT_FORWARDED =
+      Set.of(
+          "host",
+          "connection",
+          "content-length",
+          "expect",
+          "upgrade",
+          "http2-settings",
+          "te",
+          "transfer-encoding",
+          "keep-alive",
+          "proxy-connection");
   private static final Duration SLOW = Duration.ofSeconds(4);
 
   private final HttpServer server;
   private final HttpClient upstream;
   private final URI target;
   private final ConcurrentLinkedQueue<ApiFault> pending = new ConcurrentLinkedQueue<>();
+
   /** When each fault was answered (System.nanoTime). */
   private final ConcurrentLinkedQueue<Long> answeredAt = new ConcurrentLinkedQueue<>();
+
   /** When the last request that is not a watch got a success from the API server. */
   private volatile long lastSuccess = Long.MIN_VALUE;
+
   public final Map<ApiFault, AtomicInteger> injected = new ConcurrentHashMap<>();
 
   private ApiFaultProxy(URI target, String caPem) {
     this.target = target;
     try {
-      upstream = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(trusting(caPem))
-          .connectTimeout(Duration.ofSeconds(5)).build();
+      upstream =
+          HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1)
+              .sslContext(trusting(caPem))
+              .connectTimeout(Duration.ofSeconds(5))
+              .build();
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    server.setExecutor(Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "api-fault-proxy");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "api-fault-proxy");
+              t.setDaemon(true);
+              return t;
+            }));
     server.createContext("/", this::handle);
     server.start();
   }
@@ -81,7 +100,8 @@ public final class ApiFaultProxy implements AutoCloseable {
 
   /** A kubeconfig for the given bearer token that points at this proxy. */
   public Path kubeconfig(Path file, String token) {
-    String yaml = """
+    String yaml =
+        """
         apiVersion: v1
         kind: Config
         clusters:
@@ -98,7 +118,8 @@ public final class ApiFaultProxy implements AutoCloseable {
             cluster: faults
             user: writer
         current-context: faults
-        """.formatted(url(), token);
+        """
+            .formatted(url(), token);
     try {
       return Files.writeString(file, yaml);
     } catch (IOException e) {
@@ -116,7 +137,9 @@ public final class ApiFaultProxy implements AutoCloseable {
     return injected.values().stream().mapToInt(AtomicInteger::get).sum();
   }
 
-  /** Faults after which a request went through to the API server and succeeded: the writers got on. */
+  /**
+   * Faults after which a request went through to the API server and succeeded: the writers got on.
+   */
   public int recovered() {
     long last = lastSuccess;
     return (int) answeredAt.stream().filter(t -> t < last).count();
@@ -134,8 +157,9 @@ public final class ApiFaultProxy implements AutoCloseable {
         answer(exchange, 503, "ServiceUnavailable", "websockets are not proxied; watch over HTTP");
         return;
       }
-      boolean watch = exchange.getRequestURI().getRawQuery() != null
-          && exchange.getRequestURI().getRawQuery().contains("watch=true");
+      boolean watch =
+          exchange.getRequestURI().getRawQuery() != null
+              && exchange.getRequestURI().getRawQuery().contains("watch=true");
       ApiFault fault = watch ? null : pending.poll();
       if (fault != null) {
         injected.computeIfAbsent(fault, k -> new AtomicInteger()).incrementAndGet();
@@ -157,14 +181,21 @@ public final class ApiFaultProxy implements AutoCloseable {
 
   private void forward(HttpExchange exchange, boolean watch) throws IOException {
     byte[] body = exchange.getRequestBody().readAllBytes();
-    HttpRequest.Builder request = HttpRequest.newBuilder(target.resolve(exchange.getRequestURI().toString()))
-        .method(exchange.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
-            : HttpRequest.BodyPublishers.ofByteArray(body));
-    exchange.getRequestHeaders().forEach((name, values) -> {
-      if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
-        values.forEach(v -> request.header(name, v));
-      }
-    });
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(target.resolve(exchange.getRequestURI().toString()))
+            .method(
+                exchange.getRequestMethod(),
+                body.length == 0
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(body));
+    exchange
+        .getRequestHeaders()
+        .forEach(
+            (name, values) -> {
+              if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
+                values.forEach(v -> request.header(name, v));
+              }
+            });
     HttpResponse<InputStream> response;
     try {
       response = upstream.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -175,18 +206,25 @@ public final class ApiFaultProxy implements AutoCloseable {
       Thread.currentThread().interrupt();
       return;
     }
-    response.headers().map().forEach((name, values) -> {
-      if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
-        exchange.getResponseHeaders().put(name, List.copyOf(values));
-      }
-    });
+    response
+        .headers()
+        .map()
+        .forEach(
+            (name, values) -> {
+              if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
+                exchange.getResponseHeaders().put(name, List.copyOf(values));
+              }
+            });
     if (!watch && response.statusCode() < 300) {
       lastSuccess = System.nanoTime();
     }
-    boolean noBody = exchange.getRequestMethod().equals("HEAD") || response.statusCode() == 204
-        || response.statusCode() == 304;
+    boolean noBody =
+        exchange.getRequestMethod().equals("HEAD")
+            || response.statusCode() == 204
+            || response.statusCode() == 304;
     exchange.sendResponseHeaders(response.statusCode(), noBody ? -1 : 0);
-    try (InputStream in = response.body(); OutputStream out = exchange.getResponseBody()) {
+    try (InputStream in = response.body();
+        OutputStream out = exchange.getResponseBody()) {
       if (noBody) {
         return;
       }
@@ -202,10 +240,18 @@ public final class ApiFaultProxy implements AutoCloseable {
     }
   }
 
-  private static void answer(HttpExchange exchange, int code, String reason, String message) throws IOException {
-    byte[] json = ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
-        + "\"message\":\"" + message + "\",\"reason\":\"" + reason + "\",\"code\":" + code + "}")
-        .getBytes(StandardCharsets.UTF_8);
+  private static void answer(HttpExchange exchange, int code, String reason, String message)
+      throws IOException {
+    byte[] json =
+        ("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+                + "\"message\":\""
+                + message
+                + "\",\"reason\":\""
+                + reason
+                + "\",\"code\":"
+                + code
+                + "}")
+            .getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.sendResponseHeaders(code, json.length);
     exchange.getResponseBody().write(json);
@@ -216,11 +262,14 @@ public final class ApiFaultProxy implements AutoCloseable {
       KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
       store.load(null, null);
       int i = 0;
-      for (var cert : CertificateFactory.getInstance("X.509")
-          .generateCertificates(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)))) {
+      for (var cert :
+          CertificateFactory.getInstance("X.509")
+              .generateCertificates(
+                  new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)))) {
         store.setCertificateEntry("ca-" + i++, cert);
       }
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(store);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, tmf.getTrustManagers(), null);

@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A service in a JVM of its own, started from the test classpath, so that killing it is a real
- * crash: {@link #kill()} sends SIGKILL (no shutdown hook, no flush, no close, no transaction
- * commit or abort), as the kernel's OOM killer or a node loss would.
+ * crash: {@link #kill()} sends SIGKILL (no shutdown hook, no flush, no close, no transaction commit
+ * or abort), as the kernel's OOM killer or a node loss would.
  */
 public final class ChildJvm implements AutoCloseable {
   private final String name;
@@ -26,18 +26,31 @@ public final class ChildJvm implements AutoCloseable {
     this.log = log;
   }
 
-  /** Runs {@code mainClass args} with {@code env} added; standard output and error go to {@code logDir/name.log}. */
-  public static ChildJvm start(String name, Path logDir, Map<String, String> env, String mainClass, List<String> args) {
+  /**
+   * Runs {@code mainClass args} with {@code env} added; standard output and error go to {@code
+   * logDir/name.log}.
+   */
+  public static ChildJvm start(
+      String name, Path logDir, Map<String, String> env, String mainClass, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     // Small and quick to start: six of these share two cores with the API server and the test.
-    command.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k",
-        "-cp", System.getProperty("java.class.path"), mainClass));
+    command.addAll(
+        List.of(
+            "-Xmx384m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-Xss512k",
+            "-cp",
+            System.getProperty("java.class.path"),
+            mainClass));
     command.addAll(args);
     try {
       Path log = logDir.resolve(name + ".log");
-      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       builder.environment().putAll(env);
       return new ChildJvm(name, builder.start(), log);
     } catch (IOException e) {

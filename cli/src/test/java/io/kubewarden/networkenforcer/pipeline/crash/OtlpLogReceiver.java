@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class OtlpLogReceiver implements AutoCloseable {
   static final String UID = "log.record.uid";
   private final HttpServer server;
+
   /** event name → uid → times received. */
   public final Map<String, Map<String, AtomicInteger>> received = new ConcurrentHashMap<>();
+
   /** uid → the policy the event names. */
   final Map<String, String> policyOf = new ConcurrentHashMap<>();
 
@@ -36,11 +38,14 @@ public final class OtlpLogReceiver implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "otlp-receiver");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "otlp-receiver");
+              t.setDaemon(true);
+              return t;
+            }));
     server.createContext("/v1/logs", this::export);
     server.start();
   }
@@ -51,7 +56,8 @@ public final class OtlpLogReceiver implements AutoCloseable {
 
   private void export(HttpExchange exchange) throws IOException {
     try (exchange) {
-      ExportLogsServiceRequest request = ExportLogsServiceRequest.parseFrom(exchange.getRequestBody());
+      ExportLogsServiceRequest request =
+          ExportLogsServiceRequest.parseFrom(exchange.getRequestBody());
       for (ResourceLogs resource : request.getResourceLogsList()) {
         for (ScopeLogs scope : resource.getScopeLogsList()) {
           scope.getLogRecordsList().forEach(this::count);
@@ -68,13 +74,18 @@ public final class OtlpLogReceiver implements AutoCloseable {
 
   private void count(LogRecord record) {
     String uid = attribute(record, UID);
-    String name = !record.getEventName().isEmpty() ? record.getEventName()
-        : attribute(record, "event.name") != null ? attribute(record, "event.name")
-        : record.getBody().getStringValue();
+    String name =
+        !record.getEventName().isEmpty()
+            ? record.getEventName()
+            : attribute(record, "event.name") != null
+                ? attribute(record, "event.name")
+                : record.getBody().getStringValue();
     if (uid == null) {
       return;
     }
-    received.computeIfAbsent(name, k -> new ConcurrentHashMap<>()).computeIfAbsent(uid, k -> new AtomicInteger())
+    received
+        .computeIfAbsent(name, k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(uid, k -> new AtomicInteger())
         .incrementAndGet();
     String policy = attribute(record, "policy.ref.name");
     if (policy != null) {
@@ -93,13 +104,16 @@ public final class OtlpLogReceiver implements AutoCloseable {
 
   /** Distinct ids of that event about that policy. */
   public long distinct(String event, String policy) {
-    return received.getOrDefault(event, Map.of()).keySet().stream().filter(uid -> policy.equals(policyOf.get(uid)))
+    return received.getOrDefault(event, Map.of()).keySet().stream()
+        .filter(uid -> policy.equals(policyOf.get(uid)))
         .count();
   }
 
   /** Sends of that event beyond the first of each id (a collector drops these by id). */
   public long repeats(String event) {
-    return received.getOrDefault(event, Map.of()).values().stream().mapToLong(c -> c.get() - 1L).sum();
+    return received.getOrDefault(event, Map.of()).values().stream()
+        .mapToLong(c -> c.get() - 1L)
+        .sum();
   }
 
   @Override

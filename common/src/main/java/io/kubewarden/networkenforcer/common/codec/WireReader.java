@@ -76,8 +76,8 @@ public final class WireReader {
 
   /**
    * Where the value of a length-delimited field (a string) lies, without reading it: its start in
-   * the array in the high 32 bits, its length in the low 32 bits. Consumes what {@link #readString()}
-   * would.
+   * the array in the high 32 bits, its length in the low 32 bits. Consumes what {@link
+   * #readString()} would.
    */
   public long readSpan() {
     int n = readLength();
@@ -103,8 +103,8 @@ public final class WireReader {
   }
 
   /**
-   * Steps over a length-delimited value (a nested message or a string) without reading it: the
-   * same bytes {@link #nested()} or {@link #readString()} would consume.
+   * Steps over a length-delimited value (a nested message or a string) without reading it: the same
+   * bytes {@link #nested()} or {@link #readString()} would consume.
    */
   public void skipLengthDelimited() {
     advance(readLength());
@@ -117,7 +117,9 @@ public final class WireReader {
       case WireWriter.FIXED64 -> advance(8);
       case WireWriter.LENGTH_DELIMITED -> advance(readLength());
       case WireWriter.FIXED32 -> advance(4);
-      default -> throw new MalformedRecordException("unsupported wire type " + (tag & 7) + " of field " + (tag >>> 3));
+      default ->
+          throw new MalformedRecordException(
+              "unsupported wire type " + (tag & 7) + " of field " + (tag >>> 3));
     }
   }
 

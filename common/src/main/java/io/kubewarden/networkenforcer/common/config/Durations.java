@@ -27,7 +27,8 @@ public final class Durations {
       try {
         return Duration.parse(t);
       } catch (RuntimeException e) {
-        throw new ConfigException(name + " = '" + text + "' is not a duration; write for example 30s, 5m or 1h");
+        throw new ConfigException(
+            name + " = '" + text + "' is not a duration; write for example 30s, 5m or 1h");
       }
     }
     Matcher m = PART.matcher(t);
@@ -40,28 +41,34 @@ public final class Durations {
       try {
         total = total.plus(part(new java.math.BigDecimal(m.group(1)), m.group(2)));
       } catch (ArithmeticException | NumberFormatException e) {
-        throw new ConfigException(name + " = '" + text + "' is too long a duration; write for example 30s, 5m or 1h");
+        throw new ConfigException(
+            name + " = '" + text + "' is too long a duration; write for example 30s, 5m or 1h");
       }
       end = m.end();
     }
     if (end != t.length() || end == 0) {
-      throw new ConfigException(name + " = '" + text + "' is not a duration; write for example 30s, 5m or 1h");
+      throw new ConfigException(
+          name + " = '" + text + "' is not a duration; write for example 30s, 5m or 1h");
     }
     return total;
   }
 
   /** One number-and-unit part, fractions allowed as in Go ({@code 1.5h}); nanosecond precision. */
   private static Duration part(java.math.BigDecimal amount, String unit) {
-    long nanosPerUnit = switch (unit) {
-      case "ns" -> 1L;
-      case "us", "µs" -> 1_000L;
-      case "ms" -> 1_000_000L;
-      case "s" -> 1_000_000_000L;
-      case "m" -> 60_000_000_000L;
-      case "h" -> 3_600_000_000_000L;
-      default -> 86_400_000_000_000L;
-    };
-    return Duration.ofNanos(amount.multiply(java.math.BigDecimal.valueOf(nanosPerUnit))
-        .setScale(0, java.math.RoundingMode.DOWN).longValueExact());
+    long nanosPerUnit =
+        switch (unit) {
+          case "ns" -> 1L;
+          case "us", "µs" -> 1_000L;
+          case "ms" -> 1_000_000L;
+          case "s" -> 1_000_000_000L;
+          case "m" -> 60_000_000_000L;
+          case "h" -> 3_600_000_000_000L;
+          default -> 86_400_000_000_000L;
+        };
+    return Duration.ofNanos(
+        amount
+            .multiply(java.math.BigDecimal.valueOf(nanosPerUnit))
+            .setScale(0, java.math.RoundingMode.DOWN)
+            .longValueExact());
   }
 }

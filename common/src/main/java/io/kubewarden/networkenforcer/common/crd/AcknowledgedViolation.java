@@ -6,6 +6,7 @@ import java.util.Objects;
 public class AcknowledgedViolation {
   private ViolationRecord violation;
   private String reason;
+
   /** RFC 3339. */
   private String acknowledgedAt;
 
@@ -17,19 +18,40 @@ public class AcknowledgedViolation {
     this.acknowledgedAt = acknowledgedAt;
   }
 
-  public ViolationRecord getViolation() { return violation; }
-  public void setViolation(ViolationRecord violation) { this.violation = violation; }
-  public String getReason() { return reason; }
-  public void setReason(String reason) { this.reason = reason; }
-  public String getAcknowledgedAt() { return acknowledgedAt; }
-  public void setAcknowledgedAt(String acknowledgedAt) { this.acknowledgedAt = acknowledgedAt; }
+  public ViolationRecord getViolation() {
+    return violation;
+  }
 
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof AcknowledgedViolation a && Objects.equals(violation, a.violation)
-        && Objects.equals(reason, a.reason) && Objects.equals(acknowledgedAt, a.acknowledgedAt);
+  public void setViolation(ViolationRecord violation) {
+    this.violation = violation;
+  }
+
+  public String getReason() {
+    return reason;
+  }
+
+  public void setReason(String reason) {
+    this.reason = reason;
+  }
+
+  public String getAcknowledgedAt() {
+    return acknowledgedAt;
+  }
+
+  public void setAcknowledgedAt(String acknowledgedAt) {
+    this.acknowledgedAt = acknowledgedAt;
   }
 
   @Override
-  public int hashCode() { return Objects.hash(violation, reason, acknowledgedAt); }
+  public boolean equals(Object o) {
+    return o instanceof AcknowledgedViolation a
+        && Objects.equals(violation, a.violation)
+        && Objects.equals(reason, a.reason)
+        && Objects.equals(acknowledgedAt, a.acknowledgedAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(violation, reason, acknowledgedAt);
+  }
 }

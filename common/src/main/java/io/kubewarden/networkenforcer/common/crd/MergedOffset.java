@@ -5,14 +5,16 @@ import java.util.Objects;
 
 /**
  * Ours: how far one partition of the violations topic is merged into a policy's status. Written in
- * the same status update as the records it covers, so a record is merged at most once even when
- * a new writer reads it again after a crash or hand-over.
+ * the same status update as the records it covers, so a record is merged at most once even when a
+ * new writer reads it again after a crash or hand-over.
  */
 public class MergedOffset {
   @JsonPropertyDescription("The violations topic.")
   private String topic;
+
   @JsonPropertyDescription("The partition of the topic.")
   private int partition;
+
   @JsonPropertyDescription("The first offset of that partition not merged yet.")
   private long offset;
 
@@ -24,22 +26,45 @@ public class MergedOffset {
     this.offset = offset;
   }
 
-  public String getTopic() { return topic; }
-  public void setTopic(String topic) { this.topic = topic; }
-  public int getPartition() { return partition; }
-  public void setPartition(int partition) { this.partition = partition; }
-  public long getOffset() { return offset; }
-  public void setOffset(long offset) { this.offset = offset; }
+  public String getTopic() {
+    return topic;
+  }
+
+  public void setTopic(String topic) {
+    this.topic = topic;
+  }
+
+  public int getPartition() {
+    return partition;
+  }
+
+  public void setPartition(int partition) {
+    this.partition = partition;
+  }
+
+  public long getOffset() {
+    return offset;
+  }
+
+  public void setOffset(long offset) {
+    this.offset = offset;
+  }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof MergedOffset m && Objects.equals(topic, m.topic) && partition == m.partition
+    return o instanceof MergedOffset m
+        && Objects.equals(topic, m.topic)
+        && partition == m.partition
         && offset == m.offset;
   }
 
   @Override
-  public int hashCode() { return Objects.hash(topic, partition, offset); }
+  public int hashCode() {
+    return Objects.hash(topic, partition, offset);
+  }
 
   @Override
-  public String toString() { return topic + "-" + partition + "@" + offset; }
+  public String toString() {
+    return topic + "-" + partition + "@" + offset;
+  }
 }

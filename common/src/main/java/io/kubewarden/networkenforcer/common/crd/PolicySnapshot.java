@@ -8,13 +8,17 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.util.Objects;
 
 /**
- * A WorkloadNetworkPolicy as the processor needs it, value of the compacted policies topic keyed
- * by target; a tombstone means the policy was deleted.
+ * A WorkloadNetworkPolicy as the processor needs it, value of the compacted policies topic keyed by
+ * target; a tombstone means the policy was deleted.
  *
  * @param generation the WNP's metadata.generation when it was published
  * @param promotedFrom the promoted-from label, null for a hand-made policy
  */
-public record PolicySnapshot(String name, String namespace, WorkloadNetworkPolicySpec spec, long generation,
+public record PolicySnapshot(
+    String name,
+    String namespace,
+    WorkloadNetworkPolicySpec spec,
+    long generation,
     String promotedFrom) {
 
   public PolicySnapshot {
@@ -36,7 +40,8 @@ public record PolicySnapshot(String name, String namespace, WorkloadNetworkPolic
   /** The target of the policy, from its spec. */
   @JsonIgnore
   public TargetKey target() {
-    return new TargetKey(new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName()),
+    return new TargetKey(
+        new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName()),
         spec.getDirection());
   }
 }

@@ -16,53 +16,96 @@ import java.util.Objects;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
-        + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
-    message = "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend")
+    value =
+        "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
+            + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
+    message =
+        "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend")
 @ValidationRule(
-    value = "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
-        + " && ((has(self.kubernetes.podSelector.matchLabels) && size(self.kubernetes.podSelector.matchLabels) > 0)"
-        + " || (has(self.kubernetes.podSelector.matchExpressions) && size(self.kubernetes.podSelector.matchExpressions) > 0)))",
+    value =
+        "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
+            + " && ((has(self.kubernetes.podSelector.matchLabels) && size(self.kubernetes.podSelector.matchLabels) > 0)"
+            + " || (has(self.kubernetes.podSelector.matchExpressions) && size(self.kubernetes.podSelector.matchExpressions) > 0)))",
     message = "spec.kubernetes.podSelector must have matchLabels or matchExpressions")
 @ValidationRule(
-    value = "self.backend != 'istio' || !has(self.istio) || (has(self.istio.selector)"
-        + " && ((has(self.istio.selector.matchLabels) && size(self.istio.selector.matchLabels) > 0)"
-        + " || (has(self.istio.selector.matchExpressions) && size(self.istio.selector.matchExpressions) > 0)))",
+    value =
+        "self.backend != 'istio' || !has(self.istio) || (has(self.istio.selector)"
+            + " && ((has(self.istio.selector.matchLabels) && size(self.istio.selector.matchLabels) > 0)"
+            + " || (has(self.istio.selector.matchExpressions) && size(self.istio.selector.matchExpressions) > 0)))",
     message = "spec.istio.selector must not be empty")
 @ValidationRule(
     value = "self.backend != 'istio' || self.direction == 'Ingress'",
-    message = "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)")
+    message =
+        "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)")
 @ValidationRule(
-    value = "self.backend != 'kubernetes' || !has(self.kubernetes)"
-        + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
+    value =
+        "self.backend != 'kubernetes' || !has(self.kubernetes)"
+            + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
     message = "spec.kubernetes.policyTypes must be exactly [spec.direction]")
 public abstract class PolicySpec {
 
   @Required
   @ValidationRule(value = "self == oldSelf", message = "spec.backend is immutable")
-  @JsonPropertyDescription("The policy model: kubernetes (a NetworkPolicy) or istio (an AuthorizationPolicy). Immutable.")
+  @JsonPropertyDescription(
+      "The policy model: kubernetes (a NetworkPolicy) or istio (an AuthorizationPolicy). Immutable.")
   private Backend backend;
-  @JsonPropertyDescription("The NetworkPolicy spec to enforce; set exactly when backend is kubernetes.")
+
+  @JsonPropertyDescription(
+      "The NetworkPolicy spec to enforce; set exactly when backend is kubernetes.")
   private NetworkPolicySpec kubernetes;
-  @JsonPropertyDescription("The AuthorizationPolicy (ALLOW) to enforce; set exactly when backend is istio.")
+
+  @JsonPropertyDescription(
+      "The AuthorizationPolicy (ALLOW) to enforce; set exactly when backend is istio.")
   private IstioPolicy istio;
+
   @Required
   @JsonPropertyDescription("The workload this allow-list is for, in the same namespace.")
   private TargetRef targetRef;
+
   @Required
-  @JsonPropertyDescription("The traffic direction covered: Ingress or Egress (istio: Ingress only).")
+  @JsonPropertyDescription(
+      "The traffic direction covered: Ingress or Egress (istio: Ingress only).")
   private Direction direction;
 
-  public Backend getBackend() { return backend; }
-  public void setBackend(Backend backend) { this.backend = backend; }
-  public NetworkPolicySpec getKubernetes() { return kubernetes; }
-  public void setKubernetes(NetworkPolicySpec kubernetes) { this.kubernetes = kubernetes; }
-  public IstioPolicy getIstio() { return istio; }
-  public void setIstio(IstioPolicy istio) { this.istio = istio; }
-  public TargetRef getTargetRef() { return targetRef; }
-  public void setTargetRef(TargetRef targetRef) { this.targetRef = targetRef; }
-  public Direction getDirection() { return direction; }
-  public void setDirection(Direction direction) { this.direction = direction; }
+  public Backend getBackend() {
+    return backend;
+  }
+
+  public void setBackend(Backend backend) {
+    this.backend = backend;
+  }
+
+  public NetworkPolicySpec getKubernetes() {
+    return kubernetes;
+  }
+
+  public void setKubernetes(NetworkPolicySpec kubernetes) {
+    this.kubernetes = kubernetes;
+  }
+
+  public IstioPolicy getIstio() {
+    return istio;
+  }
+
+  public void setIstio(IstioPolicy istio) {
+    this.istio = istio;
+  }
+
+  public TargetRef getTargetRef() {
+    return targetRef;
+  }
+
+  public void setTargetRef(TargetRef targetRef) {
+    this.targetRef = targetRef;
+  }
+
+  public Direction getDirection() {
+    return direction;
+  }
+
+  public void setDirection(Direction direction) {
+    this.direction = direction;
+  }
 
   /** Copies the fields shared by both kinds from another spec (used on promotion). */
   public void copySharedFrom(PolicySpec other) {
@@ -76,8 +119,11 @@ public abstract class PolicySpec {
   /** Whether the payload of the other spec (backend, payload, target, direction) equals ours. */
   @JsonIgnore
   public boolean sameAllowListAs(PolicySpec other) {
-    return other != null && backend == other.backend && direction == other.direction
-        && Objects.equals(targetRef, other.targetRef) && Objects.equals(kubernetes, other.kubernetes)
+    return other != null
+        && backend == other.backend
+        && direction == other.direction
+        && Objects.equals(targetRef, other.targetRef)
+        && Objects.equals(kubernetes, other.kubernetes)
         && Objects.equals(istio, other.istio);
   }
 

@@ -17,12 +17,17 @@ public class RuleEvidence {
   private int rule;
   private String peer;
   private List<PortEvidence> ports = new ArrayList<>();
-  @JsonPropertyDescription("Peer outside the cluster: the DNS names the data plane reported for its addresses.")
+
+  @JsonPropertyDescription(
+      "Peer outside the cluster: the DNS names the data plane reported for its addresses.")
   private List<String> dnsNames;
+
   @JsonPropertyDescription("RFC 3339: the earliest first-seen of the rule's ports.")
   private String firstSeen;
+
   @JsonPropertyDescription("RFC 3339: the latest last-seen of the rule's ports.")
   private String lastSeen;
+
   @JsonPropertyDescription("Observations of the rule, all ports together.")
   private long count;
 
@@ -34,26 +39,72 @@ public class RuleEvidence {
     this.ports = ports;
   }
 
-  public int getRule() { return rule; }
-  public void setRule(int rule) { this.rule = rule; }
-  public String getPeer() { return peer; }
-  public void setPeer(String peer) { this.peer = peer; }
-  public List<PortEvidence> getPorts() { return ports; }
-  public void setPorts(List<PortEvidence> ports) { this.ports = ports; }
-  public List<String> getDnsNames() { return dnsNames; }
-  public void setDnsNames(List<String> dnsNames) { this.dnsNames = dnsNames; }
-  public String getFirstSeen() { return firstSeen; }
-  public void setFirstSeen(String firstSeen) { this.firstSeen = firstSeen; }
-  public String getLastSeen() { return lastSeen; }
-  public void setLastSeen(String lastSeen) { this.lastSeen = lastSeen; }
-  public long getCount() { return count; }
-  public void setCount(long count) { this.count = count; }
+  public int getRule() {
+    return rule;
+  }
+
+  public void setRule(int rule) {
+    this.rule = rule;
+  }
+
+  public String getPeer() {
+    return peer;
+  }
+
+  public void setPeer(String peer) {
+    this.peer = peer;
+  }
+
+  public List<PortEvidence> getPorts() {
+    return ports;
+  }
+
+  public void setPorts(List<PortEvidence> ports) {
+    this.ports = ports;
+  }
+
+  public List<String> getDnsNames() {
+    return dnsNames;
+  }
+
+  public void setDnsNames(List<String> dnsNames) {
+    this.dnsNames = dnsNames;
+  }
+
+  public String getFirstSeen() {
+    return firstSeen;
+  }
+
+  public void setFirstSeen(String firstSeen) {
+    this.firstSeen = firstSeen;
+  }
+
+  public String getLastSeen() {
+    return lastSeen;
+  }
+
+  public void setLastSeen(String lastSeen) {
+    this.lastSeen = lastSeen;
+  }
+
+  public long getCount() {
+    return count;
+  }
+
+  public void setCount(long count) {
+    this.count = count;
+  }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof RuleEvidence r && rule == r.rule && count == r.count && Objects.equals(peer, r.peer)
-        && Objects.equals(ports, r.ports) && Objects.equals(emptyIsNull(dnsNames), emptyIsNull(r.dnsNames))
-        && Objects.equals(firstSeen, r.firstSeen) && Objects.equals(lastSeen, r.lastSeen);
+    return o instanceof RuleEvidence r
+        && rule == r.rule
+        && count == r.count
+        && Objects.equals(peer, r.peer)
+        && Objects.equals(ports, r.ports)
+        && Objects.equals(emptyIsNull(dnsNames), emptyIsNull(r.dnsNames))
+        && Objects.equals(firstSeen, r.firstSeen)
+        && Objects.equals(lastSeen, r.lastSeen);
   }
 
   private static List<String> emptyIsNull(List<String> l) {
@@ -61,5 +112,7 @@ public class RuleEvidence {
   }
 
   @Override
-  public int hashCode() { return Objects.hash(rule, peer, ports, emptyIsNull(dnsNames), firstSeen, lastSeen, count); }
+  public int hashCode() {
+    return Objects.hash(rule, peer, ports, emptyIsNull(dnsNames), firstSeen, lastSeen, count);
+  }
 }

@@ -10,6 +10,7 @@ public class TargetRef {
   @Required
   @JsonPropertyDescription("Deployment, StatefulSet, DaemonSet or CronJob.")
   private WorkloadKind kind;
+
   @Required
   @JsonPropertyDescription("Name of the workload.")
   private String name;
@@ -21,10 +22,21 @@ public class TargetRef {
     this.name = name;
   }
 
-  public WorkloadKind getKind() { return kind; }
-  public void setKind(WorkloadKind kind) { this.kind = kind; }
-  public String getName() { return name; }
-  public void setName(String name) { this.name = name; }
+  public WorkloadKind getKind() {
+    return kind;
+  }
+
+  public void setKind(WorkloadKind kind) {
+    this.kind = kind;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  public void setName(String name) {
+    this.name = name;
+  }
 
   @Override
   public boolean equals(Object o) {
@@ -32,8 +44,12 @@ public class TargetRef {
   }
 
   @Override
-  public int hashCode() { return Objects.hash(kind, name); }
+  public int hashCode() {
+    return Objects.hash(kind, name);
+  }
 
   @Override
-  public String toString() { return kind + "/" + name; }
+  public String toString() {
+    return kind + "/" + name;
+  }
 }

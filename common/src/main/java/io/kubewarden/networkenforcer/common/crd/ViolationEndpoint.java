@@ -15,7 +15,11 @@ public class ViolationEndpoint {
 
   public ViolationEndpoint() {}
 
-  public ViolationEndpoint(String namespace, String ownerKind, String ownerName, String identity,
+  public ViolationEndpoint(
+      String namespace,
+      String ownerKind,
+      String ownerName,
+      String identity,
       LabelSelector selector) {
     this.namespace = namespace;
     this.ownerKind = ownerKind;
@@ -24,24 +28,58 @@ public class ViolationEndpoint {
     this.selector = selector;
   }
 
-  public String getNamespace() { return namespace; }
-  public void setNamespace(String namespace) { this.namespace = namespace; }
-  public String getOwnerKind() { return ownerKind; }
-  public void setOwnerKind(String ownerKind) { this.ownerKind = ownerKind; }
-  public String getOwnerName() { return ownerName; }
-  public void setOwnerName(String ownerName) { this.ownerName = ownerName; }
-  public String getIdentity() { return identity; }
-  public void setIdentity(String identity) { this.identity = identity; }
-  public LabelSelector getSelector() { return selector; }
-  public void setSelector(LabelSelector selector) { this.selector = selector; }
+  public String getNamespace() {
+    return namespace;
+  }
 
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof ViolationEndpoint e && Objects.equals(namespace, e.namespace)
-        && Objects.equals(ownerKind, e.ownerKind) && Objects.equals(ownerName, e.ownerName)
-        && Objects.equals(identity, e.identity) && Objects.equals(selector, e.selector);
+  public void setNamespace(String namespace) {
+    this.namespace = namespace;
+  }
+
+  public String getOwnerKind() {
+    return ownerKind;
+  }
+
+  public void setOwnerKind(String ownerKind) {
+    this.ownerKind = ownerKind;
+  }
+
+  public String getOwnerName() {
+    return ownerName;
+  }
+
+  public void setOwnerName(String ownerName) {
+    this.ownerName = ownerName;
+  }
+
+  public String getIdentity() {
+    return identity;
+  }
+
+  public void setIdentity(String identity) {
+    this.identity = identity;
+  }
+
+  public LabelSelector getSelector() {
+    return selector;
+  }
+
+  public void setSelector(LabelSelector selector) {
+    this.selector = selector;
   }
 
   @Override
-  public int hashCode() { return Objects.hash(namespace, ownerKind, ownerName, identity, selector); }
+  public boolean equals(Object o) {
+    return o instanceof ViolationEndpoint e
+        && Objects.equals(namespace, e.namespace)
+        && Objects.equals(ownerKind, e.ownerKind)
+        && Objects.equals(ownerName, e.ownerName)
+        && Objects.equals(identity, e.identity)
+        && Objects.equals(selector, e.selector);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(namespace, ownerKind, ownerName, identity, selector);
+  }
 }

@@ -8,24 +8,29 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.Objects;
 
 /**
- * One entry of {@code status.violations}. Two records are repeats of each other when everything
- * but id and timestamp is equal ({@link #sameViolationAs}).
+ * One entry of {@code status.violations}. Two records are repeats of each other when everything but
+ * id and timestamp is equal ({@link #sameViolationAs}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class ViolationRecord {
   @JsonPropertyDescription("Unique per policy: the violationCount when the record was added.")
   private long id;
+
   /** Last occurrence, RFC 3339. */
   @JsonPropertyDescription("Last occurrence (RFC 3339).")
   private String timestamp;
+
   private ViolationEndpoint source;
   private ViolationEndpoint dest;
   private Protocol protocol;
+
   /** 0 when unknown; always 0 on Istio. */
   @JsonPropertyDescription("Destination port; 0 when unknown (always 0 on istio).")
   private int dstPort;
+
   @JsonPropertyDescription("monitor: seen in monitor mode; protect: blocked by the data plane.")
   private Mode action;
+
   private String denyingPolicyNamespace;
   private String denyingPolicyName;
 
@@ -48,40 +53,106 @@ public class ViolationRecord {
   /** Same source, dest, protocol, port, action and denying policy: a repeat. */
   @JsonIgnore
   public boolean sameViolationAs(ViolationRecord o) {
-    return Objects.equals(source, o.source) && Objects.equals(dest, o.dest) && protocol == o.protocol
-        && dstPort == o.dstPort && action == o.action
+    return Objects.equals(source, o.source)
+        && Objects.equals(dest, o.dest)
+        && protocol == o.protocol
+        && dstPort == o.dstPort
+        && action == o.action
         && Objects.equals(denyingPolicyNamespace, o.denyingPolicyNamespace)
         && Objects.equals(denyingPolicyName, o.denyingPolicyName);
   }
 
-  public long getId() { return id; }
-  public void setId(long id) { this.id = id; }
-  public String getTimestamp() { return timestamp; }
-  public void setTimestamp(String timestamp) { this.timestamp = timestamp; }
-  public ViolationEndpoint getSource() { return source; }
-  public void setSource(ViolationEndpoint source) { this.source = source; }
-  public ViolationEndpoint getDest() { return dest; }
-  public void setDest(ViolationEndpoint dest) { this.dest = dest; }
-  public Protocol getProtocol() { return protocol; }
-  public void setProtocol(Protocol protocol) { this.protocol = protocol; }
-  public int getDstPort() { return dstPort; }
-  public void setDstPort(int dstPort) { this.dstPort = dstPort; }
-  public Mode getAction() { return action; }
-  public void setAction(Mode action) { this.action = action; }
-  public String getDenyingPolicyNamespace() { return denyingPolicyNamespace; }
-  public void setDenyingPolicyNamespace(String v) { this.denyingPolicyNamespace = v; }
-  public String getDenyingPolicyName() { return denyingPolicyName; }
-  public void setDenyingPolicyName(String v) { this.denyingPolicyName = v; }
+  public long getId() {
+    return id;
+  }
+
+  public void setId(long id) {
+    this.id = id;
+  }
+
+  public String getTimestamp() {
+    return timestamp;
+  }
+
+  public void setTimestamp(String timestamp) {
+    this.timestamp = timestamp;
+  }
+
+  public ViolationEndpoint getSource() {
+    return source;
+  }
+
+  public void setSource(ViolationEndpoint source) {
+    this.source = source;
+  }
+
+  public ViolationEndpoint getDest() {
+    return dest;
+  }
+
+  public void setDest(ViolationEndpoint dest) {
+    this.dest = dest;
+  }
+
+  public Protocol getProtocol() {
+    return protocol;
+  }
+
+  public void setProtocol(Protocol protocol) {
+    this.protocol = protocol;
+  }
+
+  public int getDstPort() {
+    return dstPort;
+  }
+
+  public void setDstPort(int dstPort) {
+    this.dstPort = dstPort;
+  }
+
+  public Mode getAction() {
+    return action;
+  }
+
+  public void setAction(Mode action) {
+    this.action = action;
+  }
+
+  public String getDenyingPolicyNamespace() {
+    return denyingPolicyNamespace;
+  }
+
+  public void setDenyingPolicyNamespace(String v) {
+    this.denyingPolicyNamespace = v;
+  }
+
+  public String getDenyingPolicyName() {
+    return denyingPolicyName;
+  }
+
+  public void setDenyingPolicyName(String v) {
+    this.denyingPolicyName = v;
+  }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof ViolationRecord r && id == r.id && Objects.equals(timestamp, r.timestamp)
+    return o instanceof ViolationRecord r
+        && id == r.id
+        && Objects.equals(timestamp, r.timestamp)
         && sameViolationAs(r);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, timestamp, source, dest, protocol, dstPort, action, denyingPolicyNamespace,
+    return Objects.hash(
+        id,
+        timestamp,
+        source,
+        dest,
+        protocol,
+        dstPort,
+        action,
+        denyingPolicyNamespace,
         denyingPolicyName);
   }
 }

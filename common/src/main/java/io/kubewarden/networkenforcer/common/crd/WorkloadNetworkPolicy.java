@@ -21,9 +21,18 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Annotations("helm.sh/resource-policy=keep")
 // Column order is the order of these annotations (the generator sorts by JSON path; the CRD test
 // generation restores this order).
-@AdditionalPrinterColumn(name = "Mode", jsonPath = ".spec.mode", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Active Violations", jsonPath = ".status.activeViolationCount",
+@AdditionalPrinterColumn(
+    name = "Mode",
+    jsonPath = ".spec.mode",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Active Violations",
+    jsonPath = ".status.activeViolationCount",
     type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class WorkloadNetworkPolicy extends CustomResource<WorkloadNetworkPolicySpec, WorkloadNetworkPolicyStatus>
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
+public class WorkloadNetworkPolicy
+    extends CustomResource<WorkloadNetworkPolicySpec, WorkloadNetworkPolicyStatus>
     implements Namespaced {}

@@ -19,14 +19,31 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Singular("workloadnetworkpolicyproposal")
 @ShortNames("wnpp")
 @Annotations("helm.sh/resource-policy=keep")
-@AdditionalPrinterColumn(name = "Backend", jsonPath = ".spec.backend", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Direction", jsonPath = ".spec.direction", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Target", jsonPath = ".spec.targetRef.name", type = AdditionalPrinterColumn.Type.STRING)
-// kubectl's JSONPath has no length(): the count is a status field.
-@AdditionalPrinterColumn(name = "Rules", jsonPath = ".status.ruleCount", type = AdditionalPrinterColumn.Type.INTEGER)
-@AdditionalPrinterColumn(name = "Converged", jsonPath = ".status.conditions[?(@.type==\"Converged\")].status",
+@AdditionalPrinterColumn(
+    name = "Backend",
+    jsonPath = ".spec.backend",
     type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+    name = "Direction",
+    jsonPath = ".spec.direction",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Target",
+    jsonPath = ".spec.targetRef.name",
+    type = AdditionalPrinterColumn.Type.STRING)
+// kubectl's JSONPath has no length(): the count is a status field.
+@AdditionalPrinterColumn(
+    name = "Rules",
+    jsonPath = ".status.ruleCount",
+    type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "Converged",
+    jsonPath = ".status.conditions[?(@.type==\"Converged\")].status",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class WorkloadNetworkPolicyProposal
     extends CustomResource<WorkloadNetworkPolicyProposalSpec, WorkloadNetworkPolicyProposalStatus>
     implements Namespaced {}

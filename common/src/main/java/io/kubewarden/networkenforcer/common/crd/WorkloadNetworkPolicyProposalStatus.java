@@ -13,11 +13,16 @@ import java.util.Objects;
 public class WorkloadNetworkPolicyProposalStatus {
   @JsonPropertyDescription("Per rule and port: first seen, last seen and observation count.")
   private List<RuleEvidence> evidence = new ArrayList<>();
-  @JsonPropertyDescription("Ready (and the reason when the writer cannot apply, repair or promote the proposal) and Converged (whether learning has seen enough traffic).")
+
+  @JsonPropertyDescription(
+      "Ready (and the reason when the writer cannot apply, repair or promote the proposal) and Converged (whether learning has seen enough traffic).")
   private List<Condition> conditions;
+
   @JsonPropertyDescription("The metadata.generation the conditions were written for.")
   private Long observedGeneration;
-  @JsonPropertyDescription("Events the data plane reported lost within the quiet period, per provider and node: while there are any, Converged is False (EventsLost).")
+
+  @JsonPropertyDescription(
+      "Events the data plane reported lost within the quiet period, per provider and node: while there are any, Converged is False (EventsLost).")
   @JsonInclude(JsonInclude.Include.NON_EMPTY)
   private List<LostEvents> lostEvents;
 
@@ -27,30 +32,60 @@ public class WorkloadNetworkPolicyProposalStatus {
     this.evidence = evidence;
   }
 
-  public List<RuleEvidence> getEvidence() { return evidence; }
-  public void setEvidence(List<RuleEvidence> evidence) { this.evidence = evidence; }
-  public List<Condition> getConditions() { return conditions; }
-  public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
-  public Long getObservedGeneration() { return observedGeneration; }
-  public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
-  public List<LostEvents> getLostEvents() { return lostEvents; }
-  public void setLostEvents(List<LostEvents> lostEvents) { this.lostEvents = lostEvents; }
+  public List<RuleEvidence> getEvidence() {
+    return evidence;
+  }
+
+  public void setEvidence(List<RuleEvidence> evidence) {
+    this.evidence = evidence;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public List<LostEvents> getLostEvents() {
+    return lostEvents;
+  }
+
+  public void setLostEvents(List<LostEvents> lostEvents) {
+    this.lostEvents = lostEvents;
+  }
 
   /**
    * The number of rules with evidence, for the {@code Rules} printer column (kubectl's JSONPath
    * cannot count a list). Derived, so it is written but never read back.
    */
   @JsonProperty(value = "ruleCount", access = JsonProperty.Access.READ_ONLY)
-  @JsonPropertyDescription("The number of rules with evidence (derived; shown as the Rules column).")
-  public int getRuleCount() { return evidence == null ? 0 : evidence.size(); }
+  @JsonPropertyDescription(
+      "The number of rules with evidence (derived; shown as the Rules column).")
+  public int getRuleCount() {
+    return evidence == null ? 0 : evidence.size();
+  }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof WorkloadNetworkPolicyProposalStatus s && Objects.equals(evidence, s.evidence)
-        && Objects.equals(conditions, s.conditions) && Objects.equals(observedGeneration, s.observedGeneration)
+    return o instanceof WorkloadNetworkPolicyProposalStatus s
+        && Objects.equals(evidence, s.evidence)
+        && Objects.equals(conditions, s.conditions)
+        && Objects.equals(observedGeneration, s.observedGeneration)
         && Objects.equals(lostEvents, s.lostEvents);
   }
 
   @Override
-  public int hashCode() { return Objects.hash(evidence, conditions, observedGeneration, lostEvents); }
+  public int hashCode() {
+    return Objects.hash(evidence, conditions, observedGeneration, lostEvents);
+  }
 }

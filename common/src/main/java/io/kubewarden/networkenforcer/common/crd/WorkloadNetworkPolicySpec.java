@@ -9,11 +9,17 @@ import java.util.Objects;
 public class WorkloadNetworkPolicySpec extends PolicySpec {
 
   @Default("monitor")
-  @JsonPropertyDescription("monitor: report violations only; protect: also render the native policy that blocks.")
+  @JsonPropertyDescription(
+      "monitor: report violations only; protect: also render the native policy that blocks.")
   private Mode mode = Mode.monitor;
 
-  public Mode getMode() { return mode; }
-  public void setMode(Mode mode) { this.mode = mode; }
+  public Mode getMode() {
+    return mode;
+  }
+
+  public void setMode(Mode mode) {
+    this.mode = mode;
+  }
 
   @Override
   public boolean equals(Object o) {
@@ -21,5 +27,7 @@ public class WorkloadNetworkPolicySpec extends PolicySpec {
   }
 
   @Override
-  public int hashCode() { return Objects.hash(super.hashCode(), mode); }
+  public int hashCode() {
+    return Objects.hash(super.hashCode(), mode);
+  }
 }

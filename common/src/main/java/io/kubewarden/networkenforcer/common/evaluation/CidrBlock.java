@@ -79,8 +79,9 @@ final class CidrBlock {
       return INVALID;
     }
     CidrBlock unmasked = new CidrBlock(address, prefix);
-    return new CidrBlock(new IpAddress(address.v4(), address.hi() & unmasked.maskHi,
-        address.lo() & unmasked.maskLo), prefix);
+    return new CidrBlock(
+        new IpAddress(address.v4(), address.hi() & unmasked.maskHi, address.lo() & unmasked.maskLo),
+        prefix);
   }
 
   boolean isIpv4() {
@@ -88,7 +89,8 @@ final class CidrBlock {
   }
 
   boolean contains(IpAddress address) {
-    return address != null && address.v4() == network.v4()
+    return address != null
+        && address.v4() == network.v4()
         && ((address.hi() ^ network.hi()) & maskHi) == 0
         && ((address.lo() ^ network.lo()) & maskLo) == 0;
   }

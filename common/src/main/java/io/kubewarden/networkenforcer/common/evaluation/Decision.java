@@ -9,8 +9,8 @@ public enum Decision {
   /** The policy does not select the pod or does not cover the direction: it has no say. */
   NOT_SELECTED,
   /**
-   * Cannot be decided from what the flow record carries (for example a named port whose number
-   * is unknown, or an unknown port against a rule with ports). Counted, never reported as a violation.
+   * Cannot be decided from what the flow record carries (for example a named port whose number is
+   * unknown, or an unknown port against a rule with ports). Counted, never reported as a violation.
    */
   UNDETERMINED
 }

@@ -1,11 +1,11 @@
 package io.kubewarden.networkenforcer.common.evaluation;
 
 /**
- * An IPv4 or IPv6 address as 128 bits, parsed by hand: {@code InetAddress.getByName} would
- * resolve anything that is not a literal through DNS, which the flow hot path must never do.
+ * An IPv4 or IPv6 address as 128 bits, parsed by hand: {@code InetAddress.getByName} would resolve
+ * anything that is not a literal through DNS, which the flow hot path must never do.
  *
- * <p>IPv4 addresses use {@code lo} (low 32 bits) only. An IPv4-mapped IPv6 address
- * ({@code ::ffff:a.b.c.d}) is read as the IPv4 address, as Kubernetes (Go {@code net}) does.
+ * <p>IPv4 addresses use {@code lo} (low 32 bits) only. An IPv4-mapped IPv6 address ({@code
+ * ::ffff:a.b.c.d}) is read as the IPv4 address, as Kubernetes (Go {@code net}) does.
  *
  * @param v4 whether this is an IPv4 address
  * @param hi the high 64 bits (IPv6 only)

@@ -3,7 +3,10 @@ package io.kubewarden.networkenforcer.common.evaluation;
 import io.fabric8.kubernetes.api.model.networking.v1.IPBlock;
 import java.util.List;
 
-/** {@code ipBlock}: inside {@code cidr} and outside every {@code except}; invalid CIDRs match nothing. */
+/**
+ * {@code ipBlock}: inside {@code cidr} and outside every {@code except}; invalid CIDRs match
+ * nothing.
+ */
 final class IpBlockMatcher {
   private IpBlockMatcher() {}
 

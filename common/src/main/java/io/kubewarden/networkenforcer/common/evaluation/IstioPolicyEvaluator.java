@@ -10,8 +10,8 @@ import java.util.Objects;
  * Does the reduced Istio ALLOW model allow a flow (inbound to {@code dst})?
  *
  * <ul>
- *   <li>Only TCP is seen by ztunnel: any other protocol is NOT_SELECTED (the policy cannot deny what
- *       the data plane never sees, so calling it DENIED would report false violations).
+ *   <li>Only TCP is seen by ztunnel: any other protocol is NOT_SELECTED (the policy cannot deny
+ *       what the data plane never sees, so calling it DENIED would report false violations).
  *   <li>{@code selector} must select {@code dst}'s pod labels, else NOT_SELECTED (absent selector:
  *       the whole namespace, as in Istio).
  *   <li>No rules under ALLOW: deny everything. A rule matches when any {@code from} source matches
@@ -27,8 +27,8 @@ import java.util.Objects;
 public final class IstioPolicyEvaluator {
   private IstioPolicyEvaluator() {}
 
-  public static Decision evaluate(IstioPolicy policy, FlowEndpoint src, FlowEndpoint dst, Protocol protocol,
-      int port) {
+  public static Decision evaluate(
+      IstioPolicy policy, FlowEndpoint src, FlowEndpoint dst, Protocol protocol, int port) {
     Objects.requireNonNull(policy, "policy");
     Objects.requireNonNull(src, "src");
     Objects.requireNonNull(dst, "dst");
@@ -36,7 +36,8 @@ public final class IstioPolicyEvaluator {
     if (protocol != Protocol.TCP) {
       return Decision.NOT_SELECTED;
     }
-    if (policy.getSelector() != null && !LabelSelectorMatcher.matches(policy.getSelector(), dst.podLabels())) {
+    if (policy.getSelector() != null
+        && !LabelSelectorMatcher.matches(policy.getSelector(), dst.podLabels())) {
       return Decision.NOT_SELECTED;
     }
     List<IstioPolicy.Rule> rules = policy.getRules();
@@ -60,7 +61,8 @@ public final class IstioPolicyEvaluator {
     return unknown ? Decision.UNDETERMINED : Decision.DENIED;
   }
 
-  private static boolean anySourceMatches(List<IstioPolicy.From> from, String identity, int principalStart) {
+  private static boolean anySourceMatches(
+      List<IstioPolicy.From> from, String identity, int principalStart) {
     if (from == null || from.isEmpty()) {
       return true;
     }

@@ -1,13 +1,15 @@
 package io.kubewarden.networkenforcer.common.evaluation;
 
 /**
- * Matches a destination port against an Istio {@code to.operation.ports} entry: a number, or
- * (ours) a range {@code a-b}. Parsed in place, no allocation; an unreadable entry matches nothing.
+ * Matches a destination port against an Istio {@code to.operation.ports} entry: a number, or (ours)
+ * a range {@code a-b}. Parsed in place, no allocation; an unreadable entry matches nothing.
  */
 final class IstioPortMatcher {
   private IstioPortMatcher() {}
 
-  /** YES/NO for a known port, UNKNOWN for port 0 against a readable entry, NO for an unreadable one. */
+  /**
+   * YES/NO for a known port, UNKNOWN for port 0 against a readable entry, NO for an unreadable one.
+   */
   static Match matches(String entry, int port) {
     if (entry == null) {
       return Match.NO;

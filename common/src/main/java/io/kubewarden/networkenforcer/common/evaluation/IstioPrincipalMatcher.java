@@ -3,8 +3,8 @@ package io.kubewarden.networkenforcer.common.evaluation;
 /**
  * Istio's string match for {@code principals}: {@code *} = any authenticated peer, {@code *x} =
  * suffix, {@code x*} = prefix, anything else exact. Checked in that order, as Istio does, and
- * without building the principal string: the identity is matched from behind its
- * {@code spiffe://} scheme in place.
+ * without building the principal string: the identity is matched from behind its {@code spiffe://}
+ * scheme in place.
  */
 final class IstioPrincipalMatcher {
 
@@ -37,8 +37,10 @@ final class IstioPrincipalMatcher {
     }
     if (patternLength > 0 && pattern.charAt(patternLength - 1) == '*') {
       int prefixLength = patternLength - 1;
-      return principalLength >= prefixLength && identity.regionMatches(start, pattern, 0, prefixLength);
+      return principalLength >= prefixLength
+          && identity.regionMatches(start, pattern, 0, prefixLength);
     }
-    return principalLength == patternLength && identity.regionMatches(start, pattern, 0, patternLength);
+    return principalLength == patternLength
+        && identity.regionMatches(start, pattern, 0, patternLength);
   }
 }

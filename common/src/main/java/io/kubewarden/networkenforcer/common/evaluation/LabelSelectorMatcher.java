@@ -28,9 +28,9 @@ public final class LabelSelectorMatcher {
   }
 
   /**
-   * Does {@code selector} select the namespace of {@code endpoint}? Same result as
-   * {@code matches(selector, endpoint.effectiveNamespaceLabels())} without building that map.
-   * An endpoint without a namespace (outside the cluster) is selected by no namespace selector.
+   * Does {@code selector} select the namespace of {@code endpoint}? Same result as {@code
+   * matches(selector, endpoint.effectiveNamespaceLabels())} without building that map. An endpoint
+   * without a namespace (outside the cluster) is selected by no namespace selector.
    */
   public static boolean matchesNamespace(LabelSelector selector, FlowEndpoint endpoint) {
     String namespace = endpoint.namespace();
@@ -42,11 +42,15 @@ public final class LabelSelectorMatcher {
 
   /** Whether the selector is {@code {}}: no labels and no expressions, so it selects everything. */
   public static boolean isEmpty(LabelSelector selector) {
-    return selector != null && isNullOrEmpty(selector.getMatchLabels())
+    return selector != null
+        && isNullOrEmpty(selector.getMatchLabels())
         && (selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty());
   }
 
-  private static boolean matches(LabelSelector selector, Map<String, String> labels, String implicitKey,
+  private static boolean matches(
+      LabelSelector selector,
+      Map<String, String> labels,
+      String implicitKey,
       String implicitValue) {
     if (selector == null) {
       return false;
@@ -71,8 +75,11 @@ public final class LabelSelectorMatcher {
     return true;
   }
 
-  private static boolean satisfies(LabelSelectorRequirement requirement, Map<String, String> labels,
-      String implicitKey, String implicitValue) {
+  private static boolean satisfies(
+      LabelSelectorRequirement requirement,
+      Map<String, String> labels,
+      String implicitKey,
+      String implicitValue) {
     String key = requirement.getKey();
     String operator = requirement.getOperator();
     if (key == null || operator == null) {
@@ -95,7 +102,8 @@ public final class LabelSelectorMatcher {
     }
   }
 
-  private static String label(Map<String, String> labels, String key, String implicitKey, String implicitValue) {
+  private static String label(
+      Map<String, String> labels, String key, String implicitKey, String implicitValue) {
     if (key == null) {
       return null;
     }

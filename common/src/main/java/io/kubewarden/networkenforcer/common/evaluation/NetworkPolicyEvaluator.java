@@ -17,23 +17,23 @@ import java.util.Objects;
  * Does a Kubernetes NetworkPolicySpec allow a flow? Kubernetes semantics, per direction:
  *
  * <ul>
- *   <li>{@code podSelector} must select the policy's pod (Ingress: {@code dst}, Egress:
- *       {@code src}), and the direction must be in {@code policyTypes} (absent: Ingress, plus
- *       Egress when egress rules exist); otherwise the policy has no say (NOT_SELECTED). The
- *       policy's namespace is the namespace of that pod.
+ *   <li>{@code podSelector} must select the policy's pod (Ingress: {@code dst}, Egress: {@code
+ *       src}), and the direction must be in {@code policyTypes} (absent: Ingress, plus Egress when
+ *       egress rules exist); otherwise the policy has no say (NOT_SELECTED). The policy's namespace
+ *       is the namespace of that pod.
  *   <li>No rules for a selected direction: deny all. A rule allows the flow when one of its peers
  *       matches (absent/empty {@code from}/{@code to}: any peer) and one of its ports matches
  *       (absent/empty {@code ports}: any port).
- *   <li>Peer: {@code podSelector} alone = those pods in the policy's namespace;
- *       {@code namespaceSelector} alone = every pod of those namespaces; both in one peer = those
- *       pods in those namespaces (AND). A peer with nothing set selects nothing (Kubernetes
- *       rejects it). The peer endpoint must have a namespace for a selector to match.
- *   <li>{@code ipBlock}: a plain CIDR match (minus {@code except}) on the peer's {@code ip},
- *       IPv4 and IPv6, whether the peer is a pod or not. Kubernetes means ipBlock for
- *       cluster-external addresses and plugins differ on pod IPs (Calico matches them, Cilium by
- *       default does not); we take the documented CIDR semantics. Unknown or unparsable ip, or an
- *       invalid CIDR: no match. ipBlock combined with selectors in one peer (invalid in
- *       Kubernetes) requires all of them.
+ *   <li>Peer: {@code podSelector} alone = those pods in the policy's namespace; {@code
+ *       namespaceSelector} alone = every pod of those namespaces; both in one peer = those pods in
+ *       those namespaces (AND). A peer with nothing set selects nothing (Kubernetes rejects it).
+ *       The peer endpoint must have a namespace for a selector to match.
+ *   <li>{@code ipBlock}: a plain CIDR match (minus {@code except}) on the peer's {@code ip}, IPv4
+ *       and IPv6, whether the peer is a pod or not. Kubernetes means ipBlock for cluster-external
+ *       addresses and plugins differ on pod IPs (Calico matches them, Cilium by default does not);
+ *       we take the documented CIDR semantics. Unknown or unparsable ip, or an invalid CIDR: no
+ *       match. ipBlock combined with selectors in one peer (invalid in Kubernetes) requires all of
+ *       them.
  * </ul>
  *
  * Port 0 (unknown) or a named port the record cannot resolve makes a rule UNKNOWN: the result is
@@ -47,12 +47,17 @@ public final class NetworkPolicyEvaluator {
   private NetworkPolicyEvaluator() {}
 
   /**
-   * Evaluates the flow {@code src -> dst} on {@code protocol}/{@code port} (0 = unknown) against the
-   * spec, from the side of {@code direction}: for Ingress the policy's pods are {@code dst}, for
-   * Egress {@code src}.
+   * Evaluates the flow {@code src -> dst} on {@code protocol}/{@code port} (0 = unknown) against
+   * the spec, from the side of {@code direction}: for Ingress the policy's pods are {@code dst},
+   * for Egress {@code src}.
    */
-  public static Decision evaluate(NetworkPolicySpec spec, Direction direction, FlowEndpoint src, FlowEndpoint dst,
-      Protocol protocol, int port) {
+  public static Decision evaluate(
+      NetworkPolicySpec spec,
+      Direction direction,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Protocol protocol,
+      int port) {
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(direction, "direction");
     Objects.requireNonNull(src, "src");
@@ -75,8 +80,11 @@ public final class NetworkPolicyEvaluator {
       List<NetworkPolicyIngressRule> rules = spec.getIngress();
       for (int i = 0, n = rules == null ? 0 : rules.size(); i < n; i++) {
         NetworkPolicyIngressRule rule = rules.get(i);
-        Match match = rule == null ? Match.YES
-            : ruleMatches(rule.getFrom(), rule.getPorts(), peer, policyNamespace, dst, protocol, port);
+        Match match =
+            rule == null
+                ? Match.YES
+                : ruleMatches(
+                    rule.getFrom(), rule.getPorts(), peer, policyNamespace, dst, protocol, port);
         if (match == Match.YES) {
           return Decision.ALLOWED;
         }
@@ -86,8 +94,11 @@ public final class NetworkPolicyEvaluator {
       List<NetworkPolicyEgressRule> rules = spec.getEgress();
       for (int i = 0, n = rules == null ? 0 : rules.size(); i < n; i++) {
         NetworkPolicyEgressRule rule = rules.get(i);
-        Match match = rule == null ? Match.YES
-            : ruleMatches(rule.getTo(), rule.getPorts(), peer, policyNamespace, dst, protocol, port);
+        Match match =
+            rule == null
+                ? Match.YES
+                : ruleMatches(
+                    rule.getTo(), rule.getPorts(), peer, policyNamespace, dst, protocol, port);
         if (match == Match.YES) {
           return Decision.ALLOWED;
         }
@@ -102,21 +113,29 @@ public final class NetworkPolicyEvaluator {
     List<String> types = spec.getPolicyTypes();
     if (types == null || types.isEmpty()) {
       // Kubernetes defaulting: Ingress always, Egress only when there are egress rules.
-      return direction == Direction.Ingress || (spec.getEgress() != null && !spec.getEgress().isEmpty());
+      return direction == Direction.Ingress
+          || (spec.getEgress() != null && !spec.getEgress().isEmpty());
     }
     String wanted = direction == Direction.Ingress ? INGRESS : EGRESS;
     return types.contains(wanted);
   }
 
-  private static Match ruleMatches(List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, FlowEndpoint peer,
-      String policyNamespace, FlowEndpoint destination, Protocol protocol, int port) {
+  private static Match ruleMatches(
+      List<NetworkPolicyPeer> peers,
+      List<NetworkPolicyPort> ports,
+      FlowEndpoint peer,
+      String policyNamespace,
+      FlowEndpoint destination,
+      Protocol protocol,
+      int port) {
     if (!anyPeerMatches(peers, peer, policyNamespace)) {
       return Match.NO;
     }
     return NetworkPolicyPortMatcher.matches(ports, protocol, port, destination);
   }
 
-  private static boolean anyPeerMatches(List<NetworkPolicyPeer> peers, FlowEndpoint peer, String policyNamespace) {
+  private static boolean anyPeerMatches(
+      List<NetworkPolicyPeer> peers, FlowEndpoint peer, String policyNamespace) {
     if (peers == null || peers.isEmpty()) {
       return true;
     }
@@ -137,7 +156,11 @@ public final class NetworkPolicyEvaluator {
           continue;
         }
       }
-      if (selectorsMatch(candidate.getPodSelector(), candidate.getNamespaceSelector(), ipBlock != null, peer,
+      if (selectorsMatch(
+          candidate.getPodSelector(),
+          candidate.getNamespaceSelector(),
+          ipBlock != null,
+          peer,
           policyNamespace)) {
         return true;
       }
@@ -145,8 +168,12 @@ public final class NetworkPolicyEvaluator {
     return false;
   }
 
-  private static boolean selectorsMatch(LabelSelector podSelector, LabelSelector namespaceSelector,
-      boolean hasIpBlock, FlowEndpoint peer, String policyNamespace) {
+  private static boolean selectorsMatch(
+      LabelSelector podSelector,
+      LabelSelector namespaceSelector,
+      boolean hasIpBlock,
+      FlowEndpoint peer,
+      String policyNamespace) {
     if (podSelector == null && namespaceSelector == null) {
       return hasIpBlock; // ipBlock alone, or an empty peer that selects nothing
     }

@@ -12,8 +12,8 @@ import java.util.List;
  * rule: protocol (default TCP), numeric port, {@code endPort} range, named port.
  *
  * <p>Named ports always name a port of the flow's destination pod (for Ingress the policy's pod,
- * for Egress the peer), resolved by name and protocol against {@link FlowEndpoint#namedPorts()}.
- * A destination outside the cluster has no named ports: a named port never matches it (as in
+ * for Egress the peer), resolved by name and protocol against {@link FlowEndpoint#namedPorts()}. A
+ * destination outside the cluster has no named ports: a named port never matches it (as in
  * Kubernetes, where a named port resolves against pods only). Otherwise, when the endpoint's list
  * is known to be complete ({@link FlowEndpoint#namedPortsAreKnown()}) a name missing from it
  * matches nothing, and when it is unknown the rule is UNKNOWN.
@@ -22,7 +22,8 @@ final class NetworkPolicyPortMatcher {
   private NetworkPolicyPortMatcher() {}
 
   /** Absent or empty {@code ports}: every port of every protocol. */
-  static Match matches(List<NetworkPolicyPort> ports, Protocol protocol, int port, FlowEndpoint destination) {
+  static Match matches(
+      List<NetworkPolicyPort> ports, Protocol protocol, int port, FlowEndpoint destination) {
     if (ports == null || ports.isEmpty()) {
       return Match.YES;
     }
@@ -37,7 +38,8 @@ final class NetworkPolicyPortMatcher {
     return unknown ? Match.UNKNOWN : Match.NO;
   }
 
-  static Match matches(NetworkPolicyPort rulePort, Protocol protocol, int port, FlowEndpoint destination) {
+  static Match matches(
+      NetworkPolicyPort rulePort, Protocol protocol, int port, FlowEndpoint destination) {
     if (rulePort == null) {
       return Match.YES;
     }
@@ -64,11 +66,13 @@ final class NetworkPolicyPortMatcher {
       return Match.UNKNOWN;
     }
     Integer endPort = rulePort.getEndPort();
-    int last = endPort == null ? first : endPort; // endPort < port: empty range, as Kubernetes rejects it
+    int last =
+        endPort == null ? first : endPort; // endPort < port: empty range, as Kubernetes rejects it
     return Match.of(port >= first && port <= last);
   }
 
-  private static Match namedPortMatches(String name, Protocol protocol, int port, FlowEndpoint destination) {
+  private static Match namedPortMatches(
+      String name, Protocol protocol, int port, FlowEndpoint destination) {
     if (destination.isExternal()) {
       return Match.NO;
     }
@@ -78,7 +82,8 @@ final class NetworkPolicyPortMatcher {
     List<NamedPort> named = destination.namedPorts();
     for (int i = 0, n = named.size(); i < n; i++) {
       NamedPort candidate = named.get(i);
-      Protocol candidateProtocol = candidate.protocol() == null ? Protocol.TCP : candidate.protocol();
+      Protocol candidateProtocol =
+          candidate.protocol() == null ? Protocol.TCP : candidate.protocol();
       if (candidateProtocol == protocol && name.equals(candidate.name())) {
         return port <= 0 ? Match.UNKNOWN : Match.of(candidate.port() == port);
       }

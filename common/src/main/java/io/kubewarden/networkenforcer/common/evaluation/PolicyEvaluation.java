@@ -15,8 +15,8 @@ public final class PolicyEvaluation {
    *
    * @throws IllegalArgumentException when the spec lacks its backend, direction or payload
    */
-  public static Decision evaluate(PolicySpec spec, FlowEndpoint src, FlowEndpoint dst, Protocol protocol,
-      int port) {
+  public static Decision evaluate(
+      PolicySpec spec, FlowEndpoint src, FlowEndpoint dst, Protocol protocol, int port) {
     if (spec == null || spec.getBackend() == null || spec.getDirection() == null) {
       throw new IllegalArgumentException("policy spec needs backend and direction");
     }
@@ -25,7 +25,8 @@ public final class PolicyEvaluation {
         if (spec.getKubernetes() == null) {
           throw new IllegalArgumentException("spec.kubernetes is required for backend kubernetes");
         }
-        return NetworkPolicyEvaluator.evaluate(spec.getKubernetes(), spec.getDirection(), src, dst, protocol, port);
+        return NetworkPolicyEvaluator.evaluate(
+            spec.getKubernetes(), spec.getDirection(), src, dst, protocol, port);
       case istio:
         if (spec.getIstio() == null) {
           throw new IllegalArgumentException("spec.istio is required for backend istio");

@@ -3,7 +3,8 @@ package io.kubewarden.networkenforcer.common.flow;
 /**
  * Sums of counts that come from records: a producer may write any {@code long} (a Goldmane
  * aggregate, a forged record), and a plain sum of two large ones wraps to a negative count that
- * ends up in a policy's status. Counts are never negative, so a sum stops at {@link Long#MAX_VALUE}.
+ * ends up in a policy's status. Counts are never negative, so a sum stops at {@link
+ * Long#MAX_VALUE}.
  */
 public final class Counts {
   private Counts() {}

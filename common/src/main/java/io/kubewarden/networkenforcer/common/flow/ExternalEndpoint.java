@@ -6,9 +6,9 @@ import java.util.TreeSet;
 
 /**
  * Marks a flow end outside the cluster (Hubble {@code reserved:world}, Calico {@code Network} or
- * {@code NetworkSet}): it has an address (when the data plane reports one) and no workload. The
- * DNS names are what the data plane resolved the address to (Hubble {@code destination_names} /
- * {@code source_names}): evidence for a person, never a match criterion (NetworkPolicy has none).
+ * {@code NetworkSet}): it has an address (when the data plane reports one) and no workload. The DNS
+ * names are what the data plane resolved the address to (Hubble {@code destination_names} / {@code
+ * source_names}): evidence for a person, never a match criterion (NetworkPolicy has none).
  *
  * @param dnsNames sorted, without duplicates
  * @param network the data plane's name for the address range when it gives no address (Calico

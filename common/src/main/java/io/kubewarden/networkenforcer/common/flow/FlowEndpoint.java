@@ -21,10 +21,10 @@ import java.util.Optional;
  *     cluster object and no provider field named them); omitted from JSON when false
  * @param namedPortsKnown true when {@code namedPorts} is the pod's complete list (read from the pod
  *     spec), so an empty list means "none"; null when they are unknown (the pod was gone, or the
- *     cluster view had no containers). Old records without the field count as known when their
- *     list is not empty.
- * @param external set when this end is outside the cluster: no workload, {@code ip} is its
- *     address (null when the data plane gives none)
+ *     cluster view had no containers). Old records without the field count as known when their list
+ *     is not empty.
+ * @param external set when this end is outside the cluster: no workload, {@code ip} is its address
+ *     (null when the data plane gives none)
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record FlowEndpoint(
@@ -51,9 +51,14 @@ public record FlowEndpoint(
     namedPortsKnown = Boolean.TRUE.equals(namedPortsKnown) ? Boolean.TRUE : null;
   }
 
-  /** An end outside the cluster: its address (may be null) and what the data plane says about it. */
+  /**
+   * An end outside the cluster: its address (may be null) and what the data plane says about it.
+   */
   public static FlowEndpoint outsideCluster(String ip, ExternalEndpoint external) {
-    return builder().ip(ip).external(external == null ? ExternalEndpoint.of(null) : external).build();
+    return builder()
+        .ip(ip)
+        .external(external == null ? ExternalEndpoint.of(null) : external)
+        .build();
   }
 
   /** Whether this end is outside the cluster. */
@@ -63,8 +68,8 @@ public record FlowEndpoint(
   }
 
   /**
-   * Whether {@link #namedPorts()} is complete: an empty list then means the pod has no named
-   * ports; otherwise the ports are unknown.
+   * Whether {@link #namedPorts()} is complete: an empty list then means the pod has no named ports;
+   * otherwise the ports are unknown.
    */
   @JsonIgnore
   public boolean namedPortsAreKnown() {
@@ -72,22 +77,36 @@ public record FlowEndpoint(
   }
 
   /**
-   * The peer key of a Job without a CronJob that opted in as a peer ({@code <ns>/Job/<name>}: a name
-   * and a selector, no workload kind; see the ingest's {@code StandaloneJobPeer}); empty otherwise.
+   * The peer key of a Job without a CronJob that opted in as a peer ({@code <ns>/Job/<name>}: a
+   * name and a selector, no workload kind; see the ingest's {@code StandaloneJobPeer}); empty
+   * otherwise.
    */
   @JsonIgnore
   public Optional<String> jobPeerKey() {
-    return workloadKind == null && workloadName != null && workloadSelector != null && namespace != null
-        && external == null ? Optional.of(namespace + "/" + JOB_PEER_KIND + "/" + workloadName) : Optional.empty();
+    return workloadKind == null
+            && workloadName != null
+            && workloadSelector != null
+            && namespace != null
+            && external == null
+        ? Optional.of(namespace + "/" + JOB_PEER_KIND + "/" + workloadName)
+        : Optional.empty();
   }
 
-  /** The kind of what owns the pod: its workload's kind, {@code Job} for an opted-in Job peer, else null. */
+  /**
+   * The kind of what owns the pod: its workload's kind, {@code Job} for an opted-in Job peer, else
+   * null.
+   */
   @JsonIgnore
   public String ownerKind() {
-    return workloadKind != null ? workloadKind.name() : jobPeerKey().isPresent() ? JOB_PEER_KIND : null;
+    return workloadKind != null
+        ? workloadKind.name()
+        : jobPeerKey().isPresent() ? JOB_PEER_KIND : null;
   }
 
-  /** The kind a Job peer's key names; not a {@link WorkloadKind} (a Job gets no proposal of its own). */
+  /**
+   * The kind a Job peer's key names; not a {@link WorkloadKind} (a Job gets no proposal of its
+   * own).
+   */
   public static final String JOB_PEER_KIND = "Job";
 
   /** The workload this endpoint belongs to, if any. */
@@ -100,15 +119,16 @@ public record FlowEndpoint(
   }
 
   /**
-   * The Istio principal, {@code <trust domain>/ns/<ns>/sa/<sa>}: the identity without its
-   * {@code spiffe://} scheme.
+   * The Istio principal, {@code <trust domain>/ns/<ns>/sa/<sa>}: the identity without its {@code
+   * spiffe://} scheme.
    */
   @JsonIgnore
   public Optional<String> principal() {
     if (identity == null || identity.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(identity.startsWith("spiffe://") ? identity.substring("spiffe://".length()) : identity);
+    return Optional.of(
+        identity.startsWith("spiffe://") ? identity.substring("spiffe://".length()) : identity);
   }
 
   /** The namespace labels, with {@code kubernetes.io/metadata.name} always present. */
@@ -127,10 +147,19 @@ public record FlowEndpoint(
   }
 
   public Builder toBuilder() {
-    return new Builder().namespace(namespace).workload(workloadKind, workloadName)
-        .workloadSelector(workloadSelector).podLabels(podLabels).namespaceLabels(namespaceLabels)
-        .podName(podName).ip(ip).serviceAccount(serviceAccount).identity(identity).namedPorts(namedPorts)
-        .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown)).external(external)
+    return new Builder()
+        .namespace(namespace)
+        .workload(workloadKind, workloadName)
+        .workloadSelector(workloadSelector)
+        .podLabels(podLabels)
+        .namespaceLabels(namespaceLabels)
+        .podName(podName)
+        .ip(ip)
+        .serviceAccount(serviceAccount)
+        .identity(identity)
+        .namedPorts(namedPorts)
+        .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown))
+        .external(external)
         .inferred(inferred);
   }
 
@@ -151,25 +180,89 @@ public record FlowEndpoint(
     private ExternalEndpoint external;
     private boolean inferred;
 
-    public Builder namespace(String v) { namespace = v; return this; }
-    public Builder workload(WorkloadKind kind, String name) { workloadKind = kind; workloadName = name; return this; }
-    public Builder workloadSelector(LabelSelector v) { workloadSelector = v; return this; }
-    public Builder podLabels(Map<String, String> v) { podLabels = v; return this; }
-    public Builder namespaceLabels(Map<String, String> v) { namespaceLabels = v; return this; }
-    public Builder podName(String v) { podName = v; return this; }
-    public Builder ip(String v) { ip = v; return this; }
-    public Builder serviceAccount(String v) { serviceAccount = v; return this; }
-    public Builder identity(String v) { identity = v; return this; }
-    public Builder namedPorts(List<NamedPort> v) { namedPorts = v; return this; }
+    public Builder namespace(String v) {
+      namespace = v;
+      return this;
+    }
+
+    public Builder workload(WorkloadKind kind, String name) {
+      workloadKind = kind;
+      workloadName = name;
+      return this;
+    }
+
+    public Builder workloadSelector(LabelSelector v) {
+      workloadSelector = v;
+      return this;
+    }
+
+    public Builder podLabels(Map<String, String> v) {
+      podLabels = v;
+      return this;
+    }
+
+    public Builder namespaceLabels(Map<String, String> v) {
+      namespaceLabels = v;
+      return this;
+    }
+
+    public Builder podName(String v) {
+      podName = v;
+      return this;
+    }
+
+    public Builder ip(String v) {
+      ip = v;
+      return this;
+    }
+
+    public Builder serviceAccount(String v) {
+      serviceAccount = v;
+      return this;
+    }
+
+    public Builder identity(String v) {
+      identity = v;
+      return this;
+    }
+
+    public Builder namedPorts(List<NamedPort> v) {
+      namedPorts = v;
+      return this;
+    }
+
     /** The named ports were read from the pod spec: an empty list means "none". */
-    public Builder namedPortsKnown(boolean v) { namedPortsKnown = v; return this; }
-    public Builder external(ExternalEndpoint v) { external = v; return this; }
-    public Builder inferred(boolean v) { inferred = v; return this; }
+    public Builder namedPortsKnown(boolean v) {
+      namedPortsKnown = v;
+      return this;
+    }
+
+    public Builder external(ExternalEndpoint v) {
+      external = v;
+      return this;
+    }
+
+    public Builder inferred(boolean v) {
+      inferred = v;
+      return this;
+    }
 
     public FlowEndpoint build() {
-      return new FlowEndpoint(namespace, workloadKind, workloadName, workloadSelector, podLabels,
-          namespaceLabels, podName, ip, serviceAccount, identity, namedPorts, inferred,
-          namedPortsKnown, external);
+      return new FlowEndpoint(
+          namespace,
+          workloadKind,
+          workloadName,
+          workloadSelector,
+          podLabels,
+          namespaceLabels,
+          podName,
+          ip,
+          serviceAccount,
+          identity,
+          namedPorts,
+          inferred,
+          namedPortsKnown,
+          external);
     }
   }
 }

@@ -18,8 +18,8 @@ import java.util.Objects;
  *     ingest folds repeated flows per aggregation window, the processor combines observations)
  * @param reporter which end observed the flow; for a deny, the end that enforced it
  * @param lastSeen the latest time of the flows this record stands for; never before {@code time},
- *     equal to it for a single flow (null in the constructor or absent in old JSON reads as
- *     {@code time})
+ *     equal to it for a single flow (null in the constructor or absent in old JSON reads as {@code
+ *     time})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowRecord(
@@ -53,9 +53,19 @@ public record FlowRecord(
   }
 
   /** A single flow, or an aggregate seen only at {@code time}. */
-  public FlowRecord(Instant time, Provider provider, Protocol protocol, int dstPort, FlowEndpoint src,
-      FlowEndpoint dst, Verdict verdict, PolicyRef denyingPolicy, long count, Reporter reporter) {
-    this(time, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count, reporter, null);
+  public FlowRecord(
+      Instant time,
+      Provider provider,
+      Protocol protocol,
+      int dstPort,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Verdict verdict,
+      PolicyRef denyingPolicy,
+      long count,
+      Reporter reporter) {
+    this(
+        time, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count, reporter, null);
   }
 
   /** The earliest time of the flows this record stands for: {@link #time()}. */
@@ -71,8 +81,18 @@ public record FlowRecord(
   public FlowRecord plus(FlowRecord other) {
     Instant first = other.time.isBefore(time) ? other.time : time;
     Instant last = other.lastSeen.isAfter(lastSeen) ? other.lastSeen : lastSeen;
-    return new FlowRecord(first, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, Counts.sum(count, other.count),
-        reporter, last);
+    return new FlowRecord(
+        first,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        Counts.sum(count, other.count),
+        reporter,
+        last);
   }
 
   /**
@@ -81,6 +101,9 @@ public record FlowRecord(
    */
   @JsonIgnore
   public String partitionKey() {
-    return src.workload().or(dst::workload).map(w -> w.key()).orElse(src.namespace() + "/" + src.identity());
+    return src.workload()
+        .or(dst::workload)
+        .map(w -> w.key())
+        .orElse(src.namespace() + "/" + src.identity());
   }
 }

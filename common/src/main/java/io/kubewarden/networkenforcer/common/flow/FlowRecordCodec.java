@@ -50,22 +50,48 @@ import java.util.Map;
  */
 public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
   public static final FlowRecordCodec INSTANCE = new FlowRecordCodec();
-  /** The namespace label every namespace has; dropped from the bytes when it names the namespace. */
+
+  /**
+   * The namespace label every namespace has; dropped from the bytes when it names the namespace.
+   */
   static final String NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
-  static final Provider[] PROVIDERS = {null, Provider.istio, Provider.calico, Provider.cilium, Provider.file};
+  static final Provider[] PROVIDERS = {
+    null, Provider.istio, Provider.calico, Provider.cilium, Provider.file
+  };
   static final Protocol[] PROTOCOLS = {null, Protocol.TCP, Protocol.UDP, Protocol.SCTP};
-  static final Verdict[] VERDICTS = {null, Verdict.FORWARDED, Verdict.DENIED, Verdict.DRY_RUN_DENIED};
-  static final Reporter[] REPORTERS = {null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN};
-  static final WorkloadKind[] KINDS = {null, WorkloadKind.Deployment, WorkloadKind.StatefulSet,
-      WorkloadKind.DaemonSet, WorkloadKind.CronJob};
+  static final Verdict[] VERDICTS = {
+    null, Verdict.FORWARDED, Verdict.DENIED, Verdict.DRY_RUN_DENIED
+  };
+  static final Reporter[] REPORTERS = {
+    null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN
+  };
+  static final WorkloadKind[] KINDS = {
+    null,
+    WorkloadKind.Deployment,
+    WorkloadKind.StatefulSet,
+    WorkloadKind.DaemonSet,
+    WorkloadKind.CronJob
+  };
 
   private FlowRecordCodec() {}
 
-  /** {@code r} as it reads back from its binary form: without what the binary form does not carry. */
+  /**
+   * {@code r} as it reads back from its binary form: without what the binary form does not carry.
+   */
   public static FlowRecord carried(FlowRecord r) {
-    return new FlowRecord(r.time(), r.provider(), r.protocol(), r.dstPort(), carried(r.src()), carried(r.dst()),
-        r.verdict(), r.denyingPolicy(), r.count(), r.reporter(), r.lastSeen());
+    return new FlowRecord(
+        r.time(),
+        r.provider(),
+        r.protocol(),
+        r.dstPort(),
+        carried(r.src()),
+        carried(r.dst()),
+        r.verdict(),
+        r.denyingPolicy(),
+        r.count(),
+        r.reporter(),
+        r.lastSeen());
   }
 
   private static FlowEndpoint carried(FlowEndpoint e) {
@@ -148,7 +174,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     }
     Instant time = Instant.ofEpochSecond(seconds, nanos);
     Instant lastSeen = lastSeenDelta == 0 ? time : time.plusNanos(lastSeenDelta);
-    return new FlowRecord(time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen);
+    return new FlowRecord(
+        time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen);
   }
 
   private static void writeEndpoint(WireWriter out, FlowEndpoint e) {
@@ -163,8 +190,10 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       out.endMessage(m);
     }
     writeLabels(out, 5, e.podLabels(), null);
-    String namespaceName = e.namespace() != null && e.namespace().equals(e.namespaceLabels().get(NAMESPACE_NAME_LABEL))
-        ? NAMESPACE_NAME_LABEL : null;
+    String namespaceName =
+        e.namespace() != null && e.namespace().equals(e.namespaceLabels().get(NAMESPACE_NAME_LABEL))
+            ? NAMESPACE_NAME_LABEL
+            : null;
     writeLabels(out, 6, e.namespaceLabels(), namespaceName);
     if (namespaceName != null) {
       out.bool(7, true);
@@ -237,8 +266,21 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     if (namespaceNameLabel && namespace != null) {
       namespaceLabels.put(NAMESPACE_NAME_LABEL, namespace);
     }
-    return new FlowEndpoint(namespace, kind, name, selector, podLabels, namespaceLabels, null, ip, null, identity,
-        ports, inferred, namedPortsKnown, external);
+    return new FlowEndpoint(
+        namespace,
+        kind,
+        name,
+        selector,
+        podLabels,
+        namespaceLabels,
+        null,
+        ip,
+        null,
+        identity,
+        ports,
+        inferred,
+        namedPortsKnown,
+        external);
   }
 
   private static ExternalEndpoint readExternal(WireReader in) {
@@ -302,7 +344,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     return new LabelSelectorRequirement(key, operator, values);
   }
 
-  private static void writeLabels(WireWriter out, int field, Map<String, String> labels, String skipKey) {
+  private static void writeLabels(
+      WireWriter out, int field, Map<String, String> labels, String skipKey) {
     if (labels == null) {
       return;
     }

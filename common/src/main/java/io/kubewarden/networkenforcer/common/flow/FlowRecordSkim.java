@@ -23,7 +23,8 @@ import java.util.Arrays;
  * once ({@link FlowRecordCodec}) to know the record is valid. One instance is reused per record.
  */
 public final class FlowRecordSkim {
-  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private byte[] data;
   private boolean endsRead;
@@ -43,7 +44,10 @@ public final class FlowRecordSkim {
   private final End src = new End();
   private final End dst = new End();
 
-  /** What the walk read of one end: where its namespace and name lie, read as strings only on demand. */
+  /**
+   * What the walk read of one end: where its namespace and name lie, read as strings only on
+   * demand.
+   */
   private static final class End {
     long namespace = -1;
     WorkloadKind kind;
@@ -62,7 +66,9 @@ public final class FlowRecordSkim {
     }
 
     WorkloadRef workload(byte[] data) {
-      return hasWorkload() ? new WorkloadRef(string(data, namespace), kind, string(data, name)) : null;
+      return hasWorkload()
+          ? new WorkloadRef(string(data, namespace), kind, string(data, name))
+          : null;
     }
 
     private static String string(byte[] data, long span) {
@@ -125,17 +131,20 @@ public final class FlowRecordSkim {
           FlowRecordCodec.decode(FlowRecordCodec.PROVIDERS, in.readInt(), "provider");
           hasProvider = true;
         }
-        case 4 -> protocol = FlowRecordCodec.decode(FlowRecordCodec.PROTOCOLS, in.readInt(), "protocol");
+        case 4 ->
+            protocol = FlowRecordCodec.decode(FlowRecordCodec.PROTOCOLS, in.readInt(), "protocol");
         case 5 -> in.readInt();
         case 6 -> end(in, src, readEnds);
         case 7 -> end(in, dst, readEnds);
-        case 8 -> verdict = FlowRecordCodec.decode(FlowRecordCodec.VERDICTS, in.readInt(), "verdict");
+        case 8 ->
+            verdict = FlowRecordCodec.decode(FlowRecordCodec.VERDICTS, in.readInt(), "verdict");
         case 9 -> in.skipLengthDelimited();
         case 10 -> {
           count = in.readVarint();
           identity = false;
         }
-        case 11 -> reporter = FlowRecordCodec.decode(FlowRecordCodec.REPORTERS, in.readInt(), "reporter");
+        case 11 ->
+            reporter = FlowRecordCodec.decode(FlowRecordCodec.REPORTERS, in.readInt(), "reporter");
         case 12 -> {
           lastSeenDelta = in.readVarint();
           identity = false;
@@ -169,7 +178,8 @@ public final class FlowRecordSkim {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
         case 1 -> end.namespace = in.readSpan();
-        case 2 -> end.kind = FlowRecordCodec.decode(FlowRecordCodec.KINDS, in.readInt(), "workload kind");
+        case 2 ->
+            end.kind = FlowRecordCodec.decode(FlowRecordCodec.KINDS, in.readInt(), "workload kind");
         case 3 -> end.name = in.readSpan();
         case 4, 5, 6, 8, 9, 10, 13 -> in.skipLengthDelimited();
         case 7, 11, 12 -> in.readBool();
@@ -245,7 +255,8 @@ public final class FlowRecordSkim {
 
   private void requireEnds() {
     if (!endsRead) {
-      throw new IllegalStateException("the ends were stepped over (skimTopLevel): skim the record in full");
+      throw new IllegalStateException(
+          "the ends were stepped over (skimTopLevel): skim the record in full");
     }
   }
 

@@ -23,7 +23,8 @@ public enum Provider {
         return p;
       }
     }
-    throw new IllegalArgumentException("provider must be one of istio, calico, cilium, file; got: " + value);
+    throw new IllegalArgumentException(
+        "provider must be one of istio, calico, cilium, file; got: " + value);
   }
 
   /** The backend a provider writes: istio -> istio, calico and cilium -> kubernetes. */

@@ -6,6 +6,9 @@ public enum Verdict {
   FORWARDED,
   /** Dropped by an enforced policy (protect). A violation with action protect. */
   DENIED,
-  /** A dry-run/audit policy would have denied it; nothing was dropped. A violation with action monitor. */
+  /**
+   * A dry-run/audit policy would have denied it; nothing was dropped. A violation with action
+   * monitor.
+   */
   DRY_RUN_DENIED
 }

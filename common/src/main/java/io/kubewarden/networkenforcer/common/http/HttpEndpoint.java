@@ -15,7 +15,8 @@ import javax.net.ssl.SSLContext;
 
 /**
  * The one way the services serve HTTP (probes, management port, flow dumper, OTLP/HTTP receiver):
- * the JDK's server on its own bounded pool of daemon threads, plain or TLS, closed with its threads.
+ * the JDK's server on its own bounded pool of daemon threads, plain or TLS, closed with its
+ * threads.
  *
  * <p>A client that opens a request and never finishes it holds one pool thread; the JDK server
  * closes it after {@value #MAX_REQUEST_SECONDS} s (request) or {@value #MAX_RESPONSE_SECONDS} s
@@ -37,31 +38,45 @@ public final class HttpEndpoint implements AutoCloseable {
   private HttpEndpoint(HttpServer server, String threadName, int threads) {
     this.server = server;
     AtomicInteger n = new AtomicInteger();
-    this.executor = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, threads == 1 ? threadName : threadName + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.executor =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t =
+                  new Thread(r, threads == 1 ? threadName : threadName + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     server.setExecutor(executor);
   }
 
   /** Plain HTTP on {@code address}; not started. */
-  public static HttpEndpoint plain(InetSocketAddress address, String threadName, int threads) throws IOException {
+  public static HttpEndpoint plain(InetSocketAddress address, String threadName, int threads)
+      throws IOException {
     return new HttpEndpoint(HttpServer.create(address, 0), threadName, threads);
   }
 
-  /** HTTPS on {@code address}, asking for a client certificate when {@code needClientAuth}; not started. */
-  public static HttpEndpoint tls(InetSocketAddress address, SSLContext context, boolean needClientAuth,
-      String threadName, int threads) throws IOException {
+  /**
+   * HTTPS on {@code address}, asking for a client certificate when {@code needClientAuth}; not
+   * started.
+   */
+  public static HttpEndpoint tls(
+      InetSocketAddress address,
+      SSLContext context,
+      boolean needClientAuth,
+      String threadName,
+      int threads)
+      throws IOException {
     HttpsServer https = HttpsServer.create(address, 0);
-    https.setHttpsConfigurator(new HttpsConfigurator(context) {
-      @Override
-      public void configure(HttpsParameters params) {
-        var ssl = context.getDefaultSSLParameters();
-        ssl.setNeedClientAuth(needClientAuth);
-        params.setSSLParameters(ssl);
-      }
-    });
+    https.setHttpsConfigurator(
+        new HttpsConfigurator(context) {
+          @Override
+          public void configure(HttpsParameters params) {
+            var ssl = context.getDefaultSSLParameters();
+            ssl.setNeedClientAuth(needClientAuth);
+            params.setSSLParameters(ssl);
+          }
+        });
     return new HttpEndpoint(https, threadName, threads);
   }
 
@@ -76,23 +91,30 @@ public final class HttpEndpoint implements AutoCloseable {
    * status (401 with {@code WWW-Authenticate: Bearer}, 403, 503) and reason, nothing else.
    */
   public HttpEndpoint handle(String path, HttpHandler handler, AccessCheck access) {
-    server.createContext(path, exchange -> {
-      AccessCheck.Verdict verdict = access.check(exchange.getRequestHeaders().getFirst("Authorization"),
-          exchange.getRequestURI().getPath(), exchange.getRequestMethod());
-      if (verdict.allowed()) {
-        handler.handle(exchange);
-        return;
-      }
-      try (exchange) {
-        if (verdict.status() == 401) {
-          exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"network-enforcer\"");
-        }
-        byte[] body = (verdict.reason() + "\n").getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-        exchange.sendResponseHeaders(verdict.status(), body.length);
-        exchange.getResponseBody().write(body);
-      }
-    });
+    server.createContext(
+        path,
+        exchange -> {
+          AccessCheck.Verdict verdict =
+              access.check(
+                  exchange.getRequestHeaders().getFirst("Authorization"),
+                  exchange.getRequestURI().getPath(),
+                  exchange.getRequestMethod());
+          if (verdict.allowed()) {
+            handler.handle(exchange);
+            return;
+          }
+          try (exchange) {
+            if (verdict.status() == 401) {
+              exchange
+                  .getResponseHeaders()
+                  .set("WWW-Authenticate", "Bearer realm=\"network-enforcer\"");
+            }
+            byte[] body = (verdict.reason() + "\n").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+            exchange.sendResponseHeaders(verdict.status(), body.length);
+            exchange.getResponseBody().write(body);
+          }
+        });
     return this;
   }
 

@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Kubernetes authentication and authorization of a request, the way kube-rbac-proxy does it: the
  * bearer token goes to the API server in a TokenReview (who is it?), then a SubjectAccessReview
- * asks whether that user may use the HTTP verb on the non-resource URL (e.g. {@code get} on
- * {@code /metrics}), which a ClusterRole with {@code nonResourceURLs} grants. Verdicts are cached
- * briefly per token, verb and path so a scraper does not cost two API requests per scrape; the
- * cache keys on a hash of the token, never the token itself.
+ * asks whether that user may use the HTTP verb on the non-resource URL (e.g. {@code get} on {@code
+ * /metrics}), which a ClusterRole with {@code nonResourceURLs} grants. Verdicts are cached briefly
+ * per token, verb and path so a scraper does not cost two API requests per scrape; the cache keys
+ * on a hash of the token, never the token itself.
  */
 public final class KubernetesAccessCheck implements AccessCheck {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesAccessCheck.class);
@@ -41,12 +41,15 @@ public final class KubernetesAccessCheck implements AccessCheck {
 
   private record Cached(Verdict verdict, Instant until) {}
 
-  /** Allowed verdicts cached one minute (a revoked binding takes effect within it), refusals 10 s. */
+  /**
+   * Allowed verdicts cached one minute (a revoked binding takes effect within it), refusals 10 s.
+   */
   public KubernetesAccessCheck(KubernetesClient client) {
     this(client, Duration.ofMinutes(1), Duration.ofSeconds(10), Clock.systemUTC());
   }
 
-  KubernetesAccessCheck(KubernetesClient client, Duration allowedTtl, Duration refusedTtl, Clock clock) {
+  KubernetesAccessCheck(
+      KubernetesClient client, Duration allowedTtl, Duration refusedTtl, Clock clock) {
     this.client = client;
     this.allowedTtl = allowedTtl;
     this.refusedTtl = refusedTtl;
@@ -55,9 +58,11 @@ public final class KubernetesAccessCheck implements AccessCheck {
 
   @Override
   public Verdict check(String authorization, String path, String method) {
-    if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())
         || authorization.substring(BEARER.length()).isBlank()) {
-      return new Verdict(401, "a Kubernetes bearer token is required (Authorization: Bearer <token>)");
+      return new Verdict(
+          401, "a Kubernetes bearer token is required (Authorization: Bearer <token>)");
     }
     String token = authorization.substring(BEARER.length()).trim();
     String verb = verb(method);
@@ -82,21 +87,43 @@ public final class KubernetesAccessCheck implements AccessCheck {
   }
 
   private Verdict review(String token, String verb, String path) {
-    TokenReview review = client.authentication().v1().tokenReviews().create(new TokenReviewBuilder()
-        .withNewSpec().withToken(token).endSpec().build());
+    TokenReview review =
+        client
+            .authentication()
+            .v1()
+            .tokenReviews()
+            .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build());
     if (review.getStatus() == null || !Boolean.TRUE.equals(review.getStatus().getAuthenticated())) {
       return new Verdict(401, "the bearer token is not valid for this cluster");
     }
     UserInfo user = review.getStatus().getUser();
-    SubjectAccessReview access = client.authorization().v1().subjectAccessReview().create(
-        new SubjectAccessReviewBuilder().withNewSpec()
-            .withUser(user.getUsername()).withUid(user.getUid()).withGroups(user.getGroups())
-            .withExtra(user.getExtra())
-            .withNewNonResourceAttributes().withPath(path).withVerb(verb).endNonResourceAttributes()
-            .endSpec().build());
+    SubjectAccessReview access =
+        client
+            .authorization()
+            .v1()
+            .subjectAccessReview()
+            .create(
+                new SubjectAccessReviewBuilder()
+                    .withNewSpec()
+                    .withUser(user.getUsername())
+                    .withUid(user.getUid())
+                    .withGroups(user.getGroups())
+                    .withExtra(user.getExtra())
+                    .withNewNonResourceAttributes()
+                    .withPath(path)
+                    .withVerb(verb)
+                    .endNonResourceAttributes()
+                    .endSpec()
+                    .build());
     if (access.getStatus() == null || !Boolean.TRUE.equals(access.getStatus().getAllowed())) {
-      return new Verdict(403, user.getUsername() + " may not " + verb + " " + path
-          + " (grant it with a ClusterRole rule on nonResourceURLs)");
+      return new Verdict(
+          403,
+          user.getUsername()
+              + " may not "
+              + verb
+              + " "
+              + path
+              + " (grant it with a ClusterRole rule on nonResourceURLs)");
     }
     return Verdict.ALLOWED;
   }
@@ -115,8 +142,9 @@ public final class KubernetesAccessCheck implements AccessCheck {
 
   private static String sha256(String token) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-          .digest(token.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JVM", e);
     }

@@ -14,9 +14,12 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 public final class Json {
 
   private static final ObjectMapper MAPPER = configure(JsonMapper.builder().build());
-  private static final ObjectMapper YAML = configure(new ObjectMapper(new YAMLFactory()
-      .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
-      .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)));
+  private static final ObjectMapper YAML =
+      configure(
+          new ObjectMapper(
+              new YAMLFactory()
+                  .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                  .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)));
 
   private Json() {}
 

@@ -18,11 +18,14 @@ import java.util.stream.Collectors;
  * and constructors, which mean nothing to whoever has to fix the file.
  */
 public final class JsonProblem {
-  private static final Pattern QUALIFIED = Pattern.compile("`?(?:[a-zA-Z_$][\\w$]*\\.)+([A-Z][\\w$]*)`?");
+  private static final Pattern QUALIFIED =
+      Pattern.compile("`?(?:[a-zA-Z_$][\\w$]*\\.)+([A-Z][\\w$]*)`?");
 
   private JsonProblem() {}
 
-  /** {@code at <path>: <what is wrong>}, or only what is wrong for the document itself; one line. */
+  /**
+   * {@code at <path>: <what is wrong>}, or only what is wrong for the document itself; one line.
+   */
   public static String describe(JsonProcessingException e) {
     return describe(e, "");
   }
@@ -37,23 +40,34 @@ public final class JsonProblem {
       t = t.getCause();
     }
     if (t instanceof JsonProcessingException jpe) {
-      String where = jpe.getLocation() == null || jpe.getLocation().getLineNr() <= 0 ? ""
-          : " (line " + jpe.getLocation().getLineNr() + ", column " + jpe.getLocation().getColumnNr() + ")";
+      String where =
+          jpe.getLocation() == null || jpe.getLocation().getLineNr() <= 0
+              ? ""
+              : " (line "
+                  + jpe.getLocation().getLineNr()
+                  + ", column "
+                  + jpe.getLocation().getColumnNr()
+                  + ")";
       return describe(jpe) + where;
     }
-    String message = t.getMessage() == null ? t.getClass().getSimpleName() : firstLine(t.getMessage());
-    return QUALIFIED.matcher(message.replaceFirst("^[\\w.$]+(Exception|Error): ", "")).replaceAll("$1");
+    String message =
+        t.getMessage() == null ? t.getClass().getSimpleName() : firstLine(t.getMessage());
+    return QUALIFIED
+        .matcher(message.replaceFirst("^[\\w.$]+(Exception|Error): ", ""))
+        .replaceAll("$1");
   }
 
   /**
-   * As {@link #describe(JsonProcessingException)} for a part of a document read on its own:
-   * {@code prefix} is where that part is ({@code spec}), so the path is the document's.
+   * As {@link #describe(JsonProcessingException)} for a part of a document read on its own: {@code
+   * prefix} is where that part is ({@code spec}), so the path is the document's.
    */
   public static String describe(JsonProcessingException e, String prefix) {
     String what = what(e);
     String path = e instanceof JsonMappingException jme ? path(jme) : "";
-    String full = prefix.isEmpty() ? path : path.isEmpty() ? prefix
-        : prefix + (path.startsWith("[") ? "" : ".") + path;
+    String full =
+        prefix.isEmpty()
+            ? path
+            : path.isEmpty() ? prefix : prefix + (path.startsWith("[") ? "" : ".") + path;
     return (full.isEmpty() ? "" : "at " + full + ": ") + what;
   }
 
@@ -71,9 +85,13 @@ public final class JsonProblem {
   }
 
   private static String what(JsonProcessingException e) {
-    if (e instanceof ValueInstantiationException && e.getCause() != null && e.getCause().getMessage() != null) {
+    if (e instanceof ValueInstantiationException
+        && e.getCause() != null
+        && e.getCause().getMessage() != null) {
       Throwable cause = e.getCause();
-      return cause instanceof NullPointerException ? cause.getMessage() + " is missing" : firstLine(cause.getMessage());
+      return cause instanceof NullPointerException
+          ? cause.getMessage() + " is missing"
+          : firstLine(cause.getMessage());
     }
     if (e instanceof UnrecognizedPropertyException u) {
       return "unknown field " + u.getPropertyName();
@@ -89,8 +107,10 @@ public final class JsonProblem {
 
   private static String wanted(Class<?> type) {
     if (type.isEnum()) {
-      return "one of " + Arrays.stream(type.getEnumConstants()).map(Object::toString)
-          .collect(Collectors.joining(", "));
+      return "one of "
+          + Arrays.stream(type.getEnumConstants())
+              .map(Object::toString)
+              .collect(Collectors.joining(", "));
     }
     if (type.isArray() || Collection.class.isAssignableFrom(type)) {
       return "a list";
@@ -102,7 +122,8 @@ public final class JsonProblem {
       return "true or false";
     }
     if (Number.class.isAssignableFrom(type) || (type.isPrimitive() && type != char.class)) {
-      return "a number that fits " + type.getSimpleName().toLowerCase(java.util.Locale.ROOT).replace("integer", "int");
+      return "a number that fits "
+          + type.getSimpleName().toLowerCase(java.util.Locale.ROOT).replace("integer", "int");
     }
     if (type.getName().startsWith("java.time.")) {
       return "a time such as 2026-08-03T15:40:00Z";

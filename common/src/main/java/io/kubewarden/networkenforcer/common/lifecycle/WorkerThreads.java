@@ -12,14 +12,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorkerThreads {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerThreads.class);
+
   /** Exit status of a process ended by a dead worker (EX_SOFTWARE). */
   public static final int EXIT_STATUS = 70;
+
   /** Ends the JVM from a thread of its own: the shutdown hooks may join the dying worker. */
-  public static final Consumer<Throwable> EXIT = e -> {
-    Thread exit = new Thread(() -> System.exit(EXIT_STATUS), "worker-died-exit");
-    exit.setDaemon(false);
-    exit.start();
-  };
+  public static final Consumer<Throwable> EXIT =
+      e -> {
+        Thread exit = new Thread(() -> System.exit(EXIT_STATUS), "worker-died-exit");
+        exit.setDaemon(false);
+        exit.start();
+      };
+
   private static volatile Consumer<Throwable> onDeath = EXIT;
 
   private WorkerThreads() {}
@@ -28,10 +32,14 @@ public final class WorkerThreads {
   public static Thread start(String name, Runnable work) {
     Thread t = new Thread(work, name);
     t.setDaemon(true);
-    t.setUncaughtExceptionHandler((thread, e) -> {
-      LOG.error("worker thread {} died; ending the process so that it is restarted", thread.getName(), e);
-      onDeath.accept(e);
-    });
+    t.setUncaughtExceptionHandler(
+        (thread, e) -> {
+          LOG.error(
+              "worker thread {} died; ending the process so that it is restarted",
+              thread.getName(),
+              e);
+          onDeath.accept(e);
+        });
     t.start();
     return t;
   }

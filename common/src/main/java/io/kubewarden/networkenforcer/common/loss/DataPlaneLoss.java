@@ -1,8 +1,8 @@
 package io.kubewarden.networkenforcer.common.loss;
 
-import io.kubewarden.networkenforcer.common.flow.Counts;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import java.time.Instant;
 import java.util.Objects;
@@ -24,16 +24,26 @@ import java.util.Objects;
  *     them; absent otherwise
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record DataPlaneLoss(Provider provider, String node, Instant from, Instant to, long lostEvents,
-    long reports, Boolean nodeUnavailable) {
+public record DataPlaneLoss(
+    Provider provider,
+    String node,
+    Instant from,
+    Instant to,
+    long lostEvents,
+    long reports,
+    Boolean nodeUnavailable) {
 
   /** Events reported lost (no unavailable node). */
-  public DataPlaneLoss(Provider provider, String node, Instant from, Instant to, long lostEvents, long reports) {
+  public DataPlaneLoss(
+      Provider provider, String node, Instant from, Instant to, long lostEvents, long reports) {
     this(provider, node, from, to, lostEvents, reports, null);
   }
 
-  /** The node could not be read from {@code from} to {@code to}: its flows were missed, uncounted. */
-  public static DataPlaneLoss unavailable(Provider provider, String node, Instant from, Instant to) {
+  /**
+   * The node could not be read from {@code from} to {@code to}: its flows were missed, uncounted.
+   */
+  public static DataPlaneLoss unavailable(
+      Provider provider, String node, Instant from, Instant to) {
     return new DataPlaneLoss(provider, node, from, to, 0, 1, Boolean.TRUE);
   }
 
@@ -43,11 +53,15 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(to, "to");
     if (to.isBefore(from)) {
-      throw new IllegalArgumentException("loss window ends (to " + to + ") before it starts (from " + from + ")");
+      throw new IllegalArgumentException(
+          "loss window ends (to " + to + ") before it starts (from " + from + ")");
     }
     if (lostEvents < 0 || reports < 1) {
-      throw new IllegalArgumentException("a loss record needs lostEvents >= 0 and reports >= 1, got " + lostEvents
-          + " and " + reports);
+      throw new IllegalArgumentException(
+          "a loss record needs lostEvents >= 0 and reports >= 1, got "
+              + lostEvents
+              + " and "
+              + reports);
     }
   }
 
@@ -59,8 +73,13 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
 
   /** This window and a later report of the same provider and node, folded. */
   public DataPlaneLoss plus(DataPlaneLoss other) {
-    return new DataPlaneLoss(provider, node, from.isBefore(other.from) ? from : other.from,
-        to.isAfter(other.to) ? to : other.to, Counts.sum(lostEvents, other.lostEvents), Counts.sum(reports, other.reports),
+    return new DataPlaneLoss(
+        provider,
+        node,
+        from.isBefore(other.from) ? from : other.from,
+        to.isAfter(other.to) ? to : other.to,
+        Counts.sum(lostEvents, other.lostEvents),
+        Counts.sum(reports, other.reports),
         unavailable() || other.unavailable());
   }
 
@@ -70,7 +89,9 @@ public record DataPlaneLoss(Provider provider, String node, Instant from, Instan
     return Boolean.TRUE.equals(nodeUnavailable);
   }
 
-  /** Whether flows were missed in the window: events reported lost, or the node could not be read. */
+  /**
+   * Whether flows were missed in the window: events reported lost, or the node could not be read.
+   */
   @JsonIgnore
   public boolean missedFlows() {
     return lostEvents > 0 || unavailable();

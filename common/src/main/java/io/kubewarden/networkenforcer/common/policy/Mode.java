@@ -17,10 +17,13 @@ public enum Mode {
   @JsonCreator
   public static Mode parse(String value) {
     return fromLabel(value)
-        .orElseThrow(() -> new IllegalArgumentException("mode must be monitor or protect, got: " + value));
+        .orElseThrow(
+            () -> new IllegalArgumentException("mode must be monitor or protect, got: " + value));
   }
 
-  /** The promote label value as a mode; empty for anything but {@code monitor} or {@code protect}. */
+  /**
+   * The promote label value as a mode; empty for anything but {@code monitor} or {@code protect}.
+   */
   public static Optional<Mode> fromLabel(String value) {
     for (Mode m : values()) {
       if (m.name().equals(value)) {

@@ -4,10 +4,10 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import java.util.Objects;
 
 /**
- * A Kubernetes NetworkPolicy as it is in the cluster (any author), value of the compacted
- * {@code native-policies} topic keyed {@code <namespace>/<name>} (tombstone when it goes). Monitor
- * mode needs them: policies are additive, so a flow another NetworkPolicy selecting the same pod
- * allows is allowed once the monitored policy is enforced.
+ * A Kubernetes NetworkPolicy as it is in the cluster (any author), value of the compacted {@code
+ * native-policies} topic keyed {@code <namespace>/<name>} (tombstone when it goes). Monitor mode
+ * needs them: policies are additive, so a flow another NetworkPolicy selecting the same pod allows
+ * is allowed once the monitored policy is enforced.
  */
 public record NativePolicySnapshot(String namespace, String name, NetworkPolicySpec spec) {
 

@@ -8,21 +8,26 @@ import java.util.HexFormat;
 /**
  * The naming rule of proposals and policies: {@code <kind>-<workload>-<ingress|egress>}.
  *
- * <p>The name is also the value of the {@code promoted-from} label, and label values are limited
- * to 63 characters; a longer name is cut and given a stable hash suffix of the full name, so the
- * same target always gets the same name and two long targets do not collide.
+ * <p>The name is also the value of the {@code promoted-from} label, and label values are limited to
+ * 63 characters; a longer name is cut and given a stable hash suffix of the full name, so the same
+ * target always gets the same name and two long targets do not collide.
  */
 public final class ObjectNames {
 
   /** Label value limit; the strictest place the name is used. */
   public static final int MAX_LENGTH = 63;
+
   private static final int HASH_CHARS = 10;
 
   private ObjectNames() {}
 
   public static String forTarget(TargetKey target) {
-    return shorten(target.workload().kind().lowerCase() + "-" + target.workload().name() + "-"
-        + target.direction().lowerCase());
+    return shorten(
+        target.workload().kind().lowerCase()
+            + "-"
+            + target.workload().name()
+            + "-"
+            + target.direction().lowerCase());
   }
 
   static String shorten(String full) {

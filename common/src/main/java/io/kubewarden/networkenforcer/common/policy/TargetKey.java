@@ -4,8 +4,8 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.util.Objects;
 
 /**
- * One workload and one direction: what a proposal or policy is about. Its string form
- * {@code ns/Kind/name/Direction} keys the policies, control and proposals topics.
+ * One workload and one direction: what a proposal or policy is about. Its string form {@code
+ * ns/Kind/name/Direction} keys the policies, control and proposals topics.
  */
 public record TargetKey(WorkloadRef workload, Direction direction) {
 
@@ -37,7 +37,8 @@ public record TargetKey(WorkloadRef workload, Direction direction) {
     try {
       direction = Direction.valueOf(dir);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("not a direction (want Ingress or Egress): " + dir + " in " + key);
+      throw new IllegalArgumentException(
+          "not a direction (want Ingress or Egress): " + dir + " in " + key);
     }
     return new TargetKey(WorkloadRef.parse(key.substring(0, slash)), direction);
   }

@@ -14,8 +14,8 @@ import java.util.Objects;
  *
  * @param since when the state began: for true, the moment the quiet period ended; for false, the
  *     latest new peer or port (or the end of the latest loss window when loss holds it false)
- * @param reason a CamelCase reason ({@code QuietPeriodPassed}, {@code NewPeerOrPort},
- *     {@code TooFewObservations}, {@code EventsLost})
+ * @param reason a CamelCase reason ({@code QuietPeriodPassed}, {@code NewPeerOrPort}, {@code
+ *     TooFewObservations}, {@code EventsLost})
  * @param message what a person reads: why, and what would reset or complete it
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -11,13 +11,14 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 /**
- * Renders a {@link ReportModel} as one self-contained HTML page: the page's script, its styles,
- * the Cytoscape.js graph library (from its WebJar on the classpath) and the model as JSON are
- * all inlined, so the file opens without any network access.
+ * Renders a {@link ReportModel} as one self-contained HTML page: the page's script, its styles, the
+ * Cytoscape.js graph library (from its WebJar on the classpath) and the model as JSON are all
+ * inlined, so the file opens without any network access.
  */
 public final class HtmlReport {
   private static final String RESOURCES = "/io/kubewarden/networkenforcer/common/report/";
-  private static final String CYTOSCAPE_POM = "/META-INF/maven/org.webjars.npm/cytoscape/pom.properties";
+  private static final String CYTOSCAPE_POM =
+      "/META-INF/maven/org.webjars.npm/cytoscape/pom.properties";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private HtmlReport() {}
@@ -31,14 +32,20 @@ public final class HtmlReport {
       }
       Files.writeString(file, render(model), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot write the report " + file + ": " + e.getMessage()
-          + "; choose a writable --report path", e);
+      throw new UncheckedIOException(
+          "cannot write the report "
+              + file
+              + ": "
+              + e.getMessage()
+              + "; choose a writable --report path",
+          e);
     }
   }
 
   public static String render(ReportModel model) {
-    String title = (model.live() == null ? "Network Enforcer report: " : "Network Enforcer live view: ")
-        + model.source();
+    String title =
+        (model.live() == null ? "Network Enforcer report: " : "Network Enforcer live view: ")
+            + model.source();
     return resource(RESOURCES + "report.html")
         .replace("{{title}}", escapeHtml(title))
         .replace("/*{{style}}*/", resource(RESOURCES + "report.css"))
@@ -61,14 +68,18 @@ public final class HtmlReport {
     Properties pom = new Properties();
     try (InputStream in = HtmlReport.class.getResourceAsStream(CYTOSCAPE_POM)) {
       if (in == null) {
-        throw new IllegalStateException("the cytoscape WebJar is missing from the classpath (" + CYTOSCAPE_POM + ")");
+        throw new IllegalStateException(
+            "the cytoscape WebJar is missing from the classpath (" + CYTOSCAPE_POM + ")");
       }
       pom.load(in);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    String lib = resource("/META-INF/resources/webjars/cytoscape/" + pom.getProperty("version")
-        + "/dist/cytoscape.min.js");
+    String lib =
+        resource(
+            "/META-INF/resources/webjars/cytoscape/"
+                + pom.getProperty("version")
+                + "/dist/cytoscape.min.js");
     if (lib.contains("</script")) {
       throw new IllegalStateException("cytoscape.min.js contains </script and cannot be inlined");
     }
@@ -87,6 +98,9 @@ public final class HtmlReport {
   }
 
   private static String escapeHtml(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 }

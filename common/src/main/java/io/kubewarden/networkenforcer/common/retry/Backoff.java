@@ -27,8 +27,13 @@ public final class Backoff {
   private Backoff(Duration initial, Duration max, Random random, boolean jitter) {
     boolean badInitial = jitter ? initial.isZero() || initial.isNegative() : initial.isNegative();
     if (badInitial || max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException("backoff needs " + (jitter ? "0 <" : "0 <=") + " initial <= max, got "
-          + initial + " and " + max);
+      throw new IllegalArgumentException(
+          "backoff needs "
+              + (jitter ? "0 <" : "0 <=")
+              + " initial <= max, got "
+              + initial
+              + " and "
+              + max);
     }
     this.initial = initial;
     this.max = max;

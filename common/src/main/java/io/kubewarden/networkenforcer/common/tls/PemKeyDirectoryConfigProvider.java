@@ -34,16 +34,20 @@ public class PemKeyDirectoryConfigProvider extends DirectoryConfigProvider {
   }
 
   private static boolean isPkcs1OrSec1(String content) {
-    return content != null && (content.contains("-----BEGIN RSA PRIVATE KEY-----")
-        || content.contains("-----BEGIN EC PRIVATE KEY-----"));
+    return content != null
+        && (content.contains("-----BEGIN RSA PRIVATE KEY-----")
+            || content.contains("-----BEGIN EC PRIVATE KEY-----"));
   }
 
   private static String pkcs8(String file, String content) {
     try {
-      return new String(PemKeys.toPkcs8Pem(content.getBytes(StandardCharsets.US_ASCII)), StandardCharsets.US_ASCII);
+      return new String(
+          PemKeys.toPkcs8Pem(content.getBytes(StandardCharsets.US_ASCII)),
+          StandardCharsets.US_ASCII);
     } catch (IOException e) {
       // Never the key itself in the message.
-      throw new ConfigException("the private key in " + file + " cannot be read: " + e.getMessage());
+      throw new ConfigException(
+          "the private key in " + file + " cannot be read: " + e.getMessage());
     }
   }
 }

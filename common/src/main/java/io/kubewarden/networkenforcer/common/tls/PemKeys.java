@@ -14,18 +14,20 @@ import java.util.regex.Pattern;
 
 /**
  * Reads an unencrypted private key in the PEM forms Secrets hold: PKCS#8 ({@code PRIVATE KEY}),
- * PKCS#1 ({@code RSA PRIVATE KEY}) and SEC1 ({@code EC PRIVATE KEY}) with the JDK alone; the
- * latter two are wrapped into PKCS#8, the only encoding the JDK's key factories read.
+ * PKCS#1 ({@code RSA PRIVATE KEY}) and SEC1 ({@code EC PRIVATE KEY}) with the JDK alone; the latter
+ * two are wrapped into PKCS#8, the only encoding the JDK's key factories read.
  *
  * <p>The one place keys are read: cert-manager writes PKCS#1 RSA and SEC1 EC keys by default, while
  * gRPC's and OpenTelemetry's PEM readers and Kafka's PEM key store take PKCS#8 only. Every TLS hop
  * (ingest's clients and servers, the writer's OTLP exporters) hands its key file through here.
  */
 public final class PemKeys {
-  private static final Pattern BLOCK = Pattern.compile(
-      "-----BEGIN ([A-Z0-9 ]+)-----\\s*([A-Za-z0-9+/=\\s]+?)\\s*-----END \\1-----");
+  private static final Pattern BLOCK =
+      Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----\\s*([A-Za-z0-9+/=\\s]+?)\\s*-----END \\1-----");
+
   /** DER of the algorithm identifiers: rsaEncryption with NULL parameters, and id-ecPublicKey. */
   private static final byte[] RSA_ALGORITHM = hex("300d06092a864886f70d0101010500");
+
   private static final byte[] EC_PUBLIC_KEY_OID = hex("06072a8648ce3d0201");
 
   private PemKeys() {}
@@ -44,11 +46,22 @@ public final class PemKeys {
       try {
         return switch (type) {
           case "PRIVATE KEY" -> pkcs8(der);
-          case "RSA PRIVATE KEY" -> KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(
-              sequence(integerZero(), RSA_ALGORITHM, tlv(0x04, der))));
-          case "EC PRIVATE KEY" -> KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(
-              sequence(integerZero(), sequence(EC_PUBLIC_KEY_OID, sec1Curve(der, curveBlock)), tlv(0x04, der))));
-          default -> throw new IOException("a PEM block of type " + type + " is not an unencrypted private key");
+          case "RSA PRIVATE KEY" ->
+              KeyFactory.getInstance("RSA")
+                  .generatePrivate(
+                      new PKCS8EncodedKeySpec(
+                          sequence(integerZero(), RSA_ALGORITHM, tlv(0x04, der))));
+          case "EC PRIVATE KEY" ->
+              KeyFactory.getInstance("EC")
+                  .generatePrivate(
+                      new PKCS8EncodedKeySpec(
+                          sequence(
+                              integerZero(),
+                              sequence(EC_PUBLIC_KEY_OID, sec1Curve(der, curveBlock)),
+                              tlv(0x04, der))));
+          default ->
+              throw new IOException(
+                  "a PEM block of type " + type + " is not an unencrypted private key");
         };
       } catch (GeneralSecurityException | RuntimeException e) {
         throw new IOException("cannot read the " + type + ": " + e.getMessage(), e);
@@ -62,7 +75,8 @@ public final class PemKeys {
    * memory only, for readers that take nothing else.
    */
   public static byte[] toPkcs8Pem(byte[] pem) throws IOException {
-    String base64 = Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(parse(pem).getEncoded());
+    String base64 =
+        Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(parse(pem).getEncoded());
     return ("-----BEGIN PRIVATE KEY-----\n" + base64 + "\n-----END PRIVATE KEY-----\n")
         .getBytes(StandardCharsets.US_ASCII);
   }
@@ -98,7 +112,9 @@ public final class PemKeys {
     throw new IOException("the EC key does not name its curve (and no EC PARAMETERS block does)");
   }
 
-  /** @return {start of the value, its length} of the DER element at {@code pos} */
+  /**
+   * @return {start of the value, its length} of the DER element at {@code pos}
+   */
   private static int[] header(byte[] der, int pos) throws IOException {
     int lengthByte = der[pos + 1] & 0xff;
     if (lengthByte < 0x80) {

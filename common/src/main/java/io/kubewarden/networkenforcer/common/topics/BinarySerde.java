@@ -37,7 +37,8 @@ public final class BinarySerde<T> implements Serde<T> {
    * @param check what a record read must hold beyond its shape: empty when it may be used, else why
    *     not (the reason of the {@link RecordDecodeException})
    */
-  public BinarySerde(Class<T> type, BinaryCodec<T> codec, int sizeHint, Function<T, Optional<String>> check) {
+  public BinarySerde(
+      Class<T> type, BinaryCodec<T> codec, int sizeHint, Function<T, Optional<String>> check) {
     this.codec = codec;
     this.json = new JsonSerde<>(type);
     this.sizeHint = sizeHint;
@@ -60,8 +61,8 @@ public final class BinarySerde<T> implements Serde<T> {
     if (value != null) {
       Optional<String> problem = check.apply(value);
       if (problem.isPresent()) {
-        throw new RecordDecodeException(topic, "not a valid " + json.type().getSimpleName() + ": " + problem.get(),
-            null);
+        throw new RecordDecodeException(
+            topic, "not a valid " + json.type().getSimpleName() + ": " + problem.get(), null);
       }
     }
     return value;
@@ -76,16 +77,26 @@ public final class BinarySerde<T> implements Serde<T> {
     }
     String type = json.type().getSimpleName();
     if (data.length < 2) {
-      throw new RecordDecodeException(topic, "not a valid " + type + " (binary record without a version)", null);
+      throw new RecordDecodeException(
+          topic, "not a valid " + type + " (binary record without a version)", null);
     }
     if (data[1] != VERSION) {
-      throw new RecordDecodeException(topic, "not a valid " + type + " (binary format version " + data[1]
-          + "; this version reads " + VERSION + ")", null);
+      throw new RecordDecodeException(
+          topic,
+          "not a valid "
+              + type
+              + " (binary format version "
+              + data[1]
+              + "; this version reads "
+              + VERSION
+              + ")",
+          null);
     }
     try {
       return codec.read(new WireReader(data, 2, data.length));
     } catch (MalformedRecordException | IllegalArgumentException | NullPointerException e) {
-      throw new RecordDecodeException(topic, "not a valid " + type + " (" + e.getMessage() + ")", e);
+      throw new RecordDecodeException(
+          topic, "not a valid " + type + " (" + e.getMessage() + ")", e);
     }
   }
 

@@ -5,8 +5,8 @@ import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * Headers of a dead-letter record: the original key and value are kept as they were, the error
- * and where the record came from travel in these headers.
+ * Headers of a dead-letter record: the original key and value are kept as they were, the error and
+ * where the record came from travel in these headers.
  */
 public final class DeadLetterHeaders {
   public static final String REASON = "network-enforcer.error.reason";
@@ -24,7 +24,12 @@ public final class DeadLetterHeaders {
    * @param source the component and input that rejected it, for example {@code ingest/hubble}
    * @param originTopic the topic it was read from, or null when it never was in Kafka
    */
-  public static Headers of(String source, String reason, Throwable error, String originTopic, int partition,
+  public static Headers of(
+      String source,
+      String reason,
+      Throwable error,
+      String originTopic,
+      int partition,
       long offset) {
     Headers h = new RecordHeaders();
     h.add(SOURCE, bytes(source));

@@ -14,8 +14,8 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * JSON serde for one value type. A null payload is a tombstone and reads as null; anything that
- * is not a valid record raises {@link RecordDecodeException}.
+ * JSON serde for one value type. A null payload is a tombstone and reads as null; anything that is
+ * not a valid record raises {@link RecordDecodeException}.
  */
 public final class JsonSerde<T> implements Serde<T> {
   private final Class<T> type;
@@ -39,7 +39,8 @@ public final class JsonSerde<T> implements Serde<T> {
     try {
       return mapper.writeValueAsBytes(value);
     } catch (JsonProcessingException e) {
-      throw new SerializationException("cannot write " + type.getSimpleName() + ": " + e.getOriginalMessage(), e);
+      throw new SerializationException(
+          "cannot write " + type.getSimpleName() + ": " + e.getOriginalMessage(), e);
     }
   }
 
@@ -55,12 +56,14 @@ public final class JsonSerde<T> implements Serde<T> {
       return value;
     } catch (IOException e) {
       String reason = reason(e);
-      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + at(e) + " (" + reason + ")", e);
+      throw new RecordDecodeException(
+          topic, "not a valid " + type.getSimpleName() + at(e) + " (" + reason + ")", e);
     } catch (RuntimeException e) {
       if (e instanceof RecordDecodeException rde) {
         throw rde;
       }
-      throw new RecordDecodeException(topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
+      throw new RecordDecodeException(
+          topic, "not a valid " + type.getSimpleName() + " (" + e.getMessage() + ")", e);
     }
   }
 
@@ -70,11 +73,14 @@ public final class JsonSerde<T> implements Serde<T> {
    * program's insides rather than the field to fix.
    */
   static String reason(IOException e) {
-    if (e instanceof ValueInstantiationException vie && vie.getCause() != null
+    if (e instanceof ValueInstantiationException vie
+        && vie.getCause() != null
         && vie.getCause().getMessage() != null) {
       Throwable cause = vie.getCause();
       // Objects.requireNonNull(field, "field"): the message is the field's name.
-      return cause instanceof NullPointerException ? cause.getMessage() + " is missing" : cause.getMessage();
+      return cause instanceof NullPointerException
+          ? cause.getMessage() + " is missing"
+          : cause.getMessage();
     }
     return e instanceof JsonProcessingException jpe ? jpe.getOriginalMessage() : e.getMessage();
   }

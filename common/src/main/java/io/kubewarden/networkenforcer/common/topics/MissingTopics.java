@@ -34,11 +34,12 @@ public final class MissingTopics {
    * announces a new partition's leader in its metadata a moment before its replica manager leads
    * it, so a producer that starts at once gets "not leader" for its first batch while the batches
    * behind it, pipelined on the same connection, land a moment later. The retried first batch
-   * (sequence 0) is then refused as out of order for good, until the delivery timeout drops it:
-   * the bench lost 1,257 of 50,000 flows that way. A leader that answers a ListOffsets request
-   * (served by the replica manager, not the metadata) takes produce requests too.
+   * (sequence 0) is then refused as out of order for good, until the delivery timeout drops it: the
+   * bench lost 1,257 of 50,000 flows that way. A leader that answers a ListOffsets request (served
+   * by the replica manager, not the metadata) takes produce requests too.
    */
-  static void awaitServed(Admin admin, List<String> names, Duration timeout) throws InterruptedException {
+  static void awaitServed(Admin admin, List<String> names, Duration timeout)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Map<TopicPartition, OffsetSpec> partitions = null;
     while (true) {
@@ -46,8 +47,12 @@ public final class MissingTopics {
       try {
         if (partitions == null) {
           partitions = new HashMap<>();
-          for (TopicDescription d : admin.describeTopics(names).allTopicNames().get(left, TimeUnit.MILLISECONDS)
-              .values()) {
+          for (TopicDescription d :
+              admin
+                  .describeTopics(names)
+                  .allTopicNames()
+                  .get(left, TimeUnit.MILLISECONDS)
+                  .values()) {
             for (TopicPartitionInfo p : d.partitions()) {
               partitions.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest());
             }
@@ -60,7 +65,10 @@ public final class MissingTopics {
       }
       if (System.nanoTime() > deadline) {
         // Producers retry on their own; a first batch may then be lost as described above.
-        LOG.warn("the partitions of {} were not served by a leader within {} s", names, timeout.toSeconds());
+        LOG.warn(
+            "the partitions of {} were not served by a leader within {} s",
+            names,
+            timeout.toSeconds());
         return;
       }
       Thread.sleep(20);
@@ -73,9 +81,11 @@ public final class MissingTopics {
    *
    * @return the names of the topics created
    */
-  public static List<String> create(Admin admin, Collection<NewTopic> wanted, Duration timeout, String where) {
+  public static List<String> create(
+      Admin admin, Collection<NewTopic> wanted, Duration timeout, String where) {
     try {
-      Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      Set<String> existing =
+          admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       List<NewTopic> missing = new ArrayList<>();
       for (NewTopic topic : wanted) {
         if (!existing.contains(topic.name())) {
@@ -93,11 +103,16 @@ public final class MissingTopics {
       if (e.getCause() instanceof TopicExistsException) {
         return List.of();
       }
-      throw new IllegalStateException("cannot create the topics on " + where + ": " + e.getCause().getMessage(),
-          e.getCause());
+      throw new IllegalStateException(
+          "cannot create the topics on " + where + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka at " + where + " did not answer within " + timeout.toSeconds()
-          + " s; check the bootstrap servers and the client properties", e);
+      throw new IllegalStateException(
+          "Kafka at "
+              + where
+              + " did not answer within "
+              + timeout.toSeconds()
+              + " s; check the bootstrap servers and the client properties",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topics", e);

@@ -17,12 +17,13 @@ import java.util.Objects;
  * One observed violation of one policy, value of the violations topic keyed by {@code ns/name} of
  * the policy. It carries every field of a status violation record plus where it came from.
  *
- * @param count how many connections the provider aggregated into this record (Goldmane); informative
- *     only: one observation counts one in {@code violationCount}, whatever its count (api.md)
- * @param observations how many flow records (observations in api.md's sense) this record stands for:
- *     more than one when the processor combined repeated flow records before the repartition. The
- *     writer adds this to {@code violationCount} and sends this many events, so combining changes
- *     no count. Records of older versions carry none and stand for one.
+ * @param count how many connections the provider aggregated into this record (Goldmane);
+ *     informative only: one observation counts one in {@code violationCount}, whatever its count
+ *     (api.md)
+ * @param observations how many flow records (observations in api.md's sense) this record stands
+ *     for: more than one when the processor combined repeated flow records before the repartition.
+ *     The writer adds this to {@code violationCount} and sends this many events, so combining
+ *     changes no count. Records of older versions carry none and stand for one.
  */
 public record ViolationObservation(
     String policyNamespace,
@@ -56,11 +57,37 @@ public record ViolationObservation(
   }
 
   /** One observation: a record of one flow record. */
-  public ViolationObservation(String policyNamespace, String policyName, Instant timestamp, ViolationEndpoint source,
-      ViolationEndpoint dest, Protocol protocol, int dstPort, Mode action, String denyingPolicyNamespace,
-      String denyingPolicyName, Provider provider, Backend backend, Direction direction, long count) {
-    this(policyNamespace, policyName, timestamp, source, dest, protocol, dstPort, action, denyingPolicyNamespace,
-        denyingPolicyName, provider, backend, direction, count, 1);
+  public ViolationObservation(
+      String policyNamespace,
+      String policyName,
+      Instant timestamp,
+      ViolationEndpoint source,
+      ViolationEndpoint dest,
+      Protocol protocol,
+      int dstPort,
+      Mode action,
+      String denyingPolicyNamespace,
+      String denyingPolicyName,
+      Provider provider,
+      Backend backend,
+      Direction direction,
+      long count) {
+    this(
+        policyNamespace,
+        policyName,
+        timestamp,
+        source,
+        dest,
+        protocol,
+        dstPort,
+        action,
+        denyingPolicyNamespace,
+        denyingPolicyName,
+        provider,
+        backend,
+        direction,
+        count,
+        1);
   }
 
   /** {@code ns/name} of the policy: the key of the violations topic. */

@@ -4,9 +4,9 @@ import java.util.Optional;
 
 /**
  * The controllers whose pods get a learned policy. A CronJob counts: its Jobs' pods carry its job
- * template's labels, stable from run to run. Anything else (a Job without a CronJob, a bare Pod)
- * is not a workload; a Job that opted in as a peer is one end of a rule only
- * ({@link io.kubewarden.networkenforcer.common.flow.FlowEndpoint#jobPeerKey()}).
+ * template's labels, stable from run to run. Anything else (a Job without a CronJob, a bare Pod) is
+ * not a workload; a Job that opted in as a peer is one end of a rule only ({@link
+ * io.kubewarden.networkenforcer.common.flow.FlowEndpoint#jobPeerKey()}).
  */
 public enum WorkloadKind {
   Deployment,

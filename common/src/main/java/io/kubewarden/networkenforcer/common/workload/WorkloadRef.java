@@ -25,8 +25,12 @@ public record WorkloadRef(String namespace, WorkloadKind kind, String name) {
     if (parts.length != 3 || parts[0].isEmpty() || parts[2].isEmpty()) {
       throw new IllegalArgumentException("not a workload key (want ns/Kind/name): " + key);
     }
-    WorkloadKind kind = WorkloadKind.fromKind(parts[1])
-        .orElseThrow(() -> new IllegalArgumentException("not a workload kind: " + parts[1] + " in " + key));
+    WorkloadKind kind =
+        WorkloadKind.fromKind(parts[1])
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "not a workload kind: " + parts[1] + " in " + key));
     return new WorkloadRef(parts[0], kind, parts[2]);
   }
 

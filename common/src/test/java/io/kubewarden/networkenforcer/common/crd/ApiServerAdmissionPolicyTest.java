@@ -68,11 +68,12 @@ class ApiServerAdmissionPolicyTest {
     String name = TestManifests.uniqueName("bad-promote-update");
     createProposal(name, Map.of(), null);
 
-    assertThatThrownBy(() -> proposals().withName(name)
-        .edit(p -> withLabel(p, Labels.PROMOTE, "now")))
+    assertThatThrownBy(
+            () -> proposals().withName(name).edit(p -> withLabel(p, Labels.PROMOTE, "now")))
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining(PROMOTE_MESSAGE);
-    assertThat(proposals().withName(name).get().getMetadata().getLabels()).doesNotContainKey(Labels.PROMOTE);
+    assertThat(proposals().withName(name).get().getMetadata().getLabels())
+        .doesNotContainKey(Labels.PROMOTE);
   }
 
   @ParameterizedTest
@@ -81,8 +82,10 @@ class ApiServerAdmissionPolicyTest {
     String name = TestManifests.uniqueName("good-promote");
     createProposal(name, Map.of("team", "shop"), null);
 
-    GenericKubernetesResource promoted = proposals().withName(name).edit(p -> withLabel(p, Labels.PROMOTE, value));
-    GenericKubernetesResource created = createProposal(name + "-new", Map.of(Labels.PROMOTE, value), null);
+    GenericKubernetesResource promoted =
+        proposals().withName(name).edit(p -> withLabel(p, Labels.PROMOTE, value));
+    GenericKubernetesResource created =
+        createProposal(name + "-new", Map.of(Labels.PROMOTE, value), null);
 
     assertThat(promoted.getMetadata().getLabels()).containsEntry(Labels.PROMOTE, value);
     assertThat(created.getMetadata().getLabels()).containsEntry(Labels.PROMOTE, value);
@@ -92,9 +95,16 @@ class ApiServerAdmissionPolicyTest {
   void promoteLabelOnAPolicyIsNotChecked() {
     String name = TestManifests.uniqueName("policy-label");
 
-    GenericKubernetesResource policy = TestManifests.resources(client, Kind.WorkloadNetworkPolicy, NAMESPACE)
-        .resource(TestManifests.object(client, Kind.WorkloadNetworkPolicy, name,
-            "labels: {" + Labels.PROMOTE + ": anything}", KUBERNETES_SPEC)).create();
+    GenericKubernetesResource policy =
+        TestManifests.resources(client, Kind.WorkloadNetworkPolicy, NAMESPACE)
+            .resource(
+                TestManifests.object(
+                    client,
+                    Kind.WorkloadNetworkPolicy,
+                    name,
+                    "labels: {" + Labels.PROMOTE + ": anything}",
+                    KUBERNETES_SPEC))
+            .create();
 
     assertThat(policy.getMetadata().getUid()).isNotBlank();
   }
@@ -107,9 +117,11 @@ class ApiServerAdmissionPolicyTest {
 
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("web"))));
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of()));
-    OwnerReference extra = new OwnerReferenceBuilder(deploymentOwner("other")).withController(false).build();
+    OwnerReference extra =
+        new OwnerReferenceBuilder(deploymentOwner("other")).withController(false).build();
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of(owner, extra)));
-    assertThat(proposals().withName(name).get().getMetadata().getOwnerReferences()).containsExactly(owner);
+    assertThat(proposals().withName(name).get().getMetadata().getOwnerReferences())
+        .containsExactly(owner);
   }
 
   @Test
@@ -119,17 +131,40 @@ class ApiServerAdmissionPolicyTest {
 
     // Not its target, not a controller, a wrong kind, two at once: refused.
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("other"))));
-    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(new OwnerReferenceBuilder(deploymentOwner("web"))
-        .withController(false).build())));
-    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(new OwnerReferenceBuilder(deploymentOwner("web"))
-        .withKind("StatefulSet").build())));
-    assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("web"),
-        new OwnerReferenceBuilder(deploymentOwner("other")).withController(false).build())));
+    assertOwnerChangeRejected(
+        name,
+        p ->
+            withOwners(
+                p,
+                List.of(
+                    new OwnerReferenceBuilder(deploymentOwner("web"))
+                        .withController(false)
+                        .build())));
+    assertOwnerChangeRejected(
+        name,
+        p ->
+            withOwners(
+                p,
+                List.of(
+                    new OwnerReferenceBuilder(deploymentOwner("web"))
+                        .withKind("StatefulSet")
+                        .build())));
+    assertOwnerChangeRejected(
+        name,
+        p ->
+            withOwners(
+                p,
+                List.of(
+                    deploymentOwner("web"),
+                    new OwnerReferenceBuilder(deploymentOwner("other"))
+                        .withController(false)
+                        .build())));
     assertThat(proposals().withName(name).get().getMetadata().getOwnerReferences()).isNullOrEmpty();
 
     // The repair the writer makes (spec.targetRef is Deployment web): admitted, once.
     OwnerReference repair = deploymentOwner("web");
-    GenericKubernetesResource repaired = proposals().withName(name).edit(p -> withOwners(p, List.of(repair)));
+    GenericKubernetesResource repaired =
+        proposals().withName(name).edit(p -> withOwners(p, List.of(repair)));
     assertThat(repaired.getMetadata().getOwnerReferences()).containsExactly(repair);
     assertOwnerChangeRejected(name, p -> withOwners(p, List.of(deploymentOwner("web"))));
   }
@@ -140,32 +175,39 @@ class ApiServerAdmissionPolicyTest {
     OwnerReference owner = deploymentOwner("web");
     createProposal(name, Map.of(), owner);
 
-    GenericKubernetesResource updated = proposals().withName(name).edit(p -> withLabel(p, Labels.PROMOTE, "monitor"));
+    GenericKubernetesResource updated =
+        proposals().withName(name).edit(p -> withLabel(p, Labels.PROMOTE, "monitor"));
 
     assertThat(updated.getMetadata().getOwnerReferences()).containsExactly(owner);
     assertThat(updated.getMetadata().getLabels()).containsEntry(Labels.PROMOTE, "monitor");
   }
 
-  private static void assertOwnerChangeRejected(String name,
-      Function<GenericKubernetesResource, GenericKubernetesResource> change) {
+  private static void assertOwnerChangeRejected(
+      String name, Function<GenericKubernetesResource, GenericKubernetesResource> change) {
     assertThatThrownBy(() -> proposals().withName(name).edit(change::apply))
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("ValidatingAdmissionPolicy")
-        .satisfies(e -> assertThat(ChartAdmission.deniedForOwnerReferences((KubernetesClientException) e)).isTrue());
+        .satisfies(
+            e ->
+                assertThat(ChartAdmission.deniedForOwnerReferences((KubernetesClientException) e))
+                    .isTrue());
   }
 
-  private static GenericKubernetesResource createProposal(String name, Map<String, String> labels,
-      OwnerReference owner) {
+  private static GenericKubernetesResource createProposal(
+      String name, Map<String, String> labels, OwnerReference owner) {
     return proposals().resource(ChartAdmission.proposal(client, name, labels, owner)).create();
   }
 
-  private static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,
-      io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> proposals() {
+  private static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+          GenericKubernetesResource,
+          io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
+          io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>>
+      proposals() {
     return TestManifests.resources(client, WNPP, NAMESPACE);
   }
 
-  private static GenericKubernetesResource withLabel(GenericKubernetesResource resource, String key, String value) {
+  private static GenericKubernetesResource withLabel(
+      GenericKubernetesResource resource, String key, String value) {
     Map<String, String> labels = new java.util.HashMap<>();
     if (resource.getMetadata().getLabels() != null) {
       labels.putAll(resource.getMetadata().getLabels());
@@ -175,7 +217,8 @@ class ApiServerAdmissionPolicyTest {
     return resource;
   }
 
-  private static GenericKubernetesResource withOwners(GenericKubernetesResource resource, List<OwnerReference> owners) {
+  private static GenericKubernetesResource withOwners(
+      GenericKubernetesResource resource, List<OwnerReference> owners) {
     resource.getMetadata().setOwnerReferences(owners);
     return resource;
   }

@@ -16,9 +16,9 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
-import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The CRDs against a real kube-apiserver: they install and become Established, every CEL rule of
- * the API contract rejects its bad case with its message, {@code mode} defaults to monitor, and
- * the printer columns are served.
+ * the API contract rejects its bad case with its message, {@code mode} defaults to monitor, and the
+ * printer columns are served.
  */
 class ApiServerCrdTest {
 
@@ -61,8 +61,8 @@ class ApiServerCrdTest {
   @ParameterizedTest
   @EnumSource(Kind.class)
   void crdIsEstablishedWithTheContractNames(Kind kind) {
-    CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions()
-        .withName(kind.crdName()).get();
+    CustomResourceDefinition crd =
+        client.apiextensions().v1().customResourceDefinitions().withName(kind.crdName()).get();
 
     assertThat(ProjectCrds.established(crd)).isTrue();
     assertThat(crd.getSpec().getScope()).isEqualTo("Namespaced");
@@ -85,63 +85,126 @@ class ApiServerCrdTest {
   }
 
   static Stream<Arguments> validSpecs() {
-    return Stream.of(Kind.values()).flatMap(kind -> Stream.of(
-        Arguments.of(kind, KUBERNETES_SPEC), Arguments.of(kind, ISTIO_SPEC),
-        Arguments.of(kind, ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"1\", \"443\", \"65535\"]"))));
+    return Stream.of(Kind.values())
+        .flatMap(
+            kind ->
+                Stream.of(
+                    Arguments.of(kind, KUBERNETES_SPEC),
+                    Arguments.of(kind, ISTIO_SPEC),
+                    Arguments.of(
+                        kind,
+                        ISTIO_SPEC.replace(
+                            "ports: [\"8080\"]", "ports: [\"1\", \"443\", \"65535\"]"))));
   }
 
   @ParameterizedTest(name = "{0}: {1}")
   @MethodSource("celViolations")
-  void celRuleRejectsItsBadCaseWithItsMessage(Kind kind, String violation, String spec, String message) {
+  void celRuleRejectsItsBadCaseWithItsMessage(
+      Kind kind, String violation, String spec, String message) {
     String name = TestManifests.uniqueName("invalid");
 
     assertThatThrownBy(() -> create(kind, name, "", spec))
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
         .hasMessageContaining(message);
     assertThat(TestManifests.resources(client, kind, NAMESPACE).withName(name).get()).isNull();
   }
 
   static Stream<Arguments> celViolations() {
-    String onePayload = "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend";
+    String onePayload =
+        "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend";
     String podSelector = "spec.kubernetes.podSelector must have matchLabels or matchExpressions";
     String istioSelector = "spec.istio.selector must not be empty";
-    String istioIngress = "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)";
+    String istioIngress =
+        "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)";
     String policyTypes = "spec.kubernetes.policyTypes must be exactly [spec.direction]";
     List<Arguments> cases = new ArrayList<>();
     for (Kind kind : Kind.values()) {
-      cases.add(Arguments.of(kind, "kubernetes backend with an istio payload",
-          ISTIO_SPEC.replace("backend: istio", "backend: kubernetes"), onePayload));
-      cases.add(Arguments.of(kind, "istio backend with a kubernetes payload",
-          KUBERNETES_SPEC.replace("backend: kubernetes", "backend: istio"), onePayload));
-      cases.add(Arguments.of(kind, "both payloads",
-          KUBERNETES_SPEC + ISTIO_SPEC.substring(ISTIO_SPEC.indexOf("istio:\n")), onePayload));
-      cases.add(Arguments.of(kind, "no payload",
-          "backend: kubernetes\ndirection: Ingress\ntargetRef: {kind: Deployment, name: web}\n", onePayload));
-      cases.add(Arguments.of(kind, "empty podSelector",
-          KUBERNETES_SPEC.replace("podSelector: {matchLabels: {app: web}}", "podSelector: {}"), podSelector));
-      cases.add(Arguments.of(kind, "podSelector with empty matchLabels",
-          KUBERNETES_SPEC.replace("podSelector: {matchLabels: {app: web}}", "podSelector: {matchLabels: {}}"),
-          podSelector));
-      cases.add(Arguments.of(kind, "empty istio selector",
-          ISTIO_SPEC.replace("selector: {matchLabels: {app: web}}", "selector: {}"), istioSelector));
-      cases.add(Arguments.of(kind, "istio egress",
-          ISTIO_SPEC.replace("direction: Ingress", "direction: Egress"), istioIngress));
-      cases.add(Arguments.of(kind, "policyTypes other than the direction",
-          KUBERNETES_SPEC.replace("direction: Ingress", "direction: Egress"), policyTypes));
-      cases.add(Arguments.of(kind, "istio port range",
-          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"8080\", \"8000-9000\"]"),
-          "operation.ports[1]: Invalid value: \"8000-9000\""));
-      cases.add(Arguments.of(kind, "istio port name",
-          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"http\"]"),
-          "operation.ports[0]: Invalid value: \"http\""));
-      cases.add(Arguments.of(kind, "istio port 0",
-          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"0\"]"),
-          "operation.ports[0]: Invalid value: \"0\""));
-      cases.add(Arguments.of(kind, "istio port above 65535",
-          ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"65536\"]"),
-          "operation.ports[0]: Invalid value: \"65536\""));
-      cases.add(Arguments.of(kind, "policyTypes with both directions",
-          KUBERNETES_SPEC.replace("policyTypes: [Ingress]", "policyTypes: [Ingress, Egress]"), policyTypes));
+      cases.add(
+          Arguments.of(
+              kind,
+              "kubernetes backend with an istio payload",
+              ISTIO_SPEC.replace("backend: istio", "backend: kubernetes"),
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio backend with a kubernetes payload",
+              KUBERNETES_SPEC.replace("backend: kubernetes", "backend: istio"),
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "both payloads",
+              KUBERNETES_SPEC + ISTIO_SPEC.substring(ISTIO_SPEC.indexOf("istio:\n")),
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "no payload",
+              "backend: kubernetes\ndirection: Ingress\ntargetRef: {kind: Deployment, name: web}\n",
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "empty podSelector",
+              KUBERNETES_SPEC.replace("podSelector: {matchLabels: {app: web}}", "podSelector: {}"),
+              podSelector));
+      cases.add(
+          Arguments.of(
+              kind,
+              "podSelector with empty matchLabels",
+              KUBERNETES_SPEC.replace(
+                  "podSelector: {matchLabels: {app: web}}", "podSelector: {matchLabels: {}}"),
+              podSelector));
+      cases.add(
+          Arguments.of(
+              kind,
+              "empty istio selector",
+              ISTIO_SPEC.replace("selector: {matchLabels: {app: web}}", "selector: {}"),
+              istioSelector));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio egress",
+              ISTIO_SPEC.replace("direction: Ingress", "direction: Egress"),
+              istioIngress));
+      cases.add(
+          Arguments.of(
+              kind,
+              "policyTypes other than the direction",
+              KUBERNETES_SPEC.replace("direction: Ingress", "direction: Egress"),
+              policyTypes));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio port range",
+              ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"8080\", \"8000-9000\"]"),
+              "operation.ports[1]: Invalid value: \"8000-9000\""));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio port name",
+              ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"http\"]"),
+              "operation.ports[0]: Invalid value: \"http\""));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio port 0",
+              ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"0\"]"),
+              "operation.ports[0]: Invalid value: \"0\""));
+      cases.add(
+          Arguments.of(
+              kind,
+              "istio port above 65535",
+              ISTIO_SPEC.replace("ports: [\"8080\"]", "ports: [\"65536\"]"),
+              "operation.ports[0]: Invalid value: \"65536\""));
+      cases.add(
+          Arguments.of(
+              kind,
+              "policyTypes with both directions",
+              KUBERNETES_SPEC.replace("policyTypes: [Ingress]", "policyTypes: [Ingress, Egress]"),
+              policyTypes));
     }
     return cases.stream();
   }
@@ -154,7 +217,8 @@ class ApiServerCrdTest {
 
     GenericKubernetesResource switched = TestManifests.object(client, kind, name, "", ISTIO_SPEC);
 
-    assertThatThrownBy(() -> TestManifests.resources(client, kind, NAMESPACE).resource(switched).update())
+    assertThatThrownBy(
+            () -> TestManifests.resources(client, kind, NAMESPACE).resource(switched).update())
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("spec.backend is immutable");
   }
@@ -164,31 +228,46 @@ class ApiServerCrdTest {
     String name = TestManifests.uniqueName("default-mode");
     assertThat(KUBERNETES_SPEC).doesNotContain("mode:");
 
-    GenericKubernetesResource created = create(Kind.WorkloadNetworkPolicy, name, "", KUBERNETES_SPEC);
+    GenericKubernetesResource created =
+        create(Kind.WorkloadNetworkPolicy, name, "", KUBERNETES_SPEC);
 
     assertThat(spec(created)).containsEntry("mode", "monitor");
-    assertThat(client.resources(WorkloadNetworkPolicy.class).inNamespace(NAMESPACE).withName(name).get()
-        .getSpec().getMode()).hasToString("monitor");
+    assertThat(
+            client
+                .resources(WorkloadNetworkPolicy.class)
+                .inNamespace(NAMESPACE)
+                .withName(name)
+                .get()
+                .getSpec()
+                .getMode())
+        .hasToString("monitor");
   }
 
   @Test
   void modeAcceptsOnlyMonitorOrProtect() {
     String name = TestManifests.uniqueName("bad-mode");
 
-    assertThatThrownBy(() -> create(Kind.WorkloadNetworkPolicy, name, "", KUBERNETES_SPEC + "mode: enforce\n"))
+    assertThatThrownBy(
+            () -> create(Kind.WorkloadNetworkPolicy, name, "", KUBERNETES_SPEC + "mode: enforce\n"))
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("spec.mode");
   }
 
   @Test
   void printerColumnsAreDefined() {
-    assertThat(columns(Kind.WorkloadNetworkPolicy)).containsExactly(
-        "Mode=.spec.mode:string", "Active Violations=.status.activeViolationCount:integer",
-        "Age=.metadata.creationTimestamp:date");
-    assertThat(columns(Kind.WorkloadNetworkPolicyProposal)).containsExactly(
-        "Backend=.spec.backend:string", "Direction=.spec.direction:string", "Target=.spec.targetRef.name:string",
-        "Rules=.status.ruleCount:integer", "Converged=.status.conditions[?(@.type==\"Converged\")].status:string",
-        "Age=.metadata.creationTimestamp:date");
+    assertThat(columns(Kind.WorkloadNetworkPolicy))
+        .containsExactly(
+            "Mode=.spec.mode:string",
+            "Active Violations=.status.activeViolationCount:integer",
+            "Age=.metadata.creationTimestamp:date");
+    assertThat(columns(Kind.WorkloadNetworkPolicyProposal))
+        .containsExactly(
+            "Backend=.spec.backend:string",
+            "Direction=.spec.direction:string",
+            "Target=.spec.targetRef.name:string",
+            "Rules=.status.ruleCount:integer",
+            "Converged=.status.conditions[?(@.type==\"Converged\")].status:string",
+            "Age=.metadata.creationTimestamp:date");
   }
 
   /** {@code kubectl get wnpp} shows the Converged condition's status. */
@@ -196,11 +275,22 @@ class ApiServerCrdTest {
   void tableViewShowsTheConvergedColumn() throws Exception {
     String name = TestManifests.uniqueName("converged");
     create(Kind.WorkloadNetworkPolicyProposal, name, "", KUBERNETES_SPEC);
-    WorkloadNetworkPolicyProposal stored = client.resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NAMESPACE).withName(name).get();
-    WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(new ArrayList<>());
-    status.setConditions(List.of(new Convergence(true, java.time.Instant.parse("2026-08-10T00:00:00Z"),
-        "QuietPeriodPassed", "no new peer or port since 2026-08-03T00:00:00Z").toCondition()));
+    WorkloadNetworkPolicyProposal stored =
+        client
+            .resources(WorkloadNetworkPolicyProposal.class)
+            .inNamespace(NAMESPACE)
+            .withName(name)
+            .get();
+    WorkloadNetworkPolicyProposalStatus status =
+        new WorkloadNetworkPolicyProposalStatus(new ArrayList<>());
+    status.setConditions(
+        List.of(
+            new Convergence(
+                    true,
+                    java.time.Instant.parse("2026-08-10T00:00:00Z"),
+                    "QuietPeriodPassed",
+                    "no new peer or port since 2026-08-03T00:00:00Z")
+                .toCondition()));
     stored.setStatus(status);
     client.resource(stored).updateStatus();
 
@@ -208,7 +298,8 @@ class ApiServerCrdTest {
     List<String> headers = new ArrayList<>();
     table.get("columnDefinitions").forEach(column -> headers.add(column.get("name").asText()));
     assertThat(headers).contains("Converged");
-    assertThat(table.get("rows").get(0).get("cells").get(headers.indexOf("Converged")).asText()).isEqualTo("True");
+    assertThat(table.get("rows").get(0).get("cells").get(headers.indexOf("Converged")).asText())
+        .isEqualTo("True");
   }
 
   @Test
@@ -228,20 +319,34 @@ class ApiServerCrdTest {
 
   private static JsonNode table(Kind kind, String name) throws Exception {
     HttpClient http = client.getHttpClient();
-    String path = api.url() + "/apis/" + CrdConstants.API_VERSION + "/namespaces/" + NAMESPACE + "/" + kind.plural
-        + "?fieldSelector=metadata.name%3D" + name;
-    HttpResponse<String> response = http.sendAsync(http.newHttpRequestBuilder().uri(path)
-            .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").build(), String.class)
-        .get(30, TimeUnit.SECONDS);
+    String path =
+        api.url()
+            + "/apis/"
+            + CrdConstants.API_VERSION
+            + "/namespaces/"
+            + NAMESPACE
+            + "/"
+            + kind.plural
+            + "?fieldSelector=metadata.name%3D"
+            + name;
+    HttpResponse<String> response =
+        http.sendAsync(
+                http.newHttpRequestBuilder()
+                    .uri(path)
+                    .header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+                    .build(),
+                String.class)
+            .get(30, TimeUnit.SECONDS);
     assertThat(response.code()).as(response.body()).isEqualTo(200);
     return Json.mapper().readTree(response.body());
   }
 
   private static List<String> columns(Kind kind) {
-    CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions()
-        .withName(kind.crdName()).get();
+    CustomResourceDefinition crd =
+        client.apiextensions().v1().customResourceDefinitions().withName(kind.crdName()).get();
     return servedVersion(crd).getAdditionalPrinterColumns().stream()
-        .map(ApiServerCrdTest::describe).toList();
+        .map(ApiServerCrdTest::describe)
+        .toList();
   }
 
   private static String describe(CustomResourceColumnDefinition column) {
@@ -249,13 +354,17 @@ class ApiServerCrdTest {
   }
 
   private static CustomResourceDefinitionVersion servedVersion(CustomResourceDefinition crd) {
-    return crd.getSpec().getVersions().stream().filter(v -> v.getName().equals(CrdConstants.VERSION)).findFirst()
+    return crd.getSpec().getVersions().stream()
+        .filter(v -> v.getName().equals(CrdConstants.VERSION))
+        .findFirst()
         .orElseThrow();
   }
 
-  private static GenericKubernetesResource create(Kind kind, String name, String metadata, String spec) {
+  private static GenericKubernetesResource create(
+      Kind kind, String name, String metadata, String spec) {
     return TestManifests.resources(client, kind, NAMESPACE)
-        .resource(TestManifests.object(client, kind, name, metadata, spec)).create();
+        .resource(TestManifests.object(client, kind, name, metadata, spec))
+        .create();
   }
 
   @SuppressWarnings("unchecked")

@@ -15,7 +15,9 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Our resources serialize to the shape the CRDs describe, with both the fabric8 and our own mapper. */
+/**
+ * Our resources serialize to the shape the CRDs describe, with both the fabric8 and our own mapper.
+ */
 class CrdJsonTest {
 
   private final KubernetesSerialization kube = new KubernetesSerialization();
@@ -25,17 +27,29 @@ class CrdJsonTest {
     spec.setBackend(Backend.kubernetes);
     spec.setDirection(Direction.Ingress);
     spec.setTargetRef(new TargetRef(WorkloadKind.Deployment, "http-server"));
-    spec.setKubernetes(new NetworkPolicySpecBuilder()
-        .withPodSelector(new LabelSelectorBuilder().addToMatchLabels("app", "http-server").build())
-        .withPolicyTypes("Ingress")
-        .build());
+    spec.setKubernetes(
+        new NetworkPolicySpecBuilder()
+            .withPodSelector(
+                new LabelSelectorBuilder().addToMatchLabels("app", "http-server").build())
+            .withPolicyTypes("Ingress")
+            .build());
     WorkloadNetworkPolicyProposal wnpp = new WorkloadNetworkPolicyProposal();
-    wnpp.setMetadata(new ObjectMetaBuilder().withName("deployment-http-server-ingress").withNamespace("ns").build());
+    wnpp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-http-server-ingress")
+            .withNamespace("ns")
+            .build());
     wnpp.setSpec(spec);
-    wnpp.setStatus(new WorkloadNetworkPolicyProposalStatus(List.of(
-        new RuleEvidence(0, "ns/Deployment/client", List.of(
-            new PortEvidence("TCP", "8080", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", 3))),
-        new RuleEvidence(1, "ns/Deployment/other", List.of()))));
+    wnpp.setStatus(
+        new WorkloadNetworkPolicyProposalStatus(
+            List.of(
+                new RuleEvidence(
+                    0,
+                    "ns/Deployment/client",
+                    List.of(
+                        new PortEvidence(
+                            "TCP", "8080", "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z", 3))),
+                new RuleEvidence(1, "ns/Deployment/other", List.of()))));
     return wnpp;
   }
 
@@ -55,8 +69,9 @@ class CrdJsonTest {
     assertThat(back.getStatus()).isEqualTo(wnpp.getStatus());
     assertThat(back.getStatus().getRuleCount()).isEqualTo(2);
 
-    WorkloadNetworkPolicyProposal viaOurMapper = Json.mapper().readValue(
-        Json.mapper().writeValueAsBytes(wnpp), WorkloadNetworkPolicyProposal.class);
+    WorkloadNetworkPolicyProposal viaOurMapper =
+        Json.mapper()
+            .readValue(Json.mapper().writeValueAsBytes(wnpp), WorkloadNetworkPolicyProposal.class);
     assertThat(viaOurMapper.getStatus()).isEqualTo(wnpp.getStatus());
   }
 
@@ -67,7 +82,11 @@ class CrdJsonTest {
     spec.copySharedFrom(proposal().getSpec());
     spec.setMode(Mode.protect);
     WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
-    wnp.setMetadata(new ObjectMetaBuilder().withName("deployment-http-server-ingress").withNamespace("ns").build());
+    wnp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-http-server-ingress")
+            .withNamespace("ns")
+            .build());
     wnp.setSpec(spec);
 
     String json = kube.asJson(wnp);
@@ -76,8 +95,10 @@ class CrdJsonTest {
     assertThat(back.getSpec()).isEqualTo(spec);
     assertThat(back.getSpec().sameAllowListAs(proposal().getSpec())).isTrue();
 
-    WorkloadNetworkPolicy noMode = kube.unmarshal(json.replace("\"mode\":\"protect\",", "")
-        .replace(",\"mode\":\"protect\"", ""), WorkloadNetworkPolicy.class);
+    WorkloadNetworkPolicy noMode =
+        kube.unmarshal(
+            json.replace("\"mode\":\"protect\",", "").replace(",\"mode\":\"protect\"", ""),
+            WorkloadNetworkPolicy.class);
     assertThat(noMode.getSpec().getMode()).isEqualTo(Mode.monitor);
   }
 }

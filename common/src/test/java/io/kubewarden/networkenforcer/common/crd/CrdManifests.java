@@ -28,24 +28,27 @@ import java.util.TreeMap;
 /**
  * Generates the CRD manifests of the chart from the Java classes with fabric8's crd-generator v2.
  *
- * <p>Four things the generator does not express are fixed up here, still driven by the classes:
- * the printer columns keep the order of the {@link AdditionalPrinterColumn} annotations (the
- * generator sorts them by JSON path); {@link Size} on a list becomes {@code minItems/maxItems}
- * (the generator applies it to strings only); {@link ItemPattern} checks the list's strings; and
- * the fields the Kubernetes API itself requires
- * inside the NetworkPolicy and LabelSelector models (whose fabric8 classes carry no such
- * annotation) are marked required, so a spec the API server would refuse to render is refused on
- * admission.
+ * <p>Four things the generator does not express are fixed up here, still driven by the classes: the
+ * printer columns keep the order of the {@link AdditionalPrinterColumn} annotations (the generator
+ * sorts them by JSON path); {@link Size} on a list becomes {@code minItems/maxItems} (the generator
+ * applies it to strings only); {@link ItemPattern} checks the list's strings; and the fields the
+ * Kubernetes API itself requires inside the NetworkPolicy and LabelSelector models (whose fabric8
+ * classes carry no such annotation) are marked required, so a spec the API server would refuse to
+ * render is refused on admission.
  */
 final class CrdManifests {
 
   static final List<Class<? extends HasMetadata>> RESOURCES =
       List.of(WorkloadNetworkPolicy.class, WorkloadNetworkPolicyProposal.class);
 
-  static final String UPDATE_COMMAND = "./mvnw -pl common test -Dtest=CrdManifestsTest -Dcrds.update=true";
+  static final String UPDATE_COMMAND =
+      "./mvnw -pl common test -Dtest=CrdManifestsTest -Dcrds.update=true";
 
-  private static final String HEADER = "# Generated from the classes in common/src/main/java/io/kubewarden/"
-      + "networkenforcer/common/crd; do not edit.\n# Regenerate with: " + UPDATE_COMMAND + "\n";
+  private static final String HEADER =
+      "# Generated from the classes in common/src/main/java/io/kubewarden/"
+          + "networkenforcer/common/crd; do not edit.\n# Regenerate with: "
+          + UPDATE_COMMAND
+          + "\n";
 
   private static final String OUR_PACKAGE = "io.kubewarden.";
 
@@ -53,34 +56,43 @@ final class CrdManifests {
 
   /** Where the chart keeps the committed manifests, relative to the {@code common} module. */
   static Path committedDir() {
-    return Path.of(System.getProperty("basedir", ".")).resolve("../charts/network-enforcer/templates/crds").normalize();
+    return Path.of(System.getProperty("basedir", "."))
+        .resolve("../charts/network-enforcer/templates/crds")
+        .normalize();
   }
 
-  /** File name (e.g. {@code workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml}) to YAML text. */
+  /**
+   * File name (e.g. {@code workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml}) to YAML
+   * text.
+   */
   static Map<String, String> generate() {
     Map<String, ByteArrayOutputStream> outputs = new TreeMap<>();
-    CRDGenerator.CRDOutput<OutputStream> output = new CRDGenerator.CRDOutput<>() {
-      @Override
-      public OutputStream outputFor(String name) {
-        return outputs.computeIfAbsent(name + ".yml", n -> new ByteArrayOutputStream());
-      }
+    CRDGenerator.CRDOutput<OutputStream> output =
+        new CRDGenerator.CRDOutput<>() {
+          @Override
+          public OutputStream outputFor(String name) {
+            return outputs.computeIfAbsent(name + ".yml", n -> new ByteArrayOutputStream());
+          }
 
-      @Override
-      public void close() {}
-    };
-    int generated = new CRDGenerator()
-        .forCRDVersions("v1")
-        .withMinQuotes(true)
-        .withParallelGenerationEnabled(false)
-        .withPostProcessor(new PostProcessing())
-        .withOutput(output)
-        .customResourceClasses(RESOURCES)
-        .generate();
+          @Override
+          public void close() {}
+        };
+    int generated =
+        new CRDGenerator()
+            .forCRDVersions("v1")
+            .withMinQuotes(true)
+            .withParallelGenerationEnabled(false)
+            .withPostProcessor(new PostProcessing())
+            .withOutput(output)
+            .customResourceClasses(RESOURCES)
+            .generate();
     if (generated != RESOURCES.size()) {
-      throw new IllegalStateException("expected " + RESOURCES.size() + " CRDs, the generator produced " + generated);
+      throw new IllegalStateException(
+          "expected " + RESOURCES.size() + " CRDs, the generator produced " + generated);
     }
     Map<String, String> yaml = new TreeMap<>();
-    outputs.forEach((name, bytes) -> yaml.put(name, HEADER + bytes.toString(StandardCharsets.UTF_8)));
+    outputs.forEach(
+        (name, bytes) -> yaml.put(name, HEADER + bytes.toString(StandardCharsets.UTF_8)));
     return yaml;
   }
 
@@ -88,13 +100,17 @@ final class CrdManifests {
     @Override
     public HasMetadata process(HasMetadata resource, String crdSpecVersion) {
       CustomResourceDefinition crd = (CustomResourceDefinition) resource;
-      Class<?> type = RESOURCES.stream()
-          .filter(c -> c.getSimpleName().equals(crd.getSpec().getNames().getKind()))
-          .findFirst().orElseThrow();
+      Class<?> type =
+          RESOURCES.stream()
+              .filter(c -> c.getSimpleName().equals(crd.getSpec().getNames().getKind()))
+              .findFirst()
+              .orElseThrow();
       for (CustomResourceDefinitionVersion version : crd.getSpec().getVersions()) {
         orderColumnsAsDeclared(type, version.getAdditionalPrinterColumns());
-        Type[] specAndStatus = ((ParameterizedType) type.getGenericSuperclass()).getActualTypeArguments();
-        Map<String, JSONSchemaProps> root = version.getSchema().getOpenAPIV3Schema().getProperties();
+        Type[] specAndStatus =
+            ((ParameterizedType) type.getGenericSuperclass()).getActualTypeArguments();
+        Map<String, JSONSchemaProps> root =
+            version.getSchema().getOpenAPIV3Schema().getProperties();
         applyListSizes((Class<?>) specAndStatus[0], root.get("spec"));
         applyListSizes((Class<?>) specAndStatus[1], root.get("status"));
         requireWhatKubernetesRequires(version.getSchema().getOpenAPIV3Schema());
@@ -102,20 +118,30 @@ final class CrdManifests {
       return crd;
     }
 
-    private static void orderColumnsAsDeclared(Class<?> type, List<CustomResourceColumnDefinition> columns) {
-      List<String> declared = Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
-          .map(AdditionalPrinterColumn::name).toList();
-      columns.sort(Comparator.comparingInt(c -> {
-        int i = declared.indexOf(c.getName());
-        return i < 0 ? Integer.MAX_VALUE : i;
-      }));
+    private static void orderColumnsAsDeclared(
+        Class<?> type, List<CustomResourceColumnDefinition> columns) {
+      List<String> declared =
+          Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
+              .map(AdditionalPrinterColumn::name)
+              .toList();
+      columns.sort(
+          Comparator.comparingInt(
+              c -> {
+                int i = declared.indexOf(c.getName());
+                return i < 0 ? Integer.MAX_VALUE : i;
+              }));
     }
 
-    /** Walks our own classes next to their schema and turns {@link Size} on lists into item counts. */
+    /**
+     * Walks our own classes next to their schema and turns {@link Size} on lists into item counts.
+     */
     private static void applyListSizes(Class<?> type, JSONSchemaProps schema) {
-      for (Class<?> c = type; c != null && c.getName().startsWith(OUR_PACKAGE); c = c.getSuperclass()) {
+      for (Class<?> c = type;
+          c != null && c.getName().startsWith(OUR_PACKAGE);
+          c = c.getSuperclass()) {
         for (Field field : c.getDeclaredFields()) {
-          JSONSchemaProps property = schema.getProperties() == null ? null : schema.getProperties().get(field.getName());
+          JSONSchemaProps property =
+              schema.getProperties() == null ? null : schema.getProperties().get(field.getName());
           if (property == null) {
             continue;
           }
@@ -125,13 +151,17 @@ final class CrdManifests {
             property.setMinItems(size.min() <= 0 ? null : size.min());
           }
           ItemPattern itemPattern = field.getAnnotation(ItemPattern.class);
-          if (itemPattern != null && "array".equals(property.getType()) && property.getItems() != null) {
+          if (itemPattern != null
+              && "array".equals(property.getType())
+              && property.getItems() != null) {
             property.getItems().getSchema().setPattern(itemPattern.value());
           }
           Class<?> element = field.getType();
           JSONSchemaProps elementSchema = property;
-          if (List.class.isAssignableFrom(element) && field.getGenericType() instanceof ParameterizedType p
-              && p.getActualTypeArguments()[0] instanceof Class<?> e && property.getItems() != null) {
+          if (List.class.isAssignableFrom(element)
+              && field.getGenericType() instanceof ParameterizedType p
+              && p.getActualTypeArguments()[0] instanceof Class<?> e
+              && property.getItems() != null) {
             element = e;
             elementSchema = property.getItems().getSchema();
           }
@@ -152,14 +182,15 @@ final class CrdManifests {
       }
       Map<String, JSONSchemaProps> properties = schema.getProperties();
       if (properties != null) {
-        properties.forEach((name, child) -> {
-          if (name.equals("ipBlock")) {
-            require(child, "cidr");
-          } else if (name.equals("matchExpressions") && child.getItems() != null) {
-            require(child.getItems().getSchema(), "key", "operator");
-          }
-          requireWhatKubernetesRequires(child);
-        });
+        properties.forEach(
+            (name, child) -> {
+              if (name.equals("ipBlock")) {
+                require(child, "cidr");
+              } else if (name.equals("matchExpressions") && child.getItems() != null) {
+                require(child.getItems().getSchema(), "key", "operator");
+              }
+              requireWhatKubernetesRequires(child);
+            });
       }
       if (schema.getItems() != null) {
         requireWhatKubernetesRequires(schema.getItems().getSchema());
@@ -167,7 +198,8 @@ final class CrdManifests {
     }
 
     private static void require(JSONSchemaProps schema, String... fields) {
-      Set<String> required = new LinkedHashSet<>(schema.getRequired() == null ? List.of() : schema.getRequired());
+      Set<String> required =
+          new LinkedHashSet<>(schema.getRequired() == null ? List.of() : schema.getRequired());
       for (String field : fields) {
         if (!schema.getProperties().containsKey(field)) {
           throw new IllegalStateException("cannot require missing field " + field);

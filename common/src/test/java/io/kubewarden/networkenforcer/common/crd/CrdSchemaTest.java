@@ -17,15 +17,24 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The committed CRD manifests (what the chart installs) have the shape the API contract describes. */
+/**
+ * The committed CRD manifests (what the chart installs) have the shape the API contract describes.
+ */
 class CrdSchemaTest {
 
-  private static final String WNP_FILE = "workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml";
-  private static final String WNPP_FILE = "workloadnetworkpolicyproposals.networkenforcer.kubewarden.io-v1.yml";
+  private static final String WNP_FILE =
+      "workloadnetworkpolicies.networkenforcer.kubewarden.io-v1.yml";
+  private static final String WNPP_FILE =
+      "workloadnetworkpolicyproposals.networkenforcer.kubewarden.io-v1.yml";
 
-  private static final List<String> LABEL_SELECTOR_PATHS = List.of("kubernetes.podSelector", "istio.selector",
-      "kubernetes.ingress[].from[].podSelector", "kubernetes.ingress[].from[].namespaceSelector",
-      "kubernetes.egress[].to[].podSelector", "kubernetes.egress[].to[].namespaceSelector");
+  private static final List<String> LABEL_SELECTOR_PATHS =
+      List.of(
+          "kubernetes.podSelector",
+          "istio.selector",
+          "kubernetes.ingress[].from[].podSelector",
+          "kubernetes.ingress[].from[].namespaceSelector",
+          "kubernetes.egress[].to[].podSelector",
+          "kubernetes.egress[].to[].namespaceSelector");
 
   private final CustomResourceDefinition wnp = load(WNP_FILE);
   private final CustomResourceDefinition wnpp = load(WNPP_FILE);
@@ -34,8 +43,9 @@ class CrdSchemaTest {
     try (InputStream in = Files.newInputStream(CrdManifests.committedDir().resolve(file))) {
       return new KubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read committed CRD " + file + "; generate it with "
-          + CrdManifests.UPDATE_COMMAND, e);
+      throw new IllegalStateException(
+          "cannot read committed CRD " + file + "; generate it with " + CrdManifests.UPDATE_COMMAND,
+          e);
     }
   }
 
@@ -58,7 +68,9 @@ class CrdSchemaTest {
     for (String step : path.split("\\.")) {
       boolean list = step.endsWith("[]");
       String name = list ? step.substring(0, step.length() - 2) : step;
-      assertThat(current.getProperties()).as("schema property %s of %s", name, path).containsKey(name);
+      assertThat(current.getProperties())
+          .as("schema property %s of %s", name, path)
+          .containsKey(name);
       current = current.getProperties().get(name);
       if (list) {
         assertThat(current.getType()).as("%s is a list", name).isEqualTo("array");
@@ -70,7 +82,8 @@ class CrdSchemaTest {
 
   @Test
   void namesScopeAndVersionMatchTheContract() {
-    assertThat(wnp.getMetadata().getName()).isEqualTo("workloadnetworkpolicies.networkenforcer.kubewarden.io");
+    assertThat(wnp.getMetadata().getName())
+        .isEqualTo("workloadnetworkpolicies.networkenforcer.kubewarden.io");
     assertThat(wnp.getSpec().getGroup()).isEqualTo(CrdConstants.GROUP);
     assertThat(wnp.getSpec().getScope()).isEqualTo("Namespaced");
     assertThat(wnp.getSpec().getNames().getKind()).isEqualTo("WorkloadNetworkPolicy");
@@ -78,7 +91,8 @@ class CrdSchemaTest {
     assertThat(wnp.getSpec().getNames().getSingular()).isEqualTo("workloadnetworkpolicy");
     assertThat(wnp.getSpec().getNames().getShortNames()).containsExactly("wnp");
 
-    assertThat(wnpp.getMetadata().getName()).isEqualTo("workloadnetworkpolicyproposals.networkenforcer.kubewarden.io");
+    assertThat(wnpp.getMetadata().getName())
+        .isEqualTo("workloadnetworkpolicyproposals.networkenforcer.kubewarden.io");
     assertThat(wnpp.getSpec().getGroup()).isEqualTo(CrdConstants.GROUP);
     assertThat(wnpp.getSpec().getScope()).isEqualTo("Namespaced");
     assertThat(wnpp.getSpec().getNames().getKind()).isEqualTo("WorkloadNetworkPolicyProposal");
@@ -90,9 +104,11 @@ class CrdSchemaTest {
       assertThat(v.getName()).isEqualTo(CrdConstants.VERSION);
       assertThat(v.getServed()).isTrue();
       assertThat(v.getStorage()).isTrue();
-      assertThat(v.getSubresources().getStatus()).as("status subresource of %s", crd.getMetadata().getName())
+      assertThat(v.getSubresources().getStatus())
+          .as("status subresource of %s", crd.getMetadata().getName())
           .isNotNull();
-      assertThat(crd.getMetadata().getAnnotations()).containsEntry("helm.sh/resource-policy", "keep");
+      assertThat(crd.getMetadata().getAnnotations())
+          .containsEntry("helm.sh/resource-policy", "keep");
     }
   }
 
@@ -122,12 +138,15 @@ class CrdSchemaTest {
           .filter(c -> !c.getJsonPath().startsWith(".metadata."))
           // A condition's status: a filter on the standard conditions list, checked below.
           .filter(c -> !c.getJsonPath().startsWith(".status.conditions[?("))
-          .forEach(c -> {
-            // kubectl's JSONPath has no functions such as length(): a plain field path only.
-            assertThat(c.getJsonPath()).as(c.getName()).matches("(\\.[a-zA-Z]+)+");
-            JSONSchemaProps field = at(root(crd), c.getJsonPath().substring(1));
-            assertThat(field.getType()).as("type of column %s", c.getName()).isEqualTo(c.getType());
-          });
+          .forEach(
+              c -> {
+                // kubectl's JSONPath has no functions such as length(): a plain field path only.
+                assertThat(c.getJsonPath()).as(c.getName()).matches("(\\.[a-zA-Z]+)+");
+                JSONSchemaProps field = at(root(crd), c.getJsonPath().substring(1));
+                assertThat(field.getType())
+                    .as("type of column %s", c.getName())
+                    .isEqualTo(c.getType());
+              });
     }
   }
 
@@ -151,13 +170,30 @@ class CrdSchemaTest {
   @Test
   void ourSpecFieldsAreDescribed() {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
-      spec(crd).getProperties().forEach((name, field) ->
-          assertThat(field.getDescription()).as("description of spec.%s", name).isNotBlank());
-      at(spec(crd), "targetRef").getProperties().forEach((name, field) ->
-          assertThat(field.getDescription()).as("description of spec.targetRef.%s", name).isNotBlank());
+      spec(crd)
+          .getProperties()
+          .forEach(
+              (name, field) ->
+                  assertThat(field.getDescription())
+                      .as("description of spec.%s", name)
+                      .isNotBlank());
+      at(spec(crd), "targetRef")
+          .getProperties()
+          .forEach(
+              (name, field) ->
+                  assertThat(field.getDescription())
+                      .as("description of spec.targetRef.%s", name)
+                      .isNotBlank());
     }
-    root(wnp).getProperties().get("status").getProperties().forEach((name, field) ->
-        assertThat(field.getDescription()).as("description of status.%s", name).isNotBlank());
+    root(wnp)
+        .getProperties()
+        .get("status")
+        .getProperties()
+        .forEach(
+            (name, field) ->
+                assertThat(field.getDescription())
+                    .as("description of status.%s", name)
+                    .isNotBlank());
   }
 
   @Test
@@ -175,17 +211,22 @@ class CrdSchemaTest {
   void kubernetesPayloadIsTheCompleteNetworkPolicySpec() {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
       JSONSchemaProps k8s = at(spec(crd), "kubernetes");
-      assertThat(k8s.getProperties()).containsOnlyKeys("podSelector", "policyTypes", "ingress", "egress");
+      assertThat(k8s.getProperties())
+          .containsOnlyKeys("podSelector", "policyTypes", "ingress", "egress");
       assertThat(at(k8s, "policyTypes").getItems().getSchema().getType()).isEqualTo("string");
       for (String peer : List.of("ingress[].from[]", "egress[].to[]")) {
-        assertThat(at(k8s, peer).getProperties()).containsOnlyKeys("podSelector", "namespaceSelector", "ipBlock");
+        assertThat(at(k8s, peer).getProperties())
+            .containsOnlyKeys("podSelector", "namespaceSelector", "ipBlock");
         assertThat(at(k8s, peer + ".ipBlock").getRequired()).containsExactly("cidr");
-        assertThat(at(k8s, peer + ".ipBlock.except").getItems().getSchema().getType()).isEqualTo("string");
+        assertThat(at(k8s, peer + ".ipBlock.except").getItems().getSchema().getType())
+            .isEqualTo("string");
       }
       for (String ports : List.of("ingress[].ports[]", "egress[].ports[]")) {
         JSONSchemaProps port = at(k8s, ports + ".port");
         assertThat(port.getXKubernetesIntOrString()).as("%s.port is int-or-string", ports).isTrue();
-        assertThat(port.getAnyOf()).extracting(JSONSchemaProps::getType).containsExactly("integer", "string");
+        assertThat(port.getAnyOf())
+            .extracting(JSONSchemaProps::getType)
+            .containsExactly("integer", "string");
         assertThat(at(k8s, ports + ".endPort").getType()).isEqualTo("integer");
         assertThat(at(k8s, ports + ".protocol").getType()).isEqualTo("string");
       }
@@ -197,8 +238,11 @@ class CrdSchemaTest {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
       for (String path : LABEL_SELECTOR_PATHS) {
         JSONSchemaProps selector = at(spec(crd), path);
-        assertThat(selector.getProperties()).as(path).containsOnlyKeys("matchLabels", "matchExpressions");
-        assertThat(at(selector, "matchLabels").getAdditionalProperties().getSchema().getType()).isEqualTo("string");
+        assertThat(selector.getProperties())
+            .as(path)
+            .containsOnlyKeys("matchLabels", "matchExpressions");
+        assertThat(at(selector, "matchLabels").getAdditionalProperties().getSchema().getType())
+            .isEqualTo("string");
         JSONSchemaProps requirement = at(selector, "matchExpressions[]");
         assertThat(requirement.getRequired()).as(path).containsExactlyInAnyOrder("key", "operator");
         assertThat(at(requirement, "values").getItems().getSchema().getType()).isEqualTo("string");
@@ -213,8 +257,10 @@ class CrdSchemaTest {
       assertThat(istio.getRequired()).containsExactly("selector");
       assertThat(istio.getProperties()).containsOnlyKeys("selector", "rules");
       assertThat(at(istio, "rules[]").getProperties()).containsOnlyKeys("from", "to");
-      assertThat(at(istio, "rules[].from[].source.principals").getItems().getSchema().getType()).isEqualTo("string");
-      assertThat(at(istio, "rules[].to[].operation.ports").getItems().getSchema().getType()).isEqualTo("string");
+      assertThat(at(istio, "rules[].from[].source.principals").getItems().getSchema().getType())
+          .isEqualTo("string");
+      assertThat(at(istio, "rules[].to[].operation.ports").getItems().getSchema().getType())
+          .isEqualTo("string");
       assertThat(at(istio, "rules[].from[].source").getProperties()).containsOnlyKeys("principals");
       assertThat(at(istio, "rules[].to[].operation").getProperties()).containsOnlyKeys("ports");
     }
@@ -226,24 +272,29 @@ class CrdSchemaTest {
       assertThat(spec(crd).getXKubernetesValidations())
           .extracting(ValidationRule::getRule, ValidationRule::getMessage)
           .containsExactly(
-              tuple("(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
-                  + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
+              tuple(
+                  "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
+                      + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
                   "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend"),
-              tuple("self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
-                  + " && ((has(self.kubernetes.podSelector.matchLabels)"
-                  + " && size(self.kubernetes.podSelector.matchLabels) > 0)"
-                  + " || (has(self.kubernetes.podSelector.matchExpressions)"
-                  + " && size(self.kubernetes.podSelector.matchExpressions) > 0)))",
+              tuple(
+                  "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
+                      + " && ((has(self.kubernetes.podSelector.matchLabels)"
+                      + " && size(self.kubernetes.podSelector.matchLabels) > 0)"
+                      + " || (has(self.kubernetes.podSelector.matchExpressions)"
+                      + " && size(self.kubernetes.podSelector.matchExpressions) > 0)))",
                   "spec.kubernetes.podSelector must have matchLabels or matchExpressions"),
-              tuple("self.backend != 'istio' || !has(self.istio) || (has(self.istio.selector)"
-                  + " && ((has(self.istio.selector.matchLabels) && size(self.istio.selector.matchLabels) > 0)"
-                  + " || (has(self.istio.selector.matchExpressions)"
-                  + " && size(self.istio.selector.matchExpressions) > 0)))",
+              tuple(
+                  "self.backend != 'istio' || !has(self.istio) || (has(self.istio.selector)"
+                      + " && ((has(self.istio.selector.matchLabels) && size(self.istio.selector.matchLabels) > 0)"
+                      + " || (has(self.istio.selector.matchExpressions)"
+                      + " && size(self.istio.selector.matchExpressions) > 0)))",
                   "spec.istio.selector must not be empty"),
-              tuple("self.backend != 'istio' || self.direction == 'Ingress'",
+              tuple(
+                  "self.backend != 'istio' || self.direction == 'Ingress'",
                   "the istio backend supports direction Ingress only (ztunnel enforces inbound traffic)"),
-              tuple("self.backend != 'kubernetes' || !has(self.kubernetes)"
-                  + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
+              tuple(
+                  "self.backend != 'kubernetes' || !has(self.kubernetes)"
+                      + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
                   "spec.kubernetes.policyTypes must be exactly [spec.direction]"));
       assertThat(at(spec(crd), "backend").getXKubernetesValidations())
           .extracting(ValidationRule::getRule, ValidationRule::getMessage)
@@ -251,7 +302,9 @@ class CrdSchemaTest {
     }
   }
 
-  /** A has() or field access on a path the schema lacks is a CEL compile error in the API server. */
+  /**
+   * A has() or field access on a path the schema lacks is a CEL compile error in the API server.
+   */
   @Test
   void everyFieldTheCelRulesReferToExistsInTheSchema() {
     Pattern selfPath = Pattern.compile("self((?:\\.[a-zA-Z]+)+)");
@@ -263,8 +316,12 @@ class CrdSchemaTest {
           paths.add(m.group(1).substring(1));
         }
       }
-      assertThat(paths).contains("kubernetes.podSelector.matchExpressions", "istio.selector.matchLabels",
-          "kubernetes.policyTypes", "direction");
+      assertThat(paths)
+          .contains(
+              "kubernetes.podSelector.matchExpressions",
+              "istio.selector.matchLabels",
+              "kubernetes.policyTypes",
+              "direction");
       paths.forEach(path -> assertThat(at(spec(crd), path)).as(path).isNotNull());
     }
   }
@@ -272,20 +329,39 @@ class CrdSchemaTest {
   @Test
   void policyStatusHasCountsAndCappedRecordLists() {
     JSONSchemaProps status = root(wnp).getProperties().get("status");
-    assertThat(status.getProperties()).containsOnlyKeys("observedGeneration", "violationCount",
-        "activeViolationCount", "violations", "acknowledgedViolations", "conditions", "mergedOffsets");
+    assertThat(status.getProperties())
+        .containsOnlyKeys(
+            "observedGeneration",
+            "violationCount",
+            "activeViolationCount",
+            "violations",
+            "acknowledgedViolations",
+            "conditions",
+            "mergedOffsets");
     // Ours: the merge watermark per partition of the violations topic (a record is merged once).
-    assertThat(at(status, "mergedOffsets[]").getProperties()).containsOnlyKeys("topic", "partition", "offset");
+    assertThat(at(status, "mergedOffsets[]").getProperties())
+        .containsOnlyKeys("topic", "partition", "offset");
     assertThat(at(status, "mergedOffsets[].offset").getType()).isEqualTo("integer");
     assertThat(at(status, "violationCount").getType()).isEqualTo("integer");
     assertThat(at(status, "activeViolationCount").getType()).isEqualTo("integer");
     assertThat(at(status, "observedGeneration").getType()).isEqualTo("integer");
-    assertThat(at(status, "violations").getMaxItems()).isEqualTo(WorkloadNetworkPolicyStatus.MAX_RECORDS);
-    assertThat(at(status, "acknowledgedViolations").getMaxItems()).isEqualTo(WorkloadNetworkPolicyStatus.MAX_RECORDS);
+    assertThat(at(status, "violations").getMaxItems())
+        .isEqualTo(WorkloadNetworkPolicyStatus.MAX_RECORDS);
+    assertThat(at(status, "acknowledgedViolations").getMaxItems())
+        .isEqualTo(WorkloadNetworkPolicyStatus.MAX_RECORDS);
 
     JSONSchemaProps record = at(status, "violations[]");
-    assertThat(record.getProperties()).containsOnlyKeys("id", "timestamp", "source", "dest", "protocol",
-        "dstPort", "action", "denyingPolicyNamespace", "denyingPolicyName");
+    assertThat(record.getProperties())
+        .containsOnlyKeys(
+            "id",
+            "timestamp",
+            "source",
+            "dest",
+            "protocol",
+            "dstPort",
+            "action",
+            "denyingPolicyNamespace",
+            "denyingPolicyName");
     assertThat(at(record, "id").getType()).isEqualTo("integer");
     assertThat(at(record, "dstPort").getType()).isEqualTo("integer");
     assertThat(enumOf(at(record, "protocol"))).contains("TCP", "UDP");
@@ -303,16 +379,19 @@ class CrdSchemaTest {
   @Test
   void proposalStatusHasEvidencePerRuleAndPort() {
     JSONSchemaProps status = root(wnpp).getProperties().get("status");
-    assertThat(status.getProperties()).containsOnlyKeys("evidence", "ruleCount", "conditions",
-        "observedGeneration", "lostEvents");
+    assertThat(status.getProperties())
+        .containsOnlyKeys(
+            "evidence", "ruleCount", "conditions", "observedGeneration", "lostEvents");
     // Events the data plane lost, per provider and node, while they hold Converged false; a node it
     // could not read for a time is marked (its loss has no count).
     assertThat(at(status, "lostEvents[]").getProperties())
-        .containsOnlyKeys("provider", "node", "lostEvents", "firstLost", "lastLost", "nodeUnavailable");
+        .containsOnlyKeys(
+            "provider", "node", "lostEvents", "firstLost", "lastLost", "nodeUnavailable");
     assertThat(at(status, "lostEvents[].lostEvents").getType()).isEqualTo("integer");
     assertThat(at(status, "lostEvents[].nodeUnavailable").getType()).isEqualTo("boolean");
-    assertThat(at(status, "conditions[]").getProperties()).containsKeys("type", "status", "reason", "message",
-        "observedGeneration", "lastTransitionTime");
+    assertThat(at(status, "conditions[]").getProperties())
+        .containsKeys(
+            "type", "status", "reason", "message", "observedGeneration", "lastTransitionTime");
     assertThat(at(status, "evidence[]").getProperties())
         .containsOnlyKeys("rule", "peer", "ports", "dnsNames", "firstSeen", "lastSeen", "count");
     assertThat(at(status, "evidence[].count").getType()).isEqualTo("integer");

@@ -1,16 +1,16 @@
 package io.kubewarden.networkenforcer.common.crd;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Our custom resources written as YAML, sent untyped so a test controls exactly which fields
- * reach the API server (the typed classes would fill in defaults such as {@code mode}).
+ * Our custom resources written as YAML, sent untyped so a test controls exactly which fields reach
+ * the API server (the typed classes would fill in defaults such as {@code mode}).
  */
 final class TestManifests {
 
@@ -21,17 +21,27 @@ final class TestManifests {
 
     final String plural;
 
-    Kind(String plural) { this.plural = plural; }
-
-    ResourceDefinitionContext context() {
-      return new ResourceDefinitionContext.Builder().withGroup(CrdConstants.GROUP).withVersion(CrdConstants.VERSION)
-          .withKind(name()).withPlural(plural).withNamespaced(true).build();
+    Kind(String plural) {
+      this.plural = plural;
     }
 
-    String crdName() { return plural + "." + CrdConstants.GROUP; }
+    ResourceDefinitionContext context() {
+      return new ResourceDefinitionContext.Builder()
+          .withGroup(CrdConstants.GROUP)
+          .withVersion(CrdConstants.VERSION)
+          .withKind(name())
+          .withPlural(plural)
+          .withNamespaced(true)
+          .build();
+    }
+
+    String crdName() {
+      return plural + "." + CrdConstants.GROUP;
+    }
   }
 
-  static final String KUBERNETES_SPEC = """
+  static final String KUBERNETES_SPEC =
+      """
       backend: kubernetes
       direction: Ingress
       targetRef: {kind: Deployment, name: web}
@@ -46,7 +56,8 @@ final class TestManifests {
           - {protocol: TCP, port: 8080}
       """;
 
-  static final String ISTIO_SPEC = """
+  static final String ISTIO_SPEC =
+      """
       backend: istio
       direction: Ingress
       targetRef: {kind: Deployment, name: web}
@@ -62,18 +73,32 @@ final class TestManifests {
   private TestManifests() {}
 
   /** A name no other test of this JVM uses. */
-  static String uniqueName(String prefix) { return prefix + "-" + NAMES.incrementAndGet(); }
+  static String uniqueName(String prefix) {
+    return prefix + "-" + NAMES.incrementAndGet();
+  }
 
   /** An object of that kind with that spec (YAML, unindented) and optional extra metadata YAML. */
-  static GenericKubernetesResource object(KubernetesClient client, Kind kind, String name, String metadataYaml,
-      String specYaml) {
-    String yaml = "apiVersion: " + CrdConstants.API_VERSION + "\nkind: " + kind.name() + "\nmetadata:\n  name: " + name
-        + "\n" + indent(metadataYaml) + "spec:\n" + indent(specYaml);
+  static GenericKubernetesResource object(
+      KubernetesClient client, Kind kind, String name, String metadataYaml, String specYaml) {
+    String yaml =
+        "apiVersion: "
+            + CrdConstants.API_VERSION
+            + "\nkind: "
+            + kind.name()
+            + "\nmetadata:\n  name: "
+            + name
+            + "\n"
+            + indent(metadataYaml)
+            + "spec:\n"
+            + indent(specYaml);
     return client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
   }
 
-  static NonNamespaceOperation<GenericKubernetesResource, GenericKubernetesResourceList,
-      Resource<GenericKubernetesResource>> resources(KubernetesClient client, Kind kind, String namespace) {
+  static NonNamespaceOperation<
+          GenericKubernetesResource,
+          GenericKubernetesResourceList,
+          Resource<GenericKubernetesResource>>
+      resources(KubernetesClient client, Kind kind, String namespace) {
     return client.genericKubernetesResources(kind.context()).inNamespace(namespace);
   }
 

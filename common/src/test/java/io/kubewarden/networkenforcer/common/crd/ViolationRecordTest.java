@@ -7,7 +7,10 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
-/** What counts as a repeat of a status record (api.md: same source, dest, protocol, port, action, policy). */
+/**
+ * What counts as a repeat of a status record (api.md: same source, dest, protocol, port, action,
+ * policy).
+ */
 class ViolationRecordTest {
 
   private static ViolationRecord record() {
@@ -32,10 +35,12 @@ class ViolationRecordTest {
 
   @Test
   void idAndTimestampDoNotMakeADifferentViolation() {
-    ViolationRecord later = changed(r -> {
-      r.setId(9);
-      r.setTimestamp("2026-03-01T11:00:00Z");
-    });
+    ViolationRecord later =
+        changed(
+            r -> {
+              r.setId(9);
+              r.setTimestamp("2026-03-01T11:00:00Z");
+            });
     assertThat(later.sameViolationAs(record())).isTrue();
     assertThat(later).isNotEqualTo(record());
     assertThat(record().copy()).isEqualTo(record()).hasSameHashCodeAs(record());
@@ -47,10 +52,21 @@ class ViolationRecordTest {
     assertThat(changed(r -> r.setProtocol(Protocol.UDP)).sameViolationAs(record())).isFalse();
     assertThat(changed(r -> r.setAction(Mode.protect)).sameViolationAs(record())).isFalse();
     assertThat(changed(r -> r.setDenyingPolicyName("other")).sameViolationAs(record())).isFalse();
-    assertThat(changed(r -> r.setDenyingPolicyNamespace("other")).sameViolationAs(record())).isFalse();
-    assertThat(changed(r -> r.setSource(new ViolationEndpoint("shop", "Deployment", "other", null, null)))
-        .sameViolationAs(record())).isFalse();
-    assertThat(changed(r -> r.setDest(new ViolationEndpoint("shop", "StatefulSet", "db", "spiffe://x", null)))
-        .sameViolationAs(record())).isFalse();
+    assertThat(changed(r -> r.setDenyingPolicyNamespace("other")).sameViolationAs(record()))
+        .isFalse();
+    assertThat(
+            changed(
+                    r ->
+                        r.setSource(
+                            new ViolationEndpoint("shop", "Deployment", "other", null, null)))
+                .sameViolationAs(record()))
+        .isFalse();
+    assertThat(
+            changed(
+                    r ->
+                        r.setDest(
+                            new ViolationEndpoint("shop", "StatefulSet", "db", "spiffe://x", null)))
+                .sameViolationAs(record()))
+        .isFalse();
   }
 }

@@ -7,20 +7,32 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Hand-written IP and CIDR parsing: what Go's net package accepts and how blocks contain addresses. */
+/**
+ * Hand-written IP and CIDR parsing: what Go's net package accepts and how blocks contain addresses.
+ */
 class CidrBlockTest {
 
   static Stream<Arguments> addresses() {
     return Stream.of(
         Arguments.of("IPv4", "10.1.2.3", true, 0L, 0x0a010203L),
         Arguments.of("IPv4 extremes", "255.255.255.255", true, 0L, 0xffffffffL),
-        Arguments.of("IPv6 full form", "2001:0db8:0000:0000:0000:0000:0000:0001", false, 0x20010db800000000L, 1L),
+        Arguments.of(
+            "IPv6 full form",
+            "2001:0db8:0000:0000:0000:0000:0000:0001",
+            false,
+            0x20010db800000000L,
+            1L),
         Arguments.of("IPv6 compressed", "2001:db8::1", false, 0x20010db800000000L, 1L),
         Arguments.of("IPv6 loopback", "::1", false, 0L, 1L),
         Arguments.of("IPv6 unspecified", "::", false, 0L, 0L),
         Arguments.of("IPv6 trailing compression", "fe80::", false, 0xfe80000000000000L, 0L),
         Arguments.of("IPv6 upper-case hex", "FE80::ABCD", false, 0xfe80000000000000L, 0xabcdL),
-        Arguments.of("IPv6 with embedded IPv4", "64:ff9b::192.0.2.33", false, 0x0064ff9b00000000L, 0xc0000221L),
+        Arguments.of(
+            "IPv6 with embedded IPv4",
+            "64:ff9b::192.0.2.33",
+            false,
+            0x0064ff9b00000000L,
+            0xc0000221L),
         Arguments.of("IPv4-mapped IPv6 reads as IPv4", "::ffff:192.0.2.33", true, 0L, 0xc0000221L));
   }
 
@@ -67,8 +79,10 @@ class CidrBlockTest {
         Arguments.of("host bits masked: outside", "10.1.2.3/16", "10.2.0.1", false),
         Arguments.of("IPv6 inside", "2001:db8::/32", "2001:db8:ffff::1", true),
         Arguments.of("IPv6 outside", "2001:db8::/32", "2001:db9::1", false),
-        Arguments.of("IPv6 prefix beyond 64 bits: inside", "2001:db8::1:0/112", "2001:db8::1:ffff", true),
-        Arguments.of("IPv6 prefix beyond 64 bits: outside", "2001:db8::1:0/112", "2001:db8::2:0", false),
+        Arguments.of(
+            "IPv6 prefix beyond 64 bits: inside", "2001:db8::1:0/112", "2001:db8::1:ffff", true),
+        Arguments.of(
+            "IPv6 prefix beyond 64 bits: outside", "2001:db8::1:0/112", "2001:db8::2:0", false),
         Arguments.of("IPv6 /128 itself", "::1/128", "::1", true),
         Arguments.of("IPv6 /128 neighbour", "::1/128", "::2", false),
         Arguments.of("IPv6 /0 does not contain IPv4", "::/0", "10.0.0.1", false),

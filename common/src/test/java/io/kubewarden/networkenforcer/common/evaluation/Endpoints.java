@@ -11,16 +11,17 @@ import java.util.Map;
 /**
  * The small cluster the evaluator tables run in. Namespaces and their labels (none of them carries
  * {@code kubernetes.io/metadata.name} explicitly, so the implicit label is exercised everywhere):
- * {@code default} (no labels), {@code prod} ({@code project: myproject, env: prod}),
- * {@code alice} ({@code user: alice}), {@code bob} ({@code user: bob, env: dev}).
+ * {@code default} (no labels), {@code prod} ({@code project: myproject, env: prod}), {@code alice}
+ * ({@code user: alice}), {@code bob} ({@code user: bob, env: dev}).
  */
 final class Endpoints {
 
-  static final Map<String, Map<String, String>> NAMESPACE_LABELS = Map.of(
-      "default", Map.of(),
-      "prod", Map.of("project", "myproject", "env", "prod"),
-      "alice", Map.of("user", "alice"),
-      "bob", Map.of("user", "bob", "env", "dev"));
+  static final Map<String, Map<String, String>> NAMESPACE_LABELS =
+      Map.of(
+          "default", Map.of(),
+          "prod", Map.of("project", "myproject", "env", "prod"),
+          "alice", Map.of("user", "alice"),
+          "bob", Map.of("user", "bob", "env", "dev"));
 
   private Endpoints() {}
 

@@ -1,15 +1,16 @@
 package io.kubewarden.networkenforcer.common.evaluation;
 
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import java.lang.management.ManagementFactory;
 
 /**
- * Prints nanoseconds and bytes allocated per evaluation (not a test: figures depend on the machine).
- * Run: {@code java -cp <test classpath> io.kubewarden.networkenforcer.common.evaluation.EvaluatorBenchmark}.
+ * Prints nanoseconds and bytes allocated per evaluation (not a test: figures depend on the
+ * machine). Run: {@code java -cp <test classpath>
+ * io.kubewarden.networkenforcer.common.evaluation.EvaluatorBenchmark}.
  */
 public final class EvaluatorBenchmark {
 
@@ -18,8 +19,11 @@ public final class EvaluatorBenchmark {
 
   private EvaluatorBenchmark() {}
 
-  /** A learned-style proposal: several namespace+pod peers, each with ports; the flow hits the last. */
-  private static final String LEARNED = """
+  /**
+   * A learned-style proposal: several namespace+pod peers, each with ports; the flow hits the last.
+   */
+  private static final String LEARNED =
+      """
       podSelector: {matchLabels: {app: web}}
       policyTypes: [Ingress]
       ingress:
@@ -39,7 +43,8 @@ public final class EvaluatorBenchmark {
 
   public static void main(String[] args) {
     NetworkPolicySpec learned = NetworkPolicyEvaluatorTest.spec(LEARNED);
-    NetworkPolicySpec docs = NetworkPolicyEvaluatorTest.spec(NetworkPolicyEvaluatorTest.DOCS_EXAMPLE);
+    NetworkPolicySpec docs =
+        NetworkPolicyEvaluatorTest.spec(NetworkPolicyEvaluatorTest.DOCS_EXAMPLE);
     IstioPolicy istio = IstioPolicyEvaluatorTest.policy(IstioPolicyEvaluatorTest.TWO_RULES);
     FlowEndpoint web = Endpoints.pod("default", "app", "web");
     FlowEndpoint db = Endpoints.podWithIp("10.244.0.10", "default", "role", "db");
@@ -51,20 +56,39 @@ public final class EvaluatorBenchmark {
 
     for (int round = 0; round < 2; round++) { // first round warms up the JIT
       boolean print = round == 1;
-      measure(print, "kubernetes learned proposal, last rule allows",
-          () -> NetworkPolicyEvaluator.evaluate(learned, Direction.Ingress, client, web, Protocol.TCP, 8050));
-      measure(print, "kubernetes learned proposal, denied",
-          () -> NetworkPolicyEvaluator.evaluate(learned, Direction.Ingress, client, web, Protocol.TCP, 7000));
-      measure(print, "kubernetes docs example, IPv4 ipBlock allows",
-          () -> NetworkPolicyEvaluator.evaluate(docs, Direction.Ingress, external, db, Protocol.TCP, 6379));
-      measure(print, "kubernetes docs example, IPv6 peer denied",
-          () -> NetworkPolicyEvaluator.evaluate(docs, Direction.Ingress, externalV6, db, Protocol.TCP, 6379));
-      measure(print, "istio two rules, second allows",
+      measure(
+          print,
+          "kubernetes learned proposal, last rule allows",
+          () ->
+              NetworkPolicyEvaluator.evaluate(
+                  learned, Direction.Ingress, client, web, Protocol.TCP, 8050));
+      measure(
+          print,
+          "kubernetes learned proposal, denied",
+          () ->
+              NetworkPolicyEvaluator.evaluate(
+                  learned, Direction.Ingress, client, web, Protocol.TCP, 7000));
+      measure(
+          print,
+          "kubernetes docs example, IPv4 ipBlock allows",
+          () ->
+              NetworkPolicyEvaluator.evaluate(
+                  docs, Direction.Ingress, external, db, Protocol.TCP, 6379));
+      measure(
+          print,
+          "kubernetes docs example, IPv6 peer denied",
+          () ->
+              NetworkPolicyEvaluator.evaluate(
+                  docs, Direction.Ingress, externalV6, db, Protocol.TCP, 6379));
+      measure(
+          print,
+          "istio two rules, second allows",
           () -> IstioPolicyEvaluator.evaluate(istio, prometheus, istioWeb, Protocol.TCP, 9090));
     }
   }
 
-  private static void measure(boolean print, String name, java.util.function.Supplier<Decision> evaluation) {
+  private static void measure(
+      boolean print, String name, java.util.function.Supplier<Decision> evaluation) {
     var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     long threadId = Thread.currentThread().getId();
     Decision last = null;
@@ -77,8 +101,9 @@ public final class EvaluatorBenchmark {
     long bytes = threads.getThreadAllocatedBytes(threadId) - bytesBefore;
     sink = last;
     if (print) {
-      System.out.printf("%-50s %-9s %7.1f ns/op %7.1f B/op%n", name, last, (double) elapsed / ITERATIONS,
-          (double) bytes / ITERATIONS);
+      System.out.printf(
+          "%-50s %-9s %7.1f ns/op %7.1f B/op%n",
+          name, last, (double) elapsed / ITERATIONS, (double) bytes / ITERATIONS);
     }
   }
 }

@@ -23,12 +23,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Table of the reduced Istio ALLOW model, inbound to the destination: each rule allowed and denied. */
+/**
+ * Table of the reduced Istio ALLOW model, inbound to the destination: each rule allowed and denied.
+ */
 class IstioPolicyEvaluatorTest {
 
   static final String FRONTEND_SA = "cluster.local/ns/prod/sa/frontend";
 
-  static final String FRONTEND_ON_8080 = """
+  static final String FRONTEND_ON_8080 =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
@@ -37,64 +40,74 @@ class IstioPolicyEvaluatorTest {
         - operation: {ports: ["8080"]}
       """;
 
-  static final String NO_RULES = """
+  static final String NO_RULES =
+      """
       selector: {matchLabels: {app: web}}
       """;
 
-  static final String EMPTY_RULES = """
+  static final String EMPTY_RULES =
+      """
       selector: {matchLabels: {app: web}}
       rules: []
       """;
 
-  static final String ALLOW_ALL_RULE = """
+  static final String ALLOW_ALL_RULE =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - {}
       """;
 
-  static final String ANY_AUTHENTICATED = """
+  static final String ANY_AUTHENTICATED =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
         - source: {principals: ["*"]}
       """;
 
-  static final String PREFIX = """
+  static final String PREFIX =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
         - source: {principals: ["cluster.local/ns/prod/*"]}
       """;
 
-  static final String SUFFIX = """
+  static final String SUFFIX =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
         - source: {principals: ["*/sa/frontend"]}
       """;
 
-  static final String PORTS_ONLY = """
+  static final String PORTS_ONLY =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - to:
         - operation: {ports: ["8080", "9090"]}
       """;
 
-  static final String PORT_RANGE = """
+  static final String PORT_RANGE =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - to:
         - operation: {ports: ["8000-8100"]}
       """;
 
-  static final String UNREADABLE_PORT = """
+  static final String UNREADABLE_PORT =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - to:
         - operation: {ports: [http]}
       """;
 
-  static final String TWO_SOURCES = """
+  static final String TWO_SOURCES =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
@@ -103,7 +116,8 @@ class IstioPolicyEvaluatorTest {
       """;
 
   /** Principal and port bound per rule: frontend on 8080, prometheus on 9090, never crossed. */
-  static final String TWO_RULES = """
+  static final String TWO_RULES =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
@@ -116,7 +130,8 @@ class IstioPolicyEvaluatorTest {
         - operation: {ports: ["9090"]}
       """;
 
-  static final String FRONTEND_ON_8080_OR_PROMETHEUS_ANY_PORT = """
+  static final String FRONTEND_ON_8080_OR_PROMETHEUS_ANY_PORT =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
@@ -127,7 +142,8 @@ class IstioPolicyEvaluatorTest {
         - source: {principals: [cluster.local/ns/ops/sa/prometheus]}
       """;
 
-  static final String SOURCE_WITHOUT_PRINCIPALS = """
+  static final String SOURCE_WITHOUT_PRINCIPALS =
+      """
       selector: {matchLabels: {app: web}}
       rules:
       - from:
@@ -136,7 +152,8 @@ class IstioPolicyEvaluatorTest {
         - operation: {ports: ["8080"]}
       """;
 
-  static final String SELECTOR_WITH_EXPRESSIONS = """
+  static final String SELECTOR_WITH_EXPRESSIONS =
+      """
       selector:
         matchLabels: {app: web}
         matchExpressions:
@@ -146,55 +163,184 @@ class IstioPolicyEvaluatorTest {
       """;
 
   static final FlowEndpoint WEB = pod("prod", "app", "web");
-  static final FlowEndpoint FRONTEND = podWithIdentity("spiffe://" + FRONTEND_SA, "prod", "app", "frontend");
-  static final FlowEndpoint FRONTEND_NO_SCHEME = podWithIdentity(FRONTEND_SA, "prod", "app", "frontend");
-  static final FlowEndpoint BATCH = podWithIdentity("spiffe://cluster.local/ns/prod/sa/batch", "prod");
-  static final FlowEndpoint PROMETHEUS = podWithIdentity("spiffe://cluster.local/ns/ops/sa/prometheus", "ops");
-  static final FlowEndpoint DEV_FRONTEND = podWithIdentity("spiffe://cluster.local/ns/dev/sa/frontend", "dev");
-  static final FlowEndpoint DEV_API = podWithIdentity("spiffe://cluster.local/ns/dev/sa/api", "dev");
+  static final FlowEndpoint FRONTEND =
+      podWithIdentity("spiffe://" + FRONTEND_SA, "prod", "app", "frontend");
+  static final FlowEndpoint FRONTEND_NO_SCHEME =
+      podWithIdentity(FRONTEND_SA, "prod", "app", "frontend");
+  static final FlowEndpoint BATCH =
+      podWithIdentity("spiffe://cluster.local/ns/prod/sa/batch", "prod");
+  static final FlowEndpoint PROMETHEUS =
+      podWithIdentity("spiffe://cluster.local/ns/ops/sa/prometheus", "ops");
+  static final FlowEndpoint DEV_FRONTEND =
+      podWithIdentity("spiffe://cluster.local/ns/dev/sa/frontend", "dev");
+  static final FlowEndpoint DEV_API =
+      podWithIdentity("spiffe://cluster.local/ns/dev/sa/api", "dev");
   static final FlowEndpoint PLAINTEXT = pod("legacy", "app", "old");
 
   static Stream<Arguments> cases() {
     return Stream.of(
         // selection and protocol
         c("selector selects the destination", FRONTEND_ON_8080, FRONTEND, WEB, TCP, 8080, ALLOWED),
-        c("selector does not select the destination", FRONTEND_ON_8080, FRONTEND, pod("prod", "app", "api"), TCP,
-            8080, NOT_SELECTED),
-        c("selector matchExpressions hold", SELECTOR_WITH_EXPRESSIONS, PLAINTEXT,
-            pod("prod", "app", "web", "version", "v2"), TCP, 80, ALLOWED),
-        c("selector matchExpressions fail", SELECTOR_WITH_EXPRESSIONS, PLAINTEXT,
-            pod("prod", "app", "web", "version", "v1"), TCP, 80, NOT_SELECTED),
-        c("UDP is invisible to ztunnel: no say, not a deny", FRONTEND_ON_8080, FRONTEND, WEB, UDP, 8080,
+        c(
+            "selector does not select the destination",
+            FRONTEND_ON_8080,
+            FRONTEND,
+            pod("prod", "app", "api"),
+            TCP,
+            8080,
             NOT_SELECTED),
-        c("SCTP is invisible to ztunnel: no say", NO_RULES, FRONTEND, WEB, SCTP, 8080, NOT_SELECTED),
+        c(
+            "selector matchExpressions hold",
+            SELECTOR_WITH_EXPRESSIONS,
+            PLAINTEXT,
+            pod("prod", "app", "web", "version", "v2"),
+            TCP,
+            80,
+            ALLOWED),
+        c(
+            "selector matchExpressions fail",
+            SELECTOR_WITH_EXPRESSIONS,
+            PLAINTEXT,
+            pod("prod", "app", "web", "version", "v1"),
+            TCP,
+            80,
+            NOT_SELECTED),
+        c(
+            "UDP is invisible to ztunnel: no say, not a deny",
+            FRONTEND_ON_8080,
+            FRONTEND,
+            WEB,
+            UDP,
+            8080,
+            NOT_SELECTED),
+        c(
+            "SCTP is invisible to ztunnel: no say",
+            NO_RULES,
+            FRONTEND,
+            WEB,
+            SCTP,
+            8080,
+            NOT_SELECTED),
 
         // rules present or not
         c("no rules under ALLOW denies everything", NO_RULES, FRONTEND, WEB, TCP, 8080, DENIED),
         c("empty rules list denies everything", EMPTY_RULES, FRONTEND, WEB, TCP, 8080, DENIED),
-        c("rule {} allows everything, even unauthenticated", ALLOW_ALL_RULE, PLAINTEXT, WEB, TCP, 1, ALLOWED),
+        c(
+            "rule {} allows everything, even unauthenticated",
+            ALLOW_ALL_RULE,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            1,
+            ALLOWED),
 
         // principals
-        c("exact principal from a spiffe:// identity", FRONTEND_ON_8080, FRONTEND, WEB, TCP, 8080, ALLOWED),
-        c("exact principal from an identity without scheme", FRONTEND_ON_8080, FRONTEND_NO_SCHEME, WEB, TCP, 8080,
+        c(
+            "exact principal from a spiffe:// identity",
+            FRONTEND_ON_8080,
+            FRONTEND,
+            WEB,
+            TCP,
+            8080,
             ALLOWED),
-        c("exact principal: other namespace, same service account", FRONTEND_ON_8080, DEV_FRONTEND, WEB, TCP, 8080,
+        c(
+            "exact principal from an identity without scheme",
+            FRONTEND_ON_8080,
+            FRONTEND_NO_SCHEME,
+            WEB,
+            TCP,
+            8080,
+            ALLOWED),
+        c(
+            "exact principal: other namespace, same service account",
+            FRONTEND_ON_8080,
+            DEV_FRONTEND,
+            WEB,
+            TCP,
+            8080,
             DENIED),
-        c("exact principal: unauthenticated source", FRONTEND_ON_8080, PLAINTEXT, WEB, TCP, 8080, DENIED),
-        c("* matches any authenticated source", ANY_AUTHENTICATED, DEV_API, WEB, TCP, 8080, ALLOWED),
-        c("* does not match an unauthenticated source", ANY_AUTHENTICATED, PLAINTEXT, WEB, TCP, 8080, DENIED),
+        c(
+            "exact principal: unauthenticated source",
+            FRONTEND_ON_8080,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            8080,
+            DENIED),
+        c(
+            "* matches any authenticated source",
+            ANY_AUTHENTICATED,
+            DEV_API,
+            WEB,
+            TCP,
+            8080,
+            ALLOWED),
+        c(
+            "* does not match an unauthenticated source",
+            ANY_AUTHENTICATED,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            8080,
+            DENIED),
         c("prefix x* matches", PREFIX, BATCH, WEB, TCP, 8080, ALLOWED),
-        c("prefix x* does not match another namespace", PREFIX, DEV_FRONTEND, WEB, TCP, 8080, DENIED),
-        c("prefix x* does not match an unauthenticated source", PREFIX, PLAINTEXT, WEB, TCP, 8080, DENIED),
+        c(
+            "prefix x* does not match another namespace",
+            PREFIX,
+            DEV_FRONTEND,
+            WEB,
+            TCP,
+            8080,
+            DENIED),
+        c(
+            "prefix x* does not match an unauthenticated source",
+            PREFIX,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            8080,
+            DENIED),
         c("suffix *x matches", SUFFIX, DEV_FRONTEND, WEB, TCP, 8080, ALLOWED),
-        c("suffix *x does not match another service account", SUFFIX, DEV_API, WEB, TCP, 8080, DENIED),
-        c("absent from = any source, even unauthenticated (port allowed)", PORTS_ONLY, PLAINTEXT, WEB, TCP, 9090,
+        c(
+            "suffix *x does not match another service account",
+            SUFFIX,
+            DEV_API,
+            WEB,
+            TCP,
+            8080,
+            DENIED),
+        c(
+            "absent from = any source, even unauthenticated (port allowed)",
+            PORTS_ONLY,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            9090,
             ALLOWED),
         c("absent from = any source (port denied)", PORTS_ONLY, FRONTEND, WEB, TCP, 9091, DENIED),
-        c("source without principals does not constrain", SOURCE_WITHOUT_PRINCIPALS, PLAINTEXT, WEB, TCP, 8080,
+        c(
+            "source without principals does not constrain",
+            SOURCE_WITHOUT_PRINCIPALS,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            8080,
             ALLOWED),
-        c("source without principals, port still constrains", SOURCE_WITHOUT_PRINCIPALS, PLAINTEXT, WEB, TCP, 8081,
+        c(
+            "source without principals, port still constrains",
+            SOURCE_WITHOUT_PRINCIPALS,
+            PLAINTEXT,
+            WEB,
+            TCP,
+            8081,
             DENIED),
-        c("any of several sources: second source's second principal", TWO_SOURCES, PROMETHEUS, WEB, TCP, 8080,
+        c(
+            "any of several sources: second source's second principal",
+            TWO_SOURCES,
+            PROMETHEUS,
+            WEB,
+            TCP,
+            8080,
             ALLOWED),
         c("any of several sources: none matches", TWO_SOURCES, DEV_API, WEB, TCP, 8080, DENIED),
 
@@ -205,16 +351,57 @@ class IstioPolicyEvaluatorTest {
         c("port range: inside", PORT_RANGE, FRONTEND, WEB, TCP, 8100, ALLOWED),
         c("port range: outside", PORT_RANGE, FRONTEND, WEB, TCP, 8101, DENIED),
         c("unreadable port entry matches nothing", UNREADABLE_PORT, FRONTEND, WEB, TCP, 80, DENIED),
-        c("principal and port bound per rule: each rule on its own", TWO_RULES, PROMETHEUS, WEB, TCP, 9090, ALLOWED),
-        c("principal and port bound per rule: crossed", TWO_RULES, FRONTEND, WEB, TCP, 9090, DENIED),
+        c(
+            "principal and port bound per rule: each rule on its own",
+            TWO_RULES,
+            PROMETHEUS,
+            WEB,
+            TCP,
+            9090,
+            ALLOWED),
+        c(
+            "principal and port bound per rule: crossed",
+            TWO_RULES,
+            FRONTEND,
+            WEB,
+            TCP,
+            9090,
+            DENIED),
 
         // unknown port (0)
-        c("unknown port against constraining ports", FRONTEND_ON_8080, FRONTEND, WEB, TCP, 0, UNDETERMINED),
-        c("unknown port, but the principal does not match", FRONTEND_ON_8080, DEV_API, WEB, TCP, 0, DENIED),
+        c(
+            "unknown port against constraining ports",
+            FRONTEND_ON_8080,
+            FRONTEND,
+            WEB,
+            TCP,
+            0,
+            UNDETERMINED),
+        c(
+            "unknown port, but the principal does not match",
+            FRONTEND_ON_8080,
+            DEV_API,
+            WEB,
+            TCP,
+            0,
+            DENIED),
         c("unknown port, rule without ports", ANY_AUTHENTICATED, FRONTEND, WEB, TCP, 0, ALLOWED),
-        c("unknown port, another rule allows any port", FRONTEND_ON_8080_OR_PROMETHEUS_ANY_PORT, PROMETHEUS, WEB,
-            TCP, 0, ALLOWED),
-        c("unknown port against an unreadable port entry", UNREADABLE_PORT, FRONTEND, WEB, TCP, 0, DENIED));
+        c(
+            "unknown port, another rule allows any port",
+            FRONTEND_ON_8080_OR_PROMETHEUS_ANY_PORT,
+            PROMETHEUS,
+            WEB,
+            TCP,
+            0,
+            ALLOWED),
+        c(
+            "unknown port against an unreadable port entry",
+            UNREADABLE_PORT,
+            FRONTEND,
+            WEB,
+            TCP,
+            0,
+            DENIED));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -225,12 +412,25 @@ class IstioPolicyEvaluatorTest {
         .isEqualTo(c.expected());
   }
 
-  record Case(String name, IstioPolicy policy, FlowEndpoint src, FlowEndpoint dst, Protocol protocol, int port,
+  record Case(
+      String name,
+      IstioPolicy policy,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Protocol protocol,
+      int port,
       Decision expected) {}
 
-  private static Arguments c(String name, String policy, FlowEndpoint src, FlowEndpoint dst, Protocol protocol,
-      int port, Decision expected) {
-    return Arguments.of(Named.of(name, new Case(name, policy(policy), src, dst, protocol, port, expected)));
+  private static Arguments c(
+      String name,
+      String policy,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Protocol protocol,
+      int port,
+      Decision expected) {
+    return Arguments.of(
+        Named.of(name, new Case(name, policy(policy), src, dst, protocol, port, expected)));
   }
 
   static IstioPolicy policy(String yaml) {

@@ -16,7 +16,8 @@ class IstioPrincipalMatcherTest {
     return Stream.of(
         Arguments.of("exact", "cluster.local/ns/prod/sa/web", sa, true),
         Arguments.of("exact, one character short", "cluster.local/ns/prod/sa/we", sa, false),
-        Arguments.of("exact never includes the scheme", "spiffe://cluster.local/ns/prod/sa/web", sa, false),
+        Arguments.of(
+            "exact never includes the scheme", "spiffe://cluster.local/ns/prod/sa/web", sa, false),
         Arguments.of("presence", "*", sa, true),
         Arguments.of("presence, unauthenticated", "*", null, false),
         Arguments.of("presence, empty identity", "*", "", false),
@@ -25,9 +26,13 @@ class IstioPrincipalMatcherTest {
         Arguments.of("prefix, other trust domain", "example.org/*", sa, false),
         Arguments.of("suffix", "*/sa/web", sa, true),
         Arguments.of("suffix, other account", "*/sa/api", sa, false),
-        Arguments.of("suffix longer than the principal", "*xcluster.local/ns/prod/sa/web", sa, false),
+        Arguments.of(
+            "suffix longer than the principal", "*xcluster.local/ns/prod/sa/web", sa, false),
         Arguments.of("suffix checked before prefix, as Istio does", "*/sa/web*", sa, false),
-        Arguments.of("identity without scheme", "cluster.local/ns/prod/sa/web", "cluster.local/ns/prod/sa/web",
+        Arguments.of(
+            "identity without scheme",
+            "cluster.local/ns/prod/sa/web",
+            "cluster.local/ns/prod/sa/web",
             true),
         Arguments.of("empty pattern", "", sa, false));
   }
@@ -38,7 +43,8 @@ class IstioPrincipalMatcherTest {
     int start = IstioPrincipalMatcher.principalStart(identity);
     assertThat(IstioPrincipalMatcher.matches(pattern, identity, start)).isEqualTo(expected);
     String principal = FlowEndpoint.builder().identity(identity).build().principal().orElse(null);
-    assertThat(start < 0 ? null : identity.substring(start)).as("same principal as FlowEndpoint.principal()")
+    assertThat(start < 0 ? null : identity.substring(start))
+        .as("same principal as FlowEndpoint.principal()")
         .isEqualTo(principal);
   }
 }

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Dispatch on backend and direction of a whole WNP spec, as written by a user. */
 class PolicyEvaluationTest {
 
-  static final String KUBERNETES_INGRESS = """
+  static final String KUBERNETES_INGRESS =
+      """
       backend: kubernetes
       direction: Ingress
       targetRef: {kind: Deployment, name: web}
@@ -40,7 +41,8 @@ class PolicyEvaluationTest {
           - {protocol: TCP, port: 8080}
       """;
 
-  static final String KUBERNETES_EGRESS = """
+  static final String KUBERNETES_EGRESS =
+      """
       backend: kubernetes
       direction: Egress
       targetRef: {kind: Deployment, name: frontend}
@@ -55,7 +57,8 @@ class PolicyEvaluationTest {
           - {protocol: TCP, port: 8080}
       """;
 
-  static final String ISTIO_INGRESS = """
+  static final String ISTIO_INGRESS =
+      """
       backend: istio
       direction: Ingress
       targetRef: {kind: Deployment, name: web}
@@ -68,47 +71,80 @@ class PolicyEvaluationTest {
           - operation: {ports: ["8080"]}
       """;
 
-  static final FlowEndpoint FRONTEND = podWithIdentity("spiffe://cluster.local/ns/prod/sa/frontend", "prod", "app",
-      "frontend");
-  static final FlowEndpoint BATCH = podWithIdentity("spiffe://cluster.local/ns/prod/sa/batch", "prod", "app",
-      "batch");
+  static final FlowEndpoint FRONTEND =
+      podWithIdentity("spiffe://cluster.local/ns/prod/sa/frontend", "prod", "app", "frontend");
+  static final FlowEndpoint BATCH =
+      podWithIdentity("spiffe://cluster.local/ns/prod/sa/batch", "prod", "app", "batch");
   static final FlowEndpoint WEB = pod("prod", "app", "web");
 
   static Stream<Arguments> cases() {
     return Stream.of(
         c("kubernetes Ingress: allowed peer", KUBERNETES_INGRESS, FRONTEND, WEB, 8080, ALLOWED),
         c("kubernetes Ingress: other peer", KUBERNETES_INGRESS, BATCH, WEB, 8080, DENIED),
-        c("kubernetes Ingress: the flow's source is not the policy's pod", KUBERNETES_INGRESS, WEB, FRONTEND, 8080,
+        c(
+            "kubernetes Ingress: the flow's source is not the policy's pod",
+            KUBERNETES_INGRESS,
+            WEB,
+            FRONTEND,
+            8080,
             NOT_SELECTED),
-        c("kubernetes Egress: evaluated on the source", KUBERNETES_EGRESS, FRONTEND, WEB, 8080, ALLOWED),
+        c(
+            "kubernetes Egress: evaluated on the source",
+            KUBERNETES_EGRESS,
+            FRONTEND,
+            WEB,
+            8080,
+            ALLOWED),
         c("kubernetes Egress: other port", KUBERNETES_EGRESS, FRONTEND, WEB, 9090, DENIED),
         c("istio Ingress: allowed principal", ISTIO_INGRESS, FRONTEND, WEB, 8080, ALLOWED),
         c("istio Ingress: other principal", ISTIO_INGRESS, BATCH, WEB, 8080, DENIED),
-        c("istio with direction Egress has no say", ISTIO_INGRESS.replace("direction: Ingress", "direction: Egress"),
-            FRONTEND, WEB, 9999, NOT_SELECTED));
+        c(
+            "istio with direction Egress has no say",
+            ISTIO_INGRESS.replace("direction: Ingress", "direction: Egress"),
+            FRONTEND,
+            WEB,
+            9999,
+            NOT_SELECTED));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void dispatches(Case c) {
-    assertThat(PolicyEvaluation.evaluate(c.spec(), c.src(), c.dst(), TCP, c.port())).as(c.name())
+    assertThat(PolicyEvaluation.evaluate(c.spec(), c.src(), c.dst(), TCP, c.port()))
+        .as(c.name())
         .isEqualTo(c.expected());
   }
 
   @Test
   void incompleteSpecsAreRejectedWithTheMissingField() {
-    assertThatThrownBy(() -> PolicyEvaluation.evaluate(spec("backend: kubernetes\ndirection: Ingress"), FRONTEND, WEB,
-        TCP, 80)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spec.kubernetes");
-    assertThatThrownBy(() -> PolicyEvaluation.evaluate(spec("backend: istio\ndirection: Ingress"), FRONTEND, WEB,
-        TCP, 80)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("spec.istio");
-    assertThatThrownBy(() -> PolicyEvaluation.evaluate(spec("direction: Ingress"), FRONTEND, WEB, TCP, 80))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backend");
+    assertThatThrownBy(
+            () ->
+                PolicyEvaluation.evaluate(
+                    spec("backend: kubernetes\ndirection: Ingress"), FRONTEND, WEB, TCP, 80))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spec.kubernetes");
+    assertThatThrownBy(
+            () ->
+                PolicyEvaluation.evaluate(
+                    spec("backend: istio\ndirection: Ingress"), FRONTEND, WEB, TCP, 80))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("spec.istio");
+    assertThatThrownBy(
+            () -> PolicyEvaluation.evaluate(spec("direction: Ingress"), FRONTEND, WEB, TCP, 80))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("backend");
   }
 
-  record Case(String name, PolicySpec spec, FlowEndpoint src, FlowEndpoint dst, int port, Decision expected) {}
+  record Case(
+      String name,
+      PolicySpec spec,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      int port,
+      Decision expected) {}
 
-  private static Arguments c(String name, String spec, FlowEndpoint src, FlowEndpoint dst, int port,
-      Decision expected) {
+  private static Arguments c(
+      String name, String spec, FlowEndpoint src, FlowEndpoint dst, int port, Decision expected) {
     return Arguments.of(Named.of(name, new Case(name, spec(spec), src, dst, port, expected)));
   }
 

@@ -18,19 +18,33 @@ class CountsTest {
     assertThat(Counts.sum(Long.MAX_VALUE - 1, 1)).isEqualTo(Long.MAX_VALUE);
   }
 
-  /** Two flow records of count Long.MAX_VALUE folded once made a record of count 1 (wrapped, then reset). */
+  /**
+   * Two flow records of count Long.MAX_VALUE folded once made a record of count 1 (wrapped, then
+   * reset).
+   */
   @Test
   void twoHugeFlowRecordsFoldToTheLargestCount() {
     FlowEndpoint a = FlowEndpoint.builder().namespace("shop").podName("a").build();
-    FlowRecord f = new FlowRecord(T, Provider.cilium, Protocol.TCP, 80, a, a, Verdict.FORWARDED, null,
-        Long.MAX_VALUE, Reporter.SOURCE);
+    FlowRecord f =
+        new FlowRecord(
+            T,
+            Provider.cilium,
+            Protocol.TCP,
+            80,
+            a,
+            a,
+            Verdict.FORWARDED,
+            null,
+            Long.MAX_VALUE,
+            Reporter.SOURCE);
     assertThat(f.plus(f).count()).isEqualTo(Long.MAX_VALUE);
   }
 
   /** Two loss windows of Long.MAX_VALUE lost events once threw on fold (a negative count). */
   @Test
   void twoHugeLossWindowsFoldToTheLargestCount() {
-    DataPlaneLoss l = new DataPlaneLoss(Provider.cilium, "kind/worker", T, T.plusSeconds(5), Long.MAX_VALUE, 1);
+    DataPlaneLoss l =
+        new DataPlaneLoss(Provider.cilium, "kind/worker", T, T.plusSeconds(5), Long.MAX_VALUE, 1);
     assertThat(l.plus(l).lostEvents()).isEqualTo(Long.MAX_VALUE);
     assertThat(l.plus(l).reports()).isEqualTo(2);
   }

@@ -28,9 +28,15 @@ class FlowRecordCodecTest {
     return FlowEndpoint.builder()
         .namespace("shop")
         .workload(WorkloadKind.Deployment, "client")
-        .workloadSelector(new LabelSelectorBuilder().addToMatchLabels("app", "client")
-            .addNewMatchExpression().withKey("tier").withOperator("In").withValues("web", "api").endMatchExpression()
-            .build())
+        .workloadSelector(
+            new LabelSelectorBuilder()
+                .addToMatchLabels("app", "client")
+                .addNewMatchExpression()
+                .withKey("tier")
+                .withOperator("In")
+                .withValues("web", "api")
+                .endMatchExpression()
+                .build())
         .podLabels(Map.of("app", "client", "pod-template-hash", "abc", "zone", "\u00e9t\u00e9-1"))
         .namespaceLabels(Map.of("kubernetes.io/metadata.name", "shop", "team", "a"))
         .podName("client-abc-1")
@@ -49,13 +55,25 @@ class FlowRecordCodecTest {
         // A namespace label that differs from the namespace name is kept as it is.
         .namespaceLabels(Map.of("kubernetes.io/metadata.name", "other"))
         .ip("fd00::9")
-        .namedPorts(List.of(new NamedPort("pg", 5432, Protocol.TCP), new NamedPort("dns", 53, Protocol.UDP)))
+        .namedPorts(
+            List.of(
+                new NamedPort("pg", 5432, Protocol.TCP), new NamedPort("dns", 53, Protocol.UDP)))
         .build();
   }
 
   static FlowRecord aggregateDeny() {
-    return new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, client(), server(), Verdict.DENIED,
-        new PolicyRef("NetworkPolicy", "shop", "db-ingress"), 4, Reporter.DESTINATION, T.plusSeconds(14).plusNanos(7));
+    return new FlowRecord(
+        T,
+        Provider.cilium,
+        Protocol.TCP,
+        5432,
+        client(),
+        server(),
+        Verdict.DENIED,
+        new PolicyRef("NetworkPolicy", "shop", "db-ingress"),
+        4,
+        Reporter.DESTINATION,
+        T.plusSeconds(14).plusNanos(7));
   }
 
   @Test
@@ -70,15 +88,26 @@ class FlowRecordCodecTest {
     assertThat(back.src().podName()).isNull();
     assertThat(back.src().serviceAccount()).isNull();
     assertThat(back.src().workloadSelector()).isEqualTo(flow.src().workloadSelector());
-    assertThat(back.dst().namespaceLabels()).containsExactly(Map.entry("kubernetes.io/metadata.name", "other"));
+    assertThat(back.dst().namespaceLabels())
+        .containsExactly(Map.entry("kubernetes.io/metadata.name", "other"));
   }
 
   @Test
   void anInferredWorkloadStaysMarked() {
     FlowRecord flow = aggregateDeny();
-    FlowRecord inferred = new FlowRecord(flow.time(), flow.provider(), flow.protocol(), flow.dstPort(),
-        flow.src().toBuilder().inferred(true).build(), flow.dst(), flow.verdict(), flow.denyingPolicy(), flow.count(),
-        flow.reporter(), flow.lastSeen());
+    FlowRecord inferred =
+        new FlowRecord(
+            flow.time(),
+            flow.provider(),
+            flow.protocol(),
+            flow.dstPort(),
+            flow.src().toBuilder().inferred(true).build(),
+            flow.dst(),
+            flow.verdict(),
+            flow.denyingPolicy(),
+            flow.count(),
+            flow.reporter(),
+            flow.lastSeen());
     FlowRecord back = serde.read("flows", serde.write(inferred));
     assertThat(back.src().inferred()).isTrue();
     assertThat(back.dst().inferred()).isFalse();
@@ -86,13 +115,17 @@ class FlowRecordCodecTest {
 
   @Test
   void anExternalEndpointKeepsItsAddressNamesAndNetwork() {
-    FlowEndpoint outside = FlowEndpoint.outsideCluster("203.0.113.9",
-        new ExternalEndpoint(List.of("api.stripe.com", "api.example.com"), null));
-    FlowEndpoint namedNetwork = FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(), "pub"));
+    FlowEndpoint outside =
+        FlowEndpoint.outsideCluster(
+            "203.0.113.9",
+            new ExternalEndpoint(List.of("api.stripe.com", "api.example.com"), null));
+    FlowEndpoint namedNetwork =
+        FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(), "pub"));
     FlowEndpoint bare = FlowEndpoint.outsideCluster("198.51.100.1", null);
     for (FlowEndpoint dst : List.of(outside, namedNetwork, bare)) {
-      FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 443, client(), dst, null, null, 1,
-          Reporter.SOURCE);
+      FlowRecord flow =
+          new FlowRecord(
+              T, Provider.cilium, Protocol.TCP, 443, client(), dst, null, null, 1, Reporter.SOURCE);
       FlowRecord back = serde.read("flows", serde.write(flow));
       assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
       assertThat(back.dst().isExternal()).isTrue();
@@ -100,26 +133,62 @@ class FlowRecordCodecTest {
       assertThat(back.dst().ip()).isEqualTo(dst.ip());
       assertThat(back.src().isExternal()).isFalse();
     }
-    FlowRecord back = serde.read("flows", serde.write(new FlowRecord(T, Provider.cilium, Protocol.TCP, 443,
-        client(), outside, null, null, 1, Reporter.SOURCE)));
-    assertThat(back.dst().external().dnsNames()).containsExactly("api.example.com", "api.stripe.com");
+    FlowRecord back =
+        serde.read(
+            "flows",
+            serde.write(
+                new FlowRecord(
+                    T,
+                    Provider.cilium,
+                    Protocol.TCP,
+                    443,
+                    client(),
+                    outside,
+                    null,
+                    null,
+                    1,
+                    Reporter.SOURCE)));
+    assertThat(back.dst().external().dnsNames())
+        .containsExactly("api.example.com", "api.stripe.com");
     assertThat(back.dst().external().network()).isNull();
   }
 
   @Test
   void namedPortsKnownSurvivesEvenWithoutPorts() {
-    FlowEndpoint noNamedPorts = server().toBuilder().namedPorts(List.of()).namedPortsKnown(true).build();
-    FlowEndpoint unknown = server().toBuilder().namedPorts(List.of()).namedPortsKnown(false).build();
-    FlowRecord known = new FlowRecord(T, Provider.calico, Protocol.TCP, 5432, client(), noNamedPorts, null, null, 1,
-        Reporter.SOURCE);
+    FlowEndpoint noNamedPorts =
+        server().toBuilder().namedPorts(List.of()).namedPortsKnown(true).build();
+    FlowEndpoint unknown =
+        server().toBuilder().namedPorts(List.of()).namedPortsKnown(false).build();
+    FlowRecord known =
+        new FlowRecord(
+            T,
+            Provider.calico,
+            Protocol.TCP,
+            5432,
+            client(),
+            noNamedPorts,
+            null,
+            null,
+            1,
+            Reporter.SOURCE);
     FlowRecord back = serde.read("flows", serde.write(known));
     assertThat(back).isEqualTo(FlowRecordCodec.carried(known));
     assertThat(back.dst().namedPortsKnown()).isTrue();
     assertThat(back.dst().namedPortsAreKnown()).isTrue();
     assertThat(back.src().namedPortsKnown()).isNull();
 
-    FlowRecord notKnown = new FlowRecord(T, Provider.calico, Protocol.TCP, 5432, client(), unknown, null, null, 1,
-        Reporter.SOURCE);
+    FlowRecord notKnown =
+        new FlowRecord(
+            T,
+            Provider.calico,
+            Protocol.TCP,
+            5432,
+            client(),
+            unknown,
+            null,
+            null,
+            1,
+            Reporter.SOURCE);
     FlowRecord backUnknown = serde.read("flows", serde.write(notKnown));
     assertThat(backUnknown.dst().namedPortsKnown()).isNull();
     assertThat(backUnknown.dst().namedPortsAreKnown()).isFalse();
@@ -128,8 +197,18 @@ class FlowRecordCodecTest {
   @Test
   void aCronJobWorkloadRoundTrips() {
     FlowEndpoint backup = client().toBuilder().workload(WorkloadKind.CronJob, "backup").build();
-    FlowRecord flow = new FlowRecord(T, Provider.cilium, Protocol.TCP, 5432, backup, server(), null, null, 1,
-        Reporter.SOURCE);
+    FlowRecord flow =
+        new FlowRecord(
+            T,
+            Provider.cilium,
+            Protocol.TCP,
+            5432,
+            backup,
+            server(),
+            null,
+            null,
+            1,
+            Reporter.SOURCE);
     FlowRecord back = serde.read("flows", serde.write(flow));
     assertThat(back.src().workloadKind()).isEqualTo(WorkloadKind.CronJob);
     assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
@@ -137,10 +216,23 @@ class FlowRecordCodecTest {
 
   @Test
   void defaultsAndMinimalRecordsRoundTrip() {
-    FlowEndpoint identityOnly = FlowEndpoint.builder().namespace("shop")
-        .identity("spiffe://cluster.local/ns/shop/sa/x").build();
-    FlowRecord flow = new FlowRecord(Instant.ofEpochSecond(-5), Provider.istio, Protocol.UDP, 0, identityOnly,
-        server(), null, null, 0, null);
+    FlowEndpoint identityOnly =
+        FlowEndpoint.builder()
+            .namespace("shop")
+            .identity("spiffe://cluster.local/ns/shop/sa/x")
+            .build();
+    FlowRecord flow =
+        new FlowRecord(
+            Instant.ofEpochSecond(-5),
+            Provider.istio,
+            Protocol.UDP,
+            0,
+            identityOnly,
+            server(),
+            null,
+            null,
+            0,
+            null);
     FlowRecord back = serde.read("flows", serde.write(flow));
     assertThat(back).isEqualTo(flow);
     assertThat(back.verdict()).isEqualTo(Verdict.FORWARDED);
@@ -152,13 +244,26 @@ class FlowRecordCodecTest {
 
   @Test
   void readsTheSameFromTheJsonOfOlderVersionsAsFromBinary() throws Exception {
-    FlowRecord flow = new FlowRecord(T, Provider.calico, Protocol.TCP, 8080, client(), server(), null, null, 1,
-        Reporter.SOURCE);
+    FlowRecord flow =
+        new FlowRecord(
+            T,
+            Provider.calico,
+            Protocol.TCP,
+            8080,
+            client(),
+            server(),
+            null,
+            null,
+            1,
+            Reporter.SOURCE);
     // Today's JSON without lastSeen, as versions before the binary format wrote it.
-    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
+    var tree =
+        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
     tree.remove("lastSeen");
     byte[] oldJson = Json.mapper().writeValueAsBytes(tree);
-    assertThat(new String(oldJson, StandardCharsets.UTF_8)).startsWith("{\"time\"").doesNotContain("lastSeen");
+    assertThat(new String(oldJson, StandardCharsets.UTF_8))
+        .startsWith("{\"time\"")
+        .doesNotContain("lastSeen");
 
     FlowRecord fromJson = serde.read("flows", oldJson);
     FlowRecord fromBinary = serde.read("flows", serde.write(fromJson));
@@ -197,22 +302,45 @@ class FlowRecordCodecTest {
         .isInstanceOf(RecordDecodeException.class)
         .hasMessageContaining("binary format version 9; this version reads 1");
     assertThatThrownBy(() -> serde.read("net.flows", new byte[] {0}))
-        .isInstanceOf(RecordDecodeException.class).hasMessageContaining("without a version");
+        .isInstanceOf(RecordDecodeException.class)
+        .hasMessageContaining("without a version");
     WireWriter noEndpoints = new WireWriter(16);
     noEndpoints.rawByte(BinarySerde.MAGIC);
     noEndpoints.rawByte(BinarySerde.VERSION);
     noEndpoints.varint(1, 1);
     noEndpoints.varint(3, 42);
     assertThatThrownBy(() -> serde.read("net.flows", noEndpoints.toByteArray()))
-        .isInstanceOf(RecordDecodeException.class).hasMessageContaining("unknown provider code 42");
+        .isInstanceOf(RecordDecodeException.class)
+        .hasMessageContaining("unknown provider code 42");
   }
 
   @Test
   void plusCombinesTimesAndCounts() {
-    FlowRecord a = new FlowRecord(T, Provider.cilium, Protocol.TCP, 80, client(), server(), null, null, 2,
-        Reporter.SOURCE, T.plusSeconds(3));
-    FlowRecord b = new FlowRecord(T.minusSeconds(1), Provider.cilium, Protocol.TCP, 80, client(), server(), null,
-        null, 5, Reporter.SOURCE);
+    FlowRecord a =
+        new FlowRecord(
+            T,
+            Provider.cilium,
+            Protocol.TCP,
+            80,
+            client(),
+            server(),
+            null,
+            null,
+            2,
+            Reporter.SOURCE,
+            T.plusSeconds(3));
+    FlowRecord b =
+        new FlowRecord(
+            T.minusSeconds(1),
+            Provider.cilium,
+            Protocol.TCP,
+            80,
+            client(),
+            server(),
+            null,
+            null,
+            5,
+            Reporter.SOURCE);
     FlowRecord both = a.plus(b);
     assertThat(both.firstSeen()).isEqualTo(T.minusSeconds(1));
     assertThat(both.lastSeen()).isEqualTo(T.plusSeconds(3));

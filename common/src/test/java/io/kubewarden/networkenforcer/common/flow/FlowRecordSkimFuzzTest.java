@@ -10,10 +10,10 @@ import java.util.List;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The skim reads exactly what the decoder reads: whenever the decoder reads a record, the skim reads
- * it too, with the same routing fields, and its identity decodes to the record without times and
- * count, which the top-level walk finds too. (The processor's combiner relies on this to decode only
- * the first record of a flow.)
+ * The skim reads exactly what the decoder reads: whenever the decoder reads a record, the skim
+ * reads it too, with the same routing fields, and its identity decodes to the record without times
+ * and count, which the top-level walk finds too. (The processor's combiner relies on this to decode
+ * only the first record of a flow.)
  */
 class FlowRecordSkimFuzzTest {
 
@@ -21,7 +21,10 @@ class FlowRecordSkimFuzzTest {
   @Timeout(10)
   void skimReadsWhatTheDecoderReads(byte[] record) {
     // Seeds are flows topic values: the header is stepped over as the processor does.
-    int offset = record.length >= 2 && record[0] == BinarySerde.MAGIC && record[1] == BinarySerde.VERSION ? 2 : 0;
+    int offset =
+        record.length >= 2 && record[0] == BinarySerde.MAGIC && record[1] == BinarySerde.VERSION
+            ? 2
+            : 0;
     FlowRecord decoded;
     try {
       decoded = FlowRecordCodec.INSTANCE.read(new WireReader(record, offset, record.length));
@@ -37,12 +40,37 @@ class FlowRecordSkimFuzzTest {
     FlowRecordSkim top = new FlowRecordSkim().skimTopLevel(record, offset);
     assertThat(top.identityHash()).isEqualTo(skim.identityHash());
     assertThat(top.identityEquals(identity, 0, identity.length)).isTrue();
-    assertThat(List.of(top.firstSeen(), top.lastSeen(), top.count(), top.protocol(), top.verdict(), top.reporter()))
-        .isEqualTo(List.of(skim.firstSeen(), skim.lastSeen(), skim.count(), skim.protocol(), skim.verdict(),
-            skim.reporter()));
-    FlowRecord timeless = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
-    assertThat(timeless).isEqualTo(new FlowRecord(Instant.EPOCH, decoded.provider(), decoded.protocol(),
-        decoded.dstPort(), decoded.src(), decoded.dst(), decoded.verdict(), decoded.denyingPolicy(), 1,
-        decoded.reporter(), null));
+    assertThat(
+            List.of(
+                top.firstSeen(),
+                top.lastSeen(),
+                top.count(),
+                top.protocol(),
+                top.verdict(),
+                top.reporter()))
+        .isEqualTo(
+            List.of(
+                skim.firstSeen(),
+                skim.lastSeen(),
+                skim.count(),
+                skim.protocol(),
+                skim.verdict(),
+                skim.reporter()));
+    FlowRecord timeless =
+        FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
+    assertThat(timeless)
+        .isEqualTo(
+            new FlowRecord(
+                Instant.EPOCH,
+                decoded.provider(),
+                decoded.protocol(),
+                decoded.dstPort(),
+                decoded.src(),
+                decoded.dst(),
+                decoded.verdict(),
+                decoded.denyingPolicy(),
+                1,
+                decoded.reporter(),
+                null));
   }
 }

@@ -31,8 +31,18 @@ class FlowRecordSkimTest {
 
   private FlowRecord at(Instant time, long count, Instant lastSeen, int port) {
     FlowRecord deny = FlowRecordCodecTest.aggregateDeny();
-    return new FlowRecord(time, deny.provider(), deny.protocol(), port, deny.src(), deny.dst(), deny.verdict(),
-        deny.denyingPolicy(), count, deny.reporter(), lastSeen);
+    return new FlowRecord(
+        time,
+        deny.provider(),
+        deny.protocol(),
+        port,
+        deny.src(),
+        deny.dst(),
+        deny.verdict(),
+        deny.denyingPolicy(),
+        count,
+        deny.reporter(),
+        lastSeen);
   }
 
   @Test
@@ -66,7 +76,8 @@ class FlowRecordSkimTest {
     assertThat(c.identityEquals(identity, 0, identity.length)).isFalse();
 
     // The identity is a flow record of its own: the flow without times and count.
-    FlowRecord timeless = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
+    FlowRecord timeless =
+        FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
     assertThat(timeless).isEqualTo(FlowRecordCodec.carried(at(Instant.EPOCH, 1, null, 5432)));
   }
 
@@ -83,7 +94,8 @@ class FlowRecordSkimTest {
     assertThat(top.protocol()).isEqualTo(full.protocol());
     assertThat(top.verdict()).isEqualTo(Verdict.DENIED);
     assertThat(top.reporter()).isEqualTo(full.reporter());
-    assertThatThrownBy(top::srcWorkload).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(top::srcWorkload)
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("skim the record in full");
     assertThatThrownBy(top::hasDstWorkload).isInstanceOf(IllegalStateException.class);
     // The same instance walked in full again knows the ends.
@@ -94,9 +106,19 @@ class FlowRecordSkimTest {
   void oneInstanceIsReusedAcrossRecords() {
     FlowRecordSkim skim = new FlowRecordSkim();
     byte[] deny = serde.write(FlowRecordCodecTest.aggregateDeny());
-    FlowRecord forwarded = new FlowRecord(T, Provider.calico, Protocol.UDP, 53,
-        FlowEndpoint.outsideCluster("1.2.3.4", null), FlowRecordCodecTest.server(), Verdict.FORWARDED, null, 1,
-        Reporter.UNKNOWN, null);
+    FlowRecord forwarded =
+        new FlowRecord(
+            T,
+            Provider.calico,
+            Protocol.UDP,
+            53,
+            FlowEndpoint.outsideCluster("1.2.3.4", null),
+            FlowRecordCodecTest.server(),
+            Verdict.FORWARDED,
+            null,
+            1,
+            Reporter.UNKNOWN,
+            null);
     byte[] other = serde.write(forwarded);
     skim.skim(deny, 2);
     skim.skim(other, 2);
@@ -108,6 +130,7 @@ class FlowRecordSkimTest {
   void aTruncatedRecordIsRefused() {
     byte[] bytes = serde.write(FlowRecordCodecTest.aggregateDeny());
     byte[] truncated = Arrays.copyOf(bytes, bytes.length - 3);
-    assertThatThrownBy(() -> new FlowRecordSkim().skim(truncated, 2)).isInstanceOf(MalformedRecordException.class);
+    assertThatThrownBy(() -> new FlowRecordSkim().skim(truncated, 2))
+        .isInstanceOf(MalformedRecordException.class);
   }
 }

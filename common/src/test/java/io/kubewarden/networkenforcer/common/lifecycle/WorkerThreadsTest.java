@@ -19,9 +19,12 @@ class WorkerThreadsTest {
       assertThat(died).isNotDone();
 
       IllegalArgumentException cause = new IllegalArgumentException("not namespace/name: /x");
-      Thread t = WorkerThreads.start("consumer", () -> {
-        throw cause;
-      });
+      Thread t =
+          WorkerThreads.start(
+              "consumer",
+              () -> {
+                throw cause;
+              });
       assertThat(died.get(10, TimeUnit.SECONDS)).isSameAs(cause);
       assertThat(t.isDaemon()).isTrue();
     } finally {

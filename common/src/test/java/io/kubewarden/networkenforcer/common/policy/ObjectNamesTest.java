@@ -28,7 +28,9 @@ class ObjectNamesTest {
   void aNameOfExactlyTheLimitIsKept() {
     String name = "a".repeat(ObjectNames.MAX_LENGTH - "deployment--ingress".length());
     String objectName = target(WorkloadKind.Deployment, name, Direction.Ingress).objectName();
-    assertThat(objectName).hasSize(ObjectNames.MAX_LENGTH).isEqualTo("deployment-" + name + "-ingress");
+    assertThat(objectName)
+        .hasSize(ObjectNames.MAX_LENGTH)
+        .isEqualTo("deployment-" + name + "-ingress");
   }
 
   @ParameterizedTest
@@ -38,10 +40,14 @@ class ObjectNamesTest {
     TargetKey key = target(WorkloadKind.Deployment, name, Direction.Ingress);
     String objectName = key.objectName();
     assertThat(objectName.length()).isLessThanOrEqualTo(ObjectNames.MAX_LENGTH);
-    assertThat(objectName).startsWith("deployment-www").matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+    assertThat(objectName)
+        .startsWith("deployment-www")
+        .matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")
         .matches(".*-[0-9a-f]{10}");
-    assertThat(target(WorkloadKind.Deployment, name, Direction.Ingress).objectName()).isEqualTo(objectName);
-    assertThat(target(WorkloadKind.Deployment, name, Direction.Egress).objectName()).isNotEqualTo(objectName);
+    assertThat(target(WorkloadKind.Deployment, name, Direction.Ingress).objectName())
+        .isEqualTo(objectName);
+    assertThat(target(WorkloadKind.Deployment, name, Direction.Egress).objectName())
+        .isNotEqualTo(objectName);
   }
 
   @Test

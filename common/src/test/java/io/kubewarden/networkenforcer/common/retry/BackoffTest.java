@@ -31,8 +31,15 @@ class BackoffTest {
   @Test
   void withoutJitterTheWaitsAreExact() {
     Backoff backoff = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(3));
-    assertThat(new Duration[] {backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()})
-        .containsExactly(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3),
+    assertThat(
+            new Duration[] {
+              backoff.next(), backoff.next(), backoff.next(), backoff.next(), backoff.next()
+            })
+        .containsExactly(
+            Duration.ofMillis(500),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(3),
             Duration.ofSeconds(3));
     backoff.reset();
     assertThat(backoff.next()).isEqualTo(Duration.ofMillis(500));
@@ -42,7 +49,8 @@ class BackoffTest {
   void rejectsNonsense() {
     assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1), new Random()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1), new Random()))
+    assertThatThrownBy(
+            () -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1), new Random()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);

@@ -29,17 +29,17 @@ import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Kafka client's key from a Secret as cert-manager writes it (PKCS#1 RSA, SEC1 EC), read by a real
- * Kafka client's PEM key store through the chart's properties: the stock provider fails, ours works.
+ * A Kafka client's key from a Secret as cert-manager writes it (PKCS#1 RSA, SEC1 EC), read by a
+ * real Kafka client's PEM key store through the chart's properties: the stock provider fails, ours
+ * works.
  */
 class PemKeyDirectoryConfigProviderTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @ParameterizedTest
   @ValueSource(strings = {"RSA", "EC"})
@@ -49,7 +49,10 @@ class PemKeyDirectoryConfigProviderTest {
     Files.writeString(dir.resolve("tls.crt"), selfSigned(keys));
     Files.writeString(dir.resolve("password"), "not-a-key");
     assertThat(Files.readString(dir.resolve("tls.key")))
-        .startsWith(algorithm.equals("RSA") ? "-----BEGIN RSA PRIVATE KEY-----" : "-----BEGIN EC PRIVATE KEY-----");
+        .startsWith(
+            algorithm.equals("RSA")
+                ? "-----BEGIN RSA PRIVATE KEY-----"
+                : "-----BEGIN EC PRIVATE KEY-----");
 
     // Kafka's own reader takes PKCS#8 only: the stock provider hands the file on as it is.
     assertThatThrownBy(() -> producer(DirectoryConfigProvider.class).close())
@@ -58,7 +61,8 @@ class PemKeyDirectoryConfigProviderTest {
 
     try (PemKeyDirectoryConfigProvider provider = new PemKeyDirectoryConfigProvider()) {
       provider.configure(Map.of("allowed.paths", dir.toString()));
-      Map<String, String> data = provider.get(dir.toString(), Set.of("tls.key", "tls.crt", "password")).data();
+      Map<String, String> data =
+          provider.get(dir.toString(), Set.of("tls.key", "tls.crt", "password")).data();
       assertThat(data.get("tls.key")).startsWith("-----BEGIN PRIVATE KEY-----");
       PrivateKey handedOn = PemKeys.parse(data.get("tls.key").getBytes(StandardCharsets.US_ASCII));
       if (keys.getPrivate() instanceof ECPrivateKey ec) {
@@ -72,7 +76,9 @@ class PemKeyDirectoryConfigProviderTest {
     }
   }
 
-  /** A producer configured as the chart's client.properties does; building it loads the key store. */
+  /**
+   * A producer configured as the chart's client.properties does; building it loads the key store.
+   */
   private KafkaProducer<byte[], byte[]> producer(Class<?> provider) {
     Properties p = new Properties();
     p.put("bootstrap.servers", "127.0.0.1:1");
@@ -101,11 +107,22 @@ class PemKeyDirectoryConfigProviderTest {
   private static String selfSigned(KeyPair keys) throws Exception {
     Instant now = Instant.now();
     X500Name name = new X500Name("CN=network-enforcer-kafka-client");
-    var cert = new JcaX509CertificateConverter().getCertificate(new JcaX509v3CertificateBuilder(name,
-        BigInteger.valueOf(now.toEpochMilli()), Date.from(now.minus(Duration.ofMinutes(5))),
-        Date.from(now.plus(Duration.ofDays(1))), name, keys.getPublic()).build(new JcaContentSignerBuilder(
-            keys.getPrivate().getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA")
-            .build(keys.getPrivate())));
+    var cert =
+        new JcaX509CertificateConverter()
+            .getCertificate(
+                new JcaX509v3CertificateBuilder(
+                        name,
+                        BigInteger.valueOf(now.toEpochMilli()),
+                        Date.from(now.minus(Duration.ofMinutes(5))),
+                        Date.from(now.plus(Duration.ofDays(1))),
+                        name,
+                        keys.getPublic())
+                    .build(
+                        new JcaContentSignerBuilder(
+                                keys.getPrivate().getAlgorithm().equals("RSA")
+                                    ? "SHA256withRSA"
+                                    : "SHA256withECDSA")
+                            .build(keys.getPrivate())));
     StringWriter out = new StringWriter();
     try (JcaPEMWriter w = new JcaPEMWriter(out)) {
       w.writeObject(cert);

@@ -43,7 +43,8 @@ class PemKeysTest {
 
     String sec1 = pem(ec.getPrivate());
     assertThat(sec1).contains("BEGIN EC PRIVATE KEY");
-    PrivateKey fromSec1 = read("-----BEGIN EC PARAMETERS-----\nBgUrgQQAIg==\n-----END EC PARAMETERS-----\n" + sec1);
+    PrivateKey fromSec1 =
+        read("-----BEGIN EC PARAMETERS-----\nBgUrgQQAIg==\n-----END EC PARAMETERS-----\n" + sec1);
     assertThat(fromSec1.getAlgorithm()).isEqualTo("EC");
     assertThat(((java.security.interfaces.ECPrivateKey) fromSec1).getS())
         .isEqualTo(((java.security.interfaces.ECPrivateKey) ec.getPrivate()).getS());
@@ -56,9 +57,13 @@ class PemKeysTest {
     assertThatThrownBy(() -> read("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"))
         .hasMessageContaining("CERTIFICATE is not an unencrypted private key");
     // What gRPC, OpenTelemetry and Kafka can read: the same key as PKCS#8.
-    String converted = new String(PemKeys.toPkcs8Pem(pkcs1.getBytes(StandardCharsets.US_ASCII)),
-        StandardCharsets.US_ASCII);
-    assertThat(converted).startsWith("-----BEGIN PRIVATE KEY-----\n").endsWith("-----END PRIVATE KEY-----\n");
+    String converted =
+        new String(
+            PemKeys.toPkcs8Pem(pkcs1.getBytes(StandardCharsets.US_ASCII)),
+            StandardCharsets.US_ASCII);
+    assertThat(converted)
+        .startsWith("-----BEGIN PRIVATE KEY-----\n")
+        .endsWith("-----END PRIVATE KEY-----\n");
     assertThat(read(converted).getEncoded()).isEqualTo(rsa.getPrivate().getEncoded());
 
     assertThatThrownBy(() -> read("garbage")).hasMessageContaining("no unencrypted private key");

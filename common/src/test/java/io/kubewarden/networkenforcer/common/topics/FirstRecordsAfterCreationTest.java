@@ -53,20 +53,24 @@ class FirstRecordsAfterCreationTest {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
       for (int round = 0; round < ROUNDS; round++) {
         Topics topics = new Topics("first" + round + ".");
-        List<NewTopic> wanted = List.of(topics.flows().newTopic(PARTITIONS, (short) 1),
-            topics.violations().newTopic(PARTITIONS, (short) 1));
+        List<NewTopic> wanted =
+            List.of(
+                topics.flows().newTopic(PARTITIONS, (short) 1),
+                topics.violations().newTopic(PARTITIONS, (short) 1));
         MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
         String topic = topics.flows().name();
         AtomicInteger acked = new AtomicInteger();
         try (KafkaProducer<String, byte[]> producer = producer()) {
           for (int i = 0; i < RECORDS; i++) {
-            producer.send(new ProducerRecord<>(topic, "key-" + i, new byte[200]), (m, e) -> {
-              if (e == null) {
-                acked.incrementAndGet();
-              } else {
-                failures.add(topic + ": " + e);
-              }
-            });
+            producer.send(
+                new ProducerRecord<>(topic, "key-" + i, new byte[200]),
+                (m, e) -> {
+                  if (e == null) {
+                    acked.incrementAndGet();
+                  } else {
+                    failures.add(topic + ": " + e);
+                  }
+                });
           }
           producer.flush();
         }
@@ -77,7 +81,10 @@ class FirstRecordsAfterCreationTest {
     }
   }
 
-  /** As ingest's flow publisher: idempotent, acks=all, lz4, small batches so that many are in flight. */
+  /**
+   * As ingest's flow publisher: idempotent, acks=all, lz4, small batches so that many are in
+   * flight.
+   */
   private static KafkaProducer<String, byte[]> producer() {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
@@ -93,8 +100,8 @@ class FirstRecordsAfterCreationTest {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
       for (int i = 0; i < PARTITIONS; i++) {
         parts.add(new TopicPartition(topic, i));
@@ -104,7 +111,8 @@ class FirstRecordsAfterCreationTest {
       Map<TopicPartition, Long> end = c.endOffsets(parts);
       long n = 0;
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))
+          && System.nanoTime() < deadline) {
         n += c.poll(Duration.ofMillis(100)).count();
       }
       return n;

@@ -32,21 +32,39 @@ class MissingTopicsTest {
     Topics topics = new Topics("mt.");
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic("mt.flows", 1, (short) 1))).all().get();
-      List<NewTopic> wanted = List.of(topics.flows().newTopic(3, (short) 1), topics.policies().newTopic(3, (short) 1));
+      List<NewTopic> wanted =
+          List.of(topics.flows().newTopic(3, (short) 1), topics.policies().newTopic(3, (short) 1));
 
-      List<String> created = MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
-      List<String> again = MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
-      // Returned only once every partition it created is served: producers start without "not leader".
-      assertThat(admin.describeTopics(List.of("mt.policies")).allTopicNames().get().get("mt.policies").partitions())
+      List<String> created =
+          MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
+      List<String> again =
+          MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
+      // Returned only once every partition it created is served: producers start without "not
+      // leader".
+      assertThat(
+              admin
+                  .describeTopics(List.of("mt.policies"))
+                  .allTopicNames()
+                  .get()
+                  .get("mt.policies")
+                  .partitions())
           .allSatisfy(p -> assertThat(p.leader()).isNotNull());
 
       assertThat(created).containsExactly("mt.policies");
       assertThat(again).isEmpty();
-      var described = admin.describeTopics(List.of("mt.flows", "mt.policies")).allTopicNames().get();
+      var described =
+          admin.describeTopics(List.of("mt.flows", "mt.policies")).allTopicNames().get();
       assertThat(described.get("mt.flows").partitions()).hasSize(1);
       assertThat(described.get("mt.policies").partitions()).hasSize(3);
-      var policiesConfig = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, "mt.policies")))
-          .all().get().values().iterator().next();
+      var policiesConfig =
+          admin
+              .describeConfigs(
+                  List.of(new ConfigResource(ConfigResource.Type.TOPIC, "mt.policies")))
+              .all()
+              .get()
+              .values()
+              .iterator()
+              .next();
       assertThat(policiesConfig.get(TopicConfig.CLEANUP_POLICY_CONFIG).value())
           .isEqualTo(TopicConfig.CLEANUP_POLICY_COMPACT);
     }

@@ -3,7 +3,10 @@ package io.kubewarden.networkenforcer.common.topics;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import org.junit.jupiter.api.Timeout;
 
-/** The native-policies topic's values: the cluster's NetworkPolicies the processor's global store decodes. */
+/**
+ * The native-policies topic's values: the cluster's NetworkPolicies the processor's global store
+ * decodes.
+ */
 class NativePoliciesTopicFuzzTest {
   private static final Topics TOPICS = Topics.withDefaultPrefix();
 

@@ -14,8 +14,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The seed records of the topic fuzz targets decode: a seed the serde refuses would let the
- * fuzzer start from nothing but the refusal path, and its replay would pass without reading a record.
+ * The seed records of the topic fuzz targets decode: a seed the serde refuses would let the fuzzer
+ * start from nothing but the refusal path, and its replay would pass without reading a record.
  */
 class TopicSeedCorpusTest {
   private static final Topics TOPICS = Topics.withDefaultPrefix();
@@ -23,7 +23,8 @@ class TopicSeedCorpusTest {
   static Stream<Arguments> seeds() {
     return Stream.of(
         Arguments.of(TOPICS.control(), "ControlTopicFuzzTestInputs/controlCommands"),
-        Arguments.of(TOPICS.nativePolicies(), "NativePoliciesTopicFuzzTestInputs/nativePolicySnapshots"),
+        Arguments.of(
+            TOPICS.nativePolicies(), "NativePoliciesTopicFuzzTestInputs/nativePolicySnapshots"),
         Arguments.of(TOPICS.violations(), "ViolationsTopicFuzzTestInputs/violationObservations"),
         Arguments.of(TOPICS.proposals(), "ProposalsTopicFuzzTestInputs/proposalSnapshots"),
         Arguments.of(TOPICS.dataPlaneLoss(), "DataPlaneLossTopicFuzzTestInputs/lossWindows"),
@@ -32,7 +33,8 @@ class TopicSeedCorpusTest {
 
   @ParameterizedTest
   @MethodSource("seeds")
-  void everySeedIsARecordOfItsTopic(Topic<String, ?> topic, String dir) throws IOException, URISyntaxException {
+  void everySeedIsARecordOfItsTopic(Topic<String, ?> topic, String dir)
+      throws IOException, URISyntaxException {
     Path seeds = Path.of(Objects.requireNonNull(getClass().getResource(dir)).toURI());
     List<Path> files;
     try (Stream<Path> list = Files.list(seeds)) {
@@ -41,7 +43,8 @@ class TopicSeedCorpusTest {
     assertThat(files).isNotEmpty();
     for (Path f : files) {
       assertThat(topic.valueSerde().deserializer().deserialize(topic.name(), Files.readAllBytes(f)))
-          .as(f.getFileName().toString()).isNotNull();
+          .as(f.getFileName().toString())
+          .isNotNull();
     }
   }
 }

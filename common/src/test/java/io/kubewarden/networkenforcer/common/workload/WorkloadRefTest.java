@@ -20,22 +20,34 @@ class WorkloadRefTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "ns", "ns/Deployment", "ns/Deployment/web/extra", "/Deployment/web", "ns/Deployment/"})
+  @ValueSource(
+      strings = {
+        "",
+        "ns",
+        "ns/Deployment",
+        "ns/Deployment/web/extra",
+        "/Deployment/web",
+        "ns/Deployment/"
+      })
   void rejectsKeysOfTheWrongShape(String bad) {
-    assertThatThrownBy(() -> WorkloadRef.parse(bad)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> WorkloadRef.parse(bad))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a workload key (want ns/Kind/name): " + bad);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"ns/Pod/web", "ns/ReplicaSet/web", "ns/deployment/web", "ns/Job/web"})
   void rejectsKindsThatAreNotWorkloads(String bad) {
-    assertThatThrownBy(() -> WorkloadRef.parse(bad)).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("not a workload kind").hasMessageContaining(bad);
+    assertThatThrownBy(() -> WorkloadRef.parse(bad))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a workload kind")
+        .hasMessageContaining(bad);
   }
 
   @Test
   void nullIsRejectedWithAMessage() {
-    assertThatThrownBy(() -> WorkloadRef.parse(null)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> WorkloadRef.parse(null))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a workload key");
     assertThat(WorkloadKind.fromKind(null)).isEmpty();
     assertThat(WorkloadKind.Deployment.lowerCase()).isEqualTo("deployment");

@@ -28,7 +28,8 @@ public final class FlowDumper implements FlowSink, DroppedInputSink {
 
   public FlowDumper(int capacity) {
     if (capacity < 1) {
-      throw new IllegalArgumentException("flow dumper buffer size must be at least 1, got " + capacity);
+      throw new IllegalArgumentException(
+          "flow dumper buffer size must be at least 1, got " + capacity);
     }
     this.capacity = capacity;
     this.buffer = new ArrayDeque<>(Math.min(capacity, 1024));

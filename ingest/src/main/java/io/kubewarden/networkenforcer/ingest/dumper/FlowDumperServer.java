@@ -13,16 +13,19 @@ import java.util.List;
 
 /**
  * Serves {@code GET /flow}: drains the dumper's buffer as JSON lines (one FlowRecord per line);
- * {@code GET /flow?dropped=true} drains the dropped provider records instead, one
- * {@link DroppedFlow} (time, source, reason, the record) per line.
+ * {@code GET /flow?dropped=true} drains the dropped provider records instead, one {@link
+ * DroppedFlow} (time, source, reason, the record) per line.
  */
 public final class FlowDumperServer implements AutoCloseable {
   private final HttpEndpoint server;
   private final FlowDumper dumper;
   private final ObjectWriter writer = Json.mapper().writer();
 
-  /** {@code access} decides who may read (and so drain) the buffer: it holds the cluster's traffic. */
-  public FlowDumperServer(FlowDumper dumper, InetSocketAddress address, AccessCheck access) throws IOException {
+  /**
+   * {@code access} decides who may read (and so drain) the buffer: it holds the cluster's traffic.
+   */
+  public FlowDumperServer(FlowDumper dumper, InetSocketAddress address, AccessCheck access)
+      throws IOException {
     this.dumper = dumper;
     this.server = HttpEndpoint.plain(address, "flow-dumper", 2);
     server.handle("/flow", this::handle, access);
@@ -48,8 +51,10 @@ public final class FlowDumperServer implements AutoCloseable {
         exchange.sendResponseHeaders(404, -1);
         return;
       }
-      List<?> records = wantsDropped(exchange.getRequestURI().getRawQuery()) ? dumper.drainDropped()
-          : dumper.drain();
+      List<?> records =
+          wantsDropped(exchange.getRequestURI().getRawQuery())
+              ? dumper.drainDropped()
+              : dumper.drain();
       ByteArrayOutputStream body = new ByteArrayOutputStream();
       for (Object r : records) {
         body.write(writer.writeValueAsBytes(r));

@@ -3,12 +3,12 @@ package io.kubewarden.networkenforcer.ingest.file;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
-import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneFlowParser;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
@@ -23,8 +23,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -51,7 +49,11 @@ public final class CaptureFile {
   private final IngestMetrics metrics;
   private final Clock clock;
 
-  public CaptureFile(ClusterView view, String trustDomain, DeadLetterSink deadLetters, IngestMetrics metrics,
+  public CaptureFile(
+      ClusterView view,
+      String trustDomain,
+      DeadLetterSink deadLetters,
+      IngestMetrics metrics,
       Clock clock) {
     this.resolver = new WorkloadResolver(view);
     this.trustDomain = trustDomain;
@@ -61,12 +63,21 @@ public final class CaptureFile {
   }
 
   /** Reads with trust domain {@code cluster.local}, bad lines only counted in the summary. */
-  public static CaptureSummary read(Path path, Optional<CaptureFormat> format, ClusterView view, FlowSink sink) {
-    return new CaptureFile(view, "cluster.local", DeadLetterSink.discard(),
-        new IngestMetrics(new SimpleMeterRegistry()), Clock.systemUTC()).read(path, format, sink);
+  public static CaptureSummary read(
+      Path path, Optional<CaptureFormat> format, ClusterView view, FlowSink sink) {
+    return new CaptureFile(
+            view,
+            "cluster.local",
+            DeadLetterSink.discard(),
+            new IngestMetrics(new SimpleMeterRegistry()),
+            Clock.systemUTC())
+        .read(path, format, sink);
   }
 
-  /** Reads a file or a directory of rotated files, gzip or plain, UTF-8 or UTF-16 ({@link CaptureInput}). */
+  /**
+   * Reads a file or a directory of rotated files, gzip or plain, UTF-8 or UTF-16 ({@link
+   * CaptureInput}).
+   */
   public CaptureSummary read(Path path, Optional<CaptureFormat> format, FlowSink sink) {
     try (BufferedReader reader = CaptureInput.open(path)) {
       return read(reader, path.getFileName().toString(), format, sink);
@@ -75,7 +86,8 @@ public final class CaptureFile {
     }
   }
 
-  public CaptureSummary read(BufferedReader reader, String name, Optional<CaptureFormat> format, FlowSink sink)
+  public CaptureSummary read(
+      BufferedReader reader, String name, Optional<CaptureFormat> format, FlowSink sink)
       throws IOException {
     Reading run = reading(format, sink);
     String line;
@@ -106,7 +118,8 @@ public final class CaptureFile {
    */
   public static DecodedLine decode(long number, String line, CaptureFormat format) {
     if (format == CaptureFormat.HUBBLE) {
-      // Most Hubble lines are plain: read straight into the message, no tree. Any other line (and one
+      // Most Hubble lines are plain: read straight into the message, no tree. Any other line (and
+      // one
       // that is not JSON at all) takes the path below, which reads or refuses it as it always did.
       GetFlowsResponse plain = HubbleJson.fromLine(line);
       if (plain != null) {
@@ -130,14 +143,16 @@ public final class CaptureFile {
       return DecodedLine.bad(number, line, null, "not a Hubble, Goldmane or ztunnel record", null);
     }
     try {
-      Object message = switch (f) {
-        case HUBBLE -> HubbleJson.decode(line, node);
-        case GOLDMANE -> GoldmaneJson.decode(line, node);
-        case ZTUNNEL -> node;
-      };
+      Object message =
+          switch (f) {
+            case HUBBLE -> HubbleJson.decode(line, node);
+            case GOLDMANE -> GoldmaneJson.decode(line, node);
+            case ZTUNNEL -> node;
+          };
       return new DecodedLine(number, line, f, message, null, null);
     } catch (IOException | RuntimeException e) {
-      return DecodedLine.bad(number, line, f, "not a valid " + f.source() + " record: " + e.getMessage(), e);
+      return DecodedLine.bad(
+          number, line, f, "not a valid " + f.source() + " record: " + e.getMessage(), e);
     }
   }
 
@@ -145,9 +160,15 @@ public final class CaptureFile {
    * A decoded line: the message of {@code format} ({@code GetFlowsResponse}, {@code FlowResult} or
    * the ztunnel {@code JsonNode}), or the reason it is unreadable.
    */
-  public record DecodedLine(long number, String line, CaptureFormat format, Object message, String error,
+  public record DecodedLine(
+      long number,
+      String line,
+      CaptureFormat format,
+      Object message,
+      String error,
       Throwable cause) {
-    static DecodedLine bad(long number, String line, CaptureFormat format, String error, Throwable cause) {
+    static DecodedLine bad(
+        long number, String line, CaptureFormat format, String error, Throwable cause) {
       return new DecodedLine(number, line, format, null, error, cause);
     }
   }
@@ -188,13 +209,18 @@ public final class CaptureFile {
       }
       ParseOutcome outcome;
       try {
-        outcome = switch (format) {
-          case HUBBLE -> hubble.parse((GetFlowsResponse) decoded.message());
-          case GOLDMANE -> goldmane.parse((FlowResult) decoded.message());
-          case ZTUNNEL -> ztunnel.parse((JsonNode) decoded.message(), null);
-        };
+        outcome =
+            switch (format) {
+              case HUBBLE -> hubble.parse((GetFlowsResponse) decoded.message());
+              case GOLDMANE -> goldmane.parse((FlowResult) decoded.message());
+              case ZTUNNEL -> ztunnel.parse((JsonNode) decoded.message(), null);
+            };
       } catch (RuntimeException e) {
-        bad(decoded.number(), decoded.line(), "not a valid " + format.source() + " record: " + e.getMessage(), e);
+        bad(
+            decoded.number(),
+            decoded.line(),
+            "not a valid " + format.source() + " record: " + e.getMessage(),
+            e);
         return;
       }
       if (outcome.isDropped()) {
@@ -216,12 +242,21 @@ public final class CaptureFile {
         errors.add("line " + number + ": " + reason);
       }
       // The line number travels with the reason so a dead letter can be found in the file again.
-      intake.invalid(format == null ? "file" : format.source(), "line " + number + ": " + reason, line, error);
+      intake.invalid(
+          format == null ? "file" : format.source(), "line " + number + ": " + reason, line, error);
     }
 
     public CaptureSummary summary() {
-      return new CaptureSummary(format, lines, intake.publishedCount(), dropped, bad, errors, lostEvents,
-          inferredFlows, unreadableNodes);
+      return new CaptureSummary(
+          format,
+          lines,
+          intake.publishedCount(),
+          dropped,
+          bad,
+          errors,
+          lostEvents,
+          inferredFlows,
+          unreadableNodes);
     }
   }
 }

@@ -10,7 +10,10 @@ import java.util.Optional;
 
 /** The three capture formats, one record per line. */
 public enum CaptureFormat {
-  /** {@code hubble observe -o jsonpb}: one GetFlowsResponse per line (also bare flows of {@code -o json}). */
+  /**
+   * {@code hubble observe -o jsonpb}: one GetFlowsResponse per line (also bare flows of {@code -o
+   * json}).
+   */
   HUBBLE,
   /** One Goldmane FlowResult or bare Flow per line, protobuf JSON. */
   GOLDMANE,
@@ -50,8 +53,11 @@ public enum CaptureFormat {
       case "hubble", "cilium" -> HUBBLE;
       case "goldmane", "calico" -> GOLDMANE;
       case "ztunnel", "istio" -> ZTUNNEL;
-      default -> throw new IllegalArgumentException("capture format '" + text
-          + "' is not one of hubble (cilium), goldmane (calico), ztunnel (istio)");
+      default ->
+          throw new IllegalArgumentException(
+              "capture format '"
+                  + text
+                  + "' is not one of hubble (cilium), goldmane (calico), ztunnel (istio)");
     };
   }
 

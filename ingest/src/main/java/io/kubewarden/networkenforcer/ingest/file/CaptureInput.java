@@ -23,8 +23,8 @@ import java.util.zip.GZIPInputStream;
 /**
  * Captures as people have them: a file, gzip-compressed or not (exporters rotate to {@code .gz}),
  * UTF-8 with or without a byte-order mark, UTF-16 with a byte-order mark (a Windows shell
- * redirect), or a directory of rotated files read oldest first. Anything else (another
- * compression, UTF-16 without a mark, binary data) is refused with a message that names it.
+ * redirect), or a directory of rotated files read oldest first. Anything else (another compression,
+ * UTF-16 without a mark, binary data) is refused with a message that names it.
  */
 public final class CaptureInput {
   /** Bytes looked at to recognize compression, byte-order marks and UTF-16 without a mark. */
@@ -32,20 +32,28 @@ public final class CaptureInput {
 
   private CaptureInput() {}
 
-  /** The files of a capture: the file itself, or a directory's non-hidden regular files, oldest first. */
+  /**
+   * The files of a capture: the file itself, or a directory's non-hidden regular files, oldest
+   * first.
+   */
   public static List<Path> files(Path path) {
     if (!Files.isDirectory(path)) {
       return List.of(path);
     }
     List<Path> files = new ArrayList<>();
     try (Stream<Path> entries = Files.list(path)) {
-      entries.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("."))
+      entries
+          .filter(Files::isRegularFile)
+          .filter(p -> !p.getFileName().toString().startsWith("."))
           .forEach(files::add);
     } catch (IOException e) {
-      throw new UnreadableCaptureException("cannot list capture directory " + path + ": " + e.getMessage(), e);
+      throw new UnreadableCaptureException(
+          "cannot list capture directory " + path + ": " + e.getMessage(), e);
     }
     // Rotation keeps the live file newest; ties (same second) fall back to the name.
-    files.sort(Comparator.comparing(CaptureInput::modified).thenComparing(p -> p.getFileName().toString()));
+    files.sort(
+        Comparator.comparing(CaptureInput::modified)
+            .thenComparing(p -> p.getFileName().toString()));
     return files;
   }
 
@@ -67,7 +75,9 @@ public final class CaptureInput {
     return open(path, UnaryOperator.identity());
   }
 
-  /** @param rawTap wraps each file's raw byte stream (progress counting) before decoding */
+  /**
+   * @param rawTap wraps each file's raw byte stream (progress counting) before decoding
+   */
   public static BufferedReader open(Path path, UnaryOperator<InputStream> rawTap) {
     List<Path> files = files(path);
     if (files.isEmpty()) {
@@ -90,7 +100,9 @@ public final class CaptureInput {
   static Reader decode(InputStream in, String name) throws IOException {
     byte[] head = peek(in);
     if (startsWith(head, 0x1f, 0x8b)) {
-      return decode(new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16), name + " (gunzipped)");
+      return decode(
+          new BufferedInputStream(new GZIPInputStream(in, 1 << 16), 1 << 16),
+          name + " (gunzipped)");
     }
     refuseOtherCompressions(head, name);
     if (startsWith(head, 0xef, 0xbb, 0xbf)) {
@@ -106,8 +118,12 @@ public final class CaptureInput {
       return reader(in, StandardCharsets.UTF_16BE);
     }
     if (looksLikeUtf16WithoutMark(head)) {
-      throw new UnreadableCaptureException(name + " looks like UTF-16 text without a byte-order mark; convert it "
-          + "to UTF-8 (iconv -f UTF-16LE -t UTF-8 " + name + " > capture.jsonl)");
+      throw new UnreadableCaptureException(
+          name
+              + " looks like UTF-16 text without a byte-order mark; convert it "
+              + "to UTF-8 (iconv -f UTF-16LE -t UTF-8 "
+              + name
+              + " > capture.jsonl)");
     }
     return reader(in, StandardCharsets.UTF_8);
   }
@@ -129,8 +145,13 @@ public final class CaptureInput {
       command = "unzip";
     }
     if (format != null) {
-      throw new UnreadableCaptureException(name + " is " + format + "-compressed; decompress it first (" + command
-          + ") or pass the plain or gzip-compressed file");
+      throw new UnreadableCaptureException(
+          name
+              + " is "
+              + format
+              + "-compressed; decompress it first ("
+              + command
+              + ") or pass the plain or gzip-compressed file");
     }
   }
 
@@ -154,10 +175,16 @@ public final class CaptureInput {
     return zerosOdd >= half - 1 || zerosEven >= half - 1;
   }
 
-  /** Bytes that are not valid in the charset become U+FFFD; the line then fails to parse and is reported. */
+  /**
+   * Bytes that are not valid in the charset become U+FFFD; the line then fails to parse and is
+   * reported.
+   */
   private static Reader reader(InputStream in, Charset charset) {
-    CharsetDecoder decoder = charset.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-        .onUnmappableCharacter(CodingErrorAction.REPLACE);
+    CharsetDecoder decoder =
+        charset
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPLACE)
+            .onUnmappableCharacter(CodingErrorAction.REPLACE);
     return new InputStreamReader(in, decoder);
   }
 
@@ -227,7 +254,8 @@ public final class CaptureInput {
         }
         current.close();
         current = null;
-        // A file that does not end with a line break must not glue its last line to the next file's first.
+        // A file that does not end with a line break must not glue its last line to the next file's
+        // first.
         pendingBreak = next < files.size() && last != '\n';
         last = '\n';
       }

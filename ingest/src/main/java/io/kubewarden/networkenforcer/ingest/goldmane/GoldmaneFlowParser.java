@@ -29,12 +29,13 @@ import java.util.TreeMap;
 /**
  * Turns a Goldmane {@code FlowResult} (a 15 s aggregate of one flow key) into a flow record.
  * Pod-to-pod flows and flows between a pod and a network outside the cluster ({@code Network},
- * {@code NetworkSet}: the address is not reported, so that end has none) count; host endpoints
- * are dropped. An allowed pod-to-pod connection is reported by both ends; the first report
- * of an interval is kept and the other end's copy dropped, so a connection only its source reported
- * still counts ({@link ReportPairing}; to an outside network the source's report is the only one).
- * A deny is kept from either end, with that end as the reporter (the side whose policy dropped it).
- * A workload nobody names is inferred from the aggregated name and labels ({@link WorkloadInference}).
+ * {@code NetworkSet}: the address is not reported, so that end has none) count; host endpoints are
+ * dropped. An allowed pod-to-pod connection is reported by both ends; the first report of an
+ * interval is kept and the other end's copy dropped, so a connection only its source reported still
+ * counts ({@link ReportPairing}; to an outside network the source's report is the only one). A deny
+ * is kept from either end, with that end as the reporter (the side whose policy dropped it). A
+ * workload nobody names is inferred from the aggregated name and labels ({@link
+ * WorkloadInference}).
  */
 public final class GoldmaneFlowParser {
   /** Two ends of every connection of a 15 s interval for a large cluster. */
@@ -70,11 +71,14 @@ public final class GoldmaneFlowParser {
       return ParseOutcome.dropped(peer);
     }
     Verdict verdict;
-    Reporter reporter = switch (key.getReporterValue()) {
-      case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Src_VALUE -> Reporter.SOURCE;
-      case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Dst_VALUE -> Reporter.DESTINATION;
-      default -> Reporter.UNKNOWN;
-    };
+    Reporter reporter =
+        switch (key.getReporterValue()) {
+          case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Src_VALUE ->
+              Reporter.SOURCE;
+          case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Dst_VALUE ->
+              Reporter.DESTINATION;
+          default -> Reporter.UNKNOWN;
+        };
     switch (key.getActionValue()) {
       case Action.Allow_VALUE -> verdict = Verdict.FORWARDED;
       case Action.Deny_VALUE -> verdict = Verdict.DENIED;
@@ -84,34 +88,54 @@ public final class GoldmaneFlowParser {
     }
     Protocol protocol = Protocol.parse(key.getProto()).orElse(null);
     if (protocol == null) {
-      return ParseOutcome.dropped(key.getProto().isEmpty() ? DropReason.INCOMPLETE : DropReason.UNSUPPORTED_PROTOCOL);
+      return ParseOutcome.dropped(
+          key.getProto().isEmpty() ? DropReason.INCOMPLETE : DropReason.UNSUPPORTED_PROTOCOL);
     }
     if (key.getDestPort() < 0 || key.getDestPort() > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
-    Resolution src = externalSource ? outside(key.getSourceNamespace(), key.getSourceName())
-        : endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
+    Resolution src =
+        externalSource
+            ? outside(key.getSourceNamespace(), key.getSourceName())
+            : endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
     if (!src.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
-    Resolution dst = externalDestination ? outside(key.getDestNamespace(), key.getDestName())
-        : endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
+    Resolution dst =
+        externalDestination
+            ? outside(key.getDestNamespace(), key.getDestName())
+            : endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
     if (!dst.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
     }
-    if (verdict == Verdict.FORWARDED && !pairing.firstReport(connectionKey(key, flow.getStartTime()))) {
+    if (verdict == Verdict.FORWARDED
+        && !pairing.firstReport(connectionKey(key, flow.getStartTime()))) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.DENIED ? denyingPolicy(key) : null;
-    // A start time no Instant can hold (a corrupt record) is as good as none: the receipt time stands in.
-    Instant time = flow.getStartTime() > 0 && flow.getStartTime() <= Instant.MAX.getEpochSecond()
-        ? Instant.ofEpochSecond(flow.getStartTime()) : clock.instant();
-    return ParseOutcome.of(new FlowRecord(time, Provider.calico, protocol, (int) key.getDestPort(),
-        src.endpoint(), dst.endpoint(), verdict, denying, Math.max(1, flow.getNumConnectionsStarted()), reporter));
+    // A start time no Instant can hold (a corrupt record) is as good as none: the receipt time
+    // stands in.
+    Instant time =
+        flow.getStartTime() > 0 && flow.getStartTime() <= Instant.MAX.getEpochSecond()
+            ? Instant.ofEpochSecond(flow.getStartTime())
+            : clock.instant();
+    return ParseOutcome.of(
+        new FlowRecord(
+            time,
+            Provider.calico,
+            protocol,
+            (int) key.getDestPort(),
+            src.endpoint(),
+            dst.endpoint(),
+            verdict,
+            denying,
+            Math.max(1, flow.getNumConnectionsStarted()),
+            reporter));
   }
 
   private static boolean isNetwork(int endpointType) {
-    return endpointType == EndpointType.Network_VALUE || endpointType == EndpointType.NetworkSet_VALUE;
+    return endpointType == EndpointType.Network_VALUE
+        || endpointType == EndpointType.NetworkSet_VALUE;
   }
 
   /**
@@ -119,10 +143,15 @@ public final class GoldmaneFlowParser {
    * Network, the set's name for a NetworkSet. The end is outside the cluster, address unknown.
    */
   private static Resolution outside(String namespace, String name) {
-    String network = namespace == null || namespace.isEmpty() || "-".equals(namespace) ? name
-        : namespace + "/" + name;
-    return Resolution.of(FlowEndpoint.outsideCluster(null, new ExternalEndpoint(List.of(),
-        network == null || network.isEmpty() ? null : network)), null);
+    String network =
+        namespace == null || namespace.isEmpty() || "-".equals(namespace)
+            ? name
+            : namespace + "/" + name;
+    return Resolution.of(
+        FlowEndpoint.outsideCluster(
+            null,
+            new ExternalEndpoint(List.of(), network == null || network.isEmpty() ? null : network)),
+        null);
   }
 
   private Resolution endpoint(String namespace, String aggregatedName, List<String> labels) {
@@ -140,16 +169,32 @@ public final class GoldmaneFlowParser {
     return inference.infer(namespace, aggregatedName, podLabels, null, null);
   }
 
-  /** The same connection as the other end reports it in the same interval: the key without reporter and policies. */
+  /**
+   * The same connection as the other end reports it in the same interval: the key without reporter
+   * and policies.
+   */
   private static String connectionKey(FlowKey key, long startTime) {
-    return key.getSourceNamespace() + "/" + key.getSourceName() + ">" + key.getDestNamespace() + "/"
-        + key.getDestName() + ":" + key.getDestPort() + "/" + key.getProto() + "@" + startTime;
+    return key.getSourceNamespace()
+        + "/"
+        + key.getSourceName()
+        + ">"
+        + key.getDestNamespace()
+        + "/"
+        + key.getDestName()
+        + ":"
+        + key.getDestPort()
+        + "/"
+        + key.getProto()
+        + "@"
+        + startTime;
   }
 
   /** A deny that names a pod nobody can resolve is a lost violation, not just an unknown pod. */
   private static DropReason unresolvedReason(DropReason reason, Verdict verdict) {
-    boolean unresolvable = reason == DropReason.UNKNOWN_POD || reason == DropReason.UNKNOWN_WORKLOAD
-        || reason == DropReason.AMBIGUOUS_WORKLOAD;
+    boolean unresolvable =
+        reason == DropReason.UNKNOWN_POD
+            || reason == DropReason.UNKNOWN_WORKLOAD
+            || reason == DropReason.AMBIGUOUS_WORKLOAD;
     return unresolvable && verdict != Verdict.FORWARDED ? DropReason.UNRESOLVED_DENY : reason;
   }
 
@@ -171,11 +216,16 @@ public final class GoldmaneFlowParser {
       if (hit.getActionValue() != Action.Deny_VALUE) {
         continue;
       }
-      PolicyHit named = hit.getKindValue() == PolicyKind.EndOfTier_VALUE && hit.hasTrigger() ? hit.getTrigger() : hit;
+      PolicyHit named =
+          hit.getKindValue() == PolicyKind.EndOfTier_VALUE && hit.hasTrigger()
+              ? hit.getTrigger()
+              : hit;
       if (named.getName().isEmpty()) {
         continue;
       }
-      return new PolicyRef(kindName(named), named.getNamespace().isEmpty() ? null : named.getNamespace(),
+      return new PolicyRef(
+          kindName(named),
+          named.getNamespace().isEmpty() ? null : named.getNamespace(),
           named.getName());
     }
     return null;

@@ -7,10 +7,10 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.Flow;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 
 /**
- * Reads Goldmane records written as protobuf JSON (proto or camelCase field names): a
- * {@code FlowResult} ({@code {"id":..,"flow":{"Key":..}}}, what {@code Flows/Stream} and
- * {@code Flows/List} return) or a bare {@code Flow} ({@code {"Key":..,"start_time":..}}, what
- * Goldmane's flow emitter, Whisker and flow-log exporters hand out). Both decode to a FlowResult.
+ * Reads Goldmane records written as protobuf JSON (proto or camelCase field names): a {@code
+ * FlowResult} ({@code {"id":..,"flow":{"Key":..}}}, what {@code Flows/Stream} and {@code
+ * Flows/List} return) or a bare {@code Flow} ({@code {"Key":..,"start_time":..}}, what Goldmane's
+ * flow emitter, Whisker and flow-log exporters hand out). Both decode to a FlowResult.
  */
 public final class GoldmaneJson {
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
@@ -41,8 +41,11 @@ public final class GoldmaneJson {
     return b.build();
   }
 
-  /** Decodes either shape; {@code parsed} is the line already read as JSON (null to read it here). */
-  public static FlowResult decode(String line, JsonNode parsed) throws InvalidProtocolBufferException {
+  /**
+   * Decodes either shape; {@code parsed} is the line already read as JSON (null to read it here).
+   */
+  public static FlowResult decode(String line, JsonNode parsed)
+      throws InvalidProtocolBufferException {
     if (isBareFlow(parsed)) {
       Flow.Builder flow = Flow.newBuilder();
       PARSER.merge(line, flow);

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import io.kubewarden.networkenforcer.common.retry.Backoff;
 import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.Action;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.Filter;
@@ -13,7 +14,6 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.ProtoJson;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.common.retry.Backoff;
 import io.kubewarden.networkenforcer.ingest.transport.ClientTls;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.RawBytes;
@@ -31,38 +31,56 @@ public final class GoldmaneSource implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GoldmaneSource.class);
   public static final String SOURCE = "goldmane";
 
-  static final MethodDescriptor<FlowStreamRequest, byte[]> STREAM = MethodDescriptor.<FlowStreamRequest, byte[]>newBuilder()
-      .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-      .setFullMethodName(FlowsGrpc.getStreamMethod().getFullMethodName())
-      .setRequestMarshaller(ProtoUtils.marshaller(FlowStreamRequest.getDefaultInstance()))
-      .setResponseMarshaller(RawBytes.INSTANCE)
-      .build();
+  static final MethodDescriptor<FlowStreamRequest, byte[]> STREAM =
+      MethodDescriptor.<FlowStreamRequest, byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+          .setFullMethodName(FlowsGrpc.getStreamMethod().getFullMethodName())
+          .setRequestMarshaller(ProtoUtils.marshaller(FlowStreamRequest.getDefaultInstance()))
+          .setResponseMarshaller(RawBytes.INSTANCE)
+          .build();
 
   /** Allowed and denied flows only. */
-  private static final Filter ACTIONS = Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny).build();
+  private static final Filter ACTIONS =
+      Filter.newBuilder().addActions(Action.Allow).addActions(Action.Deny).build();
 
   private final ClientTls clientTls;
   private final ReconnectingStream<FlowStreamRequest> stream;
   private final GoldmaneFlowParser parser;
   private final FlowIntake intake;
+
   /** Start of the newest 15 s bucket seen: a resumed stream asks for the buckets after it. */
   private volatile long lastBucketStart;
 
-  public GoldmaneSource(StreamSettings settings, TlsMaterialLoader tls, WorkloadResolver resolver, FlowIntake intake,
+  public GoldmaneSource(
+      StreamSettings settings,
+      TlsMaterialLoader tls,
+      WorkloadResolver resolver,
+      FlowIntake intake,
       Clock clock) {
     if (settings.tls().isInsecure()) {
-      throw new ConfigException("Goldmane only accepts mutual TLS: controller.provider.calico.tls.mode cannot be "
-          + "insecure; use existingSecret (the default, Secret calico-system/goldmane-key-pair) or issuer");
+      throw new ConfigException(
+          "Goldmane only accepts mutual TLS: controller.provider.calico.tls.mode cannot be "
+              + "insecure; use existingSecret (the default, Secret calico-system/goldmane-key-pair) or issuer");
     }
     this.parser = new GoldmaneFlowParser(resolver, clock);
     this.intake = intake;
-    LOG.info("goldmane: following Flows.Stream on {} with TLS {}", settings.target(), settings.tls().describe());
+    LOG.info(
+        "goldmane: following Flows.Stream on {} with TLS {}",
+        settings.target(),
+        settings.tls().describe());
     this.clientTls = new ClientTls(tls, settings.tls(), GrpcChannels.TLS_RELOAD_PERIOD);
-    this.stream = new ReconnectingStream<>(SOURCE,
-        "Goldmane " + settings.target() + " (--goldmane-endpoint, NE_GOLDMANE_ENDPOINT)",
-        () -> GrpcChannels.open(settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
-        STREAM, this::request, this::handle,
-        new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()), intake.metrics());
+    this.stream =
+        new ReconnectingStream<>(
+            SOURCE,
+            "Goldmane " + settings.target() + " (--goldmane-endpoint, NE_GOLDMANE_ENDPOINT)",
+            () ->
+                GrpcChannels.open(
+                    settings.target(), settings.tls(), clientTls.get(), settings.keepalive()),
+            STREAM,
+            this::request,
+            this::handle,
+            new Backoff(settings.initialBackoff(), settings.maxBackoff(), new SecureRandom()),
+            intake.metrics());
   }
 
   /**
@@ -88,7 +106,10 @@ public final class GoldmaneSource implements AutoCloseable {
   /** From now (start_time_gte 0); after a break, from the bucket after the last one seen. */
   FlowStreamRequest request() {
     long last = lastBucketStart;
-    return FlowStreamRequest.newBuilder().setStartTimeGte(last > 0 ? last + 1 : 0).setFilter(ACTIONS).build();
+    return FlowStreamRequest.newBuilder()
+        .setStartTimeGte(last > 0 ? last + 1 : 0)
+        .setFilter(ACTIONS)
+        .build();
   }
 
   void handle(byte[] message) {

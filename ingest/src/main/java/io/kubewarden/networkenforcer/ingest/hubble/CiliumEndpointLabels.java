@@ -10,8 +10,8 @@ import java.util.TreeMap;
  * namespace's labels and its service account. Cilium reports only identity-relevant labels, so
  * generated ones such as {@code pod-template-hash} are usually absent already.
  */
-public record CiliumEndpointLabels(Map<String, String> podLabels, Map<String, String> namespaceLabels,
-    String serviceAccount) {
+public record CiliumEndpointLabels(
+    Map<String, String> podLabels, Map<String, String> namespaceLabels, String serviceAccount) {
   private static final String LABEL_PREFIX = "k8s:";
   private static final String SERVICE_ACCOUNT_LABEL = "k8s:io.cilium.k8s.policy.serviceaccount=";
   private static final String NAMESPACE_LABEL_PREFIX = "k8s:io.cilium.k8s.namespace.labels.";
@@ -25,7 +25,8 @@ public record CiliumEndpointLabels(Map<String, String> podLabels, Map<String, St
         serviceAccount = label.substring(SERVICE_ACCOUNT_LABEL.length());
       } else if (label.startsWith(NAMESPACE_LABEL_PREFIX)) {
         put(namespace, label.substring(NAMESPACE_LABEL_PREFIX.length()));
-      } else if (label.startsWith(LABEL_PREFIX) && !label.startsWith("k8s:io.cilium.k8s.")
+      } else if (label.startsWith(LABEL_PREFIX)
+          && !label.startsWith("k8s:io.cilium.k8s.")
           && !label.startsWith("k8s:io.kubernetes.pod.namespace=")) {
         put(pod, label.substring(LABEL_PREFIX.length()));
       }

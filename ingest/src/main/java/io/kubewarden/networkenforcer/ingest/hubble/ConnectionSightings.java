@@ -20,12 +20,13 @@ final class ConnectionSightings {
   ConnectionSightings(Duration window, int capacity) {
     this.window = window;
     this.capacity = capacity;
-    this.seen = new LinkedHashMap<>(1024, 0.75f, false) {
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
-        return size() > ConnectionSightings.this.capacity;
-      }
-    };
+    this.seen =
+        new LinkedHashMap<>(1024, 0.75f, false) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
+            return size() > ConnectionSightings.this.capacity;
+          }
+        };
   }
 
   /** True when the connection was counted within the window of {@code time}; remembers nothing. */
@@ -34,7 +35,9 @@ final class ConnectionSightings {
     return last != null && !time.isAfter(last.plus(window)) && !time.isBefore(last.minus(window));
   }
 
-  /** True the first time a connection is seen within the window (by flow time, so replays agree). */
+  /**
+   * True the first time a connection is seen within the window (by flow time, so replays agree).
+   */
   synchronized boolean firstSighting(String connection, Instant time) {
     if (counted(connection, time)) {
       return false;

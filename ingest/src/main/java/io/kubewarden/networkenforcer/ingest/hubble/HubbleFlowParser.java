@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
 import com.google.protobuf.Timestamp;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -20,10 +21,9 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
-import io.kubewarden.networkenforcer.ingest.resolution.StandaloneJobPeer;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
+import io.kubewarden.networkenforcer.ingest.resolution.StandaloneJobPeer;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * and audit verdicts as dry-run denies. Replies ({@link ReplyDetection}), node-status and
  * lost-events responses carry no new connection, and a connection reported again (by the other
  * node, for a later packet, as verdict and drop) counts once. A pod that neither the cluster view
- * nor the record's {@code workloads} resolves is inferred from its name and labels
- * ({@link WorkloadInference}).
+ * nor the record's {@code workloads} resolves is inferred from its name and labels ({@link
+ * WorkloadInference}).
  */
 public final class HubbleFlowParser {
   private static final Logger LOG = LoggerFactory.getLogger(HubbleFlowParser.class);
@@ -55,15 +55,24 @@ public final class HubbleFlowParser {
   private static final int SOCKET_TRACE_EVENT = 7;
   private static final int L7_EVENT = 129;
 
-  /** Long enough for both nodes' reports and a SYN retransmit, short enough to see repeat connections. */
+  /**
+   * Long enough for both nodes' reports and a SYN retransmit, short enough to see repeat
+   * connections.
+   */
   private static final Duration SIGHTING_WINDOW = Duration.ofSeconds(30);
+
   private static final int SIGHTING_CAPACITY = 100_000;
 
   private final WorkloadResolver resolver;
   private final WorkloadInference inference;
   private final Clock clock;
-  private final ConnectionSightings sightings = new ConnectionSightings(SIGHTING_WINDOW, SIGHTING_CAPACITY);
-  /** Node-local reading: the Cilium cluster of this node; null when one reader sees every node (Relay). */
+  private final ConnectionSightings sightings =
+      new ConnectionSightings(SIGHTING_WINDOW, SIGHTING_CAPACITY);
+
+  /**
+   * Node-local reading: the Cilium cluster of this node; null when one reader sees every node
+   * (Relay).
+   */
   private final String nodeLocalCluster;
 
   public HubbleFlowParser(WorkloadResolver resolver, Clock clock) {
@@ -96,36 +105,44 @@ public final class HubbleFlowParser {
   }
 
   /**
-   * Relay's word on nodes: unavailable or in error means their flows are missed from then on (a loss
-   * nobody counts); connected again, or gone from the cluster, ends that. Other states say nothing.
+   * Relay's word on nodes: unavailable or in error means their flows are missed from then on (a
+   * loss nobody counts); connected again, or gone from the cluster, ends that. Other states say
+   * nothing.
    */
   private ParseOutcome nodeStatus(GetFlowsResponse response) {
     var status = response.getNodeStatus();
-    LOG.info("hubble relay node status {}: {} {}", status.getStateChange(), status.getNodeNamesList(),
+    LOG.info(
+        "hubble relay node status {}: {} {}",
+        status.getStateChange(),
+        status.getNodeNamesList(),
         status.getMessage());
     Instant at = time(response.hasTime() ? response.getTime() : null);
     return switch (status.getStateChangeValue()) {
-      case NODE_CONNECTED, NODE_GONE -> ParseOutcome.nodeStatus(true, status.getNodeNamesList(), at);
-      case NODE_UNAVAILABLE, NODE_ERROR -> ParseOutcome.nodeStatus(false, status.getNodeNamesList(), at);
+      case NODE_CONNECTED, NODE_GONE ->
+          ParseOutcome.nodeStatus(true, status.getNodeNamesList(), at);
+      case NODE_UNAVAILABLE, NODE_ERROR ->
+          ParseOutcome.nodeStatus(false, status.getNodeNamesList(), at);
       default -> ParseOutcome.dropped(DropReason.NOT_A_FLOW);
     };
   }
 
   /** relay.NodeState values (wire-formats.md). */
   private static final int NODE_CONNECTED = 1;
+
   private static final int NODE_UNAVAILABLE = 2;
   private static final int NODE_GONE = 3;
   private static final int NODE_ERROR = 4;
 
   /**
-   * A loss report: its count (uint64; a count beyond a long is taken as the largest long), the
-   * node Relay names, and the time of the last lost event, else of the response, else now.
+   * A loss report: its count (uint64; a count beyond a long is taken as the largest long), the node
+   * Relay names, and the time of the last lost event, else of the response, else now.
    */
   private ParseOutcome lostEvents(GetFlowsResponse response) {
     var lost = response.getLostEvents();
     long count = lost.getNumEventsLost() < 0 ? Long.MAX_VALUE : lost.getNumEventsLost();
     String node = response.getNodeName().isEmpty() ? null : response.getNodeName();
-    Instant at = time(lost.hasLast() ? lost.getLast() : response.hasTime() ? response.getTime() : null);
+    Instant at =
+        time(lost.hasLast() ? lost.getLast() : response.hasTime() ? response.getTime() : null);
     return ParseOutcome.lostEvents(count, node, at);
   }
 
@@ -168,7 +185,8 @@ public final class HubbleFlowParser {
         return ParseOutcome.dropped(DropReason.UNSUPPORTED_PROTOCOL);
       }
     }
-    // uint32 on the wire: a value of 2^31 or more reads as a negative int (found by HubbleProtoFuzzTest).
+    // uint32 on the wire: a value of 2^31 or more reads as a negative int (found by
+    // HubbleProtoFuzzTest).
     if (port < 0 || port > 65535) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
@@ -185,10 +203,14 @@ public final class HubbleFlowParser {
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
     Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
-    String connection = sourcePort == 0 ? null
-        : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
-    // Checked before resolving: the connection was counted already, so this copy (the other node's, a
-    // later packet) adds nothing, even when its endpoints would not resolve, and resolving it is wasted.
+    String connection =
+        sourcePort == 0
+            ? null
+            : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
+    // Checked before resolving: the connection was counted already, so this copy (the other node's,
+    // a
+    // later packet) adds nothing, even when its endpoints would not resolve, and resolving it is
+    // wasted.
     if (connection != null && sightings.counted(connection, time)) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
@@ -204,25 +226,36 @@ public final class HubbleFlowParser {
       // Traffic passing through between two outside addresses: no workload learns from it.
       return ParseOutcome.dropped(DropReason.EXTERNAL);
     }
-    Reporter reporter = switch (flow.getTrafficDirectionValue()) {
-      case TrafficDirection.INGRESS_VALUE -> Reporter.DESTINATION;
-      case TrafficDirection.EGRESS_VALUE -> Reporter.SOURCE;
-      default -> Reporter.UNKNOWN;
-    };
+    Reporter reporter =
+        switch (flow.getTrafficDirectionValue()) {
+          case TrafficDirection.INGRESS_VALUE -> Reporter.DESTINATION;
+          case TrafficDirection.EGRESS_VALUE -> Reporter.SOURCE;
+          default -> Reporter.UNKNOWN;
+        };
     if (connection != null && !sightings.firstSighting(connection, time)) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
-    return ParseOutcome.of(new FlowRecord(time, Provider.cilium, protocol, port, src.endpoint(), dst.endpoint(),
-        verdict, denying, 1, reporter));
+    return ParseOutcome.of(
+        new FlowRecord(
+            time,
+            Provider.cilium,
+            protocol,
+            port,
+            src.endpoint(),
+            dst.endpoint(),
+            verdict,
+            denying,
+            1,
+            reporter));
   }
 
   /**
    * Node-local reading only. An allowed connection between pods on two nodes is reported by both:
-   * at the source's egress on its node and at the destination's ingress on this one. One reader
-   * per node cannot see the other copy (Relay's single reader dropped it as a duplicate), so the
-   * rule decides instead: the source's node publishes it. An ingress copy whose source is a pod not
-   * on this node (endpoint ID 0: Cilium numbers only local endpoints) of this Cilium cluster is that
+   * at the source's egress on its node and at the destination's ingress on this one. One reader per
+   * node cannot see the other copy (Relay's single reader dropped it as a duplicate), so the rule
+   * decides instead: the source's node publishes it. An ingress copy whose source is a pod not on
+   * this node (endpoint ID 0: Cilium numbers only local endpoints) of this Cilium cluster is that
    * other node's to publish. Denies are reported only where enforced and stay; a source outside the
    * cluster or in another cluster of a mesh has no reader of ours at its end and stays too.
    */
@@ -232,7 +265,8 @@ public final class HubbleFlowParser {
     }
     var source = flow.getSource();
     String cluster = source.getClusterName();
-    return source.getID() == 0 && !source.getPodName().isEmpty()
+    return source.getID() == 0
+        && !source.getPodName().isEmpty()
         && (cluster.isEmpty() || cluster.equals(nodeLocalCluster));
   }
 
@@ -245,21 +279,22 @@ public final class HubbleFlowParser {
     if (flow.getTypeValue() == FlowType.SOCK_VALUE || eventType == SOCKET_TRACE_EVENT) {
       return DropReason.SOCKET_TRACE;
     }
-    if (flow.getTypeValue() != FlowType.L3_L4_VALUE && flow.getTypeValue() != FlowType.UNKNOWN_TYPE_VALUE) {
+    if (flow.getTypeValue() != FlowType.L3_L4_VALUE
+        && flow.getTypeValue() != FlowType.UNKNOWN_TYPE_VALUE) {
       return DropReason.NOT_A_POLICY_VERDICT;
     }
     return null;
   }
 
   /**
-   * FORWARDED (also REDIRECTED: handed to Cilium's L7 proxy, so allowed at L3/L4), DENIED (a
-   * policy drop, or any drop a policy-verdict event reports) or DRY_RUN_DENIED (audit mode); null
-   * for anything else.
+   * FORWARDED (also REDIRECTED: handed to Cilium's L7 proxy, so allowed at L3/L4), DENIED (a policy
+   * drop, or any drop a policy-verdict event reports) or DRY_RUN_DENIED (audit mode); null for
+   * anything else.
    */
   private static Verdict verdict(Flow flow) {
     switch (flow.getVerdictValue()) {
       case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE,
-          io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE:
+      io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE:
         return Verdict.FORWARDED;
       case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE:
         return isPolicyDrop(flow) ? Verdict.DENIED : null;
@@ -272,44 +307,63 @@ public final class HubbleFlowParser {
   }
 
   private static boolean isPolicyDrop(Flow flow) {
-    int reason = flow.getDropReasonDescValue() != 0 ? flow.getDropReasonDescValue() : flow.getDropReason();
-    return reason == POLICY_DENIED || reason == POLICY_DENY
-        || reason == 0 && flow.hasEventType() && flow.getEventType().getType() == POLICY_VERDICT_EVENT;
+    int reason =
+        flow.getDropReasonDescValue() != 0 ? flow.getDropReasonDescValue() : flow.getDropReason();
+    return reason == POLICY_DENIED
+        || reason == POLICY_DENY
+        || reason == 0
+            && flow.hasEventType()
+            && flow.getEventType().getType() == POLICY_VERDICT_EVENT;
   }
 
   private static DropReason unusableVerdictReason(Flow flow) {
-    return flow.getVerdictValue() == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE
-        ? DropReason.NON_POLICY_DROP : DropReason.NOT_A_POLICY_VERDICT;
+    return flow.getVerdictValue()
+            == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE
+        ? DropReason.NON_POLICY_DROP
+        : DropReason.NOT_A_POLICY_VERDICT;
   }
 
   /** A deny that names a pod nobody can resolve is a lost violation, not just an unknown pod. */
   private static DropReason unresolvedReason(DropReason reason, Verdict verdict) {
-    boolean unresolvable = reason == DropReason.UNKNOWN_POD || reason == DropReason.UNKNOWN_WORKLOAD
-        || reason == DropReason.AMBIGUOUS_WORKLOAD;
+    boolean unresolvable =
+        reason == DropReason.UNKNOWN_POD
+            || reason == DropReason.UNKNOWN_WORKLOAD
+            || reason == DropReason.AMBIGUOUS_WORKLOAD;
     return unresolvable && verdict != Verdict.FORWARDED ? DropReason.UNRESOLVED_DENY : reason;
   }
 
   private static PolicyRef denyingPolicy(Flow flow, Reporter reporter) {
-    List<Policy> policies = switch (reporter) {
-      case DESTINATION -> flow.getIngressDeniedByList();
-      case SOURCE -> flow.getEgressDeniedByList();
-      case UNKNOWN -> flow.getIngressDeniedByCount() > 0 ? flow.getIngressDeniedByList()
-          : flow.getEgressDeniedByList();
-    };
-    return policies.stream().filter(p -> !p.getName().isEmpty()).findFirst()
-        .map(p -> new PolicyRef(p.getKind().isEmpty() ? null : p.getKind(),
-            p.getNamespace().isEmpty() ? null : p.getNamespace(), p.getName()))
+    List<Policy> policies =
+        switch (reporter) {
+          case DESTINATION -> flow.getIngressDeniedByList();
+          case SOURCE -> flow.getEgressDeniedByList();
+          case UNKNOWN ->
+              flow.getIngressDeniedByCount() > 0
+                  ? flow.getIngressDeniedByList()
+                  : flow.getEgressDeniedByList();
+        };
+    return policies.stream()
+        .filter(p -> !p.getName().isEmpty())
+        .findFirst()
+        .map(
+            p ->
+                new PolicyRef(
+                    p.getKind().isEmpty() ? null : p.getKind(),
+                    p.getNamespace().isEmpty() ? null : p.getNamespace(),
+                    p.getName()))
         .orElse(null);
   }
 
   private Resolution endpoint(Endpoint ep, String ip, List<String> dnsNames) {
-    boolean reserved = ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY
-        || anyLabelStartsWith(ep, "reserved:");
+    boolean reserved =
+        ep.getIdentity() > 0 && ep.getIdentity() < FIRST_ALLOCATED_IDENTITY
+            || anyLabelStartsWith(ep, "reserved:");
     if (reserved || ep.getPodName().isEmpty()) {
       DropReason reason = reservedReason(ep);
       if (reason == DropReason.EXTERNAL) {
         // world (or a CIDR/FQDN identity): an address outside the cluster, learned as an ipBlock.
-        return Resolution.of(FlowEndpoint.outsideCluster(ip.isEmpty() ? null : ip, ExternalEndpoint.of(dnsNames)),
+        return Resolution.of(
+            FlowEndpoint.outsideCluster(ip.isEmpty() ? null : ip, ExternalEndpoint.of(dnsNames)),
             null);
       }
       if (reserved) {
@@ -325,15 +379,26 @@ public final class HubbleFlowParser {
       r = resolver.byIp(ip);
     }
     if (r.dropReason() == DropReason.UNKNOWN_POD) {
-      // Not in the cluster (any more): Hubble may still name its workload; else the name and labels tell.
+      // Not in the cluster (any more): Hubble may still name its workload; else the name and labels
+      // tell.
       CiliumEndpointLabels labels = CiliumEndpointLabels.of(ep.getLabelsList());
-      return fromHubbleMetadata(ep, ip, labels).orElseGet(() -> inference.infer(ep.getNamespace(), ep.getPodName(),
-          labels.podLabels(), ip.isEmpty() ? null : ip, labels.serviceAccount()));
+      return fromHubbleMetadata(ep, ip, labels)
+          .orElseGet(
+              () ->
+                  inference.infer(
+                      ep.getNamespace(),
+                      ep.getPodName(),
+                      labels.podLabels(),
+                      ip.isEmpty() ? null : ip,
+                      labels.serviceAccount()));
     }
     return r;
   }
 
-  /** A loop, not a stream: this runs for both ends of every flow (a stream was a sixth of the resolving thread). */
+  /**
+   * A loop, not a stream: this runs for both ends of every flow (a stream was a sixth of the
+   * resolving thread).
+   */
   private static boolean anyLabelStartsWith(Endpoint ep, String prefix) {
     for (int i = 0, n = ep.getLabelsCount(); i < n; i++) {
       if (ep.getLabels(i).startsWith(prefix)) {
@@ -352,8 +417,15 @@ public final class HubbleFlowParser {
     if (id == 6 || labels.contains("reserved:remote-node")) {
       return DropReason.REMOTE_NODE;
     }
-    if (id == 2 || id == 9 || id == 10 || labels.stream().anyMatch(l -> l.startsWith("reserved:world")
-        || l.startsWith("cidr:") || l.startsWith("fqdn:"))) {
+    if (id == 2
+        || id == 9
+        || id == 10
+        || labels.stream()
+            .anyMatch(
+                l ->
+                    l.startsWith("reserved:world")
+                        || l.startsWith("cidr:")
+                        || l.startsWith("fqdn:"))) {
       return DropReason.EXTERNAL;
     }
     if (id > 0 && id < FIRST_ALLOCATED_IDENTITY || anyLabelStartsWith(ep, "reserved:")) {
@@ -362,42 +434,67 @@ public final class HubbleFlowParser {
     return DropReason.UNKNOWN_POD;
   }
 
-  private Optional<Resolution> fromHubbleMetadata(Endpoint ep, String ip, CiliumEndpointLabels labels) {
+  private Optional<Resolution> fromHubbleMetadata(
+      Endpoint ep, String ip, CiliumEndpointLabels labels) {
     if (ep.getWorkloadsCount() == 0) {
       return Optional.empty();
     }
     Optional<WorkloadKind> kind = WorkloadKind.fromKind(ep.getWorkloads(0).getKind());
     if (kind.isEmpty() && "Job".equals(ep.getWorkloads(0).getKind())) {
       // Cilium names a Job only when no CronJob owns it: a peer if it opted in (StandaloneJobPeer).
-      return Optional.of(StandaloneJobPeer.endpoint(ep.getNamespace(), labels.podLabels(),
-              resolver.view().namespaceLabels(ep.getNamespace()))
-          .map(b -> Resolution.of(b.podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip)
-              .serviceAccount(labels.serviceAccount()).build(), null))
-          .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD)));
+      return Optional.of(
+          StandaloneJobPeer.endpoint(
+                  ep.getNamespace(),
+                  labels.podLabels(),
+                  resolver.view().namespaceLabels(ep.getNamespace()))
+              .map(
+                  b ->
+                      Resolution.of(
+                          b.podName(ep.getPodName())
+                              .ip(ip.isEmpty() ? null : ip)
+                              .serviceAccount(labels.serviceAccount())
+                              .build(),
+                          null))
+              .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD)));
     }
     if (kind.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.NOT_A_WORKLOAD));
     }
     String ns = ep.getNamespace();
     String name = ep.getWorkloads(0).getName();
-    var selector = switch (kind.get()) {
-      case Deployment -> resolver.view().deployment(ns, name).map(d -> d.getSpec().getSelector());
-      case StatefulSet -> resolver.view().statefulSet(ns, name).map(s -> s.getSpec().getSelector());
-      case DaemonSet -> resolver.view().daemonSet(ns, name).map(d -> d.getSpec().getSelector());
-      case CronJob -> resolver.view().cronJob(ns, name).flatMap(CronJobResolution::selector);
-    };
-    // Hubble names the workload; when the cluster no longer has it, its pod labels stand in for the selector.
+    var selector =
+        switch (kind.get()) {
+          case Deployment ->
+              resolver.view().deployment(ns, name).map(d -> d.getSpec().getSelector());
+          case StatefulSet ->
+              resolver.view().statefulSet(ns, name).map(s -> s.getSpec().getSelector());
+          case DaemonSet -> resolver.view().daemonSet(ns, name).map(d -> d.getSpec().getSelector());
+          case CronJob -> resolver.view().cronJob(ns, name).flatMap(CronJobResolution::selector);
+        };
+    // Hubble names the workload; when the cluster no longer has it, its pod labels stand in for the
+    // selector.
     Map<String, String> selectable = GeneratedPodLabels.selectable(labels.podLabels());
     if (selector.isEmpty() && selectable.isEmpty()) {
       return Optional.of(Resolution.dropped(DropReason.UNKNOWN_WORKLOAD));
     }
     Map<String, String> nsLabels = new HashMap<>(resolver.view().namespaceLabels(ns));
     nsLabels.putAll(labels.namespaceLabels());
-    return Optional.of(Resolution.of(FlowEndpoint.builder().namespace(ns).workload(kind.get(), name)
-        .workloadSelector(selector.orElseGet(() -> new LabelSelectorBuilder().withMatchLabels(selectable).build()))
-        .inferred(selector.isEmpty())
-        .podLabels(labels.podLabels()).namespaceLabels(nsLabels)
-        .podName(ep.getPodName()).ip(ip.isEmpty() ? null : ip).serviceAccount(labels.serviceAccount()).build(), null));
+    return Optional.of(
+        Resolution.of(
+            FlowEndpoint.builder()
+                .namespace(ns)
+                .workload(kind.get(), name)
+                .workloadSelector(
+                    selector.orElseGet(
+                        () -> new LabelSelectorBuilder().withMatchLabels(selectable).build()))
+                .inferred(selector.isEmpty())
+                .podLabels(labels.podLabels())
+                .namespaceLabels(nsLabels)
+                .podName(ep.getPodName())
+                .ip(ip.isEmpty() ? null : ip)
+                .serviceAccount(labels.serviceAccount())
+                .build(),
+            null));
   }
 
   private Instant time(Timestamp ts) {
@@ -407,7 +504,8 @@ public final class HubbleFlowParser {
     try {
       return Instant.ofEpochSecond(ts.getSeconds(), ts.getNanos());
     } catch (DateTimeException | ArithmeticException e) {
-      // A time no Instant can hold (a corrupt record) is as good as none: the receipt time stands in.
+      // A time no Instant can hold (a corrupt record) is as good as none: the receipt time stands
+      // in.
       return clock.instant();
     }
   }

@@ -18,6 +18,7 @@ import java.io.IOException;
  */
 public final class HubbleJson {
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+
   /** The capture reader's JSON settings (the same limits as its trees). */
   private static final JsonFactory STREAMS = Json.mapper().getFactory();
 
@@ -32,11 +33,15 @@ public final class HubbleJson {
     if (flow != null && flow.isObject() && !flow.has("Key") && !flow.has("key")) {
       return true;
     }
-    return node.has("node_status") || node.has("nodeStatus") || node.has("lost_events") || node.has("lostEvents")
+    return node.has("node_status")
+        || node.has("nodeStatus")
+        || node.has("lost_events")
+        || node.has("lostEvents")
         || node.has("verdict") && (node.has("IP") || node.has("l4") || node.has("source"));
   }
 
-  public static GetFlowsResponse decode(String line, JsonNode parsed) throws InvalidProtocolBufferException {
+  public static GetFlowsResponse decode(String line, JsonNode parsed)
+      throws InvalidProtocolBufferException {
     if (parsed != null && parsed.isObject()) {
       // The line is parsed already: fill the message from the tree. JsonFormat reads it again only
       // when it is not in the plain form (and then decides, as it always did).
@@ -50,7 +55,8 @@ public final class HubbleJson {
   }
 
   /** The line read by protobuf's JsonFormat, whatever its form. */
-  static GetFlowsResponse viaJsonFormat(String line, JsonNode parsed) throws InvalidProtocolBufferException {
+  static GetFlowsResponse viaJsonFormat(String line, JsonNode parsed)
+      throws InvalidProtocolBufferException {
     if (parsed != null && parsed.isObject() && parsed.has("verdict") && !parsed.has("flow")) {
       Flow.Builder flow = Flow.newBuilder();
       PARSER.merge(line, flow);
@@ -63,7 +69,8 @@ public final class HubbleJson {
 
   /**
    * The message read straight from the line, without a tree, when the line is a plain {@code
-   * GetFlowsResponse}; null otherwise (not JSON, not plain, a bare flow), and {@link #decode} decides.
+   * GetFlowsResponse}; null otherwise (not JSON, not plain, a bare flow), and {@link #decode}
+   * decides.
    */
   public static GetFlowsResponse fromLine(String line) {
     try (JsonParser parser = STREAMS.createParser(line)) {
@@ -79,7 +86,10 @@ public final class HubbleJson {
     }
   }
 
-  /** The message from the parsed tree; {@link PlainProtoJson.NotPlain} when it is not in the plain form. */
+  /**
+   * The message from the parsed tree; {@link PlainProtoJson.NotPlain} when it is not in the plain
+   * form.
+   */
   static GetFlowsResponse fromTree(JsonNode parsed) {
     if (parsed.has("verdict") && !parsed.has("flow")) {
       Flow.Builder flow = Flow.newBuilder();

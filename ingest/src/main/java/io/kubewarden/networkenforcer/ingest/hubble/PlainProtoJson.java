@@ -19,14 +19,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Fills a protobuf builder from JSON in the plain shapes {@code hubble observe -o jsonpb} prints: what
- * protobuf's {@code JsonFormat} would give for the same line, read straight from the JSON tokens (of
- * the line, or of a tree already parsed). Anything not plainly one of those shapes (a number as a
- * string where a number belongs, an enum number, a field given twice or under both names, an offset
- * timestamp, ...) throws {@link NotPlain}, and the caller lets {@code JsonFormat} decide (so odd or
- * bad lines are read, or refused with the message, exactly as before). Unknown fields are ignored, as
- * the parser used does. A line whose key repeats is not plain; its tree (which keeps the last value)
- * may be.
+ * Fills a protobuf builder from JSON in the plain shapes {@code hubble observe -o jsonpb} prints:
+ * what protobuf's {@code JsonFormat} would give for the same line, read straight from the JSON
+ * tokens (of the line, or of a tree already parsed). Anything not plainly one of those shapes (a
+ * number as a string where a number belongs, an enum number, a field given twice or under both
+ * names, an offset timestamp, ...) throws {@link NotPlain}, and the caller lets {@code JsonFormat}
+ * decide (so odd or bad lines are read, or refused with the message, exactly as before). Unknown
+ * fields are ignored, as the parser used does. A line whose key repeats is not plain; its tree
+ * (which keeps the last value) may be.
  */
 final class PlainProtoJson {
   /** The line is not in the plain shape handled here; JsonFormat must read it. */
@@ -37,9 +37,16 @@ final class PlainProtoJson {
   }
 
   private static final String TIMESTAMP = "google.protobuf.Timestamp";
-  private static final Set<String> WRAPPERS = Set.of("google.protobuf.BoolValue", "google.protobuf.Int32Value",
-      "google.protobuf.UInt32Value", "google.protobuf.Int64Value", "google.protobuf.UInt64Value",
-      "google.protobuf.StringValue", "google.protobuf.DoubleValue", "google.protobuf.FloatValue");
+  private static final Set<String> WRAPPERS =
+      Set.of(
+          "google.protobuf.BoolValue",
+          "google.protobuf.Int32Value",
+          "google.protobuf.UInt32Value",
+          "google.protobuf.Int64Value",
+          "google.protobuf.UInt64Value",
+          "google.protobuf.StringValue",
+          "google.protobuf.DoubleValue",
+          "google.protobuf.FloatValue");
 
   /**
    * What reading a field needs of its descriptor, looked up once: protobuf 4's descriptor getters
@@ -48,16 +55,35 @@ final class PlainProtoJson {
    * @param timestamp a {@code google.protobuf.Timestamp}, written as text
    * @param wrapped the {@code value} field of a wrapper type, written as the bare value; else null
    */
-  private record Plan(FieldDescriptor field, FieldDescriptor.JavaType javaType, FieldDescriptor.Type type,
-      boolean repeated, boolean map, int index, int oneof, boolean timestamp, Plan wrapped) {
+  private record Plan(
+      FieldDescriptor field,
+      FieldDescriptor.JavaType javaType,
+      FieldDescriptor.Type type,
+      boolean repeated,
+      boolean map,
+      int index,
+      int oneof,
+      boolean timestamp,
+      Plan wrapped) {
 
     static Plan of(FieldDescriptor field) {
-      String message = field.getJavaType() == FieldDescriptor.JavaType.MESSAGE
-          ? field.getMessageType().getFullName() : "";
+      String message =
+          field.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+              ? field.getMessageType().getFullName()
+              : "";
       OneofDescriptor oneof = field.getContainingOneof();
-      return new Plan(field, field.getJavaType(), field.getType(), field.isRepeated(), field.isMapField(),
-          field.getIndex(), oneof == null ? -1 : oneof.getIndex(), TIMESTAMP.equals(message),
-          WRAPPERS.contains(message) ? Plan.of(field.getMessageType().findFieldByName("value")) : null);
+      return new Plan(
+          field,
+          field.getJavaType(),
+          field.getType(),
+          field.isRepeated(),
+          field.isMapField(),
+          field.getIndex(),
+          oneof == null ? -1 : oneof.getIndex(),
+          TIMESTAMP.equals(message),
+          WRAPPERS.contains(message)
+              ? Plan.of(field.getMessageType().findFieldByName("value"))
+              : null);
     }
   }
 
@@ -96,7 +122,10 @@ final class PlainProtoJson {
     merge(parser, builder, null);
   }
 
-  /** As {@link #merge(JsonParser, Message.Builder)}; a key {@code refused} in this object is not plain. */
+  /**
+   * As {@link #merge(JsonParser, Message.Builder)}; a key {@code refused} in this object is not
+   * plain.
+   */
   static void merge(JsonParser parser, Message.Builder builder, String refused) throws IOException {
     if (parser.currentToken() != JsonToken.START_OBJECT) {
       throw new NotPlain("not an object");
@@ -160,7 +189,8 @@ final class PlainProtoJson {
     return 1L << index;
   }
 
-  private static Object value(Plan field, JsonParser parser, Message.Builder parent) throws IOException {
+  private static Object value(Plan field, JsonParser parser, Message.Builder parent)
+      throws IOException {
     JsonToken token = parser.currentToken();
     switch (field.javaType()) {
       case MESSAGE -> {
@@ -169,7 +199,9 @@ final class PlainProtoJson {
         }
         Message.Builder child = parent.newBuilderForField(field.field());
         if (field.wrapped() != null) {
-          return child.setField(field.wrapped().field(), value(field.wrapped(), parser, child)).build();
+          return child
+              .setField(field.wrapped().field(), value(field.wrapped(), parser, child))
+              .build();
         }
         merge(parser, child);
         return child.build();
@@ -196,7 +228,8 @@ final class PlainProtoJson {
         throw new NotPlain("number expected");
       }
       case ENUM -> {
-        EnumValueDescriptor e = field.field().getEnumType().findValueByName(text(parser, "enum name expected"));
+        EnumValueDescriptor e =
+            field.field().getEnumType().findValueByName(text(parser, "enum name expected"));
         if (e == null) {
           throw new NotPlain("unknown enum name");
         }
@@ -219,7 +252,8 @@ final class PlainProtoJson {
    */
   private static long integer(Plan field, JsonParser parser) throws IOException {
     JsonToken token = parser.currentToken();
-    if (token == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+    if (token == JsonToken.VALUE_NUMBER_INT
+        && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
       return inRange(field.type(), parser.getLongValue());
     }
     if (token == JsonToken.VALUE_STRING && isDigits(parser.getText())) {
@@ -246,7 +280,7 @@ final class PlainProtoJson {
           throw new NotPlain("out of range");
         }
       }
-      default -> { }
+      default -> {}
     }
     return v;
   }
@@ -264,11 +298,20 @@ final class PlainProtoJson {
     return true;
   }
 
-  /** {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]Z}, the form protobuf prints; any other form is left to the fallback. */
+  /**
+   * {@code yyyy-MM-ddTHH:mm:ss[.f{1,9}]Z}, the form protobuf prints; any other form is left to the
+   * fallback.
+   */
   private static Message timestamp(String s) {
     int n = s.length();
-    if (n < 20 || n > 30 || s.charAt(n - 1) != 'Z' || s.charAt(4) != '-' || s.charAt(7) != '-'
-        || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':') {
+    if (n < 20
+        || n > 30
+        || s.charAt(n - 1) != 'Z'
+        || s.charAt(4) != '-'
+        || s.charAt(7) != '-'
+        || s.charAt(10) != 'T'
+        || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
       throw new NotPlain("timestamp form");
     }
     int nanos = 0;
@@ -289,12 +332,20 @@ final class PlainProtoJson {
     int hour = digits(s, 11, 13);
     int minute = digits(s, 14, 16);
     int second = digits(s, 17, 19);
-    if (year < 1 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
+    if (year < 1
+        || month < 1
+        || month > 12
+        || day < 1
+        || day > 31
+        || hour > 23
+        || minute > 59
+        || second > 59) {
       throw new NotPlain("timestamp range");
     }
     long epochSecond;
     try {
-      epochSecond = LocalDateTime.of(year, month, day, hour, minute, second).toEpochSecond(ZoneOffset.UTC);
+      epochSecond =
+          LocalDateTime.of(year, month, day, hour, minute, second).toEpochSecond(ZoneOffset.UTC);
     } catch (RuntimeException e) {
       throw new NotPlain("timestamp date");
     }

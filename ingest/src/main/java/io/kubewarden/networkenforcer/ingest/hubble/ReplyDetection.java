@@ -14,15 +14,20 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TraceReason;
  * (policy is evaluated only for packets that open a connection); the trace reason that goes with
  * the observation point of trace events (NEW and REOPENED open a connection, REPLY answers one);
  * the TCP flags (a SYN alone opens, SYN+ACK answers; also read from the {@code Summary} text of
- * older records); last, the port pair (an ephemeral source towards a service port is a request,
- * a service port towards an ephemeral port is a reply).
+ * older records); last, the port pair (an ephemeral source towards a service port is a request, a
+ * service port towards an ephemeral port is a reply).
  */
 final class ReplyDetection {
   /** Linux starts its ephemeral range here (32768-60999); Windows uses 49152-65535. */
   static final int FIRST_EPHEMERAL_PORT = 32768;
+
   private static final int POLICY_VERDICT_EVENT = 5;
 
-  enum Direction { REQUEST, REPLY, UNKNOWN }
+  enum Direction {
+    REQUEST,
+    REPLY,
+    UNKNOWN
+  }
 
   private ReplyDetection() {}
 
@@ -33,7 +38,8 @@ final class ReplyDetection {
     if (flow.getReply()) {
       return Direction.REPLY;
     }
-    if (policyDrop || flow.hasEventType() && flow.getEventType().getType() == POLICY_VERDICT_EVENT) {
+    if (policyDrop
+        || flow.hasEventType() && flow.getEventType().getType() == POLICY_VERDICT_EVENT) {
       return Direction.REQUEST;
     }
     switch (flow.getTraceReasonValue()) {

@@ -1,8 +1,8 @@
 package io.kubewarden.networkenforcer.ingest.parsing;
 
 /**
- * Why an input record did not become a {@code FlowRecord}. Every reason is counted in the
- * {@code network.enforcer.ingest.flows.dropped} metric, tagged with {@link #tag()}.
+ * Why an input record did not become a {@code FlowRecord}. Every reason is counted in the {@code
+ * network.enforcer.ingest.flows.dropped} metric, tagged with {@link #tag()}.
  */
 public enum DropReason {
   /** A peer is the node itself (Hubble host identity, Calico HostEndpoint). */
@@ -28,8 +28,8 @@ public enum DropReason {
   /** The pod's owner chain leads to a workload we do not (yet) know. */
   UNKNOWN_WORKLOAD("unknown-workload"),
   /**
-   * No cluster object names the pod, and its name and labels do not tell its workload for sure
-   * (a bare pod with a generated-looking name, a lone suffix without DaemonSet labels, no labels to
+   * No cluster object names the pod, and its name and labels do not tell its workload for sure (a
+   * bare pod with a generated-looking name, a lone suffix without DaemonSet labels, no labels to
    * select it by): dropped rather than learned under a guessed workload.
    */
   AMBIGUOUS_WORKLOAD("ambiguous-workload"),
@@ -38,8 +38,8 @@ public enum DropReason {
   /** A reply packet (is_reply, trace reason, SYN+ACK, or a reply-shaped port pair). */
   REPLY("reply"),
   /**
-   * A forwarded packet of an established connection whose direction the record does not tell
-   * (no is_reply, no SYN, no port pair that settles it): learning it could learn a reply.
+   * A forwarded packet of an established connection whose direction the record does not tell (no
+   * is_reply, no SYN, no port pair that settles it): learning it could learn a reply.
    */
   UNKNOWN_DIRECTION("unknown-direction"),
   /**
@@ -61,7 +61,10 @@ public enum DropReason {
    * record; an L7 deny is a rule below the port level that the proposals do not model.
    */
   L7_RECORD("l7-record"),
-  /** A socket-level trace (Cilium's socket load balancer translating a service address): not a packet flow. */
+  /**
+   * A socket-level trace (Cilium's socket load balancer translating a service address): not a
+   * packet flow.
+   */
   SOCKET_TRACE("socket-trace"),
   /** ICMP and other protocols we do not learn. */
   UNSUPPORTED_PROTOCOL("unsupported-protocol"),

@@ -11,11 +11,16 @@ import java.util.Objects;
  *
  * @param lossNode the node that lost the events, as the source names it; null when it does not say
  * @param lossTime when the data plane lost them (its own time when it gives one); null without loss
- * @param nodeStatus nodes the source could or could no longer read (Hubble Relay's node status); null
- *     when the record is no such report
+ * @param nodeStatus nodes the source could or could no longer read (Hubble Relay's node status);
+ *     null when the record is no such report
  */
-public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents, String lossNode,
-    Instant lossTime, NodeStatus nodeStatus) {
+public record ParseOutcome(
+    List<FlowRecord> records,
+    DropReason dropReason,
+    long lostEvents,
+    String lossNode,
+    Instant lossTime,
+    NodeStatus nodeStatus) {
 
   /**
    * Nodes whose flows the source can read again ({@code readable}: connected, or gone from the
@@ -32,7 +37,11 @@ public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long
     records = records == null ? List.of() : List.copyOf(records);
   }
 
-  public ParseOutcome(List<FlowRecord> records, DropReason dropReason, long lostEvents, String lossNode,
+  public ParseOutcome(
+      List<FlowRecord> records,
+      DropReason dropReason,
+      long lostEvents,
+      String lossNode,
       Instant lossTime) {
     this(records, dropReason, lostEvents, lossNode, lossTime, null);
   }
@@ -41,9 +50,12 @@ public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long
     this(records, dropReason, lostEvents, null, null);
   }
 
-  /** A node status report: these nodes can ({@code readable}) or cannot be read since {@code at}. */
+  /**
+   * A node status report: these nodes can ({@code readable}) or cannot be read since {@code at}.
+   */
   public static ParseOutcome nodeStatus(boolean readable, List<String> nodes, Instant at) {
-    return new ParseOutcome(List.of(), DropReason.NOT_A_FLOW, 0, null, null, new NodeStatus(readable, nodes, at));
+    return new ParseOutcome(
+        List.of(), DropReason.NOT_A_FLOW, 0, null, null, new NodeStatus(readable, nodes, at));
   }
 
   public static ParseOutcome of(FlowRecord record) {
@@ -60,7 +72,8 @@ public record ParseOutcome(List<FlowRecord> records, DropReason dropReason, long
 
   /** A loss report: {@code count} events lost on {@code node} (null: not said) at {@code time}. */
   public static ParseOutcome lostEvents(long count, String node, Instant time) {
-    return new ParseOutcome(List.of(), DropReason.NOT_A_FLOW, count, node, Objects.requireNonNull(time));
+    return new ParseOutcome(
+        List.of(), DropReason.NOT_A_FLOW, count, node, Objects.requireNonNull(time));
   }
 
   public boolean isDropped() {

@@ -32,14 +32,19 @@ public final class AlreadyPublished implements FlowSink {
    * @param published the provider's records in the flows topic from the resume point on
    * @param asStored a record as the flows topic gives it back (encoded and decoded)
    */
-  public AlreadyPublished(FlowSink downstream, List<FlowRecord> published, UnaryOperator<FlowRecord> asStored,
-      String source, IngestMetrics metrics) {
+  public AlreadyPublished(
+      FlowSink downstream,
+      List<FlowRecord> published,
+      UnaryOperator<FlowRecord> asStored,
+      String source,
+      IngestMetrics metrics) {
     this.downstream = downstream;
     this.source = source;
     this.metrics = metrics;
     this.asStored = asStored;
     for (FlowRecord r : published) {
-      slots.computeIfAbsent(FlowAggregator.timeless(r), k -> new ArrayList<>())
+      slots
+          .computeIfAbsent(FlowAggregator.timeless(r), k -> new ArrayList<>())
           .add(new Slot(r.firstSeen(), r.lastSeen(), r.count()));
       remaining += r.count();
     }

@@ -32,17 +32,26 @@ public final class DeadLetterPublisher implements DeadLetterSink, AutoCloseable 
 
   @Override
   public void deadLetter(String source, String reason, byte[] payload, Throwable error) {
-    ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic.name(), null, null, null, payload,
-        DeadLetterHeaders.of(source, reason, error, null, -1, -1L));
+    ProducerRecord<byte[], byte[]> record =
+        new ProducerRecord<>(
+            topic.name(),
+            null,
+            null,
+            null,
+            payload,
+            DeadLetterHeaders.of(source, reason, error, null, -1, -1L));
     try {
-      producer.send(record, (meta, e) -> {
-        if (e != null) {
-          metrics.publishFailed();
-          LOG.warn("could not write a dead letter from {} ({}): {}", source, reason, e.toString());
-        } else {
-          metrics.deadLettered();
-        }
-      });
+      producer.send(
+          record,
+          (meta, e) -> {
+            if (e != null) {
+              metrics.publishFailed();
+              LOG.warn(
+                  "could not write a dead letter from {} ({}): {}", source, reason, e.toString());
+            } else {
+              metrics.deadLettered();
+            }
+          });
     } catch (RuntimeException e) {
       metrics.publishFailed();
       LOG.warn("could not write a dead letter from {} ({}): {}", source, reason, e.toString());

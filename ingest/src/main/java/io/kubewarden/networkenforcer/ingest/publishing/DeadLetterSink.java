@@ -14,6 +14,6 @@ public interface DeadLetterSink {
 
   /** Drops everything (for callers that count bad input themselves). */
   static DeadLetterSink discard() {
-    return (source, reason, payload, error) -> { };
+    return (source, reason, payload, error) -> {};
   }
 }

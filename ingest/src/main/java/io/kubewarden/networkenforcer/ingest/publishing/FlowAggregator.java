@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Aggregation at the edge: folds repeated flows into one record per window before they are
  * published, as Goldmane does with its 15 s windows. Two flows fold when they differ only in time
  * and count (same source and destination workload and pod, port, protocol, verdict, reporter,
- * denying policy, provider): the folded record has the earliest time, the latest
- * {@link FlowRecord#lastSeen()} and the summed count, so learning and violations count the same.
- * Pods of one workload stay apart: monitor-mode evaluation reads the peer pod's labels and IP.
+ * denying policy, provider): the folded record has the earliest time, the latest {@link
+ * FlowRecord#lastSeen()} and the summed count, so learning and violations count the same. Pods of
+ * one workload stay apart: monitor-mode evaluation reads the peer pod's labels and IP.
  *
  * <p>Records leave every {@code window} (a timer), when {@code maxPending} different flows wait
  * (memory stays bounded under any load), and on {@link #flush()}/{@link #close()}. A window of 0
@@ -31,10 +31,12 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
 
   public FlowAggregator(FlowSink downstream, Duration window, int maxPending) {
     if (window.isNegative()) {
-      throw new IllegalArgumentException("aggregation window must be 0 (off) or positive, got " + window);
+      throw new IllegalArgumentException(
+          "aggregation window must be 0 (off) or positive, got " + window);
     }
     if (maxPending < 1) {
-      throw new IllegalArgumentException("aggregation needs room for at least one flow, got " + maxPending);
+      throw new IllegalArgumentException(
+          "aggregation needs room for at least one flow, got " + maxPending);
     }
     this.downstream = downstream;
     this.window = window;
@@ -110,9 +112,22 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
   }
 
   /** What two flows must share to fold: everything but their times and count. */
-  /** A record's identity: everything but its times and count (what folds, and what a resume matches). */
+  /**
+   * A record's identity: everything but its times and count (what folds, and what a resume
+   * matches).
+   */
   static FlowRecord timeless(FlowRecord r) {
-    return new FlowRecord(Instant.EPOCH, r.provider(), r.protocol(), r.dstPort(), r.src(), r.dst(), r.verdict(),
-        r.denyingPolicy(), 1, r.reporter(), null);
+    return new FlowRecord(
+        Instant.EPOCH,
+        r.provider(),
+        r.protocol(),
+        r.dstPort(),
+        r.src(),
+        r.dst(),
+        r.verdict(),
+        r.denyingPolicy(),
+        1,
+        r.reporter(),
+        null);
   }
 }

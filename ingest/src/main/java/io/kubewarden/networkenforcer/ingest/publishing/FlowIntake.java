@@ -23,8 +23,13 @@ public final class FlowIntake {
     this(sinks, deadLetters, metrics, List.of());
   }
 
-  /** @param droppedSinks also told about every record dropped, with its reason and input */
-  public FlowIntake(List<FlowSink> sinks, DeadLetterSink deadLetters, IngestMetrics metrics,
+  /**
+   * @param droppedSinks also told about every record dropped, with its reason and input
+   */
+  public FlowIntake(
+      List<FlowSink> sinks,
+      DeadLetterSink deadLetters,
+      IngestMetrics metrics,
       List<DroppedInputSink> droppedSinks) {
     this.sinks = List.copyOf(sinks);
     this.deadLetters = deadLetters;
@@ -32,7 +37,9 @@ public final class FlowIntake {
     this.droppedSinks = List.copyOf(droppedSinks);
   }
 
-  /** Where the loss reports of the data plane go from now on (counted in the metrics either way). */
+  /**
+   * Where the loss reports of the data plane go from now on (counted in the metrics either way).
+   */
   public FlowIntake withLossSink(LossSink sink) {
     this.losses = sink;
     return this;
@@ -52,8 +59,8 @@ public final class FlowIntake {
   }
 
   /**
-   * @param source the source tag for drop metrics ({@code hubble}, {@code goldmane}, {@code ztunnel},
-   *     {@code file})
+   * @param source the source tag for drop metrics ({@code hubble}, {@code goldmane}, {@code
+   *     ztunnel}, {@code file})
    */
   public void accept(String source, ParseOutcome outcome) {
     if (outcome.lostEvents() > 0) {
@@ -86,8 +93,8 @@ public final class FlowIntake {
   }
 
   /**
-   * Blocks until every sink holds what it was handed (the flows topic acknowledged it); false when a
-   * record was lost on the way since the last call, so that the sender sends it again.
+   * Blocks until every sink holds what it was handed (the flows topic acknowledged it); false when
+   * a record was lost on the way since the last call, so that the sender sends it again.
    */
   public boolean settle() {
     boolean all = true;
@@ -107,7 +114,9 @@ public final class FlowIntake {
     invalid(source, reason, payload.getBytes(StandardCharsets.UTF_8), error);
   }
 
-  /** Records handed to the sinks (the flows topic counts what Kafka acknowledged: flows.published). */
+  /**
+   * Records handed to the sinks (the flows topic counts what Kafka acknowledged: flows.published).
+   */
   public long publishedCount() {
     return published.get();
   }

@@ -17,8 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes flow records to the flows topic, keyed by {@link FlowRecord#partitionKey()} so that
- * the flows of one workload stay in order. The producer is idempotent (no duplicates on retry),
+ * Publishes flow records to the flows topic, keyed by {@link FlowRecord#partitionKey()} so that the
+ * flows of one workload stay in order. The producer is idempotent (no duplicates on retry),
  * compressed and batched. A flow counts as published when Kafka acknowledged it; {@link #settle()}
  * lets a source answer its sender only then.
  */
@@ -31,14 +31,15 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong settledFailures = new AtomicLong();
   private volatile LossSink losses = LossSink.NONE;
+
   /** The {@link #WRITER_HEADER} of every record, or null when one process writes them all. */
   private final byte[] writer;
 
   /**
    * Names who wrote a record when several ingest processes write the topic each for its own part
-   * (node-local ingest: one per node). A restarted writer resumes from its own records
-   * ({@link ResumePoint}), and the broker's logs and quotas see it as client id
-   * {@code network-enforcer-ingest-<writer>}.
+   * (node-local ingest: one per node). A restarted writer resumes from its own records ({@link
+   * ResumePoint}), and the broker's logs and quotas see it as client id {@code
+   * network-enforcer-ingest-<writer>}.
    */
   public static final String WRITER_HEADER = "ne-writer";
 
@@ -46,13 +47,19 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
     this(kafka, tuning, metrics, null);
   }
 
-  /** @param writer this process's part of the flows ({@code node/<name>}), or null */
-  public FlowPublisher(KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics, String writer) {
+  /**
+   * @param writer this process's part of the flows ({@code node/<name>}), or null
+   */
+  public FlowPublisher(
+      KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics, String writer) {
     this.topic = kafka.topics().flows();
     this.metrics = metrics;
     this.writer = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
-    this.producer = new KafkaProducer<>(producerConfig(kafka, tuning, writer), new StringSerializer(),
-        topic.valueSerde().serializer());
+    this.producer =
+        new KafkaProducer<>(
+            producerConfig(kafka, tuning, writer),
+            new StringSerializer(),
+            topic.valueSerde().serializer());
   }
 
   static Properties producerConfig(KafkaSettings kafka, ProducerTuning tuning) {
@@ -61,8 +68,11 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
 
   static Properties producerConfig(KafkaSettings kafka, ProducerTuning tuning, String writer) {
     Properties p = kafka.clientConfig();
-    p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG,
-        writer == null ? "network-enforcer-ingest" : "network-enforcer-ingest-" + writer.replace('/', '-'));
+    p.putIfAbsent(
+        ProducerConfig.CLIENT_ID_CONFIG,
+        writer == null
+            ? "network-enforcer-ingest"
+            : "network-enforcer-ingest-" + writer.replace('/', '-'));
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, tuning.compression());
@@ -78,15 +88,20 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
   }
 
   /**
-   * Sends; the record is counted as published only once Kafka acknowledged it. One that Kafka did not
-   * take (unreachable past the delivery timeout, the buffer full past max.block.ms) is counted as a
-   * publish error and reported to the loss sink, so it reaches {@code data-plane-loss}.
+   * Sends; the record is counted as published only once Kafka acknowledged it. One that Kafka did
+   * not take (unreachable past the delivery timeout, the buffer full past max.block.ms) is counted
+   * as a publish error and reported to the loss sink, so it reaches {@code data-plane-loss}.
    */
   @Override
   public void accept(FlowRecord record) {
     try {
-      producer.send(new ProducerRecord<>(topic.name(), null, record.partitionKey(), record,
-          writer == null ? null : List.of(new RecordHeader(WRITER_HEADER, writer))),
+      producer.send(
+          new ProducerRecord<>(
+              topic.name(),
+              null,
+              record.partitionKey(),
+              record,
+              writer == null ? null : List.of(new RecordHeader(WRITER_HEADER, writer))),
           (meta, error) -> {
             if (error == null) {
               metrics.published(record.provider());
@@ -106,7 +121,10 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
     LOG.warn("could not publish a flow to {}: {}", topic.name(), error.toString());
   }
 
-  /** Waits for the acknowledgement of every record sent so far; false when one failed since the last call. */
+  /**
+   * Waits for the acknowledgement of every record sent so far; false when one failed since the last
+   * call.
+   */
   @Override
   public boolean settle() {
     long before = settledFailures.get();

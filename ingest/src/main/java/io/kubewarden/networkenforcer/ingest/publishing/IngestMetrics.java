@@ -32,20 +32,28 @@ public final class IngestMetrics {
 
   /** A flow record handed on to the sinks (the aggregator may fold it with others before Kafka). */
   public void accepted(Provider provider) {
-    accepted.computeIfAbsent(provider, p -> counter("network.enforcer.ingest.flows.accepted", "provider",
-        p.name())).increment();
+    accepted
+        .computeIfAbsent(
+            provider, p -> counter("network.enforcer.ingest.flows.accepted", "provider", p.name()))
+        .increment();
   }
 
   /** A record Kafka acknowledged. */
   public void published(Provider provider) {
-    published.computeIfAbsent(provider, p -> counter("network.enforcer.ingest.flows.published", "provider",
-        p.name())).increment();
+    published
+        .computeIfAbsent(
+            provider, p -> counter("network.enforcer.ingest.flows.published", "provider", p.name()))
+        .increment();
   }
 
   public void dropped(String source, DropReason reason) {
-    dropped.computeIfAbsent(source, s -> new ConcurrentHashMap<>())
-        .computeIfAbsent(reason, r -> registry.counter("network.enforcer.ingest.flows.dropped", "source", source,
-            "reason", r.tag()))
+    dropped
+        .computeIfAbsent(source, s -> new ConcurrentHashMap<>())
+        .computeIfAbsent(
+            reason,
+            r ->
+                registry.counter(
+                    "network.enforcer.ingest.flows.dropped", "source", source, "reason", r.tag()))
         .increment();
   }
 
@@ -71,8 +79,10 @@ public final class IngestMetrics {
 
   /** A 0/1 gauge: the provider stream is connected. */
   public AtomicInteger streamUp(String source) {
-    return registry.gauge("network.enforcer.ingest.stream.up", java.util.List.of(
-        io.micrometer.core.instrument.Tag.of("source", source)), new AtomicInteger());
+    return registry.gauge(
+        "network.enforcer.ingest.stream.up",
+        java.util.List.of(io.micrometer.core.instrument.Tag.of("source", source)),
+        new AtomicInteger());
   }
 
   private Counter counter(String name, String tagKey, String tagValue) {

@@ -36,15 +36,19 @@ public final class KafkaReachability implements AutoCloseable {
     config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "1000");
     this.admin = Admin.create(config);
     this.timeout = timeout;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "kafka-reachability");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kafka-reachability");
+              t.setDaemon(true);
+              return t;
+            });
     timer.scheduleWithFixedDelay(this::check, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Asks now and then every {@code interval}; an answer later than {@code timeout} counts as none. */
+  /**
+   * Asks now and then every {@code interval}; an answer later than {@code timeout} counts as none.
+   */
   public static KafkaReachability start(KafkaSettings kafka, Duration interval, Duration timeout) {
     if (interval.isNegative() || interval.isZero() || timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("interval and timeout must be positive");
@@ -55,7 +59,9 @@ public final class KafkaReachability implements AutoCloseable {
   private void check() {
     boolean now;
     try {
-      admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis())).clusterId()
+      admin
+          .describeCluster(new DescribeClusterOptions().timeoutMs((int) timeout.toMillis()))
+          .clusterId()
           .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
       now = true;
     } catch (InterruptedException e) {

@@ -36,15 +36,22 @@ public final class LossPublisher implements Consumer<DataPlaneLoss>, AutoCloseab
 
   @Override
   public void accept(DataPlaneLoss loss) {
-    LOG.warn("{} lost {} events{} between {} and {}: proposals are held not converged", loss.provider(),
-        loss.lostEvents(), loss.node() == null ? "" : " on " + loss.node(), loss.from(), loss.to());
+    LOG.warn(
+        "{} lost {} events{} between {} and {}: proposals are held not converged",
+        loss.provider(),
+        loss.lostEvents(),
+        loss.node() == null ? "" : " on " + loss.node(),
+        loss.from(),
+        loss.to());
     try {
-      producer.send(new ProducerRecord<>(topic.name(), loss.key(), loss), (meta, error) -> {
-        if (error != null) {
-          metrics.publishFailed();
-          LOG.warn("could not publish a loss record to {}: {}", topic.name(), error.toString());
-        }
-      });
+      producer.send(
+          new ProducerRecord<>(topic.name(), loss.key(), loss),
+          (meta, error) -> {
+            if (error != null) {
+              metrics.publishFailed();
+              LOG.warn("could not publish a loss record to {}: {}", topic.name(), error.toString());
+            }
+          });
     } catch (RuntimeException e) {
       metrics.publishFailed();
       LOG.warn("could not publish a loss record to {}: {}", topic.name(), e.toString());

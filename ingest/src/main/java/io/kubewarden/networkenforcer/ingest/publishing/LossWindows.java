@@ -20,27 +20,33 @@ import java.util.function.Consumer;
  * reported lost. A window of 0 passes every report on at once. Windows leave on the timer and on
  * {@link #flush()}/{@link #close()}, so nothing counted is kept back at shutdown. Thread-safe.
  *
- * <p>A node the source cannot read (Hubble Relay: unavailable, in error) is a loss nobody counts: every
- * window while it lasts leaves as a record marked {@code nodeUnavailable} for that node, up to the
- * flush, and the last one up to the moment the node is readable again, so the writer holds proposals
- * for as long as the blind spot lasts and a quiet period after.
+ * <p>A node the source cannot read (Hubble Relay: unavailable, in error) is a loss nobody counts:
+ * every window while it lasts leaves as a record marked {@code nodeUnavailable} for that node, up
+ * to the flush, and the last one up to the moment the node is readable again, so the writer holds
+ * proposals for as long as the blind spot lasts and a quiet period after.
  */
 public final class LossWindows implements LossSink, AutoCloseable {
   private final Provider provider;
   private final Consumer<DataPlaneLoss> downstream;
   private final ScheduledExecutorService timer;
+
   /** By node ("" when the source does not say): the loss of the open window. */
   private Map<String, DataPlaneLoss> open = new LinkedHashMap<>();
+
   /** Nodes that cannot be read, with the start of their time not yet passed on. */
   private final Map<String, Instant> unreadableSince = new LinkedHashMap<>();
+
   private final Clock clock;
 
   public LossWindows(Provider provider, Duration window, Consumer<DataPlaneLoss> downstream) {
     this(provider, window, downstream, Clock.systemUTC());
   }
 
-  /** @param clock ends the windows of a node that is still unreadable when they leave */
-  public LossWindows(Provider provider, Duration window, Consumer<DataPlaneLoss> downstream, Clock clock) {
+  /**
+   * @param clock ends the windows of a node that is still unreadable when they leave
+   */
+  public LossWindows(
+      Provider provider, Duration window, Consumer<DataPlaneLoss> downstream, Clock clock) {
     this.clock = clock;
     if (window.isNegative()) {
       throw new IllegalArgumentException("loss window must be 0 (off) or positive, got " + window);
@@ -95,7 +101,9 @@ public final class LossWindows implements LossSink, AutoCloseable {
     downstream.accept(last);
   }
 
-  /** Passes on the loss of the open window now, and the time so far of every node still unreadable. */
+  /**
+   * Passes on the loss of the open window now, and the time so far of every node still unreadable.
+   */
   public void flush() {
     List<DataPlaneLoss> out;
     synchronized (this) {
@@ -104,7 +112,8 @@ public final class LossWindows implements LossSink, AutoCloseable {
         Instant since = e.getValue();
         Instant to = now.isBefore(since) ? since : now;
         String node = e.getKey().isEmpty() ? null : e.getKey();
-        open.merge(e.getKey(), DataPlaneLoss.unavailable(provider, node, since, to), DataPlaneLoss::plus);
+        open.merge(
+            e.getKey(), DataPlaneLoss.unavailable(provider, node, since, to), DataPlaneLoss::plus);
         e.setValue(to);
       }
       if (open.isEmpty()) {

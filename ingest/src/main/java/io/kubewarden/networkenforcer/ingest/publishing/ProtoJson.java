@@ -6,7 +6,8 @@ import com.google.protobuf.util.JsonFormat;
 
 /** A provider's protobuf record as one line of JSON (the form of `hubble observe -o json`). */
 public final class ProtoJson {
-  private static final JsonFormat.Printer PRINTER = JsonFormat.printer().omittingInsignificantWhitespace();
+  private static final JsonFormat.Printer PRINTER =
+      JsonFormat.printer().omittingInsignificantWhitespace();
 
   private ProtoJson() {}
 

@@ -30,24 +30,29 @@ import org.slf4j.LoggerFactory;
  * Where a restarted ingest resumes its provider stream: the flows topic itself keeps the point, no
  * state of our own. The newest flow time among the last records of each partition, less the
  * aggregation window and a margin (the window being published when the previous process died may
- * have reached some partitions only), is asked of Hubble Relay ({@code since}) and Goldmane
- * ({@code start_time_gte}); what their buffers still hold of the gap comes again, instead of the
- * silent gap a start "from now" left. The provider's records in the topic from that point on are
- * read too ({@link Resume#published()}): {@link AlreadyPublished} drops the resent flows they
- * already count, so the topic holds each flow once (re-publishing the margin doubled up to a window
- * and ten seconds of flows, a short capture all of it).
+ * have reached some partitions only), is asked of Hubble Relay ({@code since}) and Goldmane ({@code
+ * start_time_gte}); what their buffers still hold of the gap comes again, instead of the silent gap
+ * a start "from now" left. The provider's records in the topic from that point on are read too
+ * ({@link Resume#published()}): {@link AlreadyPublished} drops the resent flows they already count,
+ * so the topic holds each flow once (re-publishing the margin doubled up to a window and ten
+ * seconds of flows, a short capture all of it).
  */
 public final class ResumePoint {
   private static final Logger LOG = LoggerFactory.getLogger(ResumePoint.class);
+
   /** Records read back per partition: the last ones may be of another provider or unreadable. */
   private static final int TAIL = 32;
+
   /** Added to the aggregation window: a flush takes time, the producer's linger too. */
   static final Duration MARGIN = Duration.ofSeconds(10);
+
   /**
    * Records read back per partition for what is already published: the resume span is found by
-   * record timestamp (published after the flow); a replay of old flow times falls back to this many.
+   * record timestamp (published after the flow); a replay of old flow times falls back to this
+   * many.
    */
   static final int MAX_BACK = 20_000;
+
   /** Record timestamps are the producer's clock, flow times the data plane's: allow for skew. */
   static final Duration CLOCK_SKEW = Duration.ofMinutes(1);
 
@@ -65,58 +70,88 @@ public final class ResumePoint {
 
   private ResumePoint() {}
 
-  /** Where to ask from; empty when the topic holds no flow of {@code provider} or cannot be read in time. */
-  public static Optional<Instant> of(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
-      Duration timeout) {
+  /**
+   * Where to ask from; empty when the topic holds no flow of {@code provider} or cannot be read in
+   * time.
+   */
+  public static Optional<Instant> of(
+      KafkaSettings kafka, Provider provider, Duration aggregationWindow, Duration timeout) {
     return of(kafka, provider, null, aggregationWindow, timeout);
   }
 
   /**
-   * @param writer only records of this {@link FlowPublisher#WRITER_HEADER} count (node-local ingest:
-   *     another node's newer flows say nothing of where this node's stream stopped), or null for all.
-   *     None among the tail (a busy cluster of many nodes) starts the stream from now, as a first start.
+   * @param writer only records of this {@link FlowPublisher#WRITER_HEADER} count (node-local
+   *     ingest: another node's newer flows say nothing of where this node's stream stopped), or
+   *     null for all. None among the tail (a busy cluster of many nodes) starts the stream from
+   *     now, as a first start.
    */
-  public static Optional<Instant> of(KafkaSettings kafka, Provider provider, String writer,
-      Duration aggregationWindow, Duration timeout) {
+  public static Optional<Instant> of(
+      KafkaSettings kafka,
+      Provider provider,
+      String writer,
+      Duration aggregationWindow,
+      Duration timeout) {
     return read(kafka, provider, writer, aggregationWindow, timeout, false).map(Resume::since);
   }
 
   /** As {@link #of}, with the provider's records already in the topic from that point on. */
-  public static Optional<Resume> resume(KafkaSettings kafka, Provider provider, Duration aggregationWindow,
-      Duration timeout) {
+  public static Optional<Resume> resume(
+      KafkaSettings kafka, Provider provider, Duration aggregationWindow, Duration timeout) {
     return resume(kafka, provider, null, aggregationWindow, timeout);
   }
 
-  /** As {@link #of(KafkaSettings, Provider, String, Duration, Duration)}, with the records already published. */
-  public static Optional<Resume> resume(KafkaSettings kafka, Provider provider, String writer,
-      Duration aggregationWindow, Duration timeout) {
+  /**
+   * As {@link #of(KafkaSettings, Provider, String, Duration, Duration)}, with the records already
+   * published.
+   */
+  public static Optional<Resume> resume(
+      KafkaSettings kafka,
+      Provider provider,
+      String writer,
+      Duration aggregationWindow,
+      Duration timeout) {
     return read(kafka, provider, writer, aggregationWindow, timeout, true);
   }
 
-  private static Optional<Resume> read(KafkaSettings kafka, Provider provider, String writer,
-      Duration aggregationWindow, Duration timeout, boolean withPublished) {
+  private static Optional<Resume> read(
+      KafkaSettings kafka,
+      Provider provider,
+      String writer,
+      Duration aggregationWindow,
+      Duration timeout,
+      boolean withPublished) {
     byte[] wanted = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
     Topic<String, FlowRecord> topic = kafka.topics().flows();
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
-    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> c =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       long deadline = System.nanoTime() + timeout.toNanos();
-      List<TopicPartition> parts = c.partitionsFor(topic.name(), timeout).stream()
-          .map(i -> new TopicPartition(topic.name(), i.partition())).toList();
+      List<TopicPartition> parts =
+          c.partitionsFor(topic.name(), timeout).stream()
+              .map(i -> new TopicPartition(topic.name(), i.partition()))
+              .toList();
       c.assign(parts);
       Map<TopicPartition, Long> end = c.endOffsets(parts, timeout);
       Map<TopicPartition, Long> begin = c.beginningOffsets(parts, timeout);
       Map<TopicPartition, Long> from = new HashMap<>();
       parts.forEach(tp -> from.put(tp, Math.max(begin.get(tp), end.get(tp) - TAIL)));
       Instant[] newest = {null};
-      readRange(c, topic, wanted, from, end, deadline, flow -> {
-        if (flow.provider() == provider && (newest[0] == null || flow.lastSeen().isAfter(newest[0]))) {
-          newest[0] = flow.lastSeen();
-        }
-      });
+      readRange(
+          c,
+          topic,
+          wanted,
+          from,
+          end,
+          deadline,
+          flow -> {
+            if (flow.provider() == provider
+                && (newest[0] == null || flow.lastSeen().isAfter(newest[0]))) {
+              newest[0] = flow.lastSeen();
+            }
+          });
       if (newest[0] == null) {
         return Optional.empty();
       }
@@ -134,27 +169,49 @@ public final class ResumePoint {
         spanFrom.put(tp, Math.max(start, Math.max(begin.get(tp), end.get(tp) - MAX_BACK)));
       }
       List<FlowRecord> published = new ArrayList<>();
-      boolean complete = readRange(c, topic, wanted, spanFrom, end, deadline, flow -> {
-        if (flow.provider() == provider && !flow.lastSeen().isBefore(since)) {
-          published.add(flow);
-        }
-      });
+      boolean complete =
+          readRange(
+              c,
+              topic,
+              wanted,
+              spanFrom,
+              end,
+              deadline,
+              flow -> {
+                if (flow.provider() == provider && !flow.lastSeen().isBefore(since)) {
+                  published.add(flow);
+                }
+              });
       if (!complete) {
-        LOG.warn("could not read all of {} from {} in time: flows resent from there may be published twice",
-            topic.name(), since);
+        LOG.warn(
+            "could not read all of {} from {} in time: flows resent from there may be published twice",
+            topic.name(),
+            since);
       }
-      LOG.info("resuming {} from {}: {} records ({} flows) already in {} from there", provider, since,
-          published.size(), published.stream().mapToLong(FlowRecord::count).sum(), topic.name());
+      LOG.info(
+          "resuming {} from {}: {} records ({} flows) already in {} from there",
+          provider,
+          since,
+          published.size(),
+          published.stream().mapToLong(FlowRecord::count).sum(),
+          topic.name());
       return Optional.of(new Resume(since, published));
     } catch (RuntimeException e) {
-      LOG.warn("cannot read where the flows topic ends, the stream starts from now: {}", e.toString());
+      LOG.warn(
+          "cannot read where the flows topic ends, the stream starts from now: {}", e.toString());
       return Optional.empty();
     }
   }
 
   /** Reads each partition from {@code from} to {@code end}; false when the deadline came first. */
-  private static boolean readRange(KafkaConsumer<String, byte[]> c, Topic<String, FlowRecord> topic,
-      byte[] writer, Map<TopicPartition, Long> from, Map<TopicPartition, Long> end, long deadline, Consumer<FlowRecord> each) {
+  private static boolean readRange(
+      KafkaConsumer<String, byte[]> c,
+      Topic<String, FlowRecord> topic,
+      byte[] writer,
+      Map<TopicPartition, Long> from,
+      Map<TopicPartition, Long> end,
+      long deadline,
+      Consumer<FlowRecord> each) {
     from.forEach(c::seek);
     while (from.keySet().stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
       if (System.nanoTime() >= deadline) {
@@ -178,7 +235,8 @@ public final class ResumePoint {
     return h != null && Arrays.equals(h.value(), writer);
   }
 
-  private static FlowRecord read(Topic<String, FlowRecord> topic, ConsumerRecord<String, byte[]> r) {
+  private static FlowRecord read(
+      Topic<String, FlowRecord> topic, ConsumerRecord<String, byte[]> r) {
     if (r.value() == null) {
       return null;
     }

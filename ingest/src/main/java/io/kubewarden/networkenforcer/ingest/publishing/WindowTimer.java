@@ -9,16 +9,20 @@ import java.util.concurrent.TimeUnit;
 final class WindowTimer {
   private WindowTimer() {}
 
-  /** Runs {@code flush} every {@code window}; null when the window is zero (nothing is held back). */
+  /**
+   * Runs {@code flush} every {@code window}; null when the window is zero (nothing is held back).
+   */
   static ScheduledExecutorService every(Duration window, String threadName, Runnable flush) {
     if (window.isZero()) {
       return null;
     }
-    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, threadName);
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, threadName);
+              t.setDaemon(true);
+              return t;
+            });
     long millis = Math.max(1, window.toMillis());
     timer.scheduleAtFixedRate(flush, millis, millis, TimeUnit.MILLISECONDS);
     return timer;

@@ -33,6 +33,7 @@ public final class ClusterIndex implements ClusterView {
   private final Map<String, Job> jobs = new ConcurrentHashMap<>();
   private final Map<String, CronJob> cronJobs = new ConcurrentHashMap<>();
   private final Map<String, Map<String, String>> namespaceLabels = new ConcurrentHashMap<>();
+
   /** Moved on after every change is in place (see {@link ClusterView#version()}). */
   private final AtomicLong version = new AtomicLong();
 
@@ -56,7 +57,8 @@ public final class ClusterIndex implements ClusterView {
       cronJobs.put(key(c), c);
     } else if (object instanceof Namespace ns) {
       Map<String, String> labels = ns.getMetadata().getLabels();
-      namespaceLabels.put(ns.getMetadata().getName(), labels == null ? Map.of() : Map.copyOf(labels));
+      namespaceLabels.put(
+          ns.getMetadata().getName(), labels == null ? Map.of() : Map.copyOf(labels));
     }
     version.incrementAndGet();
   }
@@ -96,17 +98,23 @@ public final class ClusterIndex implements ClusterView {
     String key = key(pod);
     String generateName = pod.getMetadata().getGenerateName();
     if (generateName != null && !generateName.isEmpty()) {
-      podKeysByGenerateName.computeIfAbsent(pod.getMetadata().getNamespace() + "/" + generateName,
-          k -> ConcurrentHashMap.newKeySet()).add(key);
+      podKeysByGenerateName
+          .computeIfAbsent(
+              pod.getMetadata().getNamespace() + "/" + generateName,
+              k -> ConcurrentHashMap.newKeySet())
+          .add(key);
     }
     // A finished pod's IP may already belong to a new pod: only live pods own their IP.
     if (isLive(pod) && pod.getStatus() != null) {
       if (pod.getStatus().getPodIPs() != null && !pod.getStatus().getPodIPs().isEmpty()) {
-        pod.getStatus().getPodIPs().forEach(ip -> {
-          if (ip.getIp() != null) {
-            podKeyByIp.put(ip.getIp(), key);
-          }
-        });
+        pod.getStatus()
+            .getPodIPs()
+            .forEach(
+                ip -> {
+                  if (ip.getIp() != null) {
+                    podKeyByIp.put(ip.getIp(), key);
+                  }
+                });
       } else if (pod.getStatus().getPodIP() != null) {
         podKeyByIp.put(pod.getStatus().getPodIP(), key);
       }
@@ -121,7 +129,8 @@ public final class ClusterIndex implements ClusterView {
     podKeyByIp.values().removeIf(key::equals);
     String generateName = old.getMetadata().getGenerateName();
     if (generateName != null) {
-      Set<String> keys = podKeysByGenerateName.get(old.getMetadata().getNamespace() + "/" + generateName);
+      Set<String> keys =
+          podKeysByGenerateName.get(old.getMetadata().getNamespace() + "/" + generateName);
       if (keys != null) {
         keys.remove(key);
       }
@@ -130,7 +139,8 @@ public final class ClusterIndex implements ClusterView {
 
   static boolean isLive(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return !"Succeeded".equals(phase) && !"Failed".equals(phase)
+    return !"Succeeded".equals(phase)
+        && !"Failed".equals(phase)
         && pod.getMetadata().getDeletionTimestamp() == null;
   }
 
@@ -159,7 +169,8 @@ public final class ClusterIndex implements ClusterView {
       }
     }
     // Live pods first, then by name, so callers get a stable answer.
-    result.sort(Comparator.comparing((Pod p) -> !isLive(p)).thenComparing(p -> p.getMetadata().getName()));
+    result.sort(
+        Comparator.comparing((Pod p) -> !isLive(p)).thenComparing(p -> p.getMetadata().getName()));
     return result;
   }
 

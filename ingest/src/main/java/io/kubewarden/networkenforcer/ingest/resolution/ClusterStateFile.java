@@ -1,8 +1,8 @@
 package io.kubewarden.networkenforcer.ingest.resolution;
 
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -27,32 +27,38 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Loads a cluster snapshot for offline resolution: the output of
- * {@code kubectl get ns,deploy,sts,ds,rs,pods -A -o json} (or {@code -o yaml}), a List or several
- * YAML documents.
+ * Loads a cluster snapshot for offline resolution: the output of {@code kubectl get
+ * ns,deploy,sts,ds,rs,pods -A -o json} (or {@code -o yaml}), a List or several YAML documents.
  *
  * <p>Read one object at a time, each trimmed to what resolution reads as the informers' cache does
- * ({@link TrimmingItemStore#trim}, by converting only those parts: {@link TrimmedConversion}): the file of
- * a large cluster is hundreds of megabytes, mostly managed fields, env and statuses, and read whole it did
- * not fit the heap {@code learn} runs with. Kinds that resolution does not index are skipped without being
- * converted.
+ * ({@link TrimmingItemStore#trim}, by converting only those parts: {@link TrimmedConversion}): the
+ * file of a large cluster is hundreds of megabytes, mostly managed fields, env and statuses, and
+ * read whole it did not fit the heap {@code learn} runs with. Kinds that resolution does not index
+ * are skipped without being converted.
  */
 public final class ClusterStateFile {
-  /** Converts only what resolution reads: whole objects built the deserializers of every Kubernetes type. */
+  /**
+   * Converts only what resolution reads: whole objects built the deserializers of every Kubernetes
+   * type.
+   */
   private static final TrimmedConversion TRIMMED = new TrimmedConversion();
-  private static final Pattern SOURCE = Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
-  private static final String HOW_TO_WRITE = "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
+
+  private static final Pattern SOURCE =
+      Pattern.compile("\\[Source: [^;]*; (line: \\d+, column: \\d+)]");
+  private static final String HOW_TO_WRITE =
+      "write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json";
 
   /** apiVersion/kind of every kind {@link ClusterIndex} indexes. */
-  private static final Map<String, Class<? extends HasMetadata>> INDEXED = Map.of(
-      "v1/Namespace", Namespace.class,
-      "v1/Pod", Pod.class,
-      "apps/v1/ReplicaSet", ReplicaSet.class,
-      "apps/v1/Deployment", Deployment.class,
-      "apps/v1/StatefulSet", StatefulSet.class,
-      "apps/v1/DaemonSet", DaemonSet.class,
-      "batch/v1/Job", Job.class,
-      "batch/v1/CronJob", CronJob.class);
+  private static final Map<String, Class<? extends HasMetadata>> INDEXED =
+      Map.of(
+          "v1/Namespace", Namespace.class,
+          "v1/Pod", Pod.class,
+          "apps/v1/ReplicaSet", ReplicaSet.class,
+          "apps/v1/Deployment", Deployment.class,
+          "apps/v1/StatefulSet", StatefulSet.class,
+          "apps/v1/DaemonSet", DaemonSet.class,
+          "batch/v1/Job", Job.class,
+          "batch/v1/CronJob", CronJob.class);
 
   private ClusterStateFile() {}
 
@@ -70,10 +76,15 @@ public final class ClusterStateFile {
       }
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();
-      // Jackson names the source of nested locations (a start marker) in words that mean nothing here.
+      // Jackson names the source of nested locations (a start marker) in words that mean nothing
+      // here.
       String why = SOURCE.matcher(JsonProblem.describe(e)).replaceAll("$1");
-      throw notAList(path, why + (at == null ? "" : " (line " + at.getLineNr() + ", column "
-          + at.getColumnNr() + ")"));
+      throw notAList(
+          path,
+          why
+              + (at == null
+                  ? ""
+                  : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
     } catch (IOException e) {
       throw new ConfigException("cannot read cluster-state file " + path + ": " + e.getMessage());
     } catch (ConfigException e) {
@@ -85,8 +96,13 @@ public final class ClusterStateFile {
   }
 
   private static ConfigException notAList(Path path, String why) {
-    return new ConfigException("cluster-state file " + path + " is not a Kubernetes List in JSON or YAML ("
-        + HOW_TO_WRITE + "): " + why);
+    return new ConfigException(
+        "cluster-state file "
+            + path
+            + " is not a Kubernetes List in JSON or YAML ("
+            + HOW_TO_WRITE
+            + "): "
+            + why);
   }
 
   /** JSON when the file starts (after blanks) with a brace or a bracket, YAML otherwise. */
@@ -98,8 +114,9 @@ public final class ClusterStateFile {
     do {
       c = in.read();
       read++;
-    } while (read < lookahead && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB
-        || c == 0xBF));
+    } while (read < lookahead
+        && (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0xEF || c == 0xBB
+            || c == 0xBF));
     in.reset();
     // The project's mappers: their parsers read trees (readValueAsTree) without further setup.
     return c == '{' || c == '[' ? Json.mapper().createParser(in) : Json.yaml().createParser(in);
@@ -109,7 +126,8 @@ public final class ClusterStateFile {
    * One top-level document, its first token read: a List's items one by one, a sequence's elements
    * one by one, or a single object.
    */
-  private static void document(ClusterIndex index, JsonParser parser, JsonToken first) throws IOException {
+  private static void document(ClusterIndex index, JsonParser parser, JsonToken first)
+      throws IOException {
     if (first == JsonToken.START_ARRAY) {
       while (parser.nextToken() != JsonToken.END_ARRAY) {
         element(index, parser);
@@ -120,7 +138,8 @@ public final class ClusterStateFile {
       if (first == JsonToken.VALUE_NULL) {
         return; // an empty YAML document
       }
-      throw new IllegalArgumentException("a document is " + shown(parser.getText()) + ", not an object or a list");
+      throw new IllegalArgumentException(
+          "a document is " + shown(parser.getText()) + ", not an object or a list");
     }
     // Fields other than items are kept until the end: without items, they are the object itself.
     ObjectNode fields = Json.mapper().createObjectNode();
@@ -151,7 +170,8 @@ public final class ClusterStateFile {
     } else if (parser.currentToken() == JsonToken.START_ARRAY) {
       document(index, parser, JsonToken.START_ARRAY);
     } else if (parser.currentToken() != JsonToken.VALUE_NULL) {
-      throw new IllegalArgumentException("an item is " + shown(parser.getText()) + ", not an object");
+      throw new IllegalArgumentException(
+          "an item is " + shown(parser.getText()) + ", not an object");
     }
   }
 
@@ -161,14 +181,17 @@ public final class ClusterStateFile {
       throw new IllegalArgumentException("an object has no kind" + named(node));
     }
     if (node.has("items")) {
-      node.path("items").forEach(item -> object(index, item)); // a List inside a sequence of documents
+      node.path("items")
+          .forEach(item -> object(index, item)); // a List inside a sequence of documents
       return;
     }
-    Class<? extends HasMetadata> type = INDEXED.get(node.path("apiVersion").asText("") + "/" + kind);
+    Class<? extends HasMetadata> type =
+        INDEXED.get(node.path("apiVersion").asText("") + "/" + kind);
     if (type == null) {
       return; // a kind resolution does not read (Services, ConfigMaps, older API versions)
     }
-    if (node instanceof ObjectNode object && object.path("metadata") instanceof ObjectNode metadata) {
+    if (node instanceof ObjectNode object
+        && object.path("metadata") instanceof ObjectNode metadata) {
       metadata.remove("managedFields"); // most of an object's bytes, and never read
     }
     HasMetadata resource;
@@ -177,8 +200,8 @@ public final class ClusterStateFile {
     } catch (IllegalArgumentException e) {
       // convertValue's wrapper of a field that does not read: say which object and which field.
       if (e.getCause() instanceof JsonProcessingException jpe) {
-        throw new IllegalArgumentException("the " + kind + named(node) + " is not valid "
-            + JsonProblem.describe(jpe), e);
+        throw new IllegalArgumentException(
+            "the " + kind + named(node) + " is not valid " + JsonProblem.describe(jpe), e);
       }
       throw e;
     }

@@ -13,8 +13,8 @@ import java.util.Optional;
 
 /**
  * The cluster objects that flows are resolved against: pods, their owners and namespaces. Filled
- * from read-only informers ({@link InformerClusterView}) or from a cluster-state file
- * ({@link ClusterStateFile}).
+ * from read-only informers ({@link InformerClusterView}) or from a cluster-state file ({@link
+ * ClusterStateFile}).
  */
 public interface ClusterView {
 
@@ -23,7 +23,10 @@ public interface ClusterView {
   /** The running pod that currently holds this IP. */
   Optional<Pod> podByIp(String ip);
 
-  /** Pods whose {@code metadata.generateName} is exactly this prefix (for example {@code web-5d8f-}). */
+  /**
+   * Pods whose {@code metadata.generateName} is exactly this prefix (for example {@code
+   * web-5d8f-}).
+   */
   List<Pod> podsByGenerateName(String namespace, String generateName);
 
   Optional<ReplicaSet> replicaSet(String namespace, String name);

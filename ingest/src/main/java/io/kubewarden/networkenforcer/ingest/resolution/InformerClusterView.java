@@ -6,13 +6,13 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.time.Duration;
-import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +34,8 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
 
   /**
    * Objects per page of an informer's first list, as client-go's reflector pages: listed whole, the
-   * pods of a large cluster are one response of hundreds of megabytes, held at once before any is trimmed.
+   * pods of a large cluster are one response of hundreds of megabytes, held at once before any is
+   * trimmed.
    */
   public static final long LIST_PAGE = 500;
 
@@ -64,10 +65,14 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
     informer.addEventHandler(handler());
     // fabric8 gives up on an informer whose first list fails (a slow or restarting API server):
     // flows of its pods would then stay unknown for good. Keep retrying, with its back-off.
-    informer.exceptionHandler((started, e) -> {
-      LOG.warn("listing/watching {} failed, retrying: {}", informer.getApiTypeClass().getSimpleName(), e.toString());
-      return true;
-    });
+    informer.exceptionHandler(
+        (started, e) -> {
+          LOG.warn(
+              "listing/watching {} failed, retrying: {}",
+              informer.getApiTypeClass().getSimpleName(),
+              e.toString());
+          return true;
+        });
     informers.add(informer);
     informer.start();
   }
@@ -88,8 +93,10 @@ public final class InformerClusterView implements ClusterView, AutoCloseable {
       Thread.currentThread().interrupt();
     }
     if (!hasSynced()) {
-      LOG.warn("pod and workload informers have not listed everything within {}; flows of unknown pods are "
-          + "dropped until they have", timeout);
+      LOG.warn(
+          "pod and workload informers have not listed everything within {}; flows of unknown pods are "
+              + "dropped until they have",
+          timeout);
     }
     return hasSynced();
   }

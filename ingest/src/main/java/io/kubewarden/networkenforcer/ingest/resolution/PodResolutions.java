@@ -9,8 +9,8 @@ import java.util.function.Function;
  * What each pod resolved to, reused while the cluster view is unchanged: every flow of a pod needs
  * the same endpoint (owner chain, selector, labels, named ports), and building it is most of the
  * cost of a flow. A result is used only for the same pod object under the same view version (read
- * before resolving), so it is never older than the view it is used with.
- * Bounded: past {@link #CAPACITY} pods it starts over.
+ * before resolving), so it is never older than the view it is used with. Bounded: past {@link
+ * #CAPACITY} pods it starts over.
  */
 final class PodResolutions {
   static final int CAPACITY = 100_000;

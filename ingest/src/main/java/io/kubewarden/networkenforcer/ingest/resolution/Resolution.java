@@ -5,8 +5,8 @@ import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 
 /**
- * The result of resolving one peer: an endpoint with its workload, or why there is none. The pod
- * is kept when one was found, so an Istio source can still be described by its identity.
+ * The result of resolving one peer: an endpoint with its workload, or why there is none. The pod is
+ * kept when one was found, so an Istio source can still be described by its identity.
  */
 public record Resolution(FlowEndpoint endpoint, DropReason dropReason, Pod pod) {
 
@@ -23,11 +23,13 @@ public record Resolution(FlowEndpoint endpoint, DropReason dropReason, Pod pod) 
   }
 
   /**
-   * The same workload without the pod's name and IP: for aggregated flows (Goldmane) that stand
-   * for every pod of a workload, not the one pod used to find it.
+   * The same workload without the pod's name and IP: for aggregated flows (Goldmane) that stand for
+   * every pod of a workload, not the one pod used to find it.
    */
   public Resolution withoutPodIdentity() {
-    return endpoint == null ? this : new Resolution(endpoint.toBuilder().podName(null).ip(null).build(), null, pod);
+    return endpoint == null
+        ? this
+        : new Resolution(endpoint.toBuilder().podName(null).ip(null).build(), null, pod);
   }
 
   public boolean resolved() {

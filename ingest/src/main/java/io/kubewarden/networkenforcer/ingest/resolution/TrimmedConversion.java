@@ -38,8 +38,8 @@ import java.util.function.Supplier;
  * converting only the parts kept. Converting a whole Pod or Deployment made Jackson build
  * deserializers for the full Kubernetes type graph (containers, probes, volumes, pod templates) and
  * convert every field only to drop it: about half of loading the state of a cluster of 1,000
- * workloads. A part in a shape other than the plain one (not an object where one belongs) makes
- * the object converted whole as before, so it is read, or refused with the message, as it was.
+ * workloads. A part in a shape other than the plain one (not an object where one belongs) makes the
+ * object converted whole as before, so it is read, or refused with the message, as it was.
  */
 final class TrimmedConversion {
   /** A part not in the plain shape: the object is converted whole. */
@@ -50,11 +50,15 @@ final class TrimmedConversion {
   }
 
   private final KubernetesSerialization serialization;
+
   /** One reader per part type: a conversion by class resolves the type again on every call. */
   private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+
   private final ObjectMapper mapper;
 
-  /** With fabric8's mapping of Kubernetes objects, as {@code new KubernetesSerialization()} has it. */
+  /**
+   * With fabric8's mapping of Kubernetes objects, as {@code new KubernetesSerialization()} has it.
+   */
   TrimmedConversion() {
     this.mapper = new ObjectMapper();
     this.serialization = new KubernetesSerialization(mapper, true);
@@ -77,18 +81,35 @@ final class TrimmedConversion {
       return pod(node);
     }
     if (type == Deployment.class) {
-      return selectorOnly(node, new Deployment(), DeploymentSpec::new, DeploymentSpec::setSelector,
+      return selectorOnly(
+          node,
+          new Deployment(),
+          DeploymentSpec::new,
+          DeploymentSpec::setSelector,
           Deployment::setSpec);
     }
     if (type == StatefulSet.class) {
-      return selectorOnly(node, new StatefulSet(), StatefulSetSpec::new, StatefulSetSpec::setSelector,
+      return selectorOnly(
+          node,
+          new StatefulSet(),
+          StatefulSetSpec::new,
+          StatefulSetSpec::setSelector,
           StatefulSet::setSpec);
     }
     if (type == DaemonSet.class) {
-      return selectorOnly(node, new DaemonSet(), DaemonSetSpec::new, DaemonSetSpec::setSelector, DaemonSet::setSpec);
+      return selectorOnly(
+          node,
+          new DaemonSet(),
+          DaemonSetSpec::new,
+          DaemonSetSpec::setSelector,
+          DaemonSet::setSpec);
     }
     if (type == ReplicaSet.class) {
-      return selectorOnly(node, new ReplicaSet(), ReplicaSetSpec::new, ReplicaSetSpec::setSelector,
+      return selectorOnly(
+          node,
+          new ReplicaSet(),
+          ReplicaSetSpec::new,
+          ReplicaSetSpec::setSelector,
           ReplicaSet::setSpec);
     }
     if (type == Job.class) {
@@ -101,13 +122,18 @@ final class TrimmedConversion {
   }
 
   /** A workload with a spec of its selector alone; an absent or null spec stays null. */
-  private <T extends HasMetadata, S> T selectorOnly(JsonNode node, T workload, Supplier<S> newSpec,
-      BiConsumer<S, LabelSelector> setSelector, BiConsumer<T, S> setSpec) {
+  private <T extends HasMetadata, S> T selectorOnly(
+      JsonNode node,
+      T workload,
+      Supplier<S> newSpec,
+      BiConsumer<S, LabelSelector> setSelector,
+      BiConsumer<T, S> setSpec) {
     header(node, workload);
     JsonNode spec = object(node.get("spec"));
     if (spec != null) {
       S kept = newSpec.get();
-      setSelector.accept(kept, spec.has("selector") ? part(spec.get("selector"), LabelSelector.class) : null);
+      setSelector.accept(
+          kept, spec.has("selector") ? part(spec.get("selector"), LabelSelector.class) : null);
       setSpec.accept(workload, kept);
     }
     return workload;
@@ -221,12 +247,23 @@ final class TrimmedConversion {
     }
     JsonNode metadata = level.get("metadata");
     ObjectMeta templateMeta = metadata == null ? null : part(metadata, ObjectMeta.class);
-    cronJob.setSpec(new CronJobSpecBuilder().withNewJobTemplate().withNewSpec().withNewTemplate()
-        .withMetadata(templateMeta).endTemplate().endSpec().endJobTemplate().build());
+    cronJob.setSpec(
+        new CronJobSpecBuilder()
+            .withNewJobTemplate()
+            .withNewSpec()
+            .withNewTemplate()
+            .withMetadata(templateMeta)
+            .endTemplate()
+            .endSpec()
+            .endJobTemplate()
+            .build());
     return cronJob;
   }
 
-  /** A part read as fabric8 reads it; one it refuses makes the whole object converted (and refused) as before. */
+  /**
+   * A part read as fabric8 reads it; one it refuses makes the whole object converted (and refused)
+   * as before.
+   */
   private <T> T part(JsonNode part, Class<T> type) {
     try {
       return readers.computeIfAbsent(type, mapper::readerFor).readValue(part);

@@ -24,8 +24,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The informers' cache, keeping only what workload resolution reads. On a large cluster most of
- * a Pod's bytes are managed fields, annotations, env, volumes and container statuses; resolution
+ * The informers' cache, keeping only what workload resolution reads. On a large cluster most of a
+ * Pod's bytes are managed fields, annotations, env, volumes and container statuses; resolution
  * needs labels, owners, generateName, IPs, phase, hostNetwork, the service account and container
  * ports, and of a workload its labels, owners and selector (never its pod template, replicas or
  * strategy, nor its status: its spec keeps the selector alone).
@@ -84,7 +84,8 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
 
   /** Of the annotations, only the mark of a workload a capture-derived view made up is read. */
   private static Map<String, String> inferredMark(Map<String, String> annotations) {
-    String mark = annotations == null ? null : annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION);
+    String mark =
+        annotations == null ? null : annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION);
     return mark == null ? null : Map.of(WorkloadInference.INFERRED_OBJECT_ANNOTATION, mark);
   }
 
@@ -94,12 +95,25 @@ final class TrimmingItemStore<T extends HasMetadata> extends BasicItemStore<T> {
     if (spec == null) {
       return;
     }
-    var template = spec.getJobTemplate() == null || spec.getJobTemplate().getSpec() == null
-        || spec.getJobTemplate().getSpec().getTemplate() == null ? null
-        : spec.getJobTemplate().getSpec().getTemplate().getMetadata();
+    var template =
+        spec.getJobTemplate() == null
+                || spec.getJobTemplate().getSpec() == null
+                || spec.getJobTemplate().getSpec().getTemplate() == null
+            ? null
+            : spec.getJobTemplate().getSpec().getTemplate().getMetadata();
     var labels = template == null ? null : template.getLabels();
-    cronJob.setSpec(new CronJobSpecBuilder().withNewJobTemplate().withNewSpec().withNewTemplate().withNewMetadata()
-        .withLabels(labels).endMetadata().endTemplate().endSpec().endJobTemplate().build());
+    cronJob.setSpec(
+        new CronJobSpecBuilder()
+            .withNewJobTemplate()
+            .withNewSpec()
+            .withNewTemplate()
+            .withNewMetadata()
+            .withLabels(labels)
+            .endMetadata()
+            .endTemplate()
+            .endSpec()
+            .endJobTemplate()
+            .build());
   }
 
   private static void trimPod(Pod pod) {

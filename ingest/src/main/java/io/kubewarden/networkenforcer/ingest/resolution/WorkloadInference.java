@@ -18,32 +18,35 @@ import java.util.regex.Pattern;
  * the workload is read from the controller suffixes of the pod name and the selector is the pod's
  * non-generated labels. The endpoint is marked {@link FlowEndpoint#inferred()}.
  *
- * <p>Suffixes follow the Kubernetes controllers: a Deployment pod is
- * {@code <deployment>-<pod-template-hash>-<5 chars>}, a StatefulSet pod {@code <name>-<ordinal>},
- * a DaemonSet or Job pod {@code <name>-<5 chars>}; generated parts use Kubernetes' safe alphabet
+ * <p>Suffixes follow the Kubernetes controllers: a Deployment pod is {@code
+ * <deployment>-<pod-template-hash>-<5 chars>}, a StatefulSet pod {@code <name>-<ordinal>}, a
+ * DaemonSet or Job pod {@code <name>-<5 chars>}; generated parts use Kubernetes' safe alphabet
  * (consonants and the digits 2, 4-9), which names written by people rarely do. A lone suffix is a
- * DaemonSet only when the labels say so ({@code pod-template-generation},
- * {@code controller-revision-hash}) and a Job when they say so; when they say neither, or nothing
+ * DaemonSet only when the labels say so ({@code pod-template-generation}, {@code
+ * controller-revision-hash}) and a Job when they say so; when they say neither, or nothing
  * selectable is left, the pod is dropped as {@link DropReason#AMBIGUOUS_WORKLOAD} rather than
  * learned under a guessed workload.
  */
 public final class WorkloadInference {
   /**
-   * Marks a workload object of a synthetic cluster view (built from a capture) whose kind, name
-   * and selector were inferred; endpoints resolved to it carry the inferred mark.
+   * Marks a workload object of a synthetic cluster view (built from a capture) whose kind, name and
+   * selector were inferred; endpoints resolved to it carry the inferred mark.
    */
   public static final String INFERRED_OBJECT_ANNOTATION = Labels.PREFIX + "inferred";
 
   private static final String SAFE = "[bcdfghjklmnpqrstvwxz2456789]";
-  private static final Pattern DEPLOYMENT_POD = Pattern.compile("^(.+)-(" + SAFE + "{6,10})-(" + SAFE + "{5})$");
+  private static final Pattern DEPLOYMENT_POD =
+      Pattern.compile("^(.+)-(" + SAFE + "{6,10})-(" + SAFE + "{5})$");
   private static final Pattern LONE_SUFFIX_POD = Pattern.compile("^(.+)-(" + SAFE + "{5})$");
   private static final Pattern STATEFUL_SET_POD = Pattern.compile("^(.+)-(\\d{1,5})$");
+
   /**
-   * A Goldmane aggregated name's prefix ending in something hash-like (letters and digits, at
-   * least one digit): a Deployment's ReplicaSet. The {@code *} already proves a controller made the
-   * pod, so this is looser than the pod-name patterns.
+   * A Goldmane aggregated name's prefix ending in something hash-like (letters and digits, at least
+   * one digit): a Deployment's ReplicaSet. The {@code *} already proves a controller made the pod,
+   * so this is looser than the pod-name patterns.
    */
   private static final Pattern REPLICA_SET_PREFIX = Pattern.compile("^(.+)-([a-z0-9]{5,10})$");
+
   /** CronJob jobs are named {@code <cronjob>-<minutes since epoch>}. */
   private static final Pattern CRON_JOB_SUFFIX = Pattern.compile("^\\d{8,10}$");
 
@@ -78,10 +81,13 @@ public final class WorkloadInference {
     if (isJobPod(podLabels)) {
       return Guess.none(DropReason.NOT_A_WORKLOAD);
     }
-    boolean daemonSetLabels = podLabels.containsKey("pod-template-generation")
-        || podLabels.containsKey("controller-revision-hash") && !podLabels.containsKey("statefulset.kubernetes.io/pod-name");
+    boolean daemonSetLabels =
+        podLabels.containsKey("pod-template-generation")
+            || podLabels.containsKey("controller-revision-hash")
+                && !podLabels.containsKey("statefulset.kubernetes.io/pod-name");
     if (podName.endsWith("*")) {
-      return guessFromGenerateName(podName.substring(0, podName.length() - 1), podLabels, daemonSetLabels);
+      return guessFromGenerateName(
+          podName.substring(0, podName.length() - 1), podLabels, daemonSetLabels);
     }
     Matcher deployment = DEPLOYMENT_POD.matcher(podName);
     if (deployment.matches()) {
@@ -100,34 +106,45 @@ public final class WorkloadInference {
     }
     Matcher lone = LONE_SUFFIX_POD.matcher(podName);
     if (lone.matches()) {
-      return daemonSetLabels ? Guess.of(WorkloadKind.DaemonSet, lone.group(1))
+      return daemonSetLabels
+          ? Guess.of(WorkloadKind.DaemonSet, lone.group(1))
           : Guess.none(DropReason.AMBIGUOUS_WORKLOAD);
     }
     // No controller suffix: a pod created by hand.
     return Guess.none(DropReason.NOT_A_WORKLOAD);
   }
 
-  private static Guess guessFromGenerateName(String generateName, Map<String, String> podLabels,
-      boolean daemonSetLabels) {
-    String prefix = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
+  private static Guess guessFromGenerateName(
+      String generateName, Map<String, String> podLabels, boolean daemonSetLabels) {
+    String prefix =
+        generateName.endsWith("-")
+            ? generateName.substring(0, generateName.length() - 1)
+            : generateName;
     if (prefix.isEmpty()) {
       return Guess.none(DropReason.INCOMPLETE);
     }
     String hash = podLabels.get("pod-template-hash");
     if (hash != null && prefix.endsWith("-" + hash)) {
-      return Guess.of(WorkloadKind.Deployment, prefix.substring(0, prefix.length() - hash.length() - 1));
+      return Guess.of(
+          WorkloadKind.Deployment, prefix.substring(0, prefix.length() - hash.length() - 1));
     }
     Matcher rs = REPLICA_SET_PREFIX.matcher(prefix);
-    if (!daemonSetLabels && rs.matches() && rs.group(2).chars().anyMatch(Character::isDigit)
+    if (!daemonSetLabels
+        && rs.matches()
+        && rs.group(2).chars().anyMatch(Character::isDigit)
         && !CRON_JOB_SUFFIX.matcher(rs.group(2)).matches()) {
       return Guess.of(WorkloadKind.Deployment, rs.group(1));
     }
-    return daemonSetLabels ? Guess.of(WorkloadKind.DaemonSet, prefix) : Guess.none(DropReason.AMBIGUOUS_WORKLOAD);
+    return daemonSetLabels
+        ? Guess.of(WorkloadKind.DaemonSet, prefix)
+        : Guess.none(DropReason.AMBIGUOUS_WORKLOAD);
   }
 
   private static boolean isJobPod(Map<String, String> podLabels) {
-    return podLabels.containsKey("job-name") || podLabels.containsKey("batch.kubernetes.io/job-name")
-        || podLabels.containsKey("batch.kubernetes.io/controller-uid") || podLabels.containsKey("controller-uid");
+    return podLabels.containsKey("job-name")
+        || podLabels.containsKey("batch.kubernetes.io/job-name")
+        || podLabels.containsKey("batch.kubernetes.io/controller-uid")
+        || podLabels.containsKey("controller-uid");
   }
 
   /**
@@ -135,7 +152,11 @@ public final class WorkloadInference {
    * pod was deleted, its Deployment lives on) and its selector matches the pod's labels, that is
    * the answer and nothing is inferred; otherwise the pod's selectable labels become the selector.
    */
-  public Resolution infer(String namespace, String podName, Map<String, String> podLabels, String ip,
+  public Resolution infer(
+      String namespace,
+      String podName,
+      Map<String, String> podLabels,
+      String ip,
       String serviceAccount) {
     if (namespace == null || namespace.isBlank() || podName == null || podName.isBlank()) {
       return Resolution.dropped(DropReason.INCOMPLETE);
@@ -144,8 +165,14 @@ public final class WorkloadInference {
     if (!guess.found() && isJobPod(podLabels)) {
       // A Job's pod whose CronJob nobody names: a peer only if it opted in (StandaloneJobPeer).
       return StandaloneJobPeer.endpoint(namespace, podLabels, view.namespaceLabels(namespace))
-          .map(b -> Resolution.of(b.podName(podName.endsWith("*") ? null : podName).ip(ip)
-              .serviceAccount(serviceAccount).build(), null))
+          .map(
+              b ->
+                  Resolution.of(
+                      b.podName(podName.endsWith("*") ? null : podName)
+                          .ip(ip)
+                          .serviceAccount(serviceAccount)
+                          .build(),
+                      null))
           .orElseGet(() -> Resolution.dropped(guess.dropReason()));
     }
     if (!guess.found()) {
@@ -154,12 +181,19 @@ public final class WorkloadInference {
     String name = confirmedDeploymentName(namespace, podName, guess);
     Optional<LabelSelector> known = selectorInView(namespace, guess.kind(), name);
     Map<String, String> selectable = GeneratedPodLabels.selectable(podLabels);
-    FlowEndpoint.Builder endpoint = FlowEndpoint.builder().namespace(namespace).workload(guess.kind(), name)
-        .podLabels(podLabels).namespaceLabels(view.namespaceLabels(namespace))
-        .podName(podName.endsWith("*") ? null : podName).ip(ip).serviceAccount(serviceAccount);
+    FlowEndpoint.Builder endpoint =
+        FlowEndpoint.builder()
+            .namespace(namespace)
+            .workload(guess.kind(), name)
+            .podLabels(podLabels)
+            .namespaceLabels(view.namespaceLabels(namespace))
+            .podName(podName.endsWith("*") ? null : podName)
+            .ip(ip)
+            .serviceAccount(serviceAccount);
     if (known.isPresent()) {
       if (!selects(known.get(), podLabels)) {
-        // The name points at a workload whose selector does not match the pod: a guess is all it would be.
+        // The name points at a workload whose selector does not match the pod: a guess is all it
+        // would be.
         return Resolution.dropped(DropReason.AMBIGUOUS_WORKLOAD);
       }
       return Resolution.of(endpoint.workloadSelector(known.get()).build(), null);
@@ -168,8 +202,12 @@ public final class WorkloadInference {
       // An empty selector would select every pod of the namespace.
       return Resolution.dropped(DropReason.AMBIGUOUS_WORKLOAD);
     }
-    return Resolution.of(endpoint.workloadSelector(new LabelSelectorBuilder().withMatchLabels(selectable).build())
-        .inferred(true).build(), null);
+    return Resolution.of(
+        endpoint
+            .workloadSelector(new LabelSelectorBuilder().withMatchLabels(selectable).build())
+            .inferred(true)
+            .build(),
+        null);
   }
 
   /** A Deployment pod's ReplicaSet, when the view still has it, names the Deployment for sure. */
@@ -179,9 +217,16 @@ public final class WorkloadInference {
     }
     int lastDash = podName.lastIndexOf('-');
     return view.replicaSet(namespace, podName.substring(0, lastDash))
-        .flatMap(rs -> rs.getMetadata().getOwnerReferences() == null ? Optional.<OwnerReference>empty()
-            : rs.getMetadata().getOwnerReferences().stream()
-                .filter(r -> Boolean.TRUE.equals(r.getController()) && "Deployment".equals(r.getKind())).findFirst())
+        .flatMap(
+            rs ->
+                rs.getMetadata().getOwnerReferences() == null
+                    ? Optional.<OwnerReference>empty()
+                    : rs.getMetadata().getOwnerReferences().stream()
+                        .filter(
+                            r ->
+                                Boolean.TRUE.equals(r.getController())
+                                    && "Deployment".equals(r.getKind()))
+                        .findFirst())
         .map(OwnerReference::getName)
         .orElse(guess.name());
   }

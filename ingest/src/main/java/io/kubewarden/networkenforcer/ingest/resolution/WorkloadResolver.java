@@ -41,7 +41,8 @@ public final class WorkloadResolver {
     if (isBlank(namespace) || isBlank(podName)) {
       return Resolution.dropped(DropReason.INCOMPLETE);
     }
-    return view.podByName(namespace, podName).map(this::resolve)
+    return view.podByName(namespace, podName)
+        .map(this::resolve)
         .orElseGet(() -> Resolution.dropped(DropReason.UNKNOWN_POD));
   }
 
@@ -49,7 +50,9 @@ public final class WorkloadResolver {
     if (isBlank(ip)) {
       return Resolution.dropped(DropReason.INCOMPLETE);
     }
-    return view.podByIp(ip).map(this::resolve).orElseGet(() -> Resolution.dropped(DropReason.UNKNOWN_POD));
+    return view.podByIp(ip)
+        .map(this::resolve)
+        .orElseGet(() -> Resolution.dropped(DropReason.UNKNOWN_POD));
   }
 
   /**
@@ -75,14 +78,18 @@ public final class WorkloadResolver {
 
   /** When every pod of the prefix is gone, the prefix itself still names its owner. */
   private Resolution byGenerateNameOwner(String namespace, String generateName) {
-    String owner = generateName.endsWith("-") ? generateName.substring(0, generateName.length() - 1) : generateName;
+    String owner =
+        generateName.endsWith("-")
+            ? generateName.substring(0, generateName.length() - 1)
+            : generateName;
     Optional<ReplicaSet> rs = view.replicaSet(namespace, owner);
     if (rs.isPresent()) {
       Optional<OwnerReference> controller = controllerOf(rs.get());
       if (controller.isEmpty() || !"Deployment".equals(controller.get().getKind())) {
         return Resolution.dropped(DropReason.NOT_A_WORKLOAD);
       }
-      return workloadEndpoint(namespace, WorkloadKind.Deployment, controller.get().getName(), Map.of(), null);
+      return workloadEndpoint(
+          namespace, WorkloadKind.Deployment, controller.get().getName(), Map.of(), null);
     }
     if (view.daemonSet(namespace, owner).isPresent()) {
       return workloadEndpoint(namespace, WorkloadKind.DaemonSet, owner, Map.of(), null);
@@ -109,34 +116,44 @@ public final class WorkloadResolver {
       case "ReplicaSet" -> deploymentOf(pod, namespace, ownerName);
       case "StatefulSet" -> workloadEndpoint(namespace, WorkloadKind.StatefulSet, ownerName, pod);
       case "DaemonSet" -> workloadEndpoint(namespace, WorkloadKind.DaemonSet, ownerName, pod);
-      case "Job" -> CronJobResolution.cronJobOf(view, namespace, ownerName)
-          .map(cronJob -> workloadEndpoint(namespace, WorkloadKind.CronJob, cronJob, pod))
-          .orElseGet(() -> jobPeer(namespace, pod));
+      case "Job" ->
+          CronJobResolution.cronJobOf(view, namespace, ownerName)
+              .map(cronJob -> workloadEndpoint(namespace, WorkloadKind.CronJob, cronJob, pod))
+              .orElseGet(() -> jobPeer(namespace, pod));
       default -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
     };
   }
 
-  /** A Job without a CronJob: a peer if it opted in with stable labels of its own, else no workload. */
+  /**
+   * A Job without a CronJob: a peer if it opted in with stable labels of its own, else no workload.
+   */
   private Resolution jobPeer(String namespace, Pod pod) {
     return StandaloneJobPeer.endpoint(namespace, labels(pod), view.namespaceLabels(namespace))
-        .map(b -> Resolution.of(b.podName(pod.getMetadata().getName())
-            .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
-            .serviceAccount(serviceAccount(pod))
-            .namedPorts(namedPorts(pod))
-            .namedPortsKnown(containersKnown(pod)).build(), pod))
+        .map(
+            b ->
+                Resolution.of(
+                    b.podName(pod.getMetadata().getName())
+                        .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
+                        .serviceAccount(serviceAccount(pod))
+                        .namedPorts(namedPorts(pod))
+                        .namedPortsKnown(containersKnown(pod))
+                        .build(),
+                    pod))
         .orElseGet(() -> Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod));
   }
 
-    private Resolution deploymentOf(Pod pod, String namespace, String replicaSetName) {
+  private Resolution deploymentOf(Pod pod, String namespace, String replicaSetName) {
     Optional<ReplicaSet> rs = view.replicaSet(namespace, replicaSetName);
     if (rs.isPresent()) {
       Optional<OwnerReference> controller = controllerOf(rs.get());
       if (controller.isPresent() && "Deployment".equals(controller.get().getKind())) {
-        return workloadEndpoint(namespace, WorkloadKind.Deployment, controller.get().getName(), pod);
+        return workloadEndpoint(
+            namespace, WorkloadKind.Deployment, controller.get().getName(), pod);
       }
       return Resolution.dropped(DropReason.NOT_A_WORKLOAD, pod);
     }
-    // ReplicaSet not seen (yet): a Deployment names its ReplicaSets <deployment>-<pod-template-hash>.
+    // ReplicaSet not seen (yet): a Deployment names its ReplicaSets
+    // <deployment>-<pod-template-hash>.
     String hash = labels(pod).get(POD_TEMPLATE_HASH);
     if (hash != null && replicaSetName.endsWith("-" + hash)) {
       String deployment = replicaSetName.substring(0, replicaSetName.length() - hash.length() - 1);
@@ -149,29 +166,34 @@ public final class WorkloadResolver {
     return workloadEndpoint(namespace, kind, name, labels(pod), pod);
   }
 
-  private Resolution workloadEndpoint(String namespace, WorkloadKind kind, String name,
-      Map<String, String> podLabels, Pod pod) {
-    Optional<? extends HasMetadata> workload = switch (kind) {
-      case Deployment -> view.deployment(namespace, name);
-      case StatefulSet -> view.statefulSet(namespace, name);
-      case DaemonSet -> view.daemonSet(namespace, name);
-      case CronJob -> view.cronJob(namespace, name);
-    };
-    Optional<LabelSelector> selector = kind == WorkloadKind.CronJob
-        // Not in the view (yet, or gone): the run's pod carries the template labels plus per-run ones.
-        ? view.cronJob(namespace, name).flatMap(CronJobResolution::selector)
-            .or(() -> CronJobResolution.selector(podLabels))
-        : workload.map(WorkloadResolver::selectorOf);
+  private Resolution workloadEndpoint(
+      String namespace, WorkloadKind kind, String name, Map<String, String> podLabels, Pod pod) {
+    Optional<? extends HasMetadata> workload =
+        switch (kind) {
+          case Deployment -> view.deployment(namespace, name);
+          case StatefulSet -> view.statefulSet(namespace, name);
+          case DaemonSet -> view.daemonSet(namespace, name);
+          case CronJob -> view.cronJob(namespace, name);
+        };
+    Optional<LabelSelector> selector =
+        kind == WorkloadKind.CronJob
+            // Not in the view (yet, or gone): the run's pod carries the template labels plus
+            // per-run ones.
+            ? view.cronJob(namespace, name)
+                .flatMap(CronJobResolution::selector)
+                .or(() -> CronJobResolution.selector(podLabels))
+            : workload.map(WorkloadResolver::selectorOf);
     if (selector.isEmpty()) {
       return Resolution.dropped(DropReason.UNKNOWN_WORKLOAD, pod);
     }
-    FlowEndpoint.Builder b = FlowEndpoint.builder()
-        .namespace(namespace)
-        .workload(kind, name)
-        .workloadSelector(selector.get())
-        .inferred(workload.isPresent() && isInferred(workload.get()))
-        .podLabels(podLabels)
-        .namespaceLabels(view.namespaceLabels(namespace));
+    FlowEndpoint.Builder b =
+        FlowEndpoint.builder()
+            .namespace(namespace)
+            .workload(kind, name)
+            .workloadSelector(selector.get())
+            .inferred(workload.isPresent() && isInferred(workload.get()))
+            .podLabels(podLabels)
+            .namespaceLabels(view.namespaceLabels(namespace));
     if (pod != null) {
       b.podName(pod.getMetadata().getName())
           .ip(pod.getStatus() == null ? null : pod.getStatus().getPodIP())
@@ -195,7 +217,8 @@ public final class WorkloadResolver {
   /** A workload a capture-derived view made up from pod names (see {@link WorkloadInference}). */
   private static boolean isInferred(HasMetadata workload) {
     Map<String, String> annotations = workload.getMetadata().getAnnotations();
-    return annotations != null && "true".equals(annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION));
+    return annotations != null
+        && "true".equals(annotations.get(WorkloadInference.INFERRED_OBJECT_ANNOTATION));
   }
 
   /** The pod's service account; Kubernetes uses {@code default} when none is set. */
@@ -205,11 +228,13 @@ public final class WorkloadResolver {
   }
 
   /**
-   * Whether the pod's containers were read (informers, a cluster-state file): only then is an
-   * empty named-port list "none" rather than "unknown" (a pod made up from capture labels has none).
+   * Whether the pod's containers were read (informers, a cluster-state file): only then is an empty
+   * named-port list "none" rather than "unknown" (a pod made up from capture labels has none).
    */
   static boolean containersKnown(Pod pod) {
-    return pod.getSpec() != null && pod.getSpec().getContainers() != null && !pod.getSpec().getContainers().isEmpty();
+    return pod.getSpec() != null
+        && pod.getSpec().getContainers() != null
+        && !pod.getSpec().getContainers().isEmpty();
   }
 
   static List<NamedPort> namedPorts(Pod pod) {
@@ -223,8 +248,11 @@ public final class WorkloadResolver {
       }
       for (ContainerPort p : c.getPorts()) {
         if (!isBlank(p.getName()) && p.getContainerPort() != null) {
-          ports.add(new NamedPort(p.getName(), p.getContainerPort(),
-              Protocol.parse(p.getProtocol()).orElse(Protocol.TCP)));
+          ports.add(
+              new NamedPort(
+                  p.getName(),
+                  p.getContainerPort(),
+                  Protocol.parse(p.getProtocol()).orElse(Protocol.TCP)));
         }
       }
     }

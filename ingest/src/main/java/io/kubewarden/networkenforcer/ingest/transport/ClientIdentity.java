@@ -15,8 +15,8 @@ import javax.net.ssl.SSLSession;
 
 /**
  * The one client a server of ours accepts, by the name in its certificate (common name, DNS or URI
- * subject alternative name). A certificate of the same CA with another name, which any workload that
- * may request certificates from that CA can get, is refused.
+ * subject alternative name). A certificate of the same CA with another name, which any workload
+ * that may request certificates from that CA can get, is refused.
  */
 public record ClientIdentity(String name) {
   private static final int DNS = 2;
@@ -43,8 +43,10 @@ public record ClientIdentity(String name) {
       return Optional.of("no client certificate");
     }
     List<String> names = names(leaf);
-    return names.contains(name) ? Optional.empty()
-        : Optional.of("client certificate " + names + " is not " + name + ", the only client accepted");
+    return names.contains(name)
+        ? Optional.empty()
+        : Optional.of(
+            "client certificate " + names + " is not " + name + ", the only client accepted");
   }
 
   /** The common name(s), then the DNS and URI subject alternative names of a certificate. */

@@ -3,8 +3,8 @@ package io.kubewarden.networkenforcer.ingest.transport;
 import java.time.Duration;
 
 /**
- * The reloading TLS material of one client hop, read when the first channel is opened (so a
- * Secret that does not exist yet is retried with the stream's backoff) and then kept fresh.
+ * The reloading TLS material of one client hop, read when the first channel is opened (so a Secret
+ * that does not exist yet is retried with the stream's backoff) and then kept fresh.
  */
 public final class ClientTls implements AutoCloseable {
   private final TlsMaterialLoader loader;
@@ -28,8 +28,12 @@ public final class ClientTls implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("closed");
       }
-      tls = ReloadingTls.start(settings.describe(), () -> loader.load(settings), ReloadingTls.Role.CLIENT,
-          reloadPeriod);
+      tls =
+          ReloadingTls.start(
+              settings.describe(),
+              () -> loader.load(settings),
+              ReloadingTls.Role.CLIENT,
+              reloadPeriod);
     }
     return tls;
   }

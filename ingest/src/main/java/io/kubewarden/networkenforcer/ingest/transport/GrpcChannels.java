@@ -18,25 +18,31 @@ public final class GrpcChannels {
 
   private GrpcChannels() {}
 
-  public static ManagedChannel open(String target, TlsSettings settings, ReloadingTls tls, Keepalive keepalive) {
+  public static ManagedChannel open(
+      String target, TlsSettings settings, ReloadingTls tls, Keepalive keepalive) {
     ChannelCredentials credentials;
     if (settings.isInsecure()) {
       credentials = InsecureChannelCredentials.create();
     } else {
-      // The managers reload key, chain and CA: every new connection of the channel uses what is current.
-      TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder().trustManager(tls.trustManager());
+      // The managers reload key, chain and CA: every new connection of the channel uses what is
+      // current.
+      TlsChannelCredentials.Builder builder =
+          TlsChannelCredentials.newBuilder().trustManager(tls.trustManager());
       if (tls.keyManager() != null) {
         builder.keyManager(tls.keyManager());
       }
       credentials = builder.build();
     }
-    ManagedChannelBuilder<?> builder = Grpc.newChannelBuilder(target, credentials)
-        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-        .keepAliveTime(keepalive.time().toMillis(), TimeUnit.MILLISECONDS)
-        .keepAliveTimeout(keepalive.timeout().toMillis(), TimeUnit.MILLISECONDS)
-        .keepAliveWithoutCalls(false)
-        .userAgent("network-enforcer-ingest");
-    if (!settings.isInsecure() && settings.serverName() != null && !settings.serverName().isBlank()) {
+    ManagedChannelBuilder<?> builder =
+        Grpc.newChannelBuilder(target, credentials)
+            .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+            .keepAliveTime(keepalive.time().toMillis(), TimeUnit.MILLISECONDS)
+            .keepAliveTimeout(keepalive.timeout().toMillis(), TimeUnit.MILLISECONDS)
+            .keepAliveWithoutCalls(false)
+            .userAgent("network-enforcer-ingest");
+    if (!settings.isInsecure()
+        && settings.serverName() != null
+        && !settings.serverName().isBlank()) {
       // Hubble Relay's certificate is for *.hubble-relay.cilium.io, not the Service name we dial.
       builder.overrideAuthority(settings.serverName());
     }

@@ -7,8 +7,8 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /**
- * Passes gRPC messages through as bytes, so that we decode them ourselves: a message that does
- * not decode goes to the dead-letter topic instead of failing the whole stream.
+ * Passes gRPC messages through as bytes, so that we decode them ourselves: a message that does not
+ * decode goes to the dead-letter topic instead of failing the whole stream.
  */
 public final class RawBytes implements MethodDescriptor.Marshaller<byte[]> {
   public static final RawBytes INSTANCE = new RawBytes();

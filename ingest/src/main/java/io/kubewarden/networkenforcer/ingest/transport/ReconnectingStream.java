@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One server-streaming call kept open for as long as we run: when it fails or ends, the channel is
- * rebuilt (reloading certificates) and the call restarted after an exponential backoff with
- * jitter. Messages arrive as bytes for the caller to decode.
+ * rebuilt (reloading certificates) and the call restarted after an exponential backoff with jitter.
+ * Messages arrive as bytes for the caller to decode.
  *
  * <p>Ready means subscribed, not connected: a call counts once the server answered it (response
  * headers or a first message), or kept it open without failing for {@link #DEFAULT_SUBSCRIBE_GRACE}
@@ -59,8 +59,10 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   private volatile boolean closed;
   private volatile long connects;
   private volatile long subscribes;
+
   /** Bumped per call: a grace timer of an earlier call must not mark a later one subscribed. */
   private volatile long generation;
+
   private volatile Duration subscribeGrace = DEFAULT_SUBSCRIBE_GRACE;
 
   /** How long an open call without a word from the server takes to count as subscribed. */
@@ -71,17 +73,29 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
    * @param channels builds a fresh channel (with freshly loaded certificates); may throw
    * @param request the request of each call: a resumed call can ask for what it missed
    */
-  public ReconnectingStream(String name, Supplier<ManagedChannel> channels, MethodDescriptor<Req, byte[]> method,
-      Supplier<Req> request, Consumer<byte[]> onMessage, Backoff backoff, IngestMetrics metrics) {
+  public ReconnectingStream(
+      String name,
+      Supplier<ManagedChannel> channels,
+      MethodDescriptor<Req, byte[]> method,
+      Supplier<Req> request,
+      Consumer<byte[]> onMessage,
+      Backoff backoff,
+      IngestMetrics metrics) {
     this(name, name, channels, method, request, onMessage, backoff, metrics);
   }
 
   /**
-   * @param where the peer and the setting that names it, for failure messages
-   *     ({@code Hubble Relay localhost:4245 (--hubble-endpoint)})
+   * @param where the peer and the setting that names it, for failure messages ({@code Hubble Relay
+   *     localhost:4245 (--hubble-endpoint)})
    */
-  public ReconnectingStream(String name, String where, Supplier<ManagedChannel> channels,
-      MethodDescriptor<Req, byte[]> method, Supplier<Req> request, Consumer<byte[]> onMessage, Backoff backoff,
+  public ReconnectingStream(
+      String name,
+      String where,
+      Supplier<ManagedChannel> channels,
+      MethodDescriptor<Req, byte[]> method,
+      Supplier<Req> request,
+      Consumer<byte[]> onMessage,
+      Backoff backoff,
       IngestMetrics metrics) {
     this.name = name;
     this.where = where;
@@ -92,11 +106,13 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
     this.backoff = backoff;
     this.metrics = metrics;
     this.up = metrics.streamUp(name);
-    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "ingest-" + name + "-reconnect");
-      t.setDaemon(true);
-      return t;
-    });
+    this.scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "ingest-" + name + "-reconnect");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Before {@link #start()}: how long a silent open call takes to count as subscribed. */
@@ -156,10 +172,12 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
         subscribed = false;
         streamOpen = true;
         Channel answered = ClientInterceptors.intercept(channel, new AnswerWatch(gen));
-        ClientCalls.asyncServerStreamingCall(answered.newCall(method, CallOptions.DEFAULT), request.get(),
-            new Observer(gen));
-        scheduler.schedule(() -> subscribed(gen, "open for " + subscribeGrace.toMillis() + " ms"),
-            subscribeGrace.toMillis(), TimeUnit.MILLISECONDS);
+        ClientCalls.asyncServerStreamingCall(
+            answered.newCall(method, CallOptions.DEFAULT), request.get(), new Observer(gen));
+        scheduler.schedule(
+            () -> subscribed(gen, "open for " + subscribeGrace.toMillis() + " ms"),
+            subscribeGrace.toMillis(),
+            TimeUnit.MILLISECONDS);
       }
     } catch (RuntimeException e) {
       streamOpen = false;
@@ -195,17 +213,20 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
     }
 
     @Override
-    public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> m, CallOptions options, Channel next) {
+    public <Q, R> ClientCall<Q, R> interceptCall(
+        MethodDescriptor<Q, R> m, CallOptions options, Channel next) {
       return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(m, options)) {
         @Override
         public void start(Listener<R> listener, Metadata headers) {
-          super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
-            @Override
-            public void onHeaders(Metadata h) {
-              subscribed(gen, "response headers");
-              super.onHeaders(h);
-            }
-          }, headers);
+          super.start(
+              new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                @Override
+                public void onHeaders(Metadata h) {
+                  subscribed(gen, "response headers");
+                  super.onHeaders(h);
+                }
+              },
+              headers);
         }
       };
     }
@@ -247,7 +268,12 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
         return;
       }
       Status status = Status.fromThrowable(t);
-      LOG.warn("{}: stream from {} failed: {} {}{}", name, where, status.getCode(), status.getDescription(),
+      LOG.warn(
+          "{}: stream from {} failed: {} {}{}",
+          name,
+          where,
+          status.getCode(),
+          status.getDescription(),
           status.getCause() == null ? "" : " (" + status.getCause() + ")");
       retry();
     }

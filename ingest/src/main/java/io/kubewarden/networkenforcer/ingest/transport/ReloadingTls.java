@@ -29,14 +29,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReloadingTls implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingTls.class);
-  private static final ScheduledExecutorService RELOADER = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "tls-reload");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ScheduledExecutorService RELOADER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "tls-reload");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** Which side we are: a client checks the server's name, a server only the client's chain. */
-  public enum Role { CLIENT, SERVER }
+  public enum Role {
+    CLIENT,
+    SERVER
+  }
 
   private final String source;
   private final Supplier<TlsMaterial> reader;
@@ -45,8 +50,10 @@ public final class ReloadingTls implements AutoCloseable {
   private final boolean hasCa;
   private final AtomicLong generation = new AtomicLong();
   private volatile byte[] fingerprint;
+
   /** The last reading refused, so a renewal stuck half way is reported once, not every period. */
   private byte[] refused;
+
   private volatile ScheduledFuture<?> task;
 
   private ReloadingTls(String source, Supplier<TlsMaterial> reader, Role role) {
@@ -57,15 +64,19 @@ public final class ReloadingTls implements AutoCloseable {
     this.keyManager = first.hasKeyPair() ? new AdvancedTlsX509KeyManager() : null;
     this.hasCa = first.trustedCa() != null;
     try {
-      this.trustManager = AdvancedTlsX509TrustManager.newBuilder()
-          .setVerification(role == Role.CLIENT ? Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION
-              : Verification.CERTIFICATE_ONLY_VERIFICATION)
-          .build();
+      this.trustManager =
+          AdvancedTlsX509TrustManager.newBuilder()
+              .setVerification(
+                  role == Role.CLIENT
+                      ? Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION
+                      : Verification.CERTIFICATE_ONLY_VERIFICATION)
+              .build();
       if (!hasCa) {
         trustManager.useSystemDefaultTrustCerts();
       }
     } catch (GeneralSecurityException e) {
-      throw new TlsMaterialException("cannot set up TLS trust for " + source + ": " + e.getMessage(), e);
+      throw new TlsMaterialException(
+          "cannot set up TLS trust for " + source + ": " + e.getMessage(), e);
     }
     apply(parsed);
     fingerprint = first.fingerprint();
@@ -76,18 +87,21 @@ public final class ReloadingTls implements AutoCloseable {
    *
    * @throws TlsMaterialException when the first reading is not usable
    */
-  public static ReloadingTls start(String source, Supplier<TlsMaterial> reader, Role role, Duration period) {
+  public static ReloadingTls start(
+      String source, Supplier<TlsMaterial> reader, Role role, Duration period) {
     ReloadingTls tls = new ReloadingTls(source, reader, role);
     if (period.toMillis() > 0) {
-      tls.task = RELOADER.scheduleWithFixedDelay(tls::reload, period.toMillis(), period.toMillis(),
-          TimeUnit.MILLISECONDS);
+      tls.task =
+          RELOADER.scheduleWithFixedDelay(
+              tls::reload, period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
     }
     return tls;
   }
 
   /** Files once, as a client (tools and tests). */
   public static ReloadingTls fromDirectory(Path dir) {
-    return start("files in " + dir, () -> TlsMaterialLoader.fromDirectory(dir), Role.CLIENT, Duration.ZERO);
+    return start(
+        "files in " + dir, () -> TlsMaterialLoader.fromDirectory(dir), Role.CLIENT, Duration.ZERO);
   }
 
   /**
@@ -103,9 +117,12 @@ public final class ReloadingTls implements AutoCloseable {
       if (Arrays.equals(next, fingerprint) || Arrays.equals(next, refused)) {
         return false;
       }
-      if (material.hasKeyPair() != (keyManager != null) || (material.trustedCa() != null) != hasCa) {
-        throw new TlsMaterialException("a reload cannot add or remove the key pair or the CA; restart to change"
-            + " the kind of TLS", null);
+      if (material.hasKeyPair() != (keyManager != null)
+          || (material.trustedCa() != null) != hasCa) {
+        throw new TlsMaterialException(
+            "a reload cannot add or remove the key pair or the CA; restart to change"
+                + " the kind of TLS",
+            null);
       }
       apply(material.parse());
       fingerprint = next;
@@ -124,7 +141,8 @@ public final class ReloadingTls implements AutoCloseable {
         trustManager.updateTrustCredentials(parsed.caCertificates());
       }
     } catch (GeneralSecurityException | IOException e) {
-      throw new TlsMaterialException("the CA bundle of " + source + " is not usable: " + e.getMessage(), e);
+      throw new TlsMaterialException(
+          "the CA bundle of " + source + " is not usable: " + e.getMessage(), e);
     }
     if (keyManager != null) {
       keyManager.updateIdentityCredentials(parsed.chain(), parsed.key());
@@ -154,7 +172,10 @@ public final class ReloadingTls implements AutoCloseable {
   public SSLContext sslContext() {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
-      context.init(keyManager == null ? null : new KeyManager[] {keyManager}, new TrustManager[] {trustManager}, null);
+      context.init(
+          keyManager == null ? null : new KeyManager[] {keyManager},
+          new TrustManager[] {trustManager},
+          null);
       return context;
     } catch (GeneralSecurityException e) {
       throw new TlsMaterialException("cannot build a TLS context: " + e.getMessage(), e);

@@ -11,5 +11,9 @@ import java.time.Duration;
  * @param maxBackoff longest wait between attempts
  * @param keepalive client keepalive pings
  */
-public record StreamSettings(String target, TlsSettings tls, Duration initialBackoff, Duration maxBackoff,
+public record StreamSettings(
+    String target,
+    TlsSettings tls,
+    Duration initialBackoff,
+    Duration maxBackoff,
     Keepalive keepalive) {}

@@ -42,11 +42,15 @@ public record TlsMaterial(byte[] certificateChain, byte[] privateKey, byte[] tru
         chain = certificates(certificateChain).toArray(new X509Certificate[0]);
         key = parsePrivateKey(privateKey);
       } catch (GeneralSecurityException | IOException e) {
-        throw new TlsMaterialException("the certificate and key are not usable: " + e.getMessage(), e);
+        throw new TlsMaterialException(
+            "the certificate and key are not usable: " + e.getMessage(), e);
       }
       if (!belongTogether(key, chain[0].getPublicKey())) {
-        throw new TlsMaterialException("the private key does not belong to the certificate "
-            + chain[0].getSubjectX500Principal().getName() + " (a renewal half written?)", null);
+        throw new TlsMaterialException(
+            "the private key does not belong to the certificate "
+                + chain[0].getSubjectX500Principal().getName()
+                + " (a renewal half written?)",
+            null);
       }
     }
     X509Certificate[] cas = null;
@@ -76,7 +80,9 @@ public record TlsMaterial(byte[] certificateChain, byte[] privateKey, byte[] tru
     }
   }
 
-  /** @param caCertificates null for the JDK's default trust */
+  /**
+   * @param caCertificates null for the JDK's default trust
+   */
   public record Parsed(PrivateKey key, X509Certificate[] chain, X509Certificate[] caCertificates) {}
 
   /** A signature made with the key verifies with the certificate's public key. */
@@ -84,11 +90,12 @@ public record TlsMaterial(byte[] certificateChain, byte[] privateKey, byte[] tru
     if (!key.getAlgorithm().equals(certified.getAlgorithm())) {
       return false;
     }
-    String algorithm = switch (key.getAlgorithm()) {
-      case "RSA" -> "SHA256withRSA";
-      case "EC" -> "SHA256withECDSA";
-      default -> key.getAlgorithm(); // Ed25519, Ed448
-    };
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> key.getAlgorithm(); // Ed25519, Ed448
+        };
     try {
       byte[] probe = new byte[32];
       new SecureRandom().nextBytes(probe);

@@ -23,7 +23,9 @@ public final class TlsMaterialLoader {
 
   private final KubernetesClient client;
 
-  /** @param client for Secrets and ConfigMaps; may be null when only directories are used */
+  /**
+   * @param client for Secrets and ConfigMaps; may be null when only directories are used
+   */
   public TlsMaterialLoader(KubernetesClient client) {
     this.client = client;
   }
@@ -48,36 +50,71 @@ public final class TlsMaterialLoader {
   /** A client certificate without its key (or the reverse) is a mistake, not server-only TLS. */
   private static void requireBothOrNeither(byte[] cert, byte[] key, String where) {
     if ((cert == null) != (key == null)) {
-      throw new TlsMaterialException(where + " has " + (cert == null ? KEY_FILE + " but no " + CERT_FILE
-          : CERT_FILE + " but no " + KEY_FILE) + ": give both for mutual TLS, or neither to authenticate the "
-          + "server only (with " + CA_FILE + ")", null);
+      throw new TlsMaterialException(
+          where
+              + " has "
+              + (cert == null
+                  ? KEY_FILE + " but no " + CERT_FILE
+                  : CERT_FILE + " but no " + KEY_FILE)
+              + ": give both for mutual TLS, or neither to authenticate the "
+              + "server only (with "
+              + CA_FILE
+              + ")",
+          null);
     }
   }
 
   private TlsMaterial fromSecret(TlsSettings settings) {
     if (client == null) {
-      throw new TlsMaterialException("TLS Secret " + settings.secretNamespace() + "/" + settings.secretName()
-          + " must be read through the Kubernetes API, but no API client is configured", null);
+      throw new TlsMaterialException(
+          "TLS Secret "
+              + settings.secretNamespace()
+              + "/"
+              + settings.secretName()
+              + " must be read through the Kubernetes API, but no API client is configured",
+          null);
     }
-    Secret secret = client.secrets().inNamespace(settings.secretNamespace()).withName(settings.secretName()).get();
+    Secret secret =
+        client
+            .secrets()
+            .inNamespace(settings.secretNamespace())
+            .withName(settings.secretName())
+            .get();
     if (secret == null) {
-      throw new TlsMaterialException("TLS Secret " + settings.secretNamespace() + "/" + settings.secretName()
-          + " not found (or we may not read it: the chart grants get on it)", null);
+      throw new TlsMaterialException(
+          "TLS Secret "
+              + settings.secretNamespace()
+              + "/"
+              + settings.secretName()
+              + " not found (or we may not read it: the chart grants get on it)",
+          null);
     }
     byte[] cert = secretValue(secret, CERT_FILE);
     byte[] key = secretValue(secret, KEY_FILE);
     byte[] ca = secretValue(secret, CA_FILE);
     if (settings.caConfigMapName() != null) {
-      ConfigMap cm = client.configMaps().inNamespace(settings.secretNamespace())
-          .withName(settings.caConfigMapName()).get();
-      String bundle = cm == null || cm.getData() == null ? null : cm.getData().get(settings.caConfigMapKey());
+      ConfigMap cm =
+          client
+              .configMaps()
+              .inNamespace(settings.secretNamespace())
+              .withName(settings.caConfigMapName())
+              .get();
+      String bundle =
+          cm == null || cm.getData() == null ? null : cm.getData().get(settings.caConfigMapKey());
       if (bundle == null) {
-        throw new TlsMaterialException("CA ConfigMap " + settings.secretNamespace() + "/" + settings.caConfigMapName()
-            + " has no key " + settings.caConfigMapKey(), null);
+        throw new TlsMaterialException(
+            "CA ConfigMap "
+                + settings.secretNamespace()
+                + "/"
+                + settings.caConfigMapName()
+                + " has no key "
+                + settings.caConfigMapKey(),
+            null);
       }
       ca = bundle.getBytes(StandardCharsets.US_ASCII);
     }
-    requireBothOrNeither(cert, key, "TLS Secret " + settings.secretNamespace() + "/" + settings.secretName());
+    requireBothOrNeither(
+        cert, key, "TLS Secret " + settings.secretNamespace() + "/" + settings.secretName());
     return new TlsMaterial(cert, key, ca);
   }
 
@@ -87,7 +124,9 @@ public final class TlsMaterialLoader {
       return Base64.getDecoder().decode(data.get(key));
     }
     Map<String, String> plain = secret.getStringData();
-    return plain != null && plain.get(key) != null ? plain.get(key).getBytes(StandardCharsets.US_ASCII) : null;
+    return plain != null && plain.get(key) != null
+        ? plain.get(key).getBytes(StandardCharsets.US_ASCII)
+        : null;
   }
 
   private static byte[] read(Path file, boolean required) {

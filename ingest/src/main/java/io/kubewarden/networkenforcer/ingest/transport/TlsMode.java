@@ -17,6 +17,7 @@ public enum TlsMode {
         return m;
       }
     }
-    throw new ConfigException(setting + " = '" + value + "' is not a TLS mode; use issuer, existingSecret or insecure");
+    throw new ConfigException(
+        setting + " = '" + value + "' is not a TLS mode; use issuer, existingSecret or insecure");
   }
 }

@@ -15,8 +15,14 @@ import java.nio.file.Path;
  * @param caConfigMapKey the key of the CA bundle in that ConfigMap
  * @param serverName the TLS server name to verify and send as SNI/authority, or null for the host
  */
-public record TlsSettings(TlsMode mode, Path certDir, String secretNamespace, String secretName,
-    String caConfigMapName, String caConfigMapKey, String serverName) {
+public record TlsSettings(
+    TlsMode mode,
+    Path certDir,
+    String secretNamespace,
+    String secretName,
+    String caConfigMapName,
+    String caConfigMapKey,
+    String serverName) {
 
   public static TlsSettings insecure() {
     return new TlsSettings(TlsMode.insecure, null, null, null, null, null, null);
@@ -26,7 +32,8 @@ public record TlsSettings(TlsMode mode, Path certDir, String secretNamespace, St
     return new TlsSettings(mode, dir, null, null, null, null, serverName);
   }
 
-  public static TlsSettings fromSecret(TlsMode mode, String namespace, String secret, String serverName) {
+  public static TlsSettings fromSecret(
+      TlsMode mode, String namespace, String secret, String serverName) {
     return new TlsSettings(mode, null, namespace, secret, null, null, serverName);
   }
 
@@ -35,27 +42,36 @@ public record TlsSettings(TlsMode mode, Path certDir, String secretNamespace, St
   }
 
   public TlsSettings withServerName(String name) {
-    return new TlsSettings(mode, certDir, secretNamespace, secretName, caConfigMapName, caConfigMapKey, name);
+    return new TlsSettings(
+        mode, certDir, secretNamespace, secretName, caConfigMapName, caConfigMapKey, name);
   }
 
   public boolean isInsecure() {
     return mode == TlsMode.insecure;
   }
 
-  /** @param setting the Helm key prefix, for messages ({@code controller.provider.cilium.tls}) */
+  /**
+   * @param setting the Helm key prefix, for messages ({@code controller.provider.cilium.tls})
+   */
   public TlsSettings validate(String setting) {
     if (mode == null) {
-      throw new ConfigException(setting + ".mode is not set; use issuer, existingSecret or insecure");
+      throw new ConfigException(
+          setting + ".mode is not set; use issuer, existingSecret or insecure");
     }
     if (mode == TlsMode.insecure) {
       return this;
     }
     if (certDir == null && (isBlank(secretNamespace) || isBlank(secretName))) {
-      throw new ConfigException(setting + ".mode is " + mode + " but neither a certificate directory nor a Secret "
-          + "(namespace/name) is set; mount the Secret and set its directory, or name the Secret to read");
+      throw new ConfigException(
+          setting
+              + ".mode is "
+              + mode
+              + " but neither a certificate directory nor a Secret "
+              + "(namespace/name) is set; mount the Secret and set its directory, or name the Secret to read");
     }
     if (caConfigMapName != null && isBlank(caConfigMapKey)) {
-      throw new ConfigException(setting + ": the CA ConfigMap " + caConfigMapName + " needs the key of its bundle");
+      throw new ConfigException(
+          setting + ": the CA ConfigMap " + caConfigMapName + " needs the key of its bundle");
     }
     return this;
   }
@@ -65,8 +81,16 @@ public record TlsSettings(TlsMode mode, Path certDir, String secretNamespace, St
     if (mode == TlsMode.insecure) {
       return "insecure (plaintext)";
     }
-    String source = certDir != null ? "files in " + certDir : "Secret " + secretNamespace + "/" + secretName
-        + (caConfigMapName == null ? "" : " with CA from ConfigMap " + secretNamespace + "/" + caConfigMapName);
+    String source =
+        certDir != null
+            ? "files in " + certDir
+            : "Secret "
+                + secretNamespace
+                + "/"
+                + secretName
+                + (caConfigMapName == null
+                    ? ""
+                    : " with CA from ConfigMap " + secretNamespace + "/" + caConfigMapName);
     return mode + " (" + source + (serverName == null ? "" : ", server name " + serverName) + ")";
   }
 

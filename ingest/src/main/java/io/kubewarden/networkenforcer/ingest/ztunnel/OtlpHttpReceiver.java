@@ -36,13 +36,16 @@ public final class OtlpHttpReceiver implements AutoCloseable {
   public OtlpHttpReceiver(int port, ServerTls tls, ClientIdentity client, OtlpLogIngestor ingestor)
       throws IOException {
     if (tls != null && client == null) {
-      throw new IllegalArgumentException("a TLS receiver needs the name of the one client it accepts");
+      throw new IllegalArgumentException(
+          "a TLS receiver needs the name of the one client it accepts");
     }
     this.ingestor = ingestor;
     this.client = client;
     InetSocketAddress address = new InetSocketAddress(port);
-    server = tls == null ? HttpEndpoint.plain(address, "otlp-http", 2)
-        : HttpEndpoint.tls(address, tls.sslContext(), true, "otlp-http", 2);
+    server =
+        tls == null
+            ? HttpEndpoint.plain(address, "otlp-http", 2)
+            : HttpEndpoint.tls(address, tls.sslContext(), true, "otlp-http", 2);
     server.handle(PATH, this::handle);
   }
 
@@ -77,11 +80,19 @@ public final class OtlpHttpReceiver implements AutoCloseable {
       try {
         body = readBody(exchange);
       } catch (IOException e) {
-        respond(exchange, 400, "text/plain", ("unreadable body: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        respond(
+            exchange,
+            400,
+            "text/plain",
+            ("unreadable body: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
         return;
       }
       if (body == null) {
-        respond(exchange, 413, "text/plain", "request larger than 16 MiB".getBytes(StandardCharsets.UTF_8));
+        respond(
+            exchange,
+            413,
+            "text/plain",
+            "request larger than 16 MiB".getBytes(StandardCharsets.UTF_8));
         return;
       }
       String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
@@ -92,17 +103,26 @@ public final class OtlpHttpReceiver implements AutoCloseable {
           try {
             request = decodeJson(body);
           } catch (InvalidProtocolBufferException e) {
-            ingestor.rejected(body, "not an OTLP JSON ExportLogsServiceRequest: " + e.getMessage(), e);
+            ingestor.rejected(
+                body, "not an OTLP JSON ExportLogsServiceRequest: " + e.getMessage(), e);
             throw e;
           }
           ExportLogsServiceResponse response = ingestor.export(request);
-          respond(exchange, 200, "application/json", JsonFormat.printer().print(response).getBytes(StandardCharsets.UTF_8));
+          respond(
+              exchange,
+              200,
+              "application/json",
+              JsonFormat.printer().print(response).getBytes(StandardCharsets.UTF_8));
         } else {
           respond(exchange, 200, "application/x-protobuf", ingestor.export(body).toByteArray());
         }
       } catch (InvalidProtocolBufferException e) {
-        respond(exchange, 400, "text/plain",
-            ("not an OTLP ExportLogsServiceRequest: " + e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        respond(
+            exchange,
+            400,
+            "text/plain",
+            ("not an OTLP ExportLogsServiceRequest: " + e.getMessage())
+                .getBytes(StandardCharsets.UTF_8));
       } catch (NotPublishedException e) {
         // OTLP/HTTP senders retry a 503 (after Retry-After when given).
         exchange.getResponseHeaders().add("Retry-After", "1");
@@ -114,7 +134,9 @@ public final class OtlpHttpReceiver implements AutoCloseable {
   /** An OTLP/HTTP JSON body (protobuf JSON mapping, unknown fields ignored). */
   static ExportLogsServiceRequest decodeJson(byte[] body) throws InvalidProtocolBufferException {
     ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(new String(body, StandardCharsets.UTF_8), request);
+    JsonFormat.parser()
+        .ignoringUnknownFields()
+        .merge(new String(body, StandardCharsets.UTF_8), request);
     return request.build();
   }
 
@@ -136,7 +158,8 @@ public final class OtlpHttpReceiver implements AutoCloseable {
     return out.toByteArray();
   }
 
-  private static void respond(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+  private static void respond(HttpExchange exchange, int status, String contentType, byte[] body)
+      throws IOException {
     exchange.getResponseHeaders().add("Content-Type", contentType);
     exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
     if (body.length > 0) {

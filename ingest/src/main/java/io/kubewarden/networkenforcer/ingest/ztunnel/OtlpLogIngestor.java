@@ -14,9 +14,9 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 
 /**
  * Handles one OTLP logs export (from gRPC or HTTP): every log record that is a ztunnel line is
- * parsed and handed to the intake; other records are counted as not-a-flow. A request that does
- * not decode is dead-lettered and refused. The answer waits for Kafka's acknowledgement of the
- * flows; without it the export fails with {@link NotPublishedException}, which the sender retries.
+ * parsed and handed to the intake; other records are counted as not-a-flow. A request that does not
+ * decode is dead-lettered and refused. The answer waits for Kafka's acknowledgement of the flows;
+ * without it the export fails with {@link NotPublishedException}, which the sender retries.
  */
 public final class OtlpLogIngestor {
   public static final String SOURCE = "ztunnel";
@@ -29,7 +29,9 @@ public final class OtlpLogIngestor {
     this.intake = intake;
   }
 
-  /** Decodes and ingests; throws when the bytes are not an export request (already dead-lettered). */
+  /**
+   * Decodes and ingests; throws when the bytes are not an export request (already dead-lettered).
+   */
   public ExportLogsServiceResponse export(byte[] body) throws InvalidProtocolBufferException {
     ExportLogsServiceRequest request;
     try {
@@ -60,22 +62,32 @@ public final class OtlpLogIngestor {
     // Answered only once Kafka has the flows: a sender told "done" drops its copy (fluent-bit's
     // own disk buffer included), so an answer before the acknowledgement could lose them.
     if (!intake.settle()) {
-      throw new NotPublishedException("the flows of this export could not all be written to Kafka; send it again");
+      throw new NotPublishedException(
+          "the flows of this export could not all be written to Kafka; send it again");
     }
     if (rejected == 0) {
       return ExportLogsServiceResponse.getDefaultInstance();
     }
-    return ExportLogsServiceResponse.newBuilder().setPartialSuccess(ExportLogsPartialSuccess.newBuilder()
-        .setRejectedLogRecords(rejected).setErrorMessage(rejected + " log records could not be read; "
-            + "they are in the dead-letter topic")).build();
+    return ExportLogsServiceResponse.newBuilder()
+        .setPartialSuccess(
+            ExportLogsPartialSuccess.newBuilder()
+                .setRejectedLogRecords(rejected)
+                .setErrorMessage(
+                    rejected
+                        + " log records could not be read; "
+                        + "they are in the dead-letter topic"))
+        .build();
   }
 
   private boolean ingest(LogRecord record) {
     try {
       ObjectNode line = OtlpLogRecords.toLine(record);
-      ParseOutcome outcome = line == null ? ParseOutcome.dropped(DropReason.NOT_A_FLOW)
-          : parser.parse(line, OtlpLogRecords.time(record));
-      intake.accept(SOURCE, outcome, () -> line == null ? record.getBody().toString() : line.toString());
+      ParseOutcome outcome =
+          line == null
+              ? ParseOutcome.dropped(DropReason.NOT_A_FLOW)
+              : parser.parse(line, OtlpLogRecords.time(record));
+      intake.accept(
+          SOURCE, outcome, () -> line == null ? record.getBody().toString() : line.toString());
       return true;
     } catch (RuntimeException e) {
       intake.invalid(SOURCE, "cannot read log record: " + e.getMessage(), record.toByteArray(), e);

@@ -15,9 +15,9 @@ import java.util.List;
 
 /**
  * Rebuilds the ztunnel JSON line from an OTLP log record as fluent-bit sends it (wire-formats D.3):
- * (a) body kvlist with the ztunnel keys at the root, (b) body kvlist whose {@code log} string is the
- * raw JSON line, (c) body string with the raw JSON and the other keys as attributes. In (b) and (c)
- * the raw line may also be ztunnel's default text format ({@link ZtunnelTextLog}).
+ * (a) body kvlist with the ztunnel keys at the root, (b) body kvlist whose {@code log} string is
+ * the raw JSON line, (c) body string with the raw JSON and the other keys as attributes. In (b) and
+ * (c) the raw line may also be ztunnel's default text format ({@link ZtunnelTextLog}).
  */
 public final class OtlpLogRecords {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -59,14 +59,19 @@ public final class OtlpLogRecords {
     return line.isEmpty() ? null : line;
   }
 
-  /** The record's event time: fluent-bit's timestamp, else the observed time; null when neither is set. */
+  /**
+   * The record's event time: fluent-bit's timestamp, else the observed time; null when neither is
+   * set.
+   */
   public static Instant time(LogRecord record) {
-    long nanos = record.getTimeUnixNano() != 0 ? record.getTimeUnixNano() : record.getObservedTimeUnixNano();
+    long nanos =
+        record.getTimeUnixNano() != 0 ? record.getTimeUnixNano() : record.getObservedTimeUnixNano();
     if (nanos == 0) {
       return null;
     }
     // fixed64 arrives as a signed long; times after 2262 do not occur.
-    return Instant.ofEpochSecond(Long.divideUnsigned(nanos, 1_000_000_000L), Long.remainderUnsigned(nanos, 1_000_000_000L));
+    return Instant.ofEpochSecond(
+        Long.divideUnsigned(nanos, 1_000_000_000L), Long.remainderUnsigned(nanos, 1_000_000_000L));
   }
 
   /** A JSON log line, or ztunnel's default text format (when fluent-bit forwards it unparsed). */
@@ -102,7 +107,8 @@ public final class OtlpLogRecords {
       case BOOL_VALUE -> NODES.booleanNode(value.getBoolValue());
       case INT_VALUE -> NODES.numberNode(value.getIntValue());
       case DOUBLE_VALUE -> NODES.numberNode(value.getDoubleValue());
-      case BYTES_VALUE -> NODES.textNode(Base64.getEncoder().encodeToString(value.getBytesValue().toByteArray()));
+      case BYTES_VALUE ->
+          NODES.textNode(Base64.getEncoder().encodeToString(value.getBytesValue().toByteArray()));
       case KVLIST_VALUE -> object(value.getKvlistValue().getValuesList());
       case ARRAY_VALUE -> {
         ArrayNode a = NODES.arrayNode();

@@ -26,13 +26,17 @@ import java.util.Map;
  */
 public final class ZtunnelLogParser {
   private static final String AUTHORIZATION_POLICY = "AuthorizationPolicy";
-  /** Authorization messages that deny, with whether they are dry-run (istio 1.29 texts included). */
-  private static final Map<String, Verdict> DENY_MESSAGES = Map.of(
-      "deny policy match", Verdict.DENIED,
-      "no allow policies matched", Verdict.DENIED,
-      "dry-run: deny policy match", Verdict.DRY_RUN_DENIED,
-      "dry-run deny policy match", Verdict.DRY_RUN_DENIED,
-      "dry-run: no allow policies match", Verdict.DRY_RUN_DENIED);
+
+  /**
+   * Authorization messages that deny, with whether they are dry-run (istio 1.29 texts included).
+   */
+  private static final Map<String, Verdict> DENY_MESSAGES =
+      Map.of(
+          "deny policy match", Verdict.DENIED,
+          "no allow policies matched", Verdict.DENIED,
+          "dry-run: deny policy match", Verdict.DRY_RUN_DENIED,
+          "dry-run deny policy match", Verdict.DRY_RUN_DENIED,
+          "dry-run: no allow policies match", Verdict.DRY_RUN_DENIED);
 
   private final WorkloadResolver resolver;
   private final String trustDomain;
@@ -46,7 +50,10 @@ public final class ZtunnelLogParser {
 
   /** True when the object looks like a ztunnel log line at all (used to tell formats apart). */
   public static boolean looksLikeZtunnel(JsonNode line) {
-    return line != null && line.isObject() && line.hasNonNull("message") && line.hasNonNull("scope");
+    return line != null
+        && line.isObject()
+        && line.hasNonNull("message")
+        && line.hasNonNull("scope");
   }
 
   /**
@@ -61,9 +68,12 @@ public final class ZtunnelLogParser {
     String message = text(line, "message");
     Instant time = time(line, fallbackTime);
     if ("access".equals(scope)) {
-      return "connection complete".equals(message) ? accessLog(line, time) : ParseOutcome.dropped(DropReason.IGNORED_LOG);
+      return "connection complete".equals(message)
+          ? accessLog(line, time)
+          : ParseOutcome.dropped(DropReason.IGNORED_LOG);
     }
-    if (("ztunnel::state".equals(scope) || "state".equals(scope)) && DENY_MESSAGES.containsKey(message)) {
+    if (("ztunnel::state".equals(scope) || "state".equals(scope))
+        && DENY_MESSAGES.containsKey(message)) {
       return authorizationDeny(line, DENY_MESSAGES.get(message), time);
     }
     return ParseOutcome.dropped(DropReason.IGNORED_LOG);
@@ -85,22 +95,37 @@ public final class ZtunnelLogParser {
     if (port <= 0) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
-    Resolution dst = resolvePod(text(line, "dst.namespace"), text(line, "dst.workload"),
-        host(text(line, "dst.hbone_addr")));
+    Resolution dst =
+        resolvePod(
+            text(line, "dst.namespace"),
+            text(line, "dst.workload"),
+            host(text(line, "dst.hbone_addr")));
     if (!dst.resolved()) {
       return ParseOutcome.dropped(dst.dropReason());
     }
     String srcIp = host(text(line, "src.addr"));
     Resolution src = resolvePod(text(line, "src.namespace"), text(line, "src.workload"), srcIp);
-    FlowEndpoint srcEndpoint = src.resolved()
-        ? src.endpoint().toBuilder().identity(srcIdentity).build()
-        : identityOnly(srcIdentity, text(line, "src.namespace"), text(line, "src.workload"), srcIp);
+    FlowEndpoint srcEndpoint =
+        src.resolved()
+            ? src.endpoint().toBuilder().identity(srcIdentity).build()
+            : identityOnly(
+                srcIdentity, text(line, "src.namespace"), text(line, "src.workload"), srcIp);
     if (srcEndpoint == null) {
       return ParseOutcome.dropped(DropReason.INCOMPLETE);
     }
     FlowEndpoint dstEndpoint = dst.endpoint().toBuilder().identity(dstIdentity).build();
-    return ParseOutcome.of(new FlowRecord(time, Provider.istio, Protocol.TCP, port, srcEndpoint, dstEndpoint,
-        Verdict.FORWARDED, null, 1, Reporter.DESTINATION));
+    return ParseOutcome.of(
+        new FlowRecord(
+            time,
+            Provider.istio,
+            Protocol.TCP,
+            port,
+            srcEndpoint,
+            dstEndpoint,
+            Verdict.FORWARDED,
+            null,
+            1,
+            Reporter.DESTINATION));
   }
 
   private ParseOutcome authorizationDeny(JsonNode line, Verdict verdict, Instant time) {
@@ -119,30 +144,49 @@ public final class ZtunnelLogParser {
     Resolution src = resolver.byIp(srcIp);
     FlowEndpoint srcEndpoint;
     if (src.resolved()) {
-      srcEndpoint = src.endpoint().toBuilder().identity(identityOf(src.endpoint().namespace(),
-          src.endpoint().serviceAccount())).build();
+      srcEndpoint =
+          src.endpoint().toBuilder()
+              .identity(identityOf(src.endpoint().namespace(), src.endpoint().serviceAccount()))
+              .build();
     } else if (src.pod() != null) {
       srcEndpoint = podIdentityOnly(src.pod(), srcIp);
     } else {
       return ParseOutcome.dropped(src.dropReason());
     }
-    FlowEndpoint dstEndpoint = dst.endpoint().toBuilder()
-        .identity(identityOf(dst.endpoint().namespace(), dst.endpoint().serviceAccount())).build();
-    return ParseOutcome.of(new FlowRecord(time, Provider.istio, Protocol.TCP, 0, srcEndpoint, dstEndpoint, verdict,
-        policyRef(text(line, "policy")), 1, Reporter.DESTINATION));
+    FlowEndpoint dstEndpoint =
+        dst.endpoint().toBuilder()
+            .identity(identityOf(dst.endpoint().namespace(), dst.endpoint().serviceAccount()))
+            .build();
+    return ParseOutcome.of(
+        new FlowRecord(
+            time,
+            Provider.istio,
+            Protocol.TCP,
+            0,
+            srcEndpoint,
+            dstEndpoint,
+            verdict,
+            policyRef(text(line, "policy")),
+            1,
+            Reporter.DESTINATION));
   }
 
   private Resolution resolvePod(String namespace, String podName, String ip) {
-    Resolution r = namespace != null && podName != null ? resolver.byName(namespace, podName)
-        : Resolution.dropped(DropReason.UNKNOWN_POD);
+    Resolution r =
+        namespace != null && podName != null
+            ? resolver.byName(namespace, podName)
+            : Resolution.dropped(DropReason.UNKNOWN_POD);
     if (r.dropReason() == DropReason.UNKNOWN_POD && ip != null) {
       r = resolver.byIp(ip);
     }
     return r;
   }
 
-  /** An Istio source needs only its identity: a Job, a bare pod or an unknown peer still has one. */
-  private static FlowEndpoint identityOnly(String identity, String namespace, String podName, String ip) {
+  /**
+   * An Istio source needs only its identity: a Job, a bare pod or an unknown peer still has one.
+   */
+  private static FlowEndpoint identityOnly(
+      String identity, String namespace, String podName, String ip) {
     String[] parts = identity.replaceFirst("^spiffe://", "").split("/");
     // <trust domain>/ns/<ns>/sa/<sa>
     String ns = parts.length == 5 && "ns".equals(parts[1]) ? parts[2] : namespace;
@@ -150,20 +194,37 @@ public final class ZtunnelLogParser {
     if (ns == null) {
       return null;
     }
-    return FlowEndpoint.builder().namespace(ns).podName(podName).ip(ip).serviceAccount(sa).identity(identity).build();
+    return FlowEndpoint.builder()
+        .namespace(ns)
+        .podName(podName)
+        .ip(ip)
+        .serviceAccount(sa)
+        .identity(identity)
+        .build();
   }
 
   private FlowEndpoint podIdentityOnly(Pod pod, String ip) {
     String ns = pod.getMetadata().getNamespace();
     String sa = WorkloadResolver.serviceAccount(pod);
     Map<String, String> labels = pod.getMetadata().getLabels();
-    return FlowEndpoint.builder().namespace(ns).podName(pod.getMetadata().getName()).ip(ip)
-        .podLabels(labels).namespaceLabels(resolver.view().namespaceLabels(ns)).serviceAccount(sa)
-        .identity(identityOf(ns, sa)).build();
+    return FlowEndpoint.builder()
+        .namespace(ns)
+        .podName(pod.getMetadata().getName())
+        .ip(ip)
+        .podLabels(labels)
+        .namespaceLabels(resolver.view().namespaceLabels(ns))
+        .serviceAccount(sa)
+        .identity(identityOf(ns, sa))
+        .build();
   }
 
   private String identityOf(String namespace, String serviceAccount) {
-    return "spiffe://" + trustDomain + "/ns/" + namespace + "/sa/" + (serviceAccount == null ? "default" : serviceAccount);
+    return "spiffe://"
+        + trustDomain
+        + "/ns/"
+        + namespace
+        + "/sa/"
+        + (serviceAccount == null ? "default" : serviceAccount);
   }
 
   private static PolicyRef policyRef(String policy) {
@@ -171,7 +232,9 @@ public final class ZtunnelLogParser {
       return null;
     }
     int slash = policy.indexOf('/');
-    return slash > 0 ? new PolicyRef(AUTHORIZATION_POLICY, policy.substring(0, slash), policy.substring(slash + 1))
+    return slash > 0
+        ? new PolicyRef(
+            AUTHORIZATION_POLICY, policy.substring(0, slash), policy.substring(slash + 1))
         : new PolicyRef(AUTHORIZATION_POLICY, null, policy);
   }
 

@@ -23,9 +23,10 @@ import java.util.regex.Pattern;
  */
 public final class ZtunnelTextLog {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private static final Pattern HEAD = Pattern.compile(
-      "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z)\\s+(trace|debug|info|warn|error)\\s+(.*)$",
-      Pattern.CASE_INSENSITIVE);
+  private static final Pattern HEAD =
+      Pattern.compile(
+          "^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z)\\s+(trace|debug|info|warn|error)\\s+(.*)$",
+          Pattern.CASE_INSENSITIVE);
   private static final Pattern FIELD_START = Pattern.compile("^[A-Za-z_][\\w.]*=");
   private static final Pattern INTEGER = Pattern.compile("^-?\\d{1,18}$");
   private static final Set<String> LEVELS = Set.of("trace", "debug", "info", "warn", "error");
@@ -34,10 +35,16 @@ public final class ZtunnelTextLog {
 
   /** True when the line starts like a ztunnel text log line (time, level). */
   public static boolean looksLikeText(String line) {
-    return line != null && !line.isEmpty() && Character.isDigit(line.charAt(0)) && HEAD.matcher(line).matches();
+    return line != null
+        && !line.isEmpty()
+        && Character.isDigit(line.charAt(0))
+        && HEAD.matcher(line).matches();
   }
 
-  /** The line as ztunnel's JSON format would have written it, or null when it is not a ztunnel text line. */
+  /**
+   * The line as ztunnel's JSON format would have written it, or null when it is not a ztunnel text
+   * line.
+   */
   public static ObjectNode toJson(String line) {
     if (line == null) {
       return null;
@@ -178,11 +185,12 @@ public final class ZtunnelTextLog {
           char c = text.charAt(i);
           if (c == '\\' && i + 1 < n) {
             char next = text.charAt(++i);
-            value.append(switch (next) {
-              case 'n' -> '\n';
-              case 't' -> '\t';
-              default -> next;
-            });
+            value.append(
+                switch (next) {
+                  case 'n' -> '\n';
+                  case 't' -> '\t';
+                  default -> next;
+                });
           } else {
             value.append(c);
           }

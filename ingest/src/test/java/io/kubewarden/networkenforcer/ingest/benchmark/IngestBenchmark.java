@@ -4,26 +4,25 @@ import com.google.protobuf.util.JsonFormat;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneFlowParser;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.common.AnyValue;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ResourceLogs;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ScopeLogs;
 import io.kubewarden.networkenforcer.ingest.publishing.DeadLetterSink;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
-import io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.ztunnel.OtlpLogIngestor;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.common.AnyValue;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ResourceLogs;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ScopeLogs;
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,33 +59,51 @@ public final class IngestBenchmark {
     Topic<String, FlowRecord> flows = new Topics(Topics.DEFAULT_PREFIX).flows();
 
     List<byte[]> hubble = hubbleMessages(capture, messages);
-    figures("hubble", hubble, bytes -> GetFlowsResponse.parseFrom(bytes).getFlow().getTime().getNanos(),
+    figures(
+        "hubble",
+        hubble,
+        bytes -> GetFlowsResponse.parseFrom(bytes).getFlow().getTime().getNanos(),
         sink -> {
-          HubbleFlowParser parser = new HubbleFlowParser(new WorkloadResolver(bigCluster), Clock.systemUTC());
+          HubbleFlowParser parser =
+              new HubbleFlowParser(new WorkloadResolver(bigCluster), Clock.systemUTC());
           FlowIntake intake = intake(sink);
           return bytes -> intake.accept("hubble", parser.parse(GetFlowsResponse.parseFrom(bytes)));
-        }, flows);
+        },
+        flows);
     System.out.println("ingest/protobuf ratio: " + lastRatio);
 
     ClusterView sampleCluster = ClusterStateFile.load(samples.resolve("cluster-state.json"));
     List<byte[]> goldmane = goldmaneMessages(samples.resolve("goldmane-flows.jsonl"), messages / 4);
-    figures("goldmane", goldmane, bytes -> FlowResult.parseFrom(bytes).getFlow().getStartTime(),
+    figures(
+        "goldmane",
+        goldmane,
+        bytes -> FlowResult.parseFrom(bytes).getFlow().getStartTime(),
         sink -> {
-          GoldmaneFlowParser parser = new GoldmaneFlowParser(new WorkloadResolver(sampleCluster), Clock.systemUTC());
+          GoldmaneFlowParser parser =
+              new GoldmaneFlowParser(new WorkloadResolver(sampleCluster), Clock.systemUTC());
           FlowIntake intake = intake(sink);
           return bytes -> intake.accept("goldmane", parser.parse(FlowResult.parseFrom(bytes)));
-        }, flows);
+        },
+        flows);
 
     List<byte[]> otlp = otlpRequests(samples.resolve("ztunnel.jsonl"), messages / 4);
-    figures("otlp", otlp, bytes -> ExportLogsServiceRequest.parseFrom(bytes).getResourceLogsCount(),
+    figures(
+        "otlp",
+        otlp,
+        bytes -> ExportLogsServiceRequest.parseFrom(bytes).getResourceLogsCount(),
         sink -> {
-          OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(new WorkloadResolver(sampleCluster),
-              "cluster.local", Clock.systemUTC()), intake(sink));
+          OtlpLogIngestor ingestor =
+              new OtlpLogIngestor(
+                  new ZtunnelLogParser(
+                      new WorkloadResolver(sampleCluster), "cluster.local", Clock.systemUTC()),
+                  intake(sink));
           return bytes -> ingestor.export(bytes);
-        }, flows);
+        },
+        flows);
   }
 
   private static String lastRatio;
+
   /** Keeps the JIT from dropping work whose result nobody reads. */
   static volatile long blackhole;
 
@@ -103,8 +120,13 @@ public final class IngestBenchmark {
     Pipeline create(FlowSink sink);
   }
 
-  private static void figures(String name, List<byte[]> messages, Handler parseOnly, PipelineFactory pipeline,
-      Topic<String, FlowRecord> flows) throws Exception {
+  private static void figures(
+      String name,
+      List<byte[]> messages,
+      Handler parseOnly,
+      PipelineFactory pipeline,
+      Topic<String, FlowRecord> flows)
+      throws Exception {
     double parseRate = 0;
     double fullRate = 0;
     long published = 0;
@@ -119,10 +141,13 @@ public final class IngestBenchmark {
       double rate = messages.size() / ((System.nanoTime() - start) / 1e9);
       long[] bytesOut = {sum & 1};
       long[] count = {0};
-      Pipeline p = pipeline.create(record -> {
-        bytesOut[0] += flows.valueSerde().serializer().serialize(flows.name(), record).length;
-        count[0]++;
-      });
+      Pipeline p =
+          pipeline.create(
+              record -> {
+                bytesOut[0] +=
+                    flows.valueSerde().serializer().serialize(flows.name(), record).length;
+                count[0]++;
+              });
       start = System.nanoTime();
       for (byte[] m : messages) {
         p.handle(m);
@@ -136,15 +161,18 @@ public final class IngestBenchmark {
       blackhole += bytesOut[0];
     }
     System.out.printf(Locale.ROOT, "ingest/%s messages: %d%n", name, messages.size());
-    System.out.printf(Locale.ROOT, "ingest/%s flow records published per round: %d%n", name, published);
+    System.out.printf(
+        Locale.ROOT, "ingest/%s flow records published per round: %d%n", name, published);
     System.out.printf(Locale.ROOT, "ingest/%s protobuf parse msgs/s: %.0f%n", name, parseRate);
-    System.out.printf(Locale.ROOT, "ingest/%s decode+resolve+publish msgs/s: %.0f%n", name, fullRate);
+    System.out.printf(
+        Locale.ROOT, "ingest/%s decode+resolve+publish msgs/s: %.0f%n", name, fullRate);
     lastRatio = String.format(Locale.ROOT, "%.2f", fullRate / parseRate);
     System.out.printf(Locale.ROOT, "ingest/%s ratio: %s%n", name, lastRatio);
   }
 
   private static FlowIntake intake(FlowSink sink) {
-    return new FlowIntake(List.of(sink), DeadLetterSink.discard(), new IngestMetrics(new SimpleMeterRegistry()));
+    return new FlowIntake(
+        List.of(sink), DeadLetterSink.discard(), new IngestMetrics(new SimpleMeterRegistry()));
   }
 
   private static List<byte[]> hubbleMessages(Path capture, int max) throws Exception {
@@ -174,7 +202,8 @@ public final class IngestBenchmark {
       FlowResult t = templates.get(i % templates.size());
       FlowResult.Builder b = t.toBuilder();
       // Each 15 s bucket again: new flows for the same workloads.
-      b.getFlowBuilder().setStartTime(t.getFlow().getStartTime() + 15L * (i / templates.size()))
+      b.getFlowBuilder()
+          .setStartTime(t.getFlow().getStartTime() + 15L * (i / templates.size()))
           .setEndTime(t.getFlow().getEndTime() + 15L * (i / templates.size()));
       out.add(b.build().toByteArray());
     }
@@ -186,12 +215,24 @@ public final class IngestBenchmark {
     List<String> lines = Files.readAllLines(sample);
     List<byte[]> out = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      String line = lines.get(i % lines.size()).replaceFirst("\"src.addr\":\"([0-9.]+):\\d+\"",
-          "\"src.addr\":\"$1:" + (20000 + i % 40000) + "\"");
-      LogRecord record = LogRecord.newBuilder().setTimeUnixNano(1_785_771_600_000_000_000L + i * 1_000_000L)
-          .setBody(AnyValue.newBuilder().setStringValue(line)).build();
-      out.add(ExportLogsServiceRequest.newBuilder().addResourceLogs(ResourceLogs.newBuilder()
-          .addScopeLogs(ScopeLogs.newBuilder().addLogRecords(record))).build().toByteArray());
+      String line =
+          lines
+              .get(i % lines.size())
+              .replaceFirst(
+                  "\"src.addr\":\"([0-9.]+):\\d+\"",
+                  "\"src.addr\":\"$1:" + (20000 + i % 40000) + "\"");
+      LogRecord record =
+          LogRecord.newBuilder()
+              .setTimeUnixNano(1_785_771_600_000_000_000L + i * 1_000_000L)
+              .setBody(AnyValue.newBuilder().setStringValue(line))
+              .build();
+      out.add(
+          ExportLogsServiceRequest.newBuilder()
+              .addResourceLogs(
+                  ResourceLogs.newBuilder()
+                      .addScopeLogs(ScopeLogs.newBuilder().addLogRecords(record)))
+              .build()
+              .toByteArray());
     }
     return out;
   }

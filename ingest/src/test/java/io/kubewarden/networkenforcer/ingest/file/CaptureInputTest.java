@@ -21,7 +21,10 @@ import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Captures as people have them: compressed, with byte-order marks, in UTF-16, rotated into a directory. */
+/**
+ * Captures as people have them: compressed, with byte-order marks, in UTF-16, rotated into a
+ * directory.
+ */
 class CaptureInputTest {
   @TempDir Path dir;
 
@@ -61,12 +64,22 @@ class CaptureInputTest {
     String text = new String(plain, StandardCharsets.UTF_8);
     List<String> expected = text.lines().toList();
     Path gz = Files.write(dir.resolve("events.log.gz"), gzip(plain));
-    Path bom = Files.write(dir.resolve("bom.jsonl"), concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, plain));
-    Path utf16le = Files.write(dir.resolve("windows.jsonl"),
-        concat(new byte[] {(byte) 0xff, (byte) 0xfe}, text.getBytes(StandardCharsets.UTF_16LE)));
-    Path utf16be = Files.write(dir.resolve("be.jsonl"), text.getBytes(StandardCharsets.UTF_16)); // BE with its mark
-    Path gzBom = Files.write(dir.resolve("bom.jsonl.gz"),
-        gzip(concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, plain)));
+    Path bom =
+        Files.write(
+            dir.resolve("bom.jsonl"),
+            concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, plain));
+    Path utf16le =
+        Files.write(
+            dir.resolve("windows.jsonl"),
+            concat(
+                new byte[] {(byte) 0xff, (byte) 0xfe}, text.getBytes(StandardCharsets.UTF_16LE)));
+    Path utf16be =
+        Files.write(
+            dir.resolve("be.jsonl"), text.getBytes(StandardCharsets.UTF_16)); // BE with its mark
+    Path gzBom =
+        Files.write(
+            dir.resolve("bom.jsonl.gz"),
+            gzip(concat(new byte[] {(byte) 0xef, (byte) 0xbb, (byte) 0xbf}, plain)));
 
     for (Path p : List.of(gz, bom, utf16le, utf16be, gzBom)) {
       assertThat(lines(p)).as(p.getFileName().toString()).isEqualTo(expected);
@@ -82,12 +95,18 @@ class CaptureInputTest {
     List<String> all = new String(fixture(), StandardCharsets.UTF_8).lines().toList();
     Path rotated = Files.createDirectory(dir.resolve("hubble"));
     // lumberjack-style backups, compressed, and the live file without a final line break.
-    Path oldest = Files.write(rotated.resolve("events-2026-08-03T15-40-05.000.log.gz"),
-        gzip((String.join("\n", all.subList(0, 6)) + "\n").getBytes(StandardCharsets.UTF_8)));
-    Path middle = Files.write(rotated.resolve("events-2026-08-03T15-40-09.000.log"),
-        (String.join("\n", all.subList(6, 11))).getBytes(StandardCharsets.UTF_8));
-    Path live = Files.write(rotated.resolve("events.log"),
-        (String.join("\n", all.subList(11, all.size()))).getBytes(StandardCharsets.UTF_8));
+    Path oldest =
+        Files.write(
+            rotated.resolve("events-2026-08-03T15-40-05.000.log.gz"),
+            gzip((String.join("\n", all.subList(0, 6)) + "\n").getBytes(StandardCharsets.UTF_8)));
+    Path middle =
+        Files.write(
+            rotated.resolve("events-2026-08-03T15-40-09.000.log"),
+            (String.join("\n", all.subList(6, 11))).getBytes(StandardCharsets.UTF_8));
+    Path live =
+        Files.write(
+            rotated.resolve("events.log"),
+            (String.join("\n", all.subList(11, all.size()))).getBytes(StandardCharsets.UTF_8));
     Files.setLastModifiedTime(oldest, FileTime.fromMillis(1_000_000));
     Files.setLastModifiedTime(middle, FileTime.fromMillis(2_000_000));
     Files.setLastModifiedTime(live, FileTime.fromMillis(3_000_000));
@@ -103,15 +122,25 @@ class CaptureInputTest {
 
   @Test
   void whatCannotBeReadIsRefusedByName() throws IOException {
-    Path zstd = Files.write(dir.resolve("events.log.zst"), new byte[] {0x28, (byte) 0xb5, 0x2f, (byte) 0xfd, 1, 2, 3});
-    assertThatThrownBy(() -> lines(zstd)).isInstanceOf(UnreadableCaptureException.class)
-        .hasMessageContaining("zstd-compressed").hasMessageContaining("zstd -d");
-    Path noMark = Files.write(dir.resolve("nomark.jsonl"),
-        "{\"flow\":{\"verdict\":\"FORWARDED\"}}\n".getBytes(StandardCharsets.UTF_16LE));
-    assertThatThrownBy(() -> lines(noMark)).isInstanceOf(UnreadableCaptureException.class)
-        .hasMessageContaining("UTF-16").hasMessageContaining("iconv");
+    Path zstd =
+        Files.write(
+            dir.resolve("events.log.zst"),
+            new byte[] {0x28, (byte) 0xb5, 0x2f, (byte) 0xfd, 1, 2, 3});
+    assertThatThrownBy(() -> lines(zstd))
+        .isInstanceOf(UnreadableCaptureException.class)
+        .hasMessageContaining("zstd-compressed")
+        .hasMessageContaining("zstd -d");
+    Path noMark =
+        Files.write(
+            dir.resolve("nomark.jsonl"),
+            "{\"flow\":{\"verdict\":\"FORWARDED\"}}\n".getBytes(StandardCharsets.UTF_16LE));
+    assertThatThrownBy(() -> lines(noMark))
+        .isInstanceOf(UnreadableCaptureException.class)
+        .hasMessageContaining("UTF-16")
+        .hasMessageContaining("iconv");
     Path empty = Files.createDirectory(dir.resolve("empty"));
-    assertThatThrownBy(() -> lines(empty)).isInstanceOf(UnreadableCaptureException.class)
+    assertThatThrownBy(() -> lines(empty))
+        .isInstanceOf(UnreadableCaptureException.class)
         .hasMessageContaining("holds no files");
   }
 }

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
-import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,24 +27,40 @@ class GoldmaneBareFlowTest {
   @Test
   void bareFlowsAreReadAndASourceOnlyReportIsStillAFlow() {
     List<FlowRecord> records = new ArrayList<>();
-    CaptureSummary summary = CaptureFile.read(Fixtures.capture("goldmane-bare-flows.jsonl"), Optional.empty(),
-        new ClusterIndex(), records::add);
+    CaptureSummary summary =
+        CaptureFile.read(
+            Fixtures.capture("goldmane-bare-flows.jsonl"),
+            Optional.empty(),
+            new ClusterIndex(),
+            records::add);
 
     assertThat(summary.format()).isEqualTo(CaptureFormat.GOLDMANE);
     assertThat(summary.badLines()).isZero();
     // Src and Dst of the first interval count once; the next interval counts again.
-    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 1L));
-    assertThat(records).extracting(r -> r.src().workloadName() + ">" + r.dst().workloadName() + ":" + r.dstPort()
-        + "/" + r.reporter()).containsExactly(
+    assertThat(summary.dropped())
+        .containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 1L));
+    assertThat(records)
+        .extracting(
+            r ->
+                r.src().workloadName()
+                    + ">"
+                    + r.dst().workloadName()
+                    + ":"
+                    + r.dstPort()
+                    + "/"
+                    + r.reporter())
+        .containsExactly(
             "frontend>backend:8080/SOURCE",
             "log-agent>backend:8080/SOURCE",
             "frontend>backend:8080/DESTINATION");
     // Nothing in the (empty) cluster names them: inferred from the aggregated names and labels.
     FlowRecord fromDaemonSet = records.get(1);
-    assertThat(fromDaemonSet.src().workload().orElseThrow().key()).isEqualTo("shop/DaemonSet/log-agent");
+    assertThat(fromDaemonSet.src().workload().orElseThrow().key())
+        .isEqualTo("shop/DaemonSet/log-agent");
     assertThat(fromDaemonSet.src().workloadSelector())
         .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "log-agent").build());
-    assertThat(records).allSatisfy(r -> assertThat(r.src().inferred() && r.dst().inferred()).isTrue());
+    assertThat(records)
+        .allSatisfy(r -> assertThat(r.src().inferred() && r.dst().inferred()).isTrue());
     assertThat(records.get(0).dst().workloadSelector())
         .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "backend").build());
   }
@@ -54,10 +70,12 @@ class GoldmaneBareFlowTest {
     List<String> lines = Files.readAllLines(Fixtures.capture("goldmane-bare-flows.jsonl"));
     Path file = Files.write(dir.resolve("reversed.jsonl"), List.of(lines.get(1), lines.get(0)));
     List<FlowRecord> records = new ArrayList<>();
-    CaptureSummary summary = CaptureFile.read(file, Optional.empty(), new ClusterIndex(), records::add);
+    CaptureSummary summary =
+        CaptureFile.read(file, Optional.empty(), new ClusterIndex(), records::add);
 
     assertThat(records).extracting(FlowRecord::reporter).containsExactly(Reporter.DESTINATION);
     assertThat(records.get(0).count()).isEqualTo(2);
-    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 1L));
+    assertThat(summary.dropped())
+        .containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 1L));
   }
 }

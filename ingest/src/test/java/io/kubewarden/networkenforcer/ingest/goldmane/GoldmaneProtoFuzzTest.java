@@ -17,6 +17,7 @@ class GoldmaneProtoFuzzTest {
     } catch (InvalidProtocolBufferException e) {
       return; // The stream dead-letters such a message.
     }
-    ParserFuzzing.assertOutcome(new GoldmaneFlowParser(ParserFuzzing.resolver(), ParserFuzzing.CLOCK).parse(result));
+    ParserFuzzing.assertOutcome(
+        new GoldmaneFlowParser(ParserFuzzing.resolver(), ParserFuzzing.CLOCK).parse(result));
   }
 }

@@ -35,7 +35,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The Goldmane client against our own Flows server (same path and field numbers) over mutual TLS. */
+/**
+ * The Goldmane client against our own Flows server (same path and field numbers) over mutual TLS.
+ */
 class GoldmaneSourceTest {
   @TempDir Path dir;
 
@@ -55,28 +57,44 @@ class GoldmaneSourceTest {
   }
 
   private static StreamSettings settings(String target, TlsSettings tls) {
-    return new StreamSettings(target, tls, Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible());
+    return new StreamSettings(
+        target, tls, Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible());
   }
 
   private FlowIntake intake() {
-    return new FlowIntake(List.of(published::add), (s, reason, payload, e) -> deadLetters.add(reason),
+    return new FlowIntake(
+        List.of(published::add),
+        (s, reason, payload, e) -> deadLetters.add(reason),
         new IngestMetrics(new SimpleMeterRegistry()));
   }
 
   @Test
   void streamsAllowedAndDeniedFlowsAndResumesAfterTheServerEndsTheStream() throws Exception {
     TestCertificates ca = TestCertificates.newCa("tigera-ca");
-    Path serverCerts = ca.issue(dir.resolve("server"), "goldmane", List.of("goldmane.calico-system.svc", "localhost"),
-        List.of("127.0.0.1"), false);
-    Path clientCerts = ca.issue(dir.resolve("client"), "network-enforcer", List.of(), List.of(), false);
-    ScriptedStreamService<FlowStreamRequest> flows = new ScriptedStreamService<>("goldmane.Flows",
-        "goldmane.Flows/Stream", FlowStreamRequest.getDefaultInstance());
+    Path serverCerts =
+        ca.issue(
+            dir.resolve("server"),
+            "goldmane",
+            List.of("goldmane.calico-system.svc", "localhost"),
+            List.of("127.0.0.1"),
+            false);
+    Path clientCerts =
+        ca.issue(dir.resolve("client"), "network-enforcer", List.of(), List.of(), false);
+    ScriptedStreamService<FlowStreamRequest> flows =
+        new ScriptedStreamService<>(
+            "goldmane.Flows", "goldmane.Flows/Stream", FlowStreamRequest.getDefaultInstance());
     server = TestServers.mutualTls(serverCerts, flows.definition());
     List<String> lines = Files.readAllLines(Fixtures.file("goldmane-flows.jsonl"));
 
-    source = new GoldmaneSource(settings("localhost:" + server.getPort(),
-        TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null)), new TlsMaterialLoader(null),
-        new WorkloadResolver(Fixtures.clusterState()), intake(), Clock.systemUTC());
+    source =
+        new GoldmaneSource(
+            settings(
+                "localhost:" + server.getPort(),
+                TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null)),
+            new TlsMaterialLoader(null),
+            new WorkloadResolver(Fixtures.clusterState()),
+            intake(),
+            Clock.systemUTC());
     source.start();
 
     StreamObserver<byte[]> first = flows.nextCall();
@@ -86,27 +104,42 @@ class GoldmaneSourceTest {
     first.onNext(GoldmaneJson.decode(lines.get(0)).toByteArray()); // Src copy: not counted
     first.onNext(GoldmaneJson.decode(lines.get(1)).toByteArray()); // Dst copy
     first.onNext("definitely not protobuf".getBytes());
-    await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 1 && deadLetters.size() == 1);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> published.size() == 1 && deadLetters.size() == 1);
     await().atMost(Duration.ofSeconds(20)).until(source::isReady);
 
     first.onCompleted();
     StreamObserver<byte[]> second = flows.nextCall();
-    FlowResult deny = GoldmaneJson.decode(lines.get(1).replace("\"action\":\"Allow\"", "\"action\":\"Deny\"")
-        .replace("\"reporter\":\"Dst\"", "\"reporter\":\"Src\""));
+    FlowResult deny =
+        GoldmaneJson.decode(
+            lines
+                .get(1)
+                .replace("\"action\":\"Allow\"", "\"action\":\"Deny\"")
+                .replace("\"reporter\":\"Dst\"", "\"reporter\":\"Src\""));
     second.onNext(deny.toByteArray());
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 2);
     assertThat(published.get(1).verdict()).isEqualTo(Verdict.DENIED);
     assertThat(source.connects()).isEqualTo(2);
     // Resumed after the last 15 s bucket seen (start 1785771600), not from "now".
     assertThat(flows.requests().get(1).getStartTimeGte()).isEqualTo(1785771601L);
-    assertThat(flows.requests().get(1).getFilter().getActionsList()).containsExactly(Action.Allow, Action.Deny);
+    assertThat(flows.requests().get(1).getFilter().getActionsList())
+        .containsExactly(Action.Allow, Action.Deny);
     assertThat(deadLetters.get(0)).startsWith("not a FlowResult");
   }
 
   @Test
   void insecureIsRefusedWithAMessageThatSaysWhatToUse() {
-    assertThatThrownBy(() -> new GoldmaneSource(settings("localhost:1", TlsSettings.insecure()),
-        new TlsMaterialLoader(null), new WorkloadResolver(Fixtures.clusterState()), intake(), Clock.systemUTC()))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("mutual TLS").hasMessageContaining("existingSecret");
+    assertThatThrownBy(
+            () ->
+                new GoldmaneSource(
+                    settings("localhost:1", TlsSettings.insecure()),
+                    new TlsMaterialLoader(null),
+                    new WorkloadResolver(Fixtures.clusterState()),
+                    intake(),
+                    Clock.systemUTC()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("mutual TLS")
+        .hasMessageContaining("existingSecret");
   }
 }

@@ -23,27 +23,45 @@ import org.junit.jupiter.api.Test;
  * unknown pods.
  */
 class DeletedPodFallbackTest {
-  private static final String FLOW = "{\"flow\":{\"time\":\"2026-08-03T15:40:01Z\",\"verdict\":\"FORWARDED\","
-      + "\"IP\":{\"source\":\"10.244.1.21\",\"destination\":\"10.244.2.31\"},"
-      + "\"l4\":{\"TCP\":{\"source_port\":45678,\"destination_port\":8080,\"flags\":{\"SYN\":true}}},"
-      + "\"source\":{\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\","
-      + "\"k8s:io.cilium.k8s.policy.serviceaccount=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"},"
-      + "\"destination\":{\"ID\":2301,\"identity\":20102,\"namespace\":\"shop\",\"labels\":[\"k8s:app=backend\"],"
-      + "\"pod_name\":\"backend-6c9d8f7b54-q2w4z\",\"workloads\":[{\"name\":\"backend\",\"kind\":\"Deployment\"}]},"
-      + "\"Type\":\"L3_L4\",\"event_type\":{\"type\":4},\"traffic_direction\":\"INGRESS\"}}";
+  private static final String FLOW =
+      "{\"flow\":{\"time\":\"2026-08-03T15:40:01Z\",\"verdict\":\"FORWARDED\","
+          + "\"IP\":{\"source\":\"10.244.1.21\",\"destination\":\"10.244.2.31\"},"
+          + "\"l4\":{\"TCP\":{\"source_port\":45678,\"destination_port\":8080,\"flags\":{\"SYN\":true}}},"
+          + "\"source\":{\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\","
+          + "\"k8s:io.cilium.k8s.policy.serviceaccount=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"},"
+          + "\"destination\":{\"ID\":2301,\"identity\":20102,\"namespace\":\"shop\",\"labels\":[\"k8s:app=backend\"],"
+          + "\"pod_name\":\"backend-6c9d8f7b54-q2w4z\",\"workloads\":[{\"name\":\"backend\",\"kind\":\"Deployment\"}]},"
+          + "\"Type\":\"L3_L4\",\"event_type\":{\"type\":4},\"traffic_direction\":\"INGRESS\"}}";
 
   private static Deployment deployment(String name, String app) {
-    return new DeploymentBuilder().withMetadata(new ObjectMetaBuilder().withNamespace("shop").withName(name).build())
-        .withNewSpec().withSelector(new LabelSelectorBuilder().addToMatchLabels("app", app).build()).endSpec().build();
+    return new DeploymentBuilder()
+        .withMetadata(new ObjectMetaBuilder().withNamespace("shop").withName(name).build())
+        .withNewSpec()
+        .withSelector(new LabelSelectorBuilder().addToMatchLabels("app", app).build())
+        .endSpec()
+        .build();
   }
 
   private static Pod frontendPod() {
-    return new PodBuilder().withMetadata(new ObjectMetaBuilder().withNamespace("shop")
-            .withName("frontend-5d8f7b9c6d-x7k2p").addToLabels("app", "frontend")
-            .addToLabels("pod-template-hash", "5d8f7b9c6d")
-            .withOwnerReferences(new OwnerReferenceBuilder().withKind("ReplicaSet").withName("frontend-5d8f7b9c6d")
-                .withController(true).build()).build())
-        .withNewStatus().withPodIP("10.244.1.21").withPhase("Running").endStatus().build();
+    return new PodBuilder()
+        .withMetadata(
+            new ObjectMetaBuilder()
+                .withNamespace("shop")
+                .withName("frontend-5d8f7b9c6d-x7k2p")
+                .addToLabels("app", "frontend")
+                .addToLabels("pod-template-hash", "5d8f7b9c6d")
+                .withOwnerReferences(
+                    new OwnerReferenceBuilder()
+                        .withKind("ReplicaSet")
+                        .withName("frontend-5d8f7b9c6d")
+                        .withController(true)
+                        .build())
+                .build())
+        .withNewStatus()
+        .withPodIP("10.244.1.21")
+        .withPhase("Running")
+        .endStatus()
+        .build();
   }
 
   private static FlowRecord parse(ClusterIndex index) throws Exception {
@@ -63,7 +81,8 @@ class DeletedPodFallbackTest {
     FlowRecord r = parse(index);
     FlowEndpoint src = r.src();
     assertThat(src.workload().orElseThrow().key()).isEqualTo("shop/Deployment/frontend");
-    assertThat(src.workloadSelector()).isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "frontend").build());
+    assertThat(src.workloadSelector())
+        .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "frontend").build());
     assertThat(src.inferred()).isFalse();
     assertThat(src.serviceAccount()).isEqualTo("frontend");
     assertThat(r.dst().inferred()).isFalse();
@@ -74,7 +93,8 @@ class DeletedPodFallbackTest {
     FlowRecord r = parse(new ClusterIndex());
 
     assertThat(r.src().workload().orElseThrow().key()).isEqualTo("shop/Deployment/frontend");
-    assertThat(r.src().workloadSelector()).isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "frontend").build());
+    assertThat(r.src().workloadSelector())
+        .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "frontend").build());
     assertThat(r.src().inferred()).isTrue();
     // Hubble named the destination's Deployment; only its selector came from the labels.
     assertThat(r.dst().workload().orElseThrow().key()).isEqualTo("shop/Deployment/backend");

@@ -62,57 +62,94 @@ class HubbleIngestServiceTest {
   @Test
   void aRestartResumesFromTheFlowsTopicAndAStopPublishesTheOpenWindow() throws Exception {
     try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.startDefault()) {
-      KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), "hubble.", 2, (short) 1, Map.of());
+      KafkaSettings kafka =
+          new KafkaSettings(broker.bootstrapServers(), "hubble.", 2, (short) 1, Map.of());
       try (Admin admin = Admin.create(kafka.clientConfig())) {
-        MissingTopics.create(admin, kafka.topics().all().stream().map(t -> t.newTopic(2, (short) 1)).toList(),
-            Duration.ofSeconds(30), broker.bootstrapServers());
+        MissingTopics.create(
+            admin,
+            kafka.topics().all().stream().map(t -> t.newTopic(2, (short) 1)).toList(),
+            Duration.ofSeconds(30),
+            broker.bootstrapServers());
       }
       List<String> lines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
       // What the previous process published last: the connection of fixture line 1.
-      FlowRecord before = new HubbleFlowParser(new WorkloadResolver(Fixtures.clusterState()), Clock.systemUTC())
-          .parse(GetFlowsResponse.parseFrom(fixture(lines, 1))).records().get(0);
+      FlowRecord before =
+          new HubbleFlowParser(new WorkloadResolver(Fixtures.clusterState()), Clock.systemUTC())
+              .parse(GetFlowsResponse.parseFrom(fixture(lines, 1)))
+              .records()
+              .get(0);
       IngestMetrics previous = new IngestMetrics(new SimpleMeterRegistry());
-      try (FlowPublisher publisher = new FlowPublisher(kafka, ProducerTuning.defaults(), previous)) {
+      try (FlowPublisher publisher =
+          new FlowPublisher(kafka, ProducerTuning.defaults(), previous)) {
         publisher.accept(before);
         assertThat(publisher.settle()).isTrue();
       }
 
       TestCertificates ca = TestCertificates.newCa("hubble-ca");
-      Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
-          List.of("*.hubble-relay.cilium.io"), List.of(), false);
-      Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
-      ScriptedStreamService<GetFlowsRequest> relay = new ScriptedStreamService<>("observer.Observer",
-          "observer.Observer/GetFlows", GetFlowsRequest.getDefaultInstance());
+      Path serverCerts =
+          ca.issue(
+              dir.resolve("server"),
+              "*.hubble-relay.cilium.io",
+              List.of("*.hubble-relay.cilium.io"),
+              List.of(),
+              false);
+      Path clientCerts =
+          ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+      ScriptedStreamService<GetFlowsRequest> relay =
+          new ScriptedStreamService<>(
+              "observer.Observer",
+              "observer.Observer/GetFlows",
+              GetFlowsRequest.getDefaultInstance());
       Server server = TestServers.mutualTls(serverCerts, relay.definition());
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
-      IngestConfig config = IngestConfig.defaults(Provider.cilium)
-          .withHubble(new StreamSettings("localhost:" + server.getPort(),
-              TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
-              Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible()))
-          .withClusterStateFile(Fixtures.file("cluster-state.json"))
-          .withProducer(ProducerTuning.defaults().withAggregationWindow(WINDOW));
+      IngestConfig config =
+          IngestConfig.defaults(Provider.cilium)
+              .withHubble(
+                  new StreamSettings(
+                      "localhost:" + server.getPort(),
+                      TlsSettings.fromDirectory(
+                          TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
+                      Duration.ofMillis(50),
+                      Duration.ofMillis(400),
+                      Keepalive.grpcGoCompatible()))
+              .withClusterStateFile(Fixtures.file("cluster-state.json"))
+              .withProducer(ProducerTuning.defaults().withAggregationWindow(WINDOW));
       try {
         IngestService service = new IngestService(config, kafka, registry, null).start();
         StreamObserver<byte[]> call = relay.nextCall();
         Instant resume = before.lastSeen().minus(WINDOW).minusSeconds(10);
-        assertThat(relay.requests().get(0).getSince()).as("resumed, not from now")
+        assertThat(relay.requests().get(0).getSince())
+            .as("resumed, not from now")
             .isEqualTo(Timestamps.fromMillis(resume.toEpochMilli()));
 
         // The previous process died (SIGKILL) with line 5 in its open window: the relay resends
         // from the resume point, line 1 too, which the topic already holds.
         call.onNext(fixture(lines, 1));
         call.onNext(fixture(lines, 5)); // the next connection of the same pods
-        await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.flows.accepted")
-            .counter() != null && registry.get("network.enforcer.ingest.flows.accepted").counter().count() == 2);
-        assertThat(recordsOn(kafka)).as("the window (the longest allowed, 60 s) is still open").isEqualTo(1);
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    registry.find("network.enforcer.ingest.flows.accepted").counter() != null
+                        && registry.get("network.enforcer.ingest.flows.accepted").counter().count()
+                            == 2);
+        assertThat(recordsOn(kafka))
+            .as("the window (the longest allowed, 60 s) is still open")
+            .isEqualTo(1);
 
         service.close(); // what the SIGTERM hook runs
         // Line 1 was dropped as already published; line 5 went out: each connection once.
         assertThat(recordsOn(kafka)).isEqualTo(2);
         assertThat(flowsOn(kafka)).as("flows in the topic (sum of counts)").isEqualTo(2);
-        assertThat(registry.get("network.enforcer.ingest.flows.published").counter().count()).isEqualTo(1);
-        assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "already-published")
-            .counter().count()).isEqualTo(1);
+        assertThat(registry.get("network.enforcer.ingest.flows.published").counter().count())
+            .isEqualTo(1);
+        assertThat(
+                registry
+                    .get("network.enforcer.ingest.flows.dropped")
+                    .tag("reason", "already-published")
+                    .counter()
+                    .count())
+            .isEqualTo(1);
       } finally {
         server.shutdownNow();
       }
@@ -131,15 +168,17 @@ class HubbleIngestServiceTest {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Topic<String, FlowRecord> topic = kafka.topics().flows();
     long flows = 0;
-    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> c =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
-      c.partitionsFor(topic.name()).forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
+      c.partitionsFor(topic.name())
+          .forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
       c.assign(parts);
       c.seekToBeginning(parts);
       Map<TopicPartition, Long> end = c.endOffsets(parts);
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+      while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))
+          && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
           flows += topic.valueSerde().deserializer().deserialize(r.topic(), r.value()).count();
         }
@@ -152,10 +191,11 @@ class HubbleIngestServiceTest {
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Topic<String, FlowRecord> topic = kafka.topics().flows();
-    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<String, byte[]> c =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> parts = new ArrayList<>();
-      c.partitionsFor(topic.name()).forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
+      c.partitionsFor(topic.name())
+          .forEach(i -> parts.add(new TopicPartition(topic.name(), i.partition())));
       return c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
     }
   }

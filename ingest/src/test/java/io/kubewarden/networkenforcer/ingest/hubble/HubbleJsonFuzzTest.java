@@ -5,7 +5,10 @@ import io.kubewarden.networkenforcer.ingest.ParserFuzzing;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code hubble observe -o jsonpb} lines (and bare {@code -o json} flows) through the capture-file path. */
+/**
+ * {@code hubble observe -o jsonpb} lines (and bare {@code -o json} flows) through the capture-file
+ * path.
+ */
 class HubbleJsonFuzzTest {
   @FuzzTest(maxDuration = "5s")
   @Timeout(10)

@@ -14,25 +14,27 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Filling the message from the already parsed tree gives what protobuf's JsonFormat gives for the
- * same line, for every record of the real captures in samples/; lines not in the plain form are left
- * to JsonFormat, which reads or refuses them as before.
+ * same line, for every record of the real captures in samples/; lines not in the plain form are
+ * left to JsonFormat, which reads or refuses them as before.
  */
 class HubbleJsonTreeTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Path SAMPLES = Path.of("..", "samples");
+
   /**
    * An offset instead of Z, a fractional port, an enum by number, a field under both names, two
    * members of a oneof, an unknown enum name, a null, a port beyond 32 bits.
    */
-  private static final List<String> ODD = List.of(
-      "{\"flow\":{\"time\":\"2026-08-03T17:40:00+02:00\",\"verdict\":\"FORWARDED\"}}",
-      "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{\"destination_port\":8080.5}}}}",
-      "{\"flow\":{\"verdict\":1}}",
-      "{\"flow\":{\"verdict\":\"FORWARDED\",\"node_name\":\"a\",\"nodeName\":\"b\"}}",
-      "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{},\"UDP\":{}}}}",
-      "{\"flow\":{\"verdict\":\"NOT_A_VERDICT\"}}",
-      "{\"flow\":{\"verdict\":\"FORWARDED\",\"source\":null}}",
-      "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{\"destination_port\":4294967296}}}}");
+  private static final List<String> ODD =
+      List.of(
+          "{\"flow\":{\"time\":\"2026-08-03T17:40:00+02:00\",\"verdict\":\"FORWARDED\"}}",
+          "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{\"destination_port\":8080.5}}}}",
+          "{\"flow\":{\"verdict\":1}}",
+          "{\"flow\":{\"verdict\":\"FORWARDED\",\"node_name\":\"a\",\"nodeName\":\"b\"}}",
+          "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{},\"UDP\":{}}}}",
+          "{\"flow\":{\"verdict\":\"NOT_A_VERDICT\"}}",
+          "{\"flow\":{\"verdict\":\"FORWARDED\",\"source\":null}}",
+          "{\"flow\":{\"verdict\":\"FORWARDED\",\"l4\":{\"TCP\":{\"destination_port\":4294967296}}}}");
 
   @Test
   void everyRealRecordIsReadFromTheTreeAsJsonFormatReadsIt() throws Exception {
@@ -69,15 +71,17 @@ class HubbleJsonTreeTest {
   @Test
   void aLineTheStreamCannotReadPlainlyIsLeftToTheTreeAndReadsAsBefore() throws Exception {
     List<String> lines = new ArrayList<>(ODD);
-    lines.addAll(List.of(
-        // A key twice (the tree keeps the last), a bare flow, not JSON, not an object, cut short,
-        // and an unknown field with any value (skipped by both).
-        "{\"flow\":{\"verdict\":\"DROPPED\",\"verdict\":\"FORWARDED\"}}",
-        "{\"time\":\"2026-08-03T15:40:00Z\",\"verdict\":\"DROPPED\",\"node_name\":\"n1\"}",
-        "verdict=DROPPED",
-        "[{\"flow\":{}}]",
-        "{\"flow\":{\"verdict\":\"FORWARDED\"",
-        "{\"flow\":{\"verdict\":\"FORWARDED\",\"future\":{\"a\":[1,null,{\"b\":null}]}},\"x\":null}"));
+    lines.addAll(
+        List.of(
+            // A key twice (the tree keeps the last), a bare flow, not JSON, not an object, cut
+            // short,
+            // and an unknown field with any value (skipped by both).
+            "{\"flow\":{\"verdict\":\"DROPPED\",\"verdict\":\"FORWARDED\"}}",
+            "{\"time\":\"2026-08-03T15:40:00Z\",\"verdict\":\"DROPPED\",\"node_name\":\"n1\"}",
+            "verdict=DROPPED",
+            "[{\"flow\":{}}]",
+            "{\"flow\":{\"verdict\":\"FORWARDED\"",
+            "{\"flow\":{\"verdict\":\"FORWARDED\",\"future\":{\"a\":[1,null,{\"b\":null}]}},\"x\":null}"));
     for (String line : lines) {
       GetFlowsResponse streamed = HubbleJson.fromLine(line);
       JsonNode tree;
@@ -98,14 +102,20 @@ class HubbleJsonTreeTest {
       }
     }
     // Of these only the line with unknown fields is plain.
-    assertThat(lines.stream().filter(l -> HubbleJson.fromLine(l) != null)).containsExactly(lines.get(lines.size() - 1));
+    assertThat(lines.stream().filter(l -> HubbleJson.fromLine(l) != null))
+        .containsExactly(lines.get(lines.size() - 1));
   }
 
   private static List<String> realLines() throws Exception {
     List<String> lines = new ArrayList<>();
-    for (String capture : List.of("basic/hubble-flows.jsonl", "captures/hubble-multinode.jsonl",
-        "captures/hubble-export-cilium-docs.jsonl")) {
-      Files.readAllLines(SAMPLES.resolve(capture)).stream().filter(l -> !l.isBlank()).forEach(lines::add);
+    for (String capture :
+        List.of(
+            "basic/hubble-flows.jsonl",
+            "captures/hubble-multinode.jsonl",
+            "captures/hubble-export-cilium-docs.jsonl")) {
+      Files.readAllLines(SAMPLES.resolve(capture)).stream()
+          .filter(l -> !l.isBlank())
+          .forEach(lines::add);
     }
     return lines;
   }
@@ -120,8 +130,9 @@ class HubbleJsonTreeTest {
 
   @Test
   void aBareFlowIsReadAsAResponseWithThatFlow() throws Exception {
-    String line = "{\"time\":\"2026-08-03T15:40:00.5Z\",\"verdict\":\"DROPPED\",\"IP\":{\"source\":\"10.0.0.1\"},"
-        + "\"l4\":{\"UDP\":{\"destination_port\":53}},\"is_reply\":false,\"node_name\":\"n1\"}";
+    String line =
+        "{\"time\":\"2026-08-03T15:40:00.5Z\",\"verdict\":\"DROPPED\",\"IP\":{\"source\":\"10.0.0.1\"},"
+            + "\"l4\":{\"UDP\":{\"destination_port\":53}},\"is_reply\":false,\"node_name\":\"n1\"}";
     JsonNode tree = MAPPER.readTree(line);
     GetFlowsResponse response = HubbleJson.fromTree(tree);
     assertThat(response).isEqualTo(HubbleJson.viaJsonFormat(line, tree));
@@ -134,7 +145,9 @@ class HubbleJsonTreeTest {
   void linesNotInThePlainFormAreLeftToJsonFormat() throws Exception {
     for (String line : ODD) {
       JsonNode tree = MAPPER.readTree(line);
-      assertThat(catchThrowable(() -> HubbleJson.fromTree(tree))).as(line).isInstanceOf(PlainProtoJson.NotPlain.class);
+      assertThat(catchThrowable(() -> HubbleJson.fromTree(tree)))
+          .as(line)
+          .isInstanceOf(PlainProtoJson.NotPlain.class);
       Object viaJsonFormat;
       try {
         viaJsonFormat = HubbleJson.viaJsonFormat(line, tree);

@@ -17,6 +17,7 @@ class HubbleProtoFuzzTest {
     } catch (InvalidProtocolBufferException e) {
       return; // The stream dead-letters such a message.
     }
-    ParserFuzzing.assertOutcome(new HubbleFlowParser(ParserFuzzing.resolver(), ParserFuzzing.CLOCK).parse(response));
+    ParserFuzzing.assertOutcome(
+        new HubbleFlowParser(ParserFuzzing.resolver(), ParserFuzzing.CLOCK).parse(response));
   }
 }

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A Hubble Relay with TLS but without client authentication (Cilium's relay TLS with mTLS off):
- * the ingest trusts the relay's CA from a directory holding only {@code ca.crt} and presents no
+ * A Hubble Relay with TLS but without client authentication (Cilium's relay TLS with mTLS off): the
+ * ingest trusts the relay's CA from a directory holding only {@code ca.crt} and presents no
  * certificate. Real gRPC, real TLS handshakes.
  */
 class HubbleServerAuthenticationOnlyTest {
@@ -60,10 +60,18 @@ class HubbleServerAuthenticationOnlyTest {
   @Test
   void streamsWithOnlyTheRelaysCaAndNoClientCertificate() throws Exception {
     TestCertificates ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
-        List.of("*.hubble-relay.cilium.io"), List.of(), false);
-    ScriptedStreamService<GetFlowsRequest> observer = new ScriptedStreamService<>("observer.Observer",
-        "observer.Observer/GetFlows", GetFlowsRequest.getDefaultInstance());
+    Path serverCerts =
+        ca.issue(
+            dir.resolve("server"),
+            "*.hubble-relay.cilium.io",
+            List.of("*.hubble-relay.cilium.io"),
+            List.of(),
+            false);
+    ScriptedStreamService<GetFlowsRequest> observer =
+        new ScriptedStreamService<>(
+            "observer.Observer",
+            "observer.Observer/GetFlows",
+            GetFlowsRequest.getDefaultInstance());
     server = TestServers.serverTls(serverCerts, observer.definition());
     Path caOnly = Files.createDirectories(dir.resolve("ca-only"));
     Files.writeString(caOnly.resolve("ca.crt"), ca.caPem());
@@ -79,31 +87,54 @@ class HubbleServerAuthenticationOnlyTest {
   @Test
   void aRelayOfAnotherCaIsNotTrusted() throws Exception {
     TestCertificates ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
-        List.of("*.hubble-relay.cilium.io"), List.of(), false);
-    ScriptedStreamService<GetFlowsRequest> observer = new ScriptedStreamService<>("observer.Observer",
-        "observer.Observer/GetFlows", GetFlowsRequest.getDefaultInstance());
+    Path serverCerts =
+        ca.issue(
+            dir.resolve("server"),
+            "*.hubble-relay.cilium.io",
+            List.of("*.hubble-relay.cilium.io"),
+            List.of(),
+            false);
+    ScriptedStreamService<GetFlowsRequest> observer =
+        new ScriptedStreamService<>(
+            "observer.Observer",
+            "observer.Observer/GetFlows",
+            GetFlowsRequest.getDefaultInstance());
     server = TestServers.serverTls(serverCerts, observer.definition());
     Path otherCa = Files.createDirectories(dir.resolve("other-ca"));
     Files.writeString(otherCa.resolve("ca.crt"), TestCertificates.newCa("someone-else").caPem());
 
-    ch.qos.logback.classic.Logger log = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
-        io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream.class);
+    ch.qos.logback.classic.Logger log =
+        (ch.qos.logback.classic.Logger)
+            org.slf4j.LoggerFactory.getLogger(
+                io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
         new ch.qos.logback.core.read.ListAppender<>();
     logged.start();
     log.addAppender(logged);
     try {
-      start(TlsSettings.fromDirectory(TlsMode.existingSecret, otherCa, "ui.hubble-relay.cilium.io"));
+      start(
+          TlsSettings.fromDirectory(TlsMode.existingSecret, otherCa, "ui.hubble-relay.cilium.io"));
 
-      await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.stream.reconnects")
-          .counter() != null && registry.get("network.enforcer.ingest.stream.reconnects").counter().count() >= 2);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  registry.find("network.enforcer.ingest.stream.reconnects").counter() != null
+                      && registry.get("network.enforcer.ingest.stream.reconnects").counter().count()
+                          >= 2);
       assertThat(source.isReady()).isFalse();
       assertThat(observer.requests()).isEmpty();
       // The failure says which relay, and which setting names it.
-      assertThat(List.copyOf(logged.list)).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-          .anySatisfy(m -> assertThat(m).contains("Hubble Relay localhost:" + server.getPort()
-              + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)").contains("failed"));
+      assertThat(List.copyOf(logged.list))
+          .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+          .anySatisfy(
+              m ->
+                  assertThat(m)
+                      .contains(
+                          "Hubble Relay localhost:"
+                              + server.getPort()
+                              + " (--hubble-endpoint, NE_HUBBLE_ENDPOINT)")
+                      .contains("failed"));
     } finally {
       log.detachAppender(logged);
     }
@@ -111,25 +142,42 @@ class HubbleServerAuthenticationOnlyTest {
 
   @Test
   void aCertificateWithoutItsKeyIsAMistakeNotServerOnlyTls() throws Exception {
-    Path certs = TestCertificates.newCa("ca").issue(dir.resolve("half"), "ingest", List.of(), List.of(), true);
+    Path certs =
+        TestCertificates.newCa("ca")
+            .issue(dir.resolve("half"), "ingest", List.of(), List.of(), true);
     Files.delete(certs.resolve("tls.key"));
-    assertThatThrownBy(() -> TlsMaterialLoader.fromDirectory(certs)).isInstanceOf(TlsMaterialException.class)
-        .hasMessageContaining("has tls.crt but no tls.key").hasMessageContaining("neither to authenticate the server");
+    assertThatThrownBy(() -> TlsMaterialLoader.fromDirectory(certs))
+        .isInstanceOf(TlsMaterialException.class)
+        .hasMessageContaining("has tls.crt but no tls.key")
+        .hasMessageContaining("neither to authenticate the server");
   }
 
   private void start(TlsSettings tls) {
-    FlowIntake intake = new FlowIntake(List.of(published::add), (src, reason, payload, error) -> { },
-        new IngestMetrics(registry));
-    source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(), tls, Duration.ofMillis(50),
-        Duration.ofMillis(400), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
-        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC());
+    FlowIntake intake =
+        new FlowIntake(
+            List.of(published::add),
+            (src, reason, payload, error) -> {},
+            new IngestMetrics(registry));
+    source =
+        new HubbleSource(
+            new StreamSettings(
+                "localhost:" + server.getPort(),
+                tls,
+                Duration.ofMillis(50),
+                Duration.ofMillis(400),
+                Keepalive.grpcGoCompatible()),
+            new TlsMaterialLoader(null),
+            new WorkloadResolver(Fixtures.clusterState()),
+            intake,
+            Clock.systemUTC());
     source.start();
   }
 
   private static byte[] fixture(int lineIndex) throws Exception {
     GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(Files.readAllLines(Fixtures.file("hubble-flows.jsonl"))
-        .get(lineIndex), b);
+    JsonFormat.parser()
+        .ignoringUnknownFields()
+        .merge(Files.readAllLines(Fixtures.file("hubble-flows.jsonl")).get(lineIndex), b);
     return b.build().toByteArray();
   }
 }

@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Hubble client against our own Observer server (same path and field numbers) over mutual
- * TLS, whose certificate is only valid for the Relay's wildcard name: the server-name override is
- * what makes the connection work.
+ * The Hubble client against our own Observer server (same path and field numbers) over mutual TLS,
+ * whose certificate is only valid for the Relay's wildcard name: the server-name override is what
+ * makes the connection work.
  */
 class HubbleSourceTest {
   @TempDir Path dir;
@@ -54,10 +54,18 @@ class HubbleSourceTest {
   @BeforeEach
   void setUp() throws Exception {
     ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts = ca.issue(dir.resolve("server"), "*.hubble-relay.cilium.io",
-        List.of("*.hubble-relay.cilium.io"), List.of(), false);
-    observer = new ScriptedStreamService<>("observer.Observer", "observer.Observer/GetFlows",
-        GetFlowsRequest.getDefaultInstance());
+    Path serverCerts =
+        ca.issue(
+            dir.resolve("server"),
+            "*.hubble-relay.cilium.io",
+            List.of("*.hubble-relay.cilium.io"),
+            List.of(),
+            false);
+    observer =
+        new ScriptedStreamService<>(
+            "observer.Observer",
+            "observer.Observer/GetFlows",
+            GetFlowsRequest.getDefaultInstance());
     server = TestServers.mutualTls(serverCerts, observer.definition());
     fixtureLines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
     registry = new SimpleMeterRegistry();
@@ -72,11 +80,23 @@ class HubbleSourceTest {
   }
 
   private HubbleSource start(TlsSettings tls) {
-    FlowIntake intake = new FlowIntake(List.of(published::add),
-        (src, reason, payload, error) -> deadLetters.add(reason), new IngestMetrics(registry));
-    source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(), tls, Duration.ofMillis(50),
-        Duration.ofMillis(400), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
-        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC());
+    FlowIntake intake =
+        new FlowIntake(
+            List.of(published::add),
+            (src, reason, payload, error) -> deadLetters.add(reason),
+            new IngestMetrics(registry));
+    source =
+        new HubbleSource(
+            new StreamSettings(
+                "localhost:" + server.getPort(),
+                tls,
+                Duration.ofMillis(50),
+                Duration.ofMillis(400),
+                Keepalive.grpcGoCompatible()),
+            new TlsMaterialLoader(null),
+            new WorkloadResolver(Fixtures.clusterState()),
+            intake,
+            Clock.systemUTC());
     source.start();
     return source;
   }
@@ -89,13 +109,26 @@ class HubbleSourceTest {
 
   @Test
   void aRestartedSourceAsksRelayForTheFlowsSinceItsResumePoint() throws Exception {
-    Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
-    FlowIntake intake = new FlowIntake(List.of(published::add),
-        (src, reason, payload, error) -> deadLetters.add(reason), new IngestMetrics(registry));
-    source = new HubbleSource(new StreamSettings("localhost:" + server.getPort(),
-        TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
-        Duration.ofMillis(50), Duration.ofMillis(400), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
-        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC());
+    Path clientCerts =
+        ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+    FlowIntake intake =
+        new FlowIntake(
+            List.of(published::add),
+            (src, reason, payload, error) -> deadLetters.add(reason),
+            new IngestMetrics(registry));
+    source =
+        new HubbleSource(
+            new StreamSettings(
+                "localhost:" + server.getPort(),
+                TlsSettings.fromDirectory(
+                    TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
+                Duration.ofMillis(50),
+                Duration.ofMillis(400),
+                Keepalive.grpcGoCompatible()),
+            new TlsMaterialLoader(null),
+            new WorkloadResolver(Fixtures.clusterState()),
+            intake,
+            Clock.systemUTC());
     java.time.Instant resume = java.time.Instant.parse("2026-08-03T15:39:45.250Z");
     source.resumeFrom(resume);
     source.start();
@@ -106,9 +139,12 @@ class HubbleSourceTest {
 
   @Test
   void followsTheStreamSurvivesABreakAndGarbageAndResumes() throws Exception {
-    Path clientCerts = ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+    Path clientCerts =
+        ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
 
-    start(TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+    start(
+        TlsSettings.fromDirectory(
+            TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
 
     StreamObserver<byte[]> first = observer.nextCall();
     assertThat(observer.requests().get(0).getFollow()).isTrue();
@@ -119,9 +155,13 @@ class HubbleSourceTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 1 && source.isReady());
     await().atMost(Duration.ofSeconds(20)).until(() -> deadLetters.size() == 1);
     assertThat(deadLetters.get(0)).startsWith("not a GetFlowsResponse");
-    await().atMost(Duration.ofSeconds(20))
-        .until(() -> registry.find("network.enforcer.ingest.hubble.lost.events").counter() != null
-            && registry.get("network.enforcer.ingest.hubble.lost.events").counter().count() == 42);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                registry.find("network.enforcer.ingest.hubble.lost.events").counter() != null
+                    && registry.get("network.enforcer.ingest.hubble.lost.events").counter().count()
+                        == 42);
 
     // The relay goes away mid-stream; the client comes back by itself.
     first.onError(Status.UNAVAILABLE.withDescription("relay restarting").asRuntimeException());
@@ -130,17 +170,25 @@ class HubbleSourceTest {
     second.onNext(fixture(3)); // a reply: skipped
     second.onNext(fixture(5)); // the next connection
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 2);
-    assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "duplicate-report").counter()
-        .count()).isEqualTo(1);
+    assertThat(
+            registry
+                .get("network.enforcer.ingest.flows.dropped")
+                .tag("reason", "duplicate-report")
+                .counter()
+                .count())
+        .isEqualTo(1);
     assertThat(source.connects()).isEqualTo(2);
     assertThat(observer.requests()).hasSize(2).allSatisfy(r -> assertThat(r.getFollow()).isTrue());
     // The first call follows from now; the resumed one asks for what came after the last flow seen.
     assertThat(observer.requests().get(0).hasSince()).isFalse();
     GetFlowsResponse lastBeforeBreak = GetFlowsResponse.parseFrom(fixture(1));
-    assertThat(observer.requests().get(1).getSince()).isEqualTo(lastBeforeBreak.getFlow().getTime());
+    assertThat(observer.requests().get(1).getSince())
+        .isEqualTo(lastBeforeBreak.getFlow().getTime());
     assertThat(published).extracting(r -> r.dst().workloadName()).containsOnly("http-server");
-    assertThat(registry.get("network.enforcer.ingest.stream.reconnects").counter().count()).isEqualTo(1);
-    assertThat(registry.get("network.enforcer.ingest.input.invalid").counter().count()).isEqualTo(1);
+    assertThat(registry.get("network.enforcer.ingest.stream.reconnects").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("network.enforcer.ingest.input.invalid").counter().count())
+        .isEqualTo(1);
     await().atMost(Duration.ofSeconds(20)).until(source::isReady);
   }
 
@@ -149,12 +197,20 @@ class HubbleSourceTest {
     TestCertificates other = TestCertificates.newCa("someone-else");
     Path clientCerts = other.issue(dir.resolve("client"), "intruder", List.of(), List.of(), true);
     // Trust the real server CA so only the client side of the handshake is wrong.
-    Files.writeString(clientCerts.resolve("ca.crt"), Files.readString(dir.resolve("server/ca.crt")));
+    Files.writeString(
+        clientCerts.resolve("ca.crt"), Files.readString(dir.resolve("server/ca.crt")));
 
-    start(TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+    start(
+        TlsSettings.fromDirectory(
+            TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
 
-    await().atMost(Duration.ofSeconds(20)).until(() -> registry.find("network.enforcer.ingest.stream.reconnects")
-        .counter() != null && registry.get("network.enforcer.ingest.stream.reconnects").counter().count() >= 2);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                registry.find("network.enforcer.ingest.stream.reconnects").counter() != null
+                    && registry.get("network.enforcer.ingest.stream.reconnects").counter().count()
+                        >= 2);
     assertThat(source.isReady()).isFalse();
     assertThat(observer.requests()).isEmpty();
     assertThat(published).isEmpty();

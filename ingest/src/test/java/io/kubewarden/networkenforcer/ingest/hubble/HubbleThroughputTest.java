@@ -33,29 +33,48 @@ class HubbleThroughputTest {
   @Test
   void decodeResolveAndHandOn() throws Exception {
     GetFlowsResponse.Builder template = GetFlowsResponse.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(Files.readAllLines(Fixtures.file("hubble-flows.jsonl")).get(1),
-        template);
+    JsonFormat.parser()
+        .ignoringUnknownFields()
+        .merge(Files.readAllLines(Fixtures.file("hubble-flows.jsonl")).get(1), template);
     List<byte[]> messages = new ArrayList<>(MESSAGES);
     for (int i = 0; i < MESSAGES; i++) {
       GetFlowsResponse.Builder b = template.clone();
       // A distinct client port per message: each one a new connection.
-      b.getFlowBuilder().setL4(Layer4.newBuilder().setTCP(b.getFlow().getL4().getTCP().toBuilder()
-          .setSourcePort(1024 + i % 60000)));
-      b.getFlowBuilder().getTimeBuilder().setSeconds(b.getFlow().getTime().getSeconds() + i / 60000 * 60L);
+      b.getFlowBuilder()
+          .setL4(
+              Layer4.newBuilder()
+                  .setTCP(
+                      b.getFlow().getL4().getTCP().toBuilder().setSourcePort(1024 + i % 60000)));
+      b.getFlowBuilder()
+          .getTimeBuilder()
+          .setSeconds(b.getFlow().getTime().getSeconds() + i / 60000 * 60L);
       messages.add(b.build().toByteArray());
     }
     AtomicLong handedOn = new AtomicLong();
-    FlowIntake intake = new FlowIntake(List.of(r -> handedOn.incrementAndGet()), DeadLetterSink.discard(),
-        new IngestMetrics(new SimpleMeterRegistry()));
-    try (HubbleSource source = new HubbleSource(new StreamSettings("localhost:1", TlsSettings.insecure(),
-        Duration.ofSeconds(1), Duration.ofSeconds(1), Keepalive.grpcGoCompatible()), new TlsMaterialLoader(null),
-        new WorkloadResolver(Fixtures.clusterState()), intake, Clock.systemUTC())) {
+    FlowIntake intake =
+        new FlowIntake(
+            List.of(r -> handedOn.incrementAndGet()),
+            DeadLetterSink.discard(),
+            new IngestMetrics(new SimpleMeterRegistry()));
+    try (HubbleSource source =
+        new HubbleSource(
+            new StreamSettings(
+                "localhost:1",
+                TlsSettings.insecure(),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(1),
+                Keepalive.grpcGoCompatible()),
+            new TlsMaterialLoader(null),
+            new WorkloadResolver(Fixtures.clusterState()),
+            intake,
+            Clock.systemUTC())) {
       // First half warms the JIT up; the second half is measured.
       messages.subList(0, MESSAGES / 2).forEach(source::handle);
       long start = System.nanoTime();
       messages.subList(MESSAGES / 2, MESSAGES).forEach(source::handle);
       double seconds = (System.nanoTime() - start) / 1e9;
-      System.out.printf("hubble: %d messages decoded, resolved and handed on in %.2f s = %.0f flows/s%n",
+      System.out.printf(
+          "hubble: %d messages decoded, resolved and handed on in %.2f s = %.0f flows/s%n",
           MESSAGES / 2, seconds, MESSAGES / 2 / seconds);
     }
     assertThat(handedOn.get()).isEqualTo(MESSAGES);

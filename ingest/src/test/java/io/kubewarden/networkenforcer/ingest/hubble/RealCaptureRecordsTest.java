@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
-import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
-import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterIndex;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import java.time.Clock;
@@ -20,110 +20,180 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hubble records as real clusters write them: no {@code workloads} for remote endpoints, no
- * {@code is_reply} on older agents, REDIRECTED and L7 records, remote nodes, lost events.
+ * Hubble records as real clusters write them: no {@code workloads} for remote endpoints, no {@code
+ * is_reply} on older agents, REDIRECTED and L7 records, remote nodes, lost events.
  */
 class RealCaptureRecordsTest {
 
   private static ParseOutcome parse(String line) throws Exception {
-    HubbleFlowParser parser = new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
-    return parser.parse(HubbleJson.decode(line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line)));
+    HubbleFlowParser parser =
+        new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
+    return parser.parse(
+        HubbleJson.decode(
+            line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line)));
   }
 
   private static String tcp(int srcPort, int dstPort, String flagsJson, String extra) {
     return "{\"flow\":{\"time\":\"2026-08-03T15:40:01Z\",\"verdict\":\"FORWARDED\",\"IP\":{\"source\":\"10.244.1.21\","
-        + "\"destination\":\"10.244.2.31\"},\"l4\":{\"TCP\":{\"source_port\":" + srcPort + ",\"destination_port\":"
-        + dstPort + (flagsJson == null ? "" : ",\"flags\":" + flagsJson) + "}},"
+        + "\"destination\":\"10.244.2.31\"},\"l4\":{\"TCP\":{\"source_port\":"
+        + srcPort
+        + ",\"destination_port\":"
+        + dstPort
+        + (flagsJson == null ? "" : ",\"flags\":" + flagsJson)
+        + "}},"
         + "\"source\":{\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\"],"
         + "\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"},"
         + "\"destination\":{\"identity\":20102,\"namespace\":\"shop\",\"labels\":[\"k8s:app=backend\"],"
         + "\"pod_name\":\"backend-6c9d8f7b54-q2w4z\"},\"Type\":\"L3_L4\",\"event_type\":{\"type\":4}"
-        + extra + "}}";
+        + extra
+        + "}}";
   }
 
   @Test
   void aMultiNodeCaptureWithoutWorkloadsOrIsReplyLearnsOnlyRequests() {
     List<FlowRecord> records = new ArrayList<>();
     // An empty cluster view: the live ingest after every pod of the capture was deleted.
-    CaptureSummary summary = CaptureFile.read(Fixtures.capture("hubble-multinode.jsonl"), Optional.empty(),
-        new ClusterIndex(), records::add);
+    CaptureSummary summary =
+        CaptureFile.read(
+            Fixtures.capture("hubble-multinode.jsonl"),
+            Optional.empty(),
+            new ClusterIndex(),
+            records::add);
 
     assertThat(summary.lines()).isEqualTo(16);
     assertThat(summary.badLines()).isZero();
     assertThat(summary.published()).isEqualTo(4);
-    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        DropReason.NOT_A_FLOW, 2L,            // node status, lost events
-        DropReason.DUPLICATE_REPORT, 2L,      // the other node's copy, a later packet
-        DropReason.REPLY, 4L,                 // SYN+ACK twice, an ACK towards an ephemeral port, trace reason REPLY
-        DropReason.L7_RECORD, 1L,
-        DropReason.AMBIGUOUS_WORKLOAD, 1L,    // debug-x7k2p: a lone suffix, nothing says DaemonSet
-        DropReason.UNRESOLVED_DENY, 1L,       // the same pod's policy drop
-        DropReason.REMOTE_NODE, 1L));
+    assertThat(summary.dropped())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                DropReason.NOT_A_FLOW, 2L, // node status, lost events
+                DropReason.DUPLICATE_REPORT, 2L, // the other node's copy, a later packet
+                DropReason.REPLY,
+                    4L, // SYN+ACK twice, an ACK towards an ephemeral port, trace reason REPLY
+                DropReason.L7_RECORD, 1L,
+                DropReason.AMBIGUOUS_WORKLOAD,
+                    1L, // debug-x7k2p: a lone suffix, nothing says DaemonSet
+                DropReason.UNRESOLVED_DENY, 1L, // the same pod's policy drop
+                DropReason.REMOTE_NODE, 1L));
     assertThat(summary.lostEvents()).isEqualTo(42);
     assertThat(summary.inferredFlows()).isEqualTo(4);
 
     // No reply was learned: every port is a service port, never the client's ephemeral one.
-    assertThat(records).extracting(r -> r.src().workloadName() + ">" + r.dst().workloadName() + ":" + r.dstPort())
-        .containsExactly("frontend>backend:8080", "backend>db:5432", "worker>backend:8080", "frontend>backend:9090");
+    assertThat(records)
+        .extracting(r -> r.src().workloadName() + ">" + r.dst().workloadName() + ":" + r.dstPort())
+        .containsExactly(
+            "frontend>backend:8080",
+            "backend>db:5432",
+            "worker>backend:8080",
+            "frontend>backend:9090");
     assertThat(records).extracting(FlowRecord::verdict).containsOnly(Verdict.FORWARDED);
     FlowRecord fromWorker = records.get(2);
     assertThat(fromWorker.src().inferred()).isTrue();
-    assertThat(fromWorker.src().workloadSelector()).isEqualTo(new LabelSelectorBuilder()
-        .addToMatchLabels("app", "worker").addToMatchLabels("queue", "orders").build());
+    assertThat(fromWorker.src().workloadSelector())
+        .isEqualTo(
+            new LabelSelectorBuilder()
+                .addToMatchLabels("app", "worker")
+                .addToMatchLabels("queue", "orders")
+                .build());
     assertThat(fromWorker.src().serviceAccount()).isEqualTo("worker");
-    // Hubble named db-0's StatefulSet (local endpoint); only its selector had to come from the labels.
-    assertThat(records.get(1).dst().workload().orElseThrow().key()).isEqualTo("shop/StatefulSet/db");
+    // Hubble named db-0's StatefulSet (local endpoint); only its selector had to come from the
+    // labels.
+    assertThat(records.get(1).dst().workload().orElseThrow().key())
+        .isEqualTo("shop/StatefulSet/db");
   }
 
   @Test
   void theHubbleExporterRecordsOfCiliumsDocumentation() {
     List<FlowRecord> records = new ArrayList<>();
-    CaptureSummary summary = CaptureFile.read(Fixtures.capture("hubble-export-cilium-docs.jsonl"), Optional.empty(),
-        new ClusterIndex(), records::add);
+    CaptureSummary summary =
+        CaptureFile.read(
+            Fixtures.capture("hubble-export-cilium-docs.jsonl"),
+            Optional.empty(),
+            new ClusterIndex(),
+            records::add);
 
     assertThat(records).isEmpty();
     // An ICMPv6 drop for an invalid source, and xwing (a pod without controller) denied by policy.
-    assertThat(summary.dropped()).containsExactlyInAnyOrderEntriesOf(Map.of(
-        DropReason.NON_POLICY_DROP, 1L, DropReason.NOT_A_WORKLOAD, 1L));
+    assertThat(summary.dropped())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(DropReason.NON_POLICY_DROP, 1L, DropReason.NOT_A_WORKLOAD, 1L));
   }
 
   @Test
   void directionWithoutIsReply() throws Exception {
     assertThat(parse(tcp(45678, 8080, "{\"SYN\":true}", "")).records()).hasSize(1);
-    assertThat(parse(tcp(8080, 45678, "{\"SYN\":true,\"ACK\":true}", "")).dropReason()).isEqualTo(DropReason.REPLY);
+    assertThat(parse(tcp(8080, 45678, "{\"SYN\":true,\"ACK\":true}", "")).dropReason())
+        .isEqualTo(DropReason.REPLY);
     // Older agents: only the Summary text carries the flags.
     assertThat(parse(tcp(8080, 45678, null, ",\"Summary\":\"TCP Flags: SYN, ACK\"")).dropReason())
         .isEqualTo(DropReason.REPLY);
-    assertThat(parse(tcp(8080, 45678, "{\"ACK\":true}", "")).dropReason()).isEqualTo(DropReason.REPLY);
-    assertThat(parse(tcp(45678, 8080, "{\"ACK\":true}", ",\"trace_reason\":\"ESTABLISHED\"")).records()).hasSize(1);
+    assertThat(parse(tcp(8080, 45678, "{\"ACK\":true}", "")).dropReason())
+        .isEqualTo(DropReason.REPLY);
+    assertThat(
+            parse(tcp(45678, 8080, "{\"ACK\":true}", ",\"trace_reason\":\"ESTABLISHED\""))
+                .records())
+        .hasSize(1);
     // Two service ports and nothing else to go by: not learned.
-    assertThat(parse(tcp(8080, 9090, "{\"ACK\":true}", "")).dropReason()).isEqualTo(DropReason.UNKNOWN_DIRECTION);
+    assertThat(parse(tcp(8080, 9090, "{\"ACK\":true}", "")).dropReason())
+        .isEqualTo(DropReason.UNKNOWN_DIRECTION);
     // is_reply, when present, is trusted over the ports.
-    assertThat(parse(tcp(8080, 45678, "{\"ACK\":true}", ",\"is_reply\":false")).records().get(0).dstPort())
+    assertThat(
+            parse(tcp(8080, 45678, "{\"ACK\":true}", ",\"is_reply\":false"))
+                .records()
+                .get(0)
+                .dstPort())
         .isEqualTo(45678);
-    assertThat(parse(tcp(45678, 8080, "{\"SYN\":true}", ",\"is_reply\":true")).dropReason()).isEqualTo(DropReason.REPLY);
+    assertThat(parse(tcp(45678, 8080, "{\"SYN\":true}", ",\"is_reply\":true")).dropReason())
+        .isEqualTo(DropReason.REPLY);
   }
 
   @Test
   void verdictsAndRecordTypesGetHonestReasons() throws Exception {
-    assertThat(parse(tcp(45678, 8080, null, ",\"verdict\":\"REDIRECTED\"").replace("\"verdict\":\"FORWARDED\",", ""))
-        .records()).extracting(FlowRecord::verdict).containsExactly(Verdict.FORWARDED);
-    assertThat(parse(tcp(45678, 8080, null, "").replace("\"Type\":\"L3_L4\",\"event_type\":{\"type\":4}",
-        "\"Type\":\"L7\",\"event_type\":{\"type\":129}")).dropReason()).isEqualTo(DropReason.L7_RECORD);
-    assertThat(parse(tcp(45678, 8080, null, ",\"Type\":\"SOCK\"").replace("\"Type\":\"L3_L4\",", "")).dropReason())
+    assertThat(
+            parse(
+                    tcp(45678, 8080, null, ",\"verdict\":\"REDIRECTED\"")
+                        .replace("\"verdict\":\"FORWARDED\",", ""))
+                .records())
+        .extracting(FlowRecord::verdict)
+        .containsExactly(Verdict.FORWARDED);
+    assertThat(
+            parse(
+                    tcp(45678, 8080, null, "")
+                        .replace(
+                            "\"Type\":\"L3_L4\",\"event_type\":{\"type\":4}",
+                            "\"Type\":\"L7\",\"event_type\":{\"type\":129}"))
+                .dropReason())
+        .isEqualTo(DropReason.L7_RECORD);
+    assertThat(
+            parse(tcp(45678, 8080, null, ",\"Type\":\"SOCK\"").replace("\"Type\":\"L3_L4\",", ""))
+                .dropReason())
         .isEqualTo(DropReason.SOCKET_TRACE);
     // A policy-verdict event's drop is a policy deny even without a drop reason.
-    String policyVerdictDrop = tcp(45678, 8080, null, "").replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"DROPPED\"")
-        .replace("\"event_type\":{\"type\":4}", "\"event_type\":{\"type\":5}");
-    assertThat(parse(policyVerdictDrop).records()).extracting(FlowRecord::verdict).containsExactly(Verdict.DENIED);
+    String policyVerdictDrop =
+        tcp(45678, 8080, null, "")
+            .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"DROPPED\"")
+            .replace("\"event_type\":{\"type\":4}", "\"event_type\":{\"type\":5}");
+    assertThat(parse(policyVerdictDrop).records())
+        .extracting(FlowRecord::verdict)
+        .containsExactly(Verdict.DENIED);
     // The same deny from a pod nobody can place is a lost violation, not an unknown pod.
     String unplaceable = policyVerdictDrop.replace("frontend-5d8f7b9c6d-x7k2p", "frontend-x7k2p");
     assertThat(parse(unplaceable).dropReason()).isEqualTo(DropReason.UNRESOLVED_DENY);
-    assertThat(parse(tcp(45678, 8080, "{\"SYN\":true}", "").replace(
-        "\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"",
-        "\"identity\":6,\"labels\":[\"reserved:remote-node\"]")).dropReason()).isEqualTo(DropReason.REMOTE_NODE);
-    assertThat(parse(tcp(45678, 8080, "{\"SYN\":true}", "").replace(
-        "\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"",
-        "\"identity\":1,\"labels\":[\"reserved:host\"]")).dropReason()).isEqualTo(DropReason.HOST);
+    assertThat(
+            parse(
+                    tcp(45678, 8080, "{\"SYN\":true}", "")
+                        .replace(
+                            "\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"",
+                            "\"identity\":6,\"labels\":[\"reserved:remote-node\"]"))
+                .dropReason())
+        .isEqualTo(DropReason.REMOTE_NODE);
+    assertThat(
+            parse(
+                    tcp(45678, 8080, "{\"SYN\":true}", "")
+                        .replace(
+                            "\"identity\":20101,\"namespace\":\"shop\",\"labels\":[\"k8s:app=frontend\"],\"pod_name\":\"frontend-5d8f7b9c6d-x7k2p\"",
+                            "\"identity\":1,\"labels\":[\"reserved:host\"]"))
+                .dropReason())
+        .isEqualTo(DropReason.HOST);
   }
 }

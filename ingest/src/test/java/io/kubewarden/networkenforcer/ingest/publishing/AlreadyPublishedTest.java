@@ -16,7 +16,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Which resent flows a restarted ingest drops: those a record of the flows topic already counts. */
+/**
+ * Which resent flows a restarted ingest drops: those a record of the flows topic already counts.
+ */
 class AlreadyPublishedTest {
   private static final Instant T0 = Instant.parse("2026-08-03T15:40:00Z");
 
@@ -24,11 +26,28 @@ class AlreadyPublishedTest {
   void aPublishedRecordTakesBackUpToItsCountOfTheSameFlowWithinItsTimes() {
     List<FlowRecord> passed = new ArrayList<>();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    // Published before the kill: client-a -> server folded 2 flows over [t0+1, t0+3]; client-b once at t0+2.
-    AlreadyPublished filter = new AlreadyPublished(passed::add, List.of(
-        new FlowRecord(T0.plusSeconds(1), Provider.cilium, Protocol.TCP, 8080, end("client-a"), end("server"),
-            Verdict.FORWARDED, null, 2, Reporter.SOURCE, T0.plusSeconds(3)),
-        flow("client-b", 2)), f -> f, "hubble", new IngestMetrics(registry));
+    // Published before the kill: client-a -> server folded 2 flows over [t0+1, t0+3]; client-b once
+    // at t0+2.
+    AlreadyPublished filter =
+        new AlreadyPublished(
+            passed::add,
+            List.of(
+                new FlowRecord(
+                    T0.plusSeconds(1),
+                    Provider.cilium,
+                    Protocol.TCP,
+                    8080,
+                    end("client-a"),
+                    end("server"),
+                    Verdict.FORWARDED,
+                    null,
+                    2,
+                    Reporter.SOURCE,
+                    T0.plusSeconds(3)),
+                flow("client-b", 2)),
+            f -> f,
+            "hubble",
+            new IngestMetrics(registry));
 
     filter.accept(flow("client-a", 1)); // covered
     filter.accept(flow("client-a", 3)); // covered: the record's count is used up
@@ -39,19 +58,51 @@ class AlreadyPublishedTest {
     filter.accept(flow("client-b", 2)); // used up: goes on
 
     assertThat(filter.dropped()).isEqualTo(3);
-    assertThat(passed).extracting(f -> f.src().workloadName() + "@" + (f.firstSeen().getEpochSecond()
-        - T0.getEpochSecond())).containsExactly("client-a@2", "client-a@4", "client-c@2", "client-b@2");
-    assertThat(registry.get("network.enforcer.ingest.flows.dropped").tag("reason", "already-published").counter()
-        .count()).isEqualTo(3);
+    assertThat(passed)
+        .extracting(
+            f ->
+                f.src().workloadName()
+                    + "@"
+                    + (f.firstSeen().getEpochSecond() - T0.getEpochSecond()))
+        .containsExactly("client-a@2", "client-a@4", "client-c@2", "client-b@2");
+    assertThat(
+            registry
+                .get("network.enforcer.ingest.flows.dropped")
+                .tag("reason", "already-published")
+                .counter()
+                .count())
+        .isEqualTo(3);
   }
 
   private static FlowRecord flow(String client, int second) {
-    return new FlowRecord(T0.plusSeconds(second), Provider.cilium, Protocol.TCP, 8080, end(client), end("server"),
-        Verdict.FORWARDED, null, 1, Reporter.SOURCE);
+    return new FlowRecord(
+        T0.plusSeconds(second),
+        Provider.cilium,
+        Protocol.TCP,
+        8080,
+        end(client),
+        end("server"),
+        Verdict.FORWARDED,
+        null,
+        1,
+        Reporter.SOURCE);
   }
 
   private static FlowEndpoint end(String name) {
-    return new FlowEndpoint("demo", WorkloadKind.Deployment, name, null, Map.of("app", name), Map.of(), null, null,
-        null, null, null, false, null, null);
+    return new FlowEndpoint(
+        "demo",
+        WorkloadKind.Deployment,
+        name,
+        null,
+        Map.of("app", name),
+        Map.of(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        false,
+        null,
+        null);
   }
 }

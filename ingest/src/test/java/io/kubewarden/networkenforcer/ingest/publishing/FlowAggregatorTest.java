@@ -20,30 +20,47 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
-/** Edge aggregation: repeated flows fold into one record per window, nothing is lost or double counted. */
+/**
+ * Edge aggregation: repeated flows fold into one record per window, nothing is lost or double
+ * counted.
+ */
 class FlowAggregatorTest {
   private static final Instant T = Instant.parse("2026-08-03T15:40:01.5Z");
   private final List<FlowRecord> published = new CopyOnWriteArrayList<>();
 
   private static FlowEndpoint pod(String workload, String ip) {
-    return FlowEndpoint.builder().namespace("demo").workload(WorkloadKind.Deployment, workload)
+    return FlowEndpoint.builder()
+        .namespace("demo")
+        .workload(WorkloadKind.Deployment, workload)
         .workloadSelector(new LabelSelectorBuilder().addToMatchLabels("app", workload).build())
-        .podLabels(Map.of("app", workload)).ip(ip).build();
+        .podLabels(Map.of("app", workload))
+        .ip(ip)
+        .build();
   }
 
   private static final FlowEndpoint CLIENT = pod("http-client", "10.0.0.1");
   private static final FlowEndpoint CLIENT_OTHER_POD = pod("http-client", "10.0.0.2");
   private static final FlowEndpoint SERVER = pod("http-server", "10.0.1.1");
 
-  private static FlowRecord flow(FlowEndpoint src, int port, Verdict verdict, Reporter reporter, long millis,
-      long count) {
-    return new FlowRecord(T.plusMillis(millis), Provider.cilium, Protocol.TCP, port, src, SERVER, verdict, null,
-        count, reporter);
+  private static FlowRecord flow(
+      FlowEndpoint src, int port, Verdict verdict, Reporter reporter, long millis, long count) {
+    return new FlowRecord(
+        T.plusMillis(millis),
+        Provider.cilium,
+        Protocol.TCP,
+        port,
+        src,
+        SERVER,
+        verdict,
+        null,
+        count,
+        reporter);
   }
 
   @Test
   void repeatedFlowsFoldIntoOneRecordWithCountAndFirstAndLastSeen() {
-    try (FlowAggregator aggregator = new FlowAggregator(published::add, Duration.ofMinutes(1), 1000)) {
+    try (FlowAggregator aggregator =
+        new FlowAggregator(published::add, Duration.ofMinutes(1), 1000)) {
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 300, 1));
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 0, 2));
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 900, 1));
@@ -94,7 +111,8 @@ class FlowAggregatorTest {
 
   @Test
   void theTimerPublishesEachWindow() {
-    try (FlowAggregator aggregator = new FlowAggregator(published::add, Duration.ofMillis(50), 1000)) {
+    try (FlowAggregator aggregator =
+        new FlowAggregator(published::add, Duration.ofMillis(50), 1000)) {
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 0, 1));
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 10, 1));
       await().atMost(Duration.ofSeconds(30)).until(() -> published.size() == 1);
@@ -119,11 +137,18 @@ class FlowAggregatorTest {
 
   @Test
   void tuningValidatesTheWindow() {
-    assertThatThrownBy(() -> ProducerTuning.defaults().withAggregationWindow(Duration.ofMinutes(2)).validate())
+    assertThatThrownBy(
+            () -> ProducerTuning.defaults().withAggregationWindow(Duration.ofMinutes(2)).validate())
         .hasMessageContaining("ingest aggregation window PT2M must be between 0 (off) and 60s");
-    assertThatThrownBy(() -> ProducerTuning.defaults().withAggregationWindow(Duration.ofSeconds(-1)).validate())
+    assertThatThrownBy(
+            () ->
+                ProducerTuning.defaults().withAggregationWindow(Duration.ofSeconds(-1)).validate())
         .hasMessageContaining("must be between 0 (off)");
-    assertThat(ProducerTuning.defaults().withAggregationWindow(Duration.ZERO).validate().aggregationWindow())
+    assertThat(
+            ProducerTuning.defaults()
+                .withAggregationWindow(Duration.ZERO)
+                .validate()
+                .aggregationWindow())
         .isZero();
     assertThat(ProducerTuning.defaults().aggregationWindow()).isEqualTo(Duration.ofSeconds(5));
   }

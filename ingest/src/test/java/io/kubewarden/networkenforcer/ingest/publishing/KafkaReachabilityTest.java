@@ -26,22 +26,35 @@ class KafkaReachabilityTest {
   void notReadyWhileKafkaIsDownOrHangsReadyAgainWhenItIsBack(@TempDir Path dir) {
     int brokerPort = LoopbackPorts.free();
     try (HangingProxy proxy = new HangingProxy(LoopbackPorts.free(), brokerPort)) {
-      EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.builder().dataDir(dir).port(brokerPort)
-          .config("advertised.listeners", "PLAINTEXT://127.0.0.1:" + proxy.port()).build().start();
-      KafkaSettings kafka = new KafkaSettings("127.0.0.1:" + proxy.port(), null, 1, (short) 1, Map.of());
-      try (KafkaReachability reachability = KafkaReachability.start(kafka, Duration.ofMillis(200),
-          Duration.ofSeconds(1))) {
+      EmbeddedKafkaBroker broker =
+          EmbeddedKafkaBroker.builder()
+              .dataDir(dir)
+              .port(brokerPort)
+              .config("advertised.listeners", "PLAINTEXT://127.0.0.1:" + proxy.port())
+              .build()
+              .start();
+      KafkaSettings kafka =
+          new KafkaSettings("127.0.0.1:" + proxy.port(), null, 1, (short) 1, Map.of());
+      try (KafkaReachability reachability =
+          KafkaReachability.start(kafka, Duration.ofMillis(200), Duration.ofSeconds(1))) {
         await("reachable").atMost(WAIT).until(reachability::reachable);
 
         proxy.hang();
-        await("not ready while every connection hangs").atMost(WAIT).until(() -> !reachability.reachable());
+        await("not ready while every connection hangs")
+            .atMost(WAIT)
+            .until(() -> !reachability.reachable());
         proxy.resume();
         await("ready when the connections flow again").atMost(WAIT).until(reachability::reachable);
 
         broker.close();
-        await("not ready while the broker is down").atMost(WAIT).until(() -> !reachability.reachable());
+        await("not ready while the broker is down")
+            .atMost(WAIT)
+            .until(() -> !reachability.reachable());
         // The port was just released; a socket in TIME_WAIT can delay the bind briefly.
-        await("broker restarted").atMost(WAIT).ignoreExceptions().until(() -> broker.start() != null);
+        await("broker restarted")
+            .atMost(WAIT)
+            .ignoreExceptions()
+            .until(() -> broker.start() != null);
         await("ready when the broker is back").atMost(WAIT).until(reachability::reachable);
       } finally {
         broker.close();
@@ -54,7 +67,8 @@ class KafkaReachabilityTest {
     KafkaSettings kafka = new KafkaSettings("127.0.0.1:1", null, 1, (short) 1, Map.of());
     assertThatThrownBy(() -> KafkaReachability.start(kafka, Duration.ZERO, Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> KafkaReachability.start(kafka, Duration.ofSeconds(1), Duration.ofSeconds(-1)))
+    assertThatThrownBy(
+            () -> KafkaReachability.start(kafka, Duration.ofSeconds(1), Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

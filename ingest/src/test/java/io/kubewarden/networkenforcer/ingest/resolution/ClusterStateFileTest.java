@@ -27,10 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ClusterStateFileTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private static final String BULKY_POD = """
+  private static final String BULKY_POD =
+      """
       {"apiVersion": "v1", "kind": "Pod",
        "metadata": {"name": "web-7d9f-abcde", "generateName": "web-7d9f-", "namespace": "shop",
          "labels": {"app": "web", "pod-template-hash": "7d9f"},
@@ -52,7 +52,10 @@ class ClusterStateFileTest {
 
   @Test
   void readsTheIndexedKindsOfAJsonListTrimmedAsTheInformersCacheKeepsThem() throws IOException {
-    Path file = write("state.json", """
+    Path file =
+        write(
+            "state.json",
+            """
         {"apiVersion": "v1", "kind": "List", "items": [
           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop", "labels": {"team": "red"}}},
           {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop",
@@ -68,21 +71,28 @@ class ClusterStateFileTest {
           {"apiVersion": "extensions/v1beta1", "kind": "Deployment", "metadata": {"name": "legacy",
             "namespace": "shop"}}
         ]}
-        """.formatted(BULKY_POD));
+        """
+                .formatted(BULKY_POD));
 
     ClusterIndex index = ClusterStateFile.load(file);
 
     Pod pod = index.podByName("shop", "web-7d9f-abcde").orElseThrow();
     assertThat(pod.getMetadata().getLabels()).containsEntry("app", "web");
     assertThat(pod.getMetadata().getGenerateName()).isEqualTo("web-7d9f-");
-    assertThat(pod.getMetadata().getOwnerReferences()).singleElement()
+    assertThat(pod.getMetadata().getOwnerReferences())
+        .singleElement()
         .satisfies(owner -> assertThat(owner.getName()).isEqualTo("web-7d9f"));
     assertThat(pod.getSpec().getServiceAccountName()).isEqualTo("web-sa");
-    assertThat(pod.getSpec().getContainers()).singleElement().satisfies(c -> {
-      assertThat(c.getPorts()).singleElement().satisfies(p -> assertThat(p.getName()).isEqualTo("http"));
-      assertThat(c.getEnv()).isNullOrEmpty();
-      assertThat(c.getLivenessProbe()).isNull();
-    });
+    assertThat(pod.getSpec().getContainers())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getPorts())
+                  .singleElement()
+                  .satisfies(p -> assertThat(p.getName()).isEqualTo("http"));
+              assertThat(c.getEnv()).isNullOrEmpty();
+              assertThat(c.getLivenessProbe()).isNull();
+            });
     assertThat(pod.getSpec().getVolumes()).isNullOrEmpty();
     assertThat(pod.getStatus().getPodIP()).isEqualTo("10.1.0.7");
     assertThat(pod.getStatus().getPhase()).isEqualTo("Running");
@@ -107,8 +117,10 @@ class ClusterStateFileTest {
 
   @Test
   void holdsWhatReadingTheWholeFileAndTrimmingHeld() throws Exception {
-    for (Path file : List.of(Path.of("../samples/basic/cluster-state.json"),
-        Path.of(ClusterStateFileTest.class.getResource("/edge-cluster-state.yaml").toURI()))) {
+    for (Path file :
+        List.of(
+            Path.of("../samples/basic/cluster-state.json"),
+            Path.of(ClusterStateFileTest.class.getResource("/edge-cluster-state.yaml").toURI()))) {
       List<HasMetadata> whole = new ArrayList<>();
       try (InputStream in = Files.newInputStream(file)) {
         flatten(new KubernetesSerialization().unmarshal(in), whole);
@@ -120,7 +132,9 @@ class ClusterStateFileTest {
         String ns = expected.getMetadata().getNamespace();
         String name = expected.getMetadata().getName();
         Optional<HasMetadata> actual = indexed(streamed, expected).map(HasMetadata.class::cast);
-        assertThat(actual).as("%s %s/%s in %s", expected.getKind(), ns, name, file).contains(expected);
+        assertThat(actual)
+            .as("%s %s/%s in %s", expected.getKind(), ns, name, file)
+            .contains(expected);
         pods += expected instanceof Pod ? 1 : 0;
       }
       assertThat(streamed.podCount()).as("pods of %s", file).isEqualTo(pods).isPositive();
@@ -129,7 +143,10 @@ class ClusterStateFileTest {
 
   @Test
   void readsYamlDocumentsListsSequencesAndSingleObjects() throws IOException {
-    Path file = write("state.yaml", """
+    Path file =
+        write(
+            "state.yaml",
+            """
         # kubectl get ns -o yaml, then a pod on its own, then an empty document and a sequence
         apiVersion: v1
         kind: List
@@ -145,19 +162,31 @@ class ClusterStateFileTest {
           kind: StatefulSet
           metadata: {name: db, namespace: shop}
           spec: {selector: {matchLabels: {app: db}}}
-        """.formatted(BULKY_POD));
+        """
+                .formatted(BULKY_POD));
 
     ClusterIndex index = ClusterStateFile.load(file);
 
     assertThat(index.namespaceLabels("shop")).containsEntry("team", "red");
-    assertThat(index.podByName("shop", "web-7d9f-abcde").orElseThrow().getMetadata().getManagedFields()).isNullOrEmpty();
+    assertThat(
+            index
+                .podByName("shop", "web-7d9f-abcde")
+                .orElseThrow()
+                .getMetadata()
+                .getManagedFields())
+        .isNullOrEmpty();
     assertThat(index.statefulSet("shop", "db")).isPresent();
   }
 
   @Test
   void aJsonArrayIsASequenceOfObjects() throws IOException {
-    Path file = write("state.json", "  \n[" + BULKY_POD + ", {\"apiVersion\": \"apps/v1\", \"kind\": \"DaemonSet\","
-        + " \"metadata\": {\"name\": \"agent\", \"namespace\": \"shop\"}}]");
+    Path file =
+        write(
+            "state.json",
+            "  \n["
+                + BULKY_POD
+                + ", {\"apiVersion\": \"apps/v1\", \"kind\": \"DaemonSet\","
+                + " \"metadata\": {\"name\": \"agent\", \"namespace\": \"shop\"}}]");
 
     ClusterIndex index = ClusterStateFile.load(file);
 
@@ -167,14 +196,21 @@ class ClusterStateFileTest {
 
   @Test
   void aFileThatIsNoListOfObjectsSaysWhatIsWrongAndHowToWriteIt() throws IOException {
-    assertThatThrownBy(() -> ClusterStateFile.load(write("cut.json", "{\"kind\": \"List\", \"items\": [" + BULKY_POD)))
+    assertThatThrownBy(
+            () ->
+                ClusterStateFile.load(
+                    write("cut.json", "{\"kind\": \"List\", \"items\": [" + BULKY_POD)))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("cut.json is not a Kubernetes List in JSON or YAML")
         .hasMessageContaining("kubectl get ns,deploy,sts,ds,rs,pods -A -o json")
         .hasMessageContaining("Unexpected end-of-input")
         .hasMessageNotContaining("REDACTED");
-    assertThatThrownBy(() -> ClusterStateFile.load(write("nokind.json",
-        "{\"kind\": \"List\", \"items\": [{\"metadata\": {\"name\": \"web-1\"}}]}")))
+    assertThatThrownBy(
+            () ->
+                ClusterStateFile.load(
+                    write(
+                        "nokind.json",
+                        "{\"kind\": \"List\", \"items\": [{\"metadata\": {\"name\": \"web-1\"}}]}")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("an object has no kind (metadata.name web-1)");
     assertThatThrownBy(() -> ClusterStateFile.load(write("empty.yaml", "# nothing\n")))
@@ -195,16 +231,27 @@ class ClusterStateFileTest {
    */
   @Test
   void aFieldThatDoesNotReadIsNamedWithItsObject() throws IOException {
-    assertThatThrownBy(() -> ClusterStateFile.load(write("podips.json", "{\"apiVersion\": \"v1\", \"kind\": "
-        + "\"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"web-1\", "
-        + "\"namespace\": \"shop\"}, \"status\": {\"podIPs\": [-62135596800]}}]}")))
+    assertThatThrownBy(
+            () ->
+                ClusterStateFile.load(
+                    write(
+                        "podips.json",
+                        "{\"apiVersion\": \"v1\", \"kind\": "
+                            + "\"List\", \"items\": [{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {\"name\": \"web-1\", "
+                            + "\"namespace\": \"shop\"}, \"status\": {\"podIPs\": [-62135596800]}}]}")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageEndingWith("podips.json is not a Kubernetes List in JSON or YAML (write it with: kubectl get "
-            + "ns,deploy,sts,ds,rs,pods -A -o json): the Pod (metadata.name web-1) is not valid at status.podIPs[0]: "
-            + "want an object")
-        .hasMessageNotContaining("\n").hasMessageNotContaining("io.fabric8");
-    // Found by ClusterStateFileFuzzTest: a document that is a scalar over two lines put both in the message.
-    assertThatThrownBy(() -> ClusterStateFile.load(write("scalar2.yaml", "kind: Pod\n---\napi.244.0.20\"\n   \nkind\n")))
+        .hasMessageEndingWith(
+            "podips.json is not a Kubernetes List in JSON or YAML (write it with: kubectl get "
+                + "ns,deploy,sts,ds,rs,pods -A -o json): the Pod (metadata.name web-1) is not valid at status.podIPs[0]: "
+                + "want an object")
+        .hasMessageNotContaining("\n")
+        .hasMessageNotContaining("io.fabric8");
+    // Found by ClusterStateFileFuzzTest: a document that is a scalar over two lines put both in the
+    // message.
+    assertThatThrownBy(
+            () ->
+                ClusterStateFile.load(
+                    write("scalar2.yaml", "kind: Pod\n---\napi.244.0.20\"\n   \nkind\n")))
         .isInstanceOf(ConfigException.class)
         .hasMessageEndingWith("a document is api.244.0.20\" kind, not an object or a list");
   }

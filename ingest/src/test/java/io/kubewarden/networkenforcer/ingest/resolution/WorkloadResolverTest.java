@@ -56,10 +56,22 @@ class WorkloadResolverTest {
 
   @Test
   void perRunJobLabelsAreNeverPartOfACronJobSelector() {
-    assertThat(CronJobResolution.stableLabels(java.util.Map.of("app", "backup", "job-name", "backup-1",
-        "controller-uid", "u", "batch.kubernetes.io/job-name", "backup-1", "batch.kubernetes.io/controller-uid", "u")))
+    assertThat(
+            CronJobResolution.stableLabels(
+                java.util.Map.of(
+                    "app",
+                    "backup",
+                    "job-name",
+                    "backup-1",
+                    "controller-uid",
+                    "u",
+                    "batch.kubernetes.io/job-name",
+                    "backup-1",
+                    "batch.kubernetes.io/controller-uid",
+                    "u")))
         .isEqualTo(java.util.Map.of("app", "backup"));
-    assertThat(CronJobResolution.selector(java.util.Map.of("job-name", "x", "controller-uid", "u"))).isEmpty();
+    assertThat(CronJobResolution.selector(java.util.Map.of("job-name", "x", "controller-uid", "u")))
+        .isEmpty();
   }
 
   @Test
@@ -82,12 +94,16 @@ class WorkloadResolverTest {
   @Test
   void nonWorkloadsAreDroppedWithTheirReason() {
     assertThat(resolver.byIp("172.18.0.3").dropReason()).isEqualTo(DropReason.HOST_NETWORK);
-    assertThat(resolver.byName("shop", "migrate-28391-xyz12").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byName("shop", "migrate-28391-xyz12").dropReason())
+        .isEqualTo(DropReason.NOT_A_WORKLOAD);
     assertThat(resolver.byName("shop", "debug").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
-    assertThat(resolver.byName("shop", "lonely-q1w2e").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
-    assertThat(resolver.byAggregatedName("shop", "lonely-*").dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byName("shop", "lonely-q1w2e").dropReason())
+        .isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(resolver.byAggregatedName("shop", "lonely-*").dropReason())
+        .isEqualTo(DropReason.NOT_A_WORKLOAD);
     assertThat(resolver.byName("shop", "nope").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
-    assertThat(resolver.byAggregatedName("shop", "gone-abc-*").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
+    assertThat(resolver.byAggregatedName("shop", "gone-abc-*").dropReason())
+        .isEqualTo(DropReason.UNKNOWN_POD);
     // A finished pod no longer owns its IP.
     assertThat(resolver.byIp("10.1.0.14").dropReason()).isEqualTo(DropReason.UNKNOWN_POD);
     // The pod is kept for an Istio source that only needs an identity.
@@ -97,8 +113,17 @@ class WorkloadResolverTest {
   @Test
   void podIpMovesToTheNewPodAndIsForgottenOnDelete() {
     ClusterIndex index = new ClusterIndex();
-    var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("a").withNamespace("n")
-        .endMetadata().withNewStatus().withPhase("Running").withPodIP("10.9.9.9").endStatus().build();
+    var pod =
+        new io.fabric8.kubernetes.api.model.PodBuilder()
+            .withNewMetadata()
+            .withName("a")
+            .withNamespace("n")
+            .endMetadata()
+            .withNewStatus()
+            .withPhase("Running")
+            .withPodIP("10.9.9.9")
+            .endStatus()
+            .build();
     index.upsert(pod);
     assertThat(index.podByIp("10.9.9.9")).isPresent();
     index.remove(pod);
@@ -109,9 +134,11 @@ class WorkloadResolverTest {
   @Test
   void aBrokenClusterStateFileSaysWhatToRun(@TempDir Path dir) throws Exception {
     Path bad = Files.writeString(dir.resolve("state.json"), "{ this is not json");
-    assertThatThrownBy(() -> ClusterStateFile.load(bad)).isInstanceOf(ConfigException.class)
+    assertThatThrownBy(() -> ClusterStateFile.load(bad))
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("kubectl get");
     assertThatThrownBy(() -> ClusterStateFile.load(dir.resolve("missing.json")))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("cannot read");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cannot read");
   }
 }

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Readiness of the provider stream against a real gRPC server over mutual TLS: ready means the
- * server took the call (headers, a first message, or the call held open past the grace), not that
- * a call was started on a connected channel. A restarted ingest said Ready before its stream was
+ * server took the call (headers, a first message, or the call held open past the grace), not that a
+ * call was started on a connected channel. A restarted ingest said Ready before its stream was
  * back; a refused call must never count.
  */
 class ReconnectingStreamReadinessTest {
@@ -68,8 +68,9 @@ class ReconnectingStreamReadinessTest {
 
   @Test
   void aCallTheServerHoldsSilentlyIsNotReadyUntilItsFirstMessage() throws Exception {
-    ScriptedStreamService<GetFlowsRequest> relay = new ScriptedStreamService<>("observer.Observer", METHOD,
-        GetFlowsRequest.getDefaultInstance());
+    ScriptedStreamService<GetFlowsRequest> relay =
+        new ScriptedStreamService<>(
+            "observer.Observer", METHOD, GetFlowsRequest.getDefaultInstance());
     server = TestServers.mutualTls(serverCerts, relay.definition());
     start(LONG_GRACE);
 
@@ -94,17 +95,22 @@ class ReconnectingStreamReadinessTest {
   @Test
   void responseHeadersWithoutAMessageMakeTheStreamReady() throws Exception {
     MethodDescriptor<GetFlowsRequest, byte[]> method = method();
-    ServerCallHandler<GetFlowsRequest, byte[]> headersOnly = new ServerCallHandler<>() {
-      @Override
-      public ServerCall.Listener<GetFlowsRequest> startCall(ServerCall<GetFlowsRequest, byte[]> call,
-          Metadata headers) {
-        call.sendHeaders(new Metadata());
-        call.request(1);
-        return new ServerCall.Listener<>() {};
-      }
-    };
-    server = TestServers.mutualTls(serverCerts, ServerServiceDefinition.builder("observer.Observer")
-        .addMethod(method, headersOnly).build());
+    ServerCallHandler<GetFlowsRequest, byte[]> headersOnly =
+        new ServerCallHandler<>() {
+          @Override
+          public ServerCall.Listener<GetFlowsRequest> startCall(
+              ServerCall<GetFlowsRequest, byte[]> call, Metadata headers) {
+            call.sendHeaders(new Metadata());
+            call.request(1);
+            return new ServerCall.Listener<>() {};
+          }
+        };
+    server =
+        TestServers.mutualTls(
+            serverCerts,
+            ServerServiceDefinition.builder("observer.Observer")
+                .addMethod(method, headersOnly)
+                .build());
     start(LONG_GRACE);
 
     await().atMost(Duration.ofSeconds(20)).until(stream::isReady);
@@ -115,12 +121,21 @@ class ReconnectingStreamReadinessTest {
   @Test
   void aCallTheServerRefusesNeverCountsAsSubscribed() throws Exception {
     AtomicInteger refused = new AtomicInteger();
-    server = TestServers.mutualTls(serverCerts, ServerServiceDefinition.builder("observer.Observer")
-        .addMethod(method(), ServerCalls.asyncServerStreamingCall((GetFlowsRequest request,
-            StreamObserver<byte[]> out) -> {
-          refused.incrementAndGet();
-          out.onError(Status.PERMISSION_DENIED.withDescription("not on the list").asRuntimeException());
-        })).build());
+    server =
+        TestServers.mutualTls(
+            serverCerts,
+            ServerServiceDefinition.builder("observer.Observer")
+                .addMethod(
+                    method(),
+                    ServerCalls.asyncServerStreamingCall(
+                        (GetFlowsRequest request, StreamObserver<byte[]> out) -> {
+                          refused.incrementAndGet();
+                          out.onError(
+                              Status.PERMISSION_DENIED
+                                  .withDescription("not on the list")
+                                  .asRuntimeException());
+                        }))
+                .build());
     start(LONG_GRACE);
 
     await().atMost(Duration.ofSeconds(30)).until(() -> refused.get() >= 3);
@@ -130,8 +145,9 @@ class ReconnectingStreamReadinessTest {
 
   @Test
   void aCallHeldOpenSilentlyCountsAsSubscribedAfterTheGrace() throws Exception {
-    ScriptedStreamService<GetFlowsRequest> quiet = new ScriptedStreamService<>("observer.Observer", METHOD,
-        GetFlowsRequest.getDefaultInstance());
+    ScriptedStreamService<GetFlowsRequest> quiet =
+        new ScriptedStreamService<>(
+            "observer.Observer", METHOD, GetFlowsRequest.getDefaultInstance());
     server = TestServers.mutualTls(serverCerts, quiet.definition());
     start(Duration.ofMillis(200));
 
@@ -145,11 +161,21 @@ class ReconnectingStreamReadinessTest {
   private void start(Duration grace) {
     TlsSettings tls = TlsSettings.fromDirectory(TlsMode.existingSecret, clientCerts, "localhost");
     clientTls = new ClientTls(new TlsMaterialLoader(null), tls, GrpcChannels.TLS_RELOAD_PERIOD);
-    stream = new ReconnectingStream<>("hubble",
-        () -> GrpcChannels.open("localhost:" + server.getPort(), tls, clientTls.get(), Keepalive.grpcGoCompatible()),
-        method(), () -> GetFlowsRequest.newBuilder().setFollow(true).build(), received::add,
-        new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)), new IngestMetrics(new SimpleMeterRegistry()))
-        .subscribeGrace(grace);
+    stream =
+        new ReconnectingStream<>(
+                "hubble",
+                () ->
+                    GrpcChannels.open(
+                        "localhost:" + server.getPort(),
+                        tls,
+                        clientTls.get(),
+                        Keepalive.grpcGoCompatible()),
+                method(),
+                () -> GetFlowsRequest.newBuilder().setFollow(true).build(),
+                received::add,
+                new Backoff(Duration.ofMillis(50), Duration.ofMillis(400)),
+                new IngestMetrics(new SimpleMeterRegistry()))
+            .subscribeGrace(grace);
     stream.start();
   }
 

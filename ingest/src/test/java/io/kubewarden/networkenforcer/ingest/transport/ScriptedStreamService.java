@@ -12,8 +12,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A server-streaming method with the upstream path and request type whose responses the test
- * writes as raw bytes: real encoded messages, or garbage. Each call waits in a queue for the test.
+ * A server-streaming method with the upstream path and request type whose responses the test writes
+ * as raw bytes: real encoded messages, or garbage. Each call waits in a queue for the test.
  */
 public final class ScriptedStreamService<Req extends Message> {
   private final LinkedBlockingQueue<StreamObserver<byte[]>> calls = new LinkedBlockingQueue<>();
@@ -22,18 +22,24 @@ public final class ScriptedStreamService<Req extends Message> {
 
   public ScriptedStreamService(String serviceName, String fullMethodName, Req requestPrototype) {
     @SuppressWarnings("unchecked")
-    MethodDescriptor<Req, byte[]> method = MethodDescriptor.<Req, byte[]>newBuilder()
-        .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
-        .setFullMethodName(fullMethodName)
-        .setRequestMarshaller(ProtoUtils.marshaller((Req) requestPrototype.getDefaultInstanceForType()))
-        .setResponseMarshaller(RawBytes.INSTANCE)
-        .build();
-    definition = ServerServiceDefinition.builder(serviceName)
-        .addMethod(method, ServerCalls.asyncServerStreamingCall((request, observer) -> {
-          requests.add(request);
-          calls.add(observer);
-        }))
-        .build();
+    MethodDescriptor<Req, byte[]> method =
+        MethodDescriptor.<Req, byte[]>newBuilder()
+            .setType(MethodDescriptor.MethodType.SERVER_STREAMING)
+            .setFullMethodName(fullMethodName)
+            .setRequestMarshaller(
+                ProtoUtils.marshaller((Req) requestPrototype.getDefaultInstanceForType()))
+            .setResponseMarshaller(RawBytes.INSTANCE)
+            .build();
+    definition =
+        ServerServiceDefinition.builder(serviceName)
+            .addMethod(
+                method,
+                ServerCalls.asyncServerStreamingCall(
+                    (request, observer) -> {
+                      requests.add(request);
+                      calls.add(observer);
+                    }))
+            .build();
   }
 
   public ServerServiceDefinition definition() {

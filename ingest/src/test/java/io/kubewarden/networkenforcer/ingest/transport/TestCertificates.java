@@ -32,8 +32,8 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * A throw-away CA and leaf certificates generated with BouncyCastle, written as the files a
- * mounted Kubernetes TLS Secret has ({@code tls.crt}, {@code tls.key}, {@code ca.crt}).
+ * A throw-away CA and leaf certificates generated with BouncyCastle, written as the files a mounted
+ * Kubernetes TLS Secret has ({@code tls.crt}, {@code tls.key}, {@code ca.crt}).
  */
 public final class TestCertificates {
   private static final AtomicLong SERIAL = new AtomicLong(System.currentTimeMillis());
@@ -59,12 +59,16 @@ public final class TestCertificates {
    * Writes a leaf signed by this CA into {@code dir}, its key as cert-manager writes it: PKCS#1 for
    * RSA, SEC1 naming the curve for EC.
    */
-  public Path issue(Path dir, String commonName, List<String> dnsNames, List<String> ips, boolean rsa)
+  public Path issue(
+      Path dir, String commonName, List<String> dnsNames, List<String> ips, boolean rsa)
       throws Exception {
     Files.createDirectories(dir);
     KeyPair keys = rsa ? rsa() : ec();
-    X509v3CertificateBuilder b = builder(new X500Name("CN=" + commonName), new X500Name(ca.getSubjectX500Principal()
-        .getName()), keys);
+    X509v3CertificateBuilder b =
+        builder(
+            new X500Name("CN=" + commonName),
+            new X500Name(ca.getSubjectX500Principal().getName()),
+            keys);
     GeneralName[] names = new GeneralName[dnsNames.size() + ips.size()];
     int i = 0;
     for (String dns : dnsNames) {
@@ -90,8 +94,12 @@ public final class TestCertificates {
 
   private static X509v3CertificateBuilder builder(X500Name subject, X500Name issuer, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIAL.incrementAndGet()),
-        Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(Duration.ofDays(1))), subject,
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIAL.incrementAndGet()),
+        Date.from(now.minus(Duration.ofMinutes(5))),
+        Date.from(now.plus(Duration.ofDays(1))),
+        subject,
         keys.getPublic());
   }
 

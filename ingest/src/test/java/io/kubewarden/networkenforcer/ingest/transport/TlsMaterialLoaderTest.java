@@ -29,16 +29,36 @@ class TlsMaterialLoaderTest {
   void readsTheKeyPairFromTheSecretAndTheCaFromTheConfigMap() throws Exception {
     TestCertificates ca = TestCertificates.newCa("tigera-ca");
     Path certs = ca.issue(dir.resolve("pair"), "goldmane", List.of("goldmane"), List.of(), true);
-    client.secrets().inNamespace("calico-system").resource(new SecretBuilder().withNewMetadata()
-        .withName("goldmane-key-pair").withNamespace("calico-system").endMetadata()
-        .addToData("tls.crt", b64(certs.resolve("tls.crt"))).addToData("tls.key", b64(certs.resolve("tls.key")))
-        .build()).create();
-    client.configMaps().inNamespace("calico-system").resource(new ConfigMapBuilder().withNewMetadata()
-        .withName("goldmane-ca-bundle").withNamespace("calico-system").endMetadata()
-        .addToData("tigera-ca-bundle.crt", ca.caPem()).build()).create();
+    client
+        .secrets()
+        .inNamespace("calico-system")
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("goldmane-key-pair")
+                .withNamespace("calico-system")
+                .endMetadata()
+                .addToData("tls.crt", b64(certs.resolve("tls.crt")))
+                .addToData("tls.key", b64(certs.resolve("tls.key")))
+                .build())
+        .create();
+    client
+        .configMaps()
+        .inNamespace("calico-system")
+        .resource(
+            new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("goldmane-ca-bundle")
+                .withNamespace("calico-system")
+                .endMetadata()
+                .addToData("tigera-ca-bundle.crt", ca.caPem())
+                .build())
+        .create();
 
-    TlsSettings settings = TlsSettings.fromSecret(TlsMode.existingSecret, "calico-system", "goldmane-key-pair", null)
-        .withCaConfigMap("goldmane-ca-bundle", "tigera-ca-bundle.crt").validate("test");
+    TlsSettings settings =
+        TlsSettings.fromSecret(TlsMode.existingSecret, "calico-system", "goldmane-key-pair", null)
+            .withCaConfigMap("goldmane-ca-bundle", "tigera-ca-bundle.crt")
+            .validate("test");
     TlsMaterial material = new TlsMaterialLoader(client).load(settings);
 
     assertThat(material.certificateChain()).isEqualTo(Files.readAllBytes(certs.resolve("tls.crt")));
@@ -49,10 +69,18 @@ class TlsMaterialLoaderTest {
     assertThat(parsed.caCertificates()).hasSize(1);
     assertThat(material.toString()).doesNotContain("PRIVATE");
 
-    assertThatThrownBy(() -> new TlsMaterialLoader(client).load(
-        TlsSettings.fromSecret(TlsMode.existingSecret, "calico-system", "missing", null)))
-        .isInstanceOf(TlsMaterialException.class).hasMessageContaining("calico-system/missing not found");
-    assertThatThrownBy(() -> new TlsMaterialLoader(client).load(settings.withCaConfigMap("goldmane-ca-bundle", "x")))
+    assertThatThrownBy(
+            () ->
+                new TlsMaterialLoader(client)
+                    .load(
+                        TlsSettings.fromSecret(
+                            TlsMode.existingSecret, "calico-system", "missing", null)))
+        .isInstanceOf(TlsMaterialException.class)
+        .hasMessageContaining("calico-system/missing not found");
+    assertThatThrownBy(
+            () ->
+                new TlsMaterialLoader(client)
+                    .load(settings.withCaConfigMap("goldmane-ca-bundle", "x")))
         .hasMessageContaining("has no key x");
     assertThatThrownBy(() -> TlsMaterialLoader.fromDirectory(dir.resolve("nothing")))
         .hasMessageContaining("does not exist");

@@ -59,8 +59,19 @@ class AcknowledgedExportTest {
   static void start() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
     // Kafka gone: a record fails after 3 s instead of the default 2 minutes.
-    kafka = new KafkaSettings(broker.bootstrapServers(), "ack.", 2, (short) 1, Map.of(
-        "delivery.timeout.ms", "3000", "request.timeout.ms", "1000", "max.block.ms", "3000"));
+    kafka =
+        new KafkaSettings(
+            broker.bootstrapServers(),
+            "ack.",
+            2,
+            (short) 1,
+            Map.of(
+                "delivery.timeout.ms",
+                "3000",
+                "request.timeout.ms",
+                "1000",
+                "max.block.ms",
+                "3000"));
     try (Admin admin = Admin.create(kafka.clientConfig())) {
       admin.createTopics(List.of(kafka.topics().flows().newTopic(2, (short) 1))).all().get();
     }
@@ -72,49 +83,91 @@ class AcknowledgedExportTest {
   }
 
   @Test
-  void anExportIsAnsweredAfterKafkaHasItsFlowsAndRefusedAsRetryableWhenKafkaCannotTakeThem() throws Exception {
+  void anExportIsAnsweredAfterKafkaHasItsFlowsAndRefusedAsRetryableWhenKafkaCannotTakeThem()
+      throws Exception {
     TestCertificates ca = TestCertificates.newCa("otlp-ca");
-    Path serverCerts = ca.issue(dir.resolve("server"), "network-enforcer-otlp", List.of("localhost"),
-        List.of("127.0.0.1"), false);
+    Path serverCerts =
+        ca.issue(
+            dir.resolve("server"),
+            "network-enforcer-otlp",
+            List.of("localhost"),
+            List.of("127.0.0.1"),
+            false);
     Path clientCerts = ca.issue(dir.resolve("client"), "fluent-bit", List.of(), List.of(), false);
     List<String> lines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
     // OtlpReceiverTest's request: three flows of one connection, folded into one record of count 3.
-    ExportLogsServiceRequest request = FluentBitRequests.request(List.of(
-        FluentBitRequests.merged(lines.get(0)), FluentBitRequests.merged(lines.get(1)),
-        FluentBitRequests.unmerged(lines.get(1)), FluentBitRequests.bodyString(lines.get(1)),
-        FluentBitRequests.unmerged(lines.get(2)), FluentBitRequests.bodyString(lines.get(3)),
-        FluentBitRequests.unrelated()));
+    ExportLogsServiceRequest request =
+        FluentBitRequests.request(
+            List.of(
+                FluentBitRequests.merged(lines.get(0)),
+                FluentBitRequests.merged(lines.get(1)),
+                FluentBitRequests.unmerged(lines.get(1)),
+                FluentBitRequests.bodyString(lines.get(1)),
+                FluentBitRequests.unmerged(lines.get(2)),
+                FluentBitRequests.bodyString(lines.get(3)),
+                FluentBitRequests.unrelated()));
     IngestMetrics metrics = new IngestMetrics(new SimpleMeterRegistry());
     AtomicLong lost = new AtomicLong();
     try (FlowPublisher publisher = new FlowPublisher(kafka, ProducerTuning.defaults(), metrics);
         // A window far longer than the test: only the export's settle passes the flows on.
         FlowAggregator aggregator = new FlowAggregator(publisher, Duration.ofHours(1), 50_000)) {
       publisher.onLoss((count, node, at) -> lost.addAndGet(count));
-      FlowIntake intake = new FlowIntake(List.of(aggregator), (s, reason, p, e) -> { }, metrics);
-      OtlpLogIngestor ingestor = new OtlpLogIngestor(new ZtunnelLogParser(
-          new WorkloadResolver(Fixtures.clusterState()), "cluster.local", Clock.systemUTC()), intake);
-      try (OtlpGrpcReceiver grpc = new OtlpGrpcReceiver(0, ServerTls.fromDirectory(serverCerts, true,
-          Duration.ofMinutes(1)), new ClientIdentity("fluent-bit"), ingestor).start()) {
-        ManagedChannel channel = GrpcChannels.open("localhost:" + grpc.port(),
-            TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null), ReloadingTls.fromDirectory(clientCerts),
-            Keepalive.grpcGoCompatible());
+      FlowIntake intake = new FlowIntake(List.of(aggregator), (s, reason, p, e) -> {}, metrics);
+      OtlpLogIngestor ingestor =
+          new OtlpLogIngestor(
+              new ZtunnelLogParser(
+                  new WorkloadResolver(Fixtures.clusterState()),
+                  "cluster.local",
+                  Clock.systemUTC()),
+              intake);
+      try (OtlpGrpcReceiver grpc =
+          new OtlpGrpcReceiver(
+                  0,
+                  ServerTls.fromDirectory(serverCerts, true, Duration.ofMinutes(1)),
+                  new ClientIdentity("fluent-bit"),
+                  ingestor)
+              .start()) {
+        ManagedChannel channel =
+            GrpcChannels.open(
+                "localhost:" + grpc.port(),
+                TlsSettings.fromDirectory(TlsMode.issuer, clientCerts, null),
+                ReloadingTls.fromDirectory(clientCerts),
+                Keepalive.grpcGoCompatible());
         try {
           var stub = LogsServiceGrpc.newBlockingStub(channel);
           stub.export(request);
-          // Answered: the folded record is on the topic now, no waiting, though the window is an hour.
+          // Answered: the folded record is on the topic now, no waiting, though the window is an
+          // hour.
           assertThat(intake.publishedCount()).isEqualTo(3);
           assertThat(flowsOnTopic()).isEqualTo(1);
-          assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count())
+          assertThat(
+                  metrics
+                      .registry()
+                      .get("network.enforcer.ingest.flows.published")
+                      .counter()
+                      .count())
               .isEqualTo(1);
 
           broker.close();
-          StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
-              StatusRuntimeException.class, () -> stub.withDeadlineAfter(60, TimeUnit.SECONDS).export(request));
+          StatusRuntimeException refused =
+              org.junit.jupiter.api.Assertions.assertThrows(
+                  StatusRuntimeException.class,
+                  () -> stub.withDeadlineAfter(60, TimeUnit.SECONDS).export(request));
           assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-          assertThat(metrics.registry().get("network.enforcer.ingest.publish.errors").counter().count())
+          assertThat(
+                  metrics
+                      .registry()
+                      .get("network.enforcer.ingest.publish.errors")
+                      .counter()
+                      .count())
               .isEqualTo(1);
           assertThat(lost.get()).as("flows reported lost").isEqualTo(3);
-          assertThat(metrics.registry().get("network.enforcer.ingest.flows.published").counter().count())
+          assertThat(
+                  metrics
+                      .registry()
+                      .get("network.enforcer.ingest.flows.published")
+                      .counter()
+                      .count())
               .isEqualTo(1);
         } finally {
           channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -126,10 +179,11 @@ class AcknowledgedExportTest {
   private static long flowsOnTopic() {
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       String topic = kafka.topics().flows().name();
-      List<TopicPartition> parts = List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
+      List<TopicPartition> parts =
+          List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1));
       return c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
     }
   }

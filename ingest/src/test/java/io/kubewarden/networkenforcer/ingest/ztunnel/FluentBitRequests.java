@@ -19,58 +19,93 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Builds OTLP export requests the way fluent-bit's opentelemetry output does for ztunnel lines
- * read by tail + CRI parser (wire-formats D.2/D.3): one ResourceLogs with an empty Resource, one
+ * Builds OTLP export requests the way fluent-bit's opentelemetry output does for ztunnel lines read
+ * by tail + CRI parser (wire-formats D.2/D.3): one ResourceLogs with an empty Resource, one
  * ScopeLogs with an empty scope.
  */
 final class FluentBitRequests {
   private FluentBitRequests() {}
 
   static ExportLogsServiceRequest request(List<LogRecord> records) {
-    return ExportLogsServiceRequest.newBuilder().addResourceLogs(ResourceLogs.newBuilder()
-        .setResource(Resource.getDefaultInstance())
-        .addScopeLogs(ScopeLogs.newBuilder().setScope(InstrumentationScope.getDefaultInstance())
-            .addAllLogRecords(records))).build();
+    return ExportLogsServiceRequest.newBuilder()
+        .addResourceLogs(
+            ResourceLogs.newBuilder()
+                .setResource(Resource.getDefaultInstance())
+                .addScopeLogs(
+                    ScopeLogs.newBuilder()
+                        .setScope(InstrumentationScope.getDefaultInstance())
+                        .addAllLogRecords(records)))
+        .build();
   }
 
-  /** Shape (a): JSON lifted to the root (parser filter / kubernetes Merge_Log), time moved to the record. */
+  /**
+   * Shape (a): JSON lifted to the root (parser filter / kubernetes Merge_Log), time moved to the
+   * record.
+   */
   static LogRecord merged(String ztunnelLine) throws Exception {
     ObjectNode line = (ObjectNode) Json.mapper().readTree(ztunnelLine);
     Instant time = Instant.parse(line.remove("time").asText());
-    KeyValueList.Builder body = KeyValueList.newBuilder()
-        .addValues(kv("stream", string("stdout")))
-        .addValues(kv("_p", string("F")));
+    KeyValueList.Builder body =
+        KeyValueList.newBuilder()
+            .addValues(kv("stream", string("stdout")))
+            .addValues(kv("_p", string("F")));
     line.fields().forEachRemaining(e -> body.addValues(kv(e.getKey(), value(e.getValue()))));
-    body.addValues(kv("kubernetes", AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
-        .addValues(kv("pod_name", string("ztunnel-abcde")))
-        .addValues(kv("namespace_name", string("istio-system")))
-        .addValues(kv("labels", AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
-            .addValues(kv("app", string("ztunnel")))).build()))).build()));
-    return LogRecord.newBuilder().setTimeUnixNano(time.getEpochSecond() * 1_000_000_000L + time.getNano())
-        .setBody(AnyValue.newBuilder().setKvlistValue(body)).build();
+    body.addValues(
+        kv(
+            "kubernetes",
+            AnyValue.newBuilder()
+                .setKvlistValue(
+                    KeyValueList.newBuilder()
+                        .addValues(kv("pod_name", string("ztunnel-abcde")))
+                        .addValues(kv("namespace_name", string("istio-system")))
+                        .addValues(
+                            kv(
+                                "labels",
+                                AnyValue.newBuilder()
+                                    .setKvlistValue(
+                                        KeyValueList.newBuilder()
+                                            .addValues(kv("app", string("ztunnel"))))
+                                    .build())))
+                .build()));
+    return LogRecord.newBuilder()
+        .setTimeUnixNano(time.getEpochSecond() * 1_000_000_000L + time.getNano())
+        .setBody(AnyValue.newBuilder().setKvlistValue(body))
+        .build();
   }
 
   /** Shape (b): no merge, the raw line stays a string in {@code log}. */
   static LogRecord unmerged(String ztunnelLine) {
-    return LogRecord.newBuilder().setTimeUnixNano(1_785_771_600_000_000_000L)
-        .setBody(AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
-            .addValues(kv("stream", string("stdout")))
-            .addValues(kv("_p", string("F")))
-            .addValues(kv("log", string(ztunnelLine))))).build();
+    return LogRecord.newBuilder()
+        .setTimeUnixNano(1_785_771_600_000_000_000L)
+        .setBody(
+            AnyValue.newBuilder()
+                .setKvlistValue(
+                    KeyValueList.newBuilder()
+                        .addValues(kv("stream", string("stdout")))
+                        .addValues(kv("_p", string("F")))
+                        .addValues(kv("log", string(ztunnelLine)))))
+        .build();
   }
 
   /** Shape (c): {@code logs_body_key $log} with {@code logs_body_key_attributes on}. */
   static LogRecord bodyString(String ztunnelLine) {
-    return LogRecord.newBuilder().setTimeUnixNano(1_785_771_600_000_000_000L)
+    return LogRecord.newBuilder()
+        .setTimeUnixNano(1_785_771_600_000_000_000L)
         .setBody(string(ztunnelLine))
         .addAttributes(kv("stream", string("stdout")))
-        .addAttributes(kv("_p", string("F"))).build();
+        .addAttributes(kv("_p", string("F")))
+        .build();
   }
 
   static LogRecord unrelated() {
-    return LogRecord.newBuilder().setBody(AnyValue.newBuilder().setKvlistValue(KeyValueList.newBuilder()
-        .addValues(kv("log", string("GET /healthz 200")))
-        .addValues(kv("stream", string("stderr"))))).build();
+    return LogRecord.newBuilder()
+        .setBody(
+            AnyValue.newBuilder()
+                .setKvlistValue(
+                    KeyValueList.newBuilder()
+                        .addValues(kv("log", string("GET /healthz 200")))
+                        .addValues(kv("stream", string("stderr")))))
+        .build();
   }
 
   private static AnyValue value(JsonNode node) {

@@ -5,7 +5,9 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import org.junit.jupiter.api.Timeout;
 
-/** OTLP/HTTP JSON bodies ({@code application/json}): the receiver's decoding, then the log ingestor. */
+/**
+ * OTLP/HTTP JSON bodies ({@code application/json}): the receiver's decoding, then the log ingestor.
+ */
 class OtlpHttpJsonFuzzTest {
   @FuzzTest(maxDuration = "5s")
   @Timeout(10)

@@ -5,7 +5,10 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import org.junit.jupiter.api.Timeout;
 
-/** OTLP/HTTP protobuf bodies ({@code application/x-protobuf}), decoded and handed to the log ingestor. */
+/**
+ * OTLP/HTTP protobuf bodies ({@code application/x-protobuf}), decoded and handed to the log
+ * ingestor.
+ */
 class OtlpHttpProtoFuzzTest {
   @FuzzTest(maxDuration = "5s")
   @Timeout(10)

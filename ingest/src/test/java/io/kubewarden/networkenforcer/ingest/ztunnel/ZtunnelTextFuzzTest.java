@@ -16,7 +16,8 @@ class ZtunnelTextFuzzTest {
     if (json == null) {
       return; // Not a ztunnel text line: the capture reader then tries JSON and reports the line.
     }
-    ParserFuzzing.assertOutcome(new ZtunnelLogParser(ParserFuzzing.resolver(), "cluster.local", ParserFuzzing.CLOCK)
-        .parse(json, null));
+    ParserFuzzing.assertOutcome(
+        new ZtunnelLogParser(ParserFuzzing.resolver(), "cluster.local", ParserFuzzing.CLOCK)
+            .parse(json, null));
   }
 }

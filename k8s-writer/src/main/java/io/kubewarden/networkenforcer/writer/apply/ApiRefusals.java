@@ -27,16 +27,21 @@ public enum ApiRefusals {
    * opposed to an admission policy's. It is not final: a restarted kube-apiserver answers it until
    * its RBAC caches are warm, and an operator may grant the permission.
    */
-  private static final Pattern AUTHORIZATION_DENIAL = Pattern.compile("is forbidden: User \".*\" cannot ");
+  private static final Pattern AUTHORIZATION_DENIAL =
+      Pattern.compile("is forbidden: User \".*\" cannot ");
 
-  /** Whether the same request may pass later: no answer, a conflict, throttling or a server error. */
+  /**
+   * Whether the same request may pass later: no answer, a conflict, throttling or a server error.
+   */
   public boolean mayPassLater() {
     return this == TRANSIENT || this == CONFLICT || this == SERVER_ERROR;
   }
 
   /** The API server's own words, without the request line: the same refusal reads the same. */
   public static String said(KubernetesClientException e) {
-    return e.getStatus() != null && e.getStatus().getMessage() != null ? e.getStatus().getMessage() : e.getMessage();
+    return e.getStatus() != null && e.getStatus().getMessage() != null
+        ? e.getStatus().getMessage()
+        : e.getMessage();
   }
 
   /** A 403 of the authorizer (RBAC), not of an admission policy: retried, see above. */
@@ -52,8 +57,10 @@ public enum ApiRefusals {
    */
   public static boolean tooLarge(KubernetesClientException e) {
     String said = said(e);
-    return e.getCode() == 413 || said != null && (said.contains("request is too large")
-        || said.contains("trying to send message larger than max"));
+    return e.getCode() == 413
+        || said != null
+            && (said.contains("request is too large")
+                || said.contains("trying to send message larger than max"));
   }
 
   public static ApiRefusals of(Throwable e) {

@@ -11,9 +11,14 @@ public final class AuthorizationPolicyType {
   public static final String GROUP = "security.istio.io";
   public static final String API_VERSION = GROUP + "/v1";
   public static final String KIND = "AuthorizationPolicy";
-  public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
-      .withGroup(GROUP).withVersion("v1").withKind(KIND).withPlural("authorizationpolicies").withNamespaced(true)
-      .build();
+  public static final ResourceDefinitionContext CONTEXT =
+      new ResourceDefinitionContext.Builder()
+          .withGroup(GROUP)
+          .withVersion("v1")
+          .withKind(KIND)
+          .withPlural("authorizationpolicies")
+          .withNamespaced(true)
+          .build();
 
   private AuthorizationPolicyType() {}
 }

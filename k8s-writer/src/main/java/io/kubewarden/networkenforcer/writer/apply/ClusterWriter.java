@@ -4,12 +4,15 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.Collection;
 
 /**
- * Every write the writer makes to the API server goes through here: one small seam so that the
- * real server-side apply can be swapped for a double on a mock server that has none.
+ * Every write the writer makes to the API server goes through here: one small seam so that the real
+ * server-side apply can be swapped for a double on a mock server that has none.
  */
 public interface ClusterWriter extends AutoCloseable {
 
-  /** Server-side apply of the object's fields with our field manager; a field another manager took is taken back. */
+  /**
+   * Server-side apply of the object's fields with our field manager; a field another manager took
+   * is taken back.
+   */
   <T extends HasMetadata> T apply(T desired);
 
   /** Creates the object; a 409 {@code KubernetesClientException} when it exists already. */
@@ -19,8 +22,9 @@ public interface ClusterWriter extends AutoCloseable {
   <T extends HasMetadata> T applyStatus(T desired);
 
   /**
-   * Replaces the status subresource, locked on {@code metadata.resourceVersion}: a concurrent change
-   * raises a 409 {@code KubernetesClientException}, and the caller retries with a fresh read.
+   * Replaces the status subresource, locked on {@code metadata.resourceVersion}: a concurrent
+   * change raises a 409 {@code KubernetesClientException}, and the caller retries with a fresh
+   * read.
    */
   <T extends HasMetadata> T updateStatus(T withStatus);
 

@@ -17,7 +17,8 @@ public final class LeaderGuardedWriter implements ClusterWriter {
   private final BooleanSupplier leading;
   private final MeterRegistry meters;
 
-  public LeaderGuardedWriter(ClusterWriter delegate, BooleanSupplier leading, MeterRegistry meters) {
+  public LeaderGuardedWriter(
+      ClusterWriter delegate, BooleanSupplier leading, MeterRegistry meters) {
     this.delegate = delegate;
     this.leading = leading;
     this.meters = meters;
@@ -25,22 +26,45 @@ public final class LeaderGuardedWriter implements ClusterWriter {
 
   private void check(String op, HasMetadata o) {
     if (!leading.getAsBoolean()) {
-      throw new NotLeaderException(op + " " + o.getKind() + " " + o.getMetadata().getNamespace() + "/"
-          + o.getMetadata().getName());
+      throw new NotLeaderException(
+          op
+              + " "
+              + o.getKind()
+              + " "
+              + o.getMetadata().getNamespace()
+              + "/"
+              + o.getMetadata().getName());
     }
-    meters.counter("network.enforcer.writer.api.writes", "operation", op, "kind", String.valueOf(o.getKind()))
+    meters
+        .counter(
+            "network.enforcer.writer.api.writes",
+            "operation",
+            op,
+            "kind",
+            String.valueOf(o.getKind()))
         .increment();
   }
 
-  /** Runs a write, counting an answer of the API server that refused it; the error goes on unchanged. */
+  /**
+   * Runs a write, counting an answer of the API server that refused it; the error goes on
+   * unchanged.
+   */
   private <T> T counted(String op, HasMetadata o, Supplier<T> write) {
     try {
       return write.get();
     } catch (KubernetesClientException e) {
       // Code 0: no answer (connection failed): not a refusal, the client retries those.
       if (e.getCode() >= 400) {
-        meters.counter("network.enforcer.writer.api.refusals", "operation", op, "kind", String.valueOf(o.getKind()),
-            "code", Integer.toString(e.getCode())).increment();
+        meters
+            .counter(
+                "network.enforcer.writer.api.refusals",
+                "operation",
+                op,
+                "kind",
+                String.valueOf(o.getKind()),
+                "code",
+                Integer.toString(e.getCode()))
+            .increment();
       }
       throw e;
     }
@@ -79,10 +103,13 @@ public final class LeaderGuardedWriter implements ClusterWriter {
   @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     check("remove-annotations", object);
-    counted("remove-annotations", object, () -> {
-      delegate.removeAnnotations(object, keys);
-      return null;
-    });
+    counted(
+        "remove-annotations",
+        object,
+        () -> {
+          delegate.removeAnnotations(object, keys);
+          return null;
+        });
   }
 
   @Override

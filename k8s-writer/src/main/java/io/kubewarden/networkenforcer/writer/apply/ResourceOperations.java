@@ -14,10 +14,14 @@ public final class ResourceOperations {
 
   @SuppressWarnings("unchecked")
   public static <T extends HasMetadata> Resource<T> of(KubernetesClient client, T object) {
-    if (object instanceof GenericKubernetesResource g && AuthorizationPolicyType.API_VERSION.equals(g.getApiVersion())
+    if (object instanceof GenericKubernetesResource g
+        && AuthorizationPolicyType.API_VERSION.equals(g.getApiVersion())
         && AuthorizationPolicyType.KIND.equals(g.getKind())) {
-      return (Resource<T>) client.genericKubernetesResources(AuthorizationPolicyType.CONTEXT)
-          .inNamespace(g.getMetadata().getNamespace()).resource(g);
+      return (Resource<T>)
+          client
+              .genericKubernetesResources(AuthorizationPolicyType.CONTEXT)
+              .inNamespace(g.getMetadata().getNamespace())
+              .resource(g);
     }
     return client.resource(object);
   }

@@ -5,10 +5,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.kubewarden.networkenforcer.writer.apply.SingleAttempt;
 import java.net.HttpURLConnection;
 import java.util.Collection;
 import org.slf4j.Logger;
@@ -16,15 +15,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The real writer: server-side apply with one field manager. An apply does not force: when another
- * manager took one of the fields the writer applies (every field it sends is one it owns: the
- * whole desired state of a rendered object, a proposal's learned spec with the reviewer's edits
- * merged in), the conflict is logged and the field taken back with a forced apply.
+ * manager took one of the fields the writer applies (every field it sends is one it owns: the whole
+ * desired state of a rendered object, a proposal's learned spec with the reviewer's edits merged
+ * in), the conflict is logged and the field taken back with a forced apply.
  *
  * <p>Every request is sent once. The client's own retries (on I/O errors, 429 and 5xx, with
  * back-off for up to minutes) would resend a write after the leader guard let it through: a leader
- * cut off from the API server would land its last, older desired state once the network heals,
- * over what the new leader applied since. A failed write goes back to its work queue instead,
- * and the guard is asked again before the next attempt.
+ * cut off from the API server would land its last, older desired state once the network heals, over
+ * what the new leader applied since. A failed write goes back to its work queue instead, and the
+ * guard is asked again before the next attempt.
  */
 public final class ServerSideApplyWriter implements ClusterWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ServerSideApplyWriter.class);
@@ -51,10 +50,16 @@ public final class ServerSideApplyWriter implements ClusterWriter {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
         throw e;
       }
-      LOG.info("taking back fields of {} {}/{} from another manager: {}", desired.getKind(),
-          desired.getMetadata().getNamespace(), desired.getMetadata().getName(), e.getStatus() == null ? e.getMessage()
-              : e.getStatus().getMessage());
-      return ResourceOperations.of(client, desired).fieldManager(fieldManager).forceConflicts().serverSideApply();
+      LOG.info(
+          "taking back fields of {} {}/{} from another manager: {}",
+          desired.getKind(),
+          desired.getMetadata().getNamespace(),
+          desired.getMetadata().getName(),
+          e.getStatus() == null ? e.getMessage() : e.getStatus().getMessage());
+      return ResourceOperations.of(client, desired)
+          .fieldManager(fieldManager)
+          .forceConflicts()
+          .serverSideApply();
     }
   }
 
@@ -66,8 +71,12 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   @Override
   public <T extends HasMetadata> T applyStatus(T desired) {
     clearServerFields(desired);
-    PatchContext ssa = new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY)
-        .withFieldManager(fieldManager).withForce(false).build();
+    PatchContext ssa =
+        new PatchContext.Builder()
+            .withPatchType(PatchType.SERVER_SIDE_APPLY)
+            .withFieldManager(fieldManager)
+            .withForce(false)
+            .build();
     return ResourceOperations.of(client, desired).subresource("status").patch(ssa, desired);
   }
 
@@ -83,12 +92,13 @@ public final class ServerSideApplyWriter implements ClusterWriter {
 
   @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
-    ResourceOperations.of(client, object).patch(PatchContext.of(PatchType.JSON), removalPatch(keys));
+    ResourceOperations.of(client, object)
+        .patch(PatchContext.of(PatchType.JSON), removalPatch(keys));
   }
 
   /**
-   * A JSON patch of one {@code remove} per key ({@code /} escaped as {@code ~1}). It fails as a whole
-   * when a key is gone already, which the next status sync sorts out.
+   * A JSON patch of one {@code remove} per key ({@code /} escaped as {@code ~1}). It fails as a
+   * whole when a key is gone already, which the next status sync sorts out.
    */
   public static String removalPatch(Collection<String> keys) {
     ArrayNode ops = JsonNodeFactory.instance.arrayNode();

@@ -18,30 +18,43 @@ public final class Conditions {
 
   /** A condition of the given type, True when {@code ok}, with no generation or time yet. */
   public static Condition of(String type, boolean ok, String reason, String message) {
-    return new ConditionBuilder().withType(type).withStatus(ok ? TRUE : FALSE).withReason(reason)
-        .withMessage(message).build();
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(ok ? TRUE : FALSE)
+        .withReason(reason)
+        .withMessage(message)
+        .build();
   }
 
   /** The condition of that type in the list, or null. */
   public static Condition find(List<Condition> conditions, String type) {
-    return conditions == null ? null
-        : conditions.stream().filter(c -> Objects.equals(type, c.getType())).findFirst().orElse(null);
+    return conditions == null
+        ? null
+        : conditions.stream()
+            .filter(c -> Objects.equals(type, c.getType()))
+            .findFirst()
+            .orElse(null);
   }
 
   /**
-   * {@code wanted} as written for {@code generation}: the transition time of {@code before} when the
-   * status did not change (and it had one), else {@code now}.
+   * {@code wanted} as written for {@code generation}: the transition time of {@code before} when
+   * the status did not change (and it had one), else {@code now}.
    */
   public static Condition written(Condition wanted, Condition before, Long generation, String now) {
     boolean sameStatus = before != null && Objects.equals(before.getStatus(), wanted.getStatus());
-    return new ConditionBuilder(wanted).withObservedGeneration(generation)
-        .withLastTransitionTime(sameStatus && before.getLastTransitionTime() != null ? before.getLastTransitionTime()
-            : now).build();
+    return new ConditionBuilder(wanted)
+        .withObservedGeneration(generation)
+        .withLastTransitionTime(
+            sameStatus && before.getLastTransitionTime() != null
+                ? before.getLastTransitionTime()
+                : now)
+        .build();
   }
 
   /** Whether {@code before} already says what {@code wanted} says, for this generation. */
   public static boolean sameFor(Condition before, Condition wanted, Long generation) {
-    return before != null && Objects.equals(before.getStatus(), wanted.getStatus())
+    return before != null
+        && Objects.equals(before.getStatus(), wanted.getStatus())
         && Objects.equals(before.getReason(), wanted.getReason())
         && Objects.equals(before.getMessage(), wanted.getMessage())
         && Objects.equals(before.getObservedGeneration(), generation);
@@ -49,10 +62,12 @@ public final class Conditions {
 
   /** Whether two verdicts read the same, transition time included; two nulls are the same. */
   public static boolean sameVerdict(Condition before, Condition now) {
-    return now == null ? before == null : before != null
-        && Objects.equals(before.getStatus(), now.getStatus())
-        && Objects.equals(before.getReason(), now.getReason())
-        && Objects.equals(before.getMessage(), now.getMessage())
-        && Objects.equals(before.getLastTransitionTime(), now.getLastTransitionTime());
+    return now == null
+        ? before == null
+        : before != null
+            && Objects.equals(before.getStatus(), now.getStatus())
+            && Objects.equals(before.getReason(), now.getReason())
+            && Objects.equals(before.getMessage(), now.getMessage())
+            && Objects.equals(before.getLastTransitionTime(), now.getLastTransitionTime());
   }
 }

@@ -4,9 +4,12 @@ package io.kubewarden.networkenforcer.writer.conditions;
 public final class StatusConditions {
   /** Whether the native object (NetworkPolicy / AuthorizationPolicy) matches the policy. */
   public static final String RENDERED = "Rendered";
+
   /** The summary (Kubernetes API conventions): True when the policy is in force as written. */
   public static final String READY = "Ready";
+
   public static final String REASON_READY = "Ready";
+
   /** Acknowledge annotations whose id matches no active violation record. */
   public static final String UNMATCHED_ACKNOWLEDGEMENTS = "UnmatchedAcknowledgements";
 

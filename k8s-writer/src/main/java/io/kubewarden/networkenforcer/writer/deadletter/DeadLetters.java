@@ -16,7 +16,8 @@ public final class DeadLetters {
   private final Topic<byte[], byte[]> topic;
   private final MeterRegistry meters;
 
-  public DeadLetters(Producer<byte[], byte[]> producer, Topic<byte[], byte[]> topic, MeterRegistry meters) {
+  public DeadLetters(
+      Producer<byte[], byte[]> producer, Topic<byte[], byte[]> topic, MeterRegistry meters) {
     this.producer = producer;
     this.topic = topic;
     this.meters = meters;
@@ -24,27 +25,49 @@ public final class DeadLetters {
 
   /** Sends synchronously: the caller commits past the record only once it is safe on the topic. */
   public void send(ConsumerRecord<String, byte[]> record, String reason, Throwable error) {
-    send(record.topic(), record.partition(), record.offset(), record.key(), record.value(), reason, error);
+    send(
+        record.topic(),
+        record.partition(),
+        record.offset(),
+        record.key(),
+        record.value(),
+        reason,
+        error);
   }
 
   /**
    * A record read earlier, rebuilt from what it said (the status write that would have counted it
    * was refused for good); sent synchronously, as above.
    */
-  public void send(String originTopic, int partition, long offset, String recordKey, byte[] value, String reason,
+  public void send(
+      String originTopic,
+      int partition,
+      long offset,
+      String recordKey,
+      byte[] value,
+      String reason,
       Throwable error) {
-    byte[] key = recordKey == null ? null : recordKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(topic.name(), null, key, value,
-        DeadLetterHeaders.of("k8s-writer/" + originTopic, reason, error, originTopic, partition, offset));
+    byte[] key =
+        recordKey == null ? null : recordKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ProducerRecord<byte[], byte[]> out =
+        new ProducerRecord<>(
+            topic.name(),
+            null,
+            key,
+            value,
+            DeadLetterHeaders.of(
+                "k8s-writer/" + originTopic, reason, error, originTopic, partition, offset));
     try {
       producer.send(out).get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while sending to the dead-letter topic", e);
     } catch (java.util.concurrent.ExecutionException e) {
-      throw new IllegalStateException("cannot send to the dead-letter topic: " + e.getCause(), e.getCause());
+      throw new IllegalStateException(
+          "cannot send to the dead-letter topic: " + e.getCause(), e.getCause());
     }
     meters.counter("network.enforcer.writer.dead.letters", "topic", originTopic).increment();
-    LOG.warn("record {}-{}@{} sent to {}: {}", originTopic, partition, offset, topic.name(), reason);
+    LOG.warn(
+        "record {}-{}@{} sent to {}: {}", originTopic, partition, offset, topic.name(), reason);
   }
 }

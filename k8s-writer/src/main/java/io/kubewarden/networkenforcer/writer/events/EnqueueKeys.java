@@ -12,8 +12,8 @@ import java.util.function.Predicate;
 /**
  * An informer's events as keys on a controller's queue, and nothing else: the filters say which
  * events count ({@link EventFilters}), the key function which object is reconciled (the object
- * itself, or its owner). A delete may first hand the object's final state to {@code onDeleted}
- * (the informer's store no longer has it when the key is worked on).
+ * itself, or its owner). A delete may first hand the object's final state to {@code onDeleted} (the
+ * informer's store no longer has it when the key is worked on).
  */
 public final class EnqueueKeys<T extends HasMetadata> implements ResourceEventHandler<T> {
   private final Consumer<ObjectKey> queue;

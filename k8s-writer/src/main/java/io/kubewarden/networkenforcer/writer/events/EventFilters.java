@@ -26,20 +26,25 @@ public final class EventFilters {
 
   /** The informer's periodic resync: the same object again, so drift is looked at. */
   public static <T extends HasMetadata> BiPredicate<T, T> resync() {
-    return (old, now) -> Objects.equals(old.getMetadata().getResourceVersion(), now.getMetadata().getResourceVersion());
+    return (old, now) ->
+        Objects.equals(
+            old.getMetadata().getResourceVersion(), now.getMetadata().getResourceVersion());
   }
 
   /** A new generation: the spec changed. */
   public static <T extends HasMetadata> BiPredicate<T, T> generationChanged() {
-    return (old, now) -> !Objects.equals(old.getMetadata().getGeneration(), now.getMetadata().getGeneration());
+    return (old, now) ->
+        !Objects.equals(old.getMetadata().getGeneration(), now.getMetadata().getGeneration());
   }
 
   public static <T extends HasMetadata> BiPredicate<T, T> labelsChanged() {
-    return (old, now) -> !Objects.equals(old.getMetadata().getLabels(), now.getMetadata().getLabels());
+    return (old, now) ->
+        !Objects.equals(old.getMetadata().getLabels(), now.getMetadata().getLabels());
   }
 
   public static <T extends HasMetadata> BiPredicate<T, T> annotationsChanged() {
-    return (old, now) -> !Objects.equals(old.getMetadata().getAnnotations(), now.getMetadata().getAnnotations());
+    return (old, now) ->
+        !Objects.equals(old.getMetadata().getAnnotations(), now.getMetadata().getAnnotations());
   }
 
   /**
@@ -47,6 +52,9 @@ public final class EventFilters {
    * spec, labels nor annotations: no reconcile for it.
    */
   public static <T extends HasMetadata> BiPredicate<T, T> specOrMetadataChangedOrResync() {
-    return EventFilters.<T>resync().or(generationChanged()).or(labelsChanged()).or(annotationsChanged());
+    return EventFilters.<T>resync()
+        .or(generationChanged())
+        .or(labelsChanged())
+        .or(annotationsChanged());
   }
 }

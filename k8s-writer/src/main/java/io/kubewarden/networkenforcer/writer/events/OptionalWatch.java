@@ -7,9 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A watch the writer can run without: the chart grants only the native kind of its backend, so
- * the other one may be forbidden (or not served); then the watch stops, and what it would have
- * queued is found by the resync. Any other failure is retried by the informer.
+ * A watch the writer can run without: the chart grants only the native kind of its backend, so the
+ * other one may be forbidden (or not served); then the watch stops, and what it would have queued
+ * is found by the resync. Any other failure is retried by the informer.
  */
 public final class OptionalWatch {
   private static final Logger LOG = LoggerFactory.getLogger(OptionalWatch.class);
@@ -17,17 +17,22 @@ public final class OptionalWatch {
   private OptionalWatch() {}
 
   /** Installs the exception handler: stop on 403/404, go on otherwise. */
-  public static <T extends HasMetadata> SharedIndexInformer<T> of(String what, SharedIndexInformer<T> informer) {
-    informer.exceptionHandler((started, t) -> {
-      Throwable cause = t;
-      while (cause.getCause() != null && !(cause instanceof KubernetesClientException)) {
-        cause = cause.getCause();
-      }
-      boolean forbidden = notPermitted(cause);
-      LOG.warn("watch of {} {}: {}", what, forbidden ? "not permitted, left to the resync" : "failed, retrying",
-          cause.getMessage());
-      return !forbidden;
-    });
+  public static <T extends HasMetadata> SharedIndexInformer<T> of(
+      String what, SharedIndexInformer<T> informer) {
+    informer.exceptionHandler(
+        (started, t) -> {
+          Throwable cause = t;
+          while (cause.getCause() != null && !(cause instanceof KubernetesClientException)) {
+            cause = cause.getCause();
+          }
+          boolean forbidden = notPermitted(cause);
+          LOG.warn(
+              "watch of {} {}: {}",
+              what,
+              forbidden ? "not permitted, left to the resync" : "failed, retrying",
+              cause.getMessage());
+          return !forbidden;
+        });
     return informer;
   }
 

@@ -11,7 +11,8 @@ public final class OwnerKeys {
 
   /** The WorkloadNetworkPolicy controlling the object, if one does. */
   public static Optional<ObjectKey> policyOf(HasMetadata o) {
-    return Ownership.controllerOf(o).filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
+    return Ownership.controllerOf(o)
+        .filter(r -> "WorkloadNetworkPolicy".equals(r.getKind()))
         .map(r -> new ObjectKey(o.getMetadata().getNamespace(), r.getName()));
   }
 }

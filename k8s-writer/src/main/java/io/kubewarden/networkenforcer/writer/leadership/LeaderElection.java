@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Competes for a {@code coordination.k8s.io} Lease. {@link #isLeader()} turns false before the
- * stop callback runs, so every guarded write is refused from that instant on.
+ * Competes for a {@code coordination.k8s.io} Lease. {@link #isLeader()} turns false before the stop
+ * callback runs, so every guarded write is refused from that instant on.
  */
 public final class LeaderElection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderElection.class);
@@ -37,14 +37,23 @@ public final class LeaderElection implements AutoCloseable {
   private final Duration retryPeriod;
   private final Listener listener;
   private final AtomicBoolean leader = new AtomicBoolean();
+
   /** Who holds the lease as last observed; null before the first observation. */
   private volatile String holder;
+
   private ExecutorService executor;
   private CompletableFuture<?> running;
   private boolean closed;
 
-  public LeaderElection(KubernetesClient client, String namespace, String leaseName, String identity,
-      Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, Listener listener) {
+  public LeaderElection(
+      KubernetesClient client,
+      String namespace,
+      String leaseName,
+      String identity,
+      Duration leaseDuration,
+      Duration renewDeadline,
+      Duration retryPeriod,
+      Listener listener) {
     this.client = leaseClient(client, renewDeadline);
     this.namespace = namespace;
     this.leaseName = leaseName;
@@ -63,7 +72,8 @@ public final class LeaderElection implements AutoCloseable {
    */
   static KubernetesClient leaseClient(KubernetesClient shared, Duration renewDeadline) {
     int timeoutMs = (int) Math.max(200, Math.min(Integer.MAX_VALUE, renewDeadline.toMillis() / 3));
-    return SingleAttempt.client(shared, c -> c.withRequestTimeout(timeoutMs).withConnectionTimeout(timeoutMs));
+    return SingleAttempt.client(
+        shared, c -> c.withRequestTimeout(timeoutMs).withConnectionTimeout(timeoutMs));
   }
 
   /** Joins the election; after a lost lease it joins again by itself until {@link #close()}. */
@@ -72,25 +82,34 @@ public final class LeaderElection implements AutoCloseable {
       return;
     }
     if (executor == null) {
-      executor = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "leader-election-" + identity);
-        t.setDaemon(true);
-        return t;
-      });
+      executor =
+          Executors.newSingleThreadExecutor(
+              r -> {
+                Thread t = new Thread(r, "leader-election-" + identity);
+                t.setDaemon(true);
+                return t;
+              });
     }
-    LeaderElector elector = new LeaderElector(client, new LeaderElectionConfigBuilder()
-        .withName(leaseName)
-        .withLock(new LeaseLock(namespace, leaseName, identity))
-        .withLeaseDuration(leaseDuration)
-        .withRenewDeadline(renewDeadline)
-        .withRetryPeriod(retryPeriod)
-        .withReleaseOnCancel(true)
-        .withLeaderCallbacks(new LeaderCallbacks(this::onStart, this::onStop,
-            id -> {
-              holder = id;
-              LOG.info("lease {}/{} is held by {}", namespace, leaseName, id);
-            }))
-        .build(), executor);
+    LeaderElector elector =
+        new LeaderElector(
+            client,
+            new LeaderElectionConfigBuilder()
+                .withName(leaseName)
+                .withLock(new LeaseLock(namespace, leaseName, identity))
+                .withLeaseDuration(leaseDuration)
+                .withRenewDeadline(renewDeadline)
+                .withRetryPeriod(retryPeriod)
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(
+                    new LeaderCallbacks(
+                        this::onStart,
+                        this::onStop,
+                        id -> {
+                          holder = id;
+                          LOG.info("lease {}/{} is held by {}", namespace, leaseName, id);
+                        }))
+                .build(),
+            executor);
     CompletableFuture<?> term = elector.start();
     running = term;
     term.whenComplete((v, e) -> ended(term, e));
@@ -111,7 +130,8 @@ public final class LeaderElection implements AutoCloseable {
         LOG.warn("leader election of {} ended with an error: {}", identity, error.toString());
       }
       LOG.info("{} competes for lease {}/{} again", identity, namespace, leaseName);
-      CompletableFuture.delayedExecutor(retryPeriod.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+      CompletableFuture.delayedExecutor(
+              retryPeriod.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
           .execute(this::start);
     }
   }
@@ -129,7 +149,9 @@ public final class LeaderElection implements AutoCloseable {
     }
   }
 
-  /** The identity holding the lease as last observed (this one's when leading); empty before any. */
+  /**
+   * The identity holding the lease as last observed (this one's when leading); empty before any.
+   */
   public java.util.Optional<String> holder() {
     return java.util.Optional.ofNullable(holder);
   }

@@ -15,10 +15,16 @@ public final class LeadershipChanges {
   private final Counter lost;
 
   public LeadershipChanges(MeterRegistry meters) {
-    acquired = Counter.builder(NAME).tag("change", "acquired").description("times this replica took the Lease")
-        .register(meters);
-    lost = Counter.builder(NAME).tag("change", "lost").description("times this replica lost or gave up the Lease")
-        .register(meters);
+    acquired =
+        Counter.builder(NAME)
+            .tag("change", "acquired")
+            .description("times this replica took the Lease")
+            .register(meters);
+    lost =
+        Counter.builder(NAME)
+            .tag("change", "lost")
+            .description("times this replica lost or gave up the Lease")
+            .register(meters);
   }
 
   public void acquired() {

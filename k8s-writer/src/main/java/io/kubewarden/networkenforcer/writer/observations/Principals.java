@@ -14,14 +14,20 @@ public final class Principals {
   private Principals() {}
 
   public static String withoutScheme(String identity) {
-    return identity != null && identity.startsWith(SCHEME) ? identity.substring(SCHEME.length()) : identity;
+    return identity != null && identity.startsWith(SCHEME)
+        ? identity.substring(SCHEME.length())
+        : identity;
   }
 
   public static ViolationEndpoint withoutScheme(ViolationEndpoint e) {
     if (e == null || e.getIdentity() == null || !e.getIdentity().startsWith(SCHEME)) {
       return e;
     }
-    return new ViolationEndpoint(e.getNamespace(), e.getOwnerKind(), e.getOwnerName(), withoutScheme(e.getIdentity()),
+    return new ViolationEndpoint(
+        e.getNamespace(),
+        e.getOwnerKind(),
+        e.getOwnerName(),
+        withoutScheme(e.getIdentity()),
         e.getSelector());
   }
 
@@ -31,8 +37,21 @@ public final class Principals {
     if (source == o.source() && dest == o.dest()) {
       return o;
     }
-    return new ViolationObservation(o.policyNamespace(), o.policyName(), o.timestamp(), source, dest, o.protocol(),
-        o.dstPort(), o.action(), o.denyingPolicyNamespace(), o.denyingPolicyName(), o.provider(), o.backend(),
-        o.direction(), o.count(), o.observations());
+    return new ViolationObservation(
+        o.policyNamespace(),
+        o.policyName(),
+        o.timestamp(),
+        source,
+        dest,
+        o.protocol(),
+        o.dstPort(),
+        o.action(),
+        o.denyingPolicyNamespace(),
+        o.denyingPolicyName(),
+        o.provider(),
+        o.backend(),
+        o.direction(),
+        o.count(),
+        o.observations());
   }
 }

@@ -1,24 +1,24 @@
 package io.kubewarden.networkenforcer.writer.policies;
 
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.policy.Labels;
-import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Future;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -39,14 +39,21 @@ public final class PolicyPublisher {
   private final MeterRegistry meters;
   private final Clock clock;
   private final BooleanSupplier leading;
+
   /** What was last published per target, so status-only updates publish nothing. */
   private final Map<String, PolicySnapshot> published = new ConcurrentHashMap<>();
+
   /** The target each published policy ({@code ns/name}) was published under, for its tombstone. */
   private final Map<String, TargetKey> targetOfPolicy = new ConcurrentHashMap<>();
 
-  public PolicyPublisher(Producer<String, byte[]> producer, Topic<String, PolicySnapshot> policies,
-      Topic<String, ControlCommand> control, ClusterCache cache, MeterRegistry meters,
-      Clock clock, BooleanSupplier leading) {
+  public PolicyPublisher(
+      Producer<String, byte[]> producer,
+      Topic<String, PolicySnapshot> policies,
+      Topic<String, ControlCommand> control,
+      ClusterCache cache,
+      MeterRegistry meters,
+      Clock clock,
+      BooleanSupplier leading) {
     this.producer = producer;
     this.policies = policies;
     this.control = control;
@@ -59,20 +66,32 @@ public final class PolicyPublisher {
   public static PolicySnapshot snapshotOf(WorkloadNetworkPolicy wnp) {
     Map<String, String> labels = wnp.getMetadata().getLabels();
     Long generation = wnp.getMetadata().getGeneration();
-    return new PolicySnapshot(wnp.getMetadata().getName(), wnp.getMetadata().getNamespace(), wnp.getSpec(),
-        generation == null ? 0 : generation, labels == null ? null : labels.get(Labels.PROMOTED_FROM));
+    return new PolicySnapshot(
+        wnp.getMetadata().getName(),
+        wnp.getMetadata().getNamespace(),
+        wnp.getSpec(),
+        generation == null ? 0 : generation,
+        labels == null ? null : labels.get(Labels.PROMOTED_FROM));
   }
 
-  /** A policy was created or changed. Throws when the record was not written, so the key is retried. */
+  /**
+   * A policy was created or changed. Throws when the record was not written, so the key is retried.
+   */
   public void upsert(WorkloadNetworkPolicy wnp) {
     publish(wnp).ifPresent(Sends::await);
   }
 
-  /** Sends the policy's snapshot unless it is the one published last; marks it published once written. */
+  /**
+   * Sends the policy's snapshot unless it is the one published last; marks it published once
+   * written.
+   */
   private Optional<Future<?>> publish(WorkloadNetworkPolicy wnp) {
-    Optional<TargetKey> target = ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
+    Optional<TargetKey> target =
+        ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec());
     if (target.isEmpty()) {
-      LOG.warn("policy {}/{} has no complete targetRef and direction; not published", wnp.getMetadata().getNamespace(),
+      LOG.warn(
+          "policy {}/{} has no complete targetRef and direction; not published",
+          wnp.getMetadata().getNamespace(),
           wnp.getMetadata().getName());
       return Optional.empty();
     }
@@ -81,12 +100,19 @@ public final class PolicyPublisher {
     if (snapshot.equals(published.get(key))) {
       return Optional.empty();
     }
-    targetOfPolicy.put(wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName(), target.get());
-    return Optional.of(send(policies.name(), key, policies.valueSerde().serializer().serialize(policies.name(),
-        snapshot), () -> {
-          published.put(key, snapshot);
-          meters.counter("network.enforcer.writer.policies.published", "kind", "upsert").increment();
-        }));
+    targetOfPolicy.put(
+        wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName(), target.get());
+    return Optional.of(
+        send(
+            policies.name(),
+            key,
+            policies.valueSerde().serializer().serialize(policies.name(), snapshot),
+            () -> {
+              published.put(key, snapshot);
+              meters
+                  .counter("network.enforcer.writer.policies.published", "kind", "upsert")
+                  .increment();
+            }));
   }
 
   /**
@@ -109,22 +135,32 @@ public final class PolicyPublisher {
 
   private Future<?> tombstone(String key) {
     published.remove(key);
-    return send(policies.name(), key, null,
-        () -> meters.counter("network.enforcer.writer.policies.published", "kind", "tombstone").increment());
+    return send(
+        policies.name(),
+        key,
+        null,
+        () ->
+            meters
+                .counter("network.enforcer.writer.policies.published", "kind", "tombstone")
+                .increment());
   }
 
   /** A person deleted the proposal of this target: learning for it starts over. */
   public void resetLearning(TargetKey target, String why) {
     ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
-    Sends.await(send(control.name(), target.key(), control.valueSerde().serializer().serialize(control.name(), reset),
-        () -> { }));
+    Sends.await(
+        send(
+            control.name(),
+            target.key(),
+            control.valueSerde().serializer().serialize(control.name(), reset),
+            () -> {}));
     meters.counter("network.enforcer.writer.control.reset.learning").increment();
     LOG.info("learning of {} reset: {}", target.key(), why);
   }
 
   /**
-   * On becoming leader: publish every policy and tombstone every key of the topic that has no policy
-   * any more, so the topic matches the cluster even after changes nobody was leader for.
+   * On becoming leader: publish every policy and tombstone every key of the topic that has no
+   * policy any more, so the topic matches the cluster even after changes nobody was leader for.
    */
   public void resync(Collection<WorkloadNetworkPolicy> live, Set<String> keysOnTopic) {
     published.clear();
@@ -132,7 +168,8 @@ public final class PolicyPublisher {
     Set<String> liveKeys = new HashSet<>();
     List<Future<?>> sends = new ArrayList<>();
     for (WorkloadNetworkPolicy wnp : live) {
-      ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec()).ifPresent(t -> liveKeys.add(t.key()));
+      ClusterCache.targetOf(wnp.getMetadata().getNamespace(), wnp.getSpec())
+          .ifPresent(t -> liveKeys.add(t.key()));
       publish(wnp).ifPresent(sends::add);
     }
     int stale = 0;
@@ -144,22 +181,30 @@ public final class PolicyPublisher {
     }
     producer.flush();
     sends.forEach(Sends::await);
-    LOG.info("policies topic resynced: {} policies published, {} stale targets tombstoned", liveKeys.size(), stale);
+    LOG.info(
+        "policies topic resynced: {} policies published, {} stale targets tombstoned",
+        liveKeys.size(),
+        stale);
   }
 
-  /** Sends one record; {@code written} runs once the broker has it. A failure is counted and logged here. */
+  /**
+   * Sends one record; {@code written} runs once the broker has it. A failure is counted and logged
+   * here.
+   */
   private Future<?> send(String topic, String key, byte[] value, Runnable written) {
     if (!leading.getAsBoolean()) {
       // The topics are the leader's view of the cluster; a former leader must not add to them.
       throw new NotLeaderException("publish " + key + " to " + topic);
     }
-    return producer.send(new ProducerRecord<>(topic, key, value), (md, e) -> {
-      if (e != null) {
-        meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();
-        LOG.error("cannot publish {} to {}: {}", key, topic, e.toString());
-      } else {
-        written.run();
-      }
-    });
+    return producer.send(
+        new ProducerRecord<>(topic, key, value),
+        (md, e) -> {
+          if (e != null) {
+            meters.counter("network.enforcer.writer.publish.failures", "topic", topic).increment();
+            LOG.error("cannot publish {} to {}: {}", key, topic, e.toString());
+          } else {
+            written.run();
+          }
+        });
   }
 }

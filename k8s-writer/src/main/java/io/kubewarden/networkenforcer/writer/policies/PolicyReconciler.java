@@ -15,8 +15,8 @@ import java.util.function.Consumer;
 
 /**
  * The reconciler of one WorkloadNetworkPolicy ({@code ns/name}), in the order a reader of the
- * policy expects: publish it to the processor, render its native object, queue the proposals of
- * its target (they are leftovers now), then write its status (due violations, conditions,
+ * policy expects: publish it to the processor, render its native object, queue the proposals of its
+ * target (they are leftovers now), then write its status (due violations, conditions,
  * acknowledgements). A policy that is gone is tombstoned on the topic.
  */
 public final class PolicyReconciler implements Reconciler<ObjectKey> {
@@ -28,8 +28,13 @@ public final class PolicyReconciler implements Reconciler<ObjectKey> {
   private final Consumer<ObjectKey> enqueueProposal;
   private final ObjectEvents events;
 
-  public PolicyReconciler(ClusterCache cache, PolicyPublisher publisher, NativeRenderer renderer,
-      RenderConditions renderConditions, StatusSync status, Consumer<ObjectKey> enqueueProposal,
+  public PolicyReconciler(
+      ClusterCache cache,
+      PolicyPublisher publisher,
+      NativeRenderer renderer,
+      RenderConditions renderConditions,
+      StatusSync status,
+      Consumer<ObjectKey> enqueueProposal,
       ObjectEvents events) {
     this.cache = cache;
     this.publisher = publisher;
@@ -57,14 +62,16 @@ public final class PolicyReconciler implements Reconciler<ObjectKey> {
     publisher.upsert(wnp);
     renderer.render(wnp);
     ClusterCache.targetOf(key.namespace(), wnp.getSpec())
-        .ifPresent(t -> cache.proposalsFor(t).forEach(p -> enqueueProposal.accept(ObjectKey.of(p))));
+        .ifPresent(
+            t -> cache.proposalsFor(t).forEach(p -> enqueueProposal.accept(ObjectKey.of(p))));
     status.sync(key, retry);
     return Result.done();
   }
 
   @Override
   public void permanentFailure(ObjectKey key, PermanentError error) {
-    cache.policy(key.namespace(), key.name()).ifPresent(wnp -> events.warning(wnp, error.reason(),
-        error.getMessage()));
+    cache
+        .policy(key.namespace(), key.name())
+        .ifPresent(wnp -> events.warning(wnp, error.reason(), error.getMessage()));
   }
 }

@@ -19,7 +19,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 public final class PolicyTopicReader {
   private PolicyTopicReader() {}
 
-  public static Set<String> liveKeys(Properties clientConfig, String topic, Duration timeout) throws TimeoutException {
+  public static Set<String> liveKeys(Properties clientConfig, String topic, Duration timeout)
+      throws TimeoutException {
     Properties p = new Properties();
     p.putAll(clientConfig);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -27,16 +28,20 @@ public final class PolicyTopicReader {
     // Only what was committed: the end offset is then the last stable offset, reached by position.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     Map<String, Boolean> latest = new HashMap<>();
-    try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> parts = c.partitionsFor(topic, timeout).stream()
-          .map(i -> new TopicPartition(topic, i.partition())).toList();
+    try (KafkaConsumer<String, byte[]> c =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts =
+          c.partitionsFor(topic, timeout).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       c.assign(parts);
       c.seekToBeginning(parts);
       Map<TopicPartition, Long> end = c.endOffsets(parts, timeout);
       long deadline = System.nanoTime() + timeout.toNanos();
       while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
-          throw new TimeoutException("reading " + topic + " to its end took longer than " + timeout);
+          throw new TimeoutException(
+              "reading " + topic + " to its end took longer than " + timeout);
         }
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
           if (r.key() != null) {
@@ -46,11 +51,12 @@ public final class PolicyTopicReader {
       }
     }
     Set<String> keys = new HashSet<>();
-    latest.forEach((k, present) -> {
-      if (present) {
-        keys.add(k);
-      }
-    });
+    latest.forEach(
+        (k, present) -> {
+          if (present) {
+            keys.add(k);
+          }
+        });
     return keys;
   }
 }

@@ -11,7 +11,10 @@ import java.util.concurrent.TimeoutException;
  * with back-off instead of waiting for the next leader's resync.
  */
 final class Sends {
-  /** Longer than a leader change of the partition, shorter than the producer's delivery timeout (2 min). */
+  /**
+   * Longer than a leader change of the partition, shorter than the producer's delivery timeout (2
+   * min).
+   */
   static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   private Sends() {}

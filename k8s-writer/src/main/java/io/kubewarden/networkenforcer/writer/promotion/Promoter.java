@@ -9,8 +9,8 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
-import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.Optional;
@@ -18,17 +18,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The promotion step of the proposal reconciler: a proposal labelled {@code promote=monitor|protect}
- * becomes a WorkloadNetworkPolicy of the same name (copied spec, mode of the label,
- * {@code promoted-from}), then the proposal is deleted. A same-named policy of another workload is
- * a clash: the proposal stays and says so.
+ * The promotion step of the proposal reconciler: a proposal labelled {@code
+ * promote=monitor|protect} becomes a WorkloadNetworkPolicy of the same name (copied spec, mode of
+ * the label, {@code promoted-from}), then the proposal is deleted. A same-named policy of another
+ * workload is a clash: the proposal stays and says so.
  */
 public final class Promoter {
   private static final Logger LOG = LoggerFactory.getLogger(Promoter.class);
 
   /** What became of a promotion attempt. */
   public sealed interface Outcome {
-    /** The policy exists now (created, or it was there for the same target): delete the proposal. */
+    /**
+     * The policy exists now (created, or it was there for the same target): delete the proposal.
+     */
     record Promoted(Mode mode) implements Outcome {}
 
     /** A policy of that name exists for another target: keep the proposal, report this. */
@@ -45,7 +47,8 @@ public final class Promoter {
   private final ClusterWriter writer;
   private final MeterRegistry meters;
 
-  public Promoter(KubernetesClient client, ClusterCache cache, ClusterWriter writer, MeterRegistry meters) {
+  public Promoter(
+      KubernetesClient client, ClusterCache cache, ClusterWriter writer, MeterRegistry meters) {
     this.client = client;
     this.cache = cache;
     this.writer = writer;
@@ -62,7 +65,8 @@ public final class Promoter {
     Optional<Mode> mode = Mode.fromLabel(label);
     if (mode.isEmpty()) {
       meters.counter("network.enforcer.writer.promotions.invalid.label").increment();
-      return new Outcome.InvalidLabel(Labels.PROMOTE + "=" + label + ": only monitor or protect promote a proposal");
+      return new Outcome.InvalidLabel(
+          Labels.PROMOTE + "=" + label + ": only monitor or protect promote a proposal");
     }
     try {
       // Create, never apply: a policy that exists already must not be overwritten by a proposal.
@@ -72,15 +76,28 @@ public final class Promoter {
         throw e;
       }
       // The cache may not have it yet: one read, on this rare path only.
-      WorkloadNetworkPolicy existing = cache.policy(ns, name).orElseGet(() ->
-          client.resources(WorkloadNetworkPolicy.class).inNamespace(ns).withName(name).get());
-      Optional<TargetKey> theirs = existing == null ? Optional.empty()
-          : ClusterCache.targetOf(ns, existing.getSpec());
+      WorkloadNetworkPolicy existing =
+          cache
+              .policy(ns, name)
+              .orElseGet(
+                  () ->
+                      client
+                          .resources(WorkloadNetworkPolicy.class)
+                          .inNamespace(ns)
+                          .withName(name)
+                          .get());
+      Optional<TargetKey> theirs =
+          existing == null ? Optional.empty() : ClusterCache.targetOf(ns, existing.getSpec());
       if (existing != null && !theirs.equals(Optional.of(target))) {
         meters.counter("network.enforcer.writer.promotions.name.clash").increment();
-        return new Outcome.NameClash("a WorkloadNetworkPolicy named " + name + " exists for "
-            + theirs.map(TargetKey::toString).orElse("another target") + ", not for " + target
-            + "; rename or delete that policy and the proposal is promoted");
+        return new Outcome.NameClash(
+            "a WorkloadNetworkPolicy named "
+                + name
+                + " exists for "
+                + theirs.map(TargetKey::toString).orElse("another target")
+                + ", not for "
+                + target
+                + "; rename or delete that policy and the proposal is promoted");
       }
       LOG.info("policy {}/{} exists already for the same target; proposal is a leftover", ns, name);
     }
@@ -92,11 +109,12 @@ public final class Promoter {
   /** Same name and namespace, the copied spec, the mode of the label, and promoted-from. */
   public static WorkloadNetworkPolicy policyFrom(WorkloadNetworkPolicyProposal wnpp, Mode mode) {
     WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
-    wnp.setMetadata(new ObjectMetaBuilder()
-        .withName(wnpp.getMetadata().getName())
-        .withNamespace(wnpp.getMetadata().getNamespace())
-        .withLabels(Map.of(Labels.PROMOTED_FROM, wnpp.getMetadata().getName()))
-        .build());
+    wnp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(wnpp.getMetadata().getName())
+            .withNamespace(wnpp.getMetadata().getNamespace())
+            .withLabels(Map.of(Labels.PROMOTED_FROM, wnpp.getMetadata().getName()))
+            .build());
     WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
     spec.copySharedFrom(wnpp.getSpec());
     spec.setMode(mode);

@@ -18,19 +18,27 @@ public final class ConvergenceGauges {
 
   public static void register(MeterRegistry meters, Supplier<Optional<ClusterCache>> cache) {
     Gauge.builder("network.enforcer.writer.proposals.converged", () -> count(cache, true))
-        .description("proposals whose Converged condition is True (leader only)").register(meters);
+        .description("proposals whose Converged condition is True (leader only)")
+        .register(meters);
     Gauge.builder("network.enforcer.writer.proposals.learning", () -> count(cache, false))
-        .description("proposals not converged yet (leader only)").register(meters);
+        .description("proposals not converged yet (leader only)")
+        .register(meters);
   }
 
   private static double count(Supplier<Optional<ClusterCache>> cache, boolean converged) {
-    return cache.get().map(c -> (double) c.allProposals().stream().filter(p -> converged(p) == converged).count())
+    return cache
+        .get()
+        .map(c -> (double) c.allProposals().stream().filter(p -> converged(p) == converged).count())
         .orElse(Double.NaN);
   }
 
   private static boolean converged(WorkloadNetworkPolicyProposal proposal) {
     var status = proposal.getStatus();
-    return status != null && status.getConditions() != null && status.getConditions().stream()
-        .anyMatch(c -> Convergence.CONDITION_TYPE.equals(c.getType()) && "True".equals(c.getStatus()));
+    return status != null
+        && status.getConditions() != null
+        && status.getConditions().stream()
+            .anyMatch(
+                c ->
+                    Convergence.CONDITION_TYPE.equals(c.getType()) && "True".equals(c.getStatus()));
   }
 }

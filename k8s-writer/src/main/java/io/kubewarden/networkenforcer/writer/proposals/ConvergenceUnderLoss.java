@@ -11,14 +11,15 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The {@code Converged} condition a proposal shows: the processor's verdict from flows (no new
- * peer or port for the quiet period), held {@code False} (reason {@value #REASON_EVENTS_LOST})
- * while the data plane lost events within the quiet period. While it is held, the processor's own
- * verdict is kept on the status as the condition {@value #LEARNING_SETTLED}, so the hold can be
- * lifted by any leader without the processor saying it again.
+ * The {@code Converged} condition a proposal shows: the processor's verdict from flows (no new peer
+ * or port for the quiet period), held {@code False} (reason {@value #REASON_EVENTS_LOST}) while the
+ * data plane lost events within the quiet period. While it is held, the processor's own verdict is
+ * kept on the status as the condition {@value #LEARNING_SETTLED}, so the hold can be lifted by any
+ * leader without the processor saying it again.
  */
 final class ConvergenceUnderLoss {
   static final String REASON_EVENTS_LOST = "EventsLost";
+
   /** The processor's verdict while loss holds {@code Converged} false. */
   static final String LEARNING_SETTLED = "LearningSettled";
 
@@ -35,7 +36,8 @@ final class ConvergenceUnderLoss {
    * The processor's latest verdict: the new record's, else the one the status keeps while held,
    * else the live Converged condition unless it is the writer's own hold.
    */
-  static Condition learned(Convergence fromRecord, Condition liveConverged, Condition liveLearningSettled) {
+  static Condition learned(
+      Convergence fromRecord, Condition liveConverged, Condition liveLearningSettled) {
     if (fromRecord != null) {
       return fromRecord.toCondition();
     }
@@ -54,23 +56,52 @@ final class ConvergenceUnderLoss {
       return new Outcome(afterLoss(learned, ledger), null, List.of());
     }
     LossLedger.Hold h = hold.get();
-    String where = h.lostEvents().stream().map(l -> l.getProvider() + (l.getNode() == null ? "" : " on "
-        + l.getNode()) + ": " + (Boolean.TRUE.equals(l.getNodeUnavailable())
-        ? l.getLostEvents() + " lost, unreadable for a time" : l.getLostEvents())).collect(Collectors.joining(", "));
-    boolean unreadable = h.lostEvents().stream().anyMatch(l -> Boolean.TRUE.equals(l.getNodeUnavailable()));
-    String what = h.total() > 0 && unreadable ? "lost " + h.total() + " events and could not read every node"
-        : unreadable ? "could not read every node" : "lost " + h.total() + " events";
-    String learning = learned == null ? "" : "; learning alone: " + learned.getStatus() + " (" + learned.getReason()
-        + ")";
-    Condition converged = new ConditionBuilder().withType(Convergence.CONDITION_TYPE).withStatus("False")
-        .withReason(REASON_EVENTS_LOST)
-        .withLastTransitionTime(LossLedger.text(h.lastLost()))
-        .withMessage("the data plane " + what + " between " + LossLedger.text(h.firstLost())
-            + " and " + LossLedger.text(h.lastLost()) + " (" + where + "): peers seen only in them may be missing; "
-            + "it can converge at " + LossLedger.text(h.until()) + " if nothing is missed until then (quiet period "
-            + text(ledger.quietPeriod()) + ")" + learning)
-        .build();
-    Condition settled = learned == null ? null : new ConditionBuilder(learned).withType(LEARNING_SETTLED).build();
+    String where =
+        h.lostEvents().stream()
+            .map(
+                l ->
+                    l.getProvider()
+                        + (l.getNode() == null ? "" : " on " + l.getNode())
+                        + ": "
+                        + (Boolean.TRUE.equals(l.getNodeUnavailable())
+                            ? l.getLostEvents() + " lost, unreadable for a time"
+                            : l.getLostEvents()))
+            .collect(Collectors.joining(", "));
+    boolean unreadable =
+        h.lostEvents().stream().anyMatch(l -> Boolean.TRUE.equals(l.getNodeUnavailable()));
+    String what =
+        h.total() > 0 && unreadable
+            ? "lost " + h.total() + " events and could not read every node"
+            : unreadable ? "could not read every node" : "lost " + h.total() + " events";
+    String learning =
+        learned == null
+            ? ""
+            : "; learning alone: " + learned.getStatus() + " (" + learned.getReason() + ")";
+    Condition converged =
+        new ConditionBuilder()
+            .withType(Convergence.CONDITION_TYPE)
+            .withStatus("False")
+            .withReason(REASON_EVENTS_LOST)
+            .withLastTransitionTime(LossLedger.text(h.lastLost()))
+            .withMessage(
+                "the data plane "
+                    + what
+                    + " between "
+                    + LossLedger.text(h.firstLost())
+                    + " and "
+                    + LossLedger.text(h.lastLost())
+                    + " ("
+                    + where
+                    + "): peers seen only in them may be missing; "
+                    + "it can converge at "
+                    + LossLedger.text(h.until())
+                    + " if nothing is missed until then (quiet period "
+                    + text(ledger.quietPeriod())
+                    + ")"
+                    + learning)
+            .build();
+    Condition settled =
+        learned == null ? null : new ConditionBuilder(learned).withType(LEARNING_SETTLED).build();
     return new Outcome(converged, settled, h.lostEvents());
   }
 
@@ -79,7 +110,9 @@ final class ConvergenceUnderLoss {
    * quiet period after the latest loss.
    */
   private static Condition afterLoss(Condition learned, LossLedger ledger) {
-    if (learned == null || ledger == null || !"True".equals(learned.getStatus())
+    if (learned == null
+        || ledger == null
+        || !"True".equals(learned.getStatus())
         || ledger.latestLoss().isEmpty()) {
       return learned;
     }
@@ -88,16 +121,25 @@ final class ConvergenceUnderLoss {
     if (since != null && !since.isBefore(heldUntil)) {
       return learned;
     }
-    return new ConditionBuilder(learned).withLastTransitionTime(LossLedger.text(heldUntil))
-        .withMessage(learned.getMessage() + "; true since " + LossLedger.text(heldUntil) + ", a quiet period after "
-            + "the data plane last lost events (" + LossLedger.text(ledger.latestLoss().get()) + ")")
+    return new ConditionBuilder(learned)
+        .withLastTransitionTime(LossLedger.text(heldUntil))
+        .withMessage(
+            learned.getMessage()
+                + "; true since "
+                + LossLedger.text(heldUntil)
+                + ", a quiet period after "
+                + "the data plane last lost events ("
+                + LossLedger.text(ledger.latestLoss().get())
+                + ")")
         .build();
   }
 
   /** 7d, 36h, 90m, 45s. */
   static String text(Duration d) {
     long s = d.toSeconds();
-    return s % 86_400 == 0 ? s / 86_400 + "d" : s % 3_600 == 0 ? s / 3_600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
+    return s % 86_400 == 0
+        ? s / 86_400 + "d"
+        : s % 3_600 == 0 ? s / 3_600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
   }
 
   private static Instant parse(String time) {

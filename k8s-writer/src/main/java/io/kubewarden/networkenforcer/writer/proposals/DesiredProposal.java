@@ -28,23 +28,34 @@ import org.slf4j.LoggerFactory;
 final class DesiredProposal {
   private static final Logger LOG = LoggerFactory.getLogger(DesiredProposal.class);
 
-  /** Ours: the learned spec the writer applied last, so it can tell a reviewer's edits from learning. */
+  /**
+   * Ours: the learned spec the writer applied last, so it can tell a reviewer's edits from
+   * learning.
+   */
   static final String LEARNED_SPEC = Labels.PREFIX + "learned-spec";
 
   private DesiredProposal() {}
 
   /** Whether the live object lacks what the record or the metadata rules want. */
-  static boolean needsApply(ObjectKey key, WorkloadNetworkPolicyProposal live, ProposalSnapshot snapshot,
+  static boolean needsApply(
+      ObjectKey key,
+      WorkloadNetworkPolicyProposal live,
+      ProposalSnapshot snapshot,
       HasMetadata workload) {
-    return live == null || snapshot != null && learnedChanged(live, snapshot)
+    return live == null
+        || snapshot != null && learnedChanged(live, snapshot)
         || !Ownership.carriesOurMetadata(live, withMetadata(key, workload, null, Map.of()))
         || snapshot != null && !annotationsApplied(live, snapshot);
   }
 
   /** The object to apply; {@code snapshot} null re-applies the live spec with our metadata. */
-  static WorkloadNetworkPolicyProposal of(ObjectKey key, WorkloadNetworkPolicyProposal live,
-      ProposalSnapshot snapshot, HasMetadata workload) {
-    WorkloadNetworkPolicyProposalSpec learned = snapshot != null ? snapshot.spec() : lastLearned(live);
+  static WorkloadNetworkPolicyProposal of(
+      ObjectKey key,
+      WorkloadNetworkPolicyProposal live,
+      ProposalSnapshot snapshot,
+      HasMetadata workload) {
+    WorkloadNetworkPolicyProposalSpec learned =
+        snapshot != null ? snapshot.spec() : lastLearned(live);
     WorkloadNetworkPolicyProposalSpec spec;
     if (live == null) {
       spec = snapshot.spec();
@@ -53,8 +64,12 @@ final class DesiredProposal {
     } else {
       spec = LearnedSpecMerge.merge(lastLearned(live), snapshot.spec(), live.getSpec());
     }
-    WorkloadNetworkPolicyProposal p = withMetadata(key, workload, learned,
-        snapshot != null ? snapshot.metadataAnnotations() : carriedAnnotations(live));
+    WorkloadNetworkPolicyProposal p =
+        withMetadata(
+            key,
+            workload,
+            learned,
+            snapshot != null ? snapshot.metadataAnnotations() : carriedAnnotations(live));
     p.setSpec(spec);
     return p;
   }
@@ -62,8 +77,10 @@ final class DesiredProposal {
   static int ruleCount(WorkloadNetworkPolicyProposalSpec spec) {
     int rules = 0;
     if (spec.getKubernetes() != null) {
-      rules += spec.getKubernetes().getIngress() == null ? 0 : spec.getKubernetes().getIngress().size();
-      rules += spec.getKubernetes().getEgress() == null ? 0 : spec.getKubernetes().getEgress().size();
+      rules +=
+          spec.getKubernetes().getIngress() == null ? 0 : spec.getKubernetes().getIngress().size();
+      rules +=
+          spec.getKubernetes().getEgress() == null ? 0 : spec.getKubernetes().getEgress().size();
     }
     if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       rules += spec.getIstio().getRules().size();
@@ -71,10 +88,15 @@ final class DesiredProposal {
     return rules;
   }
 
-  /** Whether the learned spec differs from the one applied last (else a reviewer's edit stands as is). */
-  private static boolean learnedChanged(WorkloadNetworkPolicyProposal live, ProposalSnapshot snapshot) {
+  /**
+   * Whether the learned spec differs from the one applied last (else a reviewer's edit stands as
+   * is).
+   */
+  private static boolean learnedChanged(
+      WorkloadNetworkPolicyProposal live, ProposalSnapshot snapshot) {
     WorkloadNetworkPolicyProposalSpec previous = lastLearned(live);
-    return previous == null ? !Objects.equals(live.getSpec(), snapshot.spec())
+    return previous == null
+        ? !Objects.equals(live.getSpec(), snapshot.spec())
         : !Objects.equals(previous, snapshot.spec());
   }
 
@@ -82,18 +104,27 @@ final class DesiredProposal {
    * Whether the live proposal carries the snapshot's annotations (a replay window, the inferred
    * marker) and no inferred marker the snapshot dropped (the cluster now confirms the workloads).
    */
-  private static boolean annotationsApplied(WorkloadNetworkPolicyProposal live, ProposalSnapshot snapshot) {
-    Map<String, String> annotations = live.getMetadata().getAnnotations() == null ? Map.of()
-        : live.getMetadata().getAnnotations();
+  private static boolean annotationsApplied(
+      WorkloadNetworkPolicyProposal live, ProposalSnapshot snapshot) {
+    Map<String, String> annotations =
+        live.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : live.getMetadata().getAnnotations();
     Map<String, String> wanted = snapshot.metadataAnnotations();
     return annotations.entrySet().containsAll(wanted.entrySet())
-        && Objects.equals(annotations.get(Labels.INFERRED_WORKLOADS), wanted.get(Labels.INFERRED_WORKLOADS));
+        && Objects.equals(
+            annotations.get(Labels.INFERRED_WORKLOADS), wanted.get(Labels.INFERRED_WORKLOADS));
   }
 
-  /** The snapshot annotations a live proposal carries, kept when it is re-applied without a new snapshot. */
+  /**
+   * The snapshot annotations a live proposal carries, kept when it is re-applied without a new
+   * snapshot.
+   */
   private static Map<String, String> carriedAnnotations(WorkloadNetworkPolicyProposal live) {
-    Map<String, String> annotations = live == null || live.getMetadata().getAnnotations() == null ? Map.of()
-        : live.getMetadata().getAnnotations();
+    Map<String, String> annotations =
+        live == null || live.getMetadata().getAnnotations() == null
+            ? Map.of()
+            : live.getMetadata().getAnnotations();
     Map<String, String> carried = new TreeMap<>();
     for (String name : List.of(Labels.INFERRED_WORKLOADS, Labels.REPLAYED_FROM)) {
       if (annotations.containsKey(name)) {
@@ -103,14 +134,18 @@ final class DesiredProposal {
     return carried;
   }
 
-  private static WorkloadNetworkPolicyProposal withMetadata(ObjectKey key, HasMetadata workload,
-      WorkloadNetworkPolicyProposalSpec learned, Map<String, String> snapshotAnnotations) {
+  private static WorkloadNetworkPolicyProposal withMetadata(
+      ObjectKey key,
+      HasMetadata workload,
+      WorkloadNetworkPolicyProposalSpec learned,
+      Map<String, String> snapshotAnnotations) {
     WorkloadNetworkPolicyProposal p = new WorkloadNetworkPolicyProposal();
-    ObjectMetaBuilder meta = new ObjectMetaBuilder()
-        .withName(key.name())
-        .withNamespace(key.namespace())
-        .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
-        .withOwnerReferences(ownerReferenceTo(workload));
+    ObjectMetaBuilder meta =
+        new ObjectMetaBuilder()
+            .withName(key.name())
+            .withNamespace(key.namespace())
+            .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
+            .withOwnerReferences(ownerReferenceTo(workload));
     Map<String, String> annotations = new TreeMap<>(snapshotAnnotations);
     if (learned != null) {
       annotations.put(LEARNED_SPEC, LearnedSpecAnnotation.encode(learned));
@@ -124,11 +159,14 @@ final class DesiredProposal {
 
   /**
    * The controller reference to the workload, as the reference sets it (and the admission policy
-   * allows): {@code apps/v1} for Deployments, StatefulSets and DaemonSets, {@code batch/v1} for CronJobs.
+   * allows): {@code apps/v1} for Deployments, StatefulSets and DaemonSets, {@code batch/v1} for
+   * CronJobs.
    */
   static OwnerReference ownerReferenceTo(HasMetadata workload) {
-    String apiVersion = WorkloadKind.fromKind(workload.getKind()).map(WorkloadKind::apiVersion)
-        .orElseGet(workload::getApiVersion);
+    String apiVersion =
+        WorkloadKind.fromKind(workload.getKind())
+            .map(WorkloadKind::apiVersion)
+            .orElseGet(workload::getApiVersion);
     return new OwnerReferenceBuilder()
         .withApiVersion(apiVersion)
         .withKind(workload.getKind())
@@ -148,8 +186,12 @@ final class DesiredProposal {
     try {
       return LearnedSpecAnnotation.decode(value);
     } catch (IllegalArgumentException e) {
-      LOG.warn("annotation {} of {}/{} is {}; treating everything learned as new", LEARNED_SPEC,
-          live.getMetadata().getNamespace(), live.getMetadata().getName(), e.getMessage());
+      LOG.warn(
+          "annotation {} of {}/{} is {}; treating everything learned as new",
+          LEARNED_SPEC,
+          live.getMetadata().getNamespace(),
+          live.getMetadata().getName(),
+          e.getMessage());
       return null;
     }
   }

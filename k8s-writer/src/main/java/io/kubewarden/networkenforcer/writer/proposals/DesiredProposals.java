@@ -12,16 +12,19 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What the proposals topic wants, per proposal: the latest snapshot (or tombstone) read and not
- * yet applied. A newer record of the same proposal replaces an older one (snapshots are
- * complete), so events for one key coalesce. An offset stays pinned until the reconciler applied
- * its record (or parked it on the dead-letter topic), so nothing read is lost in a hand-over.
- * The consumer thread adds and commits; reconcilers take and release.
+ * What the proposals topic wants, per proposal: the latest snapshot (or tombstone) read and not yet
+ * applied. A newer record of the same proposal replaces an older one (snapshots are complete), so
+ * events for one key coalesce. An offset stays pinned until the reconciler applied its record (or
+ * parked it on the dead-letter topic), so nothing read is lost in a hand-over. The consumer thread
+ * adds and commits; reconcilers take and release.
  */
 public final class DesiredProposals {
 
   /** One record's wish for a proposal; {@code snapshot} null = reset (delete the proposal). */
-  public record Desired(TopicPartition partition, long offset, ProposalSnapshot snapshot,
+  public record Desired(
+      TopicPartition partition,
+      long offset,
+      ProposalSnapshot snapshot,
       ConsumerRecord<String, byte[]> record) {
     public boolean tombstone() {
       return snapshot == null;
@@ -29,8 +32,12 @@ public final class DesiredProposals {
   }
 
   private final Map<ObjectKey, Desired> byKey = new HashMap<>();
-  /** The latest record of each key was a tombstone: a delete of that proposal is the writer's own. */
+
+  /**
+   * The latest record of each key was a tombstone: a delete of that proposal is the writer's own.
+   */
   private final Map<ObjectKey, Long> resets = new HashMap<>();
+
   private final Map<TopicPartition, TreeSet<Long>> pinned = new HashMap<>();
   private final Map<TopicPartition, Long> seen = new HashMap<>();
   private final Map<TopicPartition, Long> committed = new HashMap<>();
@@ -82,13 +89,14 @@ public final class DesiredProposals {
 
   public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    seen.forEach((tp, next) -> {
-      TreeSet<Long> offsets = pinned.get(tp);
-      long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
-      if (safe > committed.getOrDefault(tp, -1L)) {
-        out.put(tp, new OffsetAndMetadata(safe));
-      }
-    });
+    seen.forEach(
+        (tp, next) -> {
+          TreeSet<Long> offsets = pinned.get(tp);
+          long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
+          if (safe > committed.getOrDefault(tp, -1L)) {
+            out.put(tp, new OffsetAndMetadata(safe));
+          }
+        });
     return out;
   }
 

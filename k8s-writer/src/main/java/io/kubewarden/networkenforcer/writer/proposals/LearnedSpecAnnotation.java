@@ -15,18 +15,23 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * The value of the annotation {@value ProposalReconciler#LEARNED_SPEC}: the learned spec the writer
- * applied last. Kubernetes allows 256 KiB of annotations per object, and a learned rule is about 200
- * bytes of JSON, so the spec of a target with more than about 1,300 peers (the cluster DNS, a
+ * applied last. Kubernetes allows 256 KiB of annotations per object, and a learned rule is about
+ * 200 bytes of JSON, so the spec of a target with more than about 1,300 peers (the cluster DNS, a
  * monitoring system) did not fit and the API server refused the whole proposal. A spec of more than
- * {@value #PLAIN_MAX_CHARS} characters is therefore kept gzipped and base64-encoded behind the prefix
- * {@value #GZIP_PREFIX} (a learned spec compresses about fifteen-fold); smaller ones stay plain JSON,
- * readable as they always were.
+ * {@value #PLAIN_MAX_CHARS} characters is therefore kept gzipped and base64-encoded behind the
+ * prefix {@value #GZIP_PREFIX} (a learned spec compresses about fifteen-fold); smaller ones stay
+ * plain JSON, readable as they always were.
  */
 final class LearnedSpecAnnotation {
   static final String GZIP_PREFIX = "gzip+base64:";
+
   /** Specs up to this many characters of JSON (about 80 rules) are kept as they are. */
   static final int PLAIN_MAX_CHARS = 16 * 1024;
-  /** More than any spec an object of etcd's size limit can hold: a value that inflates beyond is not ours. */
+
+  /**
+   * More than any spec an object of etcd's size limit can hold: a value that inflates beyond is not
+   * ours.
+   */
   private static final int INFLATED_MAX_BYTES = 64 * 1024 * 1024;
 
   private LearnedSpecAnnotation() {}
@@ -53,10 +58,12 @@ final class LearnedSpecAnnotation {
   /**
    * The spec of an annotation value, plain or gzipped.
    *
-   * @throws IllegalArgumentException when the value is neither (a person edited it, or it is cut short)
+   * @throws IllegalArgumentException when the value is neither (a person edited it, or it is cut
+   *     short)
    */
   static WorkloadNetworkPolicyProposalSpec decode(String value) {
-    String json = value.startsWith(GZIP_PREFIX) ? inflate(value.substring(GZIP_PREFIX.length())) : value;
+    String json =
+        value.startsWith(GZIP_PREFIX) ? inflate(value.substring(GZIP_PREFIX.length())) : value;
     try {
       return Json.mapper().readValue(json, WorkloadNetworkPolicyProposalSpec.class);
     } catch (JsonProcessingException e) {
@@ -74,7 +81,8 @@ final class LearnedSpecAnnotation {
     try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(compressed))) {
       byte[] json = in.readNBytes(INFLATED_MAX_BYTES + 1);
       if (json.length > INFLATED_MAX_BYTES) {
-        throw new IllegalArgumentException("inflates to more than " + INFLATED_MAX_BYTES + " bytes");
+        throw new IllegalArgumentException(
+            "inflates to more than " + INFLATED_MAX_BYTES + " bytes");
       }
       return new String(json, StandardCharsets.UTF_8);
     } catch (IOException e) {

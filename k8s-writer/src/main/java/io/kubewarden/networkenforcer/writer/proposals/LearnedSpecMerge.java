@@ -12,12 +12,12 @@ import java.util.Objects;
 
 /**
  * A reviewer's edit to a proposal stands: the writer applies only what the processor learned since
- * it last applied. Given the learned spec it applied last ({@code previous}), the newly learned
- * one ({@code learned}) and the live spec (with the person's edits), the result is the live spec
- * plus every peer, and every port of a peer, that is in {@code learned} and was not in
- * {@code previous}. Rules are matched by their peers; a port a person removed stays removed until
- * the processor learns it anew (it never does: learned ports only grow), a peer a person removed
- * comes back only with a port that is new.
+ * it last applied. Given the learned spec it applied last ({@code previous}), the newly learned one
+ * ({@code learned}) and the live spec (with the person's edits), the result is the live spec plus
+ * every peer, and every port of a peer, that is in {@code learned} and was not in {@code previous}.
+ * Rules are matched by their peers; a port a person removed stays removed until the processor
+ * learns it anew (it never does: learned ports only grow), a peer a person removed comes back only
+ * with a port that is new.
  */
 public final class LearnedSpecMerge {
   private static final ObjectMapper JSON = Json.mapper();
@@ -42,10 +42,13 @@ public final class LearnedSpecMerge {
   private LearnedSpecMerge() {}
 
   /** The live spec with what was learned since {@code previous} merged in. */
-  public static WorkloadNetworkPolicyProposalSpec merge(WorkloadNetworkPolicyProposalSpec previous,
-      WorkloadNetworkPolicyProposalSpec learned, WorkloadNetworkPolicyProposalSpec live) {
+  public static WorkloadNetworkPolicyProposalSpec merge(
+      WorkloadNetworkPolicyProposalSpec previous,
+      WorkloadNetworkPolicyProposalSpec learned,
+      WorkloadNetworkPolicyProposalSpec live) {
     if (live == null || previous != null && previous.equals(live)) {
-      // Nobody edited it: the proposal is what was learned, in the learned order (so live learning and
+      // Nobody edited it: the proposal is what was learned, in the learned order (so live learning
+      // and
       // `learn` on the same flows give the same object, whatever order the flows came in).
       return learned;
     }
@@ -72,17 +75,18 @@ public final class LearnedSpecMerge {
         if (existing == null) {
           target.add(ruleWith(rule, where, newPorts));
         } else {
-          if (where == RuleList.ISTIO || existing.has("ports") && !existing.get("ports").isEmpty()) {
+          if (where == RuleList.ISTIO
+              || existing.has("ports") && !existing.get("ports").isEmpty()) {
             addPorts((ObjectNode) existing, where, newPorts);
           } // else: a rule without ports allows every port of the peer already
-
         }
       }
     }
     try {
       return JSON.treeToValue(merged, WorkloadNetworkPolicyProposalSpec.class);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException("cannot read a merged proposal spec back: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot read a merged proposal spec back: " + e.getMessage(), e);
     }
   }
 
@@ -93,9 +97,12 @@ public final class LearnedSpecMerge {
   }
 
   private static ArrayNode rulesForWrite(ObjectNode spec, RuleList where) {
-    ObjectNode payload = spec.has(where.payload) && spec.get(where.payload).isObject()
-        ? (ObjectNode) spec.get(where.payload) : spec.putObject(where.payload);
-    return payload.has(where.list) && payload.get(where.list).isArray() ? (ArrayNode) payload.get(where.list)
+    ObjectNode payload =
+        spec.has(where.payload) && spec.get(where.payload).isObject()
+            ? (ObjectNode) spec.get(where.payload)
+            : spec.putObject(where.payload);
+    return payload.has(where.list) && payload.get(where.list).isArray()
+        ? (ArrayNode) payload.get(where.list)
         : payload.putArray(where.list);
   }
 
@@ -108,7 +115,9 @@ public final class LearnedSpecMerge {
     return null;
   }
 
-  /** Kubernetes: the {@code ports} entries; Istio: the port strings of {@code to[].operation.ports}. */
+  /**
+   * Kubernetes: the {@code ports} entries; Istio: the port strings of {@code to[].operation.ports}.
+   */
   private static List<JsonNode> ports(JsonNode rule, RuleList where) {
     List<JsonNode> out = new ArrayList<>();
     if (where == RuleList.ISTIO) {
@@ -129,11 +138,17 @@ public final class LearnedSpecMerge {
   private static void addPorts(ObjectNode rule, RuleList where, List<JsonNode> ports) {
     ArrayNode list;
     if (where == RuleList.ISTIO) {
-      ArrayNode to = rule.has("to") && rule.get("to").isArray() ? (ArrayNode) rule.get("to") : rule.putArray("to");
+      ArrayNode to =
+          rule.has("to") && rule.get("to").isArray()
+              ? (ArrayNode) rule.get("to")
+              : rule.putArray("to");
       ObjectNode first = to.isEmpty() ? to.addObject() : (ObjectNode) to.get(0);
-      ObjectNode operation = first.has("operation") ? (ObjectNode) first.get("operation")
-          : first.putObject("operation");
-      list = operation.has("ports") ? (ArrayNode) operation.get("ports") : operation.putArray("ports");
+      ObjectNode operation =
+          first.has("operation")
+              ? (ObjectNode) first.get("operation")
+              : first.putObject("operation");
+      list =
+          operation.has("ports") ? (ArrayNode) operation.get("ports") : operation.putArray("ports");
     } else {
       list = rule.has("ports") ? (ArrayNode) rule.get("ports") : rule.putArray("ports");
     }

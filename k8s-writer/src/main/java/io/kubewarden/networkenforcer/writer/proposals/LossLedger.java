@@ -21,7 +21,12 @@ import java.util.TreeMap;
  */
 public final class LossLedger {
   /** The loss that holds proposals back at one moment. */
-  public record Hold(List<LostEvents> lostEvents, long total, Instant firstLost, Instant lastLost, Instant until) {}
+  public record Hold(
+      List<LostEvents> lostEvents,
+      long total,
+      Instant firstLost,
+      Instant lastLost,
+      Instant until) {}
 
   private final Duration quietPeriod;
   private final List<DataPlaneLoss> windows = new ArrayList<>();
@@ -73,9 +78,17 @@ public final class LossLedger {
     Instant first = null;
     Instant last = null;
     for (DataPlaneLoss l : byNode.values()) {
-      entries.add(new LostEvents(l.provider().name(), l.node(), l.lostEvents(), text(l.from()), text(l.to()),
-          l.unavailable()));
-      total = Counts.sum(total, l.lostEvents()); // the counts of records: may be anything up to Long.MAX_VALUE
+      entries.add(
+          new LostEvents(
+              l.provider().name(),
+              l.node(),
+              l.lostEvents(),
+              text(l.from()),
+              text(l.to()),
+              l.unavailable()));
+      total =
+          Counts.sum(
+              total, l.lostEvents()); // the counts of records: may be anything up to Long.MAX_VALUE
       first = first == null || l.from().isBefore(first) ? l.from() : first;
       last = last == null || l.to().isAfter(last) ? l.to() : last;
     }

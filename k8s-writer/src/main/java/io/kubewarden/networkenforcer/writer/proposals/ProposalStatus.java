@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The status of one proposal: evidence, the conditions (the writer's {@code Ready}, the
- * processor's {@code Converged}, held False while the data plane lost events, see {@link
+ * The status of one proposal: evidence, the conditions (the writer's {@code Ready}, the processor's
+ * {@code Converged}, held False while the data plane lost events, see {@link
  * ConvergenceUnderLoss}), the loss and {@code observedGeneration}, in one apply of the status
  * subresource, and only when something changed.
  */
@@ -33,7 +33,10 @@ final class ProposalStatus {
   private final LossLedger losses;
   private final Clock clock;
 
-  /** @param losses the data plane's loss, which holds {@code Converged} false; null when not followed */
+  /**
+   * @param losses the data plane's loss, which holds {@code Converged} false; null when not
+   *     followed
+   */
   ProposalStatus(ClusterWriter writer, LossLedger losses, Clock clock) {
     this.writer = writer;
     this.losses = losses;
@@ -46,20 +49,26 @@ final class ProposalStatus {
 
   /** Whether the proposal's Ready condition has this reason. */
   static boolean readyBecause(WorkloadNetworkPolicyProposal p, String reason) {
-    Condition ready = Conditions.find(p.getStatus() == null ? null : p.getStatus().getConditions(),
-        ProposalConditions.READY);
+    Condition ready =
+        Conditions.find(
+            p.getStatus() == null ? null : p.getStatus().getConditions(), ProposalConditions.READY);
     return ready != null && reason.equals(ready.getReason());
   }
 
   /** Ready=False for a permanent refusal, written for the current generation. */
   static boolean refusedAsItIs(WorkloadNetworkPolicyProposal p) {
     Long generation = p.getMetadata().getGeneration();
-    return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
-        .anyMatch(c -> ProposalConditions.READY.equals(c.getType()) && Conditions.FALSE.equals(c.getStatus())
-            && (ProposalConditions.REASON_FORBIDDEN.equals(c.getReason())
-                || ProposalConditions.REASON_INVALID.equals(c.getReason())
-                || ProposalConditions.REASON_TOO_LARGE.equals(c.getReason()))
-            && Objects.equals(c.getObservedGeneration(), generation));
+    return p.getStatus() != null
+        && p.getStatus().getConditions() != null
+        && p.getStatus().getConditions().stream()
+            .anyMatch(
+                c ->
+                    ProposalConditions.READY.equals(c.getType())
+                        && Conditions.FALSE.equals(c.getStatus())
+                        && (ProposalConditions.REASON_FORBIDDEN.equals(c.getReason())
+                            || ProposalConditions.REASON_INVALID.equals(c.getReason())
+                            || ProposalConditions.REASON_TOO_LARGE.equals(c.getReason()))
+                        && Objects.equals(c.getObservedGeneration(), generation));
   }
 
   /**
@@ -67,40 +76,58 @@ final class ProposalStatus {
    * processor's verdict the status holds (no new record, or a processor from before convergence).
    * When a hold ends, the {@link LossConsumer} has every proposal looked at again.
    */
-  void write(ObjectKey key, WorkloadNetworkPolicyProposal live, List<RuleEvidence> evidence, Condition ready,
-      Convergence fromRecord, long generation) {
+  void write(
+      ObjectKey key,
+      WorkloadNetworkPolicyProposal live,
+      List<RuleEvidence> evidence,
+      Condition ready,
+      Convergence fromRecord,
+      long generation) {
     WorkloadNetworkPolicyProposalStatus current = live == null ? null : live.getStatus();
     List<Condition> conditionsBefore = current == null ? null : current.getConditions();
     Condition before = Conditions.find(conditionsBefore, ProposalConditions.READY);
     Condition convergedBefore = Conditions.find(conditionsBefore, Convergence.CONDITION_TYPE);
-    Condition settledBefore = Conditions.find(conditionsBefore, ConvergenceUnderLoss.LEARNING_SETTLED);
-    ConvergenceUnderLoss.Outcome convergence = ConvergenceUnderLoss.decide(
-        ConvergenceUnderLoss.learned(fromRecord, convergedBefore, settledBefore), losses, clock.instant());
+    Condition settledBefore =
+        Conditions.find(conditionsBefore, ConvergenceUnderLoss.LEARNING_SETTLED);
+    ConvergenceUnderLoss.Outcome convergence =
+        ConvergenceUnderLoss.decide(
+            ConvergenceUnderLoss.learned(fromRecord, convergedBefore, settledBefore),
+            losses,
+            clock.instant());
     Condition convergedNow = convergence.converged();
-    List<LostEvents> lostBefore = current == null || current.getLostEvents() == null ? List.of()
-        : current.getLostEvents();
-    boolean sameConverged = Conditions.sameVerdict(convergedBefore, convergedNow)
-        && Conditions.sameVerdict(settledBefore, convergence.learningSettled());
-    if (current != null && Conditions.sameFor(before, ready, generation) && sameConverged
-        && Objects.equals(current.getEvidence(), evidence) && Objects.equals(current.getObservedGeneration(), generation)
+    List<LostEvents> lostBefore =
+        current == null || current.getLostEvents() == null ? List.of() : current.getLostEvents();
+    boolean sameConverged =
+        Conditions.sameVerdict(convergedBefore, convergedNow)
+            && Conditions.sameVerdict(settledBefore, convergence.learningSettled());
+    if (current != null
+        && Conditions.sameFor(before, ready, generation)
+        && sameConverged
+        && Objects.equals(current.getEvidence(), evidence)
+        && Objects.equals(current.getObservedGeneration(), generation)
         && lostBefore.equals(convergence.lostEvents())) {
       return;
     }
     String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant());
-    List<Condition> conditions = new ArrayList<>(List.of(Conditions.written(ready, before, generation, now)));
+    List<Condition> conditions =
+        new ArrayList<>(List.of(Conditions.written(ready, before, generation, now)));
     if (convergedNow != null) {
       // The processor decides convergence (flow time); its transition time is kept as it gave it.
       conditions.add(new ConditionBuilder(convergedNow).withObservedGeneration(generation).build());
     }
     if (convergence.learningSettled() != null) {
-      conditions.add(new ConditionBuilder(convergence.learningSettled()).withObservedGeneration(generation).build());
+      conditions.add(
+          new ConditionBuilder(convergence.learningSettled())
+              .withObservedGeneration(generation)
+              .build());
     }
     WorkloadNetworkPolicyProposalStatus status = new WorkloadNetworkPolicyProposalStatus(evidence);
     status.setConditions(conditions);
     status.setObservedGeneration(generation);
     status.setLostEvents(convergence.lostEvents().isEmpty() ? null : convergence.lostEvents());
     WorkloadNetworkPolicyProposal s = new WorkloadNetworkPolicyProposal();
-    s.setMetadata(new ObjectMetaBuilder().withName(key.name()).withNamespace(key.namespace()).build());
+    s.setMetadata(
+        new ObjectMetaBuilder().withName(key.name()).withNamespace(key.namespace()).build());
     s.setStatus(status);
     try {
       writer.applyStatus(s);

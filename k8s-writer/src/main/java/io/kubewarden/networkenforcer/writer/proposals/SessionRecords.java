@@ -21,15 +21,22 @@ final class SessionRecords {
    * which may not show that write yet (it would take the evidence and Converged back).
    */
   private final Map<ObjectKey, ProposalSnapshot> lastApplied = new ConcurrentHashMap<>();
-  /** The last state of proposals whose delete event came and was not reconciled yet (a tombstone). */
-  private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
+
   /**
-   * Proposals the API server refused as too large, with the rules of the refused record: a later record
-   * of as many rules or more is not tried (the learned allow-list of a target only grows until a reset).
+   * The last state of proposals whose delete event came and was not reconciled yet (a tombstone).
+   */
+  private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
+
+  /**
+   * Proposals the API server refused as too large, with the rules of the refused record: a later
+   * record of as many rules or more is not tried (the learned allow-list of a target only grows
+   * until a reset).
    */
   private final Map<ObjectKey, Integer> tooLargeFrom = new ConcurrentHashMap<>();
+
   /** Proposals never created, with the reason of the refusal reported on their workload. */
   private final Map<ObjectKey, String> reportedOnWorkload = new ConcurrentHashMap<>();
+
   /** Since when a proposal record has waited for its workload to be cached. */
   private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
 
@@ -78,7 +85,9 @@ final class SessionRecords {
     return Optional.ofNullable(tooLargeFrom.get(key));
   }
 
-  /** Whether this is the first report of {@code reason} on the workload of a never created proposal. */
+  /**
+   * Whether this is the first report of {@code reason} on the workload of a never created proposal.
+   */
   boolean firstReportOnWorkload(ObjectKey key, String reason) {
     return !reason.equals(reportedOnWorkload.put(key, reason));
   }

@@ -35,7 +35,8 @@ final class WhoDeleted {
     if (target.isEmpty()) {
       return;
     }
-    Map<String, String> labels = last.getMetadata().getLabels() == null ? Map.of() : last.getMetadata().getLabels();
+    Map<String, String> labels =
+        last.getMetadata().getLabels() == null ? Map.of() : last.getMetadata().getLabels();
     String why;
     if (cache.policyFor(target.get()).isPresent()) {
       why = "a policy covers the target";
@@ -43,9 +44,12 @@ final class WhoDeleted {
       why = "promoted";
     } else if (desired.resetByTopic(key)) {
       why = "reset by the processor";
-    } else if (cache.workload(target.get().workload()).filter(w -> w.getMetadata().getDeletionTimestamp() == null)
+    } else if (cache
+        .workload(target.get().workload())
+        .filter(w -> w.getMetadata().getDeletionTimestamp() == null)
         .isEmpty()) {
-      why = "its workload is gone"; // the garbage collector, also in a foreground deletion of the workload
+      why = "its workload is gone"; // the garbage collector, also in a foreground deletion of the
+      // workload
     } else {
       publisher.resetLearning(target.get(), "proposal " + key + " was deleted by hand");
       return;

@@ -24,7 +24,11 @@ public final class Controller<K> implements AutoCloseable {
   private final MeterRegistry meters;
   private final List<Thread> workers = new ArrayList<>();
 
-  public Controller(String name, Reconciler<K> reconciler, Duration baseDelay, Duration maxDelay,
+  public Controller(
+      String name,
+      Reconciler<K> reconciler,
+      Duration baseDelay,
+      Duration maxDelay,
       MeterRegistry meters) {
     this.name = name;
     this.queue = new WorkQueue<>(name, baseDelay, maxDelay);
@@ -71,7 +75,9 @@ public final class Controller<K> implements AutoCloseable {
     try {
       Result r = reconciler.reconcile(key, new RetryInfo(queue.failures(key)));
       queue.forget(key);
-      meters.counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "ok").increment();
+      meters
+          .counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "ok")
+          .increment();
       if (r.requeue()) {
         queue.addAfter(key, r.requeueAfter());
       }
@@ -80,23 +86,42 @@ public final class Controller<K> implements AutoCloseable {
       LOG.debug("{} {}: {}", name, key, e.getMessage());
     } catch (PermanentError e) {
       queue.forget(key);
-      meters.counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "permanent").increment();
-      LOG.warn("{} {}: {} ({}); not retried until the object changes", name, key, e.getMessage(), e.reason());
+      meters
+          .counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "permanent")
+          .increment();
+      LOG.warn(
+          "{} {}: {} ({}); not retried until the object changes",
+          name,
+          key,
+          e.getMessage(),
+          e.reason());
       try {
         reconciler.permanentFailure(key, e);
       } catch (NotLeaderException stop) {
         LOG.debug("{} {}: {}", name, key, stop.getMessage());
       } catch (RuntimeException report) {
-        LOG.warn("{} {}: cannot report the failure on the object: {}", name, key, report.toString());
+        LOG.warn(
+            "{} {}: cannot report the failure on the object: {}", name, key, report.toString());
       }
     } catch (RuntimeException e) {
       Duration delay = queue.retryLater(key);
-      meters.counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "retry").increment();
-      LOG.warn("{} {}: {}; retrying in {} (failure {})", name, key, e.toString(), delay, queue.failures(key));
+      meters
+          .counter("network.enforcer.writer.reconciles", "controller", name, "outcome", "retry")
+          .increment();
+      LOG.warn(
+          "{} {}: {}; retrying in {} (failure {})",
+          name,
+          key,
+          e.toString(),
+          delay,
+          queue.failures(key));
     }
   }
 
-  /** Stops the workers; a reconcile in flight finishes (its writes are refused once the lease is gone). */
+  /**
+   * Stops the workers; a reconcile in flight finishes (its writes are refused once the lease is
+   * gone).
+   */
   @Override
   public void close() {
     queue.close();

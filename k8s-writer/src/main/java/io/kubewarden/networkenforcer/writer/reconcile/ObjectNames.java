@@ -11,19 +11,29 @@ import java.util.regex.Pattern;
  */
 public final class ObjectNames {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
 
   private ObjectNames() {}
 
   /** Empty when {@code namespace/name} can name an object; otherwise why not, naming the fields. */
-  public static Optional<String> problem(String namespaceField, String namespace, String nameField, String name) {
+  public static Optional<String> problem(
+      String namespaceField, String namespace, String nameField, String name) {
     if (namespace == null || !DNS_LABEL.matcher(namespace).matches()) {
-      return Optional.of(namespaceField + " '" + namespace + "' is not a namespace name (lower-case letters, digits "
-          + "and '-', at most 63)");
+      return Optional.of(
+          namespaceField
+              + " '"
+              + namespace
+              + "' is not a namespace name (lower-case letters, digits "
+              + "and '-', at most 63)");
     }
     if (name == null || !DNS_SUBDOMAIN.matcher(name).matches()) {
-      return Optional.of(nameField + " '" + name + "' is not an object name (lower-case letters, digits, '-' and "
-          + "'.', at most 253)");
+      return Optional.of(
+          nameField
+              + " '"
+              + name
+              + "' is not an object name (lower-case letters, digits, '-' and "
+              + "'.', at most 253)");
     }
     return Optional.empty();
   }

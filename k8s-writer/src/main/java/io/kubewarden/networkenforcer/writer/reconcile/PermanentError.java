@@ -9,7 +9,9 @@ package io.kubewarden.networkenforcer.writer.reconcile;
 public class PermanentError extends RuntimeException {
   private final String reason;
 
-  /** @param reason a CamelCase condition reason, for example {@code Forbidden} */
+  /**
+   * @param reason a CamelCase condition reason, for example {@code Forbidden}
+   */
   public PermanentError(String reason, String message, Throwable cause) {
     super(message, cause);
     this.reason = reason;

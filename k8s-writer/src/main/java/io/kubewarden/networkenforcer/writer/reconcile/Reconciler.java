@@ -2,14 +2,14 @@ package io.kubewarden.networkenforcer.writer.reconcile;
 
 /**
  * Brings the cluster in line with the desired state for one key. It reads everything it needs
- * (caches, desired state) by key, so it can run any number of times, in any order, after any
- * crash: only the last run counts.
+ * (caches, desired state) by key, so it can run any number of times, in any order, after any crash:
+ * only the last run counts.
  */
 public interface Reconciler<K> {
 
   /**
-   * @return whether to look again later; a thrown exception retries the key with back-off, a
-   *     {@link PermanentError} is reported through {@link #permanentFailure} and not retried
+   * @return whether to look again later; a thrown exception retries the key with back-off, a {@link
+   *     PermanentError} is reported through {@link #permanentFailure} and not retried
    */
   Result reconcile(K key);
 

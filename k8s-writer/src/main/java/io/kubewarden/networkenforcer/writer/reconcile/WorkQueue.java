@@ -14,15 +14,17 @@ import java.util.concurrent.TimeUnit;
 /**
  * A queue of keys to reconcile, with the guarantees controllers rely on: a key is queued at most
  * once however often it is added (events coalesce), it is never handed to two workers at once (an
- * add while it is processed queues it again after {@link #done}), and failures back off per key,
- * so one failing key never delays the others.
+ * add while it is processed queues it again after {@link #done}), and failures back off per key, so
+ * one failing key never delays the others.
  */
 public final class WorkQueue<K> implements AutoCloseable {
   private final Object lock = new Object();
   private final LinkedHashSet<K> queued = new LinkedHashSet<>();
   private final Set<K> processing = new HashSet<>();
+
   /** Added while being processed: queued again once done. */
   private final Set<K> dirty = new HashSet<>();
+
   private final Map<K, Integer> failures = new HashMap<>();
   private final ScheduledExecutorService timer;
   private final Duration baseDelay;
@@ -32,11 +34,13 @@ public final class WorkQueue<K> implements AutoCloseable {
   public WorkQueue(String name, Duration baseDelay, Duration maxDelay) {
     this.baseDelay = baseDelay;
     this.maxDelay = maxDelay;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, name + "-delays");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, name + "-delays");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Queues the key unless it is queued already. */

@@ -14,7 +14,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The Istio {@code security.istio.io/v1} AuthorizationPolicy a WNP of the istio backend renders to. */
+/**
+ * The Istio {@code security.istio.io/v1} AuthorizationPolicy a WNP of the istio backend renders to.
+ */
 public final class AuthorizationPolicies {
   public static final String GROUP = AuthorizationPolicyType.GROUP;
   public static final String API_VERSION = AuthorizationPolicyType.API_VERSION;
@@ -25,8 +27,10 @@ public final class AuthorizationPolicies {
 
   /** Whether the selector can be written as an AuthorizationPolicy selector (matchLabels only). */
   public static boolean expressible(LabelSelector selector) {
-    return selector != null && (selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty())
-        && selector.getMatchLabels() != null && !selector.getMatchLabels().isEmpty();
+    return selector != null
+        && (selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty())
+        && selector.getMatchLabels() != null
+        && !selector.getMatchLabels().isEmpty();
   }
 
   /** ALLOW, the workload selector, the rules; dry-run annotation in monitor only. */
@@ -34,13 +38,19 @@ public final class AuthorizationPolicies {
     IstioPolicy istio = wnp.getSpec().getIstio();
     Map<String, Object> spec = new LinkedHashMap<>();
     spec.put("action", "ALLOW");
-    spec.put("selector", Map.of("matchLabels", new LinkedHashMap<>(istio.getSelector().getMatchLabels())));
-    spec.put("rules", Json.mapper().convertValue(istio.getRules() == null ? List.of() : istio.getRules(), List.class));
-    ObjectMetaBuilder meta = new ObjectMetaBuilder()
-        .withName(wnp.getMetadata().getName())
-        .withNamespace(wnp.getMetadata().getNamespace())
-        .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
-        .withOwnerReferences(Ownership.controllerReferenceTo(wnp));
+    spec.put(
+        "selector",
+        Map.of("matchLabels", new LinkedHashMap<>(istio.getSelector().getMatchLabels())));
+    spec.put(
+        "rules",
+        Json.mapper()
+            .convertValue(istio.getRules() == null ? List.of() : istio.getRules(), List.class));
+    ObjectMetaBuilder meta =
+        new ObjectMetaBuilder()
+            .withName(wnp.getMetadata().getName())
+            .withNamespace(wnp.getMetadata().getNamespace())
+            .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
+            .withOwnerReferences(Ownership.controllerReferenceTo(wnp));
     if (wnp.getSpec().getMode() != Mode.protect) {
       meta.withAnnotations(Map.of(Labels.ISTIO_DRY_RUN, "true"));
     }
@@ -55,9 +65,13 @@ public final class AuthorizationPolicies {
   /** Same spec, same dry-run state, our label and owner: nothing to apply. */
   public static boolean matches(GenericKubernetesResource live, GenericKubernetesResource desired) {
     var mapper = Json.mapper();
-    boolean sameSpec = mapper.valueToTree(live.getAdditionalProperties().get("spec"))
-        .equals(mapper.valueToTree(desired.getAdditionalProperties().get("spec")));
-    return sameSpec && dryRun(live) == dryRun(desired) && Ownership.carriesOurMetadata(live, desired);
+    boolean sameSpec =
+        mapper
+            .valueToTree(live.getAdditionalProperties().get("spec"))
+            .equals(mapper.valueToTree(desired.getAdditionalProperties().get("spec")));
+    return sameSpec
+        && dryRun(live) == dryRun(desired)
+        && Ownership.carriesOurMetadata(live, desired);
   }
 
   private static boolean dryRun(GenericKubernetesResource r) {

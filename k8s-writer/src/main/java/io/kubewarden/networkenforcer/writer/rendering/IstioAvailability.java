@@ -32,12 +32,16 @@ public final class IstioAvailability {
       try {
         available = client.supports(AuthorizationPolicies.API_VERSION, AuthorizationPolicies.KIND);
       } catch (RuntimeException e) {
-        LOG.warn("cannot ask the API server whether it serves {}: {}", AuthorizationPolicies.API_VERSION, e.toString());
+        LOG.warn(
+            "cannot ask the API server whether it serves {}: {}",
+            AuthorizationPolicies.API_VERSION,
+            e.toString());
         available = false;
       }
       checkedAt = now;
       if (was != available) {
-        LOG.info("Istio AuthorizationPolicy API {}", available ? "is available" : "is not installed");
+        LOG.info(
+            "Istio AuthorizationPolicy API {}", available ? "is available" : "is not installed");
       }
     }
     return available;

@@ -16,11 +16,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the native object of one WNP in line with it: a NetworkPolicy in protect mode only, an
- * AuthorizationPolicy in both modes (dry-run in monitor). The live object is read straight from
- * the API server, so a same-named object without our label is seen and left alone. The outcome
- * becomes the policy's {@code Rendered} condition. A failure the API server may not repeat (no
- * connection, 409, 429, 5xx) is also thrown, so the policy's key is retried with back-off: the
- * writer's requests are sent once, and a protect-mode policy must not wait for the next resync.
+ * AuthorizationPolicy in both modes (dry-run in monitor). The live object is read straight from the
+ * API server, so a same-named object without our label is seen and left alone. The outcome becomes
+ * the policy's {@code Rendered} condition. A failure the API server may not repeat (no connection,
+ * 409, 429, 5xx) is also thrown, so the policy's key is retried with back-off: the writer's
+ * requests are sent once, and a protect-mode policy must not wait for the next resync.
  */
 public final class NativeRenderer {
   private static final Logger LOG = LoggerFactory.getLogger(NativeRenderer.class);
@@ -31,8 +31,12 @@ public final class NativeRenderer {
   private final RenderConditions conditions;
   private final MeterRegistry meters;
 
-  public NativeRenderer(KubernetesClient client, ClusterWriter writer, IstioAvailability istio,
-      RenderConditions conditions, MeterRegistry meters) {
+  public NativeRenderer(
+      KubernetesClient client,
+      ClusterWriter writer,
+      IstioAvailability istio,
+      RenderConditions conditions,
+      MeterRegistry meters) {
     this.client = client;
     this.writer = writer;
     this.istio = istio;
@@ -67,14 +71,21 @@ public final class NativeRenderer {
   private void renderNetworkPolicy(String key, WorkloadNetworkPolicy wnp) {
     String ns = wnp.getMetadata().getNamespace();
     String name = wnp.getMetadata().getName();
-    NetworkPolicy live = client.network().v1().networkPolicies().inNamespace(ns).withName(name).get();
+    NetworkPolicy live =
+        client.network().v1().networkPolicies().inNamespace(ns).withName(name).get();
     if (wnp.getSpec().getMode() != Mode.protect) {
       if (live != null && Ownership.isControlledBy(live, wnp)) {
         writer.delete(live);
-        meters.counter("network.enforcer.writer.render.deletes", "kind", "NetworkPolicy").increment();
+        meters
+            .counter("network.enforcer.writer.render.deletes", "kind", "NetworkPolicy")
+            .increment();
         LOG.info("deleted NetworkPolicy {}: policy is in monitor mode", key);
       }
-      conditions.set(key, true, StatusConditions.RENDERED, StatusConditions.REASON_NOT_RENDERED_IN_MONITOR,
+      conditions.set(
+          key,
+          true,
+          StatusConditions.RENDERED,
+          StatusConditions.REASON_NOT_RENDERED_IN_MONITOR,
           "monitor mode: no NetworkPolicy is enforced");
       return;
     }
@@ -92,25 +103,41 @@ public final class NativeRenderer {
       meters.counter("network.enforcer.writer.render.applies", "kind", "NetworkPolicy").increment();
       LOG.info("{} NetworkPolicy {}", live == null ? "created" : "repaired", key);
     }
-    conditions.set(key, true, StatusConditions.RENDERED, StatusConditions.REASON_RENDERED,
+    conditions.set(
+        key,
+        true,
+        StatusConditions.RENDERED,
+        StatusConditions.REASON_RENDERED,
         "NetworkPolicy " + name + " enforces this policy");
   }
 
   private void renderAuthorizationPolicy(String key, WorkloadNetworkPolicy wnp) {
     if (!istio.available()) {
-      fail(key, StatusConditions.REASON_ISTIO_UNAVAILABLE,
-          "the cluster does not serve " + AuthorizationPolicies.API_VERSION + " AuthorizationPolicy; install Istio");
+      fail(
+          key,
+          StatusConditions.REASON_ISTIO_UNAVAILABLE,
+          "the cluster does not serve "
+              + AuthorizationPolicies.API_VERSION
+              + " AuthorizationPolicy; install Istio");
       return;
     }
-    if (wnp.getSpec().getIstio() == null || !AuthorizationPolicies.expressible(wnp.getSpec().getIstio().getSelector())) {
-      fail(key, StatusConditions.REASON_SELECTOR_NOT_EXPRESSIBLE, "spec.istio.selector must be matchLabels only: "
-          + "an AuthorizationPolicy selector cannot express matchExpressions, and dropping them would widen the policy");
+    if (wnp.getSpec().getIstio() == null
+        || !AuthorizationPolicies.expressible(wnp.getSpec().getIstio().getSelector())) {
+      fail(
+          key,
+          StatusConditions.REASON_SELECTOR_NOT_EXPRESSIBLE,
+          "spec.istio.selector must be matchLabels only: "
+              + "an AuthorizationPolicy selector cannot express matchExpressions, and dropping them would widen the policy");
       return;
     }
     String ns = wnp.getMetadata().getNamespace();
     String name = wnp.getMetadata().getName();
-    GenericKubernetesResource live = client.genericKubernetesResources(AuthorizationPolicies.CONTEXT).inNamespace(ns)
-        .withName(name).get();
+    GenericKubernetesResource live =
+        client
+            .genericKubernetesResources(AuthorizationPolicies.CONTEXT)
+            .inNamespace(ns)
+            .withName(name)
+            .get();
     if (live != null && !Ownership.isControlledBy(live, wnp)) {
       notOwned(key, "AuthorizationPolicy");
       return;
@@ -118,20 +145,37 @@ public final class NativeRenderer {
     GenericKubernetesResource desired = AuthorizationPolicies.desired(wnp);
     if (live == null || !AuthorizationPolicies.matches(live, desired)) {
       writer.apply(desired);
-      meters.counter("network.enforcer.writer.render.applies", "kind", "AuthorizationPolicy").increment();
-      LOG.info("{} AuthorizationPolicy {} ({})", live == null ? "created" : "updated", key,
+      meters
+          .counter("network.enforcer.writer.render.applies", "kind", "AuthorizationPolicy")
+          .increment();
+      LOG.info(
+          "{} AuthorizationPolicy {} ({})",
+          live == null ? "created" : "updated",
+          key,
           wnp.getSpec().getMode() == Mode.protect ? "enforced" : "dry-run");
     }
-    conditions.set(key, true, StatusConditions.RENDERED, StatusConditions.REASON_RENDERED,
-        "AuthorizationPolicy " + name + (wnp.getSpec().getMode() == Mode.protect ? " enforces this policy"
-            : " evaluates this policy in dry-run"));
+    conditions.set(
+        key,
+        true,
+        StatusConditions.RENDERED,
+        StatusConditions.REASON_RENDERED,
+        "AuthorizationPolicy "
+            + name
+            + (wnp.getSpec().getMode() == Mode.protect
+                ? " enforces this policy"
+                : " evaluates this policy in dry-run"));
   }
 
   private void notOwned(String key, String kind) {
     LOG.warn("{} {} exists and is not owned by the policy; left alone", kind, key);
     meters.counter("network.enforcer.writer.render.not.owned", "kind", kind).increment();
-    fail(key, StatusConditions.REASON_NOT_OWNED, "a " + kind + " with this name exists and is not owned by this "
-        + "policy; it was left alone. Delete or rename it to let the policy render");
+    fail(
+        key,
+        StatusConditions.REASON_NOT_OWNED,
+        "a "
+            + kind
+            + " with this name exists and is not owned by this "
+            + "policy; it was left alone. Delete or rename it to let the policy render");
   }
 
   private void fail(String key, String reason, String message) {

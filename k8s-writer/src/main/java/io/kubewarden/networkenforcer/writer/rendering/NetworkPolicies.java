@@ -13,17 +13,19 @@ public final class NetworkPolicies {
 
   public static NetworkPolicy desired(WorkloadNetworkPolicy wnp) {
     NetworkPolicy np = new NetworkPolicy();
-    np.setMetadata(new ObjectMetaBuilder()
-        .withName(wnp.getMetadata().getName())
-        .withNamespace(wnp.getMetadata().getNamespace())
-        .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
-        .withOwnerReferences(Ownership.controllerReferenceTo(wnp))
-        .build());
+    np.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(wnp.getMetadata().getName())
+            .withNamespace(wnp.getMetadata().getNamespace())
+            .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
+            .withOwnerReferences(Ownership.controllerReferenceTo(wnp))
+            .build());
     np.setSpec(wnp.getSpec().getKubernetes());
     return np;
   }
 
   public static boolean matches(NetworkPolicy live, NetworkPolicy desired) {
-    return Objects.equals(live.getSpec(), desired.getSpec()) && Ownership.carriesOurMetadata(live, desired);
+    return Objects.equals(live.getSpec(), desired.getSpec())
+        && Ownership.carriesOurMetadata(live, desired);
   }
 }

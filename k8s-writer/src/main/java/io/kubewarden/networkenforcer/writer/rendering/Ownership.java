@@ -27,26 +27,40 @@ public final class Ownership {
   /** The controller reference of an object, if it has one. */
   public static Optional<OwnerReference> controllerOf(HasMetadata o) {
     List<OwnerReference> refs = o.getMetadata().getOwnerReferences();
-    return refs == null ? Optional.empty()
+    return refs == null
+        ? Optional.empty()
         : refs.stream().filter(r -> Boolean.TRUE.equals(r.getController())).findFirst();
   }
 
-  /** Whether {@code owner} is the controller of {@code o} (same uid, or same kind and name when uids are unknown). */
+  /**
+   * Whether {@code owner} is the controller of {@code o} (same uid, or same kind and name when uids
+   * are unknown).
+   */
   public static boolean isControlledBy(HasMetadata o, HasMetadata owner) {
-    return controllerOf(o).filter(r -> Objects.equals(r.getKind(), owner.getKind())
-        && Objects.equals(r.getName(), owner.getMetadata().getName())
-        && (r.getUid() == null || owner.getMetadata().getUid() == null
-            || r.getUid().equals(owner.getMetadata().getUid()))).isPresent();
+    return controllerOf(o)
+        .filter(
+            r ->
+                Objects.equals(r.getKind(), owner.getKind())
+                    && Objects.equals(r.getName(), owner.getMetadata().getName())
+                    && (r.getUid() == null
+                        || owner.getMetadata().getUid() == null
+                        || r.getUid().equals(owner.getMetadata().getUid())))
+        .isPresent();
   }
 
   /** The live object has our managed-by label and the desired controller reference. */
   public static boolean carriesOurMetadata(HasMetadata live, HasMetadata desired) {
     Map<String, String> labels = live.getMetadata().getLabels();
-    boolean labelled = labels != null && Labels.MANAGED_BY_VALUE.equals(labels.get(Labels.MANAGED_BY));
+    boolean labelled =
+        labels != null && Labels.MANAGED_BY_VALUE.equals(labels.get(Labels.MANAGED_BY));
     OwnerReference want = controllerOf(desired).orElse(null);
     OwnerReference have = controllerOf(live).orElse(null);
-    boolean owned = want == null || have != null && Objects.equals(want.getUid(), have.getUid())
-        && Objects.equals(want.getKind(), have.getKind()) && Objects.equals(want.getName(), have.getName());
+    boolean owned =
+        want == null
+            || have != null
+                && Objects.equals(want.getUid(), have.getUid())
+                && Objects.equals(want.getKind(), have.getKind())
+                && Objects.equals(want.getName(), have.getName());
     return labelled && owned;
   }
 }

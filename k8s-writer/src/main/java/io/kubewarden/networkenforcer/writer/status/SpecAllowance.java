@@ -37,7 +37,8 @@ public final class SpecAllowance {
         return decide(spec, r) == Decision.ALLOWED;
       } catch (RuntimeException e) {
         // An evaluator that cannot judge (or is not there yet) must never erase a record.
-        LOG.debug("cannot evaluate violation {} against the current spec: {}", r.getId(), e.toString());
+        LOG.debug(
+            "cannot evaluate violation {} against the current spec: {}", r.getId(), e.toString());
         return false;
       }
     };
@@ -48,11 +49,14 @@ public final class SpecAllowance {
     FlowEndpoint dst = endpoint(r.getDest());
     Protocol protocol = r.getProtocol() == null ? Protocol.TCP : r.getProtocol();
     if (spec.getBackend() == Backend.istio) {
-      return spec.getIstio() == null ? Decision.UNDETERMINED
+      return spec.getIstio() == null
+          ? Decision.UNDETERMINED
           : IstioPolicyEvaluator.evaluate(spec.getIstio(), src, dst, protocol, r.getDstPort());
     }
-    return spec.getKubernetes() == null ? Decision.UNDETERMINED
-        : NetworkPolicyEvaluator.evaluate(spec.getKubernetes(), spec.getDirection(), src, dst, protocol, r.getDstPort());
+    return spec.getKubernetes() == null
+        ? Decision.UNDETERMINED
+        : NetworkPolicyEvaluator.evaluate(
+            spec.getKubernetes(), spec.getDirection(), src, dst, protocol, r.getDstPort());
   }
 
   static FlowEndpoint endpoint(ViolationEndpoint e) {
@@ -60,14 +64,17 @@ public final class SpecAllowance {
       return FlowEndpoint.builder().build();
     }
     LabelSelector selector = e.getSelector();
-    Map<String, String> podLabels = selector == null || selector.getMatchLabels() == null ? Map.of()
-        : selector.getMatchLabels();
+    Map<String, String> podLabels =
+        selector == null || selector.getMatchLabels() == null
+            ? Map.of()
+            : selector.getMatchLabels();
     return FlowEndpoint.builder()
         .namespace(e.getNamespace())
         .workload(WorkloadKind.fromKind(e.getOwnerKind()).orElse(null), e.getOwnerName())
         .workloadSelector(selector)
         .podLabels(podLabels)
-        .namespaceLabels(e.getNamespace() == null ? Map.of() : Map.of(Labels.NAMESPACE_NAME, e.getNamespace()))
+        .namespaceLabels(
+            e.getNamespace() == null ? Map.of() : Map.of(Labels.NAMESPACE_NAME, e.getNamespace()))
         .identity(e.getIdentity())
         .build();
   }

@@ -6,11 +6,11 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
-import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
+import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
@@ -26,14 +26,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The status step of the policy reconciler: merge the observations that are due, the rendering
- * conditions and the acknowledgements into one status and write it through the status
- * subresource, only when it changed, locked on the resourceVersion (409: read again, merge again).
- * The merge watermark travels in that same write, so a record is counted at most once. Then the
- * applied acknowledge annotations are removed and their events emitted.
+ * conditions and the acknowledgements into one status and write it through the status subresource,
+ * only when it changed, locked on the resourceVersion (409: read again, merge again). The merge
+ * watermark travels in that same write, so a record is counted at most once. Then the applied
+ * acknowledge annotations are removed and their events emitted.
  */
 public final class StatusSync {
   private static final Logger LOG = LoggerFactory.getLogger(StatusSync.class);
   private static final int CONFLICT_RETRIES = 5;
+
   /**
    * Internal errors in a row before a status is dropped (with the controller's back-off, ~8 s),
    * counted by the policies queue: its key's failures in a row ({@link RetryInfo}).
@@ -51,9 +52,17 @@ public final class StatusSync {
   private final Clock clock;
   private final DeadLetters deadLetters;
 
-  public StatusSync(KubernetesClient client, ClusterWriter writer, ClusterCache cache, ViolationBuffer buffer,
-      RenderConditions renderConditions, ViolationEvents events, StatusMerger merger, MeterRegistry meters,
-      Clock clock, DeadLetters deadLetters) {
+  public StatusSync(
+      KubernetesClient client,
+      ClusterWriter writer,
+      ClusterCache cache,
+      ViolationBuffer buffer,
+      RenderConditions renderConditions,
+      ViolationEvents events,
+      StatusMerger merger,
+      MeterRegistry meters,
+      Clock clock,
+      DeadLetters deadLetters) {
     this.deadLetters = deadLetters;
     this.client = client;
     this.writer = writer;
@@ -83,13 +92,20 @@ public final class StatusSync {
       }
     }
     for (int attempt = 1; ; attempt++) {
-      WorkloadNetworkPolicy live = client.resources(WorkloadNetworkPolicy.class).inNamespace(key.namespace())
-          .withName(key.name()).get();
+      WorkloadNetworkPolicy live =
+          client
+              .resources(WorkloadNetworkPolicy.class)
+              .inNamespace(key.namespace())
+              .withName(key.name())
+              .get();
       if (live == null) {
         if (!observations.isEmpty()) {
-          meters.counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing")
+          meters
+              .counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing")
               .increment(observations.size());
-          LOG.warn("dropped {} violation observations of policy {}: the policy does not exist", observations.size(),
+          LOG.warn(
+              "dropped {} violation observations of policy {}: the policy does not exist",
+              observations.size(),
               key);
         }
         buffer.written(key.toString(), observations);
@@ -111,25 +127,41 @@ public final class StatusSync {
           }
           if (retryCannotFix(retry, e, kind)) {
             // The API server will not take this status: do not pin the partition on it forever.
-            String reason = "the API server rejects the status of " + key + " (" + e.getCode() + "): "
-                + e.getMessage();
+            String reason =
+                "the API server rejects the status of "
+                    + key
+                    + " ("
+                    + e.getCode()
+                    + "): "
+                    + e.getMessage();
             park(key, observations, reason, e);
-                meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
+            meters
+                .counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
                 .increment(observations.size());
             buffer.written(key.toString(), observations);
-            throw new PermanentError("StatusRejected", reason + "; " + observations.size()
-                + " observations parked on the dead-letter topic", e);
+            throw new PermanentError(
+                "StatusRejected",
+                reason
+                    + "; "
+                    + observations.size()
+                    + " observations parked on the dead-letter topic",
+                e);
           }
           throw e;
         }
         meters.counter("network.enforcer.writer.status.writes").increment();
-        meters.counter("network.enforcer.writer.violations.written").increment(result.merged().size());
+        meters
+            .counter("network.enforcer.writer.violations.written")
+            .increment(result.merged().size());
         int repeats = observations.size() - result.merged().size();
         if (repeats > 0) {
           meters.counter("network.enforcer.writer.violations.already.merged").increment(repeats);
         }
         if (result.cleared() > 0) {
-          LOG.info("cleared {} violation records of {} that the current spec allows", result.cleared(), key);
+          LOG.info(
+              "cleared {} violation records of {} that the current spec allows",
+              result.cleared(),
+              key);
         }
       }
       buffer.written(key.toString(), observations);
@@ -142,7 +174,8 @@ public final class StatusSync {
    * The observations a refused status would have counted, to the dead-letter topic as they were
    * read (nothing is lost); throws when that fails, so the status is tried again later.
    */
-  private void park(ObjectKey key, List<SourcedObservation> observations, String reason, Throwable error) {
+  private void park(
+      ObjectKey key, List<SourcedObservation> observations, String reason, Throwable error) {
     for (SourcedObservation o : observations) {
       byte[] value;
       try {
@@ -156,24 +189,34 @@ public final class StatusSync {
 
   /**
    * Invalid, forbidden or too large (any 4xx but a conflict, or a 404: the next attempt reads the
-   * policy as gone), or an internal error on the {@value #SERVER_ERROR_ATTEMPTS}th attempt in a row.
+   * policy as gone), or an internal error on the {@value #SERVER_ERROR_ATTEMPTS}th attempt in a
+   * row.
    */
-  private static boolean retryCannotFix(RetryInfo retry, KubernetesClientException e, ApiRefusals kind) {
+  private static boolean retryCannotFix(
+      RetryInfo retry, KubernetesClientException e, ApiRefusals kind) {
     if (kind == ApiRefusals.PERMANENT) {
       return e.getCode() != HttpURLConnection.HTTP_NOT_FOUND;
     }
     return kind == ApiRefusals.SERVER_ERROR && retry.attempt() >= SERVER_ERROR_ATTEMPTS;
   }
 
-  private StatusMerger.Result merge(WorkloadNetworkPolicy wnp, List<SourcedObservation> observations) {
+  private StatusMerger.Result merge(
+      WorkloadNetworkPolicy wnp, List<SourcedObservation> observations) {
     String key = wnp.getMetadata().getNamespace() + "/" + wnp.getMetadata().getName();
-    return merger.merge(new StatusMerger.Input(wnp.getStatus(), wnp.getMetadata().getGeneration(), observations,
-        SpecAllowance.of(wnp.getSpec()), wnp.getMetadata().getAnnotations(), renderConditions.of(key),
-        clock.instant()));
+    return merger.merge(
+        new StatusMerger.Input(
+            wnp.getStatus(),
+            wnp.getMetadata().getGeneration(),
+            observations,
+            SpecAllowance.of(wnp.getSpec()),
+            wnp.getMetadata().getAnnotations(),
+            renderConditions.of(key),
+            clock.instant()));
   }
 
   /** The status is written: remove the applied annotations, then tell the collector. */
-  private void finishAcknowledgements(ObjectKey key, WorkloadNetworkPolicy live, StatusMerger.Result result) {
+  private void finishAcknowledgements(
+      ObjectKey key, WorkloadNetworkPolicy live, StatusMerger.Result result) {
     if (result.annotationsToRemove().isEmpty()) {
       return;
     }
@@ -183,7 +226,9 @@ public final class StatusSync {
       throw e;
     } catch (RuntimeException e) {
       // The records are already acknowledged in the status; the retry removes the annotations.
-      LOG.warn("acknowledgements of {} are in the status but their annotations could not be removed: {}", key,
+      LOG.warn(
+          "acknowledgements of {} are in the status but their annotations could not be removed: {}",
+          key,
           e.toString());
       throw e;
     }

@@ -16,8 +16,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Observations read but not yet written to a status, per policy, and the Kafka offsets they pin:
- * a partition's offset may only advance past records whose status write succeeded. The consumer
+ * Observations read but not yet written to a status, per policy, and the Kafka offsets they pin: a
+ * partition's offset may only advance past records whose status write succeeded. The consumer
  * thread adds and commits; the policy reconcilers take and release, so every method locks.
  */
 public final class ViolationBuffer {
@@ -25,13 +25,18 @@ public final class ViolationBuffer {
   private record Pending(TopicPartition partition, long offset, ViolationObservation observation) {}
 
   private final Map<String, List<Pending>> byPolicy = new LinkedHashMap<>();
+
   /** Offsets of buffered records, per partition. */
   private final Map<TopicPartition, TreeSet<Long>> pinned = new HashMap<>();
+
   /** Next offset after the last record seen, per partition. */
   private final Map<TopicPartition, Long> seen = new HashMap<>();
+
   private final Map<TopicPartition, Long> committed = new HashMap<>();
+
   /** Policies whose observations are due for a status write (the sync interval passed). */
   private final Set<String> due = new LinkedHashSet<>();
+
   private int size;
 
   public synchronized void add(TopicPartition tp, long offset, ViolationObservation o) {
@@ -42,7 +47,9 @@ public final class ViolationBuffer {
     size++;
   }
 
-  /** A record that needs no status write (dead-lettered, or merged already): only moves the offset. */
+  /**
+   * A record that needs no status write (dead-lettered, or merged already): only moves the offset.
+   */
   public synchronized void skip(TopicPartition tp, long offset) {
     startAt(tp, offset);
     seen.merge(tp, offset + 1, Math::max);
@@ -59,8 +66,17 @@ public final class ViolationBuffer {
 
   public synchronized List<SourcedObservation> observations(String policyKey) {
     List<Pending> p = byPolicy.get(policyKey);
-    return p == null ? List.of() : p.stream().map(x -> new SourcedObservation(x.partition().topic(),
-        x.partition().partition(), x.offset(), x.observation())).toList();
+    return p == null
+        ? List.of()
+        : p.stream()
+            .map(
+                x ->
+                    new SourcedObservation(
+                        x.partition().topic(),
+                        x.partition().partition(),
+                        x.offset(),
+                        x.observation()))
+            .toList();
   }
 
   /** Marks every buffered policy due for a status write; returns them. */
@@ -69,7 +85,10 @@ public final class ViolationBuffer {
     return new LinkedHashSet<>(due);
   }
 
-  /** The observations of a policy if they are due for a write (else none: they wait for the interval). */
+  /**
+   * The observations of a policy if they are due for a write (else none: they wait for the
+   * interval).
+   */
   public synchronized List<SourcedObservation> dueObservations(String policyKey) {
     return due.contains(policyKey) ? observations(policyKey) : List.of();
   }
@@ -83,16 +102,19 @@ public final class ViolationBuffer {
     Set<String> places = new HashSet<>();
     taken.forEach(o -> places.add(o.topic() + "/" + o.partition() + "/" + o.offset()));
     int before = p.size();
-    p.removeIf(x -> {
-      boolean gone = places.contains(x.partition().topic() + "/" + x.partition().partition() + "/" + x.offset());
-      if (gone) {
-        TreeSet<Long> offsets = pinned.get(x.partition());
-        if (offsets != null) {
-          offsets.remove(x.offset());
-        }
-      }
-      return gone;
-    });
+    p.removeIf(
+        x -> {
+          boolean gone =
+              places.contains(
+                  x.partition().topic() + "/" + x.partition().partition() + "/" + x.offset());
+          if (gone) {
+            TreeSet<Long> offsets = pinned.get(x.partition());
+            if (offsets != null) {
+              offsets.remove(x.offset());
+            }
+          }
+          return gone;
+        });
     size -= before - p.size();
     if (p.isEmpty()) {
       byPolicy.remove(policyKey);
@@ -108,13 +130,14 @@ public final class ViolationBuffer {
   /** Offsets that may be committed now and were not yet; call {@link #committed} once done. */
   public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    seen.forEach((tp, next) -> {
-      TreeSet<Long> offsets = pinned.get(tp);
-      long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
-      if (safe > committed.getOrDefault(tp, -1L)) {
-        out.put(tp, new OffsetAndMetadata(safe));
-      }
-    });
+    seen.forEach(
+        (tp, next) -> {
+          TreeSet<Long> offsets = pinned.get(tp);
+          long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
+          if (safe > committed.getOrDefault(tp, -1L)) {
+            out.put(tp, new OffsetAndMetadata(safe));
+          }
+        });
     return out;
   }
 
@@ -122,15 +145,22 @@ public final class ViolationBuffer {
     offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
   }
 
-  /** Partitions taken away: forget their records, the next owner reads them again from the last commit. */
+  /**
+   * Partitions taken away: forget their records, the next owner reads them again from the last
+   * commit.
+   */
   public synchronized void dropPartitions(Collection<TopicPartition> partitions) {
     for (TopicPartition tp : partitions) {
       pinned.remove(tp);
       seen.remove(tp);
       committed.remove(tp);
     }
-    byPolicy.values().forEach(list -> size -= (int) list.stream().filter(p -> partitions.contains(p.partition()))
-        .count());
+    byPolicy
+        .values()
+        .forEach(
+            list ->
+                size -=
+                    (int) list.stream().filter(p -> partitions.contains(p.partition())).count());
     byPolicy.values().forEach(list -> list.removeIf(p -> partitions.contains(p.partition())));
     byPolicy.values().removeIf(List::isEmpty);
     due.retainAll(byPolicy.keySet());

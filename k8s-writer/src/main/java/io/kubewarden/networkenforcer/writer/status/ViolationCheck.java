@@ -17,8 +17,10 @@ public final class ViolationCheck {
    * one record are sent in about a second.
    */
   public static final long MAX_OBSERVATIONS = 1_000_000;
+
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
-  private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
 
   private ViolationCheck() {}
 
@@ -31,13 +33,15 @@ public final class ViolationCheck {
       return Optional.of("policyName '" + o.policyName() + "' is not an object name");
     }
     if (recordKey != null && !recordKey.equals(o.policyKey())) {
-      return Optional.of("record key '" + recordKey + "' is not the policy of the value, " + o.policyKey());
+      return Optional.of(
+          "record key '" + recordKey + "' is not the policy of the value, " + o.policyKey());
     }
     if (o.dstPort() < 0 || o.dstPort() > 65_535) {
       return Optional.of("dstPort " + o.dstPort() + " is not a port");
     }
     if (o.observations() > MAX_OBSERVATIONS) {
-      return Optional.of("observations " + o.observations() + " is over the bound of " + MAX_OBSERVATIONS);
+      return Optional.of(
+          "observations " + o.observations() + " is over the bound of " + MAX_OBSERVATIONS);
     }
     return Optional.empty();
   }

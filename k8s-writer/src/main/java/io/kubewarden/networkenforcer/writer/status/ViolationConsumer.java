@@ -6,9 +6,9 @@ import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
-import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.observations.Principals;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
@@ -31,16 +31,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leader's loop over the violations topic: it feeds the desired state of the policies'
- * status. Each observation is sent as an OpenTelemetry event at once (unless the policy's status
- * says it is merged already: a re-read after a hand-over) and buffered; every status interval the
- * buffered policies are queued for their reconciler, and offsets are committed up to what the
- * reconcilers wrote.
+ * The leader's loop over the violations topic: it feeds the desired state of the policies' status.
+ * Each observation is sent as an OpenTelemetry event at once (unless the policy's status says it is
+ * merged already: a re-read after a hand-over) and buffered; every status interval the buffered
+ * policies are queued for their reconciler, and offsets are committed up to what the reconcilers
+ * wrote.
  *
  * <p>Events and hand-overs: an event is sent when its record is first read. A writer that crashes
- * after sending but before the status write that contains the record (at most one status
- * interval) leaves the record uncommitted; the next leader reads it again and sends the event a
- * second time, with the same {@code log.record.uid}. Records already merged are never sent again.
+ * after sending but before the status write that contains the record (at most one status interval)
+ * leaves the record uncommitted; the next leader reads it again and sends the event a second time,
+ * with the same {@code log.record.uid}. Records already merged are never sent again.
  */
 public final class ViolationConsumer implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(ViolationConsumer.class);
@@ -64,10 +64,19 @@ public final class ViolationConsumer implements Runnable {
    * @param requestSync queues a policy ({@code ns/name}) for its reconciler
    * @param buffered the service's gauge of observations waiting for a status write
    */
-  public ViolationConsumer(org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer,
-      Topic<String, ViolationObservation> topic, ViolationBuffer buffer, ClusterCache cache,
-      Consumer<String> requestSync, ViolationEvents events, DeadLetters deadLetters, Duration interval,
-      int maxBuffered, MeterRegistry meters, Clock clock, AtomicInteger buffered) {
+  public ViolationConsumer(
+      org.apache.kafka.clients.consumer.Consumer<String, byte[]> consumer,
+      Topic<String, ViolationObservation> topic,
+      ViolationBuffer buffer,
+      ClusterCache cache,
+      Consumer<String> requestSync,
+      ViolationEvents events,
+      DeadLetters deadLetters,
+      Duration interval,
+      int maxBuffered,
+      MeterRegistry meters,
+      Clock clock,
+      AtomicInteger buffered) {
     this.consumer = consumer;
     this.topic = topic;
     this.buffer = buffer;
@@ -86,23 +95,26 @@ public final class ViolationConsumer implements Runnable {
   public void run() {
     JsonSerde<ViolationObservation> serde = (JsonSerde<ViolationObservation>) topic.valueSerde();
     try {
-      consumer.subscribe(List.of(topic.name()), new ConsumerRebalanceListener() {
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-          buffer.dropPartitions(partitions);
-        }
+      consumer.subscribe(
+          List.of(topic.name()),
+          new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+              buffer.dropPartitions(partitions);
+            }
 
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
 
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-          buffer.dropPartitions(partitions);
-        }
-      });
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+              buffer.dropPartitions(partitions);
+            }
+          });
       Instant nextSync = clock.instant().plus(interval);
       while (running) {
-        long wait = Math.max(10, Math.min(200, Duration.between(clock.instant(), nextSync).toMillis()));
+        long wait =
+            Math.max(10, Math.min(200, Duration.between(clock.instant(), nextSync).toMillis()));
         ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(wait));
         for (TopicPartition tp : records.partitions()) {
           for (ConsumerRecord<String, byte[]> r : records.records(tp)) {
@@ -123,14 +135,17 @@ public final class ViolationConsumer implements Runnable {
       }
     } catch (WakeupException | NotLeaderException e) {
       buffered.set(0);
-      LOG.info("violation consumer stopping with {} unwritten observations left uncommitted", buffer.size());
+      LOG.info(
+          "violation consumer stopping with {} unwritten observations left uncommitted",
+          buffer.size());
     } finally {
       consumer.close();
     }
   }
 
   /** Buffers one record and sends its event; false when it must be read again. */
-  private boolean take(TopicPartition tp, ConsumerRecord<String, byte[]> r, JsonSerde<ViolationObservation> serde) {
+  private boolean take(
+      TopicPartition tp, ConsumerRecord<String, byte[]> r, JsonSerde<ViolationObservation> serde) {
     ViolationObservation o;
     try {
       o = serde.read(r.topic(), r.value());
@@ -158,7 +173,8 @@ public final class ViolationConsumer implements Runnable {
   }
 
   /** A record that cannot be counted to the dead-letter topic; false when it could not be sent. */
-  private boolean park(TopicPartition tp, ConsumerRecord<String, byte[]> r, String reason, Throwable error) {
+  private boolean park(
+      TopicPartition tp, ConsumerRecord<String, byte[]> r, String reason, Throwable error) {
     try {
       deadLetters.send(r, reason, error);
     } catch (RuntimeException dlq) {
@@ -175,8 +191,8 @@ public final class ViolationConsumer implements Runnable {
     if (slash < 0) {
       return false;
     }
-    WorkloadNetworkPolicy wnp = cache.policy(policyKey.substring(0, slash), policyKey.substring(slash + 1))
-        .orElse(null);
+    WorkloadNetworkPolicy wnp =
+        cache.policy(policyKey.substring(0, slash), policyKey.substring(slash + 1)).orElse(null);
     if (wnp == null || wnp.getStatus() == null || wnp.getStatus().getMergedOffsets() == null) {
       return false;
     }
@@ -209,7 +225,8 @@ public final class ViolationConsumer implements Runnable {
     if (!paused && buffer.size() >= maxBuffered) {
       consumer.pause(consumer.assignment());
       paused = true;
-      LOG.warn("{} violation observations wait for a status write; consumption paused", buffer.size());
+      LOG.warn(
+          "{} violation observations wait for a status write; consumption paused", buffer.size());
     } else if (paused && buffer.size() < maxBuffered / 2) {
       consumer.resume(consumer.paused());
       paused = false;

@@ -18,8 +18,11 @@ public enum CollectorStrategy {
       case "none" -> none;
       case "default" -> DEFAULT;
       case "external" -> external;
-      default -> throw new ConfigException("telemetry collector strategy must be default, external or none; got '"
-          + value + "'");
+      default ->
+          throw new ConfigException(
+              "telemetry collector strategy must be default, external or none; got '"
+                  + value
+                  + "'");
     };
   }
 

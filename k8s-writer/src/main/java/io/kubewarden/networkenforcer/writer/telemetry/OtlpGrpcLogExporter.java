@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
 /**
  * OTLP/gRPC export of log records over grpc-java, the gRPC stack the product already runs (the
  * ingest's Hubble and Goldmane clients), instead of the OpenTelemetry exporter's own OkHttp client:
- * one HTTP/2 stack in the image. The request is the SDK's own OTLP encoding
- * ({@code LogsRequestMarshaler}), sent as {@code opentelemetry.proto.collector.logs.v1.LogsService/Export}.
+ * one HTTP/2 stack in the image. The request is the SDK's own OTLP encoding ({@code
+ * LogsRequestMarshaler}), sent as {@code opentelemetry.proto.collector.logs.v1.LogsService/Export}.
  *
  * <p>{@code https://} endpoints use TLS, trusting {@code caFile} (or the JVM's CAs) and presenting
  * the client certificate when one is given; {@code http://} endpoints are plain text, as with the
@@ -42,12 +42,13 @@ import org.slf4j.LoggerFactory;
 final class OtlpGrpcLogExporter implements LogRecordExporter {
   private static final Logger LOG = LoggerFactory.getLogger(OtlpGrpcLogExporter.class);
   private static final long TIMEOUT_SECONDS = 10;
-  private static final MethodDescriptor<Marshaler, Void> EXPORT = MethodDescriptor.<Marshaler, Void>newBuilder()
-      .setType(MethodDescriptor.MethodType.UNARY)
-      .setFullMethodName("opentelemetry.proto.collector.logs.v1.LogsService/Export")
-      .setRequestMarshaller(new OtlpRequest())
-      .setResponseMarshaller(new IgnoredResponse())
-      .build();
+  private static final MethodDescriptor<Marshaler, Void> EXPORT =
+      MethodDescriptor.<Marshaler, Void>newBuilder()
+          .setType(MethodDescriptor.MethodType.UNARY)
+          .setFullMethodName("opentelemetry.proto.collector.logs.v1.LogsService/Export")
+          .setRequestMarshaller(new OtlpRequest())
+          .setResponseMarshaller(new IgnoredResponse())
+          .build();
 
   private final ManagedChannel channel;
   private final String endpoint;
@@ -61,7 +62,8 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
     int port = uri.getPort() >= 0 ? uri.getPort() : "http".equals(uri.getScheme()) ? 80 : 443;
     this.endpoint = endpoint;
     this.headers = settings.headers();
-    this.channel = Grpc.newChannelBuilderForAddress(uri.getHost(), port, credentials(settings, uri)).build();
+    this.channel =
+        Grpc.newChannelBuilderForAddress(uri.getHost(), port, credentials(settings, uri)).build();
   }
 
   private static ChannelCredentials credentials(TelemetrySettings s, URI uri) {
@@ -75,7 +77,8 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
       }
       if (s.certFile() != null) {
         // gRPC's PEM reader takes PKCS#8 only; cert-manager writes PKCS#1 (RSA) or SEC1 (EC).
-        tls.keyManager(new ByteArrayInputStream(Files.readAllBytes(s.certFile())),
+        tls.keyManager(
+            new ByteArrayInputStream(Files.readAllBytes(s.certFile())),
             new ByteArrayInputStream(s.clientKeyPkcs8()));
       }
       return tls.build();
@@ -88,21 +91,29 @@ final class OtlpGrpcLogExporter implements LogRecordExporter {
   public CompletableResultCode export(Collection<LogRecordData> logs) {
     CompletableResultCode result = new CompletableResultCode();
     Metadata metadata = new Metadata();
-    headers.forEach((k, v) -> metadata.put(Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER), v));
-    ClientCall<Marshaler, Void> call = channel.newCall(EXPORT,
-        CallOptions.DEFAULT.withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS));
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        if (status.isOk()) {
-          result.succeed();
-        } else {
-          LOG.warn("the collector at {} refused {} telemetry events: {} {}", endpoint, logs.size(),
-              status.getCode(), status.getDescription() == null ? "" : status.getDescription());
-          result.fail();
-        }
-      }
-    }, metadata);
+    headers.forEach(
+        (k, v) -> metadata.put(Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER), v));
+    ClientCall<Marshaler, Void> call =
+        channel.newCall(
+            EXPORT, CallOptions.DEFAULT.withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    call.start(
+        new ClientCall.Listener<>() {
+          @Override
+          public void onClose(Status status, Metadata trailers) {
+            if (status.isOk()) {
+              result.succeed();
+            } else {
+              LOG.warn(
+                  "the collector at {} refused {} telemetry events: {} {}",
+                  endpoint,
+                  logs.size(),
+                  status.getCode(),
+                  status.getDescription() == null ? "" : status.getDescription());
+              result.fail();
+            }
+          }
+        },
+        metadata);
     call.request(1);
     call.sendMessage(LogsRequestMarshaler.create(logs));
     call.halfClose();

@@ -13,7 +13,8 @@ public enum OtlpProtocol {
     return switch (v) {
       case "grpc" -> grpc;
       case "http", "http/protobuf" -> http;
-      default -> throw new ConfigException("telemetry protocol must be grpc or http; got '" + value + "'");
+      default ->
+          throw new ConfigException("telemetry protocol must be grpc or http; got '" + value + "'");
     };
   }
 }

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer.telemetry;
 
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.logs.LoggerProvider;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporter;
 import io.opentelemetry.exporter.otlp.http.logs.OtlpHttpLogRecordExporterBuilder;
@@ -7,7 +8,6 @@ import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor;
 import io.opentelemetry.sdk.logs.export.LogRecordExporter;
 import io.opentelemetry.sdk.resources.Resource;
-import io.opentelemetry.api.common.AttributeKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -34,22 +34,31 @@ public final class TelemetryExport implements AutoCloseable {
 
   public static TelemetryExport create(TelemetrySettings settings, String namespace) {
     if (settings.strategy() == CollectorStrategy.none) {
-      LOG.info("telemetry export is off (strategy none); violations are recorded on the policy status only");
+      LOG.info(
+          "telemetry export is off (strategy none); violations are recorded on the policy status only");
       return new TelemetryExport(LoggerProvider.noop(), null);
     }
     String endpoint = settings.effectiveEndpoint(namespace);
-    LogRecordExporter exporter = settings.protocol() == OtlpProtocol.grpc ? grpc(settings, endpoint)
-        : http(settings, endpoint);
+    LogRecordExporter exporter =
+        settings.protocol() == OtlpProtocol.grpc
+            ? grpc(settings, endpoint)
+            : http(settings, endpoint);
     return withExporter(exporter, endpoint, settings.strategy());
   }
 
   /** An SDK provider over any exporter (tests pass an in-memory one). */
-  public static TelemetryExport withExporter(LogRecordExporter exporter, String endpoint, CollectorStrategy strategy) {
-    SdkLoggerProvider sdk = SdkLoggerProvider.builder()
-        .setResource(Resource.getDefault().merge(Resource.builder()
-            .put(AttributeKey.stringKey("service.name"), "network-enforcer-writer").build()))
-        .addLogRecordProcessor(BatchLogRecordProcessor.builder(exporter).build())
-        .build();
+  public static TelemetryExport withExporter(
+      LogRecordExporter exporter, String endpoint, CollectorStrategy strategy) {
+    SdkLoggerProvider sdk =
+        SdkLoggerProvider.builder()
+            .setResource(
+                Resource.getDefault()
+                    .merge(
+                        Resource.builder()
+                            .put(AttributeKey.stringKey("service.name"), "network-enforcer-writer")
+                            .build()))
+            .addLogRecordProcessor(BatchLogRecordProcessor.builder(exporter).build())
+            .build();
     LOG.info("telemetry events go to {} (strategy {})", endpoint, strategy);
     return new TelemetryExport(sdk, sdk);
   }
@@ -59,7 +68,8 @@ public final class TelemetryExport implements AutoCloseable {
   }
 
   private static LogRecordExporter http(TelemetrySettings s, String endpoint) {
-    String url = endpoint.endsWith("/v1/logs") ? endpoint : endpoint.replaceAll("/+$", "") + "/v1/logs";
+    String url =
+        endpoint.endsWith("/v1/logs") ? endpoint : endpoint.replaceAll("/+$", "") + "/v1/logs";
     OtlpHttpLogRecordExporterBuilder b = OtlpHttpLogRecordExporter.builder().setEndpoint(url);
     if (s.caFile() != null) {
       b.setTrustedCertificates(read(s.caFile()));

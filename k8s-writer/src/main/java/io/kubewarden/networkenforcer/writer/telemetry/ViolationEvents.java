@@ -4,13 +4,13 @@ import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.writer.observations.Principals;
+import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
 import io.opentelemetry.api.logs.Logger;
 import io.opentelemetry.api.logs.LoggerProvider;
 import io.opentelemetry.api.logs.Severity;
-import io.kubewarden.networkenforcer.writer.observations.Principals;
-import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,7 +27,9 @@ public final class ViolationEvents {
   public static final String OBSERVED = "policy_violation_observed";
   public static final String ACKNOWLEDGED = "policy_violation_acknowledged";
 
-  /** How long a status write waits for the events of its records to leave (a collector may be down). */
+  /**
+   * How long a status write waits for the events of its records to leave (a collector may be down).
+   */
   private static final Duration FLUSH_WAIT = Duration.ofSeconds(2);
 
   private final Logger logger;
@@ -50,14 +52,15 @@ public final class ViolationEvents {
   }
 
   /**
-   * The attribute carrying an event's stable id (OpenTelemetry semantic convention
-   * {@code log.record.uid}): equal for every send of the same record, so a collector can drop a repeat.
+   * The attribute carrying an event's stable id (OpenTelemetry semantic convention {@code
+   * log.record.uid}): equal for every send of the same record, so a collector can drop a repeat.
    */
   public static final String EVENT_ID = "log.record.uid";
 
   /**
    * One event per observation, at once (the status follows within one sync interval): a record that
-   * stands for several observations (combined in the processor) sends that many, each with its own id.
+   * stands for several observations (combined in the processor) sends that many, each with its own
+   * id.
    */
   public void observed(SourcedObservation sourced) {
     long observations = sourced.observation().observations();
@@ -70,8 +73,10 @@ public final class ViolationEvents {
     ViolationObservation o = sourced.observation();
     AttributesBuilder a = Attributes.builder();
     a.put(EVENT_ID, eventId);
-    String provider = o.backend() != null ? o.backend().value()
-        : o.provider() != null ? o.provider().backend().value() : null;
+    String provider =
+        o.backend() != null
+            ? o.backend().value()
+            : o.provider() != null ? o.provider().backend().value() : null;
     put(a, "enforcement.provider", provider);
     put(a, "action", o.action().value());
     endpoint(a, "source.workload.", o.source());
@@ -87,8 +92,11 @@ public final class ViolationEvents {
   public void acknowledged(String policyKey, AcknowledgedViolation ack) {
     ViolationRecord r = ack.getViolation();
     AttributesBuilder a = Attributes.builder();
-    a.put(EVENT_ID, UUID.nameUUIDFromBytes((policyKey + "/acknowledged/" + r.getId())
-        .getBytes(StandardCharsets.UTF_8)).toString());
+    a.put(
+        EVENT_ID,
+        UUID.nameUUIDFromBytes(
+                (policyKey + "/acknowledged/" + r.getId()).getBytes(StandardCharsets.UTF_8))
+            .toString());
     a.put("id", r.getId());
     put(a, "timestamp", r.getTimestamp());
     put(a, "reason", ack.getReason());
@@ -97,7 +105,10 @@ public final class ViolationEvents {
     put(a, "source.namespace", s == null ? null : s.getNamespace());
     put(a, "source.workload.kind", s == null ? null : s.getOwnerKind());
     put(a, "source.workload.name", s == null ? null : s.getOwnerName());
-    put(a, "source.workload.identity", s == null ? null : Principals.withoutScheme(s.getIdentity()));
+    put(
+        a,
+        "source.workload.identity",
+        s == null ? null : Principals.withoutScheme(s.getIdentity()));
     put(a, "dest.namespace", d == null ? null : d.getNamespace());
     put(a, "dest.workload.kind", d == null ? null : d.getOwnerKind());
     put(a, "dest.workload.name", d == null ? null : d.getOwnerName());
@@ -127,7 +138,8 @@ public final class ViolationEvents {
   }
 
   private void emit(String name, Severity severity, Instant at, Attributes attributes) {
-    logger.logRecordBuilder()
+    logger
+        .logRecordBuilder()
         .setEventName(name)
         // The body repeats the name for collectors and backends that do not show event names.
         .setBody(name)

@@ -29,7 +29,11 @@ public final class LiveView {
    * @param identity this replica's name, shown on the page
    * @param leaseNamespace and {@code leaseName}: the Lease a standby names to find the leader by
    */
-  public LiveView(Supplier<Optional<ClusterCache>> cache, String identity, String leaseNamespace, String leaseName,
+  public LiveView(
+      Supplier<Optional<ClusterCache>> cache,
+      String identity,
+      String leaseNamespace,
+      String leaseName,
       Clock clock) {
     this.cache = cache;
     this.identity = identity;
@@ -41,14 +45,30 @@ public final class LiveView {
   public Page render() {
     Optional<ClusterCache> current = cache.get();
     if (current.isEmpty()) {
-      return new Page(503, "text/plain; charset=utf-8", "writer " + identity + " is not the leader (or its caches "
-          + "are still syncing): only the leader holds the cluster's proposals and policies. Reload in a few "
-          + "seconds; with several writer replicas, reach the pod that holds the Lease:\n"
-          + "  kubectl -n " + leaseNamespace + " get lease " + leaseName + " -o jsonpath='{.spec.holderIdentity}'\n"
-          + "  kubectl -n " + leaseNamespace + " port-forward pod/<that pod> 8080:<management port>\n");
+      return new Page(
+          503,
+          "text/plain; charset=utf-8",
+          "writer "
+              + identity
+              + " is not the leader (or its caches "
+              + "are still syncing): only the leader holds the cluster's proposals and policies. Reload in a few "
+              + "seconds; with several writer replicas, reach the pod that holds the Lease:\n"
+              + "  kubectl -n "
+              + leaseNamespace
+              + " get lease "
+              + leaseName
+              + " -o jsonpath='{.spec.holderIdentity}'\n"
+              + "  kubectl -n "
+              + leaseNamespace
+              + " port-forward pod/<that pod> 8080:<management port>\n");
     }
-    return new Page(200, "text/html; charset=utf-8", HtmlReport.render(
-        LiveViewModel.build(current.get(), "cluster, from the caches of writer " + identity,
-            clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS))));
+    return new Page(
+        200,
+        "text/html; charset=utf-8",
+        HtmlReport.render(
+            LiveViewModel.build(
+                current.get(),
+                "cluster, from the caches of writer " + identity,
+                clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS))));
   }
 }

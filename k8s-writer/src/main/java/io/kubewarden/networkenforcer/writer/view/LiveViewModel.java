@@ -43,21 +43,46 @@ final class LiveViewModel {
   private LiveViewModel() {}
 
   static ReportModel build(ClusterCache cache, String source, Instant now) {
-    List<WorkloadNetworkPolicyProposal> wnpps = cache.allProposals().stream()
-        .filter(p -> ClusterCache.targetOf(p.getMetadata().getNamespace(), p.getSpec()).isPresent()).toList();
-    List<WorkloadNetworkPolicy> wnps = cache.allPolicies().stream()
-        .filter(p -> ClusterCache.targetOf(p.getMetadata().getNamespace(), p.getSpec()).isPresent())
-        .sorted(Comparator.comparing((WorkloadNetworkPolicy p) -> p.getMetadata().getNamespace())
-            .thenComparing(p -> p.getMetadata().getName()))
-        .toList();
-    List<ProposalSnapshot> snapshots = wnpps.stream().map(p -> new ProposalSnapshot(p.getMetadata().getName(),
-        p.getMetadata().getNamespace(), p.getSpec(), p.getStatus() == null ? List.of() : p.getStatus().getEvidence(),
-        null)).toList();
-    String backends = new TreeSet<>(java.util.stream.Stream.concat(wnpps.stream().map(p -> p.getSpec()),
-        wnps.stream().map(p -> p.getSpec())).map(s -> s.getBackend().name()).toList()).stream()
-        .collect(Collectors.joining(", "));
-    ReportModel proposals = ReportModel.of(source, "cluster", backends.isEmpty() ? "-" : backends, null, snapshots,
-        ProposalRules::describe, List.of());
+    List<WorkloadNetworkPolicyProposal> wnpps =
+        cache.allProposals().stream()
+            .filter(
+                p -> ClusterCache.targetOf(p.getMetadata().getNamespace(), p.getSpec()).isPresent())
+            .toList();
+    List<WorkloadNetworkPolicy> wnps =
+        cache.allPolicies().stream()
+            .filter(
+                p -> ClusterCache.targetOf(p.getMetadata().getNamespace(), p.getSpec()).isPresent())
+            .sorted(
+                Comparator.comparing((WorkloadNetworkPolicy p) -> p.getMetadata().getNamespace())
+                    .thenComparing(p -> p.getMetadata().getName()))
+            .toList();
+    List<ProposalSnapshot> snapshots =
+        wnpps.stream()
+            .map(
+                p ->
+                    new ProposalSnapshot(
+                        p.getMetadata().getName(),
+                        p.getMetadata().getNamespace(),
+                        p.getSpec(),
+                        p.getStatus() == null ? List.of() : p.getStatus().getEvidence(),
+                        null))
+            .toList();
+    String backends =
+        new TreeSet<>(
+                java.util.stream.Stream.concat(
+                        wnpps.stream().map(p -> p.getSpec()), wnps.stream().map(p -> p.getSpec()))
+                    .map(s -> s.getBackend().name())
+                    .toList())
+            .stream().collect(Collectors.joining(", "));
+    ReportModel proposals =
+        ReportModel.of(
+            source,
+            "cluster",
+            backends.isEmpty() ? "-" : backends,
+            null,
+            snapshots,
+            ProposalRules::describe,
+            List.of());
 
     PeerResolver peers = new PeerResolver(cache.allWorkloads());
     Map<String, Workload> nodes = new TreeMap<>();
@@ -70,14 +95,21 @@ final class LiveViewModel {
       String ns = wnp.getMetadata().getNamespace();
       String name = wnp.getMetadata().getName();
       var spec = wnp.getSpec();
-      Workload target = new Workload(ns + "/" + spec.getTargetRef().getKind().name() + "/"
-          + spec.getTargetRef().getName(), ns, spec.getTargetRef().getKind().name(), spec.getTargetRef().getName(),
-          true);
+      Workload target =
+          new Workload(
+              ns + "/" + spec.getTargetRef().getKind().name() + "/" + spec.getTargetRef().getName(),
+              ns,
+              spec.getTargetRef().getKind().name(),
+              spec.getTargetRef().getName(),
+              true);
       nodes.put(target.id(), target);
       boolean ingress = spec.getDirection() == Direction.Ingress;
       for (AllowedPeer peer : allowedPeers(ns, spec, peers)) {
         nodes.putIfAbsent(peer.node().id(), peer.node());
-        String edge = ingress ? peer.node().id() + " -> " + target.id() : target.id() + " -> " + peer.node().id();
+        String edge =
+            ingress
+                ? peer.node().id() + " -> " + target.id()
+                : target.id() + " -> " + peer.node().id();
         Map<String, PortCount> ports = allowed.computeIfAbsent(edge, k -> new TreeMap<>());
         peer.ports().forEach(p -> ports.putIfAbsent(p.protocol() + "/" + p.port(), p));
       }
@@ -92,32 +124,61 @@ final class LiveViewModel {
         String edge = from.id() + " -> " + to.id();
         String port = r.getDstPort() == 0 ? "*" : Integer.toString(r.getDstPort());
         String protocol = r.getProtocol() == null ? "-" : r.getProtocol().name();
-        violated.computeIfAbsent(edge, k -> new TreeMap<>()).merge(protocol + "/" + port,
-            new PortCount(protocol, port, 1L), (a, b) -> new PortCount(a.protocol(), a.port(), a.count() + 1));
+        violated
+            .computeIfAbsent(edge, k -> new TreeMap<>())
+            .merge(
+                protocol + "/" + port,
+                new PortCount(protocol, port, 1L),
+                (a, b) -> new PortCount(a.protocol(), a.port(), a.count() + 1));
         if (r.getTimestamp() != null) {
           lastSeen.merge(edge, r.getTimestamp(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
         }
-        violations.add(new ReportModel.Violation(ns + "/" + name, r.getId(), from.id(), to.id(), protocol,
-            r.getDstPort(), r.getAction() == null ? "" : r.getAction().name(), r.getTimestamp(),
-            KubectlCommands.acknowledge(ns, name, r.getId())));
+        violations.add(
+            new ReportModel.Violation(
+                ns + "/" + name,
+                r.getId(),
+                from.id(),
+                to.id(),
+                protocol,
+                r.getDstPort(),
+                r.getAction() == null ? "" : r.getAction().name(),
+                r.getTimestamp(),
+                KubectlCommands.acknowledge(ns, name, r.getId())));
       }
-      policies.add(new ReportModel.Policy(name, ns, target.id(), spec.getDirection().name(), mode.name(),
-          wnp.getMetadata().getLabels() == null ? null : wnp.getMetadata().getLabels().get(Labels.PROMOTED_FROM),
-          status == null ? 0 : status.getActiveViolationCount(), status == null ? 0 : status.getViolationCount(),
-          KubectlCommands.forPolicy(ns, name, mode)));
+      policies.add(
+          new ReportModel.Policy(
+              name,
+              ns,
+              target.id(),
+              spec.getDirection().name(),
+              mode.name(),
+              wnp.getMetadata().getLabels() == null
+                  ? null
+                  : wnp.getMetadata().getLabels().get(Labels.PROMOTED_FROM),
+              status == null ? 0 : status.getActiveViolationCount(),
+              status == null ? 0 : status.getViolationCount(),
+              KubectlCommands.forPolicy(ns, name, mode)));
     }
     List<Connection> edges = new ArrayList<>();
     allowed.forEach((edge, ports) -> edges.add(connection(ReportModel.ALLOWED, edge, ports, null)));
-    violated.forEach((edge, ports) -> edges.add(connection(ReportModel.VIOLATION, edge, ports, lastSeen.get(edge))));
+    violated.forEach(
+        (edge, ports) ->
+            edges.add(connection(ReportModel.VIOLATION, edge, ports, lastSeen.get(edge))));
     ReportModel.Live live = new ReportModel.Live(source, now.toString(), policies, violations);
-    return proposals.withLive(live, List.copyOf(nodes.values()), edges,
+    return proposals.withLive(
+        live,
+        List.copyOf(nodes.values()),
+        edges,
         p -> KubectlCommands.forProposal(p.namespace(), p.name()));
   }
 
-  private static Connection connection(String kind, String edge, Map<String, PortCount> ports, String lastSeen) {
+  private static Connection connection(
+      String kind, String edge, Map<String, PortCount> ports, String lastSeen) {
     String[] ends = edge.split(" -> ", 2);
     List<PortCount> sorted = new ArrayList<>(ports.values());
-    sorted.sort(Comparator.comparing(PortCount::protocol).thenComparing(p -> ReportModel.portNumber(p.port())));
+    sorted.sort(
+        Comparator.comparing(PortCount::protocol)
+            .thenComparing(p -> ReportModel.portNumber(p.port())));
     return new Connection(kind + ": " + edge, ends[0], ends[1], sorted, kind, lastSeen);
   }
 
@@ -130,32 +191,47 @@ final class LiveViewModel {
       var k = spec.getKubernetes();
       boolean ingress = spec.getDirection() == Direction.Ingress;
       if (ingress && k.getIngress() != null) {
-        k.getIngress().forEach(r -> peerNodes(namespace, r.getFrom(), peers)
-            .forEach(n -> out.add(new AllowedPeer(n, ports(r.getPorts())))));
+        k.getIngress()
+            .forEach(
+                r ->
+                    peerNodes(namespace, r.getFrom(), peers)
+                        .forEach(n -> out.add(new AllowedPeer(n, ports(r.getPorts())))));
       } else if (!ingress && k.getEgress() != null) {
-        k.getEgress().forEach(r -> peerNodes(namespace, r.getTo(), peers)
-            .forEach(n -> out.add(new AllowedPeer(n, ports(r.getPorts())))));
+        k.getEgress()
+            .forEach(
+                r ->
+                    peerNodes(namespace, r.getTo(), peers)
+                        .forEach(n -> out.add(new AllowedPeer(n, ports(r.getPorts())))));
       }
     } else if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       for (var rule : spec.getIstio().getRules()) {
-        List<PortCount> ports = rule.getTo() == null ? List.of(new PortCount("TCP", "*", null))
-            : rule.getTo().stream().filter(t -> t.getOperation() != null && t.getOperation().getPorts() != null)
-                .flatMap(t -> t.getOperation().getPorts().stream()).map(p -> new PortCount("TCP", p, null)).toList();
+        List<PortCount> ports =
+            rule.getTo() == null
+                ? List.of(new PortCount("TCP", "*", null))
+                : rule.getTo().stream()
+                    .filter(t -> t.getOperation() != null && t.getOperation().getPorts() != null)
+                    .flatMap(t -> t.getOperation().getPorts().stream())
+                    .map(p -> new PortCount("TCP", p, null))
+                    .toList();
         if (rule.getFrom() == null) {
           out.add(new AllowedPeer(ANYWHERE, ports));
           continue;
         }
-        rule.getFrom().stream().filter(f -> f.getSource() != null && f.getSource().getPrincipals() != null)
+        rule.getFrom().stream()
+            .filter(f -> f.getSource() != null && f.getSource().getPrincipals() != null)
             .flatMap(f -> f.getSource().getPrincipals().stream())
-            .forEach(principal -> out.add(new AllowedPeer(ReportModel.peerWorkload(principal), ports)));
+            .forEach(
+                principal -> out.add(new AllowedPeer(ReportModel.peerWorkload(principal), ports)));
       }
     }
     return out;
   }
 
-  private static final Workload ANYWHERE = new Workload("anywhere", "(anywhere)", "Peer", "anywhere", false);
+  private static final Workload ANYWHERE =
+      new Workload("anywhere", "(anywhere)", "Peer", "anywhere", false);
 
-  private static List<Workload> peerNodes(String namespace, List<NetworkPolicyPeer> from, PeerResolver peers) {
+  private static List<Workload> peerNodes(
+      String namespace, List<NetworkPolicyPeer> from, PeerResolver peers) {
     if (from == null || from.isEmpty()) {
       return List.of(ANYWHERE);
     }
@@ -166,32 +242,57 @@ final class LiveViewModel {
     if (ports == null || ports.isEmpty()) {
       return List.of(new PortCount("any", "*", null));
     }
-    return ports.stream().map(p -> new PortCount(p.getProtocol() == null ? "TCP" : p.getProtocol(),
-        p.getPort() == null ? "*" : p.getPort().getIntVal() != null ? p.getPort().getIntVal().toString()
-            : p.getPort().getStrVal(), null)).toList();
+    return ports.stream()
+        .map(
+            p ->
+                new PortCount(
+                    p.getProtocol() == null ? "TCP" : p.getProtocol(),
+                    p.getPort() == null
+                        ? "*"
+                        : p.getPort().getIntVal() != null
+                            ? p.getPort().getIntVal().toString()
+                            : p.getPort().getStrVal(),
+                    null))
+        .toList();
   }
 
-  /** The node of a violation's source or destination: its owner workload, else its Istio identity. */
+  /**
+   * The node of a violation's source or destination: its owner workload, else its Istio identity.
+   */
   static Workload endpointNode(ViolationEndpoint e) {
     if (e == null) {
       return new Workload("(unknown)", "(unknown)", "Peer", "(unknown)", false);
     }
-    if (e.getOwnerKind() != null && !e.getOwnerKind().isBlank() && e.getOwnerName() != null
-        && !e.getOwnerName().isBlank() && e.getNamespace() != null && !e.getNamespace().isBlank()) {
-      return new Workload(e.getNamespace() + "/" + e.getOwnerKind() + "/" + e.getOwnerName(), e.getNamespace(),
-          e.getOwnerKind(), e.getOwnerName(), false);
+    if (e.getOwnerKind() != null
+        && !e.getOwnerKind().isBlank()
+        && e.getOwnerName() != null
+        && !e.getOwnerName().isBlank()
+        && e.getNamespace() != null
+        && !e.getNamespace().isBlank()) {
+      return new Workload(
+          e.getNamespace() + "/" + e.getOwnerKind() + "/" + e.getOwnerName(),
+          e.getNamespace(),
+          e.getOwnerKind(),
+          e.getOwnerName(),
+          false);
     }
     if (e.getIdentity() != null && !e.getIdentity().isBlank()) {
       return ReportModel.peerWorkload(e.getIdentity());
     }
-    String ns = e.getNamespace() == null || e.getNamespace().isBlank() ? ReportModel.OUTSIDE_GROUP : e.getNamespace();
+    String ns =
+        e.getNamespace() == null || e.getNamespace().isBlank()
+            ? ReportModel.OUTSIDE_GROUP
+            : e.getNamespace();
     String labels = labels(e.getSelector());
     return new Workload(ns + "/Pods/" + labels, ns, "Pods", labels, false);
   }
 
   static String labels(LabelSelector s) {
-    Map<String, String> m = s == null || s.getMatchLabels() == null ? Map.of() : new TreeMap<>(s.getMatchLabels());
-    return m.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(",", "{", "}"));
+    Map<String, String> m =
+        s == null || s.getMatchLabels() == null ? Map.of() : new TreeMap<>(s.getMatchLabels());
+    return m.entrySet().stream()
+        .map(e -> e.getKey() + "=" + e.getValue())
+        .collect(Collectors.joining(",", "{", "}"));
   }
 
   /** Matches a rule's peer selector to a cached workload of its namespace. */
@@ -199,8 +300,12 @@ final class LiveViewModel {
     private final List<HasMetadata> workloads;
 
     PeerResolver(List<HasMetadata> workloads) {
-      this.workloads = workloads.stream().sorted(Comparator.comparing(PeerResolver::kindOf)
-          .thenComparing(w -> w.getMetadata().getName())).toList();
+      this.workloads =
+          workloads.stream()
+              .sorted(
+                  Comparator.comparing(PeerResolver::kindOf)
+                      .thenComparing(w -> w.getMetadata().getName()))
+              .toList();
     }
 
     /** The kind of a cached workload, from its class (list items need not carry {@code kind}). */
@@ -218,23 +323,34 @@ final class LiveViewModel {
         ns = nsLabels == null ? null : nsLabels.get(Labels.NAMESPACE_NAME);
         if (ns == null) {
           String sel = labels(peer.getNamespaceSelector());
-          return new Workload("namespaces " + sel, "(namespaces " + sel + ")", "Namespaces", sel, false);
+          return new Workload(
+              "namespaces " + sel, "(namespaces " + sel + ")", "Namespaces", sel, false);
         }
       }
-      if (peer.getPodSelector() == null || peer.getPodSelector().getMatchLabels() == null
+      if (peer.getPodSelector() == null
+          || peer.getPodSelector().getMatchLabels() == null
           || peer.getPodSelector().getMatchLabels().isEmpty()) {
         return new Workload(ns + "/Namespace/all pods", ns, "Namespace", "all pods", false);
       }
       Map<String, String> wanted = peer.getPodSelector().getMatchLabels();
       String namespace = ns;
-      return workloads.stream().filter(w -> namespace.equals(w.getMetadata().getNamespace()))
-          .filter(w -> wanted.equals(selectorOf(w))).findFirst()
-          .map(w -> new Workload(namespace + "/" + kindOf(w) + "/" + w.getMetadata().getName(), namespace,
-              kindOf(w), w.getMetadata().getName(), false))
-          .orElseGet(() -> {
-            String sel = labels(peer.getPodSelector());
-            return new Workload(namespace + "/Pods/" + sel, namespace, "Pods", sel, false);
-          });
+      return workloads.stream()
+          .filter(w -> namespace.equals(w.getMetadata().getNamespace()))
+          .filter(w -> wanted.equals(selectorOf(w)))
+          .findFirst()
+          .map(
+              w ->
+                  new Workload(
+                      namespace + "/" + kindOf(w) + "/" + w.getMetadata().getName(),
+                      namespace,
+                      kindOf(w),
+                      w.getMetadata().getName(),
+                      false))
+          .orElseGet(
+              () -> {
+                String sel = labels(peer.getPodSelector());
+                return new Workload(namespace + "/Pods/" + sel, namespace, "Pods", sel, false);
+              });
     }
 
     /** The labels a workload selects its pods by (a CronJob: its pod template's labels). */
@@ -246,12 +362,15 @@ final class LiveViewModel {
         s = st.getSpec().getSelector();
       } else if (w instanceof DaemonSet ds && ds.getSpec() != null) {
         s = ds.getSpec().getSelector();
-      } else if (w instanceof CronJob cj && cj.getSpec() != null && cj.getSpec().getJobTemplate() != null
+      } else if (w instanceof CronJob cj
+          && cj.getSpec() != null
+          && cj.getSpec().getJobTemplate() != null
           && cj.getSpec().getJobTemplate().getSpec() != null
           && cj.getSpec().getJobTemplate().getSpec().getTemplate() != null
           && cj.getSpec().getJobTemplate().getSpec().getTemplate().getMetadata() != null) {
         return Objects.requireNonNullElse(
-            cj.getSpec().getJobTemplate().getSpec().getTemplate().getMetadata().getLabels(), Map.of());
+            cj.getSpec().getJobTemplate().getSpec().getTemplate().getMetadata().getLabels(),
+            Map.of());
       }
       return s == null || s.getMatchLabels() == null ? Map.of() : s.getMatchLabels();
     }

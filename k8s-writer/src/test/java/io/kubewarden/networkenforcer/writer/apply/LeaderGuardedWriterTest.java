@@ -13,32 +13,52 @@ import java.util.Collection;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** Writes are refused without the lease, counted by operation and kind, and refusals by HTTP code. */
+/**
+ * Writes are refused without the lease, counted by operation and kind, and refusals by HTTP code.
+ */
 class LeaderGuardedWriterTest {
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
   private final AtomicBoolean leading = new AtomicBoolean(true);
-  private final NetworkPolicy policy = new NetworkPolicyBuilder().withNewMetadata().withNamespace("shop")
-      .withName("cart").endMetadata().build();
+  private final NetworkPolicy policy =
+      new NetworkPolicyBuilder()
+          .withNewMetadata()
+          .withNamespace("shop")
+          .withName("cart")
+          .endMetadata()
+          .build();
 
   @Test
   void aWriteTheApiServerRefusesIsCountedByCodeAndRethrownUnchanged() {
-    KubernetesClientException forbidden = new KubernetesClientException(new StatusBuilder().withCode(403)
-        .withMessage("forbidden").build());
-    LeaderGuardedWriter writer = new LeaderGuardedWriter(failingWith(forbidden), leading::get, meters);
+    KubernetesClientException forbidden =
+        new KubernetesClientException(
+            new StatusBuilder().withCode(403).withMessage("forbidden").build());
+    LeaderGuardedWriter writer =
+        new LeaderGuardedWriter(failingWith(forbidden), leading::get, meters);
 
     assertThatThrownBy(() -> writer.apply(policy)).isSameAs(forbidden);
     assertThatThrownBy(() -> writer.apply(policy)).isSameAs(forbidden);
 
-    assertThat(meters.get("network.enforcer.writer.api.refusals").tags("operation", "apply", "kind", "NetworkPolicy",
-        "code", "403").counter().count()).isEqualTo(2.0);
-    assertThat(meters.get("network.enforcer.writer.api.writes").tags("operation", "apply").counter().count())
+    assertThat(
+            meters
+                .get("network.enforcer.writer.api.refusals")
+                .tags("operation", "apply", "kind", "NetworkPolicy", "code", "403")
+                .counter()
+                .count())
+        .isEqualTo(2.0);
+    assertThat(
+            meters
+                .get("network.enforcer.writer.api.writes")
+                .tags("operation", "apply")
+                .counter()
+                .count())
         .isEqualTo(2.0);
   }
 
   @Test
   void noAnswerIsNoRefusal() {
     KubernetesClientException unreachable = new KubernetesClientException("connection refused");
-    LeaderGuardedWriter writer = new LeaderGuardedWriter(failingWith(unreachable), leading::get, meters);
+    LeaderGuardedWriter writer =
+        new LeaderGuardedWriter(failingWith(unreachable), leading::get, meters);
 
     assertThatThrownBy(() -> writer.delete(policy)).isSameAs(unreachable);
 
@@ -48,8 +68,9 @@ class LeaderGuardedWriterTest {
   @Test
   void withoutTheLeaseNothingIsWrittenNorCounted() {
     leading.set(false);
-    LeaderGuardedWriter writer = new LeaderGuardedWriter(failingWith(new IllegalStateException("must not run")),
-        leading::get, meters);
+    LeaderGuardedWriter writer =
+        new LeaderGuardedWriter(
+            failingWith(new IllegalStateException("must not run")), leading::get, meters);
 
     assertThatThrownBy(() -> writer.updateStatus(policy)).isInstanceOf(NotLeaderException.class);
 

@@ -14,7 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The writer on the fabric8 mock server, which has no server-side apply: an apply is a create, or
  * an update of the live object with our fields laid over it (labels merged, the dry-run annotation
- * we own (dry-run, inferred-workloads) set or removed, spec and owner references replaced). Every call is recorded.
+ * we own (dry-run, inferred-workloads) set or removed, spec and owner references replaced). Every
+ * call is recorded.
  */
 public final class MockClusterWriter implements ClusterWriter {
   /** One recorded write: operation, kind and {@code ns/name}. */
@@ -35,10 +36,15 @@ public final class MockClusterWriter implements ClusterWriter {
   }
 
   public long count(String operation, String kind) {
-    return calls.stream().filter(c -> c.operation().equals(operation) && c.kind().equals(kind)).count();
+    return calls.stream()
+        .filter(c -> c.operation().equals(operation) && c.kind().equals(kind))
+        .count();
   }
 
-  /** Every following write throws this (null: writes work again); simulates an unreachable API server. */
+  /**
+   * Every following write throws this (null: writes work again); simulates an unreachable API
+   * server.
+   */
   public void failWith(RuntimeException e) {
     failWith = e;
   }
@@ -47,7 +53,9 @@ public final class MockClusterWriter implements ClusterWriter {
     if (failWith != null) {
       throw failWith;
     }
-    calls.add(new Call(op, o.getKind(), o.getMetadata().getNamespace() + "/" + o.getMetadata().getName()));
+    calls.add(
+        new Call(
+            op, o.getKind(), o.getMetadata().getNamespace() + "/" + o.getMetadata().getName()));
   }
 
   @Override
@@ -63,12 +71,19 @@ public final class MockClusterWriter implements ClusterWriter {
     Map<String, Object> want = json.convertValue(desired, Map.class);
     Map<String, Object> meta = (Map<String, Object>) liveTree.get("metadata");
     Map<String, Object> wantMeta = (Map<String, Object>) want.get("metadata");
-    meta.put("labels", merged((Map<String, Object>) meta.get("labels"), (Map<String, Object>) wantMeta.get("labels")));
-    Map<String, Object> annotations = merged((Map<String, Object>) meta.get("annotations"),
-        (Map<String, Object>) wantMeta.get("annotations"));
+    meta.put(
+        "labels",
+        merged(
+            (Map<String, Object>) meta.get("labels"),
+            (Map<String, Object>) wantMeta.get("labels")));
+    Map<String, Object> annotations =
+        merged(
+            (Map<String, Object>) meta.get("annotations"),
+            (Map<String, Object>) wantMeta.get("annotations"));
     // Annotations we own go when the applied object no longer sets them, as server-side apply does.
     for (String owned : new String[] {Labels.ISTIO_DRY_RUN, Labels.INFERRED_WORKLOADS}) {
-      if (wantMeta.get("annotations") == null || !((Map<?, ?>) wantMeta.get("annotations")).containsKey(owned)) {
+      if (wantMeta.get("annotations") == null
+          || !((Map<?, ?>) wantMeta.get("annotations")).containsKey(owned)) {
         annotations.remove(owned);
       }
     }
@@ -103,7 +118,8 @@ public final class MockClusterWriter implements ClusterWriter {
     record("apply-status", desired);
     T live = ResourceOperations.of(client, desired).get();
     if (live == null) {
-      throw new IllegalStateException("status of a missing object " + desired.getMetadata().getName());
+      throw new IllegalStateException(
+          "status of a missing object " + desired.getMetadata().getName());
     }
     Map<String, Object> liveTree = json.convertValue(live, Map.class);
     Map<String, Object> want = json.convertValue(desired, Map.class);
@@ -127,9 +143,10 @@ public final class MockClusterWriter implements ClusterWriter {
   @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     record("remove-annotations", object);
-    ResourceOperations.of(client, object).patch(
-        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
-        ServerSideApplyWriter.removalPatch(keys));
+    ResourceOperations.of(client, object)
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
+            ServerSideApplyWriter.removalPatch(keys));
   }
-
 }

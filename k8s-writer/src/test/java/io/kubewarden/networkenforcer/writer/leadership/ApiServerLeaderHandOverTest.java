@@ -8,11 +8,11 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
-import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.KafkaTopics;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
@@ -32,14 +32,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Leader hand-over between writers on a real kube-apiserver, through the chart's Lease and RBAC:
- * a leader that stops releases the Lease and the next writer takes over at once; a leader cut off
+ * Leader hand-over between writers on a real kube-apiserver, through the chart's Lease and RBAC: a
+ * leader that stops releases the Lease and the next writer takes over at once; a leader cut off
  * from the API server (no release) steps down and is replaced once the Lease expires; never two
  * leaders, and what arrives while nobody leads is written by the next leader.
  */
 class ApiServerLeaderHandOverTest {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String PREFIX = "handover.";
@@ -86,10 +87,12 @@ class ApiServerLeaderHandOverTest {
       assertThat(b.service.isLeader() || c.service.isLeader()).as("one leader at a time").isFalse();
       int transitions = transitions();
 
-      // Graceful: a stops and releases the Lease; a follower takes over well before it would expire.
+      // Graceful: a stops and releases the Lease; a follower takes over well before it would
+      // expire.
       Instant stopped = Instant.now();
       a.service.close();
-      Writer next = await("a follower leads").atMost(WAIT).until(() -> leaderOf(b, c), w -> w != null);
+      Writer next =
+          await("a follower leads").atMost(WAIT).until(() -> leaderOf(b, c), w -> w != null);
       assertThat(Duration.between(stopped, Instant.now())).isLessThan(Duration.ofSeconds(3));
       assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(next.identity);
       assertThat(transitions()).isGreaterThan(transitions);
@@ -103,24 +106,36 @@ class ApiServerLeaderHandOverTest {
       Writer last = next == b ? c : b;
       next.proxy.cut();
       produceProposal("gamma");
-      await("the partitioned leader steps down").atMost(WAIT).pollInterval(Duration.ofMillis(100))
-          .conditionEvaluationListener(condition -> {
-            if (!condition.isSatisfied() && condition.getElapsedTimeInMS() > 10_000) {
-              Lease lease = lease();
-              LOG.warn("{} still leads {} ms after its partition; Lease holder {} renewed {}", next.identity,
-                  condition.getElapsedTimeInMS(), lease.getSpec().getHolderIdentity(), lease.getSpec().getRenewTime());
-            }
-          })
+      await("the partitioned leader steps down")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(100))
+          .conditionEvaluationListener(
+              condition -> {
+                if (!condition.isSatisfied() && condition.getElapsedTimeInMS() > 10_000) {
+                  Lease lease = lease();
+                  LOG.warn(
+                      "{} still leads {} ms after its partition; Lease holder {} renewed {}",
+                      next.identity,
+                      condition.getElapsedTimeInMS(),
+                      lease.getSpec().getHolderIdentity(),
+                      lease.getSpec().getRenewTime());
+                }
+              })
           .until(() -> leaderOf(b, c) != next);
-      await("the last writer leads").atMost(WAIT).pollInterval(Duration.ofMillis(100))
+      await("the last writer leads")
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(100))
           .until(() -> leaderOf(b, c) == last);
       assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(last.identity);
-      await("what arrived leaderless is written").atMost(WAIT).until(() -> proposal("gamma") != null);
+      await("what arrived leaderless is written")
+          .atMost(WAIT)
+          .until(() -> proposal("gamma") != null);
       next.service.close();
       produceProposal("delta");
       await("survivor keeps writing").atMost(WAIT).until(() -> proposal("delta") != null);
       assertThat(proposal("delta").getMetadata().getManagedFields())
-          .anySatisfy(f -> assertThat(f.getManager()).isEqualTo(WriterConfig.DEFAULT_FIELD_MANAGER));
+          .anySatisfy(
+              f -> assertThat(f.getManager()).isEqualTo(WriterConfig.DEFAULT_FIELD_MANAGER));
     } finally {
       for (int i = toClose.size() - 1; i >= 0; i--) {
         toClose.get(i).close();
@@ -139,18 +154,27 @@ class ApiServerLeaderHandOverTest {
       this.identity = identity;
       this.proxy = LoopbackProxy.to(cluster.api().url());
       this.client = cluster.writerClientVia(proxy, RELEASE, config -> config);
-      WriterConfig config = WriterConfig.builder()
-          .namespace(ChartedApiServer.RELEASE_NAMESPACE)
-          .leaseName(ChartedApiServer.leaseName(RELEASE))
-          .identity(identity)
-          .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(300))
-          .statusUpdateInterval(Duration.ofMillis(500))
-          .consumerGroup(PREFIX + "writer")
-          .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
-          .build().validate();
-      this.service = new WriterService(client, config, new ServerSideApplyWriter(client, config.fieldManager()),
-          TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()), new SimpleMeterRegistry(),
-          Clock.systemUTC());
+      WriterConfig config =
+          WriterConfig.builder()
+              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
+              .leaseName(ChartedApiServer.leaseName(RELEASE))
+              .identity(identity)
+              .leaseDuration(Duration.ofSeconds(4))
+              .renewDeadline(Duration.ofSeconds(3))
+              .retryPeriod(Duration.ofMillis(300))
+              .statusUpdateInterval(Duration.ofMillis(500))
+              .consumerGroup(PREFIX + "writer")
+              .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
+              .build()
+              .validate();
+      this.service =
+          new WriterService(
+              client,
+              config,
+              new ServerSideApplyWriter(client, config.fieldManager()),
+              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
       toClose.add(proxy);
       toClose.add(client);
       toClose.add(service);
@@ -173,17 +197,26 @@ class ApiServerLeaderHandOverTest {
 
   private static void produceProposal(String workload) throws Exception {
     ProposalSnapshot snapshot = Fixtures.proposal(workload, "web");
-    KafkaTopics.produce(broker.bootstrapServers(), TOPICS.proposals(), snapshot.target().key(), snapshot);
+    KafkaTopics.produce(
+        broker.bootstrapServers(), TOPICS.proposals(), snapshot.target().key(), snapshot);
   }
 
   private static WorkloadNetworkPolicyProposal proposal(String workload) {
-    return cluster.admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS)
-        .withName("deployment-" + workload + "-ingress").get();
+    return cluster
+        .admin()
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName("deployment-" + workload + "-ingress")
+        .get();
   }
 
   private static Lease lease() {
-    return cluster.admin().resources(Lease.class).inNamespace(ChartedApiServer.RELEASE_NAMESPACE)
-        .withName(ChartedApiServer.leaseName(RELEASE)).get();
+    return cluster
+        .admin()
+        .resources(Lease.class)
+        .inNamespace(ChartedApiServer.RELEASE_NAMESPACE)
+        .withName(ChartedApiServer.leaseName(RELEASE))
+        .get();
   }
 
   private static int transitions() {

@@ -4,26 +4,24 @@ import static io.kubewarden.networkenforcer.writer.Fixtures.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.KafkaTopics;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.status.StatusSyncTest;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -32,6 +30,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -40,8 +40,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two writers, one lease. The leader is killed while it holds read but unwritten violations; the
- * other takes over and every violation, before and after, ends up in the status exactly once,
- * also when the leader died between its status write and its offset commit.
+ * other takes over and every violation, before and after, ends up in the status exactly once, also
+ * when the leader died between its status write and its offset commit.
  */
 class LeaderFailoverTest {
   static EmbeddedKafkaBroker broker;
@@ -76,8 +76,13 @@ class LeaderFailoverTest {
   }
 
   WriterService writer(KubernetesClient client, String identity, SimpleMeterRegistry meters) {
-    return new WriterService(client, config(identity), new MockClusterWriter(client),
-        TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"), meters, Clock.systemUTC());
+    return new WriterService(
+        client,
+        config(identity),
+        new MockClusterWriter(client),
+        TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
+        meters,
+        Clock.systemUTC());
   }
 
   @Test
@@ -100,15 +105,25 @@ class LeaderFailoverTest {
         Instant t = Instant.parse("2026-03-01T10:00:00Z");
         String key = NS + "/deployment-api-ingress";
         for (int i = 0; i < 20; i++) {
-          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
-              t.plusSeconds(i)));
+          KafkaTopics.produce(
+              bootstrap,
+              topics.violations(),
+              key,
+              Fixtures.violation("api", "w" + i, 8080, t.plusSeconds(i)));
         }
         // The leader has read all twenty and, with an 8 s interval, written none of them yet.
-        await().atMost(Duration.ofSeconds(30))
-            .until(() -> metersA.counter("network.enforcer.writer.violations.consumed").count() >= 20);
-        await().atMost(Duration.ofSeconds(10))
-            .until(() -> metersA.get("network.enforcer.writer.violations.buffered").gauge().value() == 20);
-        double writtenBeforeKill = metersA.counter("network.enforcer.writer.violations.written").count();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> metersA.counter("network.enforcer.writer.violations.consumed").count() >= 20);
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(
+                () ->
+                    metersA.get("network.enforcer.writer.violations.buffered").gauge().value()
+                        == 20);
+        double writtenBeforeKill =
+            metersA.counter("network.enforcer.writer.violations.written").count();
         // Kill it: its API connection drops (no lease release, no more writes) and it stops
         // without committing what it read.
         clientA.close();
@@ -118,18 +133,29 @@ class LeaderFailoverTest {
 
         await().atMost(Duration.ofSeconds(60)).until(b::isLeader);
         for (int i = 20; i < 40; i++) {
-          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
-              t.plusSeconds(i)));
+          KafkaTopics.produce(
+              bootstrap,
+              topics.violations(),
+              key,
+              Fixtures.violation("api", "w" + i, 8080, t.plusSeconds(i)));
         }
 
-        Set<String> expected = IntStream.range(0, 40).mapToObj(i -> "w" + i).collect(Collectors.toSet());
-        await().atMost(Duration.ofSeconds(60)).until(() -> sources(status(cluster)).containsAll(expected));
+        Set<String> expected =
+            IntStream.range(0, 40).mapToObj(i -> "w" + i).collect(Collectors.toSet());
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> sources(status(cluster)).containsAll(expected));
         WorkloadNetworkPolicyStatus status = status(cluster);
         assertThat(status.getViolationCount()).isEqualTo(40);
         assertThat(status.getViolations()).hasSize(40);
         assertThat(status.getActiveViolationCount()).isEqualTo(40);
-        await().atMost(Duration.ofSeconds(30)).until(() -> KafkaTopics.committed(bootstrap,
-            "failover-writer-violations", topics.violations().name()) == 40);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    KafkaTopics.committed(
+                            bootstrap, "failover-writer-violations", topics.violations().name())
+                        == 40);
       } finally {
         b.close();
         a.close();
@@ -147,29 +173,41 @@ class LeaderFailoverTest {
       cluster.client().resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
       KubernetesClient clientA = cluster.newClient();
       KubernetesClient clientB = cluster.newClient();
-      // A's process "dies" the moment its first status write is in: the write stands, nothing after it runs.
+      // A's process "dies" the moment its first status write is in: the write stands, nothing after
+      // it runs.
       CountDownLatch statusWritten = new CountDownLatch(1);
-      ClusterWriter crashAfterStatusWrite = new StatusSyncTest.Delegating(new MockClusterWriter(clientA)) {
-        @Override
-        public <T extends HasMetadata> T updateStatus(T o) {
-          if (statusWritten.getCount() == 0) {
-            throw new NotLeaderException("update-status after the crash");
-          }
-          T written = d.updateStatus(o);
-          if (((WorkloadNetworkPolicy) o).getStatus().getViolationCount() == 0) {
-            return written; // the conditions of the first render, before any violation
-          }
-          statusWritten.countDown();
-          throw new NotLeaderException("crashed right after the status write");
-        }
-      };
+      ClusterWriter crashAfterStatusWrite =
+          new StatusSyncTest.Delegating(new MockClusterWriter(clientA)) {
+            @Override
+            public <T extends HasMetadata> T updateStatus(T o) {
+              if (statusWritten.getCount() == 0) {
+                throw new NotLeaderException("update-status after the crash");
+              }
+              T written = d.updateStatus(o);
+              if (((WorkloadNetworkPolicy) o).getStatus().getViolationCount() == 0) {
+                return written; // the conditions of the first render, before any violation
+              }
+              statusWritten.countDown();
+              throw new NotLeaderException("crashed right after the status write");
+            }
+          };
       SimpleMeterRegistry metersB = new SimpleMeterRegistry();
-      WriterService a = new WriterService(clientA, config("writer-a", "crash.", "crash-writer"), crashAfterStatusWrite,
-          TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"), new SimpleMeterRegistry(),
-          Clock.systemUTC());
-      WriterService b = new WriterService(clientB, config("writer-b", "crash.", "crash-writer"),
-          new MockClusterWriter(clientB), TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
-          metersB, Clock.systemUTC());
+      WriterService a =
+          new WriterService(
+              clientA,
+              config("writer-a", "crash.", "crash-writer"),
+              crashAfterStatusWrite,
+              TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
+              new SimpleMeterRegistry(),
+              Clock.systemUTC());
+      WriterService b =
+          new WriterService(
+              clientB,
+              config("writer-b", "crash.", "crash-writer"),
+              new MockClusterWriter(clientB),
+              TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
+              metersB,
+              Clock.systemUTC());
       try {
         a.start();
         await().atMost(Duration.ofSeconds(30)).until(a::isLeader);
@@ -177,31 +215,49 @@ class LeaderFailoverTest {
         Instant t = Instant.parse("2026-03-01T10:00:00Z");
         String key = NS + "/deployment-api-ingress";
         for (int i = 0; i < 20; i++) {
-          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
-              t.plusSeconds(i)));
+          KafkaTopics.produce(
+              bootstrap,
+              topics.violations(),
+              key,
+              Fixtures.violation("api", "w" + i, 8080, t.plusSeconds(i)));
         }
         assertThat(statusWritten.await(60, TimeUnit.SECONDS)).isTrue();
         clientA.close();
         a.close();
         assertThat(status(cluster).getViolationCount()).as("A's write stands").isEqualTo(20);
-        assertThat(KafkaTopics.committed(bootstrap, "crash-writer-violations", topics.violations().name()))
-            .as("A died before committing").isLessThan(20);
+        assertThat(
+                KafkaTopics.committed(
+                    bootstrap, "crash-writer-violations", topics.violations().name()))
+            .as("A died before committing")
+            .isLessThan(20);
 
         await().atMost(Duration.ofSeconds(60)).until(b::isLeader);
         for (int i = 20; i < 40; i++) {
-          KafkaTopics.produce(bootstrap, topics.violations(), key, Fixtures.violation("api", "w" + i, 8080,
-              t.plusSeconds(i)));
+          KafkaTopics.produce(
+              bootstrap,
+              topics.violations(),
+              key,
+              Fixtures.violation("api", "w" + i, 8080, t.plusSeconds(i)));
         }
-        await().atMost(Duration.ofSeconds(60)).until(() -> KafkaTopics.committed(bootstrap,
-            "crash-writer-violations", topics.violations().name()) == 40);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () ->
+                    KafkaTopics.committed(
+                            bootstrap, "crash-writer-violations", topics.violations().name())
+                        == 40);
         WorkloadNetworkPolicyStatus status = status(cluster);
-        assertThat(status.getViolationCount()).as("40 observations, 40 counted: none doubled").isEqualTo(40);
+        assertThat(status.getViolationCount())
+            .as("40 observations, 40 counted: none doubled")
+            .isEqualTo(40);
         assertThat(status.getViolations()).hasSize(40);
         assertThat(sources(status)).hasSize(40);
         assertThat(metersB.counter("network.enforcer.writer.violations.already.merged").count())
-            .as("B read A's twenty again and skipped them").isEqualTo(20);
+            .as("B read A's twenty again and skipped them")
+            .isEqualTo(20);
         assertThat(metersB.counter("network.enforcer.writer.violations.consumed").count())
-            .as("so it sent events for the twenty new ones only").isEqualTo(20);
+            .as("so it sent events for the twenty new ones only")
+            .isEqualTo(20);
       } finally {
         b.close();
         a.close();
@@ -219,29 +275,53 @@ class LeaderFailoverTest {
       cluster.client().resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
       KubernetesClient client = cluster.newClient();
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
-      WriterService a = new WriterService(client, config("writer-a", "stolen.", "stolen-writer")
-          .toBuilder().statusUpdateInterval(Duration.ofMillis(300)).build(), new MockClusterWriter(client),
-          TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"), meters, Clock.systemUTC());
+      WriterService a =
+          new WriterService(
+              client,
+              config("writer-a", "stolen.", "stolen-writer").toBuilder()
+                  .statusUpdateInterval(Duration.ofMillis(300))
+                  .build(),
+              new MockClusterWriter(client),
+              TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
+              meters,
+              Clock.systemUTC());
       try {
         a.start();
         await().atMost(Duration.ofSeconds(30)).until(a::isLeader);
         // Someone else takes the lease (as after a long pause of this replica).
         // The leader renews concurrently, so an edit may meet a 409: try again until it lands.
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cluster.client().leases()
-            .inNamespace("network-enforcer").withName(WriterConfig.DEFAULT_LEASE_NAME).edit(l -> {
-              l.getSpec().setHolderIdentity("intruder");
-              l.getSpec().setLeaseDurationSeconds(4);
-              l.getSpec().setRenewTime(java.time.ZonedDateTime.now());
-              return l;
-            }) != null);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    cluster
+                            .client()
+                            .leases()
+                            .inNamespace("network-enforcer")
+                            .withName(WriterConfig.DEFAULT_LEASE_NAME)
+                            .edit(
+                                l -> {
+                                  l.getSpec().setHolderIdentity("intruder");
+                                  l.getSpec().setLeaseDurationSeconds(4);
+                                  l.getSpec().setRenewTime(java.time.ZonedDateTime.now());
+                                  return l;
+                                })
+                        != null);
         await().atMost(Duration.ofSeconds(30)).until(() -> !a.isLeader());
         assertThat(meters.get("network.enforcer.writer.leader").gauge().value()).isZero();
 
-        KafkaTopics.produce(bootstrap, topics.violations(), NS + "/deployment-api-ingress",
+        KafkaTopics.produce(
+            bootstrap,
+            topics.violations(),
+            NS + "/deployment-api-ingress",
             Fixtures.violation("api", "web", 9090, Instant.parse("2026-03-01T10:00:00Z")));
-        // The intruder never renews: the lease expires and the replica, still a candidate, wins it back.
+        // The intruder never renews: the lease expires and the replica, still a candidate, wins it
+        // back.
         await().atMost(Duration.ofSeconds(60)).until(a::isLeader);
-        await().atMost(Duration.ofSeconds(60)).until(() -> status(cluster).getViolationCount() == 1);
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> status(cluster).getViolationCount() == 1);
       } finally {
         a.close();
         client.close();
@@ -250,13 +330,20 @@ class LeaderFailoverTest {
   }
 
   static WorkloadNetworkPolicyStatus status(MockCluster cluster) {
-    WorkloadNetworkPolicy wnp = cluster.client().resources(WorkloadNetworkPolicy.class).inNamespace(NS)
-        .withName("deployment-api-ingress").get();
+    WorkloadNetworkPolicy wnp =
+        cluster
+            .client()
+            .resources(WorkloadNetworkPolicy.class)
+            .inNamespace(NS)
+            .withName("deployment-api-ingress")
+            .get();
     return wnp.getStatus() == null ? new WorkloadNetworkPolicyStatus() : wnp.getStatus();
   }
 
   static Set<String> sources(WorkloadNetworkPolicyStatus s) {
-    return s.getViolations().stream().map(ViolationRecord::getSource).map(e -> e.getOwnerName())
+    return s.getViolations().stream()
+        .map(ViolationRecord::getSource)
+        .map(e -> e.getOwnerName())
         .collect(Collectors.toSet());
   }
 }

@@ -27,7 +27,11 @@ class LearnedSpecMergeTest {
       NetworkPolicyIngressRule rule = Fixtures.ingressFrom("api", parts[0]).getIngress().get(0);
       List<NetworkPolicyPort> ports = new ArrayList<>();
       for (String port : parts[1].split(",")) {
-        ports.add(new NetworkPolicyPortBuilder().withProtocol("TCP").withNewPort(Integer.parseInt(port)).build());
+        ports.add(
+            new NetworkPolicyPortBuilder()
+                .withProtocol("TCP")
+                .withNewPort(Integer.parseInt(port))
+                .build());
       }
       rule.setPorts(ports);
       rules.add(rule);
@@ -37,9 +41,17 @@ class LearnedSpecMergeTest {
   }
 
   static List<String> rules(WorkloadNetworkPolicyProposalSpec spec) {
-    return spec.getKubernetes().getIngress().stream().map(r -> r.getFrom().get(0).getPodSelector().getMatchLabels()
-        .get("app") + ":" + String.join(",", r.getPorts().stream().map(p -> String.valueOf(p.getPort().getIntVal()))
-        .toList())).toList();
+    return spec.getKubernetes().getIngress().stream()
+        .map(
+            r ->
+                r.getFrom().get(0).getPodSelector().getMatchLabels().get("app")
+                    + ":"
+                    + String.join(
+                        ",",
+                        r.getPorts().stream()
+                            .map(p -> String.valueOf(p.getPort().getIntVal()))
+                            .toList()))
+        .toList();
   }
 
   @Test
@@ -47,7 +59,8 @@ class LearnedSpecMergeTest {
     WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:8080", "batch:9090");
     // The reviewer removed batch, narrowed nothing, and added db by hand.
     WorkloadNetworkPolicyProposalSpec live = kubernetes("web:8080", "db:5432");
-    WorkloadNetworkPolicyProposalSpec learned = kubernetes("web:8080,8443", "batch:9090", "cache:6379");
+    WorkloadNetworkPolicyProposalSpec learned =
+        kubernetes("web:8080,8443", "batch:9090", "cache:6379");
 
     assertThat(rules(LearnedSpecMerge.merge(previous, learned, live)))
         .containsExactly("web:8080,8443", "db:5432", "cache:6379");
@@ -59,16 +72,19 @@ class LearnedSpecMergeTest {
     WorkloadNetworkPolicyProposalSpec live = kubernetes("web:8080");
     WorkloadNetworkPolicyProposalSpec learned = kubernetes("web:8080", "batch:9090,9091");
 
-    assertThat(rules(LearnedSpecMerge.merge(previous, learned, live))).containsExactly("web:8080", "batch:9091");
+    assertThat(rules(LearnedSpecMerge.merge(previous, learned, live)))
+        .containsExactly("web:8080", "batch:9091");
   }
 
   @Test
   void aProposalNobodyEditedBecomesExactlyWhatWasLearnedInTheLearnedOrder() {
-    // Learned first 9090 of web, then 8080 sorted before it: the live copy is the earlier learned one.
+    // Learned first 9090 of web, then 8080 sorted before it: the live copy is the earlier learned
+    // one.
     WorkloadNetworkPolicyProposalSpec previous = kubernetes("web:9090");
     WorkloadNetworkPolicyProposalSpec learned = kubernetes("batch:7070", "web:8080,9090");
 
-    WorkloadNetworkPolicyProposalSpec merged = LearnedSpecMerge.merge(previous, learned, kubernetes("web:9090"));
+    WorkloadNetworkPolicyProposalSpec merged =
+        LearnedSpecMerge.merge(previous, learned, kubernetes("web:9090"));
 
     assertThat(merged).isEqualTo(learned);
     assertThat(rules(merged)).containsExactly("batch:7070", "web:8080,9090");
@@ -83,18 +99,20 @@ class LearnedSpecMergeTest {
 
   @Test
   void istioPrincipalsAndPortsMergeTheSameWay() {
-    WorkloadNetworkPolicyProposalSpec previous = istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"),
-        List.of("8080")));
-    WorkloadNetworkPolicyProposalSpec live = istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"),
-        List.of("5432")));
-    WorkloadNetworkPolicyProposalSpec learned = istio(
-        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"), List.of("8080")),
-        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
+    WorkloadNetworkPolicyProposalSpec previous =
+        istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"), List.of("8080")));
+    WorkloadNetworkPolicyProposalSpec live =
+        istio(IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"), List.of("5432")));
+    WorkloadNetworkPolicyProposalSpec learned =
+        istio(
+            IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/web"), List.of("8080")),
+            IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
 
     WorkloadNetworkPolicyProposalSpec merged = LearnedSpecMerge.merge(previous, learned, live);
-    assertThat(merged.getIstio().getRules()).containsExactly(
-        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"), List.of("5432")),
-        IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
+    assertThat(merged.getIstio().getRules())
+        .containsExactly(
+            IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/db"), List.of("5432")),
+            IstioPolicy.Rule.of(List.of("cluster.local/ns/shop/sa/batch"), List.of("9090")));
     assertThat(merged.getIstio().getSelector()).isEqualTo(live.getIstio().getSelector());
   }
 

@@ -12,13 +12,18 @@ import org.junit.jupiter.api.Test;
 /** The object a proposal record names, or why the record is parked on dead-letter. */
 class ProposalKeyTest {
   private static final Topics TOPICS = Topics.withDefaultPrefix();
-  private static final String RECORD = "{\"name\":\"deployment-api-ingress\",\"namespace\":\"NS\",\"spec\":"
-      + "{\"backend\":\"kubernetes\",\"kubernetes\":{\"podSelector\":{}},\"targetRef\":{\"kind\":\"Deployment\","
-      + "\"name\":\"api\"},\"direction\":\"Ingress\"}}";
+  private static final String RECORD =
+      "{\"name\":\"deployment-api-ingress\",\"namespace\":\"NS\",\"spec\":"
+          + "{\"backend\":\"kubernetes\",\"kubernetes\":{\"podSelector\":{}},\"targetRef\":{\"kind\":\"Deployment\","
+          + "\"name\":\"api\"},\"direction\":\"Ingress\"}}";
 
   private static ProposalSnapshot snapshot(String namespace) {
     byte[] bytes = RECORD.replace("NS", namespace).getBytes(StandardCharsets.UTF_8);
-    return TOPICS.proposals().valueSerde().deserializer().deserialize(TOPICS.proposals().name(), bytes);
+    return TOPICS
+        .proposals()
+        .valueSerde()
+        .deserializer()
+        .deserialize(TOPICS.proposals().name(), bytes);
   }
 
   @Test
@@ -34,10 +39,12 @@ class ProposalKeyTest {
    */
   @Test
   void aProposalWhoseNamespaceCannotNameAnObjectIsRefused() {
-    assertThatThrownBy(() -> ProposalConsumer.keyOf("shop/Deployment/api/Ingress", snapshot("a/b/c/d/e")))
+    assertThatThrownBy(
+            () -> ProposalConsumer.keyOf("shop/Deployment/api/Ingress", snapshot("a/b/c/d/e")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("proposal record: namespace 'a/b/c/d/e' is not a namespace name (lower-case letters, digits and "
-            + "'-', at most 63)");
+        .hasMessage(
+            "proposal record: namespace 'a/b/c/d/e' is not a namespace name (lower-case letters, digits and "
+                + "'-', at most 63)");
     assertThatThrownBy(() -> ProposalConsumer.keyOf("shop/Deployment/api/Ingress", snapshot("")))
         .hasMessageContaining("namespace '' is not a namespace name");
   }

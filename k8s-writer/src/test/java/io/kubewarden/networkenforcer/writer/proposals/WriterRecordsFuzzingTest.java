@@ -12,13 +12,13 @@ import io.kubewarden.networkenforcer.common.topics.RecordDecodeException;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
+import io.kubewarden.networkenforcer.testing.JsonMutator;
 import io.kubewarden.networkenforcer.writer.Fixtures;
-import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.observations.Principals;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.status.StatusMerger;
 import io.kubewarden.networkenforcer.writer.status.ViolationCheck;
-import io.kubewarden.networkenforcer.testing.JsonMutator;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,25 +29,26 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Seeded fuzzing of what the writer does with the records it reads, record after record, along the
- * consumers' own decoding and checks: violations (decode, {@link ViolationCheck}, then merged into a
- * status as a status sync merges them), proposals (decode, {@link ProposalConsumer#keyOf}, the work
- * queue key) and data-plane-loss (decode, {@link LossLedger}, the hold and its end as the loss
+ * consumers' own decoding and checks: violations (decode, {@link ViolationCheck}, then merged into
+ * a status as a status sync merges them), proposals (decode, {@link ProposalConsumer#keyOf}, the
+ * work queue key) and data-plane-loss (decode, {@link LossLedger}, the hold and its end as the loss
  * consumer computes them). Valid records, one JSON field removed or set out of range, cut or
  * flipped bytes, tombstones, missing and foreign keys, interleaved.
  *
- * <p>The property: a record is either taken or refused with the exceptions the consumer turns into a
- * dead letter (and the refusal names the field the fuzzer touched), never another exception (which
- * would end the consumer's thread); every count stays within what was read. Reproduce with
+ * <p>The property: a record is either taken or refused with the exceptions the consumer turns into
+ * a dead letter (and the refusal names the field the fuzzer touched), never another exception
+ * (which would end the consumer's thread); every count stays within what was read. Reproduce with
  * {@code -Dfuzz.seed=S -Dfuzz.records=N}.
  */
 class WriterRecordsFuzzingTest {
   private static final Topics TOPICS = Topics.withDefaultPrefix();
   private static final Instant T = Instant.parse("2026-08-03T15:40:00Z");
-  private static final String PROPOSAL = "{\"name\":\"deployment-api-ingress\",\"namespace\":\"shop\",\"spec\":"
-      + "{\"backend\":\"kubernetes\",\"kubernetes\":{\"ingress\":[{\"from\":[{\"podSelector\":{\"matchLabels\":"
-      + "{\"app\":\"web\"}}}],\"ports\":[{\"protocol\":\"TCP\",\"port\":8080}]}],\"podSelector\":{\"matchLabels\":"
-      + "{\"app\":\"api\"}},\"policyTypes\":[\"Ingress\"]},\"targetRef\":{\"kind\":\"Deployment\",\"name\":\"api\"},"
-      + "\"direction\":\"Ingress\"},\"evidence\":[],\"updatedAt\":\"2026-08-03T15:40:00Z\"}";
+  private static final String PROPOSAL =
+      "{\"name\":\"deployment-api-ingress\",\"namespace\":\"shop\",\"spec\":"
+          + "{\"backend\":\"kubernetes\",\"kubernetes\":{\"ingress\":[{\"from\":[{\"podSelector\":{\"matchLabels\":"
+          + "{\"app\":\"web\"}}}],\"ports\":[{\"protocol\":\"TCP\",\"port\":8080}]}],\"podSelector\":{\"matchLabels\":"
+          + "{\"app\":\"api\"}},\"policyTypes\":[\"Ingress\"]},\"targetRef\":{\"kind\":\"Deployment\",\"name\":\"api\"},"
+          + "\"direction\":\"Ingress\"},\"evidence\":[],\"updatedAt\":\"2026-08-03T15:40:00Z\"}";
 
   private final List<String> log = new ArrayList<>();
   private long seed;
@@ -59,8 +60,10 @@ class WriterRecordsFuzzingTest {
     Random random = new Random(seed);
     JsonNode violation = Json.mapper().valueToTree(Fixtures.violation("api", "web", 8080, T));
     JsonNode proposal = Json.mapper().readTree(PROPOSAL);
-    JsonNode loss = Json.mapper().valueToTree(new DataPlaneLoss(Provider.cilium, "kind/worker", T, T.plusSeconds(5),
-        12, 2));
+    JsonNode loss =
+        Json.mapper()
+            .valueToTree(
+                new DataPlaneLoss(Provider.cilium, "kind/worker", T, T.plusSeconds(5), 12, 2));
     LossLedger ledger = new LossLedger(Duration.ofDays(7));
     StatusMerger merger = new StatusMerger();
     WorkloadNetworkPolicyStatus status = null;
@@ -75,8 +78,17 @@ class WriterRecordsFuzzingTest {
       int keyChoice = random.nextInt(8);
       String key = key(keyChoice, topic, valid);
       boolean producersKey = keyChoice > 2;
-      log.add("#" + i + " " + List.of("violations", "proposals", "data-plane-loss").get(topic) + " key=" + key + " "
-          + in.what + " value=" + (in.value == null ? "tombstone" : JsonMutator.abbreviate(str(in.value))));
+      log.add(
+          "#"
+              + i
+              + " "
+              + List.of("violations", "proposals", "data-plane-loss").get(topic)
+              + " key="
+              + key
+              + " "
+              + in.what
+              + " value="
+              + (in.value == null ? "tombstone" : JsonMutator.abbreviate(str(in.value))));
       try {
         if (topic == 0) {
           ViolationObservation o = read(TOPICS.violations(), in);
@@ -85,7 +97,9 @@ class WriterRecordsFuzzingTest {
           }
           var problem = ViolationCheck.problem(key, o);
           if (problem.isPresent()) {
-            assertThat(in.valid && producersKey).as(failure("a valid violation parked: " + problem.get())).isFalse();
+            assertThat(in.valid && producersKey)
+                .as(failure("a valid violation parked: " + problem.get()))
+                .isFalse();
             parked++;
             continue;
           }
@@ -94,16 +108,22 @@ class WriterRecordsFuzzingTest {
           pending.add(new SourcedObservation(TOPICS.violations().name(), 0, i, o));
           taken++;
           if (pending.size() >= 20) {
-            StatusMerger.Result r = merger.merge(new StatusMerger.Input(status, 1L, pending, null, null, null,
-                T.plusSeconds(i)));
+            StatusMerger.Result r =
+                merger.merge(
+                    new StatusMerger.Input(
+                        status, 1L, pending, null, null, null, T.plusSeconds(i)));
             status = r.status();
             pending.clear();
-            assertThat(status.getViolationCount()).as(failure("violationCount")).isBetween(0L, observationsTaken);
+            assertThat(status.getViolationCount())
+                .as(failure("violationCount"))
+                .isBetween(0L, observationsTaken);
           }
         } else if (topic == 1) {
           ProposalSnapshot p = read(TOPICS.proposals(), in);
           ObjectKey k = ProposalConsumer.keyOf(key, p);
-          assertThat(ObjectKey.parse(k.toString())).as(failure("the work queue key reads back")).isEqualTo(k);
+          assertThat(ObjectKey.parse(k.toString()))
+              .as(failure("the work queue key reads back"))
+              .isEqualTo(k);
           taken++;
         } else {
           DataPlaneLoss l = read(TOPICS.dataPlaneLoss(), in);
@@ -112,24 +132,36 @@ class WriterRecordsFuzzingTest {
           }
           // The loss consumer's checks, with the writer's clock at the flows' time.
           Instant now = T.plusSeconds(i);
-          LossCheck.problem(l, now).ifPresent(p -> {
-            throw new IllegalArgumentException(p);
-          });
+          LossCheck.problem(l, now)
+              .ifPresent(
+                  p -> {
+                    throw new IllegalArgumentException(p);
+                  });
           ledger.add(l);
           // What the loss consumer and the reconcilers compute after each record.
           ledger.latestLoss().map(t -> t.plus(ledger.quietPeriod()));
-          ledger.holdAt(now).ifPresent(h -> assertThat(h.total()).as(failure("lost total"))
-              .isGreaterThanOrEqualTo(0));
+          ledger
+              .holdAt(now)
+              .ifPresent(
+                  h -> assertThat(h.total()).as(failure("lost total")).isGreaterThanOrEqualTo(0));
           taken++;
         }
       } catch (RecordDecodeException | IllegalArgumentException e) {
         // What the consumers park on the dead-letter topic.
-        assertThat(in.valid && producersKey).as(failure("a valid record refused: " + e.getMessage()))
+        assertThat(in.valid && producersKey)
+            .as(failure("a valid record refused: " + e.getMessage()))
             .isFalse();
         if (e instanceof RecordDecodeException && !in.path.isEmpty()) {
-          assertThat(in.path.stream().filter(p -> !p.chars().allMatch(Character::isDigit))
-              .anyMatch(e.getMessage()::contains))
-              .as(failure("the reason '" + e.getMessage() + "' names the field " + String.join(".", in.path)))
+          assertThat(
+                  in.path.stream()
+                      .filter(p -> !p.chars().allMatch(Character::isDigit))
+                      .anyMatch(e.getMessage()::contains))
+              .as(
+                  failure(
+                      "the reason '"
+                          + e.getMessage()
+                          + "' names the field "
+                          + String.join(".", in.path)))
               .isTrue();
         }
         parked++;
@@ -137,7 +169,8 @@ class WriterRecordsFuzzingTest {
         throw new AssertionError(failure("an exception the consumer does not park"), e);
       }
     }
-    System.out.printf("writer records fuzzed: %d (taken %d, parked %d), seed %d%n", records, taken, parked, seed);
+    System.out.printf(
+        "writer records fuzzed: %d (taken %d, parked %d), seed %d%n", records, taken, parked, seed);
   }
 
   private record Input(byte[] value, List<String> path, String what, boolean valid) {}
@@ -159,8 +192,10 @@ class WriterRecordsFuzzingTest {
       case 0 -> null;
       case 1 -> "";
       case 2 -> "other/key";
-      default -> topic == 0 ? valid.path("policyNamespace").asText() + "/" + valid.path("policyName").asText()
-          : topic == 1 ? "shop/Deployment/api/Ingress" : "cilium/kind/worker";
+      default ->
+          topic == 0
+              ? valid.path("policyNamespace").asText() + "/" + valid.path("policyName").asText()
+              : topic == 1 ? "shop/Deployment/api/Ingress" : "cilium/kind/worker";
     };
   }
 
@@ -170,7 +205,10 @@ class WriterRecordsFuzzingTest {
 
   private String failure(String what) {
     int from = Math.max(0, log.size() - 6);
-    return what + "\nreproduce with -Dfuzz.seed=" + seed + "; last records:\n  "
+    return what
+        + "\nreproduce with -Dfuzz.seed="
+        + seed
+        + "; last records:\n  "
         + String.join("\n  ", log.subList(from, log.size()));
   }
 

@@ -14,12 +14,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The work queue's promises: coalescing, one worker per key, per-key back-off, errors stay with their key. */
+/**
+ * The work queue's promises: coalescing, one worker per key, per-key back-off, errors stay with
+ * their key.
+ */
 class ControllerTest {
 
   @Test
   void eventsForOneKeyCoalesceWhileItWaits() throws Exception {
-    try (WorkQueue<String> q = new WorkQueue<>("test", Duration.ofMillis(10), Duration.ofSeconds(1))) {
+    try (WorkQueue<String> q =
+        new WorkQueue<>("test", Duration.ofMillis(10), Duration.ofSeconds(1))) {
       q.add("a");
       q.add("b");
       q.add("a");
@@ -33,7 +37,8 @@ class ControllerTest {
 
   @Test
   void aKeyAddedWhileItIsProcessedRunsOnceMoreAfterwardsNeverConcurrently() throws Exception {
-    try (WorkQueue<String> q = new WorkQueue<>("test", Duration.ofMillis(10), Duration.ofSeconds(1))) {
+    try (WorkQueue<String> q =
+        new WorkQueue<>("test", Duration.ofMillis(10), Duration.ofSeconds(1))) {
       q.add("a");
       assertThat(q.take()).contains("a");
       q.add("a");
@@ -49,7 +54,8 @@ class ControllerTest {
 
   @Test
   void backOffDoublesPerKeyAndIsForgottenOnSuccess() {
-    try (WorkQueue<String> q = new WorkQueue<>("test", Duration.ofMillis(100), Duration.ofMillis(500))) {
+    try (WorkQueue<String> q =
+        new WorkQueue<>("test", Duration.ofMillis(100), Duration.ofMillis(500))) {
       assertThat(q.retryLater("a")).isEqualTo(Duration.ofMillis(100));
       assertThat(q.retryLater("a")).isEqualTo(Duration.ofMillis(200));
       assertThat(q.retryLater("a")).isEqualTo(Duration.ofMillis(400));
@@ -62,34 +68,37 @@ class ControllerTest {
   }
 
   @Test
-  void aFailingKeyRetriesWithBackOffAPermanentOneIsReportedOnceAndNeitherBlocksTheOthers() throws Exception {
+  void aFailingKeyRetriesWithBackOffAPermanentOneIsReportedOnceAndNeitherBlocksTheOthers()
+      throws Exception {
     Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     List<String> reported = new CopyOnWriteArrayList<>();
     CountDownLatch healthyDone = new CountDownLatch(20);
-    Reconciler<String> reconciler = new Reconciler<>() {
-      @Override
-      public Result reconcile(String key) {
-        int n = runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-        if (key.equals("flaky") && n < 3) {
-          throw new IllegalStateException("API server unreachable");
-        }
-        if (key.equals("refused")) {
-          throw new PermanentError("Invalid", "never valid", null);
-        }
-        if (key.startsWith("ok-")) {
-          healthyDone.countDown();
-        }
-        return Result.done();
-      }
+    Reconciler<String> reconciler =
+        new Reconciler<>() {
+          @Override
+          public Result reconcile(String key) {
+            int n = runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+            if (key.equals("flaky") && n < 3) {
+              throw new IllegalStateException("API server unreachable");
+            }
+            if (key.equals("refused")) {
+              throw new PermanentError("Invalid", "never valid", null);
+            }
+            if (key.startsWith("ok-")) {
+              healthyDone.countDown();
+            }
+            return Result.done();
+          }
 
-      @Override
-      public void permanentFailure(String key, PermanentError error) {
-        reported.add(key + ":" + error.reason());
-      }
-    };
+          @Override
+          public void permanentFailure(String key, PermanentError error) {
+            reported.add(key + ":" + error.reason());
+          }
+        };
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    try (Controller<String> c = new Controller<>("test", reconciler, Duration.ofMillis(20), Duration.ofMillis(200),
-        meters)) {
+    try (Controller<String> c =
+        new Controller<>(
+            "test", reconciler, Duration.ofMillis(20), Duration.ofMillis(200), meters)) {
       c.enqueue("refused");
       c.enqueue("flaky");
       for (int i = 0; i < 20; i++) {
@@ -100,8 +109,16 @@ class ControllerTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> runs.get("flaky").get() == 3);
       assertThat(reported).containsExactly("refused:Invalid");
       assertThat(runs.get("refused").get()).as("a permanent error is not retried").isEqualTo(1);
-      assertThat(meters.counter("network.enforcer.writer.reconciles", "controller", "test", "outcome", "retry")
-          .count()).isEqualTo(2);
+      assertThat(
+              meters
+                  .counter(
+                      "network.enforcer.writer.reconciles",
+                      "controller",
+                      "test",
+                      "outcome",
+                      "retry")
+                  .count())
+          .isEqualTo(2);
       assertThat(c.queue().failures("flaky")).as("forgotten after the success").isZero();
     }
   }
@@ -109,23 +126,29 @@ class ControllerTest {
   @Test
   void aReconcilerSeesTheFailuresInARowOfItsKeyAndASuccessResetsThem() throws Exception {
     List<Integer> seen = new CopyOnWriteArrayList<>();
-    Reconciler<String> reconciler = new Reconciler<>() {
-      @Override
-      public Result reconcile(String key) {
-        throw new AssertionError("the controller passes the retry info");
-      }
+    Reconciler<String> reconciler =
+        new Reconciler<>() {
+          @Override
+          public Result reconcile(String key) {
+            throw new AssertionError("the controller passes the retry info");
+          }
 
-      @Override
-      public Result reconcile(String key, RetryInfo retry) {
-        seen.add(retry.failuresInARow());
-        if (seen.size() < 3) {
-          throw new IllegalStateException("API server answered 500");
-        }
-        return Result.done();
-      }
-    };
-    try (Controller<String> c = new Controller<>("test", reconciler, Duration.ofMillis(10), Duration.ofMillis(50),
-        new SimpleMeterRegistry())) {
+          @Override
+          public Result reconcile(String key, RetryInfo retry) {
+            seen.add(retry.failuresInARow());
+            if (seen.size() < 3) {
+              throw new IllegalStateException("API server answered 500");
+            }
+            return Result.done();
+          }
+        };
+    try (Controller<String> c =
+        new Controller<>(
+            "test",
+            reconciler,
+            Duration.ofMillis(10),
+            Duration.ofMillis(50),
+            new SimpleMeterRegistry())) {
       c.enqueue("a");
       c.start(1, "t");
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 3);

@@ -43,8 +43,13 @@ class NativeRendererTest {
     client = cluster.client();
     writer = new MockClusterWriter(client);
     conditions = new RenderConditions();
-    renderer = new NativeRenderer(client, writer, new IstioAvailability(client, Duration.ofMinutes(1),
-        Clock.systemUTC()), conditions, new SimpleMeterRegistry());
+    renderer =
+        new NativeRenderer(
+            client,
+            writer,
+            new IstioAvailability(client, Duration.ofMinutes(1), Clock.systemUTC()),
+            conditions,
+            new SimpleMeterRegistry());
   }
 
   @AfterEach
@@ -57,12 +62,21 @@ class NativeRendererTest {
   }
 
   NetworkPolicy networkPolicy() {
-    return client.network().v1().networkPolicies().inNamespace(NS).withName("deployment-api-ingress").get();
+    return client
+        .network()
+        .v1()
+        .networkPolicies()
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   GenericKubernetesResource authorizationPolicy() {
-    return client.genericKubernetesResources(AuthorizationPolicies.CONTEXT).inNamespace(NS)
-        .withName("deployment-api-ingress").get();
+    return client
+        .genericKubernetesResources(AuthorizationPolicies.CONTEXT)
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   Map<String, Object> condition(String key) {
@@ -77,16 +91,22 @@ class NativeRendererTest {
 
     NetworkPolicy np = networkPolicy();
     assertThat(np.getSpec()).isEqualTo(wnp.getSpec().getKubernetes());
-    assertThat(np.getMetadata().getLabels()).containsEntry(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
-    assertThat(np.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-      assertThat(o.getKind()).isEqualTo("WorkloadNetworkPolicy");
-      assertThat(o.getUid()).isEqualTo(wnp.getMetadata().getUid());
-      assertThat(o.getController()).isTrue();
-    });
+    assertThat(np.getMetadata().getLabels())
+        .containsEntry(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
+    assertThat(np.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.getKind()).isEqualTo("WorkloadNetworkPolicy");
+              assertThat(o.getUid()).isEqualTo(wnp.getMetadata().getUid());
+              assertThat(o.getController()).isTrue();
+            });
     assertThat(condition("deployment-api-ingress")).containsEntry("status", "True");
 
     renderer.render(wnp);
-    assertThat(writer.count("apply", "NetworkPolicy")).as("unchanged: no second apply").isEqualTo(1);
+    assertThat(writer.count("apply", "NetworkPolicy"))
+        .as("unchanged: no second apply")
+        .isEqualTo(1);
 
     wnp.getSpec().setMode(Mode.monitor);
     renderer.render(wnp);
@@ -109,16 +129,26 @@ class NativeRendererTest {
 
   @Test
   void aSameNamedNetworkPolicyWeDoNotOwnIsLeftAloneAndReported() {
-    NetworkPolicy foreign = new NetworkPolicyBuilder().withMetadata(new ObjectMetaBuilder()
-        .withName("deployment-api-ingress").withNamespace(NS).build()).withNewSpec().withPodSelector(app("x"))
-        .withPolicyTypes("Ingress").endSpec().build();
+    NetworkPolicy foreign =
+        new NetworkPolicyBuilder()
+            .withMetadata(
+                new ObjectMetaBuilder()
+                    .withName("deployment-api-ingress")
+                    .withNamespace(NS)
+                    .build())
+            .withNewSpec()
+            .withPodSelector(app("x"))
+            .withPolicyTypes("Ingress")
+            .endSpec()
+            .build();
     client.resource(foreign).create();
     WorkloadNetworkPolicy wnp = created(Fixtures.wnp("api", "web", Mode.protect));
 
     renderer.render(wnp);
     assertThat(networkPolicy().getSpec().getPodSelector()).isEqualTo(app("x"));
     assertThat(writer.calls()).isEmpty();
-    assertThat(condition("deployment-api-ingress")).containsEntry("status", "False")
+    assertThat(condition("deployment-api-ingress"))
+        .containsEntry("status", "False")
         .containsEntry("reason", StatusConditions.REASON_NOT_OWNED);
 
     wnp.getSpec().setMode(Mode.monitor);
@@ -135,12 +165,22 @@ class NativeRendererTest {
     assertThat(ap.getMetadata().getAnnotations()).containsEntry("istio.io/dry-run", "true");
     @SuppressWarnings("unchecked")
     Map<String, Object> spec = (Map<String, Object>) ap.getAdditionalProperties().get("spec");
-    assertThat(spec).containsEntry("action", "ALLOW")
+    assertThat(spec)
+        .containsEntry("action", "ALLOW")
         .containsEntry("selector", Map.of("matchLabels", Map.of("app", "api")))
-        .containsEntry("rules", List.of(Map.of(
-            "from", List.of(Map.of("source", Map.of("principals", List.of("cluster.local/ns/shop/sa/frontend")))),
-            "to", List.of(Map.of("operation", Map.of("ports", List.of("8080")))))));
-    assertThat(ap.getMetadata().getOwnerReferences().get(0).getUid()).isEqualTo(wnp.getMetadata().getUid());
+        .containsEntry(
+            "rules",
+            List.of(
+                Map.of(
+                    "from",
+                        List.of(
+                            Map.of(
+                                "source",
+                                Map.of(
+                                    "principals", List.of("cluster.local/ns/shop/sa/frontend")))),
+                    "to", List.of(Map.of("operation", Map.of("ports", List.of("8080")))))));
+    assertThat(ap.getMetadata().getOwnerReferences().get(0).getUid())
+        .isEqualTo(wnp.getMetadata().getUid());
 
     wnp.getSpec().setMode(Mode.protect);
     renderer.render(wnp);
@@ -151,13 +191,21 @@ class NativeRendererTest {
 
   @Test
   void aSelectorWithMatchExpressionsIsReportedNotDropped() {
-    var selector = new LabelSelectorBuilder().withMatchLabels(Map.of("app", "api")).addNewMatchExpression()
-        .withKey("tier").withOperator("In").withValues("backend").endMatchExpression().build();
+    var selector =
+        new LabelSelectorBuilder()
+            .withMatchLabels(Map.of("app", "api"))
+            .addNewMatchExpression()
+            .withKey("tier")
+            .withOperator("In")
+            .withValues("backend")
+            .endMatchExpression()
+            .build();
     WorkloadNetworkPolicy wnp = created(Fixtures.istioWnp("api", selector, Mode.protect));
     renderer.render(wnp);
 
     assertThat(authorizationPolicy()).isNull();
-    assertThat(condition("deployment-api-ingress")).containsEntry("status", "False")
+    assertThat(condition("deployment-api-ingress"))
+        .containsEntry("status", "False")
         .containsEntry("reason", StatusConditions.REASON_SELECTOR_NOT_EXPRESSIBLE);
   }
 
@@ -170,7 +218,8 @@ class NativeRendererTest {
     renderer.render(wnp);
 
     assertThat(writer.calls()).isEmpty();
-    assertThat(condition("deployment-api-ingress")).containsEntry("status", "False")
+    assertThat(condition("deployment-api-ingress"))
+        .containsEntry("status", "False")
         .containsEntry("reason", StatusConditions.REASON_ISTIO_UNAVAILABLE);
   }
 }

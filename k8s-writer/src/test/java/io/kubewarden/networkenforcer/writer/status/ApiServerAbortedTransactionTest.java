@@ -72,19 +72,35 @@ class ApiServerAbortedTransactionTest {
     KubernetesClient admin = cluster.admin();
     admin.resource(Fixtures.deployment("api")).create();
     admin.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
-    WriterConfig config = WriterConfig.builder().namespace(ChartedApiServer.RELEASE_NAMESPACE)
-        .leaseName(ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES)).identity("writer-0")
-        .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(3)).retryPeriod(Duration.ofMillis(300))
-        .statusUpdateInterval(Duration.ofMillis(300)).consumerGroup(PREFIX + "writer")
-        .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of())).build().validate();
+    WriterConfig config =
+        WriterConfig.builder()
+            .namespace(ChartedApiServer.RELEASE_NAMESPACE)
+            .leaseName(ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES))
+            .identity("writer-0")
+            .leaseDuration(Duration.ofSeconds(4))
+            .renewDeadline(Duration.ofSeconds(3))
+            .retryPeriod(Duration.ofMillis(300))
+            .statusUpdateInterval(Duration.ofMillis(300))
+            .consumerGroup(PREFIX + "writer")
+            .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
+            .build()
+            .validate();
     InMemoryLogRecordExporter otel = InMemoryLogRecordExporter.create();
     Instant t = Instant.parse("2026-03-01T10:00:00Z");
-    List<ViolationObservation> attempt = List.of(Fixtures.violation("api", "batch", 9090, t),
-        Fixtures.violation("api", "cron", 9091, t), Fixtures.violation("api", "db", 5432, t));
+    List<ViolationObservation> attempt =
+        List.of(
+            Fixtures.violation("api", "batch", 9090, t),
+            Fixtures.violation("api", "cron", 9091, t),
+            Fixtures.violation("api", "db", 5432, t));
     try (KubernetesClient client = cluster.writerClient(ChartedApiServer.KUBERNETES);
-        WriterService writer = new WriterService(client, config, new ServerSideApplyWriter(client,
-            config.fieldManager()), TelemetryExport.withExporter(otel, "memory", CollectorStrategy.external),
-            new SimpleMeterRegistry(), Clock.systemUTC());
+        WriterService writer =
+            new WriterService(
+                client,
+                config,
+                new ServerSideApplyWriter(client, config.fieldManager()),
+                TelemetryExport.withExporter(otel, "memory", CollectorStrategy.external),
+                new SimpleMeterRegistry(),
+                Clock.systemUTC());
         KafkaProducer<String, byte[]> processor = transactionalProducer("processor-task-0_0")) {
       writer.start();
       await().atMost(WAIT).until(writer::isLeader);
@@ -100,24 +116,43 @@ class ApiServerAbortedTransactionTest {
       attempt.forEach(o -> processor.send(violation(o)));
       processor.commitTransaction();
       // A last record outside any transaction: once it is counted, everything before it was read.
-      KafkaTopics.produce(broker.bootstrapServers(), TOPICS.violations(), NS + "/" + POLICY,
+      KafkaTopics.produce(
+          broker.bootstrapServers(),
+          TOPICS.violations(),
+          NS + "/" + POLICY,
           Fixtures.violation("api", "late", 8080, t));
 
-      await().atMost(WAIT).until(() -> {
-        WorkloadNetworkPolicy p = policy(admin);
-        return p.getStatus() != null && p.getStatus().getViolations().stream()
-            .anyMatch(v -> v.getSource() != null && "late".equals(v.getSource().getOwnerName()));
-      });
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                WorkloadNetworkPolicy p = policy(admin);
+                return p.getStatus() != null
+                    && p.getStatus().getViolations().stream()
+                        .anyMatch(
+                            v ->
+                                v.getSource() != null
+                                    && "late".equals(v.getSource().getOwnerName()));
+              });
       assertThat(policy(admin).getStatus().getViolationCount()).isEqualTo(4);
-      await().atMost(WAIT).untilAsserted(() -> assertThat(otel.getFinishedLogRecordItems().stream()
-          .filter(r -> ViolationEvents.OBSERVED.equals(r.getEventName())).count()).isEqualTo(4));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          otel.getFinishedLogRecordItems().stream()
+                              .filter(r -> ViolationEvents.OBSERVED.equals(r.getEventName()))
+                              .count())
+                      .isEqualTo(4));
     }
   }
 
   private static ProducerRecord<String, byte[]> violation(ViolationObservation o) {
     String topic = TOPICS.violations().name();
-    return new ProducerRecord<>(topic, NS + "/" + POLICY, TOPICS.violations().valueSerde().serializer()
-        .serialize(topic, o));
+    return new ProducerRecord<>(
+        topic,
+        NS + "/" + POLICY,
+        TOPICS.violations().valueSerde().serializer().serialize(topic, o));
   }
 
   /** As the processor's exactly_once_v2 producer: idempotent, acks=all, one transactional id. */

@@ -60,20 +60,35 @@ class BadViolationRecordsTest {
   @Test
   void uncountableRecordsAreDeadLetteredWithTheirReasonAndTheConsumerCarriesOn() throws Exception {
     String bootstrap = broker.bootstrapServers();
-    WriterConfig config = WriterConfig.builder().namespace("network-enforcer").identity("writer-0")
-        .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(300))
-        .statusUpdateInterval(Duration.ofMillis(300)).consumerGroup(PREFIX + "writer")
-        .kafka(new KafkaSettings(bootstrap, PREFIX, 1, (short) 1, Map.of())).build().validate();
+    WriterConfig config =
+        WriterConfig.builder()
+            .namespace("network-enforcer")
+            .identity("writer-0")
+            .leaseDuration(Duration.ofSeconds(3))
+            .renewDeadline(Duration.ofSeconds(2))
+            .retryPeriod(Duration.ofMillis(300))
+            .statusUpdateInterval(Duration.ofMillis(300))
+            .consumerGroup(PREFIX + "writer")
+            .kafka(new KafkaSettings(bootstrap, PREFIX, 1, (short) 1, Map.of()))
+            .build()
+            .validate();
     ViolationObservation good = Fixtures.violation("api", "batch", 9090, T);
-    List<ViolationObservation> bad = List.of(
-        with(good, "", good.policyName(), good.dstPort(), 1),
-        with(good, NS, "", good.dstPort(), 1),
-        with(good, NS, good.policyName(), 70_000, 1),
-        with(good, NS, good.policyName(), good.dstPort(), 1_000_000_000_000L));
+    List<ViolationObservation> bad =
+        List.of(
+            with(good, "", good.policyName(), good.dstPort(), 1),
+            with(good, NS, "", good.dstPort(), 1),
+            with(good, NS, good.policyName(), 70_000, 1),
+            with(good, NS, good.policyName(), good.dstPort(), 1_000_000_000_000L));
     try (MockCluster cluster = MockCluster.start();
-        WriterService writer = new WriterService(cluster.client(), config, new MockClusterWriter(cluster.client()),
-            TelemetryExport.withExporter(InMemoryLogRecordExporter.create(), "memory", CollectorStrategy.external),
-            new SimpleMeterRegistry(), Clock.systemUTC())) {
+        WriterService writer =
+            new WriterService(
+                cluster.client(),
+                config,
+                new MockClusterWriter(cluster.client()),
+                TelemetryExport.withExporter(
+                    InMemoryLogRecordExporter.create(), "memory", CollectorStrategy.external),
+                new SimpleMeterRegistry(),
+                Clock.systemUTC())) {
       KubernetesClient k8s = cluster.client();
       k8s.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
       writer.start();
@@ -84,15 +99,28 @@ class BadViolationRecordsTest {
       }
       KafkaTopics.produce(bootstrap, TOPICS.violations(), good.policyKey(), good);
 
-      await().atMost(WAIT).until(() -> {
-        WorkloadNetworkPolicy p = k8s.resources(WorkloadNetworkPolicy.class).inNamespace(NS)
-            .withName(good.policyName()).get();
-        return p.getStatus() != null && p.getStatus().getViolationCount() == 1;
-      });
-      await().atMost(WAIT).until(() -> KafkaTopics.committed(bootstrap, PREFIX + "writer-violations",
-          TOPICS.violations().name()) == 5);
-      List<ConsumerRecord<String, byte[]>> dead = KafkaTopics.readAll(bootstrap, TOPICS.deadLetter().name());
-      assertThat(dead).extracting(r -> DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON))
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> {
+                WorkloadNetworkPolicy p =
+                    k8s.resources(WorkloadNetworkPolicy.class)
+                        .inNamespace(NS)
+                        .withName(good.policyName())
+                        .get();
+                return p.getStatus() != null && p.getStatus().getViolationCount() == 1;
+              });
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  KafkaTopics.committed(
+                          bootstrap, PREFIX + "writer-violations", TOPICS.violations().name())
+                      == 5);
+      List<ConsumerRecord<String, byte[]>> dead =
+          KafkaTopics.readAll(bootstrap, TOPICS.deadLetter().name());
+      assertThat(dead)
+          .extracting(r -> DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON))
           .satisfiesExactly(
               r -> assertThat(r).contains("policyNamespace ''"),
               r -> assertThat(r).contains("policyName ''"),
@@ -102,10 +130,23 @@ class BadViolationRecordsTest {
     }
   }
 
-  private static ViolationObservation with(ViolationObservation o, String namespace, String name, int port,
-      long observations) {
-    return new ViolationObservation(namespace, name, o.timestamp(), o.source(), o.dest(), o.protocol(), port,
-        o.action(), o.denyingPolicyNamespace(), o.denyingPolicyName(), o.provider(), o.backend(), o.direction(),
-        o.count(), observations);
+  private static ViolationObservation with(
+      ViolationObservation o, String namespace, String name, int port, long observations) {
+    return new ViolationObservation(
+        namespace,
+        name,
+        o.timestamp(),
+        o.source(),
+        o.dest(),
+        o.protocol(),
+        port,
+        o.action(),
+        o.denyingPolicyNamespace(),
+        o.denyingPolicyName(),
+        o.provider(),
+        o.backend(),
+        o.direction(),
+        o.count(),
+        observations);
   }
 }

@@ -17,12 +17,17 @@ class SpecAllowanceTest {
 
   @Test
   void aRecordTheSpecNowAllowsIsClearedOthersStay() {
-    WorkloadNetworkPolicy wnp = Fixtures.wnp("api", "web", Mode.monitor); // allows web -> api on TCP 8080
+    WorkloadNetworkPolicy wnp =
+        Fixtures.wnp("api", "web", Mode.monitor); // allows web -> api on TCP 8080
     var allowed = SpecAllowance.of(wnp.getSpec());
 
     assertThat(allowed.test(violation("api", "web", 8080, T).toRecord())).isTrue();
-    assertThat(allowed.test(violation("api", "web", 9090, T).toRecord())).as("other port").isFalse();
-    assertThat(allowed.test(violation("api", "batch", 8080, T).toRecord())).as("other peer").isFalse();
+    assertThat(allowed.test(violation("api", "web", 9090, T).toRecord()))
+        .as("other port")
+        .isFalse();
+    assertThat(allowed.test(violation("api", "batch", 8080, T).toRecord()))
+        .as("other peer")
+        .isFalse();
   }
 
   @Test
@@ -30,12 +35,22 @@ class SpecAllowanceTest {
     WorkloadNetworkPolicy wnp = Fixtures.istioWnp("api", Fixtures.app("api"), Mode.monitor);
     var allowed = SpecAllowance.of(wnp.getSpec());
     ViolationRecord r = violation("api", "frontend", 8080, T).toRecord();
-    r.setSource(new ViolationEndpoint(Fixtures.NS, "Deployment", "frontend",
-        "spiffe://cluster.local/ns/shop/sa/frontend", Fixtures.app("frontend")));
+    r.setSource(
+        new ViolationEndpoint(
+            Fixtures.NS,
+            "Deployment",
+            "frontend",
+            "spiffe://cluster.local/ns/shop/sa/frontend",
+            Fixtures.app("frontend")));
     assertThat(allowed.test(r)).isTrue();
 
-    r.setSource(new ViolationEndpoint(Fixtures.NS, "Deployment", "intruder",
-        "spiffe://cluster.local/ns/shop/sa/intruder", Fixtures.app("intruder")));
+    r.setSource(
+        new ViolationEndpoint(
+            Fixtures.NS,
+            "Deployment",
+            "intruder",
+            "spiffe://cluster.local/ns/shop/sa/intruder",
+            Fixtures.app("intruder")));
     assertThat(allowed.test(r)).isFalse();
   }
 

@@ -15,11 +15,11 @@ import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.CacheOnMock;
-import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.MockCluster;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
+import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
@@ -47,6 +47,7 @@ public class StatusSyncTest {
   KubernetesClient client;
   CacheOnMock cache;
   SimpleMeterRegistry meters;
+
   /** Acknowledges every send at once. */
   MockProducer<byte[], byte[]> deadLetterProducer;
 
@@ -56,7 +57,8 @@ public class StatusSyncTest {
     client = cluster.client();
     cache = new CacheOnMock(client);
     meters = new SimpleMeterRegistry();
-    deadLetterProducer = new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    deadLetterProducer =
+        new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   @AfterEach
@@ -67,11 +69,23 @@ public class StatusSyncTest {
 
   static final ObjectKey API = new ObjectKey(NS, "deployment-api-ingress");
 
-  /** Syncs every buffered policy, as the policy reconcilers do once the interval is due; false when one failed. */
+  /**
+   * Syncs every buffered policy, as the policy reconcilers do once the interval is due; false when
+   * one failed.
+   */
   boolean syncAll(ClusterWriter writer, ViolationBuffer buffer) {
-    StatusSync sync = new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
-        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC(),
-        new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
+    StatusSync sync =
+        new StatusSync(
+            client,
+            writer,
+            cache.cache,
+            buffer,
+            new RenderConditions(),
+            new ViolationEvents(LoggerProvider.noop()),
+            new StatusMerger(),
+            meters,
+            Clock.systemUTC(),
+            new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
     boolean ok = true;
     for (String key : buffer.markAllDue()) {
       try {
@@ -86,7 +100,11 @@ public class StatusSyncTest {
   }
 
   WorkloadNetworkPolicy live() {
-    return client.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress").get();
+    return client
+        .resources(WorkloadNetworkPolicy.class)
+        .inNamespace(NS)
+        .withName("deployment-api-ingress")
+        .get();
   }
 
   @Test
@@ -95,29 +113,45 @@ public class StatusSyncTest {
     io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter exported =
         io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter.create();
     // An hour between scheduled exports: only a flush sends the event before the write.
-    try (io.opentelemetry.sdk.logs.SdkLoggerProvider provider = io.opentelemetry.sdk.logs.SdkLoggerProvider.builder()
-        .addLogRecordProcessor(io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor.builder(exported)
-            .setScheduleDelay(java.time.Duration.ofHours(1)).build()).build()) {
+    try (io.opentelemetry.sdk.logs.SdkLoggerProvider provider =
+        io.opentelemetry.sdk.logs.SdkLoggerProvider.builder()
+            .addLogRecordProcessor(
+                io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor.builder(exported)
+                    .setScheduleDelay(java.time.Duration.ofHours(1))
+                    .build())
+            .build()) {
       ViolationEvents events = new ViolationEvents(provider);
       ViolationBuffer buffer = new ViolationBuffer();
       var observation = violation("api", "batch", 9090, T);
       events.observed(new SourcedObservation(P0.topic(), P0.partition(), 0, observation));
       buffer.add(P0, 0, observation);
       AtomicInteger exportedAtWrite = new AtomicInteger(-1);
-      ClusterWriter writer = new Delegating(new MockClusterWriter(client)) {
-        @Override
-        public <T extends HasMetadata> T updateStatus(T o) {
-          exportedAtWrite.set(exported.getFinishedLogRecordItems().size());
-          return d.updateStatus(o);
-        }
-      };
-      StatusSync sync = new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(), events,
-          new StatusMerger(), meters, Clock.systemUTC(),
-          new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
+      ClusterWriter writer =
+          new Delegating(new MockClusterWriter(client)) {
+            @Override
+            public <T extends HasMetadata> T updateStatus(T o) {
+              exportedAtWrite.set(exported.getFinishedLogRecordItems().size());
+              return d.updateStatus(o);
+            }
+          };
+      StatusSync sync =
+          new StatusSync(
+              client,
+              writer,
+              cache.cache,
+              buffer,
+              new RenderConditions(),
+              events,
+              new StatusMerger(),
+              meters,
+              Clock.systemUTC(),
+              new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
       for (String key : buffer.markAllDue()) {
         sync.sync(ObjectKey.parse(key), RetryInfo.first());
       }
-      assertThat(exportedAtWrite.get()).as("events exported when the status was written").isEqualTo(1);
+      assertThat(exportedAtWrite.get())
+          .as("events exported when the status was written")
+          .isEqualTo(1);
       assertThat(live().getStatus().getViolationCount()).isEqualTo(1);
     }
   }
@@ -127,23 +161,30 @@ public class StatusSyncTest {
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
     MockClusterWriter real = new MockClusterWriter(client);
     AtomicInteger attempts = new AtomicInteger();
-    ClusterWriter conflictOnce = new Delegating(real) {
-      @Override
-      public <T extends HasMetadata> T updateStatus(T o) {
-        if (attempts.incrementAndGet() == 1) {
-          // Someone else wrote first (the mock does not lock status writes, so the 409 is injected).
-          client.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName("deployment-api-ingress")
-              .edit(p -> {
-                p.getMetadata().setLabels(java.util.Map.of("touched", "yes"));
-                return p;
-              });
-          throw new KubernetesClientException("the object has been modified", 409, null);
-        }
-        assertThat(o.getMetadata().getLabels()).as("the retry starts from a fresh read")
-            .containsEntry("touched", "yes");
-        return real.updateStatus(o);
-      }
-    };
+    ClusterWriter conflictOnce =
+        new Delegating(real) {
+          @Override
+          public <T extends HasMetadata> T updateStatus(T o) {
+            if (attempts.incrementAndGet() == 1) {
+              // Someone else wrote first (the mock does not lock status writes, so the 409 is
+              // injected).
+              client
+                  .resources(WorkloadNetworkPolicy.class)
+                  .inNamespace(NS)
+                  .withName("deployment-api-ingress")
+                  .edit(
+                      p -> {
+                        p.getMetadata().setLabels(java.util.Map.of("touched", "yes"));
+                        return p;
+                      });
+              throw new KubernetesClientException("the object has been modified", 409, null);
+            }
+            assertThat(o.getMetadata().getLabels())
+                .as("the retry starts from a fresh read")
+                .containsEntry("touched", "yes");
+            return real.updateStatus(o);
+          }
+        };
     ViolationBuffer buffer = new ViolationBuffer();
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
 
@@ -180,7 +221,10 @@ public class StatusSyncTest {
     buffer.add(P0, 0, violation("gone", "web", 80, T));
 
     assertThat(syncAll(new MockClusterWriter(client), buffer)).isTrue();
-    assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing").count())
+    assertThat(
+            meters
+                .counter("network.enforcer.writer.violations.dropped", "reason", "policy_missing")
+                .count())
         .isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }
@@ -194,7 +238,10 @@ public class StatusSyncTest {
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
 
     assertThat(syncAll(writer, buffer)).isTrue();
-    assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
+    assertThat(
+            meters
+                .counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
+                .count())
         .isEqualTo(1);
     assertThat(buffer.committable().get(P0).offset()).isEqualTo(1);
   }
@@ -210,18 +257,31 @@ public class StatusSyncTest {
       writer.failWith(new KubernetesClientException("refused", code, null));
       buffer.add(P0, offset++, violation("api", "batch", 9090, T));
       buffer.markAllDue();
-      assertThatThrownBy(() -> sync.sync(API, RetryInfo.first())).as("HTTP %d", code).isInstanceOf(PermanentError.class);
+      assertThatThrownBy(() -> sync.sync(API, RetryInfo.first()))
+          .as("HTTP %d", code)
+          .isInstanceOf(PermanentError.class);
       assertThat(buffer.committable().get(P0).offset()).isEqualTo(offset);
     }
-    assertThat(meters.counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected").count())
+    assertThat(
+            meters
+                .counter("network.enforcer.writer.violations.dropped", "reason", "status_rejected")
+                .count())
         .isEqualTo(2);
     // Parked, not lost: each observation on the dead-letter topic with where it was read and why.
-    assertThat(deadLetterProducer.history()).satisfiesExactly(
-        r -> assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON)).contains("(403)"),
-        r -> assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON)).contains("(413)"));
-    assertThat(deadLetterProducer.history()).extracting(r -> DeadLetterHeaders.get(r.headers(),
-        DeadLetterHeaders.ORIGIN_OFFSET)).containsExactly("0", "1");
-    assertThat(Json.mapper().readValue(deadLetterProducer.history().get(0).value(), ViolationObservation.class))
+    assertThat(deadLetterProducer.history())
+        .satisfiesExactly(
+            r ->
+                assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON))
+                    .contains("(403)"),
+            r ->
+                assertThat(DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.REASON))
+                    .contains("(413)"));
+    assertThat(deadLetterProducer.history())
+        .extracting(r -> DeadLetterHeaders.get(r.headers(), DeadLetterHeaders.ORIGIN_OFFSET))
+        .containsExactly("0", "1");
+    assertThat(
+            Json.mapper()
+                .readValue(deadLetterProducer.history().get(0).value(), ViolationObservation.class))
         .isEqualTo(violation("api", "batch", 9090, T));
   }
 
@@ -229,13 +289,15 @@ public class StatusSyncTest {
   void anInternalErrorIsRetriedABoundedNumberOfTimesThenDropped() {
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
     MockClusterWriter writer = new MockClusterWriter(client);
-    writer.failWith(new KubernetesClientException("Internal error occurred: admission webhook", 500, null));
+    writer.failWith(
+        new KubernetesClientException("Internal error occurred: admission webhook", 500, null));
     ViolationBuffer buffer = new ViolationBuffer();
     buffer.add(P0, 0, violation("api", "batch", 9090, T));
     buffer.markAllDue();
     StatusSync sync = sync(writer, buffer);
     for (int attempt = 1; attempt < StatusSync.SERVER_ERROR_ATTEMPTS; attempt++) {
-      RetryInfo retry = new RetryInfo(attempt - 1); // the policies queue counts the failures in a row
+      RetryInfo retry =
+          new RetryInfo(attempt - 1); // the policies queue counts the failures in a row
       assertThatThrownBy(() -> sync.sync(API, retry)).isInstanceOf(KubernetesClientException.class);
       assertThat(buffer.committable()).as("attempt %d keeps the offset", attempt).isEmpty();
     }
@@ -265,8 +327,16 @@ public class StatusSyncTest {
   }
 
   StatusSync sync(ClusterWriter writer, ViolationBuffer buffer) {
-    return new StatusSync(client, writer, cache.cache, buffer, new RenderConditions(),
-        new ViolationEvents(LoggerProvider.noop()), new StatusMerger(), meters, Clock.systemUTC(),
+    return new StatusSync(
+        client,
+        writer,
+        cache.cache,
+        buffer,
+        new RenderConditions(),
+        new ViolationEvents(LoggerProvider.noop()),
+        new StatusMerger(),
+        meters,
+        Clock.systemUTC(),
         new DeadLetters(deadLetterProducer, new Topics("").deadLetter(), meters));
   }
 
@@ -280,13 +350,17 @@ public class StatusSyncTest {
     }
     assertThat(syncAll(writer, first)).isTrue();
     assertThat(live().getStatus().getViolationCount()).isEqualTo(5);
-    assertThat(live().getStatus().getMergedOffsets()).singleElement().satisfies(m -> {
-      assertThat(m.getTopic()).isEqualTo(P0.topic());
-      assertThat(m.getPartition()).isEqualTo(P0.partition());
-      assertThat(m.getOffset()).isEqualTo(5);
-    });
+    assertThat(live().getStatus().getMergedOffsets())
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.getTopic()).isEqualTo(P0.topic());
+              assertThat(m.getPartition()).isEqualTo(P0.partition());
+              assertThat(m.getOffset()).isEqualTo(5);
+            });
 
-    // The writer died before committing: the next leader reads offsets 0..6 again (5 and 6 are new).
+    // The writer died before committing: the next leader reads offsets 0..6 again (5 and 6 are
+    // new).
     ViolationBuffer reread = new ViolationBuffer();
     for (int i = 0; i < 7; i++) {
       reread.add(P0, i, violation("api", "w" + i, 9090, T.plusSeconds(i)));
@@ -295,7 +369,8 @@ public class StatusSyncTest {
     assertThat(live().getStatus().getViolationCount()).as("exactly once: 7, not 12").isEqualTo(7);
     assertThat(live().getStatus().getViolations()).hasSize(7);
     assertThat(live().getStatus().getMergedOffsets().get(0).getOffset()).isEqualTo(7);
-    assertThat(meters.counter("network.enforcer.writer.violations.already.merged").count()).isEqualTo(5);
+    assertThat(meters.counter("network.enforcer.writer.violations.already.merged").count())
+        .isEqualTo(5);
     assertThat(reread.committable().get(P0).offset()).isEqualTo(7);
   }
 
@@ -308,16 +383,33 @@ public class StatusSyncTest {
     }
 
     @Override
-    public <T extends HasMetadata> T apply(T o) { return d.apply(o); }
+    public <T extends HasMetadata> T apply(T o) {
+      return d.apply(o);
+    }
+
     @Override
-    public <T extends HasMetadata> T create(T o) { return d.create(o); }
+    public <T extends HasMetadata> T create(T o) {
+      return d.create(o);
+    }
+
     @Override
-    public <T extends HasMetadata> T applyStatus(T o) { return d.applyStatus(o); }
+    public <T extends HasMetadata> T applyStatus(T o) {
+      return d.applyStatus(o);
+    }
+
     @Override
-    public <T extends HasMetadata> T updateStatus(T o) { return d.updateStatus(o); }
+    public <T extends HasMetadata> T updateStatus(T o) {
+      return d.updateStatus(o);
+    }
+
     @Override
-    public boolean delete(HasMetadata o) { return d.delete(o); }
+    public boolean delete(HasMetadata o) {
+      return d.delete(o);
+    }
+
     @Override
-    public void removeAnnotations(HasMetadata o, Collection<String> keys) { d.removeAnnotations(o, keys); }
+    public void removeAnnotations(HasMetadata o, Collection<String> keys) {
+      d.removeAnnotations(o, keys);
+    }
   }
 }

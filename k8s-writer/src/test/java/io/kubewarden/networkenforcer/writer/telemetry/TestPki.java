@@ -32,11 +32,22 @@ final class TestPki {
   final KeyPair caKeys = keys();
   final X509Certificate ca = sign("test-ca", caKeys.getPublic(), true, null);
   final KeyPair serverKeys = keys();
-  final X509Certificate server = sign("localhost", serverKeys.getPublic(), false, new GeneralNames(new GeneralName[] {
-      new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+  final X509Certificate server =
+      sign(
+          "localhost",
+          serverKeys.getPublic(),
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")
+              }));
+
   /** RSA, cert-manager's default algorithm (its key is written as PKCS#1). */
   final KeyPair clientKeys = rsaKeys();
-  final X509Certificate client = sign("network-enforcer-writer", clientKeys.getPublic(), false, null);
+
+  final X509Certificate client =
+      sign("network-enforcer-writer", clientKeys.getPublic(), false, null);
 
   static KeyPair rsaKeys() {
     try {
@@ -58,27 +69,40 @@ final class TestPki {
     }
   }
 
-  private X509Certificate sign(String cn, java.security.PublicKey key, boolean isCa, GeneralNames sans) {
+  private X509Certificate sign(
+      String cn, java.security.PublicKey key, boolean isCa, GeneralNames sans) {
     try {
       Instant now = Instant.now();
-      var b = new JcaX509v3CertificateBuilder(new X500Name("CN=test-ca"), BigInteger.valueOf(now.toEpochMilli()
-          + cn.hashCode()), Date.from(now.minus(1, ChronoUnit.HOURS)), Date.from(now.plus(1, ChronoUnit.DAYS)),
-          new X500Name("CN=" + cn), key);
+      var b =
+          new JcaX509v3CertificateBuilder(
+              new X500Name("CN=test-ca"),
+              BigInteger.valueOf(now.toEpochMilli() + cn.hashCode()),
+              Date.from(now.minus(1, ChronoUnit.HOURS)),
+              Date.from(now.plus(1, ChronoUnit.DAYS)),
+              new X500Name("CN=" + cn),
+              key);
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
       if (sans != null) {
         b.addExtension(Extension.subjectAlternativeName, false, sans);
       }
       PrivateKey signer = caKeys.getPrivate();
-      return new JcaX509CertificateConverter().getCertificate(b.build(
-          new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
+      return new JcaX509CertificateConverter()
+          .getCertificate(b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer)));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }
 
   static Path writePem(Path dir, String file, String type, byte[] der) {
-    String pem = "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-        .encodeToString(der) + "\n-----END " + type + "-----\n";
+    String pem =
+        "-----BEGIN "
+            + type
+            + "-----\n"
+            + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                .encodeToString(der)
+            + "\n-----END "
+            + type
+            + "-----\n";
     try {
       return Files.writeString(dir.resolve(file), pem);
     } catch (IOException e) {
@@ -99,13 +123,16 @@ final class TestPki {
     try {
       KeyStore ks = KeyStore.getInstance("PKCS12");
       ks.load(null, null);
-      ks.setKeyEntry("server", serverKeys.getPrivate(), new char[0], new X509Certificate[] {server, ca});
-      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      ks.setKeyEntry(
+          "server", serverKeys.getPrivate(), new char[0], new X509Certificate[] {server, ca});
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(ks, new char[0]);
       KeyStore ts = KeyStore.getInstance("PKCS12");
       ts.load(null, null);
       ts.setCertificateEntry("ca", ca);
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(ts);
       SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);

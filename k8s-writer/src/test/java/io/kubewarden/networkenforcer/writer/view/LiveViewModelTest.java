@@ -16,17 +16,42 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** How the live view turns a policy's rules and a violation's endpoints into graph nodes, and its commands. */
+/**
+ * How the live view turns a policy's rules and a violation's endpoints into graph nodes, and its
+ * commands.
+ */
 class LiveViewModelTest {
-  private static final List<HasMetadata> WORKLOADS = List.of(Fixtures.deployment("web"), Fixtures.deployment("api"),
-      new CronJobBuilder().withNewMetadata().withName("nightly").withNamespace(NS).endMetadata().withNewSpec()
-          .withSchedule("0 1 * * *").withNewJobTemplate().withNewSpec().withNewTemplate().withNewMetadata()
-          .withLabels(Map.of("job", "nightly")).endMetadata().endTemplate().endSpec().endJobTemplate().endSpec()
-          .build());
+  private static final List<HasMetadata> WORKLOADS =
+      List.of(
+          Fixtures.deployment("web"),
+          Fixtures.deployment("api"),
+          new CronJobBuilder()
+              .withNewMetadata()
+              .withName("nightly")
+              .withNamespace(NS)
+              .endMetadata()
+              .withNewSpec()
+              .withSchedule("0 1 * * *")
+              .withNewJobTemplate()
+              .withNewSpec()
+              .withNewTemplate()
+              .withNewMetadata()
+              .withLabels(Map.of("job", "nightly"))
+              .endMetadata()
+              .endTemplate()
+              .endSpec()
+              .endJobTemplate()
+              .endSpec()
+              .build());
 
   private static List<String> peers(WorkloadNetworkPolicy wnp) {
-    return LiveViewModel.allowedPeers(NS, wnp.getSpec(), new LiveViewModel.PeerResolver(WORKLOADS)).stream()
-        .map(p -> p.node().id() + " " + p.ports().stream().map(port -> port.protocol() + "/" + port.port()).toList())
+    return LiveViewModel.allowedPeers(NS, wnp.getSpec(), new LiveViewModel.PeerResolver(WORKLOADS))
+        .stream()
+        .map(
+            p ->
+                p.node().id()
+                    + " "
+                    + p.ports().stream().map(port -> port.protocol() + "/" + port.port()).toList())
         .toList();
   }
 
@@ -35,25 +60,47 @@ class LiveViewModelTest {
     WorkloadNetworkPolicy wnp = Fixtures.wnp("api", "web", Mode.monitor);
     var rule = wnp.getSpec().getKubernetes().getIngress().get(0);
     // A second peer no cached workload has, an address range, and a CronJob by its pod labels.
-    rule.getFrom().add(new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
-        .withNewNamespaceSelector().withMatchLabels(Map.of("kubernetes.io/metadata.name", NS)).endNamespaceSelector()
-        .withPodSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", "gone")).build()).build());
-    rule.getFrom().add(new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder().withNewIpBlock()
-        .withCidr("10.1.0.0/16").endIpBlock().build());
-    rule.getFrom().add(new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
-        .withPodSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("job", "nightly")).build()).build());
-    assertThat(peers(wnp)).containsExactly(
-        NS + "/Deployment/web [TCP/8080]",
-        NS + "/Pods/{app=gone} [TCP/8080]",
-        "10.1.0.0/16 [TCP/8080]",
-        NS + "/CronJob/nightly [TCP/8080]");
+    rule.getFrom()
+        .add(
+            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+                .withNewNamespaceSelector()
+                .withMatchLabels(Map.of("kubernetes.io/metadata.name", NS))
+                .endNamespaceSelector()
+                .withPodSelector(
+                    new LabelSelectorBuilder().withMatchLabels(Map.of("app", "gone")).build())
+                .build());
+    rule.getFrom()
+        .add(
+            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+                .withNewIpBlock()
+                .withCidr("10.1.0.0/16")
+                .endIpBlock()
+                .build());
+    rule.getFrom()
+        .add(
+            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+                .withPodSelector(
+                    new LabelSelectorBuilder().withMatchLabels(Map.of("job", "nightly")).build())
+                .build());
+    assertThat(peers(wnp))
+        .containsExactly(
+            NS + "/Deployment/web [TCP/8080]",
+            NS + "/Pods/{app=gone} [TCP/8080]",
+            "10.1.0.0/16 [TCP/8080]",
+            NS + "/CronJob/nightly [TCP/8080]");
   }
 
   @Test
   void aRuleWithNoPeerOrPortAllowsAnyoneOnAnyPort() {
     WorkloadNetworkPolicy wnp = Fixtures.wnp("api", "web", Mode.monitor);
-    wnp.getSpec().setKubernetes(new NetworkPolicySpecBuilder().withPodSelector(Fixtures.app("api"))
-        .withPolicyTypes("Ingress").addNewIngress().endIngress().build());
+    wnp.getSpec()
+        .setKubernetes(
+            new NetworkPolicySpecBuilder()
+                .withPodSelector(Fixtures.app("api"))
+                .withPolicyTypes("Ingress")
+                .addNewIngress()
+                .endIngress()
+                .build());
     assertThat(peers(wnp)).containsExactly("anywhere [any/*]");
   }
 
@@ -65,29 +112,43 @@ class LiveViewModelTest {
 
   @Test
   void violationEndpointsAreTheirOwnerElseTheirIdentity() {
-    assertThat(LiveViewModel.endpointNode(Fixtures.endpoint("batch")).id()).isEqualTo(NS + "/Deployment/batch");
-    assertThat(LiveViewModel.endpointNode(new ViolationEndpoint(NS, null, null,
-        "spiffe://cluster.local/ns/shop/sa/frontend", null)).id()).isEqualTo(NS + "/ServiceAccount/frontend");
-    assertThat(LiveViewModel.endpointNode(new ViolationEndpoint(null, null, null, null, Fixtures.app("x"))).id())
+    assertThat(LiveViewModel.endpointNode(Fixtures.endpoint("batch")).id())
+        .isEqualTo(NS + "/Deployment/batch");
+    assertThat(
+            LiveViewModel.endpointNode(
+                    new ViolationEndpoint(
+                        NS, null, null, "spiffe://cluster.local/ns/shop/sa/frontend", null))
+                .id())
+        .isEqualTo(NS + "/ServiceAccount/frontend");
+    assertThat(
+            LiveViewModel.endpointNode(
+                    new ViolationEndpoint(null, null, null, null, Fixtures.app("x")))
+                .id())
         .isEqualTo(ReportModel.OUTSIDE_GROUP + "/Pods/{app=x}");
   }
 
   @Test
   void commandsUseTheLabelsAndFieldsOfTheApi() {
-    assertThat(KubectlCommands.forProposal("demo", "deployment-http-server-ingress")).extracting(c -> c.command())
+    assertThat(KubectlCommands.forProposal("demo", "deployment-http-server-ingress"))
+        .extracting(c -> c.command())
         .containsExactly(
             "kubectl label wnpp deployment-http-server-ingress -n demo networkenforcer.kubewarden.io/promote=monitor",
             "kubectl label wnpp deployment-http-server-ingress -n demo networkenforcer.kubewarden.io/promote=protect");
     assertThat(KubectlCommands.forPolicy("demo", "deployment-http-server-ingress", Mode.monitor))
-        .singleElement().satisfies(c -> {
-          assertThat(c.purpose()).isEqualTo("switch to protect");
-          assertThat(c.command()).isEqualTo("kubectl patch wnp deployment-http-server-ingress -n demo --type merge "
-              + "-p '{\"spec\":{\"mode\":\"protect\"}}'");
-        });
-    assertThat(KubectlCommands.forPolicy("demo", "p", Mode.protect).get(0).command()).endsWith(
-        "'{\"spec\":{\"mode\":\"monitor\"}}'");
-    assertThat(KubectlCommands.acknowledge("demo", "deployment-http-server-ingress", 7).command()).isEqualTo(
-        "kubectl annotate wnp deployment-http-server-ingress -n demo "
-            + "networkenforcer.kubewarden.io/acknowledge-7=\"<reason>\"");
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.purpose()).isEqualTo("switch to protect");
+              assertThat(c.command())
+                  .isEqualTo(
+                      "kubectl patch wnp deployment-http-server-ingress -n demo --type merge "
+                          + "-p '{\"spec\":{\"mode\":\"protect\"}}'");
+            });
+    assertThat(KubectlCommands.forPolicy("demo", "p", Mode.protect).get(0).command())
+        .endsWith("'{\"spec\":{\"mode\":\"monitor\"}}'");
+    assertThat(KubectlCommands.acknowledge("demo", "deployment-http-server-ingress", 7).command())
+        .isEqualTo(
+            "kubectl annotate wnp deployment-http-server-ingress -n demo "
+                + "networkenforcer.kubewarden.io/acknowledge-7=\"<reason>\"");
   }
 }

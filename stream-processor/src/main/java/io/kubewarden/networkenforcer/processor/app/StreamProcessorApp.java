@@ -29,20 +29,27 @@ public final class StreamProcessorApp implements AutoCloseable {
 
   private final ProcessorConfig config;
   private final MeterRegistry registry;
-  private final AtomicReference<KafkaStreams.State> state = new AtomicReference<>(KafkaStreams.State.CREATED);
+  private final AtomicReference<KafkaStreams.State> state =
+      new AtomicReference<>(KafkaStreams.State.CREATED);
   private final AtomicReference<Throwable> fatalError = new AtomicReference<>();
   private KafkaStreams streams;
   private KafkaStreamsMetrics streamsMetrics;
+
   /** Kept open after the topics are prepared: {@link #progress()} asks it for offsets. */
   private Admin admin;
+
   private volatile CatchUp catchUp;
 
   public StreamProcessorApp(ProcessorConfig config, MeterRegistry registry) {
     this.config = config.validate();
     this.registry = registry;
     // 0 before start, while rebalancing or restoring, and after a failure: the alert "not running".
-    Gauge.builder("network_enforcer.processor.running", state, s -> s.get() == KafkaStreams.State.RUNNING ? 1 : 0)
-        .description("1 while Kafka Streams is RUNNING (processing), else 0").register(registry);
+    Gauge.builder(
+            "network_enforcer.processor.running",
+            state,
+            s -> s.get() == KafkaStreams.State.RUNNING ? 1 : 0)
+        .description("1 while Kafka Streams is RUNNING (processing), else 0")
+        .register(registry);
   }
 
   /** Prepares the topics (fails on a co-partitioning mismatch) and starts processing. */
@@ -50,8 +57,12 @@ public final class StreamProcessorApp implements AutoCloseable {
     if (streams != null) {
       return this;
     }
-    LOG.info("starting stream processor {} against {} ({}, backend {})", config.applicationId(), config.kafka(),
-        config.processingGuarantee(), config.backend());
+    LOG.info(
+        "starting stream processor {} against {} ({}, backend {})",
+        config.applicationId(),
+        config.kafka(),
+        config.processingGuarantee(),
+        config.backend());
     Admin a = Admin.create(config.kafka().clientConfig());
     KafkaStreams s;
     try {
@@ -63,15 +74,17 @@ public final class StreamProcessorApp implements AutoCloseable {
       a.close();
       throw e;
     }
-    s.setStateListener((newState, oldState) -> {
-      state.set(newState);
-      LOG.info("stream processor {} -> {}", oldState, newState);
-    });
-    s.setUncaughtExceptionHandler(e -> {
-      fatalError.set(e);
-      LOG.error("stream processor failed, shutting down: {}", e.toString(), e);
-      return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-    });
+    s.setStateListener(
+        (newState, oldState) -> {
+          state.set(newState);
+          LOG.info("stream processor {} -> {}", oldState, newState);
+        });
+    s.setUncaughtExceptionHandler(
+        e -> {
+          fatalError.set(e);
+          LOG.error("stream processor failed, shutting down: {}", e.toString(), e);
+          return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
     // The consumer group as a tag, like the writer's consumers: lag per group on one dashboard.
     streamsMetrics = new KafkaStreamsMetrics(s, Tags.of("group", config.applicationId()));
     streamsMetrics.bindTo(registry);
@@ -90,8 +103,10 @@ public final class StreamProcessorApp implements AutoCloseable {
   /** Liveness: not failed or stopped. */
   public boolean isAlive() {
     KafkaStreams.State s = state.get();
-    return s != KafkaStreams.State.ERROR && s != KafkaStreams.State.PENDING_ERROR
-        && s != KafkaStreams.State.NOT_RUNNING && s != KafkaStreams.State.PENDING_SHUTDOWN;
+    return s != KafkaStreams.State.ERROR
+        && s != KafkaStreams.State.PENDING_ERROR
+        && s != KafkaStreams.State.NOT_RUNNING
+        && s != KafkaStreams.State.PENDING_SHUTDOWN;
   }
 
   public KafkaStreams.State state() {
@@ -99,10 +114,9 @@ public final class StreamProcessorApp implements AutoCloseable {
   }
 
   /**
-   * Whether this instance has caught up with everything published to its input topics (see
-   * {@link CatchUp}); empty before {@link #start()} and after {@link #close()}. Asks Kafka for
-   * offsets and scans this instance's learned allow-lists: meant for an operator polling, not for
-   * every record.
+   * Whether this instance has caught up with everything published to its input topics (see {@link
+   * CatchUp}); empty before {@link #start()} and after {@link #close()}. Asks Kafka for offsets and
+   * scans this instance's learned allow-lists: meant for an operator polling, not for every record.
    */
   public Optional<Progress> progress() {
     CatchUp c = catchUp;

@@ -21,10 +21,10 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Before the topology starts: creates the topics the processor uses when they are missing (if
- * allowed), and checks co-partitioning. policies, control and the re-attribution topic are read
- * by the same task as the observations repartition topic (created by Kafka Streams with
- * {@code kafka.partitions}); if their partition counts differ, a target's policy would sit in a
- * different task than its flows, and learning would never stop. That is a startup error.
+ * allowed), and checks co-partitioning. policies, control and the re-attribution topic are read by
+ * the same task as the observations repartition topic (created by Kafka Streams with {@code
+ * kafka.partitions}); if their partition counts differ, a target's policy would sit in a different
+ * task than its flows, and learning would never stop. That is a startup error.
  */
 public final class TopicPreparation {
   private static final long TIMEOUT_SECONDS = 60;
@@ -45,8 +45,16 @@ public final class TopicPreparation {
 
   private List<Topic<?, ?>> topicsUsed() {
     Topics t = config.topics();
-    return List.of(t.flows(), t.policies(), t.control(), t.proposals(), t.violations(), t.deadLetter(),
-        t.nativePolicies(), t.dataPlaneLoss(), NetworkEnforcerTopology.reattributionTopic(config));
+    return List.of(
+        t.flows(),
+        t.policies(),
+        t.control(),
+        t.proposals(),
+        t.violations(),
+        t.deadLetter(),
+        t.nativePolicies(),
+        t.dataPlaneLoss(),
+        NetworkEnforcerTopology.reattributionTopic(config));
   }
 
   private void createMissing(Admin admin) {
@@ -54,13 +62,15 @@ public final class TopicPreparation {
     for (Topic<?, ?> topic : topicsUsed()) {
       wanted.add(topic.newTopic(config.kafka().partitions(), config.kafka().replicationFactor()));
     }
-    MissingTopics.create(admin, wanted, Duration.ofSeconds(TIMEOUT_SECONDS), config.kafka().bootstrapServers());
+    MissingTopics.create(
+        admin, wanted, Duration.ofSeconds(TIMEOUT_SECONDS), config.kafka().bootstrapServers());
   }
 
   /** Fails with a message naming every topic and its partition count when they differ. */
   public void checkCoPartitioning(Admin admin) {
     Topics t = config.topics();
-    List<String> names = List.of(t.policies().name(), t.control().name(), config.reattributionTopic());
+    List<String> names =
+        List.of(t.policies().name(), t.control().name(), config.reattributionTopic());
     Map<String, TopicDescription> found = describe(admin, names);
     Map<String, Integer> counts = new LinkedHashMap<>();
     for (String name : names) {
@@ -70,11 +80,18 @@ public final class TopicPreparation {
     boolean ok = counts.values().stream().allMatch(c -> c == expected);
     if (!ok) {
       StringBuilder msg = new StringBuilder("topics are not co-partitioned: ");
-      counts.forEach((name, count) -> msg.append(name).append(" has ").append(count).append(" partitions, "));
-      msg.append("and the repartition topic ").append(NetworkEnforcerTopology.observationsRepartitionTopic(config))
-          .append(" is created with ").append(expected).append(" (kafka partitions setting). ")
-          .append("They must all be equal: set the kafka partitions setting to the count of the existing topics, ")
-          .append("or increase the partitions of the topics to ").append(expected).append('.');
+      counts.forEach(
+          (name, count) -> msg.append(name).append(" has ").append(count).append(" partitions, "));
+      msg.append("and the repartition topic ")
+          .append(NetworkEnforcerTopology.observationsRepartitionTopic(config))
+          .append(" is created with ")
+          .append(expected)
+          .append(" (kafka partitions setting). ")
+          .append(
+              "They must all be equal: set the kafka partitions setting to the count of the existing topics, ")
+          .append("or increase the partitions of the topics to ")
+          .append(expected)
+          .append('.');
       throw new ConfigException(msg.toString());
     }
   }
@@ -90,21 +107,35 @@ public final class TopicPreparation {
         return admin.describeTopics(names).allTopicNames().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
       } catch (ExecutionException e) {
         boolean unknown = e.getCause() instanceof UnknownTopicOrPartitionException;
-        // Only a topic this process has just created can be late; without creation, missing is missing.
+        // Only a topic this process has just created can be late; without creation, missing is
+        // missing.
         if (!unknown || !config.createTopics() || System.nanoTime() > deadline) {
-          throw new ConfigException("cannot describe the topics " + names + " on " + config.kafka().bootstrapServers()
-              + " (" + e.getCause().getMessage() + "); create them with " + config.kafka().partitions()
-              + " partitions each (the chart's kafka.strimzi.createTopics declares them all), or enable topic "
-              + "creation");
+          throw new ConfigException(
+              "cannot describe the topics "
+                  + names
+                  + " on "
+                  + config.kafka().bootstrapServers()
+                  + " ("
+                  + e.getCause().getMessage()
+                  + "); create them with "
+                  + config.kafka().partitions()
+                  + " partitions each (the chart's kafka.strimzi.createTopics declares them all), or enable topic "
+                  + "creation");
         }
         pause();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while describing topics", e);
       } catch (TimeoutException e) {
-        throw new IllegalStateException("Kafka at " + config.kafka().bootstrapServers() + " did not describe the "
-            + "topics within " + TIMEOUT_SECONDS + " s; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS) "
-            + "and the client's TLS/SASL properties", e);
+        throw new IllegalStateException(
+            "Kafka at "
+                + config.kafka().bootstrapServers()
+                + " did not describe the "
+                + "topics within "
+                + TIMEOUT_SECONDS
+                + " s; check --kafka-bootstrap-servers (NE_KAFKA_BOOTSTRAP_SERVERS) "
+                + "and the client's TLS/SASL properties",
+            e);
       }
     }
   }

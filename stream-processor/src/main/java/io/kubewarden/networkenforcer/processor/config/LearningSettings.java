@@ -15,12 +15,16 @@ import java.util.Locale;
  * @param quietPeriod {@code Converged} needs this long (in flow time) without a new peer or port
  * @param minObservations ... and at least this many observations over the whole proposal
  */
-public record LearningSettings(List<String> clusterCidrs, ExternalPeers externalPeers, Duration quietPeriod,
+public record LearningSettings(
+    List<String> clusterCidrs,
+    ExternalPeers externalPeers,
+    Duration quietPeriod,
     long minObservations) {
 
   public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofDays(7);
   public static final long DEFAULT_MIN_OBSERVATIONS = 100;
-  public static final LearningSettings DEFAULTS = new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
+  public static final LearningSettings DEFAULTS =
+      new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
 
   /** How an address outside the cluster is learned. */
   public enum ExternalPeers {
@@ -49,7 +53,8 @@ public record LearningSettings(List<String> clusterCidrs, ExternalPeers external
           return p;
         }
       }
-      throw new ConfigException("external peers must be 'address' or 'outside-cluster', got '" + text + "'");
+      throw new ConfigException(
+          "external peers must be 'address' or 'outside-cluster', got '" + text + "'");
     }
   }
 
@@ -62,15 +67,19 @@ public record LearningSettings(List<String> clusterCidrs, ExternalPeers external
   public LearningSettings validate() {
     for (String cidr : clusterCidrs) {
       if (!Addresses.isCidr(cidr)) {
-        throw new ConfigException("cluster CIDR '" + cidr + "' is not CIDR notation (for example 10.244.0.0/16 or "
-            + "fd00:10:244::/56)");
+        throw new ConfigException(
+            "cluster CIDR '"
+                + cidr
+                + "' is not CIDR notation (for example 10.244.0.0/16 or "
+                + "fd00:10:244::/56)");
       }
     }
     if (quietPeriod.isZero() || quietPeriod.isNegative()) {
       throw new ConfigException("convergence quiet period must be positive, got " + quietPeriod);
     }
     if (minObservations < 0) {
-      throw new ConfigException("convergence minimum observations must be 0 or more, got " + minObservations);
+      throw new ConfigException(
+          "convergence minimum observations must be 0 or more, got " + minObservations);
     }
     return this;
   }

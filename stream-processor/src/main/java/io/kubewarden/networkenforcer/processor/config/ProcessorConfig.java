@@ -21,8 +21,8 @@ import org.apache.kafka.streams.StreamsConfig;
  * Everything the stream processor can be told, with defaults and one {@link #validate()} that says
  * what to fix. {@link #streamsProperties()} turns it into the Kafka Streams configuration.
  *
- * @param applicationId Kafka Streams application id: consumer group, state directory and prefix of the
- *     internal topics
+ * @param applicationId Kafka Streams application id: consumer group, state directory and prefix of
+ *     the internal topics
  * @param processingGuarantee {@code exactly_once_v2} (default: violation counts must not double on
  *     failover) or {@code at_least_once}
  * @param evidenceFlushInterval how often changed evidence (first/last seen, counts) is published
@@ -32,28 +32,29 @@ import org.apache.kafka.streams.StreamsConfig;
  * @param provider the installation's flow provider
  * @param backend the policy model learned proposals use; {@code provider.backend()} when null
  * @param createTopics create missing topics (with {@code kafka.partitions}) before starting
- * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast tests;
- *     still changelogged, so nothing is lost on a restart, only restored from Kafka)
+ * @param inMemoryStores keep the stores on the heap instead of RocksDB (offline runs and fast
+ *     tests; still changelogged, so nothing is lost on a restart, only restored from Kafka)
  * @param learning cluster ranges, how outside addresses are learned, convergence thresholds
  * @param combineInterval how long the observations of one target and flow are combined into one
- *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation travels
- *     alone)
- * @param combineMaxPending combinations waiting per task before they are forwarded early
- *     ({@link #DEFAULT_COMBINE_MAX_PENDING}; bounds the combiner's memory, about 1 KiB each)
- * @param proposalEmission when a changed allow-list is published ({@link ProposalEmission#EVERY_CHANGE}
- *     by default; offline learning holds changes until the flush)
- * @param proposalInterval with {@link ProposalEmission#EVERY_CHANGE}: a target's proposal is published
- *     at once when its allow-list changes, then at most once per interval with every change since
- *     ({@link #DEFAULT_PROPOSAL_INTERVAL}; 0 = every change at once). A target that gains a thousand
- *     peers in a second (the cluster DNS of a new cluster) is rendered twice, not a thousand times.
+ *     record before the repartition ({@link #DEFAULT_COMBINE_INTERVAL}; 0 = every observation
+ *     travels alone)
+ * @param combineMaxPending combinations waiting per task before they are forwarded early ({@link
+ *     #DEFAULT_COMBINE_MAX_PENDING}; bounds the combiner's memory, about 1 KiB each)
+ * @param proposalEmission when a changed allow-list is published ({@link
+ *     ProposalEmission#EVERY_CHANGE} by default; offline learning holds changes until the flush)
+ * @param proposalInterval with {@link ProposalEmission#EVERY_CHANGE}: a target's proposal is
+ *     published at once when its allow-list changes, then at most once per interval with every
+ *     change since ({@link #DEFAULT_PROPOSAL_INTERVAL}; 0 = every change at once). A target that
+ *     gains a thousand peers in a second (the cluster DNS of a new cluster) is rendered twice, not
+ *     a thousand times.
  * @param storeChangelogs back the state stores by changelog topics (default); off only for a run
  *     whose state is thrown away at its end (offline learning), where a changelog record per store
  *     write is pure cost
  * @param observationsShuffled send observations to their target's task through the observations
- *     repartition topic (default). Off only where one task holds every partition (one partition, one
- *     process: the in-process driver of offline learning), where the combiner hands each observation
- *     straight to the target processor: the same processors see the same records, without a
- *     serialization and a topic round trip per observation
+ *     repartition topic (default). Off only where one task holds every partition (one partition,
+ *     one process: the in-process driver of offline learning), where the combiner hands each
+ *     observation straight to the target processor: the same processors see the same records,
+ *     without a serialization and a topic round trip per observation
  * @param groupInstanceId this instance's stable name in the consumer group (Kafka's static
  *     membership, {@code group.instance.id}; Kafka Streams adds {@code -<thread>} per stream
  *     thread), or null for dynamic membership. An instance that restarts under the same name within
@@ -86,34 +87,52 @@ public record ProcessorConfig(
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
   public static final Duration DEFAULT_EVIDENCE_FLUSH_INTERVAL = Duration.ofSeconds(30);
-  /** Chosen from the benchmark in README.md: 1 s keeps transactions few without delaying proposals. */
+
+  /**
+   * Chosen from the benchmark in README.md: 1 s keeps transactions few without delaying proposals.
+   */
   public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+
   /**
    * How long observations of one target and flow are combined before the repartition (0: not
    * combined). The combiner's buffer is a changelogged store, so the interval only trades latency
    * for fewer records; it costs no safety.
    */
-  // A combined observation carries the number of flow records it stands for, so violation counts stay
+  // A combined observation carries the number of flow records it stands for, so violation counts
+  // stay
   // one per flow record (api.md) with the combiner on.
   public static final Duration DEFAULT_COMBINE_INTERVAL = Duration.ofSeconds(1);
+
   public static final int DEFAULT_COMBINE_MAX_PENDING = 10_000;
+
   /**
-   * At most one proposal per target per second from allow-list changes: each is a whole rendering of
-   * the target (every peer and its evidence), so publishing one per new peer is quadratic in bytes.
+   * At most one proposal per target per second from allow-list changes: each is a whole rendering
+   * of the target (every peer and its evidence), so publishing one per new peer is quadratic in
+   * bytes.
    */
   public static final Duration DEFAULT_PROPOSAL_INTERVAL = Duration.ofSeconds(1);
+
   public static final long DEFAULT_CACHE_MAX_BYTES = 16L * 1024 * 1024;
-  public static final long DEFAULT_ROCKSDB_MEMORY_BYTES = BoundedMemoryRocksDbConfig.DEFAULT_MEMORY_BYTES;
-  /** Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter. */
+  public static final long DEFAULT_ROCKSDB_MEMORY_BYTES =
+      BoundedMemoryRocksDbConfig.DEFAULT_MEMORY_BYTES;
+
+  /**
+   * Streams configuration key carrying {@link #rocksDbMemoryBytes} to the RocksDB config setter.
+   */
   public static final String ROCKSDB_MEMORY_CONFIG = BoundedMemoryRocksDbConfig.MEMORY_CONFIG;
 
   public ProcessorConfig {
     Objects.requireNonNull(kafka, "kafka settings");
     applicationId = applicationId == null ? DEFAULT_APPLICATION_ID : applicationId;
-    processingGuarantee = processingGuarantee == null ? StreamsConfig.EXACTLY_ONCE_V2 : processingGuarantee;
-    evidenceFlushInterval = evidenceFlushInterval == null ? DEFAULT_EVIDENCE_FLUSH_INTERVAL : evidenceFlushInterval;
+    processingGuarantee =
+        processingGuarantee == null ? StreamsConfig.EXACTLY_ONCE_V2 : processingGuarantee;
+    evidenceFlushInterval =
+        evidenceFlushInterval == null ? DEFAULT_EVIDENCE_FLUSH_INTERVAL : evidenceFlushInterval;
     commitInterval = commitInterval == null ? DEFAULT_COMMIT_INTERVAL : commitInterval;
-    stateDir = stateDir == null ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams") : stateDir;
+    stateDir =
+        stateDir == null
+            ? Path.of(System.getProperty("java.io.tmpdir"), "network-enforcer-streams")
+            : stateDir;
     provider = provider == null ? Provider.istio : provider;
     backend = backend == null ? provider.backend() : backend;
     learning = learning == null ? LearningSettings.DEFAULTS : learning;
@@ -128,13 +147,27 @@ public record ProcessorConfig(
   }
 
   public Builder toBuilder() {
-    return new Builder(kafka).applicationId(applicationId).processingGuarantee(processingGuarantee)
-        .evidenceFlushInterval(evidenceFlushInterval).commitInterval(commitInterval).cacheMaxBytes(cacheMaxBytes)
-        .stateDir(stateDir).standbyReplicas(standbyReplicas).streamThreads(streamThreads)
-        .rocksDbMemoryBytes(rocksDbMemoryBytes).provider(provider).backend(backend).createTopics(createTopics)
-        .inMemoryStores(inMemoryStores).learning(learning).combineInterval(combineInterval)
-        .combineMaxPending(combineMaxPending).proposalEmission(proposalEmission).proposalInterval(proposalInterval)
-        .storeChangelogs(storeChangelogs).observationsShuffled(observationsShuffled)
+    return new Builder(kafka)
+        .applicationId(applicationId)
+        .processingGuarantee(processingGuarantee)
+        .evidenceFlushInterval(evidenceFlushInterval)
+        .commitInterval(commitInterval)
+        .cacheMaxBytes(cacheMaxBytes)
+        .stateDir(stateDir)
+        .standbyReplicas(standbyReplicas)
+        .streamThreads(streamThreads)
+        .rocksDbMemoryBytes(rocksDbMemoryBytes)
+        .provider(provider)
+        .backend(backend)
+        .createTopics(createTopics)
+        .inMemoryStores(inMemoryStores)
+        .learning(learning)
+        .combineInterval(combineInterval)
+        .combineMaxPending(combineMaxPending)
+        .proposalEmission(proposalEmission)
+        .proposalInterval(proposalInterval)
+        .storeChangelogs(storeChangelogs)
+        .observationsShuffled(observationsShuffled)
         .groupInstanceId(groupInstanceId);
   }
 
@@ -142,37 +175,48 @@ public record ProcessorConfig(
   public ProcessorConfig validate() {
     kafka.validate();
     if (applicationId.isBlank() || !applicationId.matches("[a-zA-Z0-9._-]+")) {
-      throw new ConfigException("processor application id '" + applicationId
-          + "' must be non-empty and contain only letters, digits, '.', '_' and '-'");
+      throw new ConfigException(
+          "processor application id '"
+              + applicationId
+              + "' must be non-empty and contain only letters, digits, '.', '_' and '-'");
     }
     if (!StreamsConfig.EXACTLY_ONCE_V2.equals(processingGuarantee)
         && !StreamsConfig.AT_LEAST_ONCE.equals(processingGuarantee)) {
-      throw new ConfigException("processing guarantee must be exactly_once_v2 or at_least_once, got '"
-          + processingGuarantee + "'");
+      throw new ConfigException(
+          "processing guarantee must be exactly_once_v2 or at_least_once, got '"
+              + processingGuarantee
+              + "'");
     }
     requirePositive("evidence flush interval", evidenceFlushInterval);
     learning.validate();
     requirePositive("commit interval", commitInterval);
     if (proposalInterval.isNegative()) {
-      throw new ConfigException("proposal interval must be 0 (every change at once) or positive, got "
-          + proposalInterval);
+      throw new ConfigException(
+          "proposal interval must be 0 (every change at once) or positive, got "
+              + proposalInterval);
     }
     if (combineInterval.isNegative()) {
-      throw new ConfigException("observation combine interval must be 0 (off) or positive, got " + combineInterval);
+      throw new ConfigException(
+          "observation combine interval must be 0 (off) or positive, got " + combineInterval);
     }
     if (!observationsShuffled && kafka.partitions() != 1) {
-      throw new ConfigException("observations can skip the repartition only with one partition, got "
-          + kafka.partitions());
+      throw new ConfigException(
+          "observations can skip the repartition only with one partition, got "
+              + kafka.partitions());
     }
     if (groupInstanceId != null && (groupInstanceId.isBlank() || groupInstanceId.length() > 200)) {
-      throw new ConfigException("group instance id must be null (dynamic membership) or 1 to 200 characters, got '"
-          + groupInstanceId + "'");
+      throw new ConfigException(
+          "group instance id must be null (dynamic membership) or 1 to 200 characters, got '"
+              + groupInstanceId
+              + "'");
     }
     if (combineMaxPending < 1) {
-      throw new ConfigException("the combiner needs room for at least one combination, got " + combineMaxPending);
+      throw new ConfigException(
+          "the combiner needs room for at least one combination, got " + combineMaxPending);
     }
     if (cacheMaxBytes < 0) {
-      throw new ConfigException("processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
+      throw new ConfigException(
+          "processor cache size must be 0 or more bytes, got " + cacheMaxBytes);
     }
     if (standbyReplicas < 0) {
       throw new ConfigException("standby replicas must be 0 or more, got " + standbyReplicas);
@@ -181,15 +225,23 @@ public record ProcessorConfig(
       throw new ConfigException("stream threads must be at least 1, got " + streamThreads);
     }
     if (rocksDbMemoryBytes < 8L * 1024 * 1024) {
-      throw new ConfigException("RocksDB memory must be at least 8 MiB, got " + rocksDbMemoryBytes + " bytes");
+      throw new ConfigException(
+          "RocksDB memory must be at least 8 MiB, got " + rocksDbMemoryBytes + " bytes");
     }
     if (provider == Provider.istio && backend != Backend.istio) {
-      throw new ConfigException("the istio provider learns the istio backend only; backend '" + backend
-          + "' does not fit");
+      throw new ConfigException(
+          "the istio provider learns the istio backend only; backend '"
+              + backend
+              + "' does not fit");
     }
-    if ((provider == Provider.calico || provider == Provider.cilium) && backend != Backend.kubernetes) {
-      throw new ConfigException("the " + provider + " provider learns the kubernetes backend only; backend '"
-          + backend + "' does not fit");
+    if ((provider == Provider.calico || provider == Provider.cilium)
+        && backend != Backend.kubernetes) {
+      throw new ConfigException(
+          "the "
+              + provider
+              + " provider learns the kubernetes backend only; backend '"
+              + backend
+              + "' does not fit");
     }
     return this;
   }
@@ -214,7 +266,8 @@ public record ProcessorConfig(
     Properties p = kafka.clientConfig();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
-    // exactly_once_v2 sets this itself; at_least_once (replay, or a switch from exactly_once_v2 with
+    // exactly_once_v2 sets this itself; at_least_once (replay, or a switch from exactly_once_v2
+    // with
     // aborted records still on the topics) would otherwise read records of aborted transactions.
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
     p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitInterval.toMillis()));
@@ -224,21 +277,28 @@ public record ProcessorConfig(
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(streamThreads));
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, Short.toString(kafka.replicationFactor()));
     // The internal topics Kafka Streams creates (changelogs, repartition) get the rule of ours.
-    p.put(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
+    p.put(
+        StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG),
         Integer.toString(MinInSyncReplicas.of(kafka.replicationFactor())));
-    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName());
+    p.put(
+        StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
+        BoundedMemoryRocksDbConfig.class.getName());
     p.put(ROCKSDB_MEMORY_CONFIG, Long.toString(rocksDbMemoryBytes));
     if (groupInstanceId != null) {
-      p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), groupInstanceId);
+      p.put(
+          StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+          groupInstanceId);
     }
     p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class.getName());
     // Outputs are JSON and compress well; proposals and violations repeat most of their bytes.
     p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
-    // The producer checks a record's uncompressed size against this (default 1 MiB): the proposal of a
+    // The producer checks a record's uncompressed size against this (default 1 MiB): the proposal
+    // of a
     // target with thousands of peers (the cluster DNS of 3,000 workloads) is larger, and the stream
     // thread failed on it. Compressed it fits the broker's default message size many times over.
-    p.putIfAbsent(StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
+    p.putIfAbsent(
+        StreamsConfig.producerPrefix(ProducerConfig.MAX_REQUEST_SIZE_CONFIG),
         Integer.toString(Topics.MAX_RECORD_BYTES));
     return p;
   }
@@ -272,33 +332,135 @@ public record ProcessorConfig(
       this.kafka = kafka;
     }
 
-    public Builder applicationId(String v) { applicationId = v; return this; }
-    public Builder processingGuarantee(String v) { processingGuarantee = v; return this; }
-    public Builder evidenceFlushInterval(Duration v) { evidenceFlushInterval = v; return this; }
-    public Builder commitInterval(Duration v) { commitInterval = v; return this; }
-    public Builder cacheMaxBytes(long v) { cacheMaxBytes = v; return this; }
-    public Builder stateDir(Path v) { stateDir = v; return this; }
-    public Builder standbyReplicas(int v) { standbyReplicas = v; return this; }
-    public Builder streamThreads(int v) { streamThreads = v; return this; }
-    public Builder rocksDbMemoryBytes(long v) { rocksDbMemoryBytes = v; return this; }
-    public Builder provider(Provider v) { provider = v; return this; }
-    public Builder backend(Backend v) { backend = v; return this; }
-    public Builder createTopics(boolean v) { createTopics = v; return this; }
-    public Builder inMemoryStores(boolean v) { inMemoryStores = v; return this; }
-    public Builder learning(LearningSettings v) { learning = v; return this; }
-    public Builder combineInterval(Duration v) { combineInterval = v; return this; }
-    public Builder combineMaxPending(int v) { combineMaxPending = v; return this; }
-    public Builder proposalEmission(ProposalEmission v) { proposalEmission = v; return this; }
-    public Builder proposalInterval(Duration v) { proposalInterval = v; return this; }
-    public Builder storeChangelogs(boolean v) { storeChangelogs = v; return this; }
-    public Builder observationsShuffled(boolean v) { observationsShuffled = v; return this; }
-    public Builder groupInstanceId(String v) { groupInstanceId = v; return this; }
+    public Builder applicationId(String v) {
+      applicationId = v;
+      return this;
+    }
+
+    public Builder processingGuarantee(String v) {
+      processingGuarantee = v;
+      return this;
+    }
+
+    public Builder evidenceFlushInterval(Duration v) {
+      evidenceFlushInterval = v;
+      return this;
+    }
+
+    public Builder commitInterval(Duration v) {
+      commitInterval = v;
+      return this;
+    }
+
+    public Builder cacheMaxBytes(long v) {
+      cacheMaxBytes = v;
+      return this;
+    }
+
+    public Builder stateDir(Path v) {
+      stateDir = v;
+      return this;
+    }
+
+    public Builder standbyReplicas(int v) {
+      standbyReplicas = v;
+      return this;
+    }
+
+    public Builder streamThreads(int v) {
+      streamThreads = v;
+      return this;
+    }
+
+    public Builder rocksDbMemoryBytes(long v) {
+      rocksDbMemoryBytes = v;
+      return this;
+    }
+
+    public Builder provider(Provider v) {
+      provider = v;
+      return this;
+    }
+
+    public Builder backend(Backend v) {
+      backend = v;
+      return this;
+    }
+
+    public Builder createTopics(boolean v) {
+      createTopics = v;
+      return this;
+    }
+
+    public Builder inMemoryStores(boolean v) {
+      inMemoryStores = v;
+      return this;
+    }
+
+    public Builder learning(LearningSettings v) {
+      learning = v;
+      return this;
+    }
+
+    public Builder combineInterval(Duration v) {
+      combineInterval = v;
+      return this;
+    }
+
+    public Builder combineMaxPending(int v) {
+      combineMaxPending = v;
+      return this;
+    }
+
+    public Builder proposalEmission(ProposalEmission v) {
+      proposalEmission = v;
+      return this;
+    }
+
+    public Builder proposalInterval(Duration v) {
+      proposalInterval = v;
+      return this;
+    }
+
+    public Builder storeChangelogs(boolean v) {
+      storeChangelogs = v;
+      return this;
+    }
+
+    public Builder observationsShuffled(boolean v) {
+      observationsShuffled = v;
+      return this;
+    }
+
+    public Builder groupInstanceId(String v) {
+      groupInstanceId = v;
+      return this;
+    }
 
     public ProcessorConfig build() {
-      return new ProcessorConfig(applicationId, kafka, processingGuarantee, evidenceFlushInterval, commitInterval,
-          cacheMaxBytes, stateDir, standbyReplicas, streamThreads, rocksDbMemoryBytes, provider, backend,
-          createTopics, inMemoryStores, learning, combineInterval, combineMaxPending, proposalEmission,
-          proposalInterval, storeChangelogs, observationsShuffled, groupInstanceId);
+      return new ProcessorConfig(
+          applicationId,
+          kafka,
+          processingGuarantee,
+          evidenceFlushInterval,
+          commitInterval,
+          cacheMaxBytes,
+          stateDir,
+          standbyReplicas,
+          streamThreads,
+          rocksDbMemoryBytes,
+          provider,
+          backend,
+          createTopics,
+          inMemoryStores,
+          learning,
+          combineInterval,
+          combineMaxPending,
+          proposalEmission,
+          proposalInterval,
+          storeChangelogs,
+          observationsShuffled,
+          groupInstanceId);
     }
   }
 }

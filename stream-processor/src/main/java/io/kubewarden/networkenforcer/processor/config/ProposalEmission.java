@@ -15,8 +15,8 @@ public enum ProposalEmission {
   /**
    * Render a changed allow-list at the next evidence flush, as of the flow time of its last change
    * (so it gives the same bytes the immediate rendering would have given). Changed allow-lists and
-   * evidence are written to the stores at the flush too. Both live in memory until then: for runs that end with a
-   * flush and are not restarted, such as {@code learn}.
+   * evidence are written to the stores at the flush too. Both live in memory until then: for runs
+   * that end with a flush and are not restarted, such as {@code learn}.
    */
   AT_FLUSH
 }

@@ -1,14 +1,14 @@
 package io.kubewarden.networkenforcer.processor.evaluation;
 
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.evaluation.Decision;
 import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Kubernetes backend in monitor mode: no NetworkPolicy exists, so the data plane forwards
- * everything; each forwarded flow of the target is evaluated in software against the policy's
- * full NetworkPolicy semantics. Istio monitor mode needs none of this: ztunnel evaluates the
- * dry-run AuthorizationPolicy itself and logs its denies. The other NetworkPolicies of the
- * namespace count too (their union decides, as in Kubernetes).
+ * everything; each forwarded flow of the target is evaluated in software against the policy's full
+ * NetworkPolicy semantics. Istio monitor mode needs none of this: ztunnel evaluates the dry-run
+ * AuthorizationPolicy itself and logs its denies. The other NetworkPolicies of the namespace count
+ * too (their union decides, as in Kubernetes).
  */
 public final class MonitorModeEvaluation {
   private static final Logger LOG = LoggerFactory.getLogger(MonitorModeEvaluation.class);
@@ -33,7 +33,8 @@ public final class MonitorModeEvaluation {
 
   /** Whether this policy's forwarded flows are evaluated here. */
   public static boolean applies(PolicySnapshot policy) {
-    return policy.backend() == Backend.kubernetes && policy.mode() == Mode.monitor
+    return policy.backend() == Backend.kubernetes
+        && policy.mode() == Mode.monitor
         && policy.spec().getKubernetes() != null;
   }
 
@@ -47,11 +48,14 @@ public final class MonitorModeEvaluation {
 
   /**
    * True when neither the policy nor any of {@code others} (the other NetworkPolicies of the
-   * policy's namespace) allows the flow: policies are additive, so what another policy selecting the
-   * same pod allows stays allowed once this one is enforced. Others that do not select the pod, or
-   * cannot decide, change nothing.
+   * policy's namespace) allows the flow: policies are additive, so what another policy selecting
+   * the same pod allows stays allowed once this one is enforced. Others that do not select the pod,
+   * or cannot decide, change nothing.
    */
-  public boolean denies(PolicySnapshot policy, Direction direction, FlowRecord flow,
+  public boolean denies(
+      PolicySnapshot policy,
+      Direction direction,
+      FlowRecord flow,
       Supplier<List<NetworkPolicySpec>> others) {
     if (!deniedByItself(policy, direction, flow)) {
       return false;
@@ -60,8 +64,9 @@ public final class MonitorModeEvaluation {
     for (NetworkPolicySpec other : others.get()) {
       Decision decision;
       try {
-        decision = NetworkPolicyEvaluator.evaluate(other, direction, flow.src(), flow.dst(), flow.protocol(),
-            flow.dstPort());
+        decision =
+            NetworkPolicyEvaluator.evaluate(
+                other, direction, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
       } catch (RuntimeException e) {
         continue;
       }
@@ -76,11 +81,21 @@ public final class MonitorModeEvaluation {
   private boolean deniedByItself(PolicySnapshot policy, Direction direction, FlowRecord flow) {
     Decision decision;
     try {
-      decision = NetworkPolicyEvaluator.evaluate(policy.spec().getKubernetes(), direction, flow.src(), flow.dst(),
-          flow.protocol(), flow.dstPort());
+      decision =
+          NetworkPolicyEvaluator.evaluate(
+              policy.spec().getKubernetes(),
+              direction,
+              flow.src(),
+              flow.dst(),
+              flow.protocol(),
+              flow.dstPort());
     } catch (RuntimeException e) {
       metrics.evaluationFailed();
-      LOG.warn("cannot evaluate a flow against policy {}/{}: {}", policy.namespace(), policy.name(), e.toString());
+      LOG.warn(
+          "cannot evaluate a flow against policy {}/{}: {}",
+          policy.namespace(),
+          policy.name(),
+          e.toString());
       return false;
     }
     if (decision == Decision.UNDETERMINED) {

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's Kubernetes NetworkPolicies, from the global store over the {@code native-policies}
- * topic: every instance holds all of them (they are few and small), so a target finds the
- * policies of its namespace whatever partition it is on.
+ * topic: every instance holds all of them (they are few and small), so a target finds the policies
+ * of its namespace whatever partition it is on.
  */
 public final class NativePolicies {
   private static final Logger LOG = LoggerFactory.getLogger(NativePolicies.class);
@@ -27,7 +27,8 @@ public final class NativePolicies {
 
   private final ReadOnlyKeyValueStore<String, ValueAndTimestamp<NativePolicySnapshot>> store;
 
-  public NativePolicies(ReadOnlyKeyValueStore<String, ValueAndTimestamp<NativePolicySnapshot>> store) {
+  public NativePolicies(
+      ReadOnlyKeyValueStore<String, ValueAndTimestamp<NativePolicySnapshot>> store) {
     this.store = store;
   }
 
@@ -38,7 +39,7 @@ public final class NativePolicies {
       return out;
     }
     try (KeyValueIterator<String, ValueAndTimestamp<NativePolicySnapshot>> it =
-             store.prefixScan(namespace + "/", KEYS)) {
+        store.prefixScan(namespace + "/", KEYS)) {
       while (it.hasNext()) {
         var e = it.next();
         NativePolicySnapshot p = e.value == null ? null : e.value.value();
@@ -55,17 +56,18 @@ public final class NativePolicies {
    * absent (a global store has no dead-letter path, and one bad record must not stop the instance).
    */
   public static Serde<NativePolicySnapshot> lenientSerde(Serde<NativePolicySnapshot> strict) {
-    Deserializer<NativePolicySnapshot> lenient = (topic, bytes) -> {
-      if (bytes == null) {
-        return null;
-      }
-      try {
-        return Json.mapper().readValue(bytes, NativePolicySnapshot.class);
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("unreadable record on {} ignored: {}", topic, e.toString());
-        return null;
-      }
-    };
+    Deserializer<NativePolicySnapshot> lenient =
+        (topic, bytes) -> {
+          if (bytes == null) {
+            return null;
+          }
+          try {
+            return Json.mapper().readValue(bytes, NativePolicySnapshot.class);
+          } catch (IOException | RuntimeException e) {
+            LOG.warn("unreadable record on {} ignored: {}", topic, e.toString());
+            return null;
+          }
+        };
     return Serdes.serdeFrom(strict.serializer(), lenient);
   }
 }

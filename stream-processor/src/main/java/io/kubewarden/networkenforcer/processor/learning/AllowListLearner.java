@@ -46,20 +46,27 @@ public final class AllowListLearner {
    * proposal must be emitted), otherwise {@code state} is the current one and only evidence moves.
    * The flow's evidence belongs to {@code peerKey}/{@code portKey}.
    */
-  public record Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey,
-      boolean peerEvidenceChanged) implements Outcome {
+  public record Learned(
+      LearnedAllowList state,
+      boolean allowListChanged,
+      String peerKey,
+      String portKey,
+      boolean peerEvidenceChanged)
+      implements Outcome {
 
-    public Learned(LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey) {
+    public Learned(
+        LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey) {
       this(state, allowListChanged, peerKey, portKey, false);
     }
   }
 
   /**
    * The most peers one target learns; a flow from a new peer beyond is counted as not learned
-   * ({@code too-many-peers}). A proposal carries every peer with its evidence, about 360 bytes each:
-   * with 30,000 clients of one server its record outgrew the broker's default 1 MiB message (after
-   * lz4) and stopped the stream thread. 10,000 peers make a proposal of about 3.6 MB, half a MiB
-   * compressed; the API server stores at most about 3,000 (the writer reports the rest as TooLarge).
+   * ({@code too-many-peers}). A proposal carries every peer with its evidence, about 360 bytes
+   * each: with 30,000 clients of one server its record outgrew the broker's default 1 MiB message
+   * (after lz4) and stopped the stream thread. 10,000 peers make a proposal of about 3.6 MB, half a
+   * MiB compressed; the API server stores at most about 3,000 (the writer reports the rest as
+   * TooLarge).
    */
   public static final int MAX_PEERS = 10_000;
 
@@ -82,14 +89,17 @@ public final class AllowListLearner {
   }
 
   /**
-   * Learns one flow. The allow-list given is taken over: a new peer or port is added to its peers in
-   * place, and the state returned (which holds them) replaces it. Nothing else may keep using it.
+   * Learns one flow. The allow-list given is taken over: a new peer or port is added to its peers
+   * in place, and the state returned (which holds them) replaces it. Nothing else may keep using
+   * it.
    */
   public Outcome learn(LearnedAllowList current, TargetKey target, FlowRecord flow) {
     if (flow.dstPort() == 0) {
       return new Skipped("unknown-port");
     }
-    return backend == Backend.istio ? learnIstio(current, flow) : learnKubernetes(current, target, flow);
+    return backend == Backend.istio
+        ? learnIstio(current, flow)
+        : learnKubernetes(current, target, flow);
   }
 
   private Outcome learnKubernetes(LearnedAllowList current, TargetKey target, FlowRecord flow) {
@@ -113,23 +123,44 @@ public final class AllowListLearner {
     if (peer.workloadSelector() == null) {
       return new Skipped("no-peer-selector");
     }
-    return merge(current, own.workloadSelector(), own.inferred(), peerKey.get(), peer.namespace(),
-        peer.workloadSelector(), peer.inferred(), null, flow);
+    return merge(
+        current,
+        own.workloadSelector(),
+        own.inferred(),
+        peerKey.get(),
+        peer.namespace(),
+        peer.workloadSelector(),
+        peer.inferred(),
+        null,
+        flow);
   }
 
   /**
    * A peer outside the cluster becomes an ipBlock peer; the DNS names the data plane reported are
    * kept on it as evidence (a new name is no allow-list change, only evidence).
    */
-  private Outcome learnOutside(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred,
-      FlowEndpoint peer, FlowRecord flow) {
+  private Outcome learnOutside(
+      LearnedAllowList current,
+      LabelSelector ownSelector,
+      boolean ownInferred,
+      FlowEndpoint peer,
+      FlowRecord flow) {
     ExternalPeerRule.Peer outside = externalPeers.peerFor(peer);
     if (outside.skipReason() != null) {
       return new Skipped(outside.skipReason());
     }
     List<String> names = peer.external().dnsNames();
-    Outcome merged = merge(current, ownSelector, ownInferred, outside.key(), null, null, false, outside.ipBlocks(),
-        flow);
+    Outcome merged =
+        merge(
+            current,
+            ownSelector,
+            ownInferred,
+            outside.key(),
+            null,
+            null,
+            false,
+            outside.ipBlocks(),
+            flow);
     if (!(merged instanceof Learned learned) || names.isEmpty()) {
       return merged;
     }
@@ -140,10 +171,23 @@ public final class AllowListLearner {
     SortedSet<String> allNames = new TreeSet<>(learnedPeer.dnsNames());
     allNames.addAll(names);
     SortedMap<String, LearnedPeer> peers = learned.state().peers();
-    peers.put(outside.key(), new LearnedPeer(null, null, learnedPeer.ports(), learnedPeer.ipBlocks(), allNames));
+    peers.put(
+        outside.key(),
+        new LearnedPeer(null, null, learnedPeer.ports(), learnedPeer.ipBlocks(), allNames));
     LearnedAllowList s = learned.state();
-    return new Learned(new LearnedAllowList(s.backend(), s.ownSelector(), peers, s.evidenceDirty(), s.lastChange(),
-        s.converged(), s.ownInferred()), learned.allowListChanged(), learned.peerKey(), learned.portKey(), true);
+    return new Learned(
+        new LearnedAllowList(
+            s.backend(),
+            s.ownSelector(),
+            peers,
+            s.evidenceDirty(),
+            s.lastChange(),
+            s.converged(),
+            s.ownInferred()),
+        learned.allowListChanged(),
+        learned.peerKey(),
+        learned.portKey(),
+        true);
   }
 
   private Outcome learnIstio(LearnedAllowList current, FlowRecord flow) {
@@ -157,52 +201,102 @@ public final class AllowListLearner {
     if (flow.dst().workloadSelector() == null) {
       return new Skipped("no-own-selector");
     }
-    return merge(current, flow.dst().workloadSelector(), flow.dst().inferred(), principal.get(), null, null, false,
-        null, flow);
+    return merge(
+        current,
+        flow.dst().workloadSelector(),
+        flow.dst().inferred(),
+        principal.get(),
+        null,
+        null,
+        false,
+        null,
+        flow);
   }
 
-  private Outcome merge(LearnedAllowList current, LabelSelector ownSelector, boolean ownInferred, String peerKey,
-      String peerNamespace, LabelSelector peerSelector, boolean peerInferred, List<LearnedIpBlock> ipBlocks,
+  private Outcome merge(
+      LearnedAllowList current,
+      LabelSelector ownSelector,
+      boolean ownInferred,
+      String peerKey,
+      String peerNamespace,
+      LabelSelector peerSelector,
+      boolean peerInferred,
+      List<LearnedIpBlock> ipBlocks,
       FlowRecord flow) {
     List<LearnedIpBlock> blocks = ipBlocks == null ? List.of() : ipBlocks;
     LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
     String portKey = port.key();
     // The hot path: a known port of a known peer changes nothing and copies nothing.
-    if (current != null && Objects.equals(current.ownSelector(), ownSelector) && current.ownInferred() == ownInferred) {
+    if (current != null
+        && Objects.equals(current.ownSelector(), ownSelector)
+        && current.ownInferred() == ownInferred) {
       LearnedPeer known = current.peers().get(peerKey);
-      if (known != null && Objects.equals(known.namespace(), peerNamespace)
-          && Objects.equals(known.selector(), peerSelector) && known.ipBlocks().equals(blocks)
+      if (known != null
+          && Objects.equals(known.namespace(), peerNamespace)
+          && Objects.equals(known.selector(), peerSelector)
+          && known.ipBlocks().equals(blocks)
           && known.inferred() == peerInferred
           && known.ports().containsKey(portKey)) {
         return new Learned(current, false, peerKey, portKey);
       }
     }
-    // The given allow-list is updated in place and replaced by the one returned (see LearnedAllowList).
+    // The given allow-list is updated in place and replaced by the one returned (see
+    // LearnedAllowList).
     SortedMap<String, LearnedPeer> peers = current == null ? new TreeMap<>() : current.peers();
     LearnedPeer peer = peers.get(peerKey);
     if (peer == null && peers.size() >= maxPeers) {
       return new Skipped(TOO_MANY_PEERS);
     }
     // New peer, or the peer workload was recreated with another selector: the rule changes.
-    SortedMap<String, LearnedPort> ports = peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
-    // Kept keys: one copy each across all targets (a workload is the peer of every target it talks to).
+    SortedMap<String, LearnedPort> ports =
+        peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
+    // Kept keys: one copy each across all targets (a workload is the peer of every target it talks
+    // to).
     ports.put(portKey.intern(), port);
-    // The inferred marks follow the latest flow: a workload the cluster later confirms loses its mark.
-    peers.put(peerKey.intern(), new LearnedPeer(peerNamespace, peerSelector, ports, blocks,
-        peer == null ? null : peer.dnsNames(), peerInferred));
+    // The inferred marks follow the latest flow: a workload the cluster later confirms loses its
+    // mark.
+    peers.put(
+        peerKey.intern(),
+        new LearnedPeer(
+            peerNamespace,
+            peerSelector,
+            ports,
+            blocks,
+            peer == null ? null : peer.dnsNames(),
+            peerInferred));
     boolean dirty = current != null && current.evidenceDirty();
     // Only an inferred mark changed (the cluster now names a workload): nothing new was seen.
-    boolean onlyMarks = current != null && peer != null && Objects.equals(current.ownSelector(), ownSelector)
-        && Objects.equals(peer.namespace(), peerNamespace) && Objects.equals(peer.selector(), peerSelector)
-        && peer.ipBlocks().equals(blocks) && peer.ports().containsKey(portKey);
+    boolean onlyMarks =
+        current != null
+            && peer != null
+            && Objects.equals(current.ownSelector(), ownSelector)
+            && Objects.equals(peer.namespace(), peerNamespace)
+            && Objects.equals(peer.selector(), peerSelector)
+            && peer.ipBlocks().equals(blocks)
+            && peer.ports().containsKey(portKey);
     if (onlyMarks) {
-      return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, current.lastChange(),
-          current.converged(), ownInferred), true, peerKey, portKey);
+      return new Learned(
+          new LearnedAllowList(
+              backend,
+              ownSelector,
+              peers,
+              dirty,
+              current.lastChange(),
+              current.converged(),
+              ownInferred),
+          true,
+          peerKey,
+          portKey);
     }
     // Convergence restarts at the flow that brought something new (flow time, not arrival time).
-    Instant lastChange = current == null || current.lastChange() == null || flow.time().isAfter(current.lastChange())
-        ? flow.time() : current.lastChange();
-    return new Learned(new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, false, ownInferred), true,
-        peerKey, portKey);
+    Instant lastChange =
+        current == null || current.lastChange() == null || flow.time().isAfter(current.lastChange())
+            ? flow.time()
+            : current.lastChange();
+    return new Learned(
+        new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, false, ownInferred),
+        true,
+        peerKey,
+        portKey);
   }
 }

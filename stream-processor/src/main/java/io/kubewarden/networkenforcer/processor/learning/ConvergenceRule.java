@@ -6,9 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Decides the {@code Converged} condition of a proposal from flow times only: true once no new
- * peer or port appeared for the quiet period (measured up to the latest flow time this processor
- * has seen) and the proposal has at least the minimum number of observations.
+ * Decides the {@code Converged} condition of a proposal from flow times only: true once no new peer
+ * or port appeared for the quiet period (measured up to the latest flow time this processor has
+ * seen) and the proposal has at least the minimum number of observations.
  */
 public final class ConvergenceRule {
   private final Duration quietPeriod;
@@ -32,18 +32,48 @@ public final class ConvergenceRule {
     Instant quietUntil = lastChange.plus(quietPeriod);
     String period = Durations.text(quietPeriod);
     if (now.isBefore(quietUntil)) {
-      return new Convergence(false, lastChange, "NewPeerOrPort", "a new peer or port appeared at " + lastChange
-          + "; converges at " + quietUntil + " if nothing new appears until then (quiet period " + period
-          + ") and at least " + minObservations + " observations were made (" + observations + " so far)");
+      return new Convergence(
+          false,
+          lastChange,
+          "NewPeerOrPort",
+          "a new peer or port appeared at "
+              + lastChange
+              + "; converges at "
+              + quietUntil
+              + " if nothing new appears until then (quiet period "
+              + period
+              + ") and at least "
+              + minObservations
+              + " observations were made ("
+              + observations
+              + " so far)");
     }
     if (observations < minObservations) {
-      return new Convergence(false, lastChange, "TooFewObservations", "no new peer or port since " + lastChange
-          + " (quiet period " + period + " passed), but only " + observations + " of the " + minObservations
-          + " observations needed");
+      return new Convergence(
+          false,
+          lastChange,
+          "TooFewObservations",
+          "no new peer or port since "
+              + lastChange
+              + " (quiet period "
+              + period
+              + " passed), but only "
+              + observations
+              + " of the "
+              + minObservations
+              + " observations needed");
     }
-    return new Convergence(true, quietUntil, "QuietPeriodPassed", "no new peer or port since " + lastChange
-        + " (quiet period " + period + ") over " + observations
-        + " observations; a new peer or port, or events lost by the data plane, resets it");
+    return new Convergence(
+        true,
+        quietUntil,
+        "QuietPeriodPassed",
+        "no new peer or port since "
+            + lastChange
+            + " (quiet period "
+            + period
+            + ") over "
+            + observations
+            + " observations; a new peer or port, or events lost by the data plane, resets it");
   }
 
   /** Short text of a duration for messages: 7d, 36h, 90m, 45s. */

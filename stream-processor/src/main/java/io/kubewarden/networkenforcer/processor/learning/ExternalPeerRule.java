@@ -10,10 +10,10 @@ import java.util.List;
 /**
  * Which peer an address outside the cluster is learned as. With {@code address}: its own block
  * ({@code /32}, {@code /128}), keyed by that block. With {@code outside-cluster}, or when the data
- * plane reports no address (Calico networks): one peer {@value #OUTSIDE_KEY} allowing
- * {@code 0.0.0.0/0} and {@code ::/0} except the configured cluster ranges, so the call is kept
- * whatever address it goes to next. An address inside a cluster range is never learned: it is a pod,
- * service or node address the data plane could not attribute.
+ * plane reports no address (Calico networks): one peer {@value #OUTSIDE_KEY} allowing {@code
+ * 0.0.0.0/0} and {@code ::/0} except the configured cluster ranges, so the call is kept whatever
+ * address it goes to next. An address inside a cluster range is never learned: it is a pod, service
+ * or node address the data plane could not attribute.
  */
 public final class ExternalPeerRule {
   /** The peer key of the widened rule. */

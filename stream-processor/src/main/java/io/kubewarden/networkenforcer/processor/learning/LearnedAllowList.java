@@ -9,8 +9,8 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * What a target has learned so far, without the evidence (kept per port in the evidence store):
- * the value of the learned allow-lists store. It changes only when the allow-list does, or when
+ * What a target has learned so far, without the evidence (kept per port in the evidence store): the
+ * value of the learned allow-lists store. It changes only when the allow-list does, or when
  * evidence turns dirty or is flushed, or when its convergence flips.
  *
  * @param ownSelector the target workload's {@code spec.selector} (podSelector / istio selector)
@@ -24,37 +24,54 @@ import java.util.TreeMap;
  * @param converged whether the last published snapshot said {@code Converged=True}
  * @param ownInferred the target's own workload and selector were inferred from pod names and labels
  */
-public record LearnedAllowList(Backend backend, LabelSelector ownSelector,
+public record LearnedAllowList(
+    Backend backend,
+    LabelSelector ownSelector,
     @JsonSerialize(using = LearnedPeers.class) SortedMap<String, LearnedPeer> peers,
-    boolean evidenceDirty, Instant lastChange, boolean converged,
+    boolean evidenceDirty,
+    Instant lastChange,
+    boolean converged,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownInferred) {
 
   /**
-   * A {@link TreeMap} of peers is taken over, not copied: {@link AllowListLearner} adds a new peer to the
-   * map of the allow-list it was given and passes that map on. A busy target (the cluster DNS of a
-   * cluster of 10,000 workloads has as many peers) would otherwise copy every peer for each new one.
+   * A {@link TreeMap} of peers is taken over, not copied: {@link AllowListLearner} adds a new peer
+   * to the map of the allow-list it was given and passes that map on. A busy target (the cluster
+   * DNS of a cluster of 10,000 workloads has as many peers) would otherwise copy every peer for
+   * each new one.
    */
   public LearnedAllowList {
     ownSelector = SortedSelector.of(ownSelector);
-    peers = peers == null ? new TreeMap<>() : peers instanceof TreeMap<String, LearnedPeer> owned ? owned
-        : new TreeMap<>(peers);
+    peers =
+        peers == null
+            ? new TreeMap<>()
+            : peers instanceof TreeMap<String, LearnedPeer> owned ? owned : new TreeMap<>(peers);
   }
 
-  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
+  public LearnedAllowList(
+      Backend backend,
+      LabelSelector ownSelector,
+      SortedMap<String, LearnedPeer> peers,
       boolean evidenceDirty) {
     this(backend, ownSelector, peers, evidenceDirty, null, false, false);
   }
 
-  public LearnedAllowList(Backend backend, LabelSelector ownSelector, SortedMap<String, LearnedPeer> peers,
-      boolean evidenceDirty, Instant lastChange, boolean converged) {
+  public LearnedAllowList(
+      Backend backend,
+      LabelSelector ownSelector,
+      SortedMap<String, LearnedPeer> peers,
+      boolean evidenceDirty,
+      Instant lastChange,
+      boolean converged) {
     this(backend, ownSelector, peers, evidenceDirty, lastChange, converged, false);
   }
 
   public LearnedAllowList withEvidenceDirty(boolean dirty) {
-    return new LearnedAllowList(backend, ownSelector, peers, dirty, lastChange, converged, ownInferred);
+    return new LearnedAllowList(
+        backend, ownSelector, peers, dirty, lastChange, converged, ownInferred);
   }
 
   public LearnedAllowList withConverged(boolean value) {
-    return new LearnedAllowList(backend, ownSelector, peers, evidenceDirty, lastChange, value, ownInferred);
+    return new LearnedAllowList(
+        backend, ownSelector, peers, evidenceDirty, lastChange, value, ownInferred);
   }
 }

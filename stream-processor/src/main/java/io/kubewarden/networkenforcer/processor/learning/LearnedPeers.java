@@ -13,12 +13,12 @@ import java.util.SortedMap;
  * Writes an allow-list's peers: the same JSON as Jackson's map serializer, but a large allow-list
  * copies each peer's JSON kept from its last write.
  *
- * <p>A target's whole allow-list is stored on each of its changes, and a busy target gains its peers
- * one at a time: the cluster DNS of a new cluster of 10,000 workloads gains 10,000 peers within
- * seconds, and writing every peer again for each new one took 85 % of the stream thread. Peers do
- * not change (a peer that gains a port is replaced), so the JSON a peer had at the last write is the
- * JSON it has now. Small allow-lists are written as before, so that only busy targets' peers keep a
- * copy.
+ * <p>A target's whole allow-list is stored on each of its changes, and a busy target gains its
+ * peers one at a time: the cluster DNS of a new cluster of 10,000 workloads gains 10,000 peers
+ * within seconds, and writing every peer again for each new one took 85 % of the stream thread.
+ * Peers do not change (a peer that gains a port is replaced), so the JSON a peer had at the last
+ * write is the JSON it has now. Small allow-lists are written as before, so that only busy targets'
+ * peers keep a copy.
  */
 final class LearnedPeers extends StdSerializer<SortedMap<String, LearnedPeer>> {
   /** From this many peers on, peers keep their JSON: below it, writing them anew costs little. */
@@ -30,7 +30,8 @@ final class LearnedPeers extends StdSerializer<SortedMap<String, LearnedPeer>> {
   }
 
   @Override
-  public void serialize(SortedMap<String, LearnedPeer> peers, JsonGenerator gen, SerializerProvider provider)
+  public void serialize(
+      SortedMap<String, LearnedPeer> peers, JsonGenerator gen, SerializerProvider provider)
       throws IOException {
     boolean copyKept = peers.size() >= KEPT_FROM && writesKeptJson(gen, provider);
     gen.writeStartObject(peers);
@@ -50,11 +51,13 @@ final class LearnedPeers extends StdSerializer<SortedMap<String, LearnedPeer>> {
 
   /**
    * The kept JSON is what the shared mapper writes as JSON text: any other configuration (an
-   * ObjectWriter's own), format (YAML), indentation, escapes or token buffer (a tree) writes each peer
-   * itself.
+   * ObjectWriter's own), format (YAML), indentation, escapes or token buffer (a tree) writes each
+   * peer itself.
    */
   private static boolean writesKeptJson(JsonGenerator gen, SerializerProvider provider) {
-    return provider.getConfig() == Json.mapper().getSerializationConfig() && gen instanceof JsonGeneratorImpl
-        && gen.getPrettyPrinter() == null && gen.getCharacterEscapes() == null;
+    return provider.getConfig() == Json.mapper().getSerializationConfig()
+        && gen instanceof JsonGeneratorImpl
+        && gen.getPrettyPrinter() == null
+        && gen.getCharacterEscapes() == null;
   }
 }

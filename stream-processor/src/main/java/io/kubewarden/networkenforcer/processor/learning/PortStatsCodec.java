@@ -58,7 +58,11 @@ public final class PortStatsCodec implements BinaryCodec<PortStats> {
     if (protocol == null) {
       throw new MalformedRecordException("port evidence without a protocol");
     }
-    return new PortStats(protocol, port, Instant.ofEpochSecond(firstSeconds, firstNanos),
-        Instant.ofEpochSecond(lastSeconds, lastNanos), count);
+    return new PortStats(
+        protocol,
+        port,
+        Instant.ofEpochSecond(firstSeconds, firstNanos),
+        Instant.ofEpochSecond(lastSeconds, lastNanos),
+        count);
   }
 }

@@ -1,6 +1,5 @@
 package io.kubewarden.networkenforcer.processor.learning;
 
-import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -16,6 +15,7 @@ import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Labels;
@@ -43,16 +43,22 @@ public final class ProposalRenderer {
     PortStats find(String peerKey, String portKey);
   }
 
-  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state, EvidenceLookup evidence) {
+  public static ProposalSnapshot render(
+      TargetKey target, LearnedAllowList state, EvidenceLookup evidence) {
     return render(target, state, evidence, null, null);
   }
 
   /**
    * Renders the proposal; with a convergence rule, also its {@code Converged} condition as of
-   * {@code now} (the latest flow time the caller has seen; the proposal's own latest flow when null).
+   * {@code now} (the latest flow time the caller has seen; the proposal's own latest flow when
+   * null).
    */
-  public static ProposalSnapshot render(TargetKey target, LearnedAllowList state, EvidenceLookup evidence,
-      ConvergenceRule convergence, Instant now) {
+  public static ProposalSnapshot render(
+      TargetKey target,
+      LearnedAllowList state,
+      EvidenceLookup evidence,
+      ConvergenceRule convergence,
+      Instant now) {
     WorkloadNetworkPolicyProposalSpec spec = new WorkloadNetworkPolicyProposalSpec();
     spec.setBackend(state.backend());
     spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
@@ -77,12 +83,19 @@ public final class ProposalRenderer {
         if (stats == null) {
           continue;
         }
-        ports.add(new PortEvidence(stats.protocol().name(), Integer.toString(stats.port()),
-            DateTimeFormatter.ISO_INSTANT.format(stats.firstSeen()),
-            DateTimeFormatter.ISO_INSTANT.format(stats.lastSeen()), stats.count()));
+        ports.add(
+            new PortEvidence(
+                stats.protocol().name(),
+                Integer.toString(stats.port()),
+                DateTimeFormatter.ISO_INSTANT.format(stats.firstSeen()),
+                DateTimeFormatter.ISO_INSTANT.format(stats.lastSeen()),
+                stats.count()));
         lastSeen = latest(lastSeen, stats.lastSeen());
         lastNew = latest(lastNew, stats.firstSeen());
-        ruleFirst = ruleFirst == null || stats.firstSeen().isBefore(ruleFirst) ? stats.firstSeen() : ruleFirst;
+        ruleFirst =
+            ruleFirst == null || stats.firstSeen().isBefore(ruleFirst)
+                ? stats.firstSeen()
+                : ruleFirst;
         ruleLast = latest(ruleLast, stats.lastSeen());
         ruleCount = Counts.sum(ruleCount, stats.count());
       }
@@ -98,60 +111,87 @@ public final class ProposalRenderer {
     }
     Convergence converged = null;
     if (convergence != null && lastSeen != null) {
-      // The latest first-seen is when the newest peer or port appeared, whatever order flows came in.
+      // The latest first-seen is when the newest peer or port appeared, whatever order flows came
+      // in.
       converged = convergence.evaluate(lastNew, latest(now, lastSeen), observations);
     }
     // updatedAt is the latest flow time, not the wall clock: equal inputs give equal bytes.
-    return new ProposalSnapshot(target.objectName(), target.namespace(), spec, rules, lastSeen,
-        inferredWorkloads(target, state), Map.of(), converged);
+    return new ProposalSnapshot(
+        target.objectName(),
+        target.namespace(),
+        spec,
+        rules,
+        lastSeen,
+        inferredWorkloads(target, state),
+        Map.of(),
+        converged);
   }
 
   private static Instant latest(Instant a, Instant b) {
     return a == null || (b != null && b.isAfter(a)) ? b : a;
   }
 
-  /** The target and peer workloads whose selectors were inferred, target first, peers in rule order. */
+  /**
+   * The target and peer workloads whose selectors were inferred, target first, peers in rule order.
+   */
   private static List<String> inferredWorkloads(TargetKey target, LearnedAllowList state) {
     List<String> inferred = new ArrayList<>();
     if (state.ownInferred()) {
       inferred.add(target.workload().key());
     }
-    state.peers().forEach((key, peer) -> {
-      if (peer.inferred()) {
-        inferred.add(key);
-      }
-    });
+    state
+        .peers()
+        .forEach(
+            (key, peer) -> {
+              if (peer.inferred()) {
+                inferred.add(key);
+              }
+            });
     return inferred;
   }
 
-  private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(Direction direction,
-      LearnedAllowList state) {
-    NetworkPolicySpecBuilder spec = new NetworkPolicySpecBuilder()
-        .withPodSelector(copy(state.ownSelector()))
-        .withPolicyTypes(direction.name());
+  private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(
+      Direction direction, LearnedAllowList state) {
+    NetworkPolicySpecBuilder spec =
+        new NetworkPolicySpecBuilder()
+            .withPodSelector(copy(state.ownSelector()))
+            .withPolicyTypes(direction.name());
     for (LearnedPeer peer : state.peers().values()) {
       List<NetworkPolicyPeer> from = new ArrayList<>();
       if (peer.outsideCluster()) {
         for (LearnedIpBlock block : peer.ipBlocks()) {
-          from.add(new NetworkPolicyPeerBuilder().withNewIpBlock().withCidr(block.cidr())
-              .withExcept(block.except().isEmpty() ? null : new ArrayList<>(block.except())).endIpBlock().build());
+          from.add(
+              new NetworkPolicyPeerBuilder()
+                  .withNewIpBlock()
+                  .withCidr(block.cidr())
+                  .withExcept(block.except().isEmpty() ? null : new ArrayList<>(block.except()))
+                  .endIpBlock()
+                  .build());
         }
       } else {
-        from.add(new NetworkPolicyPeerBuilder()
-            .withNamespaceSelector(new LabelSelectorBuilder()
-                .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, peer.namespace())).build())
-            .withPodSelector(copy(peer.selector()))
-            .build());
+        from.add(
+            new NetworkPolicyPeerBuilder()
+                .withNamespaceSelector(
+                    new LabelSelectorBuilder()
+                        .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, peer.namespace()))
+                        .build())
+                .withPodSelector(copy(peer.selector()))
+                .build());
       }
       List<NetworkPolicyPort> ports = new ArrayList<>();
       for (LearnedPort p : peer.ports().values()) {
-        ports.add(new NetworkPolicyPortBuilder().withProtocol(p.protocol().name())
-            .withPort(new IntOrString(p.port())).build());
+        ports.add(
+            new NetworkPolicyPortBuilder()
+                .withProtocol(p.protocol().name())
+                .withPort(new IntOrString(p.port()))
+                .build());
       }
       if (direction == Direction.Ingress) {
-        spec.addToIngress(new NetworkPolicyIngressRuleBuilder().withFrom(from).withPorts(ports).build());
+        spec.addToIngress(
+            new NetworkPolicyIngressRuleBuilder().withFrom(from).withPorts(ports).build());
       } else {
-        spec.addToEgress(new NetworkPolicyEgressRuleBuilder().withTo(from).withPorts(ports).build());
+        spec.addToEgress(
+            new NetworkPolicyEgressRuleBuilder().withTo(from).withPorts(ports).build());
       }
     }
     return spec.build();
@@ -159,13 +199,16 @@ public final class ProposalRenderer {
 
   private static IstioPolicy istio(LearnedAllowList state) {
     List<IstioPolicy.Rule> rules = new ArrayList<>();
-    state.peers().forEach((principal, peer) -> {
-      List<String> ports = new ArrayList<>();
-      for (LearnedPort p : peer.ports().values()) {
-        ports.add(Integer.toString(p.port()));
-      }
-      rules.add(IstioPolicy.Rule.of(List.of(principal), ports));
-    });
+    state
+        .peers()
+        .forEach(
+            (principal, peer) -> {
+              List<String> ports = new ArrayList<>();
+              for (LearnedPort p : peer.ports().values()) {
+                ports.add(Integer.toString(p.port()));
+              }
+              rules.add(IstioPolicy.Rule.of(List.of(principal), ports));
+            });
     return new IstioPolicy(copy(state.ownSelector()), rules);
   }
 

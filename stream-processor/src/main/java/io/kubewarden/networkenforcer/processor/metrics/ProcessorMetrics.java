@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Every number of the processor that a user would want, as Micrometer counters (exposed as
  * Prometheus by the CLI). Counters with a {@code reason} tag say why something was not used.
  *
- * <p>Every counter is resolved once (fixed ones here, tagged ones on their first use, then kept in a
- * map keyed by the tag value): no registry lookup and no allocation per record.
+ * <p>Every counter is resolved once (fixed ones here, tagged ones on their first use, then kept in
+ * a map keyed by the tag value): no registry lookup and no allocation per record.
  */
 public final class ProcessorMetrics {
   private static final String PREFIX = "network_enforcer.processor.";
@@ -36,34 +36,54 @@ public final class ProcessorMetrics {
 
   public ProcessorMetrics(MeterRegistry registry) {
     this.registry = registry;
-    flowsReceived = Counter.builder(PREFIX + "flows.received").description("flow records read").register(registry);
-    proposalsEmitted = Counter.builder(PREFIX + "proposals.emitted")
-        .description("proposal snapshots written because an allow-list changed").register(registry);
-    proposalTombstones = Counter.builder(PREFIX + "proposals.reset")
-        .description("proposal tombstones written on ResetLearning").register(registry);
-    evidenceFlushes = Counter.builder(PREFIX + "evidence.flushed")
-        .description("proposal snapshots written by the evidence punctuator").register(registry);
-    undetermined = Counter.builder(PREFIX + "evaluations.undetermined")
-        .description("monitor-mode evaluations that could not be decided from the flow").register(registry);
-    reattributed = Counter.builder(PREFIX + "denies.reattributed")
-        .description("denies of unknown reporter passed from the destination to the source").register(registry);
+    flowsReceived =
+        Counter.builder(PREFIX + "flows.received")
+            .description("flow records read")
+            .register(registry);
+    proposalsEmitted =
+        Counter.builder(PREFIX + "proposals.emitted")
+            .description("proposal snapshots written because an allow-list changed")
+            .register(registry);
+    proposalTombstones =
+        Counter.builder(PREFIX + "proposals.reset")
+            .description("proposal tombstones written on ResetLearning")
+            .register(registry);
+    evidenceFlushes =
+        Counter.builder(PREFIX + "evidence.flushed")
+            .description("proposal snapshots written by the evidence punctuator")
+            .register(registry);
+    undetermined =
+        Counter.builder(PREFIX + "evaluations.undetermined")
+            .description("monitor-mode evaluations that could not be decided from the flow")
+            .register(registry);
+    reattributed =
+        Counter.builder(PREFIX + "denies.reattributed")
+            .description("denies of unknown reporter passed from the destination to the source")
+            .register(registry);
     evaluationsFailed = registry.counter(PREFIX + "evaluations.failed");
-    learned = Counter.builder(PREFIX + "observations.learned")
-        .description("observations a target learned from, an aggregate counting as its flow count").register(registry);
+    learned =
+        Counter.builder(PREFIX + "observations.learned")
+            .description(
+                "observations a target learned from, an aggregate counting as its flow count")
+            .register(registry);
     ingressObservations = registry.counter(PREFIX + "observations", "direction", "Ingress");
     egressObservations = registry.counter(PREFIX + "observations", "direction", "Egress");
   }
 
   private Counter tagged(Map<String, Counter> cache, String name, String tag, String value) {
     Counter c = cache.get(value);
-    return c != null ? c : cache.computeIfAbsent(value, v -> registry.counter(PREFIX + name, tag, v));
+    return c != null
+        ? c
+        : cache.computeIfAbsent(value, v -> registry.counter(PREFIX + name, tag, v));
   }
 
   public MeterRegistry registry() {
     return registry;
   }
 
-  /** An observation of a flow dated after its record was published (beyond the tolerance), clamped. */
+  /**
+   * An observation of a flow dated after its record was published (beyond the tolerance), clamped.
+   */
   public void futureFlowClamped() {
     registry.counter(PREFIX + "observations.future.clamped").increment();
   }
@@ -113,7 +133,9 @@ public final class ProcessorMetrics {
     evidenceFlushes.increment();
   }
 
-  /** @param records the flow records the violation stands for: each is one violation */
+  /**
+   * @param records the flow records the violation stands for: each is one violation
+   */
   public void violation(String action, long records) {
     tagged(violations, "violations", "action", action).increment(records);
   }
@@ -145,7 +167,8 @@ public final class ProcessorMetrics {
    * registry reads the same counters (Micrometer keeps one meter per name and tags).
    */
   public long proposalsWritten() {
-    return Math.round(proposalsEmitted.count() + evidenceFlushes.count() + proposalTombstones.count());
+    return Math.round(
+        proposalsEmitted.count() + evidenceFlushes.count() + proposalTombstones.count());
   }
 
   /**
@@ -166,8 +189,12 @@ public final class ProcessorMetrics {
     return out;
   }
 
-  /** A counter summed over the tags not given, for tests and health checks; 0 when it never counted. */
+  /**
+   * A counter summed over the tags not given, for tests and health checks; 0 when it never counted.
+   */
   public double count(String name, String... tags) {
-    return registry.find(PREFIX + name).tags(tags).counters().stream().mapToDouble(Counter::count).sum();
+    return registry.find(PREFIX + name).tags(tags).counters().stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 }

@@ -8,8 +8,8 @@ import java.time.Instant;
  * Flow times are the processor's clock (the latest one a task saw is "now" for convergence), so a
  * flow dated in the future (a node's clock set wrong, a forged record) would move that clock for
  * good and end every target's quiet period at once. A flow cannot have been seen after it was
- * published: its times are bounded by its record's timestamp (the producer's clock at publish)
- * plus a tolerance for clock skew between the nodes and the publisher.
+ * published: its times are bounded by its record's timestamp (the producer's clock at publish) plus
+ * a tolerance for clock skew between the nodes and the publisher.
  */
 public final class FlowTimeBound {
   /** Skew between a node's clock and the publisher's that is taken as it comes. */
@@ -27,7 +27,17 @@ public final class FlowTimeBound {
       return flow;
     }
     Instant first = flow.time().isAfter(bound) ? bound : flow.time();
-    return new FlowRecord(first, flow.provider(), flow.protocol(), flow.dstPort(), flow.src(), flow.dst(),
-        flow.verdict(), flow.denyingPolicy(), flow.count(), flow.reporter(), bound);
+    return new FlowRecord(
+        first,
+        flow.provider(),
+        flow.protocol(),
+        flow.dstPort(),
+        flow.src(),
+        flow.dst(),
+        flow.verdict(),
+        flow.denyingPolicy(),
+        flow.count(),
+        flow.reporter(),
+        bound);
   }
 }

@@ -9,10 +9,10 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
  *
  * @param fallbackTarget for a deny whose reporter is unknown: the target to pass it on to when this
  *     target has no policy (the source's egress); null otherwise
- * @param records how many flow records this observation stands for: more than one after the
- *     {@link ObservationCombiner} combined repeated flow records, so that a violation still counts
- *     every one of them (api.md counts one per flow record); an observation of older versions
- *     (JSON or binary without the field) stands for one
+ * @param records how many flow records this observation stands for: more than one after the {@link
+ *     ObservationCombiner} combined repeated flow records, so that a violation still counts every
+ *     one of them (api.md counts one per flow record); an observation of older versions (JSON or
+ *     binary without the field) stands for one
  */
 public record Observation(FlowRecord flow, String fallbackTarget, long records) {
 

@@ -11,7 +11,8 @@ import io.kubewarden.networkenforcer.common.topics.BinarySerde;
 /**
  * The binary form of an {@link Observation} on the processor's internal topics (observations
  * repartition, deny re-attribution): {@code 1 flow FlowRecord} (see {@link FlowRecordCodec}),
- * {@code 2 fallbackTarget}, {@code 3 records} (written when more than one; absent means one). Field numbers are never reused; readers skip unknown ones.
+ * {@code 2 fallbackTarget}, {@code 3 records} (written when more than one; absent means one). Field
+ * numbers are never reused; readers skip unknown ones.
  */
 public final class ObservationCodec implements BinaryCodec<Observation> {
   public static final ObservationCodec INSTANCE = new ObservationCodec();

@@ -1,8 +1,8 @@
 package io.kubewarden.networkenforcer.processor.observation;
 
-import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
+import io.kubewarden.networkenforcer.common.flow.Counts;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordSkim;
@@ -36,18 +36,18 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * (wall clock) and whenever {@code maxPending} combinations wait, each is forwarded as one
  * observation whose flow has the earliest first seen, the latest last seen and the summed count,
  * and is deleted. They leave in the order of their latest flow record, as uncombined observations
- * would: what the learner takes from the latest flow (a peer's selector after a relabel, the inferred
- * marks) comes from the same flow. The observation also says how many flow records it stands for
- * ({@link Observation#records()}), so a violation found on it still counts each of them.
+ * would: what the learner takes from the latest flow (a peer's selector after a relabel, the
+ * inferred marks) comes from the same flow. The observation also says how many flow records it
+ * stands for ({@link Observation#records()}), so a violation found on it still counts each of them.
  *
  * <p>Why it does not decode every record: most flow records repeat a flow already waiting. Only the
  * top level of the record is walked first ({@link FlowRecordSkim#skimTopLevel}, the ends stepped
- * over whole); a record whose identity (its bytes but times and count) equals the waiting one's only
- * updates times and counts, and the entry remembers which ends have a workload. Any other record is
- * walked in full for the fields that route it.
- * A record that starts a combination is decoded in full once, so an unreadable record still goes
- * to the dead-letter topic with the reason, as from {@link RecordDecoder}; JSON records (older
- * topics) are decoded and re-encoded. The flow is decoded from the identity bytes when forwarded.
+ * over whole); a record whose identity (its bytes but times and count) equals the waiting one's
+ * only updates times and counts, and the entry remembers which ends have a workload. Any other
+ * record is walked in full for the fields that route it. A record that starts a combination is
+ * decoded in full once, so an unreadable record still goes to the dead-letter topic with the
+ * reason, as from {@link RecordDecoder}; JSON records (older topics) are decoded and re-encoded.
+ * The flow is decoded from the identity bytes when forwarded.
  *
  * <p>Why this loses nothing on a crash or a rebalance: the waiting combinations live in a
  * changelogged state store ({@link StoreNames#COMBINER}, a {@link PendingCombinations}), not in a
@@ -59,14 +59,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * interval reach the changelog as one record, and a combination forwarded before the commit as at
  * most a tombstone.
  */
-public final class ObservationCombiner implements Processor<byte[], byte[], String, Decoded<Observation>> {
+public final class ObservationCombiner
+    implements Processor<byte[], byte[], String, Decoded<Observation>> {
   private final String topic;
   private final BinarySerde<FlowRecord> serde;
   private final ObservationMapper mapper;
   private final ProcessorMetrics metrics;
   private final Duration interval;
+
   /** Combinations per task before they are forwarded early: bounds the store and the cache. */
   private final int maxPending;
+
   private final FlowRecordSkim skim = new FlowRecordSkim();
   private final ObservationMapper.Targets targets = new ObservationMapper.Targets();
   private ProcessorContext<String, Decoded<Observation>> context;
@@ -77,8 +80,13 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
    * @param topic the flows topic (for dead-letter headers and messages)
    * @param serde the flows topic's value serde: binary with the JSON fallback
    */
-  public ObservationCombiner(String topic, BinarySerde<FlowRecord> serde, ObservationMapper mapper,
-      ProcessorMetrics metrics, Duration interval, int maxPending) {
+  public ObservationCombiner(
+      String topic,
+      BinarySerde<FlowRecord> serde,
+      ObservationMapper mapper,
+      ProcessorMetrics metrics,
+      Duration interval,
+      int maxPending) {
     this.topic = topic;
     this.maxPending = maxPending;
     this.serde = serde;
@@ -125,8 +133,14 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
         return;
       }
     }
-    // One entry per flow, for all its targets: the targets follow from the flow, and so do its updates.
-    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), skim.hasSrcWorkload(), skim.hasDstWorkload(),
+    // One entry per flow, for all its targets: the targets follow from the flow, and so do its
+    // updates.
+    mapper.map(
+        skim.protocol(),
+        skim.verdict(),
+        skim.reporter(),
+        skim.hasSrcWorkload(),
+        skim.hasDstWorkload(),
         targets);
     Bytes key = key(skim.identityHash());
     byte[] old = targets.size() == 0 ? null : pending.get(key);
@@ -174,8 +188,13 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     if (old == null || !Entry.knowsEnds(old) || !Entry.holds(old, skim)) {
       return false;
     }
-    mapper.map(skim.protocol(), skim.verdict(), skim.reporter(), Entry.hasSrcWorkload(old),
-        Entry.hasDstWorkload(old), targets);
+    mapper.map(
+        skim.protocol(),
+        skim.verdict(),
+        skim.reporter(),
+        Entry.hasSrcWorkload(old),
+        Entry.hasDstWorkload(old),
+        targets);
     mapper.count(targets);
     // The store's own array, changed in place and put back (PendingCombinations).
     pending.put(key, Entry.add(old, skim, timestamp));
@@ -197,7 +216,8 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
 
   private void deadLetter(Record<byte[], byte[]> record, RuntimeException e) {
     String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
-    context.forward(RecordDecoder.deadLettered(context, record, topic, key, e.getMessage(), e, metrics));
+    context.forward(
+        RecordDecoder.deadLettered(context, record, topic, key, e.getMessage(), e, metrics));
   }
 
   /** Forwards every waiting combination, oldest latest record first, and deletes it. */
@@ -220,7 +240,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     size = 0;
   }
 
-  /** The timestamp of the entry's latest record; entries of older versions (after an upgrade) first. */
+  /**
+   * The timestamp of the entry's latest record; entries of older versions (after an upgrade) first.
+   */
   private static long latestRecord(byte[] entry) {
     return Entry.isCurrent(entry) ? Entry.latestRecord(entry) : Long.MIN_VALUE;
   }
@@ -246,17 +268,19 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
 
   /**
    * What waits for one flow, laid out so that adding a flow record rewrites a few fixed fields:
-   * {@code 0x00 0x03}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow records,
-   * latest timestamp, which ends have a workload (one byte: 1 the source, 2 the destination), the
-   * number of targets (one byte), each target (2-byte length, UTF-8) with its fallback (2-byte
-   * length, {@code 0xffff} for none), then the flow's identity (a flow record without times and
-   * count) to the end. Version 2 (restored from an older changelog) lacks the ends byte: a repeat
-   * of its flow is then walked in full. The first byte tells both from the entries older versions
-   * wrote ({@link LegacyEntry}), which start with a protocol-buffers tag.
+   * {@code 0x00 0x03}, first seen (seconds, nanos), last seen (seconds, nanos), count, flow
+   * records, latest timestamp, which ends have a workload (one byte: 1 the source, 2 the
+   * destination), the number of targets (one byte), each target (2-byte length, UTF-8) with its
+   * fallback (2-byte length, {@code 0xffff} for none), then the flow's identity (a flow record
+   * without times and count) to the end. Version 2 (restored from an older changelog) lacks the
+   * ends byte: a repeat of its flow is then walked in full. The first byte tells both from the
+   * entries older versions wrote ({@link LegacyEntry}), which start with a protocol-buffers tag.
    */
   static final class Entry {
-    static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    static final VarHandle INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    static final VarHandle LONGS =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    static final VarHandle INTS =
+        MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final byte VERSION = 3;
     private static final byte VERSION_WITHOUT_ENDS = 2;
     private static final int FIRST_SECONDS = 2;
@@ -274,7 +298,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
     private Entry() {}
 
     static boolean isCurrent(byte[] entry) {
-      return entry.length > ENDS + 1 && entry[0] == 0 && (entry[1] == VERSION || entry[1] == VERSION_WITHOUT_ENDS);
+      return entry.length > ENDS + 1
+          && entry[0] == 0
+          && (entry[1] == VERSION || entry[1] == VERSION_WITHOUT_ENDS);
     }
 
     /** Whether the entry says which ends have a workload (version 3). */
@@ -290,7 +316,9 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return (entry[ENDS] & DST_WORKLOAD) != 0;
     }
 
-    /** Where the number of targets is: after the ends byte in version 3, in its place in version 2. */
+    /**
+     * Where the number of targets is: after the ends byte in version 3, in its place in version 2.
+     */
     private static int targets(byte[] entry) {
       return entry[1] == VERSION ? ENDS + 1 : ENDS;
     }
@@ -302,8 +330,12 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       int length = targetsAt + 1 + flow.identityLength();
       for (int i = 0; i < n; i++) {
         names[2 * i] = targets.key(i).getBytes(StandardCharsets.UTF_8);
-        names[2 * i + 1] = targets.fallback(i) == null ? null : targets.fallback(i).getBytes(StandardCharsets.UTF_8);
-        length += 4 + names[2 * i].length + (names[2 * i + 1] == null ? 0 : names[2 * i + 1].length);
+        names[2 * i + 1] =
+            targets.fallback(i) == null
+                ? null
+                : targets.fallback(i).getBytes(StandardCharsets.UTF_8);
+        length +=
+            4 + names[2 * i].length + (names[2 * i + 1] == null ? 0 : names[2 * i + 1].length);
       }
       byte[] entry = new byte[length];
       entry[0] = 0;
@@ -312,12 +344,18 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       LONGS.set(entry, COUNT, flow.count());
       LONGS.set(entry, RECORDS, 1L);
       LONGS.set(entry, TIMESTAMP, timestamp);
-      entry[ENDS] = (byte) ((flow.hasSrcWorkload() ? SRC_WORKLOAD : 0) | (flow.hasDstWorkload() ? DST_WORKLOAD : 0));
+      entry[ENDS] =
+          (byte)
+              ((flow.hasSrcWorkload() ? SRC_WORKLOAD : 0)
+                  | (flow.hasDstWorkload() ? DST_WORKLOAD : 0));
       entry[targetsAt] = (byte) n;
       int at = targetsAt + 1;
       for (int i = 0; i < n; i++) {
         at = putString(entry, at, names[2 * i]);
-        at = names[2 * i + 1] == null ? putLength(entry, at, NO_FALLBACK) : putString(entry, at, names[2 * i + 1]);
+        at =
+            names[2 * i + 1] == null
+                ? putLength(entry, at, NO_FALLBACK)
+                : putString(entry, at, names[2 * i + 1]);
       }
       flow.copyIdentity(entry, at);
       return entry;
@@ -328,13 +366,17 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       return isCurrent(entry) && flow.identityEquals(entry, identityStart(entry), entry.length);
     }
 
-    /** Adds one flow record to {@code out}, in place: earlier first seen, later last seen, counts summed. */
+    /**
+     * Adds one flow record to {@code out}, in place: earlier first seen, later last seen, counts
+     * summed.
+     */
     static byte[] add(byte[] out, FlowRecordSkim flow, long timestamp) {
       Instant first = flow.firstSeen();
       Instant last = flow.lastSeen();
       Instant oldFirst = instant(out, FIRST_SECONDS, FIRST_NANOS);
       Instant oldLast = instant(out, LAST_SECONDS, LAST_NANOS);
-      setTimes(out, first.isBefore(oldFirst) ? first : oldFirst, last.isAfter(oldLast) ? last : oldLast);
+      setTimes(
+          out, first.isBefore(oldFirst) ? first : oldFirst, last.isAfter(oldLast) ? last : oldLast);
       LONGS.set(out, COUNT, Counts.sum((long) LONGS.get(out, COUNT), flow.count()));
       LONGS.set(out, RECORDS, (long) LONGS.get(out, RECORDS) + 1);
       LONGS.set(out, TIMESTAMP, Math.max((long) LONGS.get(out, TIMESTAMP), timestamp));
@@ -348,11 +390,21 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
 
     /** Forwards one observation per target of {@code entry}. */
     static void forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
-      FlowRecord identity = FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
-      FlowRecord flow = new FlowRecord(instant(entry, FIRST_SECONDS, FIRST_NANOS), identity.provider(),
-          identity.protocol(), identity.dstPort(), identity.src(), identity.dst(), identity.verdict(),
-          identity.denyingPolicy(), (long) LONGS.get(entry, COUNT), identity.reporter(),
-          instant(entry, LAST_SECONDS, LAST_NANOS));
+      FlowRecord identity =
+          FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
+      FlowRecord flow =
+          new FlowRecord(
+              instant(entry, FIRST_SECONDS, FIRST_NANOS),
+              identity.provider(),
+              identity.protocol(),
+              identity.dstPort(),
+              identity.src(),
+              identity.dst(),
+              identity.verdict(),
+              identity.denyingPolicy(),
+              (long) LONGS.get(entry, COUNT),
+              identity.reporter(),
+              instant(entry, LAST_SECONDS, LAST_NANOS));
       long records = (long) LONGS.get(entry, RECORDS);
       long timestamp = latestRecord(entry);
       int targetsAt = targets(entry);
@@ -362,10 +414,13 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
         String target = new String(entry, at + 2, targetLength, StandardCharsets.UTF_8);
         at += 2 + targetLength;
         int fallbackLength = length(entry, at);
-        String fallback = fallbackLength == NO_FALLBACK ? null
-            : new String(entry, at + 2, fallbackLength, StandardCharsets.UTF_8);
+        String fallback =
+            fallbackLength == NO_FALLBACK
+                ? null
+                : new String(entry, at + 2, fallbackLength, StandardCharsets.UTF_8);
         at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
-        context.forward(new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp));
+        context.forward(
+            new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp));
       }
     }
 
@@ -413,10 +468,18 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
 
   /**
    * An entry as versions before the byte-level combiner wrote it (protocol-buffers fields), still
-   * read when a store restored from an older changelog holds one: it is forwarded at the next flush.
+   * read when a store restored from an older changelog holds one: it is forwarded at the next
+   * flush.
    */
-  private record LegacyEntry(String target, String fallback, byte[] identity, Instant first, Instant last, long count,
-      long records, long timestamp) {
+  private record LegacyEntry(
+      String target,
+      String fallback,
+      byte[] identity,
+      Instant first,
+      Instant last,
+      long count,
+      long records,
+      long timestamp) {
 
     static LegacyEntry read(byte[] bytes) {
       WireReader in = new WireReader(bytes, 0, bytes.length);
@@ -426,7 +489,8 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       int lastNanos = 0;
       long count = 0;
       long timestamp = 0;
-      long records = 1; // entries written before the field stood for one flow record each time: a lower bound
+      long records =
+          1; // entries written before the field stood for one flow record each time: a lower bound
       byte[] identity = null;
       String target = null;
       String fallback = null;
@@ -449,14 +513,32 @@ public final class ObservationCombiner implements Processor<byte[], byte[], Stri
       if (identity == null || target == null) {
         throw new MalformedRecordException("combiner entry without target or flow");
       }
-      return new LegacyEntry(target, fallback, identity, Instant.ofEpochSecond(firstSeconds, firstNanos),
-          Instant.ofEpochSecond(lastSeconds, lastNanos), count, records, timestamp);
+      return new LegacyEntry(
+          target,
+          fallback,
+          identity,
+          Instant.ofEpochSecond(firstSeconds, firstNanos),
+          Instant.ofEpochSecond(lastSeconds, lastNanos),
+          count,
+          records,
+          timestamp);
     }
 
     Record<String, Decoded<Observation>> observation() {
       FlowRecord id = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
-      FlowRecord flow = new FlowRecord(first, id.provider(), id.protocol(), id.dstPort(), id.src(), id.dst(),
-          id.verdict(), id.denyingPolicy(), count, id.reporter(), last);
+      FlowRecord flow =
+          new FlowRecord(
+              first,
+              id.provider(),
+              id.protocol(),
+              id.dstPort(),
+              id.src(),
+              id.dst(),
+              id.verdict(),
+              id.denyingPolicy(),
+              count,
+              id.reporter(),
+              last);
       return new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp);
     }
   }

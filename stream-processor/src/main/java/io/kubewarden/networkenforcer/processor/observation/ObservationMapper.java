@@ -17,12 +17,12 @@ import org.apache.kafka.streams.KeyValue;
  *
  * <ul>
  *   <li>Kubernetes backend, forwarded flow: the source's egress and the destination's ingress.
- *   <li>Istio backend: the destination's ingress only, TCP only (ztunnel sees inbound TCP; UDP never
- *       passes it).
+ *   <li>Istio backend: the destination's ingress only, TCP only (ztunnel sees inbound TCP; UDP
+ *       never passes it).
  *   <li>A deny belongs to the side that enforced it: reporter SOURCE → the source's egress,
- *       DESTINATION → the destination's ingress. Reporter UNKNOWN → the destination's ingress, which
- *       passes it on to the source's egress when it has no policy itself. On Istio every deny is the
- *       destination's (ztunnel enforces inbound only).
+ *       DESTINATION → the destination's ingress. Reporter UNKNOWN → the destination's ingress,
+ *       which passes it on to the source's egress when it has no policy itself. On Istio every deny
+ *       is the destination's (ztunnel enforces inbound only).
  * </ul>
  *
  * <p>{@link #map} decides from the few fields that matter (so the {@link ObservationCombiner} can
@@ -77,7 +77,8 @@ public final class ObservationMapper {
     public Targets resolve(WorkloadRef src, WorkloadRef dst) {
       for (int i = 0; i < size; i++) {
         keys[i] = (ofSource[i] ? src : dst).key() + "/" + directions[i].name();
-        fallbacks[i] = sourceFallback[i] && src != null ? src.key() + "/" + Direction.Egress.name() : null;
+        fallbacks[i] =
+            sourceFallback[i] && src != null ? src.key() + "/" + Direction.Egress.name() : null;
       }
       return this;
     }
@@ -101,7 +102,12 @@ public final class ObservationMapper {
    * Decides which targets a flow with these fields concerns, from whether each end has a workload;
    * records nothing.
    */
-  public void map(Protocol protocol, Verdict verdict, Reporter reporter, boolean hasSrc, boolean hasDst,
+  public void map(
+      Protocol protocol,
+      Verdict verdict,
+      Reporter reporter,
+      boolean hasSrc,
+      boolean hasDst,
       Targets out) {
     out.clear();
     if (backend == Backend.istio) {
@@ -121,7 +127,8 @@ public final class ObservationMapper {
     }
     switch (reporter) {
       case SOURCE -> addDeny(out, hasSrc, true, Direction.Egress, "deny-without-source-workload");
-      case DESTINATION -> addDeny(out, hasDst, false, Direction.Ingress, "deny-without-destination-workload");
+      case DESTINATION ->
+          addDeny(out, hasDst, false, Direction.Ingress, "deny-without-destination-workload");
       case UNKNOWN -> {
         if (hasDst) {
           out.add(false, Direction.Ingress, hasSrc);
@@ -160,8 +167,8 @@ public final class ObservationMapper {
     return out;
   }
 
-  private static void addIfPresent(Targets out, boolean present, boolean source, Direction direction,
-      String missingReason) {
+  private static void addIfPresent(
+      Targets out, boolean present, boolean source, Direction direction, String missingReason) {
     if (present) {
       out.add(source, direction, false);
     } else {
@@ -169,8 +176,8 @@ public final class ObservationMapper {
     }
   }
 
-  private static void addDeny(Targets out, boolean present, boolean source, Direction direction,
-      String missingReason) {
+  private static void addDeny(
+      Targets out, boolean present, boolean source, Direction direction, String missingReason) {
     if (present) {
       out.add(source, direction, false);
     } else {

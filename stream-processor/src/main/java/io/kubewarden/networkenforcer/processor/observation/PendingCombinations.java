@@ -22,20 +22,22 @@ import org.apache.kafka.streams.state.Stores;
  * <p>Why not the record cache Kafka Streams puts in front of a store: a repeat of a waiting flow is
  * one get and one put, and through the cache each costs an ordered-map lookup, a namespace string,
  * a dirty-set update and a position update, more than the rest of the combiner. Here it is a hash
- * lookup, and the entry is changed in place ({@link ObservationCombiner} puts back the array it got).
+ * lookup, and the entry is changed in place ({@link ObservationCombiner} puts back the array it
+ * got).
  *
- * <p>Why this is as safe as the cache: see {@link StoreInFront}. When a task moves between active and
- * standby the map is read again from the restored store; {@code CatchUpTest} restarts a processor while
- * every combination waits only in the map.
+ * <p>Why this is as safe as the cache: see {@link StoreInFront}. When a task moves between active
+ * and standby the map is read again from the restored store; {@code CatchUpTest} restarts a
+ * processor while every combination waits only in the map.
  *
- * <p>Built without a changelog (offline learning: the state ends with the run), what waits stays in the
- * map: writing it beneath at every commit (the in-process driver commits after every flow) would copy
- * each changed combination into an ordered map nothing reads, and after {@link #clearCache()} it is gone,
- * as it would be with the task on another instance.
+ * <p>Built without a changelog (offline learning: the state ends with the run), what waits stays in
+ * the map: writing it beneath at every commit (the in-process driver commits after every flow)
+ * would copy each changed combination into an ordered map nothing reads, and after {@link
+ * #clearCache()} it is gone, as it would be with the task on another instance.
  *
  * <p>Keys keep their arrival order ({@link #range} is not offered: the keys are hashes). Values are
  * the store's own arrays: a caller that changes one puts it back. The store is used from its stream
- * thread only, but for {@link #approximateNumEntries()}, which interactive queries read from others.
+ * thread only, but for {@link #approximateNumEntries()}, which interactive queries read from
+ * others.
  */
 public final class PendingCombinations extends StoreInFront<Bytes, byte[]> {
   private final Map<Bytes, Slot> waiting = new LinkedHashMap<>();
@@ -44,7 +46,9 @@ public final class PendingCombinations extends StoreInFront<Bytes, byte[]> {
   private volatile boolean loaded;
   private volatile int size;
 
-  /** One waiting value: whether it changed since the last commit, whether the changelog holds it. */
+  /**
+   * One waiting value: whether it changed since the last commit, whether the changelog holds it.
+   */
   private static final class Slot {
     final Bytes key;
     byte[] value;
@@ -64,11 +68,16 @@ public final class PendingCombinations extends StoreInFront<Bytes, byte[]> {
   /** The store named {@code name}; its changelog follows the builder's logging settings. */
   public static StoreBuilder<PendingCombinations> builder(String name) {
     // This store is its own cache: the one beneath stays off.
-    return new Builder<>(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.Bytes(),
-        Serdes.ByteArray()), PendingCombinations::new, true);
+    return new Builder<>(
+        Stores.keyValueStoreBuilder(
+            Stores.inMemoryKeyValueStore(name), Serdes.Bytes(), Serdes.ByteArray()),
+        PendingCombinations::new,
+        true);
   }
 
-  /** Reads what the changelog restored, once: restoration ends before a processor uses the store. */
+  /**
+   * Reads what the changelog restored, once: restoration ends before a processor uses the store.
+   */
   private void load() {
     if (loaded) {
       return;
@@ -127,7 +136,9 @@ public final class PendingCombinations extends StoreInFront<Bytes, byte[]> {
     return slot.value;
   }
 
-  /** Writes what changed since the last commit to the changelogged store: deletes first, then puts. */
+  /**
+   * Writes what changed since the last commit to the changelogged store: deletes first, then puts.
+   */
   @Override
   protected void writeWaiting() {
     for (Bytes key : removed) {

@@ -14,8 +14,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * What this instance holds that has been consumed but not yet published, read from its state
- * stores: observations waiting in the combiner, evidence the punctuator has not yet flushed.
- * While a store cannot be queried (rebalancing, restoring) it counts as holding something.
+ * stores: observations waiting in the combiner, evidence the punctuator has not yet flushed. While
+ * a store cannot be queried (rebalancing, restoring) it counts as holding something.
  */
 final class LocalBacklog {
   private final KafkaStreams streams;
@@ -27,8 +27,10 @@ final class LocalBacklog {
   /** Consumed flows whose observations have not yet reached the repartition topic. */
   boolean combinationsWaiting() {
     try {
-      ReadOnlyKeyValueStore<Bytes, byte[]> store = streams.store(StoreQueryParameters
-          .fromNameAndType(StoreNames.COMBINER, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
+      ReadOnlyKeyValueStore<Bytes, byte[]> store =
+          streams.store(
+              StoreQueryParameters.fromNameAndType(
+                  StoreNames.COMBINER, QueryableStoreTypes.<Bytes, byte[]>keyValueStore()));
       // A count, not an iteration: the combiner's store changes on its stream thread meanwhile.
       return store.approximateNumEntries() > 0;
     } catch (UnknownStateStoreException e) {
@@ -42,8 +44,11 @@ final class LocalBacklog {
   /** A learned allow-list whose evidence changed since it was last published. */
   boolean unpublishedEvidence() {
     try {
-      ReadOnlyKeyValueStore<String, LearnedAllowList> store = streams.store(StoreQueryParameters
-          .fromNameAndType(StoreNames.LEARNED, QueryableStoreTypes.<String, LearnedAllowList>keyValueStore()));
+      ReadOnlyKeyValueStore<String, LearnedAllowList> store =
+          streams.store(
+              StoreQueryParameters.fromNameAndType(
+                  StoreNames.LEARNED,
+                  QueryableStoreTypes.<String, LearnedAllowList>keyValueStore()));
       try (KeyValueIterator<String, LearnedAllowList> all = store.all()) {
         while (all.hasNext()) {
           KeyValue<String, LearnedAllowList> e = all.next();

@@ -54,7 +54,9 @@ final class TopicBacklog {
   private Map<TopicPartition, Long> endOffsets(String topic) {
     var description = get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
     Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-    description.partitions().forEach(p -> request.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+    description
+        .partitions()
+        .forEach(p -> request.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
     Map<TopicPartition, Long> out = new HashMap<>();
     get(admin.listOffsets(request).all()).forEach((tp, info) -> out.put(tp, info.offset()));
     return out;
@@ -64,7 +66,8 @@ final class TopicBacklog {
     try {
       return future.get(ANSWER_SECONDS, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
-      throw new IllegalStateException("Kafka did not answer: " + e.getCause().getMessage(), e.getCause());
+      throw new IllegalStateException(
+          "Kafka did not answer: " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
       throw new IllegalStateException("Kafka did not answer within " + ANSWER_SECONDS + " s", e);
     } catch (InterruptedException e) {

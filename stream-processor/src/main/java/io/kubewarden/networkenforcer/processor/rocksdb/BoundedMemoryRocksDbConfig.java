@@ -18,12 +18,15 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
 
   /** Streams configuration key carrying the total budget in bytes to this setter. */
   public static final String MEMORY_CONFIG = "network-enforcer.rocksdb.memory.bytes";
+
   public static final long DEFAULT_MEMORY_BYTES = 64L * 1024 * 1024;
 
   /** Memtables may take at most this share of the total. */
   private static final double WRITE_BUFFER_SHARE = 0.25;
+
   /** Index and filter blocks get a priority pool so that data blocks cannot evict them. */
   private static final double HIGH_PRIORITY_SHARE = 0.1;
+
   private static final long MEMTABLE_BYTES = 8L * 1024 * 1024;
 
   private static Cache cache;
@@ -65,6 +68,7 @@ public final class BoundedMemoryRocksDbConfig implements RocksDBConfigSetter {
 
   @Override
   public void close(String storeName, Options options) {
-    // The cache and the write buffer manager are shared by every store of the JVM: never closed here.
+    // The cache and the write buffer manager are shared by every store of the JVM: never closed
+    // here.
   }
 }

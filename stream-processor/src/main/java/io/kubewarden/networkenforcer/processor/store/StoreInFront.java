@@ -21,19 +21,20 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * A store in front of a changelogged store (the store beneath, with its serdes, changelog and maybe
  * Kafka's cache) that holds writes until Kafka Streams commits. It is a {@link CachedStateStore}:
  * Kafka Streams calls {@link #flushCache()} on every such store before it commits a task (on the
- * commit interval, on a requested commit, before a rebalance hands the task over, on a clean close),
- * and only then flushes the producer and commits the input offsets (in one transaction under
- * exactly-once). So what waits reaches the changelog in the same commit as the input it came from; a
- * crash loses only uncommitted work, which is read again. {@link #clearCache()} (a task moving between
- * active and standby) forgets what waits. The interface lives in an internal package of Kafka Streams
- * (its own caching stores implement it); {@code CatchUpTest} and {@code FaultInjectionTest} fail if a
- * version stops calling it.
+ * commit interval, on a requested commit, before a rebalance hands the task over, on a clean
+ * close), and only then flushes the producer and commits the input offsets (in one transaction
+ * under exactly-once). So what waits reaches the changelog in the same commit as the input it came
+ * from; a crash loses only uncommitted work, which is read again. {@link #clearCache()} (a task
+ * moving between active and standby) forgets what waits. The interface lives in an internal package
+ * of Kafka Streams (its own caching stores implement it); {@code CatchUpTest} and {@code
+ * FaultInjectionTest} fail if a version stops calling it.
  *
- * <p>Subclasses say how writes wait ({@link #writeWaiting}, {@link #forgetWaiting}) and how they are
- * read; everything else is the store beneath's.
+ * <p>Subclasses say how writes wait ({@link #writeWaiting}, {@link #forgetWaiting}) and how they
+ * are read; everything else is the store beneath's.
  */
 public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedStateStore<K, V> {
   protected final KeyValueStore<K, V> beneath;
+
   /** Whether the store beneath has a changelog; one made by hand is taken to have one. */
   private boolean changelogged = true;
 
@@ -41,12 +42,18 @@ public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedS
     this.beneath = beneath;
   }
 
-  /** False when the store was built without a changelog: nothing written beneath outlives the process. */
+  /**
+   * False when the store was built without a changelog: nothing written beneath outlives the
+   * process.
+   */
   protected final boolean changelogged() {
     return changelogged;
   }
 
-  /** Writes what waits to the store beneath (on the thread that commits, which is the one that wrote). */
+  /**
+   * Writes what waits to the store beneath (on the thread that commits, which is the one that
+   * wrote).
+   */
   protected abstract void writeWaiting();
 
   /** Forgets what waits: reads go to the store beneath again. */
@@ -104,7 +111,10 @@ public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedS
         && ((CachedStateStore<K, V>) cached).setFlushListener(listener, sendOldValues);
   }
 
-  /** Kafka Streams 4 commits a store through {@link #commit}; a caller of the older flush gets the same. */
+  /**
+   * Kafka Streams 4 commits a store through {@link #commit}; a caller of the older flush gets the
+   * same.
+   */
   @Override
   @SuppressWarnings("deprecation")
   public void flush() {
@@ -161,16 +171,21 @@ public abstract class StoreInFront<K, V> implements KeyValueStore<K, V>, CachedS
   }
 
   /**
-   * Builds the store beneath as configured (changelog; Kafka's cache too unless the store in front is
-   * its own cache) and puts {@code front} on it.
+   * Builds the store beneath as configured (changelog; Kafka's cache too unless the store in front
+   * is its own cache) and puts {@code front} on it.
    */
-  protected static final class Builder<K, V, S extends StoreInFront<K, V>> implements StoreBuilder<S> {
+  protected static final class Builder<K, V, S extends StoreInFront<K, V>>
+      implements StoreBuilder<S> {
     private final StoreBuilder<KeyValueStore<K, V>> beneath;
     private final Function<KeyValueStore<K, V>, S> front;
     private final boolean ownCache;
 
-    /** @param ownCache the store in front replaces Kafka's cache: the one beneath stays off */
-    public Builder(StoreBuilder<KeyValueStore<K, V>> beneath, Function<KeyValueStore<K, V>, S> front,
+    /**
+     * @param ownCache the store in front replaces Kafka's cache: the one beneath stays off
+     */
+    public Builder(
+        StoreBuilder<KeyValueStore<K, V>> beneath,
+        Function<KeyValueStore<K, V>, S> front,
         boolean ownCache) {
       this.beneath = ownCache ? beneath.withCachingDisabled() : beneath;
       this.front = front;

@@ -1,8 +1,7 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
-import io.kubewarden.networkenforcer.processor.store.StoreNames;
-import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.policy.NativePolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.common.topics.Topic;
@@ -21,6 +20,7 @@ import io.kubewarden.networkenforcer.processor.observation.ObservationCodec;
 import io.kubewarden.networkenforcer.processor.observation.ObservationCombiner;
 import io.kubewarden.networkenforcer.processor.observation.ObservationMapper;
 import io.kubewarden.networkenforcer.processor.observation.PendingCombinations;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.Map;
@@ -59,6 +59,7 @@ import org.apache.kafka.streams.state.Stores;
 public final class NetworkEnforcerTopology {
   /** The repartition topic is {@code <application id>-observations-repartition}. */
   public static final String OBSERVATIONS = "observations";
+
   private static final Duration REATTRIBUTION_RETENTION = Duration.ofDays(1);
 
   private NetworkEnforcerTopology() {}
@@ -70,7 +71,11 @@ public final class NetworkEnforcerTopology {
 
   /** The processor's loop topic, created by the application with the co-partitioned count. */
   public static Topic<String, Observation> reattributionTopic(ProcessorConfig config) {
-    return new Topic<>(config.reattributionTopic(), Serdes.String(), ObservationCodec.serde(), false,
+    return new Topic<>(
+        config.reattributionTopic(),
+        Serdes.String(),
+        ObservationCodec.serde(),
+        false,
         Optional.of(REATTRIBUTION_RETENTION));
   }
 
@@ -78,17 +83,38 @@ public final class NetworkEnforcerTopology {
     ProcessorMetrics metrics = new ProcessorMetrics(registry);
     Topics topics = config.topics();
     StreamsBuilder builder = new StreamsBuilder();
-    // Written at each commit: a busy target's allow-list changes with every new peer (see the store).
-    builder.addStateStore(changelogged(config, WrittenAtCommitStore.builder(Stores.keyValueStoreBuilder(
-        store(config, StoreNames.LEARNED), Serdes.String(), new JsonSerde<>(LearnedAllowList.class))
-        .withCachingEnabled())));
-    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.EVIDENCE),
-        Serdes.String(), PortStatsCodec.serde()).withCachingEnabled()));
-    builder.addStateStore(changelogged(config, Stores.keyValueStoreBuilder(store(config, StoreNames.POLICIES),
-        Serdes.String(), new JsonSerde<>(PolicySnapshot.class)).withCachingEnabled()));
-    // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are keyed.
-    builder.globalTable(topics.nativePolicies().name(), Consumed.with(Serdes.String(),
-            NativePolicies.lenientSerde(topics.nativePolicies().valueSerde())).withName("native-policies-source"),
+    // Written at each commit: a busy target's allow-list changes with every new peer (see the
+    // store).
+    builder.addStateStore(
+        changelogged(
+            config,
+            WrittenAtCommitStore.builder(
+                Stores.keyValueStoreBuilder(
+                        store(config, StoreNames.LEARNED),
+                        Serdes.String(),
+                        new JsonSerde<>(LearnedAllowList.class))
+                    .withCachingEnabled())));
+    builder.addStateStore(
+        changelogged(
+            config,
+            Stores.keyValueStoreBuilder(
+                    store(config, StoreNames.EVIDENCE), Serdes.String(), PortStatsCodec.serde())
+                .withCachingEnabled()));
+    builder.addStateStore(
+        changelogged(
+            config,
+            Stores.keyValueStoreBuilder(
+                    store(config, StoreNames.POLICIES),
+                    Serdes.String(),
+                    new JsonSerde<>(PolicySnapshot.class))
+                .withCachingEnabled()));
+    // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are
+    // keyed.
+    builder.globalTable(
+        topics.nativePolicies().name(),
+        Consumed.with(
+                Serdes.String(), NativePolicies.lenientSerde(topics.nativePolicies().valueSerde()))
+            .withName("native-policies-source"),
         Materialized.<String, NativePolicySnapshot>as(store(config, StoreNames.NATIVE_POLICIES))
             .withKeySerde(Serdes.String())
             .withValueSerde(NativePolicies.lenientSerde(topics.nativePolicies().valueSerde()))
@@ -99,105 +125,160 @@ public final class NetworkEnforcerTopology {
     Topic<String, Observation> reattribution = reattributionTopic(config);
     KStream<String, Observation> perTarget;
     if (config.combineInterval().isZero()) {
-      perTarget = decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
-          .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
-          .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
+      perTarget =
+          decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
+              .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
+              .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"));
     } else {
       // The combiner reads the flow records as bytes (it decodes a record only when it starts a
       // combination) and keeps its buffer in a changelogged store (see ObservationCombiner).
       builder.addStateStore(changelogged(config, PendingCombinations.builder(StoreNames.COMBINER)));
-      Map<String, KStream<String, Decoded<Observation>>> combined = builder
-          .stream(topics.flows().name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-flows"))
-          .process(() -> new ObservationCombiner(topics.flows().name(), Topics.flowRecordSerde(), mapper, metrics,
-              config.combineInterval(), config.combineMaxPending()), Named.as("observe-and-combine-per-target"),
-              StoreNames.COMBINER)
-          .split(Named.as("flows-"))
-          .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
-          .defaultBranch(Branched.as("readable"));
+      Map<String, KStream<String, Decoded<Observation>>> combined =
+          builder.stream(
+                  topics.flows().name(),
+                  Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-flows"))
+              .process(
+                  () ->
+                      new ObservationCombiner(
+                          topics.flows().name(),
+                          Topics.flowRecordSerde(),
+                          mapper,
+                          metrics,
+                          config.combineInterval(),
+                          config.combineMaxPending()),
+                  Named.as("observe-and-combine-per-target"),
+                  StoreNames.COMBINER)
+              .split(Named.as("flows-"))
+              .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
+              .defaultBranch(Branched.as("readable"));
       deadLettered(combined.get("flows-unreadable"), "flows", deadLetter);
-      perTarget = combined.get("flows-readable").mapValues(Decoded::value, Named.as("value-of-flows"));
+      perTarget =
+          combined.get("flows-readable").mapValues(Decoded::value, Named.as("value-of-flows"));
     }
-    // One partition in one process (offline learning): the target's task is this one, nothing to move.
-    KStream<String, Observation> atTarget = config.observationsShuffled()
-        ? perTarget.repartition(Repartitioned.<String, Observation>as(OBSERVATIONS)
-            .withKeySerde(Serdes.String())
-            .withValueSerde(reattribution.valueSerde())
-            .withNumberOfPartitions(config.kafka().partitions()))
-        : perTarget;
-    KStream<String, TargetEvent> observations = atTarget
-        .mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
+    // One partition in one process (offline learning): the target's task is this one, nothing to
+    // move.
+    KStream<String, Observation> atTarget =
+        config.observationsShuffled()
+            ? perTarget.repartition(
+                Repartitioned.<String, Observation>as(OBSERVATIONS)
+                    .withKeySerde(Serdes.String())
+                    .withValueSerde(reattribution.valueSerde())
+                    .withNumberOfPartitions(config.kafka().partitions()))
+            : perTarget;
+    KStream<String, TargetEvent> observations =
+        atTarget.mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
 
-    KStream<String, TargetEvent> policies = decoded(builder, topics.policies(), TargetKey::parse, "policies",
-        deadLetter, metrics)
-        .mapValues(TargetEvent.PolicyChanged::new, Named.as("policy-event"));
+    KStream<String, TargetEvent> policies =
+        decoded(builder, topics.policies(), TargetKey::parse, "policies", deadLetter, metrics)
+            .mapValues(TargetEvent.PolicyChanged::new, Named.as("policy-event"));
 
-    KStream<String, TargetEvent> control = decoded(builder, topics.control(), TargetKey::parse, "control",
-        deadLetter, metrics)
-        .filter((key, command) -> command != null, Named.as("skip-control-tombstones"))
-        .mapValues(TargetEvent.Command::new, Named.as("control-event"));
+    KStream<String, TargetEvent> control =
+        decoded(builder, topics.control(), TargetKey::parse, "control", deadLetter, metrics)
+            .filter((key, command) -> command != null, Named.as("skip-control-tombstones"))
+            .mapValues(TargetEvent.Command::new, Named.as("control-event"));
 
-    KStream<String, TargetEvent> reattributed = decoded(builder, reattribution, TargetKey::parse, "reattributed",
-        deadLetter, metrics)
-        .filter((key, observation) -> observation != null, Named.as("skip-reattribution-tombstones"))
-        .mapValues(TargetEvent.Observed::new, Named.as("reattributed-event"));
+    KStream<String, TargetEvent> reattributed =
+        decoded(builder, reattribution, TargetKey::parse, "reattributed", deadLetter, metrics)
+            .filter(
+                (key, observation) -> observation != null,
+                Named.as("skip-reattribution-tombstones"))
+            .mapValues(TargetEvent.Observed::new, Named.as("reattributed-event"));
 
-    Map<String, KStream<String, TargetOutput>> outputs = observations
-        .merge(policies, Named.as("merge-policies"))
-        .merge(control, Named.as("merge-control"))
-        .merge(reattributed, Named.as("merge-reattributed"))
-        .process(() -> new TargetProcessor(config.evidenceFlushInterval(),
-            new AllowListLearner(config.backend(), config.learning()), config.learning(), metrics,
-            config.proposalEmission(), config.proposalInterval()), Named.as("targets"), StoreNames.LEARNED,
-            StoreNames.EVIDENCE, StoreNames.POLICIES)
-        .split(Named.as("output-"))
-        .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
-        .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))
-        .defaultBranch(Branched.as("reattributions"));
+    Map<String, KStream<String, TargetOutput>> outputs =
+        observations
+            .merge(policies, Named.as("merge-policies"))
+            .merge(control, Named.as("merge-control"))
+            .merge(reattributed, Named.as("merge-reattributed"))
+            .process(
+                () ->
+                    new TargetProcessor(
+                        config.evidenceFlushInterval(),
+                        new AllowListLearner(config.backend(), config.learning()),
+                        config.learning(),
+                        metrics,
+                        config.proposalEmission(),
+                        config.proposalInterval()),
+                Named.as("targets"),
+                StoreNames.LEARNED,
+                StoreNames.EVIDENCE,
+                StoreNames.POLICIES)
+            .split(Named.as("output-"))
+            .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
+            .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))
+            .defaultBranch(Branched.as("reattributions"));
 
-    outputs.get("output-proposals")
+    outputs
+        .get("output-proposals")
         .mapValues(out -> ((TargetOutput.Proposal) out).snapshot(), Named.as("proposal-value"))
-        .to(topics.proposals().name(), Produced.with(topics.proposals().keySerde(), topics.proposals().valueSerde())
-            .withName("write-proposals"));
-    outputs.get("output-violations")
+        .to(
+            topics.proposals().name(),
+            Produced.with(topics.proposals().keySerde(), topics.proposals().valueSerde())
+                .withName("write-proposals"));
+    outputs
+        .get("output-violations")
         .mapValues(out -> ((TargetOutput.Violation) out).observation(), Named.as("violation-value"))
-        .to(topics.violations().name(), Produced.with(topics.violations().keySerde(),
-            topics.violations().valueSerde()).withName("write-violations"));
-    outputs.get("output-reattributions")
-        .mapValues(out -> ((TargetOutput.Reattribution) out).observation(), Named.as("reattribution-value"))
-        .to(reattribution.name(), Produced.with(reattribution.keySerde(), reattribution.valueSerde())
-            .withName("write-reattributions"));
+        .to(
+            topics.violations().name(),
+            Produced.with(topics.violations().keySerde(), topics.violations().valueSerde())
+                .withName("write-violations"));
+    outputs
+        .get("output-reattributions")
+        .mapValues(
+            out -> ((TargetOutput.Reattribution) out).observation(),
+            Named.as("reattribution-value"))
+        .to(
+            reattribution.name(),
+            Produced.with(reattribution.keySerde(), reattribution.valueSerde())
+                .withName("write-reattributions"));
     return builder.build();
   }
 
   /** Changelogged unless the configuration says the state ends with the run (offline learning). */
-  private static <T extends StateStore> StoreBuilder<T> changelogged(ProcessorConfig config, StoreBuilder<T> store) {
+  private static <T extends StateStore> StoreBuilder<T> changelogged(
+      ProcessorConfig config, StoreBuilder<T> store) {
     return config.storeChangelogs() ? store : store.withLoggingDisabled();
   }
 
   private static KeyValueBytesStoreSupplier store(ProcessorConfig config, String name) {
-    return config.inMemoryStores() ? Stores.inMemoryKeyValueStore(name) : Stores.persistentKeyValueStore(name);
+    return config.inMemoryStores()
+        ? Stores.inMemoryKeyValueStore(name)
+        : Stores.persistentKeyValueStore(name);
   }
 
   /**
    * Reads a topic as bytes and decodes it; unreadable records go to the dead-letter topic with the
    * reason, readable ones (tombstones as null values) continue.
    */
-  private static <V> KStream<String, V> decoded(StreamsBuilder builder, Topic<String, V> topic,
-      Consumer<String> keyCheck, String name, String deadLetterTopic, ProcessorMetrics metrics) {
-    Map<String, KStream<String, Decoded<V>>> branches = builder
-        .stream(topic.name(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-" + name))
-        .process(() -> new RecordDecoder<>(topic.name(), topic.valueSerde().deserializer(), keyCheck, metrics),
-            Named.as("decode-" + name))
-        .split(Named.as(name + "-"))
-        .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
-        .defaultBranch(Branched.as("readable"));
+  private static <V> KStream<String, V> decoded(
+      StreamsBuilder builder,
+      Topic<String, V> topic,
+      Consumer<String> keyCheck,
+      String name,
+      String deadLetterTopic,
+      ProcessorMetrics metrics) {
+    Map<String, KStream<String, Decoded<V>>> branches =
+        builder.stream(
+                topic.name(),
+                Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("read-" + name))
+            .process(
+                () ->
+                    new RecordDecoder<>(
+                        topic.name(), topic.valueSerde().deserializer(), keyCheck, metrics),
+                Named.as("decode-" + name))
+            .split(Named.as(name + "-"))
+            .branch((key, decoded) -> decoded.isFailed(), Branched.as("unreadable"))
+            .defaultBranch(Branched.as("readable"));
     deadLettered(branches.get(name + "-unreadable"), name, deadLetterTopic);
     return branches.get(name + "-readable").mapValues(Decoded::value, Named.as("value-of-" + name));
   }
 
-  private static <V> void deadLettered(KStream<String, Decoded<V>> unreadable, String name, String deadLetterTopic) {
+  private static <V> void deadLettered(
+      KStream<String, Decoded<V>> unreadable, String name, String deadLetterTopic) {
     unreadable
         .process(DeadLetterForwarder<V>::new, Named.as("dead-letter-" + name))
-        .to(deadLetterTopic, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("write-dead-letter-" + name));
+        .to(
+            deadLetterTopic,
+            Produced.with(Serdes.ByteArray(), Serdes.ByteArray())
+                .withName("write-dead-letter-" + name));
   }
 }

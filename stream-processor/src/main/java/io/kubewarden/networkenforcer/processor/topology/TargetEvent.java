@@ -5,9 +5,9 @@ import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
 
 /**
- * Anything that reaches a target's partition: an observation, a policy change or a control
- * command. The three input streams are merged as this type in front of {@link TargetProcessor};
- * it never leaves the task, so it needs no serde.
+ * Anything that reaches a target's partition: an observation, a policy change or a control command.
+ * The three input streams are merged as this type in front of {@link TargetProcessor}; it never
+ * leaves the task, so it needs no serde.
  */
 public sealed interface TargetEvent {
 

@@ -1,16 +1,18 @@
 package io.kubewarden.networkenforcer.processor.topology;
 
-import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.kubewarden.networkenforcer.processor.evaluation.MonitorModeEvaluation;
 import io.kubewarden.networkenforcer.processor.evaluation.NativePolicies;
-import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.learning.AllowListLearner;
+import io.kubewarden.networkenforcer.processor.learning.ConvergenceRule;
 import io.kubewarden.networkenforcer.processor.learning.EvidenceKey;
 import io.kubewarden.networkenforcer.processor.learning.LearnedAllowList;
 import io.kubewarden.networkenforcer.processor.learning.PortStats;
@@ -18,10 +20,8 @@ import io.kubewarden.networkenforcer.processor.learning.ProposalRenderer;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.kubewarden.networkenforcer.processor.observation.FlowTimeBound;
 import io.kubewarden.networkenforcer.processor.observation.Observation;
+import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.processor.violations.ViolationFactory;
-import io.kubewarden.networkenforcer.processor.config.LearningSettings;
-import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
-import io.kubewarden.networkenforcer.processor.learning.ConvergenceRule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,14 +45,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one stateful step: every event of a target meets the target's learned allow-list, its
- * evidence and its policy here (the stores are local because observations, policies and control
- * are co-partitioned by target key).
+ * evidence and its policy here (the stores are local because observations, policies and control are
+ * co-partitioned by target key).
  *
  * <ul>
  *   <li>No policy: forwarded flows are learned; a proposal is emitted only when the allow-list
  *       changes; evidence-only changes are flushed by a wall-clock punctuator.
- *   <li>A policy: learning stops. Denies become violations with the action of the deny;
- *       Kubernetes monitor mode evaluates forwarded flows in software.
+ *   <li>A policy: learning stops. Denies become violations with the action of the deny; Kubernetes
+ *       monitor mode evaluates forwarded flows in software.
  *   <li>Policy upsert clears the learned state; a policy delete lets the next flow start afresh;
  *       ResetLearning clears the state and tombstones the proposal.
  * </ul>
@@ -64,75 +64,116 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
   private final ConvergenceRule convergence;
+
   /** How far flow time must move before targets are checked for a quiet period that ended. */
   private final Duration convergenceSweepStep;
+
   /** The latest flow time this task has seen: "now" for convergence, never the wall clock. */
   private Instant latestFlowTime;
+
   private Instant lastSweepFlowTime;
   private final MonitorModeEvaluation monitor;
   private final ProcessorMetrics metrics;
   private final ProposalEmission emission;
+
   /**
-   * {@link ProposalEmission#EVERY_CHANGE}: a target's allow-list changes are published at most once per
-   * this much wall-clock time, the first at once (zero: every change at once).
+   * {@link ProposalEmission#EVERY_CHANGE}: a target's allow-list changes are published at most once
+   * per this much wall-clock time, the first at once (zero: every change at once).
    */
   private final Duration proposalInterval;
+
   /** Targets published for an allow-list change in the current proposal interval. */
   private final Set<String> publishedThisInterval = new HashSet<>();
+
   /**
    * Targets whose allow-list changed again within the interval, with the flow time of that change:
    * published at its end as of that time (the bytes an immediate rendering would have had). Their
    * state is stored marked dirty, so after a restart the evidence flush publishes them instead.
    */
   private final Map<String, Instant> held = new LinkedHashMap<>();
-  /** Held targets with a flow after their change: still dirty once published, as they would have been. */
+
+  /**
+   * Held targets with a flow after their change: still dirty once published, as they would have
+   * been.
+   */
   private final Set<String> touchedSinceHeld = new HashSet<>();
+
   /**
    * {@link ProposalEmission#AT_FLUSH}: targets whose allow-list changed since the last flush, with
-   * the flow time their proposal is rendered as of (the one an immediate rendering would have used).
+   * the flow time their proposal is rendered as of (the one an immediate rendering would have
+   * used).
    */
   private final Map<String, Instant> changedSinceFlush = new LinkedHashMap<>();
+
   /**
-   * {@link ProposalEmission#AT_FLUSH}: allow-lists changed since the last flush, written to the store
-   * by the flush: a busy target's allow-list is serialized once per flush, not once per new peer.
+   * {@link ProposalEmission#AT_FLUSH}: allow-lists changed since the last flush, written to the
+   * store by the flush: a busy target's allow-list is serialized once per flush, not once per new
+   * peer.
    */
   private final Map<String, LearnedAllowList> unwritten = new HashMap<>();
-  /** {@link ProposalEmission#AT_FLUSH}: evidence changed since the last flush, written by the flush. */
+
+  /**
+   * {@link ProposalEmission#AT_FLUSH}: evidence changed since the last flush, written by the flush.
+   */
   private final Map<String, PortStats> unwrittenEvidence = new HashMap<>();
+
   /** Targets that reached the most peers one target learns, warned about once per task. */
   private final Set<String> capped = new HashSet<>();
+
   /** Targets whose evidence changed since their last snapshot; rebuilt from the store on init. */
   private final SortedSet<String> dirty = new TreeSet<>();
+
   /** Allow-lists of recently seen targets, so a flow does not decode the whole allow-list. */
-  private final DeserializedCache<LearnedAllowList> allowLists = new DeserializedCache<>(CACHE_ENTRIES);
+  private final DeserializedCache<LearnedAllowList> allowLists =
+      new DeserializedCache<>(CACHE_ENTRIES);
+
   /** Lets a convergence sweep skip the store while no allow-list can be due. */
   private final UnconvergedChanges unconverged = new UnconvergedChanges();
+
   /** Policies of recently seen targets, so a flow does not decode the whole policy. */
-  private final DeserializedCache<PolicySnapshot> knownPolicies = new DeserializedCache<>(CACHE_ENTRIES);
+  private final DeserializedCache<PolicySnapshot> knownPolicies =
+      new DeserializedCache<>(CACHE_ENTRIES);
+
   private ProcessorContext<String, TargetOutput> context;
   private KeyValueStore<String, LearnedAllowList> learned;
   private KeyValueStore<String, PortStats> evidence;
   private KeyValueStore<String, PolicySnapshot> policies;
   private NativePolicies nativePolicies;
 
-  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
+  public TargetProcessor(
+      Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
     this(evidenceFlushInterval, learner, LearningSettings.DEFAULTS, metrics);
   }
 
-  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
+  public TargetProcessor(
+      Duration evidenceFlushInterval,
+      AllowListLearner learner,
+      LearningSettings learning,
       ProcessorMetrics metrics) {
-    this(evidenceFlushInterval, learner, learning, metrics, ProposalEmission.EVERY_CHANGE, Duration.ZERO);
+    this(
+        evidenceFlushInterval,
+        learner,
+        learning,
+        metrics,
+        ProposalEmission.EVERY_CHANGE,
+        Duration.ZERO);
   }
 
-  public TargetProcessor(Duration evidenceFlushInterval, AllowListLearner learner, LearningSettings learning,
-      ProcessorMetrics metrics, ProposalEmission emission, Duration proposalInterval) {
+  public TargetProcessor(
+      Duration evidenceFlushInterval,
+      AllowListLearner learner,
+      LearningSettings learning,
+      ProcessorMetrics metrics,
+      ProposalEmission emission,
+      Duration proposalInterval) {
     this.emission = emission;
     this.proposalInterval = proposalInterval;
     this.evidenceFlushInterval = evidenceFlushInterval;
     this.learner = learner;
     this.convergence = new ConvergenceRule(learning);
     Duration step = learning.quietPeriod().dividedBy(100);
-    this.convergenceSweepStep = step.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : step;
+    this.convergenceSweepStep =
+        step.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : step;
     this.metrics = metrics;
     this.monitor = new MonitorModeEvaluation(metrics);
   }
@@ -193,8 +234,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     }
     policies.put(key, policy);
     if (forget(key)) {
-      LOG.info("policy {}/{} exists for {}: learned state cleared, learning stopped", policy.namespace(),
-          policy.name(), key);
+      LOG.info(
+          "policy {}/{} exists for {}: learned state cleared, learning stopped",
+          policy.namespace(),
+          policy.name(),
+          key);
     }
   }
 
@@ -210,12 +254,18 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     if (state == null) {
       return false;
     }
-    state.peers().forEach((peerKey, peer) -> peer.ports().keySet()
-        .forEach(portKey -> {
-          String evidenceKey = EvidenceKey.of(key, peerKey, portKey);
-          unwrittenEvidence.remove(evidenceKey);
-          evidence.delete(evidenceKey);
-        }));
+    state
+        .peers()
+        .forEach(
+            (peerKey, peer) ->
+                peer.ports()
+                    .keySet()
+                    .forEach(
+                        portKey -> {
+                          String evidenceKey = EvidenceKey.of(key, peerKey, portKey);
+                          unwrittenEvidence.remove(evidenceKey);
+                          evidence.delete(evidenceKey);
+                        }));
     learned.delete(key);
     return true;
   }
@@ -279,17 +329,27 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     return render(key, target, state, latestFlowTime);
   }
 
-  private ProposalSnapshot render(String key, TargetKey target, LearnedAllowList state, Instant asOf) {
-    return ProposalRenderer.render(target, state,
-        (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)), convergence, asOf);
+  private ProposalSnapshot render(
+      String key, TargetKey target, LearnedAllowList state, Instant asOf) {
+    return ProposalRenderer.render(
+        target,
+        state,
+        (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)),
+        convergence,
+        asOf);
   }
 
   /**
-   * Renders a target's allow-list as of {@code asOf}, stores it with whether that rendering converged
-   * (and still marked dirty when {@code dirtyAfter}: evidence came after the change it shows), and
-   * publishes it.
+   * Renders a target's allow-list as of {@code asOf}, stores it with whether that rendering
+   * converged (and still marked dirty when {@code dirtyAfter}: evidence came after the change it
+   * shows), and publishes it.
    */
-  private void publish(String key, TargetKey target, LearnedAllowList state, Instant asOf, boolean dirtyAfter,
+  private void publish(
+      String key,
+      TargetKey target,
+      LearnedAllowList state,
+      Instant asOf,
+      boolean dirtyAfter,
       long timestamp) {
     ProposalSnapshot snapshot = render(key, target, state.withEvidenceDirty(false), asOf);
     store(key, state.withEvidenceDirty(dirtyAfter).withConverged(converged(snapshot)));
@@ -305,11 +365,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       forget(record.key());
       metrics.proposalReset();
       LOG.info("learning of {} reset ({})", record.key(), command.reason());
-      context.forward(new Record<>(record.key(), new TargetOutput.Proposal(null), record.timestamp()));
+      context.forward(
+          new Record<>(record.key(), new TargetOutput.Proposal(null), record.timestamp()));
     }
   }
 
-  private void observed(Record<String, TargetEvent> record, TargetKey target, Observation observation) {
+  private void observed(
+      Record<String, TargetEvent> record, TargetKey target, Observation observation) {
     FlowRecord flow = FlowTimeBound.clamp(observation.flow(), record.timestamp());
     if (flow != observation.flow()) {
       metrics.futureFlowClamped();
@@ -322,8 +384,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     if (flow.verdict() == Verdict.FORWARDED) {
       if (policy == null) {
         learn(record, target, flow);
-      } else if (MonitorModeEvaluation.applies(policy) && monitor.denies(policy, target.direction(), flow,
-          () -> nativePolicies.inNamespace(policy.namespace(), policy.name()))) {
+      } else if (MonitorModeEvaluation.applies(policy)
+          && monitor.denies(
+              policy,
+              target.direction(),
+              flow,
+              () -> nativePolicies.inNamespace(policy.namespace(), policy.name()))) {
         violation(record, policy, target, observation, Mode.monitor);
       }
       return;
@@ -333,8 +399,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       violation(record, policy, target, observation, action);
     } else if (observation.fallbackTarget() != null) {
       metrics.reattributed();
-      context.forward(new Record<>(observation.fallbackTarget(),
-          new TargetOutput.Reattribution(new Observation(flow, null, observation.records())), record.timestamp()));
+      context.forward(
+          new Record<>(
+              observation.fallbackTarget(),
+              new TargetOutput.Reattribution(new Observation(flow, null, observation.records())),
+              record.timestamp()));
     } else {
       metrics.unattributed("target-has-no-policy");
     }
@@ -346,8 +415,11 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     if (outcome instanceof AllowListLearner.Skipped skipped) {
       metrics.learningSkipped(skipped.reason());
       if (AllowListLearner.TOO_MANY_PEERS.equals(skipped.reason()) && capped.add(key)) {
-        LOG.warn("{} has {} peers, the most one target learns; new peers are not learned (counted as {}). Its "
-            + "proposal is too large to review or store: write its policy by hand", key, AllowListLearner.MAX_PEERS,
+        LOG.warn(
+            "{} has {} peers, the most one target learns; new peers are not learned (counted as {}). Its "
+                + "proposal is too large to review or store: write its policy by hand",
+            key,
+            AllowListLearner.MAX_PEERS,
             skipped.reason());
       }
       return;
@@ -356,9 +428,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
     PortStats stats = evidence(evidenceKey);
-    storeEvidence(evidenceKey, stats == null
-        ? PortStats.first(flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
-        : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
+    storeEvidence(
+        evidenceKey,
+        stats == null
+            ? PortStats.first(
+                flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
+            : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
     if (result.allowListChanged() && emission == ProposalEmission.AT_FLUSH) {
       // Rendered by the next flush as of now. A later flow of this target either changes the
       // allow-list again (a newer "now") or marks its evidence dirty (the flush renders it anyway).
@@ -393,7 +468,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     }
   }
 
-  /** Whether this allow-list change waits: the target was published for a change in this interval. */
+  /**
+   * Whether this allow-list change waits: the target was published for a change in this interval.
+   */
   private boolean heldBack(String key) {
     return !proposalInterval.isZero() && !publishedThisInterval.add(key);
   }
@@ -423,12 +500,19 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     touchedSinceHeld.clear();
   }
 
-  private void violation(Record<String, TargetEvent> record, PolicySnapshot policy, TargetKey target,
-      Observation observation, Mode action) {
-    var violation = ViolationFactory.create(policy, target.direction(), observation.flow(), observation.records(),
-        action);
+  private void violation(
+      Record<String, TargetEvent> record,
+      PolicySnapshot policy,
+      TargetKey target,
+      Observation observation,
+      Mode action) {
+    var violation =
+        ViolationFactory.create(
+            policy, target.direction(), observation.flow(), observation.records(), action);
     metrics.violation(action.value(), observation.records());
-    context.forward(new Record<>(violation.policyKey(), new TargetOutput.Violation(violation), record.timestamp()));
+    context.forward(
+        new Record<>(
+            violation.policyKey(), new TargetOutput.Violation(violation), record.timestamp()));
   }
 
   /** Publishes the evidence of every target whose evidence changed since its last snapshot. */
@@ -451,8 +535,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   }
 
   /**
-   * {@link ProposalEmission#AT_FLUSH}: publishes the allow-lists changed since the last flush, each as
-   * of the flow time of its change, before the evidence flush (which renders dirty targets again).
+   * {@link ProposalEmission#AT_FLUSH}: publishes the allow-lists changed since the last flush, each
+   * as of the flow time of its change, before the evidence flush (which renders dirty targets
+   * again).
    */
   private void publishChanged(long now) {
     for (Map.Entry<String, Instant> changed : changedSinceFlush.entrySet()) {
@@ -472,8 +557,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
    * target whose quiet period has ended since is rendered, and published when it now converges.
    */
   private void sweepConvergence(long now) {
-    if (latestFlowTime == null || lastSweepFlowTime != null
-        && latestFlowTime.isBefore(lastSweepFlowTime.plus(convergenceSweepStep))) {
+    if (latestFlowTime == null
+        || lastSweepFlowTime != null
+            && latestFlowTime.isBefore(lastSweepFlowTime.plus(convergenceSweepStep))) {
       return;
     }
     lastSweepFlowTime = latestFlowTime;
@@ -487,8 +573,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
         LearnedAllowList state = e.value;
-        if (state != null && !state.converged() && (state.lastChange() == null
-            || !state.lastChange().isAfter(quietSince))) {
+        if (state != null
+            && !state.converged()
+            && (state.lastChange() == null || !state.lastChange().isAfter(quietSince))) {
           due.add(e.key);
         } else {
           unconverged.stored(state);

@@ -9,23 +9,24 @@ import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 
 /**
- * A typed store whose writes wait, as objects, until Kafka Streams commits: only then is each changed
- * value serialized, once, into the store beneath (Kafka's record cache, changelog and RocksDB). Why
- * this is safe: {@link StoreInFront}.
+ * A typed store whose writes wait, as objects, until Kafka Streams commits: only then is each
+ * changed value serialized, once, into the store beneath (Kafka's record cache, changelog and
+ * RocksDB). Why this is safe: {@link StoreInFront}.
  *
  * <p>Why: the learned allow-list of a busy target changes with every new peer. When 10,000 new
- * workloads call the cluster DNS, writing its whole allow-list on each change serialized 10,000 peers
- * 10,000 times (half of the stream thread's time); now it is serialized once per commit. Values are
- * held as given: a caller that changes one in place puts it again (the learner does), and the commit
- * writes it as it is then.
+ * workloads call the cluster DNS, writing its whole allow-list on each change serialized 10,000
+ * peers 10,000 times (half of the stream thread's time); now it is serialized once per commit.
+ * Values are held as given: a caller that changes one in place puts it again (the learner does),
+ * and the commit writes it as it is then.
  *
  * <p>Reads on the stream thread see what waits. Iterations on it write what waits first (ordered
- * ranges come from the store beneath). Interactive queries run on other threads: they read the store
- * beneath as of the last commit and never touch what waits.
+ * ranges come from the store beneath). Interactive queries run on other threads: they read the
+ * store beneath as of the last commit and never touch what waits.
  */
 public final class WrittenAtCommitStore<K, V> extends StoreInFront<K, V> {
   /** Values written since the last commit, in no order; a null value is a delete. */
   private final Map<K, V> waiting = new HashMap<>();
+
   /** The stream thread that writes; only it reads or writes {@link #waiting}. */
   private volatile Thread writer;
 
@@ -34,7 +35,8 @@ public final class WrittenAtCommitStore<K, V> extends StoreInFront<K, V> {
   }
 
   /** The store {@code beneath}, with its serdes, cache and changelog, written at each commit. */
-  public static <K, V> StoreBuilder<WrittenAtCommitStore<K, V>> builder(StoreBuilder<KeyValueStore<K, V>> beneath) {
+  public static <K, V> StoreBuilder<WrittenAtCommitStore<K, V>> builder(
+      StoreBuilder<KeyValueStore<K, V>> beneath) {
     return new Builder<>(beneath, WrittenAtCommitStore::new, false);
   }
 
@@ -62,7 +64,10 @@ public final class WrittenAtCommitStore<K, V> extends StoreInFront<K, V> {
     return old;
   }
 
-  /** Before an iteration: what waits, when the caller is the stream thread (not an interactive query). */
+  /**
+   * Before an iteration: what waits, when the caller is the stream thread (not an interactive
+   * query).
+   */
   private void writeWaitingOnStreamThread() {
     if (Thread.currentThread() == writer) {
       writeWaiting();
@@ -115,7 +120,8 @@ public final class WrittenAtCommitStore<K, V> extends StoreInFront<K, V> {
   }
 
   @Override
-  public <PS extends Serializer<P>, P> KeyValueIterator<K, V> prefixScan(P prefix, PS prefixKeySerializer) {
+  public <PS extends Serializer<P>, P> KeyValueIterator<K, V> prefixScan(
+      P prefix, PS prefixKeySerializer) {
     writeWaitingOnStreamThread();
     return beneath.prefixScan(prefix, prefixKeySerializer);
   }

@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -18,7 +19,6 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
@@ -69,7 +69,8 @@ abstract class AbstractProcessorIntegrationTest {
   protected abstract String bootstrapServers();
 
   private ProcessorConfig config(String run, Path stateDir) {
-    KafkaSettings kafka = new KafkaSettings(bootstrapServers(), run + ".", PARTITIONS, (short) 1, Map.of());
+    KafkaSettings kafka =
+        new KafkaSettings(bootstrapServers(), run + ".", PARTITIONS, (short) 1, Map.of());
     return ProcessorConfig.builder(kafka)
         .applicationId(run)
         .provider(Provider.calico)
@@ -93,47 +94,96 @@ abstract class AbstractProcessorIntegrationTest {
       await().atMost(DEADLINE).until(app::isReady);
 
       for (FlowRecord flow : BasicFixture.goldmaneFlows()) {
-        send(producer, topics.flows().name(), flow.partitionKey(), topics.flows().valueSerde().serializer()
-            .serialize(topics.flows().name(), flow));
+        send(
+            producer,
+            topics.flows().name(),
+            flow.partitionKey(),
+            topics.flows().valueSerde().serializer().serialize(topics.flows().name(), flow));
       }
-      send(producer, topics.flows().name(), "demo/Deployment/http-client", "{broken".getBytes(StandardCharsets.UTF_8));
+      send(
+          producer,
+          topics.flows().name(),
+          "demo/Deployment/http-client",
+          "{broken".getBytes(StandardCharsets.UTF_8));
 
       Map<String, ProposalSnapshot> latest = new HashMap<>();
-      await().atMost(DEADLINE).untilAsserted(() -> {
-        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
-          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
-        }
-        assertThat(latest).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
-        assertThat(latest.get(CLIENT_EGRESS).spec().getKubernetes().getEgress()).hasSize(2);
-        assertThat(latest.get(CLIENT_EGRESS).evidence().get(0).getPorts()).extracting(p -> p.getCount())
-            .containsExactly(6L, 6L);
-      });
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+                  latest.put(
+                      r.key(),
+                      topics
+                          .proposals()
+                          .valueSerde()
+                          .deserializer()
+                          .deserialize(r.topic(), r.value()));
+                }
+                assertThat(latest).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
+                assertThat(latest.get(CLIENT_EGRESS).spec().getKubernetes().getEgress()).hasSize(2);
+                assertThat(latest.get(CLIENT_EGRESS).evidence().get(0).getPorts())
+                    .extracting(p -> p.getCount())
+                    .containsExactly(6L, 6L);
+              });
 
       List<ConsumerRecord<String, byte[]>> dead = new ArrayList<>();
-      await().atMost(DEADLINE).untilAsserted(() -> {
-        deadLetters.poll(Duration.ofMillis(200)).forEach(dead::add);
-        assertThat(dead).hasSize(1);
-      });
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                deadLetters.poll(Duration.ofMillis(200)).forEach(dead::add);
+                assertThat(dead).hasSize(1);
+              });
       assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON))
           .contains("not a valid FlowRecord");
 
       // Promote the client's egress in protect mode; a drop at the source is then its violation.
       PolicySnapshot policy = Policies.promoted(latest.get(CLIENT_EGRESS), Mode.protect);
-      send(producer, topics.policies().name(), CLIENT_EGRESS,
+      send(
+          producer,
+          topics.policies().name(),
+          CLIENT_EGRESS,
           topics.policies().valueSerde().serializer().serialize(topics.policies().name(), policy));
       List<ViolationObservation> seen = new ArrayList<>();
-      await().atMost(DEADLINE).untilAsserted(() -> {
-        // The policy and the flows travel on different topics: keep denying until it is applied.
-        FlowRecord drop = new FlowRecord(Instant.now(), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
-            Verdict.DENIED, new PolicyRef("NetworkPolicy", "demo", policy.name()), 1, Reporter.SOURCE);
-        send(producer, topics.flows().name(), drop.partitionKey(),
-            topics.flows().valueSerde().serializer().serialize(topics.flows().name(), drop));
-        for (ConsumerRecord<String, byte[]> r : violations.poll(Duration.ofMillis(300))) {
-          assertThat(r.key()).isEqualTo("demo/deployment-http-client-egress");
-          seen.add(topics.violations().valueSerde().deserializer().deserialize(r.topic(), r.value()));
-        }
-        assertThat(seen).isNotEmpty();
-      });
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                // The policy and the flows travel on different topics: keep denying until it is
+                // applied.
+                FlowRecord drop =
+                    new FlowRecord(
+                        Instant.now(),
+                        Provider.calico,
+                        Protocol.TCP,
+                        9999,
+                        CLIENT,
+                        SERVER,
+                        Verdict.DENIED,
+                        new PolicyRef("NetworkPolicy", "demo", policy.name()),
+                        1,
+                        Reporter.SOURCE);
+                send(
+                    producer,
+                    topics.flows().name(),
+                    drop.partitionKey(),
+                    topics
+                        .flows()
+                        .valueSerde()
+                        .serializer()
+                        .serialize(topics.flows().name(), drop));
+                for (ConsumerRecord<String, byte[]> r : violations.poll(Duration.ofMillis(300))) {
+                  assertThat(r.key()).isEqualTo("demo/deployment-http-client-egress");
+                  seen.add(
+                      topics
+                          .violations()
+                          .valueSerde()
+                          .deserializer()
+                          .deserialize(r.topic(), r.value()));
+                }
+                assertThat(seen).isNotEmpty();
+              });
       ViolationObservation v = seen.get(0);
       assertThat(v.action()).isEqualTo(Mode.protect);
       assertThat(v.dstPort()).isEqualTo(9999);
@@ -151,31 +201,53 @@ abstract class AbstractProcessorIntegrationTest {
         var producer = producer();
         var proposals = consumer(topics.proposals().name())) {
       await().atMost(DEADLINE).until(again::isReady);
-      FlowRecord known = BasicFixture.forwarded(Provider.calico, Instant.parse("2026-08-03T16:00:00Z"), CLIENT, SERVER,
-          Protocol.TCP, 18080, 1, Reporter.SOURCE);
-      send(producer, topics.flows().name(), known.partitionKey(),
+      FlowRecord known =
+          BasicFixture.forwarded(
+              Provider.calico,
+              Instant.parse("2026-08-03T16:00:00Z"),
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.SOURCE);
+      send(
+          producer,
+          topics.flows().name(),
+          known.partitionKey(),
           topics.flows().valueSerde().serializer().serialize(topics.flows().name(), known));
       Map<String, ProposalSnapshot> latest = new HashMap<>();
-      await().atMost(DEADLINE).untilAsserted(() -> {
-        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
-          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
-        }
-        assertThat(latest.get(SERVER_INGRESS)).isNotNull();
-        assertThat(latest.get(SERVER_INGRESS).evidence().get(0).getPorts()).extracting(p -> p.getCount())
-            .containsExactly(7L, 6L);
-      });
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+                  latest.put(
+                      r.key(),
+                      topics
+                          .proposals()
+                          .valueSerde()
+                          .deserializer()
+                          .deserialize(r.topic(), r.value()));
+                }
+                assertThat(latest.get(SERVER_INGRESS)).isNotNull();
+                assertThat(latest.get(SERVER_INGRESS).evidence().get(0).getPorts())
+                    .extracting(p -> p.getCount())
+                    .containsExactly(7L, 6L);
+              });
       assertThat(latest.get(SERVER_INGRESS).spec().getKubernetes().getIngress()).hasSize(1);
     }
   }
 
   /**
-   * The cluster DNS of a new cluster of 4,000 workloads: its proposal is larger than Kafka's default
-   * 1 MiB record (the stream thread failed on it), and it gains a peer per workload within seconds
-   * (each of its proposals renders every peer: one per new peer would be quadratic in bytes). It is
-   * published whole, at most once per proposal interval and once per evidence flush.
+   * The cluster DNS of a new cluster of 4,000 workloads: its proposal is larger than Kafka's
+   * default 1 MiB record (the stream thread failed on it), and it gains a peer per workload within
+   * seconds (each of its proposals renders every peer: one per new peer would be quadratic in
+   * bytes). It is published whole, at most once per proposal interval and once per evidence flush.
    */
   @Test
-  void theClusterDnsOfThousandsOfWorkloadsIsPublishedWholeAndOncePerInterval(@TempDir Path stateDir) {
+  void theClusterDnsOfThousandsOfWorkloadsIsPublishedWholeAndOncePerInterval(
+      @TempDir Path stateDir) {
     int clients = 4_000;
     ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
     Topics topics = config.topics();
@@ -187,84 +259,137 @@ abstract class AbstractProcessorIntegrationTest {
       long start = System.nanoTime();
       for (int i = 0; i < clients; i++) {
         String name = "client-" + i;
-        FlowRecord flow = BasicFixture.forwarded(Provider.calico, Instant.parse("2026-08-03T16:00:00Z").plusMillis(i),
-            BasicFixture.endpoint("team-" + (i % 20), name, Map.of("app", name), name + "-6d4cf56db6-x1",
-                "10.244." + (i / 250) + "." + (i % 250), name), BasicFixture.COREDNS, Protocol.UDP, 53, 1,
-            Reporter.SOURCE);
-        producer.send(new ProducerRecord<>(topics.flows().name(), flow.partitionKey(),
-            topics.flows().valueSerde().serializer().serialize(topics.flows().name(), flow)));
+        FlowRecord flow =
+            BasicFixture.forwarded(
+                Provider.calico,
+                Instant.parse("2026-08-03T16:00:00Z").plusMillis(i),
+                BasicFixture.endpoint(
+                    "team-" + (i % 20),
+                    name,
+                    Map.of("app", name),
+                    name + "-6d4cf56db6-x1",
+                    "10.244." + (i / 250) + "." + (i % 250),
+                    name),
+                BasicFixture.COREDNS,
+                Protocol.UDP,
+                53,
+                1,
+                Reporter.SOURCE);
+        producer.send(
+            new ProducerRecord<>(
+                topics.flows().name(),
+                flow.partitionKey(),
+                topics.flows().valueSerde().serializer().serialize(topics.flows().name(), flow)));
       }
       producer.flush();
 
       List<Integer> dnsRecordBytes = new ArrayList<>();
       Map<String, ProposalSnapshot> latest = new HashMap<>();
-      await().atMost(DEADLINE).untilAsserted(() -> {
-        for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
-          if (r.key().equals(COREDNS_INGRESS)) {
-            dnsRecordBytes.add(r.value().length);
-          }
-          latest.put(r.key(), topics.proposals().valueSerde().deserializer().deserialize(r.topic(), r.value()));
-        }
-        assertThat(app.fatalError()).isNull();
-        assertThat(latest.get(COREDNS_INGRESS)).isNotNull();
-        assertThat(latest.get(COREDNS_INGRESS).evidence()).hasSize(clients);
-        // The clients' Egress targets are on other partitions: their tasks may finish after the DNS's.
-        assertThat(latest.keySet().stream().filter(k -> k.endsWith("/Egress"))).hasSize(clients);
-      });
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                for (ConsumerRecord<String, byte[]> r : proposals.poll(Duration.ofMillis(200))) {
+                  if (r.key().equals(COREDNS_INGRESS)) {
+                    dnsRecordBytes.add(r.value().length);
+                  }
+                  latest.put(
+                      r.key(),
+                      topics
+                          .proposals()
+                          .valueSerde()
+                          .deserializer()
+                          .deserialize(r.topic(), r.value()));
+                }
+                assertThat(app.fatalError()).isNull();
+                assertThat(latest.get(COREDNS_INGRESS)).isNotNull();
+                assertThat(latest.get(COREDNS_INGRESS).evidence()).hasSize(clients);
+                // The clients' Egress targets are on other partitions: their tasks may finish after
+                // the DNS's.
+                assertThat(latest.keySet().stream().filter(k -> k.endsWith("/Egress")))
+                    .hasSize(clients);
+              });
       double seconds = (System.nanoTime() - start) / 1e9;
       assertThat(dnsRecordBytes.stream().mapToInt(Integer::intValue).max().orElseThrow())
-          .as("the whole proposal, larger than a default Kafka record").isGreaterThan(1024 * 1024);
+          .as("the whole proposal, larger than a default Kafka record")
+          .isGreaterThan(1024 * 1024);
       // The first change at once, then at most one per proposal interval (1 s) and one per evidence
       // flush (1 s here) while it was learned; one per new peer would be 4,000.
-      assertThat(dnsRecordBytes).as("coredns proposals in %.1f s", seconds)
+      assertThat(dnsRecordBytes)
+          .as("coredns proposals in %.1f s", seconds)
           .hasSizeLessThanOrEqualTo(1 + 2 * ((int) Math.ceil(seconds) + 1));
     }
   }
 
   @Test
-  void everyTopicTheProcessorCreatesSaysHowManyReplicasMustBeInSync(@TempDir Path stateDir) throws Exception {
+  void everyTopicTheProcessorCreatesSaysHowManyReplicasMustBeInSync(@TempDir Path stateDir)
+      throws Exception {
     String run = "it-" + UUID.randomUUID().toString().substring(0, 8);
     ProcessorConfig config = config(run, stateDir);
-    try (StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+    try (StreamProcessorApp app =
+            new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
         Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
       await().atMost(DEADLINE).until(app::isReady);
-      // Ours (<prefix>flows ...) and Kafka Streams' own (<application id>-...-changelog, -repartition).
-      List<String> created = admin.listTopics().names().get().stream().filter(t -> t.startsWith(run)).sorted()
-          .toList();
-      assertThat(created).contains(config.topics().flows().name(), config.reattributionTopic())
-          .anyMatch(t -> t.endsWith("-changelog")).anyMatch(t -> t.endsWith("-repartition"));
-      List<ConfigResource> resources = created.stream()
-          .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      // Ours (<prefix>flows ...) and Kafka Streams' own (<application id>-...-changelog,
+      // -repartition).
+      List<String> created =
+          admin.listTopics().names().get().stream()
+              .filter(t -> t.startsWith(run))
+              .sorted()
+              .toList();
+      assertThat(created)
+          .contains(config.topics().flows().name(), config.reattributionTopic())
+          .anyMatch(t -> t.endsWith("-changelog"))
+          .anyMatch(t -> t.endsWith("-repartition"));
+      List<ConfigResource> resources =
+          created.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
       Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get();
       for (ConfigResource r : resources) {
         ConfigEntry entry = configs.get(r).get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
         // Set on the topic itself (replication factor 1 here: 1), not the broker's default.
-        assertThat(entry.source()).as(r.name()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(entry.source())
+            .as(r.name())
+            .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
         assertThat(entry.value()).as(r.name()).isEqualTo("1");
       }
     }
   }
 
   @Test
-  void theGroupInstanceIdReachesTheStreamsConsumerAsStaticMembership(@TempDir Path stateDir) throws Exception {
+  void theGroupInstanceIdReachesTheStreamsConsumerAsStaticMembership(@TempDir Path stateDir)
+      throws Exception {
     String run = "it-" + UUID.randomUUID().toString().substring(0, 8);
-    ProcessorConfig config = config(run, stateDir).toBuilder().groupInstanceId("processor-0").streamThreads(2)
-        .build().validate();
-    try (StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
+    ProcessorConfig config =
+        config(run, stateDir).toBuilder()
+            .groupInstanceId("processor-0")
+            .streamThreads(2)
+            .build()
+            .validate();
+    try (StreamProcessorApp app =
+            new StreamProcessorApp(config, new SimpleMeterRegistry()).start();
         Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
       await().atMost(DEADLINE).until(app::isReady);
       // One static member per stream thread, named by Kafka Streams <group.instance.id>-<thread>.
-      await().atMost(DEADLINE).untilAsserted(() -> assertThat(admin.describeConsumerGroups(List.of(run)).all().get()
-          .get(run).members()).extracting(m -> m.groupInstanceId().orElse("dynamic"))
-          .containsExactlyInAnyOrder("processor-0-1", "processor-0-2"));
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          admin.describeConsumerGroups(List.of(run)).all().get().get(run).members())
+                      .extracting(m -> m.groupInstanceId().orElse("dynamic"))
+                      .containsExactlyInAnyOrder("processor-0-1", "processor-0-2"));
     }
   }
 
   @Test
-  void topicsWithDifferentPartitionCountsStopTheStartWithAClearMessage(@TempDir Path stateDir) throws Exception {
+  void topicsWithDifferentPartitionCountsStopTheStartWithAClearMessage(@TempDir Path stateDir)
+      throws Exception {
     ProcessorConfig config = config("it-" + UUID.randomUUID().toString().substring(0, 8), stateDir);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(config.topics().policies().name(), 2, (short) 1))).all().get();
+      admin
+          .createTopics(List.of(new NewTopic(config.topics().policies().name(), 2, (short) 1)))
+          .all()
+          .get();
     }
 
     StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry());
@@ -281,11 +406,12 @@ abstract class AbstractProcessorIntegrationTest {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    return new KafkaProducer<>(p, new org.apache.kafka.common.serialization.StringSerializer(),
-        new ByteArraySerializer());
+    return new KafkaProducer<>(
+        p, new org.apache.kafka.common.serialization.StringSerializer(), new ByteArraySerializer());
   }
 
-  private static void send(KafkaProducer<String, byte[]> producer, String topic, String key, byte[] value) {
+  private static void send(
+      KafkaProducer<String, byte[]> producer, String topic, String key, byte[] value) {
     try {
       producer.send(new ProducerRecord<>(topic, key, value)).get();
     } catch (Exception e) {
@@ -300,8 +426,8 @@ abstract class AbstractProcessorIntegrationTest {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     // Exactly-once output is visible only once committed.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(),
-        new ByteArrayDeserializer());
+    KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
     consumer.subscribe(List.of(topic));
     return consumer;
   }

@@ -7,9 +7,9 @@ import org.testcontainers.utility.DockerImageName;
 /**
  * The Kafka image the container tests run: no registry is reachable from the build machines, so
  * {@code hack/tools/docker.sh} builds one from Kafka's jars that keeps the {@code apache/kafka}
- * image's contract, tagged with the Kafka version of the build; the pom passes its name in
- * {@code ne.test.kafka.image}, and {@code -Dne.test.kafka.image=...} picks another (e.g.
- * {@code apache/kafka:4.4.0} where Docker Hub answers).
+ * image's contract, tagged with the Kafka version of the build; the pom passes its name in {@code
+ * ne.test.kafka.image}, and {@code -Dne.test.kafka.image=...} picks another (e.g. {@code
+ * apache/kafka:4.4.0} where Docker Hub answers).
  */
 final class LocalKafkaImage {
 
@@ -22,18 +22,23 @@ final class LocalKafkaImage {
   static DockerImageName require() {
     String name = System.getProperty("ne.test.kafka.image");
     if (name == null || name.isBlank()) {
-      throw new IllegalStateException("no Kafka image named: set -Dne.test.kafka.image (the stream-processor pom "
-          + "sets it to the image hack/tools/docker.sh builds)");
+      throw new IllegalStateException(
+          "no Kafka image named: set -Dne.test.kafka.image (the stream-processor pom "
+              + "sets it to the image hack/tools/docker.sh builds)");
     }
     if (!DockerClientFactory.instance().isDockerAvailable()) {
-      throw new IllegalStateException("no Docker engine answers: run hack/tools/docker.sh (./hack/test.sh does) "
-          + "to install and start one");
+      throw new IllegalStateException(
+          "no Docker engine answers: run hack/tools/docker.sh (./hack/test.sh does) "
+              + "to install and start one");
     }
     try {
       DockerClientFactory.instance().client().inspectImageCmd(name).exec();
     } catch (NotFoundException e) {
-      throw new IllegalStateException("the Docker engine has no image " + name
-          + ": hack/tools/docker.sh builds it (./hack/test.sh runs it)", e);
+      throw new IllegalStateException(
+          "the Docker engine has no image "
+              + name
+              + ": hack/tools/docker.sh builds it (./hack/test.sh runs it)",
+          e);
     }
     return DockerImageName.parse(name).asCompatibleSubstituteFor("apache/kafka");
   }

@@ -67,10 +67,18 @@ class ScaleOutTest {
   }
 
   private static ProcessorConfig config(String run, Path stateDir, int standbys, String instance) {
-    // A removed instance's tasks move after the session timeout (it does not leave the group on close):
+    // A removed instance's tasks move after the session timeout (it does not leave the group on
+    // close):
     // the broker's least, so the test waits 6 s rather than 45 s.
-    KafkaSettings kafka = new KafkaSettings(broker.bootstrapServers(), run + ".", PARTITIONS, (short) 1,
-        Map.of(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), "6000"));
+    KafkaSettings kafka =
+        new KafkaSettings(
+            broker.bootstrapServers(),
+            run + ".",
+            PARTITIONS,
+            (short) 1,
+            Map.of(
+                StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+                "6000"));
     return ProcessorConfig.builder(kafka)
         .applicationId(run)
         .provider(Provider.cilium)
@@ -86,14 +94,15 @@ class ScaleOutTest {
   }
 
   @Test
-  void instancesJoiningAndLeavingUnderASteadyStreamLearnExactlyWhatOneInstanceLearns(@TempDir Path dir)
-      throws Exception {
+  void instancesJoiningAndLeavingUnderASteadyStreamLearnExactlyWhatOneInstanceLearns(
+      @TempDir Path dir) throws Exception {
     List<FlowRecord> flows = flows();
 
     // One instance, every flow at once.
     ProcessorConfig alone = config("alone", dir, 0, "alone-0");
     Map<String, ProposalSnapshot> expected;
-    try (StreamProcessorApp one = new StreamProcessorApp(alone, new SimpleMeterRegistry()).start()) {
+    try (StreamProcessorApp one =
+        new StreamProcessorApp(alone, new SimpleMeterRegistry()).start()) {
       publish(alone, flows, 0);
       awaitCaughtUp(List.of(one));
       expected = latestProposals(alone);
@@ -105,8 +114,8 @@ class ScaleOutTest {
     // Instances come and go while the flows arrive, about 400 a second.
     ProcessorConfig first = config("scaled", dir, 1, "processor-0");
     List<StreamProcessorApp> running = new ArrayList<>();
-    List<SimpleMeterRegistry> registries = List.of(new SimpleMeterRegistry(), new SimpleMeterRegistry(),
-        new SimpleMeterRegistry());
+    List<SimpleMeterRegistry> registries =
+        List.of(new SimpleMeterRegistry(), new SimpleMeterRegistry(), new SimpleMeterRegistry());
     StreamProcessorApp p0 = new StreamProcessorApp(first, registries.get(0)).start();
     running.add(p0);
     try {
@@ -114,21 +123,26 @@ class ScaleOutTest {
       // 10 flows every 50 ms: some 20 s of flows.
       CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> publish(first, flows, 50));
       awaitPublished(first, FLOWS / 6);
-      StreamProcessorApp p1 = new StreamProcessorApp(config("scaled", dir, 1, "processor-1"), registries.get(1))
-          .start();
+      StreamProcessorApp p1 =
+          new StreamProcessorApp(config("scaled", dir, 1, "processor-1"), registries.get(1))
+              .start();
       running.add(p1);
       await().atMost(DEADLINE).until(p1::isReady);
       awaitPublished(first, FLOWS / 3);
-      StreamProcessorApp p2 = new StreamProcessorApp(config("scaled", dir, 1, "processor-2"), registries.get(2))
-          .start();
+      StreamProcessorApp p2 =
+          new StreamProcessorApp(config("scaled", dir, 1, "processor-2"), registries.get(2))
+              .start();
       running.add(p2);
       await().atMost(DEADLINE).until(p2::isReady);
       awaitPublished(first, FLOWS / 2);
-      // The first instance goes for good (a scale-down) with half the flows still to come: its tasks move to
+      // The first instance goes for good (a scale-down) with half the flows still to come: its
+      // tasks move to
       // the others after the session timeout, while flows still arrive.
       running.remove(p0);
       p0.close();
-      assertThat(published(first)).as("flows published when the first instance left").isLessThan(FLOWS);
+      assertThat(published(first))
+          .as("flows published when the first instance left")
+          .isLessThan(FLOWS);
       stream.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
       awaitCaughtUp(running);
 
@@ -138,12 +152,17 @@ class ScaleOutTest {
         ProposalSnapshot got = together.get(e.getKey());
         assertThat(got.spec()).as(e.getKey()).isEqualTo(e.getValue().spec());
         assertThat(got.evidence()).as(e.getKey()).isEqualTo(e.getValue().evidence());
-        assertThat(got.inferredWorkloads()).as(e.getKey()).isEqualTo(e.getValue().inferredWorkloads());
+        assertThat(got.inferredWorkloads())
+            .as(e.getKey())
+            .isEqualTo(e.getValue().inferredWorkloads());
       }
       assertThat(totalCount(together)).isEqualTo(2L * FLOWS);
       // The work was shared: every instance read flows of its own partitions.
-      assertThat(registries).allSatisfy(r -> assertThat(r.find("network_enforcer.processor.flows.received").counter()
-          .count()).isPositive());
+      assertThat(registries)
+          .allSatisfy(
+              r ->
+                  assertThat(r.find("network_enforcer.processor.flows.received").counter().count())
+                      .isPositive());
     } finally {
       for (StreamProcessorApp app : running) {
         app.close();
@@ -154,13 +173,19 @@ class ScaleOutTest {
 
   /** Every running instance answers for its own tasks: all of them caught up. */
   private static void awaitCaughtUp(List<StreamProcessorApp> apps) {
-    await().atMost(DEADLINE).pollInterval(Duration.ofMillis(200)).until(() -> apps.stream()
-        .allMatch(a -> a.progress().map(Progress::caughtUp).orElse(false)));
+    await()
+        .atMost(DEADLINE)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> apps.stream().allMatch(a -> a.progress().map(Progress::caughtUp).orElse(false)));
   }
 
   /** Waits until the flows topic holds at least {@code n} flows. */
   private static void awaitPublished(ProcessorConfig config, long n) {
-    await().atMost(DEADLINE).pollInterval(Duration.ofMillis(50)).until(() -> published(config) >= n);
+    await()
+        .atMost(DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> published(config) >= n);
   }
 
   private static long published(ProcessorConfig config) {
@@ -170,45 +195,77 @@ class ScaleOutTest {
     }
   }
 
-  /** Sum of every evidence count of every proposal: two observations (Egress and Ingress) per flow. */
+  /**
+   * Sum of every evidence count of every proposal: two observations (Egress and Ingress) per flow.
+   */
   private static long totalCount(Map<String, ProposalSnapshot> proposals) {
-    return proposals.values().stream().flatMap(p -> p.evidence().stream())
-        .flatMap(e -> e.getPorts().stream()).mapToLong(port -> port.getCount()).sum();
+    return proposals.values().stream()
+        .flatMap(p -> p.evidence().stream())
+        .flatMap(e -> e.getPorts().stream())
+        .mapToLong(port -> port.getCount())
+        .sum();
   }
 
-  /** 40 clients in 4 namespaces, each calling the 8 servers by turns on 3 ports, a flow per millisecond. */
+  /**
+   * 40 clients in 4 namespaces, each calling the 8 servers by turns on 3 ports, a flow per
+   * millisecond.
+   */
   private static List<FlowRecord> flows() {
     List<FlowEndpoint> clients = new ArrayList<>();
     for (int c = 0; c < 40; c++) {
       String ns = "team-" + (c % 4);
-      clients.add(BasicFixture.endpoint(ns, "client-" + c, Map.of("app", "client-" + c),
-          "client-" + c + "-5d8f9c7b6-abcde", "10.244.1." + (c + 10), "client-" + c));
+      clients.add(
+          BasicFixture.endpoint(
+              ns,
+              "client-" + c,
+              Map.of("app", "client-" + c),
+              "client-" + c + "-5d8f9c7b6-abcde",
+              "10.244.1." + (c + 10),
+              "client-" + c));
     }
     List<FlowEndpoint> servers = new ArrayList<>();
     for (int s = 0; s < 8; s++) {
-      servers.add(BasicFixture.endpoint("shop", "server-" + s, Map.of("app", "server-" + s),
-          "server-" + s + "-5d8f9c7b6-abcde", "10.244.2." + (s + 10), "server-" + s));
+      servers.add(
+          BasicFixture.endpoint(
+              "shop",
+              "server-" + s,
+              Map.of("app", "server-" + s),
+              "server-" + s + "-5d8f9c7b6-abcde",
+              "10.244.2." + (s + 10),
+              "server-" + s));
     }
     List<FlowRecord> out = new ArrayList<>();
     for (int i = 0; i < FLOWS; i++) {
-      out.add(new FlowRecord(T0.plusMillis(i), Provider.cilium, Protocol.TCP, 8080 + (i % 3),
-          clients.get(i % clients.size()), servers.get((i / clients.size()) % servers.size()), Verdict.FORWARDED,
-          null, 1, Reporter.SOURCE));
+      out.add(
+          new FlowRecord(
+              T0.plusMillis(i),
+              Provider.cilium,
+              Protocol.TCP,
+              8080 + (i % 3),
+              clients.get(i % clients.size()),
+              servers.get((i / clients.size()) % servers.size()),
+              Verdict.FORWARDED,
+              null,
+              1,
+              Reporter.SOURCE));
     }
     return out;
   }
 
-  /** Sends the flows keyed as ingest does, {@code pauseMillis} after each batch of 10 (0: at once). */
+  /**
+   * Sends the flows keyed as ingest does, {@code pauseMillis} after each batch of 10 (0: at once).
+   */
   private static void publish(ProcessorConfig config, List<FlowRecord> flows, long pauseMillis) {
     Topic<String, FlowRecord> topic = config.topics().flows();
     Properties p = config.kafka().clientConfig();
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    try (KafkaProducer<String, FlowRecord> producer = new KafkaProducer<>(p, topic.keySerde().serializer(),
-        topic.valueSerde().serializer())) {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(p, topic.keySerde().serializer(), topic.valueSerde().serializer())) {
       for (int i = 0; i < flows.size(); i++) {
         FlowRecord f = flows.get(i);
-        // Record time now (the topic's retention must not delete them); the flow carries its own time.
+        // Record time now (the topic's retention must not delete them); the flow carries its own
+        // time.
         producer.send(new ProducerRecord<>(topic.name(), f.partitionKey(), f));
         if (pauseMillis > 0 && i % 10 == 9) {
           producer.flush();
@@ -233,7 +290,8 @@ class ScaleOutTest {
       Map<TopicPartition, Long> end = c.endOffsets(tps);
       while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-          latest.put(r.key(), proposals.valueSerde().deserializer().deserialize(r.topic(), r.value()));
+          latest.put(
+              r.key(), proposals.valueSerde().deserializer().deserialize(r.topic(), r.value()));
         }
       }
     }
@@ -241,7 +299,9 @@ class ScaleOutTest {
   }
 
   private static List<TopicPartition> partitions(KafkaConsumer<String, byte[]> c, String topic) {
-    return c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+    return c.partitionsFor(topic).stream()
+        .map(i -> new TopicPartition(topic, i.partition()))
+        .toList();
   }
 
   private static KafkaConsumer<String, byte[]> consumer(ProcessorConfig config) {

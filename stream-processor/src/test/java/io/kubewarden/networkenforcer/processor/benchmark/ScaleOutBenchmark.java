@@ -43,17 +43,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
- * Issue #36: does a second processor instance add throughput? One backlog of a realistic mix (below)
- * is written twice, to the flows topic of two runs on one broker (this JVM); then one processor
- * process (its own JVM, one stream thread, exactly-once, as the chart runs it) learns the first
- * copy, and two processes of the same application learn the second, splitting its partitions.
+ * Issue #36: does a second processor instance add throughput? One backlog of a realistic mix
+ * (below) is written twice, to the flows topic of two runs on one broker (this JVM); then one
+ * processor process (its own JVM, one stream thread, exactly-once, as the chart runs it) learns the
+ * first copy, and two processes of the same application learn the second, splitting its partitions.
  * Steady rates (10 % to 90 % of the backlog, from the instances' own {@code flows.received},
  * reported by each child every 20 ms) and end to end (start of the processes until the group has
  * committed the backlog and drained its repartition topic); beside them the CPU per flow of the
  * processes (start-up included), the figure this shared 2-core machine's load does not inflate.
  *
- * <p>The mix: 2,000 Deployments in 200 namespaces, 10,000 client/server pairs drawn Zipf-like
- * (pair rank r with weight 1/r), 5 % of the flows a new pair (a workload not seen before calling a
+ * <p>The mix: 2,000 Deployments in 200 namespaces, 10,000 client/server pairs drawn Zipf-like (pair
+ * rank r with weight 1/r), 5 % of the flows a new pair (a workload not seen before calling a
  * server), 3 % denies, 5 % calls to an outside address, ports 8080/8443/5432.
  *
  * <p>Arguments: {@code [flows]} (default 1,000,000). {@code instance <bootstrap> <run> <stateDir>}
@@ -62,9 +62,10 @@ import org.apache.kafka.streams.StreamsConfig;
 public final class ScaleOutBenchmark {
   /** The chart's default. Two instances take three each. */
   private static final int PARTITIONS = 6;
+
   private static final Instant START = Instant.parse("2026-08-03T15:40:00Z");
-  private static final Map<String, String> PATIENT = Map.of("request.timeout.ms", "300000",
-      "delivery.timeout.ms", "900000");
+  private static final Map<String, String> PATIENT =
+      Map.of("request.timeout.ms", "300000", "delivery.timeout.ms", "900000");
 
   private ScaleOutBenchmark() {}
 
@@ -74,11 +75,15 @@ public final class ScaleOutBenchmark {
       return;
     }
     int flows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-    // A real broker's 3 s before a new group's first assignment (the embedded broker's default is 0):
+    // A real broker's 3 s before a new group's first assignment (the embedded broker's default is
+    // 0):
     // instances started together each get their share at once, instead of the first taking every
     // task and handing half over in a second rebalance.
-    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.builder()
-        .config("group.initial.rebalance.delay.ms", "3000").build().start()) {
+    try (EmbeddedKafkaBroker broker =
+        EmbeddedKafkaBroker.builder()
+            .config("group.initial.rebalance.delay.ms", "3000")
+            .build()
+            .start()) {
       String bootstrap = broker.bootstrapServers();
       List<byte[]> records = RealisticMix.records(flows, new Random(36));
       long bytes = 0;
@@ -90,36 +95,51 @@ public final class ScaleOutBenchmark {
         produce(bootstrap, run, run.equals("warmup") ? records.subList(0, 2 * warmup) : records);
       }
       records = null;
-      line("scale-out flow record bytes (average, realistic mix)", String.format("%.0f", (double) bytes / flows));
-      // A warm-up of the broker's side (page cache, log segments); each child JVM warms its own JIT.
+      line(
+          "scale-out flow record bytes (average, realistic mix)",
+          String.format("%.0f", (double) bytes / flows));
+      // A warm-up of the broker's side (page cache, log segments); each child JVM warms its own
+      // JIT.
       runInstances(bootstrap, "warmup", 1, warmup);
       Result one = runInstances(bootstrap, "one", 1, flows);
       Result two = runInstances(bootstrap, "two", 2, flows);
       line("processor flows/s (1 instance, steady)", String.format("%.0f", one.steady()));
       line("processor flows/s (2 instances, steady)", String.format("%.0f", two.steady()));
-      line("processor 2 instances/1 instance ratio", String.format("%.2f", two.steady() / one.steady()));
+      line(
+          "processor 2 instances/1 instance ratio",
+          String.format("%.2f", two.steady() / one.steady()));
       line("processor flows/s end to end (1 instance)", String.format("%.0f", one.endToEnd()));
       line("processor flows/s end to end (2 instances)", String.format("%.0f", two.endToEnd()));
-      line("processor 2 instances/1 instance ratio (end to end)",
+      line(
+          "processor 2 instances/1 instance ratio (end to end)",
           String.format("%.2f", two.endToEnd() / one.endToEnd()));
-      line("processor CPU per flow (microseconds, all instance processes, 1 instance)",
+      line(
+          "processor CPU per flow (microseconds, all instance processes, 1 instance)",
           String.format("%.1f", one.cpuMicrosPerFlow()));
-      line("processor CPU per flow (microseconds, all instance processes, 2 instances)",
+      line(
+          "processor CPU per flow (microseconds, all instance processes, 2 instances)",
           String.format("%.1f", two.cpuMicrosPerFlow()));
-      line("processor peak heap used per instance (MiB, 1 instance / 2 instances)",
+      line(
+          "processor peak heap used per instance (MiB, 1 instance / 2 instances)",
           String.format("%.0f / %.0f", one.peakHeapMib(), two.peakHeapMib()));
     }
     System.exit(0);
   }
 
-  private record Result(double steady, double endToEnd, double cpuMicrosPerFlow, double peakHeapMib) {}
+  private record Result(
+      double steady, double endToEnd, double cpuMicrosPerFlow, double peakHeapMib) {}
 
-  /** Starts {@code n} instance processes on the run's backlog and waits until it is learned and committed. */
-  private static Result runInstances(String bootstrap, String run, int n, int flows) throws Exception {
+  /**
+   * Starts {@code n} instance processes on the run's backlog and waits until it is learned and
+   * committed.
+   */
+  private static Result runInstances(String bootstrap, String run, int n, int flows)
+      throws Exception {
     List<Child> children = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < n; i++) {
-      children.add(Child.start(bootstrap, run, Files.createTempDirectory("scale-out-" + run + "-" + i)));
+      children.add(
+          Child.start(bootstrap, run, Files.createTempDirectory("scale-out-" + run + "-" + i)));
     }
     long tenPercent = 0;
     long ninetyPercent = 0;
@@ -139,11 +159,13 @@ public final class ScaleOutBenchmark {
         }
         for (Child c : children) {
           if (!c.process.isAlive()) {
-            throw new IllegalStateException("instance of " + run + " exited with " + c.process.exitValue());
+            throw new IllegalStateException(
+                "instance of " + run + " exited with " + c.process.exitValue());
           }
         }
         if (now > deadline) {
-          throw new IllegalStateException(run + ": backlog not learned in 30 minutes, received " + received);
+          throw new IllegalStateException(
+              run + ": backlog not learned in 30 minutes, received " + received);
         }
         Thread.sleep(10);
       }
@@ -156,13 +178,14 @@ public final class ScaleOutBenchmark {
       cpu += c.cpuNanos;
       heap = Math.max(heap, c.peakHeapMib);
     }
-    return new Result(0.8 * flows / ((ninetyPercent - tenPercent) / 1e9), endToEnd, cpu / 1e3 / flows, heap);
+    return new Result(
+        0.8 * flows / ((ninetyPercent - tenPercent) / 1e9), endToEnd, cpu / 1e3 / flows, heap);
   }
 
   /** The group has committed the end of the flows topic and the processor's other input topics. */
   private static boolean caughtUp(Admin admin, String run, long flows) throws Exception {
-    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(run)
-        .partitionsToOffsetAndMetadata().get();
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        admin.listConsumerGroupOffsets(run).partitionsToOffsetAndMetadata().get();
     if (committed.isEmpty()) {
       return false;
     }
@@ -193,15 +216,23 @@ public final class ScaleOutBenchmark {
 
   static ProcessorConfig config(String bootstrap, String run, Path stateDir) {
     KafkaSettings kafka = new KafkaSettings(bootstrap, run + ".", PARTITIONS, (short) 1, PATIENT);
-    return ProcessorConfig.builder(kafka).applicationId(run).provider(Provider.calico)
-        .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2).streamThreads(1).stateDir(stateDir).build();
+    return ProcessorConfig.builder(kafka)
+        .applicationId(run)
+        .provider(Provider.calico)
+        .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2)
+        .streamThreads(1)
+        .stateDir(stateDir)
+        .build();
   }
 
   private static void produce(String bootstrap, String run, List<byte[]> records) throws Exception {
     Topics topics = topics(run);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      MissingTopics.create(admin, topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(),
-          Duration.ofMinutes(2), bootstrap);
+      MissingTopics.create(
+          admin,
+          topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(),
+          Duration.ofMinutes(2),
+          bootstrap);
     }
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -209,13 +240,16 @@ public final class ScaleOutBenchmark {
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.putAll(PATIENT);
-    // As ProcessorBenchmark: on this starved machine an idempotent producer re-sent early batches the
+    // As ProcessorBenchmark: on this starved machine an idempotent producer re-sent early batches
+    // the
     // broker then refused as out of order; the backlog only has to arrive, leader ack is enough.
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
     p.put(ProducerConfig.ACKS_CONFIG, "1");
-    try (var producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+    try (var producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < records.size(); i += 2) {
-        producer.send(new ProducerRecord<>(topics.flows().name(), records.get(i), records.get(i + 1)));
+        producer.send(
+            new ProducerRecord<>(topics.flows().name(), records.get(i), records.get(i + 1)));
       }
       producer.flush();
     }
@@ -242,20 +276,31 @@ public final class ScaleOutBenchmark {
     }
 
     static Child start(String bootstrap, String run, Path stateDir) throws IOException {
-      List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx1g", "-cp", System.getProperty("java.class.path")));
+      List<String> cmd =
+          new ArrayList<>(
+              List.of(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx1g",
+                  "-cp",
+                  System.getProperty("java.class.path")));
       String jfr = System.getenv("BENCH_SCALE_JFR_DIR");
       if (jfr != null && !jfr.isBlank()) {
-        cmd.add("-XX:StartFlightRecording=filename=" + Path.of(jfr, run + "-" + stateDir.getFileName() + ".jfr")
-            + ",settings=profile");
+        cmd.add(
+            "-XX:StartFlightRecording=filename="
+                + Path.of(jfr, run + "-" + stateDir.getFileName() + ".jfr")
+                + ",settings=profile");
       }
-      cmd.addAll(List.of(ScaleOutBenchmark.class.getName(), "instance", bootstrap, run, stateDir.toString()));
-      return new Child(new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+      cmd.addAll(
+          List.of(
+              ScaleOutBenchmark.class.getName(), "instance", bootstrap, run, stateDir.toString()));
+      return new Child(
+          new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start());
     }
 
     private void read() {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
           String[] f = line.split(" ");
@@ -265,7 +310,7 @@ public final class ScaleOutBenchmark {
               peakHeapMib = Double.parseDouble(f[2]);
               cpuNanos = Long.parseLong(f[1]);
             }
-            default -> { }
+            default -> {}
           }
         }
       } catch (IOException e) {
@@ -283,29 +328,37 @@ public final class ScaleOutBenchmark {
     }
   }
 
-  /** The child: one processor until its stdin closes, printing its {@code flows.received} every 20 ms. */
+  /**
+   * The child: one processor until its stdin closes, printing its {@code flows.received} every 20
+   * ms.
+   */
   private static final class Instance {
     static void run(String bootstrap, String run, Path stateDir) throws Exception {
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       Thread reporter;
       long peakHeap;
-      try (StreamProcessorApp app = new StreamProcessorApp(config(bootstrap, run, stateDir), registry)) {
+      try (StreamProcessorApp app =
+          new StreamProcessorApp(config(bootstrap, run, stateDir), registry)) {
         app.start();
         var memory = ManagementFactory.getMemoryMXBean();
         long[] peak = {0};
-        reporter = new Thread(() -> {
-          while (!Thread.currentThread().isInterrupted()) {
-            Counter c = registry.find("network_enforcer.processor.flows.received").counter();
-            System.out.println("received " + (c == null ? 0 : (long) c.count()));
-            System.out.flush();
-            peak[0] = Math.max(peak[0], memory.getHeapMemoryUsage().getUsed());
-            try {
-              Thread.sleep(20);
-            } catch (InterruptedException e) {
-              return;
-            }
-          }
-        }, "received-reporter");
+        reporter =
+            new Thread(
+                () -> {
+                  while (!Thread.currentThread().isInterrupted()) {
+                    Counter c =
+                        registry.find("network_enforcer.processor.flows.received").counter();
+                    System.out.println("received " + (c == null ? 0 : (long) c.count()));
+                    System.out.flush();
+                    peak[0] = Math.max(peak[0], memory.getHeapMemoryUsage().getUsed());
+                    try {
+                      Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                      return;
+                    }
+                  }
+                },
+                "received-reporter");
         reporter.setDaemon(true);
         reporter.start();
         // Until the parent closes our stdin.
@@ -316,7 +369,8 @@ public final class ScaleOutBenchmark {
         reporter.join();
         peakHeap = peak[0];
       }
-      var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      var os =
+          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       System.out.println("cpu " + os.getProcessCpuTime() + " " + peakHeap / (1024.0 * 1024.0));
       System.out.flush();
       System.exit(0);
@@ -351,22 +405,34 @@ public final class ScaleOutBenchmark {
         FlowEndpoint src;
         FlowEndpoint dst;
         if (pick < 0.05) {
-          // A new pair: a workload not seen before (a new ReplicaSet's Deployment, a new job) calls a server.
+          // A new pair: a workload not seen before (a new ReplicaSet's Deployment, a new job) calls
+          // a server.
           src = endpoint("ns-" + (i % NAMESPACES), "new-" + i, 100_000 + i, false);
           dst = workloads.get(random.nextInt(WORKLOADS));
         } else if (pick < 0.10) {
           src = workloads.get(random.nextInt(WORKLOADS));
-          dst = FlowEndpoint.outsideCluster("203.0.113." + random.nextInt(250),
-              new ExternalEndpoint(List.of("api" + random.nextInt(20) + ".example.com"), null));
+          dst =
+              FlowEndpoint.outsideCluster(
+                  "203.0.113." + random.nextInt(250),
+                  new ExternalEndpoint(List.of("api" + random.nextInt(20) + ".example.com"), null));
         } else {
           int r = rank(cumulative, random.nextDouble() * total);
           src = workloads.get(pairs[r][0]);
           dst = workloads.get(pairs[r][1]);
         }
         Verdict verdict = random.nextDouble() < 0.03 ? Verdict.DENIED : Verdict.FORWARDED;
-        FlowRecord flow = new FlowRecord(START.plusMillis(i), Provider.calico, Protocol.TCP,
-            ports[random.nextInt(ports.length)], src, dst, verdict, null, 1 + random.nextInt(3),
-            i % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
+        FlowRecord flow =
+            new FlowRecord(
+                START.plusMillis(i),
+                Provider.calico,
+                Protocol.TCP,
+                ports[random.nextInt(ports.length)],
+                src,
+                dst,
+                verdict,
+                null,
+                1 + random.nextInt(3),
+                i % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
         out.add(flow.partitionKey().getBytes(StandardCharsets.UTF_8));
         out.add(serializer.serialize("x", flow));
       }
@@ -383,7 +449,14 @@ public final class ScaleOutBenchmark {
           .namespace(namespace)
           .workload(WorkloadKind.Deployment, name)
           .workloadSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
-          .podLabels(Map.of("app", name, "app.kubernetes.io/part-of", namespace, "pod-template-hash", "5d8f9c7b6"))
+          .podLabels(
+              Map.of(
+                  "app",
+                  name,
+                  "app.kubernetes.io/part-of",
+                  namespace,
+                  "pod-template-hash",
+                  "5d8f9c7b6"))
           .namespaceLabels(Map.of("kubernetes.io/metadata.name", namespace))
           .podName(name + "-5d8f9c7b6-abcde")
           .ip("10." + (n / 62500) % 250 + "." + (n / 250) % 250 + "." + n % 250)

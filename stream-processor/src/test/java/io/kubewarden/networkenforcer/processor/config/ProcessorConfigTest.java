@@ -17,8 +17,8 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 
 class ProcessorConfigTest {
-  private static final KafkaSettings KAFKA = new KafkaSettings("kafka:9092", "ne.", 6, (short) 3,
-      Map.of("security.protocol", "SSL"));
+  private static final KafkaSettings KAFKA =
+      new KafkaSettings("kafka:9092", "ne.", 6, (short) 3, Map.of("security.protocol", "SSL"));
 
   @Test
   void defaultsAreExactlyOnceWithA30sEvidenceFlushAndTheIstioBackend() {
@@ -30,21 +30,33 @@ class ProcessorConfigTest {
     assertThat(config.provider()).isEqualTo(Provider.istio);
     assertThat(config.backend()).isEqualTo(Backend.istio);
     assertThat(config.createTopics()).isTrue();
-    assertThat(config.reattributionTopic()).isEqualTo("network-enforcer-processor-deny-reattribution");
+    assertThat(config.reattributionTopic())
+        .isEqualTo("network-enforcer-processor-deny-reattribution");
     assertThat(config.combineInterval()).isEqualTo(Duration.ofSeconds(1));
     assertThat(config.combineMaxPending()).isEqualTo(10_000);
     assertThat(config.toBuilder().combineMaxPending(50).build().combineMaxPending()).isEqualTo(50);
     assertThat(config.observationsShuffled()).isTrue();
-    assertThat(config.toBuilder().observationsShuffled(false).build().observationsShuffled()).isFalse();
+    assertThat(config.toBuilder().observationsShuffled(false).build().observationsShuffled())
+        .isFalse();
   }
 
   @Test
   void streamsPropertiesCarryEverySetting() {
-    Properties p = ProcessorConfig.builder(KAFKA).provider(Provider.calico).applicationId("proc")
-        .commitInterval(Duration.ofMillis(500)).cacheMaxBytes(1234).standbyReplicas(1).streamThreads(2)
-        .rocksDbMemoryBytes(32L * 1024 * 1024).build().validate().streamsProperties();
+    Properties p =
+        ProcessorConfig.builder(KAFKA)
+            .provider(Provider.calico)
+            .applicationId("proc")
+            .commitInterval(Duration.ofMillis(500))
+            .cacheMaxBytes(1234)
+            .standbyReplicas(1)
+            .streamThreads(2)
+            .rocksDbMemoryBytes(32L * 1024 * 1024)
+            .build()
+            .validate()
+            .streamsProperties();
 
-    assertThat(p).containsEntry(StreamsConfig.APPLICATION_ID_CONFIG, "proc")
+    assertThat(p)
+        .containsEntry(StreamsConfig.APPLICATION_ID_CONFIG, "proc")
         .containsEntry(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "kafka:9092")
         .containsEntry("security.protocol", "SSL")
         .containsEntry(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, "exactly_once_v2")
@@ -54,19 +66,29 @@ class ProcessorConfigTest {
         .containsEntry(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "2")
         .containsEntry(StreamsConfig.REPLICATION_FACTOR_CONFIG, "3")
         .containsEntry(StreamsConfig.topicPrefix(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG), "2")
-        .containsEntry(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedMemoryRocksDbConfig.class.getName())
+        .containsEntry(
+            StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG,
+            BoundedMemoryRocksDbConfig.class.getName())
         .containsEntry(ProcessorConfig.ROCKSDB_MEMORY_CONFIG, Long.toString(32L * 1024 * 1024));
   }
 
   @Test
   void everyGuaranteeReadsOnlyCommittedRecords() {
-    for (String guarantee : new String[] {StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE}) {
-      StreamsConfig streams = new StreamsConfig(ProcessorConfig.builder(KAFKA).processingGuarantee(guarantee).build()
-          .validate().streamsProperties());
+    for (String guarantee :
+        new String[] {StreamsConfig.EXACTLY_ONCE_V2, StreamsConfig.AT_LEAST_ONCE}) {
+      StreamsConfig streams =
+          new StreamsConfig(
+              ProcessorConfig.builder(KAFKA)
+                  .processingGuarantee(guarantee)
+                  .build()
+                  .validate()
+                  .streamsProperties());
       // As Kafka Streams configures its consumers from these properties.
-      assertThat(streams.getMainConsumerConfigs("g", "c", 0)).as(guarantee)
+      assertThat(streams.getMainConsumerConfigs("g", "c", 0))
+          .as(guarantee)
           .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-      assertThat(streams.getRestoreConsumerConfigs("c")).as(guarantee)
+      assertThat(streams.getRestoreConsumerConfigs("c"))
+          .as(guarantee)
           .containsEntry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     }
   }
@@ -74,42 +96,83 @@ class ProcessorConfigTest {
   @Test
   void aGroupInstanceIdMakesTheMainConsumerAStaticMember() {
     assertThat(ProcessorConfig.builder(KAFKA).build().validate().streamsProperties())
-        .doesNotContainKey(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))
+        .doesNotContainKey(
+            StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG))
         .doesNotContainKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-    assertThat(ProcessorConfig.builder(KAFKA).groupInstanceId("network-enforcer-processor-1").build().validate()
-        .streamsProperties()).containsEntry(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
+    assertThat(
+            ProcessorConfig.builder(KAFKA)
+                .groupInstanceId("network-enforcer-processor-1")
+                .build()
+                .validate()
+                .streamsProperties())
+        .containsEntry(
+            StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG),
             "network-enforcer-processor-1");
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).groupInstanceId(" ").build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("group instance id");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("group instance id");
   }
 
   @Test
   void validationSaysWhatToFix() {
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).processingGuarantee("exactly_once").build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("exactly_once_v2 or at_least_once");
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).evidenceFlushInterval(Duration.ZERO).build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("evidence flush interval");
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).combineMaxPending(-1).build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("at least one combination, got -1");
+    assertThatThrownBy(
+            () ->
+                ProcessorConfig.builder(KAFKA)
+                    .processingGuarantee("exactly_once")
+                    .build()
+                    .validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("exactly_once_v2 or at_least_once");
+    assertThatThrownBy(
+            () ->
+                ProcessorConfig.builder(KAFKA)
+                    .evidenceFlushInterval(Duration.ZERO)
+                    .build()
+                    .validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("evidence flush interval");
+    assertThatThrownBy(
+            () -> ProcessorConfig.builder(KAFKA).combineMaxPending(-1).build().validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("at least one combination, got -1");
     // Six partitions are six tasks: an observation must reach its target's task through the topic.
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).observationsShuffled(false).build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("only with one partition, got 6");
+    assertThatThrownBy(
+            () -> ProcessorConfig.builder(KAFKA).observationsShuffled(false).build().validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("only with one partition, got 6");
     ProcessorConfig.builder(new KafkaSettings("kafka:9092", null, 1, (short) 1, Map.of()))
-        .observationsShuffled(false).build().validate();
+        .observationsShuffled(false)
+        .build()
+        .validate();
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).applicationId("a b").build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("application id");
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).rocksDbMemoryBytes(1024).build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("RocksDB memory");
-    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).provider(Provider.cilium).backend(Backend.istio).build()
-        .validate()).isInstanceOf(ConfigException.class).hasMessageContaining("kubernetes backend only");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("application id");
+    assertThatThrownBy(
+            () -> ProcessorConfig.builder(KAFKA).rocksDbMemoryBytes(1024).build().validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("RocksDB memory");
+    assertThatThrownBy(
+            () ->
+                ProcessorConfig.builder(KAFKA)
+                    .provider(Provider.cilium)
+                    .backend(Backend.istio)
+                    .build()
+                    .validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("kubernetes backend only");
     assertThatThrownBy(() -> ProcessorConfig.builder(KafkaSettings.of("")).build().validate())
-        .isInstanceOf(ConfigException.class).hasMessageContaining("bootstrap");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("bootstrap");
   }
 
   @Test
   void theFileProviderTakesTheBackendItIsGiven() {
-    ProcessorConfig config = ProcessorConfig.builder(KAFKA).provider(Provider.file).backend(Backend.istio).build()
-        .validate();
+    ProcessorConfig config =
+        ProcessorConfig.builder(KAFKA)
+            .provider(Provider.file)
+            .backend(Backend.istio)
+            .build()
+            .validate();
     assertThat(config.backend()).isEqualTo(Backend.istio);
   }
 }

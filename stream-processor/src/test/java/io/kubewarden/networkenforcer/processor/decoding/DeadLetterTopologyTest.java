@@ -19,7 +19,9 @@ import java.util.List;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
-/** Unreadable records go to the dead-letter topic with the reason; the good ones around them count. */
+/**
+ * Unreadable records go to the dead-letter topic with the reason; the good ones around them count.
+ */
 class DeadLetterTopologyTest {
 
   private static byte[] bytes(String s) {
@@ -29,29 +31,53 @@ class DeadLetterTopologyTest {
   @Test
   void malformedFlowsAmongGoodOnesAreDeadLetteredAndTheGoodOnesAreLearned() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 18080, 1,
-          Reporter.SOURCE));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.SOURCE));
       driver.pipeRawFlow(bytes("demo/Deployment/http-client"), bytes("{not json at all"));
       // Valid JSON, but not a flow: no source endpoint.
-      driver.pipeRawFlow(bytes("demo/Deployment/http-client"),
-          bytes("{\"time\":\"2026-08-03T15:40:00Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"dstPort\":80}"));
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, COREDNS, Protocol.UDP, 53, 1,
-          Reporter.SOURCE));
+      driver.pipeRawFlow(
+          bytes("demo/Deployment/http-client"),
+          bytes(
+              "{\"time\":\"2026-08-03T15:40:00Z\",\"provider\":\"cilium\",\"protocol\":\"TCP\",\"dstPort\":80}"));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              CLIENT,
+              COREDNS,
+              Protocol.UDP,
+              53,
+              1,
+              Reporter.SOURCE));
 
-      assertThat(driver.latestProposals()).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
+      assertThat(driver.latestProposals())
+          .containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
       List<TestRecord<byte[], byte[]>> dead = driver.newDeadLetters();
       assertThat(dead).hasSize(2);
       TestRecord<byte[], byte[]> first = dead.get(0);
-      assertThat(new String(first.key(), StandardCharsets.UTF_8)).isEqualTo("demo/Deployment/http-client");
+      assertThat(new String(first.key(), StandardCharsets.UTF_8))
+          .isEqualTo("demo/Deployment/http-client");
       assertThat(new String(first.value(), StandardCharsets.UTF_8)).isEqualTo("{not json at all");
       assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.SOURCE))
           .isEqualTo("stream-processor/network-enforcer.flows");
       assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.ORIGIN_TOPIC))
           .isEqualTo("network-enforcer.flows");
-      assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.ORIGIN_OFFSET)).isEqualTo("1");
-      assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.REASON)).contains("not a valid FlowRecord");
-      assertThat(DeadLetterHeaders.get(dead.get(1).headers(), DeadLetterHeaders.REASON)).contains("src");
-      assertThat(driver.metrics().count("dead.lettered", "topic", "network-enforcer.flows")).isEqualTo(2);
+      assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.ORIGIN_OFFSET))
+          .isEqualTo("1");
+      assertThat(DeadLetterHeaders.get(first.headers(), DeadLetterHeaders.REASON))
+          .contains("not a valid FlowRecord");
+      assertThat(DeadLetterHeaders.get(dead.get(1).headers(), DeadLetterHeaders.REASON))
+          .contains("src");
+      assertThat(driver.metrics().count("dead.lettered", "topic", "network-enforcer.flows"))
+          .isEqualTo(2);
     }
   }
 
@@ -64,34 +90,74 @@ class DeadLetterTopologyTest {
       List<TestRecord<byte[], byte[]>> dead = driver.newDeadLetters();
       assertThat(dead).hasSize(2);
       assertThat(DeadLetterHeaders.get(dead.get(0).headers(), DeadLetterHeaders.REASON))
-          .contains("unusable key").contains("ns/Kind/name/Direction");
-      assertThat(DeadLetterHeaders.get(dead.get(1).headers(), DeadLetterHeaders.REASON)).contains("has no key");
-      assertThat(driver.metrics().count("dead.lettered", "topic", "network-enforcer.policies")).isEqualTo(2);
+          .contains("unusable key")
+          .contains("ns/Kind/name/Direction");
+      assertThat(DeadLetterHeaders.get(dead.get(1).headers(), DeadLetterHeaders.REASON))
+          .contains("has no key");
+      assertThat(driver.metrics().count("dead.lettered", "topic", "network-enforcer.policies"))
+          .isEqualTo(2);
     }
   }
 
   /**
    * Found by RecordSequenceFuzzingTest: a flow whose src.workloadName is "a/b/c/d/e" made a target
    * key that the targets processor could not parse back, and the exception stopped the stream
-   * thread (at every restart, on the same record). It is dead-lettered now, with the field named, and
-   * the flow after it is learned; the same for an empty namespace, with the combiner and without.
+   * thread (at every restart, on the same record). It is dead-lettered now, with the field named,
+   * and the flow after it is learned; the same for an empty namespace, with the combiner and
+   * without.
    */
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(longs = {0, 1})
   void aFlowWithANameThatCannotMakeAKeyIsDeadLetteredAndTheNextOneLearned(long combineMillis) {
-    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ofMillis(combineMillis))) {
-      var slashed = io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder().namespace("demo")
-          .workload(io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "a/b/c/d/e")
-          .workloadSelector(CLIENT.workloadSelector()).podName("a-1").build();
-      var unnamed = io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder().namespace("")
-          .workload(io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "web")
-          .workloadSelector(CLIENT.workloadSelector()).podName("web-1").build();
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, slashed, SERVER, Protocol.TCP, 18080, 1,
-          Reporter.SOURCE));
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, unnamed, Protocol.TCP, 18080, 1,
-          Reporter.SOURCE));
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 18080, 1,
-          Reporter.SOURCE));
+    try (var driver =
+        ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ofMillis(combineMillis))) {
+      var slashed =
+          io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder()
+              .namespace("demo")
+              .workload(
+                  io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment,
+                  "a/b/c/d/e")
+              .workloadSelector(CLIENT.workloadSelector())
+              .podName("a-1")
+              .build();
+      var unnamed =
+          io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder()
+              .namespace("")
+              .workload(
+                  io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "web")
+              .workloadSelector(CLIENT.workloadSelector())
+              .podName("web-1")
+              .build();
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              slashed,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.SOURCE));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              CLIENT,
+              unnamed,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.SOURCE));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.SOURCE));
 
       assertThat(driver.latestProposals()).containsOnlyKeys(CLIENT_EGRESS, SERVER_INGRESS);
       List<TestRecord<byte[], byte[]>> dead = driver.newDeadLetters();

@@ -22,15 +22,17 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A flows topic written before the binary format (JSON records, without {@code lastSeen}) replays to
- * the same proposals and violations as the same flows written today, and a topic that mixes both.
+ * A flows topic written before the binary format (JSON records, without {@code lastSeen}) replays
+ * to the same proposals and violations as the same flows written today, and a topic that mixes
+ * both.
  */
 class ReplayEquivalenceTest {
   private final JsonSerde<FlowRecord> json = new JsonSerde<>(FlowRecord.class);
 
   /** The JSON versions before the binary format wrote: no lastSeen field. */
   private byte[] oldJson(FlowRecord flow) throws Exception {
-    var tree = (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
+    var tree =
+        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
     tree.remove("lastSeen");
     return Json.mapper().writeValueAsBytes(tree);
   }
@@ -62,7 +64,8 @@ class ReplayEquivalenceTest {
         if (i % 2 == 0) {
           driver.pipe(flows.get(i));
         } else {
-          driver.pipeRawFlow(flows.get(i).partitionKey().getBytes(StandardCharsets.UTF_8), oldJson(flows.get(i)));
+          driver.pipeRawFlow(
+              flows.get(i).partitionKey().getBytes(StandardCharsets.UTF_8), oldJson(flows.get(i)));
         }
       }
       mixed = driver.flushEvidence().latestProposalBytes();
@@ -70,23 +73,38 @@ class ReplayEquivalenceTest {
     assertThat(fromBinary).hasSize(3);
     assertThat(fromJson.keySet()).isEqualTo(fromBinary.keySet());
     assertThat(mixed.keySet()).isEqualTo(fromBinary.keySet());
-    fromBinary.forEach((target, bytes) -> {
-      assertThat(new String(fromJson.get(target), StandardCharsets.UTF_8)).as(target)
-          .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
-      assertThat(new String(mixed.get(target), StandardCharsets.UTF_8)).as(target)
-          .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
-    });
+    fromBinary.forEach(
+        (target, bytes) -> {
+          assertThat(new String(fromJson.get(target), StandardCharsets.UTF_8))
+              .as(target)
+              .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
+          assertThat(new String(mixed.get(target), StandardCharsets.UTF_8))
+              .as(target)
+              .isEqualTo(new String(bytes, StandardCharsets.UTF_8));
+        });
   }
 
   @Test
   void anOldJsonDenyGivesTheSameViolationAsABinaryOne() throws Exception {
-    FlowRecord deny = new FlowRecord(ProcessorTestDriver.START.plusSeconds(5), Provider.cilium, Protocol.TCP, 18080,
-        BasicFixture.CLIENT, BasicFixture.SERVER, Verdict.DENIED, null, 3, Reporter.DESTINATION);
+    FlowRecord deny =
+        new FlowRecord(
+            ProcessorTestDriver.START.plusSeconds(5),
+            Provider.cilium,
+            Protocol.TCP,
+            18080,
+            BasicFixture.CLIENT,
+            BasicFixture.SERVER,
+            Verdict.DENIED,
+            null,
+            3,
+            Reporter.DESTINATION);
     List<Object> violations = new ArrayList<>();
     for (boolean old : new boolean[] {false, true}) {
       try (var driver = ProcessorTestDriver.kubernetes()) {
         driver.pipe(BasicFixture.hubbleFlows()).flushEvidence();
-        driver.policy(Policies.promoted(driver.latestProposals().get(BasicFixture.SERVER_INGRESS), Mode.protect));
+        driver.policy(
+            Policies.promoted(
+                driver.latestProposals().get(BasicFixture.SERVER_INGRESS), Mode.protect));
         if (old) {
           driver.pipeRawFlow(deny.partitionKey().getBytes(StandardCharsets.UTF_8), oldJson(deny));
         } else {

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConvergenceTest {
   private static final Instant DAY0 = Instant.parse("2026-08-03T00:00:00Z");
+
   /** Default quiet period (7 d), a small minimum so a few flows suffice. */
   private static final LearningSettings SETTINGS = new LearningSettings(null, null, null, 5);
 
@@ -60,7 +61,8 @@ class ConvergenceTest {
 
       // Day 8: a new peer (coredns) resets it, from that flow's time.
       Instant day8 = DAY0.plus(Duration.ofDays(8));
-      driver.pipe(forwarded(Provider.cilium, day8, CLIENT, COREDNS, Protocol.UDP, 53, 1, Reporter.SOURCE));
+      driver.pipe(
+          forwarded(Provider.cilium, day8, CLIENT, COREDNS, Protocol.UDP, 53, 1, Reporter.SOURCE));
       c = convergence(driver);
       assertThat(c.converged()).isFalse();
       assertThat(c.reason()).isEqualTo("NewPeerOrPort");
@@ -76,14 +78,31 @@ class ConvergenceTest {
       }
       // A node with its clock a year ahead: published on day 1, dated a year later.
       Instant published = DAY0.plus(Duration.ofDays(1));
-      driver.pipePublishedAt(forwarded(Provider.cilium, DAY0.plus(Duration.ofDays(365)), SERVER, COREDNS,
-          Protocol.UDP, 53, 1, Reporter.SOURCE), published).flushEvidence();
+      driver
+          .pipePublishedAt(
+              forwarded(
+                  Provider.cilium,
+                  DAY0.plus(Duration.ofDays(365)),
+                  SERVER,
+                  COREDNS,
+                  Protocol.UDP,
+                  53,
+                  1,
+                  Reporter.SOURCE),
+              published)
+          .flushEvidence();
 
       Convergence c = convergence(driver);
-      assertThat(c.converged()).as("a year of flow time would have passed the quiet period").isFalse();
+      assertThat(c.converged())
+          .as("a year of flow time would have passed the quiet period")
+          .isFalse();
       assertThat(c.message()).contains("converges at 2026-08-10T00:00:00Z");
       // One per target the flow reached: the server's egress and coredns's ingress.
-      assertThat(driver.meterRegistry().counter("network_enforcer.processor.observations.future.clamped").count())
+      assertThat(
+              driver
+                  .meterRegistry()
+                  .counter("network_enforcer.processor.observations.future.clamped")
+                  .count())
           .isEqualTo(2);
       // Real time moves on: the quiet period ends in flow time, as before.
       driver.pipe(toServer(DAY0.plus(Duration.ofDays(7)))).flushEvidence();
@@ -103,8 +122,18 @@ class ConvergenceTest {
 
       // Only the server's own egress flows now (another target); eight days of them.
       for (int day = 1; day <= 8; day++) {
-        driver.pipe(forwarded(Provider.cilium, DAY0.plus(Duration.ofDays(day)), SERVER, COREDNS, Protocol.UDP, 53,
-            1, Reporter.SOURCE)).flushEvidence();
+        driver
+            .pipe(
+                forwarded(
+                    Provider.cilium,
+                    DAY0.plus(Duration.ofDays(day)),
+                    SERVER,
+                    COREDNS,
+                    Protocol.UDP,
+                    53,
+                    1,
+                    Reporter.SOURCE))
+            .flushEvidence();
       }
       Convergence c = convergence(driver);
       assertThat(c.converged()).isTrue();
@@ -115,7 +144,9 @@ class ConvergenceTest {
 
   @Test
   void staysFalseWithTooFewObservationsAndSaysSo() {
-    try (var driver = ProcessorTestDriver.kubernetes(new LearningSettings(null, null, Duration.ofHours(1), 100))) {
+    try (var driver =
+        ProcessorTestDriver.kubernetes(
+            new LearningSettings(null, null, Duration.ofHours(1), 100))) {
       driver.pipe(toServer(DAY0), toServer(DAY0.plus(Duration.ofHours(2)))).flushEvidence();
 
       Convergence c = convergence(driver);

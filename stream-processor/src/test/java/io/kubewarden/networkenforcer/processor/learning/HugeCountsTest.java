@@ -34,8 +34,16 @@ class HugeCountsTest {
   private static void assertEvidenceSaturates(Duration combine) {
     try (var driver = ProcessorTestDriver.kubernetesInMemory(combine)) {
       for (int i = 0; i < 3; i++) {
-        driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START.plusSeconds(i), CLIENT, SERVER, Protocol.TCP,
-            8080, Long.MAX_VALUE, Reporter.SOURCE));
+        driver.pipe(
+            forwarded(
+                Provider.cilium,
+                ProcessorTestDriver.START.plusSeconds(i),
+                CLIENT,
+                SERVER,
+                Protocol.TCP,
+                8080,
+                Long.MAX_VALUE,
+                Reporter.SOURCE));
         driver.flushEvidence();
       }
       RuleEvidence rule = driver.latestProposals().get(CLIENT_EGRESS).evidence().get(0);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Istio backend learning: ingress only, TCP only, peers are principals. */
 class IstioLearningTest {
 
-  private static final String SPEC = """
+  private static final String SPEC =
+      """
       {"backend":"istio",
        "istio":{"selector":{"matchLabels":{"app":"http-server"}},
                 "rules":[{"from":[{"source":{"principals":["cluster.local/ns/demo/sa/http-client-sa"]}}],
@@ -35,18 +36,30 @@ class IstioLearningTest {
 
       Map<String, ProposalSnapshot> proposals = driver.latestProposals();
       assertThat(proposals).containsOnlyKeys(SERVER_INGRESS);
-      KubernetesLearningTest.assertSpec(proposals.get(SERVER_INGRESS), "deployment-http-server-ingress", "demo", SPEC);
+      KubernetesLearningTest.assertSpec(
+          proposals.get(SERVER_INGRESS), "deployment-http-server-ingress", "demo", SPEC);
       assertThat(proposals.get(SERVER_INGRESS).evidence().get(0).getPeer())
           .isEqualTo("cluster.local/ns/demo/sa/http-client-sa");
-      assertThat(proposals.get(SERVER_INGRESS).evidence().get(0).getPorts().get(0).getCount()).isEqualTo(2);
+      assertThat(proposals.get(SERVER_INGRESS).evidence().get(0).getPorts().get(0).getCount())
+          .isEqualTo(2);
     }
   }
 
   @Test
   void udpIsNeverLearnedOnIstio() {
     try (var driver = ProcessorTestDriver.istio()) {
-      driver.pipe(forwarded(Provider.istio, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.UDP, 18081, 1,
-          Reporter.DESTINATION)).flushEvidence();
+      driver
+          .pipe(
+              forwarded(
+                  Provider.istio,
+                  ProcessorTestDriver.START,
+                  CLIENT,
+                  SERVER,
+                  Protocol.UDP,
+                  18081,
+                  1,
+                  Reporter.DESTINATION))
+          .flushEvidence();
 
       assertThat(driver.latestProposals()).isEmpty();
       assertThat(driver.metrics().count("flows.ignored", "reason", "istio-not-tcp")).isEqualTo(1);
@@ -55,11 +68,24 @@ class IstioLearningTest {
 
   @Test
   void aSourceWithAnIdentityButNoWorkloadIsAPeer() {
-    FlowEndpoint bareSource = FlowEndpoint.builder().namespace("jobs").podName("backup-28373")
-        .serviceAccount("backup").identity("spiffe://cluster.local/ns/jobs/sa/backup").build();
+    FlowEndpoint bareSource =
+        FlowEndpoint.builder()
+            .namespace("jobs")
+            .podName("backup-28373")
+            .serviceAccount("backup")
+            .identity("spiffe://cluster.local/ns/jobs/sa/backup")
+            .build();
     try (var driver = ProcessorTestDriver.istio()) {
-      driver.pipe(forwarded(Provider.istio, ProcessorTestDriver.START, bareSource, SERVER, Protocol.TCP, 18080, 1,
-          Reporter.DESTINATION));
+      driver.pipe(
+          forwarded(
+              Provider.istio,
+              ProcessorTestDriver.START,
+              bareSource,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
+              Reporter.DESTINATION));
 
       IstioPolicy istio = driver.latestProposals().get(SERVER_INGRESS).spec().getIstio();
       assertThat(istio.getRules()).hasSize(1);
@@ -70,23 +96,60 @@ class IstioLearningTest {
 
   @Test
   void principalsAreSeparateRulesAndPortsAreSortedNumerically() {
-    FlowEndpoint other = BasicFixture.endpoint("demo", "alpha", Map.of("app", "alpha"), "alpha-5d8f9c7b6-x1x2x",
-        "10.244.2.9", "alpha-sa");
+    FlowEndpoint other =
+        BasicFixture.endpoint(
+            "demo",
+            "alpha",
+            Map.of("app", "alpha"),
+            "alpha-5d8f9c7b6-x1x2x",
+            "10.244.2.9",
+            "alpha-sa");
     try (var driver = ProcessorTestDriver.istio()) {
       driver.pipe(
-          forwarded(Provider.istio, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 9090, 1,
+          forwarded(
+              Provider.istio,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              9090,
+              1,
               Reporter.DESTINATION),
-          forwarded(Provider.istio, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 18080, 1,
+          forwarded(
+              Provider.istio,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              18080,
+              1,
               Reporter.DESTINATION),
-          forwarded(Provider.istio, ProcessorTestDriver.START, other, SERVER, Protocol.TCP, 443, 1,
+          forwarded(
+              Provider.istio,
+              ProcessorTestDriver.START,
+              other,
+              SERVER,
+              Protocol.TCP,
+              443,
+              1,
               Reporter.DESTINATION),
-          forwarded(Provider.istio, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 0, 1,
+          forwarded(
+              Provider.istio,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              0,
+              1,
               Reporter.DESTINATION));
 
       IstioPolicy istio = driver.latestProposals().get(SERVER_INGRESS).spec().getIstio();
-      assertThat(istio.getRules()).extracting(r -> r.getFrom().get(0).getSource().getPrincipals().get(0))
-          .containsExactly("cluster.local/ns/demo/sa/alpha-sa", "cluster.local/ns/demo/sa/http-client-sa");
-      assertThat(istio.getRules().get(1).getTo().get(0).getOperation().getPorts()).containsExactly("9090", "18080");
+      assertThat(istio.getRules())
+          .extracting(r -> r.getFrom().get(0).getSource().getPrincipals().get(0))
+          .containsExactly(
+              "cluster.local/ns/demo/sa/alpha-sa", "cluster.local/ns/demo/sa/http-client-sa");
+      assertThat(istio.getRules().get(1).getTo().get(0).getOperation().getPorts())
+          .containsExactly("9090", "18080");
       assertThat(driver.metrics().count("learning.skipped", "reason", "unknown-port")).isEqualTo(1);
     }
   }

@@ -18,8 +18,8 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
- * A large allow-list's peers keep their JSON from one write to the next; what is stored stays byte for
- * byte what Jackson writes for each peer anew, and other formats never get the kept JSON.
+ * A large allow-list's peers keep their JSON from one write to the next; what is stored stays byte
+ * for byte what Jackson writes for each peer anew, and other formats never get the kept JSON.
  */
 class LearnedPeersTest {
   private final JsonSerde<LearnedAllowList> serde = new JsonSerde<>(LearnedAllowList.class);
@@ -27,25 +27,42 @@ class LearnedPeersTest {
   @Test
   void storedJsonOfEveryKindOfPeerIsUnchanged() {
     TreeMap<String, LearnedPeer> peers = new TreeMap<>();
-    peers.put("203.0.113.0/24", new LearnedPeer(null, null, ports(443), List.of(new LearnedIpBlock("203.0.113.0/24",
-        List.of("203.0.113.7/32"))), new TreeSet<>(List.of("api.example.com", "é.example"))));
-    peers.put("shop/Deployment/web", new LearnedPeer("shop", selector("tier", "a\"b", "app", "web"), ports(80, 8443),
-        true));
+    peers.put(
+        "203.0.113.0/24",
+        new LearnedPeer(
+            null,
+            null,
+            ports(443),
+            List.of(new LearnedIpBlock("203.0.113.0/24", List.of("203.0.113.7/32"))),
+            new TreeSet<>(List.of("api.example.com", "é.example"))));
+    peers.put(
+        "shop/Deployment/web",
+        new LearnedPeer("shop", selector("tier", "a\"b", "app", "web"), ports(80, 8443), true));
     peers.put("spiffe://cluster.local/ns/shop/sa/web", new LearnedPeer(null, null, ports(9080)));
-    LearnedAllowList list = new LearnedAllowList(Backend.kubernetes, selector("app", "dns"), peers, true,
-        Instant.parse("2026-12-02T07:00:00Z"), false, false);
+    LearnedAllowList list =
+        new LearnedAllowList(
+            Backend.kubernetes,
+            selector("app", "dns"),
+            peers,
+            true,
+            Instant.parse("2026-12-02T07:00:00Z"),
+            false,
+            false);
 
-    // The JSON of the record LearnedPeer was before it kept its JSON (a store written then reads the same).
+    // The JSON of the record LearnedPeer was before it kept its JSON (a store written then reads
+    // the same).
     String stored = new String(serde.write(list), StandardCharsets.UTF_8);
     assertThat(peers.values()).noneMatch(LearnedPeer::keepsJson);
-    assertThat(stored).isEqualTo("{\"backend\":\"kubernetes\","
-        + "\"ownSelector\":{\"matchLabels\":{\"app\":\"dns\"}},\"peers\":{\"203.0.113.0/24\":{\"ports\":{\"TCP/00443\":"
-        + "{\"protocol\":\"TCP\",\"port\":443}},\"ipBlocks\":[{\"cidr\":\"203.0.113.0/24\",\"except\":[\"203.0.113.7/32\"]}],"
-        + "\"dnsNames\":[\"api.example.com\",\"é.example\"]},\"shop/Deployment/web\":{\"namespace\":\"shop\","
-        + "\"selector\":{\"matchLabels\":{\"app\":\"web\",\"tier\":\"a\\\"b\"}},\"ports\":{\"TCP/00080\":{\"protocol\":"
-        + "\"TCP\",\"port\":80},\"TCP/08443\":{\"protocol\":\"TCP\",\"port\":8443}},\"inferred\":true},"
-        + "\"spiffe://cluster.local/ns/shop/sa/web\":{\"ports\":{\"TCP/09080\":{\"protocol\":\"TCP\",\"port\":9080}}}},"
-        + "\"evidenceDirty\":true,\"lastChange\":\"2026-12-02T07:00:00Z\",\"converged\":false}");
+    assertThat(stored)
+        .isEqualTo(
+            "{\"backend\":\"kubernetes\","
+                + "\"ownSelector\":{\"matchLabels\":{\"app\":\"dns\"}},\"peers\":{\"203.0.113.0/24\":{\"ports\":{\"TCP/00443\":"
+                + "{\"protocol\":\"TCP\",\"port\":443}},\"ipBlocks\":[{\"cidr\":\"203.0.113.0/24\",\"except\":[\"203.0.113.7/32\"]}],"
+                + "\"dnsNames\":[\"api.example.com\",\"é.example\"]},\"shop/Deployment/web\":{\"namespace\":\"shop\","
+                + "\"selector\":{\"matchLabels\":{\"app\":\"web\",\"tier\":\"a\\\"b\"}},\"ports\":{\"TCP/00080\":{\"protocol\":"
+                + "\"TCP\",\"port\":80},\"TCP/08443\":{\"protocol\":\"TCP\",\"port\":8443}},\"inferred\":true},"
+                + "\"spiffe://cluster.local/ns/shop/sa/web\":{\"ports\":{\"TCP/09080\":{\"protocol\":\"TCP\",\"port\":9080}}}},"
+                + "\"evidenceDirty\":true,\"lastChange\":\"2026-12-02T07:00:00Z\",\"converged\":false}");
   }
 
   @Test
@@ -66,8 +83,16 @@ class LearnedPeersTest {
     TreeMap<String, LearnedPort> more = new TreeMap<>(old.ports());
     LearnedPort added = new LearnedPort(Protocol.TCP, 9999);
     more.put(added.key(), added);
-    list.peers().put(key, new LearnedPeer(old.namespace(), old.selector(), more, old.ipBlocks(), old.dnsNames(),
-        old.inferred()));
+    list.peers()
+        .put(
+            key,
+            new LearnedPeer(
+                old.namespace(),
+                old.selector(),
+                more,
+                old.ipBlocks(),
+                old.dnsNames(),
+                old.inferred()));
     byte[] second = serde.write(list);
     assertThat(list.peers().get(key).keepsJson()).isTrue();
     assertThat(second).isEqualTo(Json.mapper().copy().writeValueAsBytes(list)).isNotEqualTo(first);
@@ -93,15 +118,24 @@ class LearnedPeersTest {
     TreeMap<String, LearnedPeer> peers = new TreeMap<>();
     for (int i = 0; i < LearnedPeers.KEPT_FROM + 30; i++) {
       String namespace = "ns-" + i % 7;
-      LearnedPeer peer = i % 10 == 0
-          ? new LearnedPeer(null, null, ports(443), List.of(new LearnedIpBlock("10.1." + i + ".0/24", List.of())),
-              new TreeSet<>(List.of("svc" + i + ".example.com")))
-          : new LearnedPeer(namespace, selector("app", "w" + i, "tier", i % 2 == 0 ? "web" : "db"),
-              ports(53, 5000 + i % 3), i % 4 == 0);
+      LearnedPeer peer =
+          i % 10 == 0
+              ? new LearnedPeer(
+                  null,
+                  null,
+                  ports(443),
+                  List.of(new LearnedIpBlock("10.1." + i + ".0/24", List.of())),
+                  new TreeSet<>(List.of("svc" + i + ".example.com")))
+              : new LearnedPeer(
+                  namespace,
+                  selector("app", "w" + i, "tier", i % 2 == 0 ? "web" : "db"),
+                  ports(53, 5000 + i % 3),
+                  i % 4 == 0);
       peers.put(namespace + "/Deployment/w" + i, peer);
     }
     // Keys that need escaping, or are not ASCII, are written as Jackson writes them.
-    peers.put("ns-é/Deployment/a\"b\\c\u0001", new LearnedPeer("ns-é", selector("app", "é"), ports(53)));
+    peers.put(
+        "ns-é/Deployment/a\"b\\c\u0001", new LearnedPeer("ns-é", selector("app", "é"), ports(53)));
     return new LearnedAllowList(Backend.kubernetes, selector("app", "dns"), peers, false);
   }
 

@@ -24,8 +24,15 @@ import org.junit.jupiter.api.Test;
 class LearningGateTest {
 
   private static FlowRecord clientToServer(int port, int secondsLater) {
-    return forwarded(Provider.calico, ProcessorTestDriver.START.plusSeconds(secondsLater), CLIENT, SERVER,
-        Protocol.TCP, port, 1, Reporter.SOURCE);
+    return forwarded(
+        Provider.calico,
+        ProcessorTestDriver.START.plusSeconds(secondsLater),
+        CLIENT,
+        SERVER,
+        Protocol.TCP,
+        port,
+        1,
+        Reporter.SOURCE);
   }
 
   @Test
@@ -54,11 +61,16 @@ class LearningGateTest {
 
       driver.pipe(clientToServer(9090, 5));
 
-      ProposalSnapshot relearned = driver.newProposals().stream().filter(kv -> kv.key.equals(SERVER_INGRESS))
-          .findFirst().orElseThrow().value;
+      ProposalSnapshot relearned =
+          driver.newProposals().stream()
+              .filter(kv -> kv.key.equals(SERVER_INGRESS))
+              .findFirst()
+              .orElseThrow()
+              .value;
       assertThat(relearned.spec().getKubernetes().getIngress()).hasSize(1);
       assertThat(relearned.spec().getKubernetes().getIngress().get(0).getPorts())
-          .extracting(p -> p.getPort().getIntVal()).containsExactly(9090);
+          .extracting(p -> p.getPort().getIntVal())
+          .containsExactly(9090);
       assertThat(relearned.evidence().get(0).getPorts().get(0).getFirstSeen())
           .isEqualTo(ProcessorTestDriver.START.plusSeconds(5).toString());
     }
@@ -67,19 +79,38 @@ class LearningGateTest {
   @Test
   void bothDirectionsOfOneWorkloadPromotedStopLearningForBoth() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(clientToServer(8080, 0),
-          forwarded(Provider.calico, ProcessorTestDriver.START, SERVER, COREDNS, Protocol.UDP, 53, 1,
+      driver.pipe(
+          clientToServer(8080, 0),
+          forwarded(
+              Provider.calico,
+              ProcessorTestDriver.START,
+              SERVER,
+              COREDNS,
+              Protocol.UDP,
+              53,
+              1,
               Reporter.SOURCE));
       var learned = driver.latestProposals();
       driver.policy(Policies.promoted(learned.get(SERVER_INGRESS), Mode.protect));
       driver.policy(Policies.promoted(learned.get(SERVER_EGRESS), Mode.protect));
       driver.newProposals();
 
-      driver.pipe(clientToServer(9999, 10),
-          forwarded(Provider.calico, ProcessorTestDriver.START.plusSeconds(10), SERVER, COREDNS, Protocol.TCP, 53, 1,
-              Reporter.SOURCE)).flushEvidence();
+      driver
+          .pipe(
+              clientToServer(9999, 10),
+              forwarded(
+                  Provider.calico,
+                  ProcessorTestDriver.START.plusSeconds(10),
+                  SERVER,
+                  COREDNS,
+                  Protocol.TCP,
+                  53,
+                  1,
+                  Reporter.SOURCE))
+          .flushEvidence();
 
-      assertThat(driver.newProposals()).extracting(kv -> kv.key)
+      assertThat(driver.newProposals())
+          .extracting(kv -> kv.key)
           .doesNotContain(SERVER_INGRESS, SERVER_EGRESS)
           .contains(CLIENT_EGRESS);
     }
@@ -115,7 +146,8 @@ class LearningGateTest {
       driver.pipe(clientToServer(8082, 2));
       ProposalSnapshot fresh = driver.latestProposals().get(SERVER_INGRESS);
       assertThat(fresh.spec().getKubernetes().getIngress().get(0).getPorts())
-          .extracting(p -> p.getPort().getIntVal()).containsExactly(8082);
+          .extracting(p -> p.getPort().getIntVal())
+          .containsExactly(8082);
       assertThat(fresh.updatedAt()).isEqualTo(Instant.parse("2026-08-03T15:40:02Z"));
       assertThat(driver.metrics().count("proposals.reset")).isEqualTo(1);
     }

@@ -18,8 +18,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * A target learns at most so many peers: a proposal carries every one, and past tens of thousands its
- * record no longer fits a Kafka message and stopped the stream thread. What it has keeps learning.
+ * A target learns at most so many peers: a proposal carries every one, and past tens of thousands
+ * its record no longer fits a Kafka message and stopped the stream thread. What it has keeps
+ * learning.
  */
 class PeerLimitTest {
   private static final TargetKey DNS = TargetKey.parse(COREDNS_INGRESS);
@@ -27,10 +28,12 @@ class PeerLimitTest {
 
   @Test
   void aNewPeerBeyondTheLimitIsNotLearnedButAKnownPeersNewPortIs() {
-    AllowListLearner learner = new AllowListLearner(Backend.kubernetes, LearningSettings.DEFAULTS, 3);
+    AllowListLearner learner =
+        new AllowListLearner(Backend.kubernetes, LearningSettings.DEFAULTS, 3);
     LearnedAllowList state = null;
     for (int i = 0; i < 3; i++) {
-      AllowListLearner.Outcome outcome = learner.learn(state, DNS, dnsQuery(client(i), Protocol.UDP));
+      AllowListLearner.Outcome outcome =
+          learner.learn(state, DNS, dnsQuery(client(i), Protocol.UDP));
       assertThat(outcome).isInstanceOf(AllowListLearner.Learned.class);
       state = ((AllowListLearner.Learned) outcome).state();
     }
@@ -39,11 +42,15 @@ class PeerLimitTest {
     assertThat(state.peers()).hasSize(3);
 
     AllowListLearner.Outcome tcp = learner.learn(state, DNS, dnsQuery(client(1), Protocol.TCP));
-    assertThat(tcp).isInstanceOfSatisfying(AllowListLearner.Learned.class, learned -> {
-      assertThat(learned.allowListChanged()).isTrue();
-      assertThat(learned.state().peers()).hasSize(3);
-      assertThat(learned.state().peers().get("demo/Deployment/client-1").ports()).hasSize(2);
-    });
+    assertThat(tcp)
+        .isInstanceOfSatisfying(
+            AllowListLearner.Learned.class,
+            learned -> {
+              assertThat(learned.allowListChanged()).isTrue();
+              assertThat(learned.state().peers()).hasSize(3);
+              assertThat(learned.state().peers().get("demo/Deployment/client-1").ports())
+                  .hasSize(2);
+            });
   }
 
   @Test
@@ -52,20 +59,24 @@ class PeerLimitTest {
     AllowListLearner learner = new AllowListLearner(Backend.kubernetes);
     LearnedAllowList state = null;
     for (int i = 0; i < AllowListLearner.MAX_PEERS; i++) {
-      state = ((AllowListLearner.Learned) learner.learn(state, DNS, dnsQuery(client(i), Protocol.UDP))).state();
+      state =
+          ((AllowListLearner.Learned) learner.learn(state, DNS, dnsQuery(client(i), Protocol.UDP)))
+              .state();
     }
     assertThat(state.peers()).hasSize(AllowListLearner.MAX_PEERS);
-    assertThat(learner.learn(state, DNS, dnsQuery(client(AllowListLearner.MAX_PEERS), Protocol.UDP)))
+    assertThat(
+            learner.learn(state, DNS, dnsQuery(client(AllowListLearner.MAX_PEERS), Protocol.UDP)))
         .isEqualTo(new AllowListLearner.Skipped(AllowListLearner.TOO_MANY_PEERS));
   }
 
   private static FlowEndpoint client(int i) {
     String name = "client-" + i;
-    return BasicFixture.endpoint("demo", name, Map.of("app", name), name + "-5d8f7c9b4-x2k9p", "10.244.1." + i % 250,
-        name);
+    return BasicFixture.endpoint(
+        "demo", name, Map.of("app", name), name + "-5d8f7c9b4-x2k9p", "10.244.1." + i % 250, name);
   }
 
   private static FlowRecord dnsQuery(FlowEndpoint client, Protocol protocol) {
-    return BasicFixture.forwarded(Provider.calico, T, client, COREDNS, protocol, 53, 1, Reporter.DESTINATION);
+    return BasicFixture.forwarded(
+        Provider.calico, T, client, COREDNS, protocol, 53, 1, Reporter.DESTINATION);
   }
 }

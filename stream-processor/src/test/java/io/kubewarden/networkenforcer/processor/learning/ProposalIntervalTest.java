@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
  * A target's proposal is published at once when its allow-list changes, then at most once per
  * proposal interval with every change since: the cluster DNS of a new cluster, gaining a peer per
  * workload within seconds, is rendered twice instead of once per workload (each rendering carries
- * every peer, so one per peer is quadratic in bytes), and ends exactly where publishing every change
- * ends.
+ * every peer, so one per peer is quadratic in bytes), and ends exactly where publishing every
+ * change ends.
  */
 class ProposalIntervalTest {
   private static final Instant T0 = Instant.parse("2026-08-03T15:40:00Z");
@@ -45,9 +45,13 @@ class ProposalIntervalTest {
       List<KeyValue<String, ProposalSnapshot>> before = dnsProposals(driver.newProposals());
       assertThat(before).as("the first change, published at once").hasSize(1);
       assertThat(peers(before.get(0).value)).isEqualTo(1);
-      // Held back, not lost: stored with every peer and marked for publishing (a restart publishes it).
-      LearnedAllowList stored = driver.driver().<String, LearnedAllowList>getKeyValueStore(StoreNames.LEARNED)
-          .get(COREDNS_INGRESS);
+      // Held back, not lost: stored with every peer and marked for publishing (a restart publishes
+      // it).
+      LearnedAllowList stored =
+          driver
+              .driver()
+              .<String, LearnedAllowList>getKeyValueStore(StoreNames.LEARNED)
+              .get(COREDNS_INGRESS);
       assertThat(stored.peers()).hasSize(CLIENTS);
       assertThat(stored.evidenceDirty()).isTrue();
 
@@ -55,7 +59,8 @@ class ProposalIntervalTest {
       List<KeyValue<String, ProposalSnapshot>> atEnd = dnsProposals(driver.newProposals());
       assertThat(atEnd).as("every later change of the interval, in one proposal").hasSize(1);
       assertThat(peers(atEnd.get(0).value)).isEqualTo(CLIENTS);
-      assertThat(driver.metrics().count("proposals.emitted")).as("each client's Egress once, coredns twice")
+      assertThat(driver.metrics().count("proposals.emitted"))
+          .as("each client's Egress once, coredns twice")
           .isEqualTo(CLIENTS + 2);
 
       // Published at the end of an interval: the next change waits for the end of the next one.
@@ -69,7 +74,8 @@ class ProposalIntervalTest {
       // A quiet interval in between: the next change is published at once again.
       driver.driver().advanceWallClockTime(INTERVAL);
       driver.pipeWithoutWaiting(dnsCalls(CLIENTS + 1, 1));
-      List<KeyValue<String, ProposalSnapshot>> quietThenChange = dnsProposals(driver.newProposals());
+      List<KeyValue<String, ProposalSnapshot>> quietThenChange =
+          dnsProposals(driver.newProposals());
       assertThat(quietThenChange).hasSize(1);
       assertThat(peers(quietThenChange.get(0).value)).isEqualTo(CLIENTS + 2);
     }
@@ -94,31 +100,48 @@ class ProposalIntervalTest {
 
   @Test
   void aHeldChangeIsPublishedAsOfItsOwnFlowTime() {
-    // Flow time moves on a month (another target's flow) before the interval ends: the held change is
+    // Flow time moves on a month (another target's flow) before the interval ends: the held change
+    // is
     // still rendered as of its own flow, as it would have been at once.
     Map<String, String> everyChange = lastDnsProposalAfterAFlowAMonthLater(Duration.ZERO);
     Map<String, String> interval = lastDnsProposalAfterAFlowAMonthLater(INTERVAL);
-    assertThat(interval.get(COREDNS_INGRESS)).contains("NewPeerOrPort").isEqualTo(everyChange.get(COREDNS_INGRESS));
+    assertThat(interval.get(COREDNS_INGRESS))
+        .contains("NewPeerOrPort")
+        .isEqualTo(everyChange.get(COREDNS_INGRESS));
   }
 
-  private static Map<String, String> lastDnsProposalAfterAFlowAMonthLater(Duration proposalInterval) {
-    try (var driver = ProcessorTestDriver.kubernetesInMemoryWithProposalInterval(proposalInterval)) {
+  private static Map<String, String> lastDnsProposalAfterAFlowAMonthLater(
+      Duration proposalInterval) {
+    try (var driver =
+        ProcessorTestDriver.kubernetesInMemoryWithProposalInterval(proposalInterval)) {
       driver.pipeWithoutWaiting(dnsCalls(0, 3));
-      driver.pipeWithoutWaiting(List.of(forwarded(Provider.cilium, T0.plus(Duration.ofDays(30)), COREDNS, SERVER,
-          Protocol.TCP, 8080, 1, Reporter.SOURCE)));
+      driver.pipeWithoutWaiting(
+          List.of(
+              forwarded(
+                  Provider.cilium,
+                  T0.plus(Duration.ofDays(30)),
+                  COREDNS,
+                  SERVER,
+                  Protocol.TCP,
+                  8080,
+                  1,
+                  Reporter.SOURCE)));
       driver.driver().advanceWallClockTime(INTERVAL);
       Map<String, String> latest = new TreeMap<>();
-      driver.latestProposalBytes().forEach((k, v) -> latest.put(k, new String(v, StandardCharsets.UTF_8)));
+      driver
+          .latestProposalBytes()
+          .forEach((k, v) -> latest.put(k, new String(v, StandardCharsets.UTF_8)));
       return latest;
     }
   }
 
   /**
-   * Peers join in bursts, known peers call again after a held change (so the target stays dirty for the
-   * evidence flush), flows a month later, flushes in between; the last proposals by target.
+   * Peers join in bursts, known peers call again after a held change (so the target stays dirty for
+   * the evidence flush), flows a month later, flushes in between; the last proposals by target.
    */
   private static Map<String, String> run(Duration proposalInterval) {
-    try (var driver = ProcessorTestDriver.kubernetesInMemoryWithProposalInterval(proposalInterval)) {
+    try (var driver =
+        ProcessorTestDriver.kubernetesInMemoryWithProposalInterval(proposalInterval)) {
       driver.pipeWithoutWaiting(dnsCalls(0, 20));
       driver.pipeWithoutWaiting(dnsCalls(5, 3));
       driver.driver().advanceWallClockTime(INTERVAL);
@@ -126,12 +149,23 @@ class ProposalIntervalTest {
       driver.flushEvidence();
       driver.pipeWithoutWaiting(dnsCalls(30, 20));
       driver.pipeWithoutWaiting(dnsCalls(32, 2));
-      driver.pipeWithoutWaiting(List.of(forwarded(Provider.cilium, T0.plus(Duration.ofDays(30)), COREDNS, SERVER,
-          Protocol.TCP, 8080, 1, Reporter.SOURCE)));
+      driver.pipeWithoutWaiting(
+          List.of(
+              forwarded(
+                  Provider.cilium,
+                  T0.plus(Duration.ofDays(30)),
+                  COREDNS,
+                  SERVER,
+                  Protocol.TCP,
+                  8080,
+                  1,
+                  Reporter.SOURCE)));
       driver.driver().advanceWallClockTime(INTERVAL);
       driver.flushEvidence();
       Map<String, String> latest = new TreeMap<>();
-      driver.latestProposalBytes().forEach((k, v) -> latest.put(k, new String(v, StandardCharsets.UTF_8)));
+      driver
+          .latestProposalBytes()
+          .forEach((k, v) -> latest.put(k, new String(v, StandardCharsets.UTF_8)));
       return latest;
     }
   }
@@ -141,15 +175,30 @@ class ProposalIntervalTest {
     List<FlowRecord> flows = new ArrayList<>();
     for (int i = from; i < from + count; i++) {
       String name = "client-" + i;
-      FlowEndpoint client = endpoint("team" + (i % 4), name, Map.of("app", name), name + "-6d4cf56db6-x" + i,
-          "10.244." + (i % 3) + "." + (10 + i), name + "-sa");
-      flows.add(forwarded(Provider.cilium, T0.plusSeconds(i), client, COREDNS, Protocol.UDP, 53, 1,
-          Reporter.DESTINATION));
+      FlowEndpoint client =
+          endpoint(
+              "team" + (i % 4),
+              name,
+              Map.of("app", name),
+              name + "-6d4cf56db6-x" + i,
+              "10.244." + (i % 3) + "." + (10 + i),
+              name + "-sa");
+      flows.add(
+          forwarded(
+              Provider.cilium,
+              T0.plusSeconds(i),
+              client,
+              COREDNS,
+              Protocol.UDP,
+              53,
+              1,
+              Reporter.DESTINATION));
     }
     return flows;
   }
 
-  private static List<KeyValue<String, ProposalSnapshot>> dnsProposals(List<KeyValue<String, ProposalSnapshot>> all) {
+  private static List<KeyValue<String, ProposalSnapshot>> dnsProposals(
+      List<KeyValue<String, ProposalSnapshot>> all) {
     return all.stream().filter(kv -> kv.key.equals(COREDNS_INGRESS)).toList();
   }
 

@@ -13,19 +13,21 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
- * Learned selectors keep their labels sorted (Jackson then writes them without sorting a copy), same JSON,
- * and equal ones are shared.
+ * Learned selectors keep their labels sorted (Jackson then writes them without sorting a copy),
+ * same JSON, and equal ones are shared.
  */
 class SortedSelectorTest {
   @Test
   void learnedStateHoldsSelectorsWithSortedLabelsThatEqualTheGivenOnes() {
     LabelSelector given = selector("version", "v2", "app", "web");
     LearnedPeer peer = new LearnedPeer("shop", given, new TreeMap<>());
-    assertThat(peer.selector().getMatchLabels()).isInstanceOf(TreeMap.class).containsExactly(
-        Map.entry("app", "web"), Map.entry("version", "v2"));
+    assertThat(peer.selector().getMatchLabels())
+        .isInstanceOf(TreeMap.class)
+        .containsExactly(Map.entry("app", "web"), Map.entry("version", "v2"));
     assertThat(peer.selector()).isEqualTo(given);
-    LearnedAllowList list = new LearnedAllowList(Backend.kubernetes, selector("tier", "db", "app", "pg"),
-        new TreeMap<>(), false);
+    LearnedAllowList list =
+        new LearnedAllowList(
+            Backend.kubernetes, selector("tier", "db", "app", "pg"), new TreeMap<>(), false);
     assertThat(list.ownSelector().getMatchLabels()).isInstanceOf(TreeMap.class);
   }
 
@@ -39,7 +41,8 @@ class SortedSelectorTest {
     assertThat(ofAnother.selector().getMatchLabels().get("app")).isSameAs("web-7");
     assertThat(ofAnother.namespace()).isSameAs("shop");
     assertThat(ofOneTarget.dnsNames()).isEmpty();
-    assertThat(SortedSelector.of(selector("app", "web-8", "tier", "front"))).isNotSameAs(ofOneTarget.selector());
+    assertThat(SortedSelector.of(selector("app", "web-8", "tier", "front")))
+        .isNotSameAs(ofOneTarget.selector());
   }
 
   @Test
@@ -57,15 +60,19 @@ class SortedSelectorTest {
     LabelSelector unsorted = selector("z", "1", "a", "2");
     byte[] sortedBytes = bytes(new LearnedPeer("shop", unsorted, ports));
     // The same peer as the store held it before: its labels in the order they came.
-    String expected = "{\"namespace\":\"shop\",\"selector\":{\"matchLabels\":{\"a\":\"2\",\"z\":\"1\"}}";
-    assertThat(new String(sortedBytes, java.nio.charset.StandardCharsets.UTF_8)).startsWith(expected);
+    String expected =
+        "{\"namespace\":\"shop\",\"selector\":{\"matchLabels\":{\"a\":\"2\",\"z\":\"1\"}}";
+    assertThat(new String(sortedBytes, java.nio.charset.StandardCharsets.UTF_8))
+        .startsWith(expected);
   }
 
   private static byte[] bytes(LearnedPeer peer) {
     TreeMap<String, LearnedPeer> peers = new TreeMap<>(Map.of("shop/Deployment/web", peer));
     LearnedAllowList list = new LearnedAllowList(Backend.kubernetes, null, peers, false);
-    String json = new String(new JsonSerde<>(LearnedAllowList.class).serializer().serialize("t", list),
-        java.nio.charset.StandardCharsets.UTF_8);
+    String json =
+        new String(
+            new JsonSerde<>(LearnedAllowList.class).serializer().serialize("t", list),
+            java.nio.charset.StandardCharsets.UTF_8);
     int at = json.indexOf("{\"namespace\"");
     return json.substring(at).getBytes(java.nio.charset.StandardCharsets.UTF_8);
   }

@@ -23,31 +23,63 @@ import org.junit.jupiter.api.Test;
  * Job gets no proposal of its own.
  */
 class StandaloneJobPeerLearningTest {
-  private static final Map<String, String> STABLE = Map.of("app.kubernetes.io/name", "db-migrate",
-      Labels.JOB_PEER, "db-migrate");
-  private static final FlowEndpoint DB = FlowEndpoint.builder().namespace("shop")
-      .workload(WorkloadKind.StatefulSet, "db").workloadSelector(selector(Map.of("app", "db")))
-      .podLabels(Map.of("app", "db")).podName("db-0").ip("10.1.0.10").serviceAccount("db-sa").build();
+  private static final Map<String, String> STABLE =
+      Map.of("app.kubernetes.io/name", "db-migrate", Labels.JOB_PEER, "db-migrate");
+  private static final FlowEndpoint DB =
+      FlowEndpoint.builder()
+          .namespace("shop")
+          .workload(WorkloadKind.StatefulSet, "db")
+          .workloadSelector(selector(Map.of("app", "db")))
+          .podLabels(Map.of("app", "db"))
+          .podName("db-0")
+          .ip("10.1.0.10")
+          .serviceAccount("db-sa")
+          .build();
 
-  /** One run's pod as the ingest resolves it: no kind, the opt-in's name, the stable labels as selector. */
+  /**
+   * One run's pod as the ingest resolves it: no kind, the opt-in's name, the stable labels as
+   * selector.
+   */
   private static FlowEndpoint run(String job, String pod, String ip) {
     Map<String, String> labels = new HashMap<>(STABLE);
     labels.put("job-name", job);
     labels.put("controller-uid", job + "-uid");
     labels.put("batch.kubernetes.io/job-name", job);
     labels.put("batch.kubernetes.io/controller-uid", job + "-uid");
-    return FlowEndpoint.builder().namespace("shop").workload(null, "db-migrate")
-        .workloadSelector(selector(STABLE)).podLabels(labels).podName(pod).ip(ip).serviceAccount("default").build();
+    return FlowEndpoint.builder()
+        .namespace("shop")
+        .workload(null, "db-migrate")
+        .workloadSelector(selector(STABLE))
+        .podLabels(labels)
+        .podName(pod)
+        .ip(ip)
+        .serviceAccount("default")
+        .build();
   }
 
   @Test
   void twoRunsOfAnOptedInJobAreOnePeerAndTheJobHasNoProposal() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(
-          forwarded(Provider.cilium, Instant.parse("2026-08-03T10:00:05Z"),
-              run("db-migrate", "db-migrate-x7k2p", "10.1.0.31"), DB, Protocol.TCP, 5432, 1, Reporter.DESTINATION),
-          forwarded(Provider.cilium, Instant.parse("2026-08-10T10:00:07Z"),
-              run("db-migrate", "db-migrate-q2w4z", "10.1.0.32"), DB, Protocol.TCP, 5432, 1, Reporter.DESTINATION))
+      driver
+          .pipe(
+              forwarded(
+                  Provider.cilium,
+                  Instant.parse("2026-08-03T10:00:05Z"),
+                  run("db-migrate", "db-migrate-x7k2p", "10.1.0.31"),
+                  DB,
+                  Protocol.TCP,
+                  5432,
+                  1,
+                  Reporter.DESTINATION),
+              forwarded(
+                  Provider.cilium,
+                  Instant.parse("2026-08-10T10:00:07Z"),
+                  run("db-migrate", "db-migrate-q2w4z", "10.1.0.32"),
+                  DB,
+                  Protocol.TCP,
+                  5432,
+                  1,
+                  Reporter.DESTINATION))
           .flushEvidence();
 
       Map<String, ProposalSnapshot> proposals = driver.latestProposals();
@@ -56,10 +88,13 @@ class StandaloneJobPeerLearningTest {
       var rules = dbIngress.spec().getKubernetes().getIngress();
       assertThat(rules).hasSize(1);
       assertThat(rules.get(0).getFrom().get(0).getPodSelector().getMatchLabels()).isEqualTo(STABLE);
-      assertThat(dbIngress.evidence()).singleElement().satisfies(e -> {
-        assertThat(e.getPeer()).isEqualTo("shop/Job/db-migrate");
-        assertThat(e.getCount()).isEqualTo(2);
-      });
+      assertThat(dbIngress.evidence())
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.getPeer()).isEqualTo("shop/Job/db-migrate");
+                assertThat(e.getCount()).isEqualTo(2);
+              });
       assertThat(dbIngress.inferredWorkloads()).isEmpty();
     }
   }

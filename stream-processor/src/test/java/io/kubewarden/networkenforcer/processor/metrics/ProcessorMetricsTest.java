@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 /** The typed read-outs other modules use instead of the processor's metric names. */
 class ProcessorMetricsTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
   /** As the topology counts. */
   private final ProcessorMetrics topology = new ProcessorMetrics(registry);
 
@@ -35,6 +36,7 @@ class ProcessorMetricsTest {
     topology.proposalEmitted();
 
     assertThat(new ProcessorMetrics(registry).notLearnedByReason())
-        .containsExactly(entry("istio-not-tcp", 2L), entry("no-source-workload", 2L), entry("unknown-port", 1L));
+        .containsExactly(
+            entry("istio-not-tcp", 2L), entry("no-source-workload", 2L), entry("unknown-port", 1L));
   }
 }

@@ -12,10 +12,20 @@ import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.Test;
 
-/** The number of flow records an observation stands for survives the repartition, in every format. */
+/**
+ * The number of flow records an observation stands for survives the repartition, in every format.
+ */
 class ObservationCodecTest {
-  private static final FlowRecord FLOW = BasicFixture.forwarded(Provider.cilium, ProcessorTestDriver.START,
-      BasicFixture.CLIENT, BasicFixture.SERVER, Protocol.TCP, 8080, 3, Reporter.SOURCE);
+  private static final FlowRecord FLOW =
+      BasicFixture.forwarded(
+          Provider.cilium,
+          ProcessorTestDriver.START,
+          BasicFixture.CLIENT,
+          BasicFixture.SERVER,
+          Protocol.TCP,
+          8080,
+          3,
+          Reporter.SOURCE);
 
   private final Serde<Observation> serde = ObservationCodec.serde();
 
@@ -41,10 +51,16 @@ class ObservationCodecTest {
 
   @Test
   void aJsonObservationOfAnOlderVersionWithoutRecordsStandsForOne() {
-    // What older versions wrote on the repartition topic: the observation as JSON, no records field.
-    String json = "{\"flow\":" + new String(new JsonSerde<>(FlowRecord.class).serializer().serialize("t", FLOW))
-        + ",\"fallbackTarget\":null}";
-    Observation read = serde.deserializer().deserialize("t", json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    // What older versions wrote on the repartition topic: the observation as JSON, no records
+    // field.
+    String json =
+        "{\"flow\":"
+            + new String(new JsonSerde<>(FlowRecord.class).serializer().serialize("t", FLOW))
+            + ",\"fallbackTarget\":null}";
+    Observation read =
+        serde
+            .deserializer()
+            .deserialize("t", json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     assertThat(read.records()).isEqualTo(1);
     assertThat(read.flow()).isEqualTo(FLOW);
   }

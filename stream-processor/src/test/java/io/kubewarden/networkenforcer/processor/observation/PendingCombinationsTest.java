@@ -22,8 +22,12 @@ class PendingCombinationsTest {
 
   @BeforeEach
   void open() {
-    beneath = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("combiner"), Serdes.Bytes(), Serdes.ByteArray())
-        .withLoggingDisabled().withCachingDisabled().build();
+    beneath =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("combiner"), Serdes.Bytes(), Serdes.ByteArray())
+            .withLoggingDisabled()
+            .withCachingDisabled()
+            .build();
     store = new PendingCombinations(beneath);
     store.init(new MockProcessorContext<>().getStateStoreContext(), store);
   }
@@ -39,8 +43,12 @@ class PendingCombinationsTest {
   private List<String> beneath() {
     List<String> all = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> it = beneath.all()) {
-      it.forEachRemaining(kv -> all.add(new String(kv.key.get(), StandardCharsets.UTF_8) + "="
-          + new String(kv.value, StandardCharsets.UTF_8)));
+      it.forEachRemaining(
+          kv ->
+              all.add(
+                  new String(kv.key.get(), StandardCharsets.UTF_8)
+                      + "="
+                      + new String(kv.value, StandardCharsets.UTF_8)));
     }
     return all;
   }
@@ -86,7 +94,8 @@ class PendingCombinationsTest {
 
   @Test
   void builtWithoutAChangelogWhatWaitsStaysInTheMapOnly() {
-    PendingCombinations unlogged = PendingCombinations.builder("combiner-unlogged").withLoggingDisabled().build();
+    PendingCombinations unlogged =
+        PendingCombinations.builder("combiner-unlogged").withLoggingDisabled().build();
     unlogged.init(new MockProcessorContext<>().getStateStoreContext(), unlogged);
     unlogged.put(key("a"), value("1"));
     unlogged.flushCache();
@@ -100,7 +109,8 @@ class PendingCombinationsTest {
     assertThat(unlogged.get(key("b"))).isNull();
     assertThat(unlogged.approximateNumEntries()).isEqualTo(1);
 
-    // Nothing was written beneath: forgetting what waits leaves nothing to read back (a store made with
+    // Nothing was written beneath: forgetting what waits leaves nothing to read back (a store made
+    // with
     // a changelog reads "a" back, see below).
     unlogged.clearCache();
     assertThat(unlogged.get(key("a"))).isNull();

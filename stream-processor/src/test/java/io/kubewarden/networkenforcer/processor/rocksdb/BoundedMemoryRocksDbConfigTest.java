@@ -20,18 +20,28 @@ class BoundedMemoryRocksDbConfigTest {
   @Test
   void theTopologysStoresOpenThroughTheBoundedConfig() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(forwarded(Provider.cilium, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 80, 1,
-          Reporter.SOURCE));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              80,
+              1,
+              Reporter.SOURCE));
 
       assertThat(driver.latestProposals()).isNotEmpty();
-      assertThat(BoundedMemoryRocksDbConfig.configuredBytes()).isEqualTo(ProcessorConfig.DEFAULT_ROCKSDB_MEMORY_BYTES);
+      assertThat(BoundedMemoryRocksDbConfig.configuredBytes())
+          .isEqualTo(ProcessorConfig.DEFAULT_ROCKSDB_MEMORY_BYTES);
     }
   }
 
   @Test
   void everyStoreSharesTheCacheAndChargesMemtablesToIt() {
     var setter = new BoundedMemoryRocksDbConfig();
-    try (Options a = new Options(); Options b = new Options()) {
+    try (Options a = new Options();
+        Options b = new Options()) {
       a.setTableFormatConfig(new BlockBasedTableConfig());
       b.setTableFormatConfig(new BlockBasedTableConfig());
       setter.setConfig("learned-allow-lists", a, Map.of());
@@ -39,8 +49,11 @@ class BoundedMemoryRocksDbConfigTest {
 
       assertThat(a.writeBufferSize()).isEqualTo(8L * 1024 * 1024);
       assertThat(a.maxWriteBufferNumber()).isEqualTo(2);
-      assertThat(((BlockBasedTableConfig) a.tableFormatConfig()).cacheIndexAndFilterBlocks()).isTrue();
-      assertThat(((BlockBasedTableConfig) b.tableFormatConfig()).cacheIndexAndFilterBlocksWithHighPriority())
+      assertThat(((BlockBasedTableConfig) a.tableFormatConfig()).cacheIndexAndFilterBlocks())
+          .isTrue();
+      assertThat(
+              ((BlockBasedTableConfig) b.tableFormatConfig())
+                  .cacheIndexAndFilterBlocksWithHighPriority())
           .isTrue();
       setter.close("learned-allow-lists", a);
       setter.close("known-policies", b);

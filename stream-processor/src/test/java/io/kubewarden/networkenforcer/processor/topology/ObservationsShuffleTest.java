@@ -16,11 +16,13 @@ import org.junit.jupiter.api.Test;
  * processor. Which processors exist and what they connect to is otherwise the same.
  */
 class ObservationsShuffleTest {
-  private static final KafkaSettings ONE_PARTITION = new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
+  private static final KafkaSettings ONE_PARTITION =
+      new KafkaSettings("localhost:9092", null, 1, (short) 1, Map.of());
 
   @Test
   void theServiceShufflesObservationsThroughTheRepartitionTopic() {
-    TopologyDescription shuffled = describe(ProcessorConfig.builder(ONE_PARTITION).build().validate());
+    TopologyDescription shuffled =
+        describe(ProcessorConfig.builder(ONE_PARTITION).build().validate());
 
     assertThat(shuffled.subtopologies()).hasSize(2);
     assertThat(shuffled.toString()).contains("observations-repartition");
@@ -28,7 +30,8 @@ class ObservationsShuffleTest {
 
   @Test
   void aSinglePartitionRunCanHandObservationsStraightToTheTargets() {
-    ProcessorConfig config = ProcessorConfig.builder(ONE_PARTITION).observationsShuffled(false).build().validate();
+    ProcessorConfig config =
+        ProcessorConfig.builder(ONE_PARTITION).observationsShuffled(false).build().validate();
     TopologyDescription direct = describe(config);
     TopologyDescription shuffled = describe(config.toBuilder().observationsShuffled(true).build());
 
@@ -42,12 +45,16 @@ class ObservationsShuffleTest {
   }
 
   /**
-   * The names of the processors (not the sources and sinks) of every sub-topology, sorted, but for the
-   * filter Kafka Streams puts before a repartition topic.
+   * The names of the processors (not the sources and sinks) of every sub-topology, sorted, but for
+   * the filter Kafka Streams puts before a repartition topic.
    */
   private static List<String> processors(TopologyDescription description) {
-    return description.subtopologies().stream().flatMap(s -> s.nodes().stream())
-        .filter(n -> n instanceof TopologyDescription.Processor).map(TopologyDescription.Node::name)
-        .filter(name -> !name.equals(NetworkEnforcerTopology.OBSERVATIONS + "-repartition-filter")).sorted().toList();
+    return description.subtopologies().stream()
+        .flatMap(s -> s.nodes().stream())
+        .filter(n -> n instanceof TopologyDescription.Processor)
+        .map(TopologyDescription.Node::name)
+        .filter(name -> !name.equals(NetworkEnforcerTopology.OBSERVATIONS + "-repartition-filter"))
+        .sorted()
+        .toList();
   }
 }

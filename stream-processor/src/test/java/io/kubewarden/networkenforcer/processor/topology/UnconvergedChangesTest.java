@@ -12,7 +12,8 @@ class UnconvergedChangesTest {
   private static final Instant T0 = Instant.parse("2026-08-03T00:00:00Z");
 
   private static LearnedAllowList changedAt(Instant lastChange, boolean converged) {
-    return new LearnedAllowList(Backend.kubernetes, null, new TreeMap<>(), false, lastChange, converged);
+    return new LearnedAllowList(
+        Backend.kubernetes, null, new TreeMap<>(), false, lastChange, converged);
   }
 
   @Test
@@ -27,7 +28,9 @@ class UnconvergedChangesTest {
     changes.stored(changedAt(T0.minusSeconds(3600), true));
 
     assertThat(changes.mayBeDue(T0.plusSeconds(29))).isFalse();
-    assertThat(changes.mayBeDue(T0.plusSeconds(30))).as("the sweep's own bound: not after").isTrue();
+    assertThat(changes.mayBeDue(T0.plusSeconds(30)))
+        .as("the sweep's own bound: not after")
+        .isTrue();
     assertThat(changes.mayBeDue(T0.plusSeconds(31))).isTrue();
   }
 

@@ -16,26 +16,37 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The store writes to the store beneath it only at a commit ({@code flushCache}), each changed value
- * once and as it is then; the stream thread reads what waits, other threads what was committed.
+ * The store writes to the store beneath it only at a commit ({@code flushCache}), each changed
+ * value once and as it is then; the stream thread reads what waits, other threads what was
+ * committed.
  */
 class WrittenAtCommitStoreTest {
   /** Counts serializations: the store's point is how many there are. */
   private final AtomicInteger serialized = new AtomicInteger();
+
   private KeyValueStore<String, StringBuilder> beneath;
   private WrittenAtCommitStore<String, StringBuilder> store;
 
   @BeforeEach
   void open() {
-    Serde<StringBuilder> values = Serdes.serdeFrom((topic, v) -> {
-      serialized.incrementAndGet();
-      return v == null ? null : Serdes.String().serializer().serialize(topic, v.toString());
-    }, (topic, bytes) -> bytes == null ? null : new StringBuilder(Serdes.String().deserializer()
-        .deserialize(topic, bytes)));
+    Serde<StringBuilder> values =
+        Serdes.serdeFrom(
+            (topic, v) -> {
+              serialized.incrementAndGet();
+              return v == null ? null : Serdes.String().serializer().serialize(topic, v.toString());
+            },
+            (topic, bytes) ->
+                bytes == null
+                    ? null
+                    : new StringBuilder(Serdes.String().deserializer().deserialize(topic, bytes)));
     // Kafka's record cache beneath needs a record's context, which only a running task has: the
     // topology tests and the processor's integration tests run the store with it.
-    beneath = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("learned"), Serdes.String(), values)
-        .withLoggingDisabled().withCachingDisabled().build();
+    beneath =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("learned"), Serdes.String(), values)
+            .withLoggingDisabled()
+            .withCachingDisabled()
+            .build();
     store = new WrittenAtCommitStore<>(beneath);
     store.init(new MockProcessorContext<>().getStateStoreContext(), store);
   }
@@ -53,7 +64,9 @@ class WrittenAtCommitStoreTest {
     StringBuilder peers = new StringBuilder("p0");
     store.put("dns", peers);
     for (int i = 1; i < 1_000; i++) {
-      peers.append(",p").append(i); // the learner adds a peer in place and puts the allow-list again
+      peers
+          .append(",p")
+          .append(i); // the learner adds a peer in place and puts the allow-list again
       store.put("dns", peers);
     }
     assertThat(serialized).hasValue(0);
@@ -62,7 +75,9 @@ class WrittenAtCommitStoreTest {
 
     store.flushCache();
     assertThat(serialized).hasValue(1);
-    assertThat(committed()).singleElement().satisfies(e -> assertThat(e).startsWith("dns=p0,p1,").endsWith(",p999"));
+    assertThat(committed())
+        .singleElement()
+        .satisfies(e -> assertThat(e).startsWith("dns=p0,p1,").endsWith(",p999"));
     store.flushCache();
     assertThat(serialized).as("nothing changed since").hasValue(1);
   }
@@ -102,15 +117,18 @@ class WrittenAtCommitStoreTest {
     store.flushCache();
     store.put("a", new StringBuilder("2"));
     store.put("b", new StringBuilder("3"));
-    List<String> seen = CompletableFuture.supplyAsync(() -> {
-      List<String> out = new ArrayList<>();
-      out.add("get a=" + store.get("a"));
-      out.add("get b=" + store.get("b"));
-      try (KeyValueIterator<String, StringBuilder> it = store.all()) {
-        it.forEachRemaining(kv -> out.add(kv.key + "=" + kv.value));
-      }
-      return out;
-    }).get();
+    List<String> seen =
+        CompletableFuture.supplyAsync(
+                () -> {
+                  List<String> out = new ArrayList<>();
+                  out.add("get a=" + store.get("a"));
+                  out.add("get b=" + store.get("b"));
+                  try (KeyValueIterator<String, StringBuilder> it = store.all()) {
+                    it.forEachRemaining(kv -> out.add(kv.key + "=" + kv.value));
+                  }
+                  return out;
+                })
+            .get();
     assertThat(seen).containsExactly("get a=1", "get b=null", "a=1");
     assertThat(store.get("a")).hasToString("2");
     store.flushCache();

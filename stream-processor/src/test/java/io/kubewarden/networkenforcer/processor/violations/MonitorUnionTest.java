@@ -28,18 +28,29 @@ class MonitorUnionTest {
 
   /** The monitored WNP: http-server accepts http-client on TCP 18080 only. */
   private static NetworkPolicySpec onlyClient() throws Exception {
-    return Json.mapper().readValue("""
+    return Json.mapper()
+        .readValue(
+            """
         {"podSelector":{"matchLabels":{"app":"http-server"}},"policyTypes":["Ingress"],
          "ingress":[{"from":[{"podSelector":{"matchLabels":{"app":"http-client"}}}],
-                     "ports":[{"protocol":"TCP","port":18080}]}]}""", NetworkPolicySpec.class);
+                     "ports":[{"protocol":"TCP","port":18080}]}]}""",
+            NetworkPolicySpec.class);
   }
 
-  /** Someone else's NetworkPolicy in demo: http-server accepts anything from kube-system on 9090. */
+  /**
+   * Someone else's NetworkPolicy in demo: http-server accepts anything from kube-system on 9090.
+   */
   private static NativePolicySnapshot metricsScraping() throws Exception {
-    return new NativePolicySnapshot("demo", "allow-scraping", Json.mapper().readValue("""
+    return new NativePolicySnapshot(
+        "demo",
+        "allow-scraping",
+        Json.mapper()
+            .readValue(
+                """
         {"podSelector":{"matchLabels":{"app":"http-server"}},"policyTypes":["Ingress"],
          "ingress":[{"from":[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"kube-system"}}}],
-                     "ports":[{"protocol":"TCP","port":9090}]}]}""", NetworkPolicySpec.class));
+                     "ports":[{"protocol":"TCP","port":9090}]}]}""",
+                NetworkPolicySpec.class));
   }
 
   @Test
@@ -50,19 +61,44 @@ class MonitorUnionTest {
 
       driver.pipe(
           // allowed by the monitored policy itself
-          forwarded(Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
+          forwarded(
+              Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
           // denied by it, allowed by allow-scraping: the union allows it
-          forwarded(Provider.cilium, T.plusSeconds(1), COREDNS, SERVER, Protocol.TCP, 9090, 1, Reporter.DESTINATION),
+          forwarded(
+              Provider.cilium,
+              T.plusSeconds(1),
+              COREDNS,
+              SERVER,
+              Protocol.TCP,
+              9090,
+              1,
+              Reporter.DESTINATION),
           // allowed by neither
-          forwarded(Provider.cilium, T.plusSeconds(2), COREDNS, SERVER, Protocol.TCP, 8443, 1, Reporter.DESTINATION));
+          forwarded(
+              Provider.cilium,
+              T.plusSeconds(2),
+              COREDNS,
+              SERVER,
+              Protocol.TCP,
+              8443,
+              1,
+              Reporter.DESTINATION));
 
       var violations = driver.newViolations();
-      assertThat(violations).singleElement().satisfies(v -> {
-        assertThat(v.value.dstPort()).isEqualTo(8443);
-        assertThat(v.value.action()).isEqualTo(Mode.monitor);
-      });
-      assertThat(driver.meterRegistry().get("network_enforcer.processor.evaluations.allowed.by.other.policy")
-          .counter().count()).isEqualTo(1.0);
+      assertThat(violations)
+          .singleElement()
+          .satisfies(
+              v -> {
+                assertThat(v.value.dstPort()).isEqualTo(8443);
+                assertThat(v.value.action()).isEqualTo(Mode.monitor);
+              });
+      assertThat(
+              driver
+                  .meterRegistry()
+                  .get("network_enforcer.processor.evaluations.allowed.by.other.policy")
+                  .counter()
+                  .count())
+          .isEqualTo(1.0);
     }
   }
 
@@ -73,12 +109,22 @@ class MonitorUnionTest {
       NativePolicySnapshot scraping = metricsScraping();
       driver.nativePolicy(new NativePolicySnapshot("other", "allow-scraping", scraping.spec()));
       driver.nativePolicy(scraping);
-      driver.pipe(forwarded(Provider.cilium, T, COREDNS, SERVER, Protocol.TCP, 9090, 1, Reporter.DESTINATION));
+      driver.pipe(
+          forwarded(
+              Provider.cilium, T, COREDNS, SERVER, Protocol.TCP, 9090, 1, Reporter.DESTINATION));
       assertThat(driver.newViolations()).isEmpty();
 
       driver.deleteNativePolicy(scraping.key());
-      driver.pipe(forwarded(Provider.cilium, T.plusSeconds(1), COREDNS, SERVER, Protocol.TCP, 9090, 1,
-          Reporter.DESTINATION));
+      driver.pipe(
+          forwarded(
+              Provider.cilium,
+              T.plusSeconds(1),
+              COREDNS,
+              SERVER,
+              Protocol.TCP,
+              9090,
+              1,
+              Reporter.DESTINATION));
       assertThat(driver.newViolations()).hasSize(1);
     }
   }

@@ -33,14 +33,24 @@ import org.junit.jupiter.api.Test;
 class ViolationTopologyTest {
   private static final Instant T = ProcessorTestDriver.START.plusSeconds(30);
 
-  private static FlowRecord deny(Provider provider, Verdict verdict, Reporter reporter, int port, PolicyRef named) {
-    return new FlowRecord(T, provider, Protocol.TCP, port, CLIENT, SERVER, verdict, named, 2, reporter);
+  private static FlowRecord deny(
+      Provider provider, Verdict verdict, Reporter reporter, int port, PolicyRef named) {
+    return new FlowRecord(
+        T, provider, Protocol.TCP, port, CLIENT, SERVER, verdict, named, 2, reporter);
   }
 
   /** Learns client -> server:8080 and promotes both ends in the given mode. */
   private static void learnAndPromote(ProcessorTestDriver driver, Mode mode) {
-    driver.pipe(forwarded(Provider.calico, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 8080, 1,
-        Reporter.SOURCE));
+    driver.pipe(
+        forwarded(
+            Provider.calico,
+            ProcessorTestDriver.START,
+            CLIENT,
+            SERVER,
+            Protocol.TCP,
+            8080,
+            1,
+            Reporter.SOURCE));
     var learned = driver.latestProposals();
     driver.policy(Policies.promoted(learned.get(CLIENT_EGRESS), mode));
     driver.policy(Policies.promoted(learned.get(SERVER_INGRESS), mode));
@@ -51,8 +61,13 @@ class ViolationTopologyTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       learnAndPromote(driver, Mode.protect);
 
-      driver.pipe(deny(Provider.calico, Verdict.DENIED, Reporter.SOURCE, 9999,
-          new PolicyRef("NetworkPolicy", "demo", "deployment-http-client-egress")));
+      driver.pipe(
+          deny(
+              Provider.calico,
+              Verdict.DENIED,
+              Reporter.SOURCE,
+              9999,
+              new PolicyRef("NetworkPolicy", "demo", "deployment-http-client-egress")));
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
       assertThat(violations).hasSize(1);
@@ -61,10 +76,22 @@ class ViolationTopologyTest {
       assertThat(v.policyNamespace()).isEqualTo("demo");
       assertThat(v.policyName()).isEqualTo("deployment-http-client-egress");
       assertThat(v.timestamp()).isEqualTo(T);
-      assertThat(v.source()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-client",
-          "cluster.local/ns/demo/sa/http-client-sa", BasicFixture.selector(Map.of("app", "http-client"))));
-      assertThat(v.dest()).isEqualTo(new ViolationEndpoint("demo", "Deployment", "http-server",
-          "cluster.local/ns/demo/sa/http-server-sa", BasicFixture.selector(Map.of("app", "http-server"))));
+      assertThat(v.source())
+          .isEqualTo(
+              new ViolationEndpoint(
+                  "demo",
+                  "Deployment",
+                  "http-client",
+                  "cluster.local/ns/demo/sa/http-client-sa",
+                  BasicFixture.selector(Map.of("app", "http-client"))));
+      assertThat(v.dest())
+          .isEqualTo(
+              new ViolationEndpoint(
+                  "demo",
+                  "Deployment",
+                  "http-server",
+                  "cluster.local/ns/demo/sa/http-server-sa",
+                  BasicFixture.selector(Map.of("app", "http-server"))));
       assertThat(v.protocol()).isEqualTo(Protocol.TCP);
       assertThat(v.dstPort()).isEqualTo(9999);
       assertThat(v.action()).isEqualTo(Mode.protect);
@@ -86,7 +113,9 @@ class ViolationTopologyTest {
       driver.pipe(deny(Provider.cilium, Verdict.DENIED, Reporter.DESTINATION, 9999, null));
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.key).containsExactly("demo/deployment-http-server-ingress");
+      assertThat(violations)
+          .extracting(kv -> kv.key)
+          .containsExactly("demo/deployment-http-server-ingress");
       ViolationObservation v = violations.get(0).value;
       assertThat(v.direction()).isEqualTo(Direction.Ingress);
       // No policy named by the data plane: the WNP itself is the denying policy.
@@ -98,19 +127,42 @@ class ViolationTopologyTest {
   @Test
   void aJobPeerDeniedAtTheDestinationIsNamedAsAJob() {
     // A Job without a CronJob that opted in as a peer: a name and a selector, no workload kind.
-    FlowEndpoint job = new FlowEndpoint.Builder().namespace("demo").workload(null, "db-migrate")
-        .workloadSelector(BasicFixture.selector(Map.of("app", "db-migrate",
-            "networkenforcer.kubewarden.io/job-peer", "db-migrate")))
-        .podLabels(Map.of("app", "db-migrate", "networkenforcer.kubewarden.io/job-peer", "db-migrate"))
-        .podName("db-migrate-x7k2p").ip("10.244.2.77").build();
+    FlowEndpoint job =
+        new FlowEndpoint.Builder()
+            .namespace("demo")
+            .workload(null, "db-migrate")
+            .workloadSelector(
+                BasicFixture.selector(
+                    Map.of(
+                        "app",
+                        "db-migrate",
+                        "networkenforcer.kubewarden.io/job-peer",
+                        "db-migrate")))
+            .podLabels(
+                Map.of("app", "db-migrate", "networkenforcer.kubewarden.io/job-peer", "db-migrate"))
+            .podName("db-migrate-x7k2p")
+            .ip("10.244.2.77")
+            .build();
     try (var driver = ProcessorTestDriver.kubernetes()) {
       learnAndPromote(driver, Mode.protect);
 
-      driver.pipe(new FlowRecord(T, Provider.cilium, Protocol.TCP, 8080, job, SERVER, Verdict.DENIED, null, 1,
-          Reporter.DESTINATION));
+      driver.pipe(
+          new FlowRecord(
+              T,
+              Provider.cilium,
+              Protocol.TCP,
+              8080,
+              job,
+              SERVER,
+              Verdict.DENIED,
+              null,
+              1,
+              Reporter.DESTINATION));
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.key).containsExactly("demo/deployment-http-server-ingress");
+      assertThat(violations)
+          .extracting(kv -> kv.key)
+          .containsExactly("demo/deployment-http-server-ingress");
       ViolationObservation v = violations.get(0).value;
       assertThat(v.source().getOwnerKind()).isEqualTo("Job");
       assertThat(v.source().getOwnerName()).isEqualTo("db-migrate");
@@ -125,7 +177,8 @@ class ViolationTopologyTest {
 
       assertThat(driver.newViolations()).isEmpty();
       assertThat(driver.latestProposals()).as("denies are not learned").isEmpty();
-      assertThat(driver.metrics().count("denies.unattributed", "reason", "target-has-no-policy")).isEqualTo(1);
+      assertThat(driver.metrics().count("denies.unattributed", "reason", "target-has-no-policy"))
+          .isEqualTo(1);
     }
   }
 
@@ -136,7 +189,9 @@ class ViolationTopologyTest {
 
       driver.pipe(deny(Provider.cilium, Verdict.DENIED, Reporter.UNKNOWN, 9999, null));
 
-      assertThat(driver.newViolations()).extracting(kv -> kv.key).containsExactly("demo/deployment-http-server-ingress");
+      assertThat(driver.newViolations())
+          .extracting(kv -> kv.key)
+          .containsExactly("demo/deployment-http-server-ingress");
       assertThat(driver.metrics().count("denies.reattributed")).isZero();
     }
   }
@@ -144,14 +199,24 @@ class ViolationTopologyTest {
   @Test
   void unknownReporterFallsBackToTheSourceEgressWhenTheDestinationHasNoPolicy() {
     try (var driver = ProcessorTestDriver.kubernetes()) {
-      driver.pipe(forwarded(Provider.calico, ProcessorTestDriver.START, CLIENT, SERVER, Protocol.TCP, 8080, 1,
-          Reporter.SOURCE));
+      driver.pipe(
+          forwarded(
+              Provider.calico,
+              ProcessorTestDriver.START,
+              CLIENT,
+              SERVER,
+              Protocol.TCP,
+              8080,
+              1,
+              Reporter.SOURCE));
       driver.policy(Policies.promoted(driver.latestProposals().get(CLIENT_EGRESS), Mode.protect));
 
       driver.pipe(deny(Provider.cilium, Verdict.DENIED, Reporter.UNKNOWN, 9999, null));
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.key).containsExactly("demo/deployment-http-client-egress");
+      assertThat(violations)
+          .extracting(kv -> kv.key)
+          .containsExactly("demo/deployment-http-client-egress");
       assertThat(violations.get(0).value.direction()).isEqualTo(Direction.Egress);
       assertThat(driver.metrics().count("denies.reattributed")).isEqualTo(1);
     }
@@ -172,7 +237,8 @@ class ViolationTopologyTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       learnAndPromote(driver, Mode.protect);
 
-      driver.pipe(forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 9999, 1, Reporter.SOURCE));
+      driver.pipe(
+          forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 9999, 1, Reporter.SOURCE));
 
       assertThat(driver.newViolations()).isEmpty();
     }
@@ -183,18 +249,24 @@ class ViolationTopologyTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       learnAndPromote(driver, Mode.monitor);
 
-      driver.pipe(forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 8080, 1, Reporter.SOURCE));
+      driver.pipe(
+          forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 8080, 1, Reporter.SOURCE));
       assertThat(driver.newViolations()).as("allowed by both policies").isEmpty();
 
-      driver.pipe(forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 9999, 1, Reporter.SOURCE));
+      driver.pipe(
+          forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 9999, 1, Reporter.SOURCE));
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.key).containsExactlyInAnyOrder(
-          "demo/deployment-http-client-egress", "demo/deployment-http-server-ingress");
-      assertThat(violations).allSatisfy(kv -> {
-        assertThat(kv.value.action()).isEqualTo(Mode.monitor);
-        assertThat(kv.value.dstPort()).isEqualTo(9999);
-        assertThat(kv.value.denyingPolicyName()).isEqualTo(kv.value.policyName());
-      });
+      assertThat(violations)
+          .extracting(kv -> kv.key)
+          .containsExactlyInAnyOrder(
+              "demo/deployment-http-client-egress", "demo/deployment-http-server-ingress");
+      assertThat(violations)
+          .allSatisfy(
+              kv -> {
+                assertThat(kv.value.action()).isEqualTo(Mode.monitor);
+                assertThat(kv.value.dstPort()).isEqualTo(9999);
+                assertThat(kv.value.denyingPolicyName()).isEqualTo(kv.value.policyName());
+              });
       assertThat(driver.metrics().count("violations", "action", "monitor")).isEqualTo(2);
     }
   }
@@ -204,7 +276,8 @@ class ViolationTopologyTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       learnAndPromote(driver, Mode.monitor);
 
-      driver.pipe(forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 0, 1, Reporter.SOURCE));
+      driver.pipe(
+          forwarded(Provider.calico, T, CLIENT, SERVER, Protocol.TCP, 0, 1, Reporter.SOURCE));
 
       assertThat(driver.newViolations()).isEmpty();
       assertThat(driver.metrics().count("evaluations.undetermined")).isEqualTo(2);
@@ -213,23 +286,42 @@ class ViolationTopologyTest {
 
   @Test
   void istioDryRunDenyIsAMonitorViolationWithPortZeroAndIdentities() {
-    FlowEndpoint intruder = BasicFixture.endpoint("demo", "intruder", Map.of("app", "intruder"),
-        "intruder-7f7f7f7f7f-abcde", "10.244.2.50", "intruder-sa");
+    FlowEndpoint intruder =
+        BasicFixture.endpoint(
+            "demo",
+            "intruder",
+            Map.of("app", "intruder"),
+            "intruder-7f7f7f7f7f-abcde",
+            "10.244.2.50",
+            "intruder-sa");
     try (var driver = ProcessorTestDriver.istio()) {
       driver.pipe(BasicFixture.ztunnelFlows());
       driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.monitor));
 
-      driver.pipe(new FlowRecord(T, Provider.istio, Protocol.TCP, 18080, intruder, SERVER, Verdict.DRY_RUN_DENIED,
-          null, 1, Reporter.DESTINATION));
+      driver.pipe(
+          new FlowRecord(
+              T,
+              Provider.istio,
+              Protocol.TCP,
+              18080,
+              intruder,
+              SERVER,
+              Verdict.DRY_RUN_DENIED,
+              null,
+              1,
+              Reporter.DESTINATION));
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.key).containsExactly("demo/deployment-http-server-ingress");
+      assertThat(violations)
+          .extracting(kv -> kv.key)
+          .containsExactly("demo/deployment-http-server-ingress");
       ViolationObservation v = violations.get(0).value;
       assertThat(v.action()).isEqualTo(Mode.monitor);
       assertThat(v.dstPort()).as("ztunnel's policy log has no port").isZero();
       assertThat(v.backend()).isEqualTo(Backend.istio);
       assertThat(v.provider()).isEqualTo(Provider.istio);
-      assertThat(v.source().getIdentity()).as("the contract's prefix-free principal")
+      assertThat(v.source().getIdentity())
+          .as("the contract's prefix-free principal")
           .isEqualTo("cluster.local/ns/demo/sa/intruder-sa");
       assertThat(v.dest().getIdentity()).startsWith("cluster.local/ns/demo/sa/");
       assertThat(v.dest().getOwnerName()).isEqualTo("http-server");
@@ -238,21 +330,47 @@ class ViolationTopologyTest {
 
   @Test
   void istioMonitorModeReportsOnlyZtunnelDenies() {
-    FlowEndpoint intruder = BasicFixture.endpoint("demo", "intruder", Map.of("app", "intruder"),
-        "intruder-7f7f7f7f7f-abcde", "10.244.2.50", "intruder-sa");
+    FlowEndpoint intruder =
+        BasicFixture.endpoint(
+            "demo",
+            "intruder",
+            Map.of("app", "intruder"),
+            "intruder-7f7f7f7f7f-abcde",
+            "10.244.2.50",
+            "intruder-sa");
     try (var driver = ProcessorTestDriver.istio()) {
-      driver.policy(Policies.istio(SERVER_INGRESS, Mode.monitor, new IstioPolicy(
-          BasicFixture.selector(Map.of("app", "http-server")),
-          List.of(IstioPolicy.Rule.of(List.of("cluster.local/ns/demo/sa/http-client-sa"), List.of("18080"))))));
+      driver.policy(
+          Policies.istio(
+              SERVER_INGRESS,
+              Mode.monitor,
+              new IstioPolicy(
+                  BasicFixture.selector(Map.of("app", "http-server")),
+                  List.of(
+                      IstioPolicy.Rule.of(
+                          List.of("cluster.local/ns/demo/sa/http-client-sa"), List.of("18080"))))));
 
       // ztunnel forwarded it (dry-run) and logged no deny: nothing to report, nothing learned.
-      driver.pipe(forwarded(Provider.istio, T, intruder, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION));
+      driver.pipe(
+          forwarded(
+              Provider.istio, T, intruder, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION));
       assertThat(driver.newViolations()).isEmpty();
       assertThat(driver.latestProposals()).isEmpty();
 
-      driver.pipe(new FlowRecord(T, Provider.istio, Protocol.TCP, 18080, intruder, SERVER, Verdict.DENIED, null, 1,
-          Reporter.DESTINATION));
-      assertThat(driver.newViolations()).extracting(kv -> kv.value.action()).containsExactly(Mode.protect);
+      driver.pipe(
+          new FlowRecord(
+              T,
+              Provider.istio,
+              Protocol.TCP,
+              18080,
+              intruder,
+              SERVER,
+              Verdict.DENIED,
+              null,
+              1,
+              Reporter.DESTINATION));
+      assertThat(driver.newViolations())
+          .extracting(kv -> kv.value.action())
+          .containsExactly(Mode.protect);
     }
   }
 
@@ -265,20 +383,45 @@ class ViolationTopologyTest {
       // interval, plus three of another port: the combiner folds each kind into one observation.
       List<FlowRecord> drops = new java.util.ArrayList<>();
       for (int i = 0; i < 7; i++) {
-        drops.add(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
-            Verdict.DENIED, null, 2, Reporter.SOURCE));
+        drops.add(
+            new FlowRecord(
+                T.plusSeconds(i),
+                Provider.calico,
+                Protocol.TCP,
+                9999,
+                CLIENT,
+                SERVER,
+                Verdict.DENIED,
+                null,
+                2,
+                Reporter.SOURCE));
       }
       for (int i = 0; i < 3; i++) {
-        drops.add(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 7777, CLIENT, SERVER,
-            Verdict.DENIED, null, 2, Reporter.SOURCE));
+        drops.add(
+            new FlowRecord(
+                T.plusSeconds(i),
+                Provider.calico,
+                Protocol.TCP,
+                7777,
+                CLIENT,
+                SERVER,
+                Verdict.DENIED,
+                null,
+                2,
+                Reporter.SOURCE));
       }
       driver.pipe(drops);
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
-      assertThat(violations).extracting(kv -> kv.value.dstPort() + "x" + kv.value.observations())
+      assertThat(violations)
+          .extracting(kv -> kv.value.dstPort() + "x" + kv.value.observations())
           .containsExactlyInAnyOrder("9999x7", "7777x3");
-      ViolationObservation v = violations.stream().filter(kv -> kv.value.dstPort() == 9999).findFirst()
-          .orElseThrow().value;
+      ViolationObservation v =
+          violations.stream()
+              .filter(kv -> kv.value.dstPort() == 9999)
+              .findFirst()
+              .orElseThrow()
+              .value;
       assertThat(v.count()).isEqualTo(14);
       assertThat(v.timestamp()).isEqualTo(T.plusSeconds(6));
       assertThat(driver.metrics().count("violations", "action", "protect")).isEqualTo(10);
@@ -290,10 +433,22 @@ class ViolationTopologyTest {
     try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
       learnAndPromote(driver, Mode.protect);
       for (int i = 0; i < 4; i++) {
-        driver.pipe(new FlowRecord(T.plusSeconds(i), Provider.calico, Protocol.TCP, 9999, CLIENT, SERVER,
-            Verdict.DENIED, null, 2, Reporter.SOURCE));
+        driver.pipe(
+            new FlowRecord(
+                T.plusSeconds(i),
+                Provider.calico,
+                Protocol.TCP,
+                9999,
+                CLIENT,
+                SERVER,
+                Verdict.DENIED,
+                null,
+                2,
+                Reporter.SOURCE));
       }
-      assertThat(driver.newViolations()).extracting(kv -> kv.value.observations()).containsExactly(1L, 1L, 1L, 1L);
+      assertThat(driver.newViolations())
+          .extracting(kv -> kv.value.observations())
+          .containsExactly(1L, 1L, 1L, 1L);
     }
   }
 }
