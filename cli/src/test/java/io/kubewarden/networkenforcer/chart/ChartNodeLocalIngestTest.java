@@ -102,8 +102,17 @@ class ChartNodeLocalIngestTest {
 
   @Test
   void theEnvironmentThePodGetsPassesTheIngestsValidation() {
+    // Kafka in plain text: the client files the chart mounts for TLS are not on this machine, and
+    // the node-local options are what is checked here (ChartKafkaMutualTlsTest checks those files).
     JsonNode ds =
-        HelmChart.render(cilium("controller.provider.cilium.nodeLocal.enabled", "true"))
+        HelmChart.render(
+                cilium(
+                    "controller.provider.cilium.nodeLocal.enabled",
+                    "true",
+                    "kafka.tls.enabled",
+                    "false",
+                    "kafka.insecurePlaintext",
+                    "true"))
             .get("DaemonSet", INGEST);
     Map<String, String> env = kubeletFilled(env(container(ds, "ingest")));
     CliRun ok = CliRun.run(env, "ingest", "--check-config");

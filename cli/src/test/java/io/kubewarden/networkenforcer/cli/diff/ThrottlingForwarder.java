@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.diff;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -58,6 +59,8 @@ final class ThrottlingForwarder implements AutoCloseable {
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(null, tmf.getTrustManagers(), null);
     upstream = HttpClient.newBuilder().sslContext(tls).build();
+    // The JVM's first JDK server fixes its limits: the product's, as in the product.
+    HttpEndpoint.configureJdkLimits();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
     server.start();

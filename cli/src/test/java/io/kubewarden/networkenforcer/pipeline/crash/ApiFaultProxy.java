@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.pipeline.crash;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -75,6 +76,8 @@ public final class ApiFaultProxy implements AutoCloseable {
               .sslContext(trusting(caPem))
               .connectTimeout(Duration.ofSeconds(5))
               .build();
+      // The JVM's first JDK server fixes its limits: the product's, as in the product.
+      HttpEndpoint.configureJdkLimits();
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 100);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

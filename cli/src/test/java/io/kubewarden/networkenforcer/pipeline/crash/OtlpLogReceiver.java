@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.pipeline.crash;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.kubewarden.networkenforcer.common.http.HttpEndpoint;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceResponse;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.common.KeyValue;
@@ -34,6 +35,8 @@ public final class OtlpLogReceiver implements AutoCloseable {
 
   public OtlpLogReceiver() {
     try {
+      // The JVM's first JDK server fixes its limits: the product's, as in the product.
+      HttpEndpoint.configureJdkLimits();
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -28,6 +28,15 @@ public final class HttpEndpoint implements AutoCloseable {
   static final int MAX_RESPONSE_SECONDS = 30;
 
   static {
+    configureJdkLimits();
+  }
+
+  /**
+   * Sets the JDK server's request and response limits unless already set. Runs before this class's
+   * first server; code that creates a JDK server of its own in the same JVM (a test's stand-in)
+   * calls it first, or the JDK reads the properties without the limits and keeps them so.
+   */
+  public static void configureJdkLimits() {
     setIfAbsent("sun.net.httpserver.maxReqTime", MAX_REQUEST_SECONDS);
     setIfAbsent("sun.net.httpserver.maxRspTime", MAX_RESPONSE_SECONDS);
   }
