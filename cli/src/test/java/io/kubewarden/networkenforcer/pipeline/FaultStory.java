@@ -3,9 +3,6 @@ package io.kubewarden.networkenforcer.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
@@ -14,7 +11,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -22,7 +18,6 @@ import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
-import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,29 +78,7 @@ final class FaultStory {
   }
 
   private void deployment(String name) {
-    admin
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(app(name))
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(Map.of("app", name))
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/" + name)
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    TestWorkloads.create(admin, NS, name);
   }
 
   /** Waits until the proposals of the targets to promote hold what the learning phase taught. */
@@ -259,29 +232,13 @@ final class FaultStory {
         Provider.calico,
         Protocol.TCP,
         port,
-        endpoint(from),
-        endpoint(to),
+        TestWorkloads.endpoint(NS, from),
+        TestWorkloads.endpoint(NS, to),
         // A drop is reported where it happened: at the destination, for an ingress policy.
         verdict,
         null,
         1,
         verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);
-  }
-
-  private static FlowEndpoint endpoint(String workload) {
-    return FlowEndpoint.builder()
-        .namespace(NS)
-        .workload(WorkloadKind.Deployment, workload)
-        .workloadSelector(app(workload))
-        .podLabels(Map.of("app", workload))
-        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS))
-        .podName(workload + "-0")
-        .serviceAccount(workload)
-        .build();
-  }
-
-  private static LabelSelector app(String name) {
-    return new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
   }
 
   /** A (peer, port) of an allow-list, from the target's side. */
