@@ -35,15 +35,10 @@ import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
-import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
-import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -422,28 +417,7 @@ class ApiServerPipelineTest {
 
     Writer(KafkaSettings kafka, String release) {
       client = cluster.writerClient(release);
-      WriterConfig config =
-          WriterConfig.builder()
-              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
-              .leaseName(ChartedApiServer.leaseName(release))
-              .identity(release + "-writer-0")
-              .leaseDuration(Duration.ofSeconds(4))
-              .renewDeadline(Duration.ofSeconds(3))
-              .retryPeriod(Duration.ofMillis(300))
-              .statusUpdateInterval(Duration.ofMillis(500))
-              .consumerGroup(kafka.topicPrefix() + "writer")
-              .kafka(kafka)
-              .build()
-              .validate();
-      service =
-          new WriterService(
-              client,
-              config,
-              new ServerSideApplyWriter(client, config.fieldManager()),
-              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
-      service.start();
+      service = TestWriters.start(client, kafka, release, release + "-writer-0");
       await("writer leads").atMost(WAIT).until(service::isLeader);
     }
 

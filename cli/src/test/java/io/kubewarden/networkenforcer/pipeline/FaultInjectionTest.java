@@ -30,17 +30,12 @@ import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
-import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
-import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -462,28 +457,7 @@ class FaultInjectionTest {
     Writer(KafkaSettings kafka, String identity) {
       proxy = LoopbackProxy.to(cluster.api().url());
       client = cluster.writerClientVia(proxy, RELEASE, config -> config);
-      WriterConfig config =
-          WriterConfig.builder()
-              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
-              .leaseName(ChartedApiServer.leaseName(RELEASE))
-              .identity(identity)
-              .leaseDuration(Duration.ofSeconds(4))
-              .renewDeadline(Duration.ofSeconds(3))
-              .retryPeriod(Duration.ofMillis(300))
-              .statusUpdateInterval(Duration.ofMillis(500))
-              .consumerGroup(kafka.topicPrefix() + "writer")
-              .kafka(kafka)
-              .build()
-              .validate();
-      service =
-          new WriterService(
-              client,
-              config,
-              new ServerSideApplyWriter(client, config.fieldManager()),
-              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
-      service.start();
+      service = TestWriters.start(client, kafka, RELEASE, identity);
     }
 
     /** A crash: the API server is gone for it first, so it cannot hand the lease over. */
