@@ -41,12 +41,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -392,10 +390,7 @@ class ApiServerPipelineTest {
 
     Processor(ProcessorConfig config) throws Exception {
       try (Admin admin = Admin.create(config.kafka().clientConfig())) {
-        List<NewTopic> topics = new ArrayList<>();
-        config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
-        topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(1, (short) 1));
-        admin.createTopics(topics).all().get();
+        ProcessorTopics.create(admin, config, 1);
       }
       streams =
           new KafkaStreams(

@@ -26,7 +26,6 @@ import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
 import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
-import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.HangingProxy;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
@@ -55,7 +54,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -791,11 +789,7 @@ class CrashFaultTest {
             .build()
             .validate();
     try (Admin admin = admin()) {
-      List<NewTopic> topics = new ArrayList<>();
-      config.topics().all().forEach(t -> topics.add(t.newTopic(PARTITIONS, (short) 1)));
-      topics.add(
-          NetworkEnforcerTopology.reattributionTopic(config).newTopic(PARTITIONS, (short) 1));
-      admin.createTopics(topics).all().get();
+      ProcessorTopics.create(admin, config, PARTITIONS);
     }
   }
 }

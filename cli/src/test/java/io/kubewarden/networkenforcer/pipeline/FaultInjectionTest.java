@@ -50,7 +50,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -651,10 +650,7 @@ class FaultInjectionTest {
             .build()
             .validate();
     try (Admin admin = Admin.create(kafka.clientConfig())) {
-      List<NewTopic> topics = new ArrayList<>();
-      config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
-      topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(1, (short) 1));
-      admin.createTopics(topics).all().get();
+      ProcessorTopics.create(admin, config, 1);
     }
   }
 
