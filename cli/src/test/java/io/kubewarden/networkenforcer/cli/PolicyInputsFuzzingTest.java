@@ -30,29 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * inputs left valid always give an answer. Reproduce with {@code -Dfuzz.seed=S -Dfuzz.runs=N}.
  */
 class PolicyInputsFuzzingTest {
-  private static final String PROPOSAL =
-      """
-      apiVersion: networkenforcer.kubewarden.io/v1alpha1
-      kind: WorkloadNetworkPolicyProposal
-      metadata: {name: deployment-http-server-ingress, namespace: demo}
-      spec:
-        backend: kubernetes
-        targetRef: {kind: Deployment, name: http-server}
-        direction: Ingress
-        kubernetes:
-          podSelector: {matchLabels: {app: http-server}}
-          policyTypes: [Ingress]
-          ingress:
-          - from:
-            - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}
-              podSelector: {matchLabels: {app: http-client}}
-            ports:
-            - {protocol: TCP, port: 18080}
-      """;
-  private static final String POLICY =
-      PROPOSAL
-          .replace("kind: WorkloadNetworkPolicyProposal", "kind: WorkloadNetworkPolicy")
-          .replace("direction: Ingress", "direction: Ingress\n  mode: monitor");
+  private static final String PROPOSAL = PolicyFixtures.SERVER_INGRESS;
+  private static final String POLICY = PolicyFixtures.promoted(PROPOSAL, "monitor");
   private static final String NETWORK_POLICY =
       """
       apiVersion: networking.k8s.io/v1

@@ -1,15 +1,14 @@
 package io.kubewarden.networkenforcer.pipeline;
 
+import static io.kubewarden.networkenforcer.pipeline.TestWorkloads.app;
+import static io.kubewarden.networkenforcer.pipeline.TestWorkloads.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
@@ -22,7 +21,6 @@ import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
-import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -33,28 +31,20 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
-import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
-import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -374,8 +364,8 @@ class ApiServerPipelineTest {
         Provider.istio,
         Protocol.TCP,
         port,
-        endpoint(from).toBuilder().identity("spiffe://" + principal(from)).build(),
-        endpoint(to).toBuilder().identity("spiffe://" + principal(to)).build(),
+        endpoint(NS, from).toBuilder().identity("spiffe://" + principal(from)).build(),
+        endpoint(NS, to).toBuilder().identity("spiffe://" + principal(to)).build(),
         verdict,
         denying,
         1,
@@ -400,10 +390,7 @@ class ApiServerPipelineTest {
 
     Processor(ProcessorConfig config) throws Exception {
       try (Admin admin = Admin.create(config.kafka().clientConfig())) {
-        List<NewTopic> topics = new ArrayList<>();
-        config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
-        topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(1, (short) 1));
-        admin.createTopics(topics).all().get();
+        ProcessorTopics.create(admin, config, 1);
       }
       streams =
           new KafkaStreams(
@@ -425,28 +412,7 @@ class ApiServerPipelineTest {
 
     Writer(KafkaSettings kafka, String release) {
       client = cluster.writerClient(release);
-      WriterConfig config =
-          WriterConfig.builder()
-              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
-              .leaseName(ChartedApiServer.leaseName(release))
-              .identity(release + "-writer-0")
-              .leaseDuration(Duration.ofSeconds(4))
-              .renewDeadline(Duration.ofSeconds(3))
-              .retryPeriod(Duration.ofMillis(300))
-              .statusUpdateInterval(Duration.ofMillis(500))
-              .consumerGroup(kafka.topicPrefix() + "writer")
-              .kafka(kafka)
-              .build()
-              .validate();
-      service =
-          new WriterService(
-              client,
-              config,
-              new ServerSideApplyWriter(client, config.fieldManager()),
-              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
-      service.start();
+      service = TestWriters.start(client, kafka, release, release + "-writer-0");
       await("writer leads").atMost(WAIT).until(service::isLeader);
     }
 
@@ -489,24 +455,12 @@ class ApiServerPipelineTest {
         Provider.calico,
         Protocol.TCP,
         port,
-        endpoint(from),
-        endpoint(to),
+        endpoint(NS, from),
+        endpoint(NS, to),
         Verdict.FORWARDED,
         null,
         1,
         Reporter.SOURCE);
-  }
-
-  private static FlowEndpoint endpoint(String workload) {
-    return FlowEndpoint.builder()
-        .namespace(NS)
-        .workload(WorkloadKind.Deployment, workload)
-        .workloadSelector(app(workload))
-        .podLabels(Map.of("app", workload))
-        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS))
-        .podName(workload + "-0")
-        .serviceAccount(workload)
-        .build();
   }
 
   private static NetworkPolicySpec ingressFrom(String target, String peer, int port) {
@@ -528,34 +482,8 @@ class ApiServerPipelineTest {
         .build();
   }
 
-  private static LabelSelector app(String name) {
-    return new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
-  }
-
   private static Deployment deployment(String name) {
-    return admin()
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(app(name))
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(Map.of("app", name))
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/" + name)
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    return TestWorkloads.create(admin(), NS, name);
   }
 
   private static KubernetesClient admin() {

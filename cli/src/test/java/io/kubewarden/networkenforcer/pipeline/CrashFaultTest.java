@@ -1,42 +1,31 @@
 package io.kubewarden.networkenforcer.pipeline;
 
-import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.MONITORED;
-import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.NS;
-import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROBE;
-import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROBE_PORT;
-import static io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.PROTECTED;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.MONITORED;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.NS;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROBE;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROBE_PORT;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROTECTED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Backend;
-import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.Pair;
-import io.kubewarden.networkenforcer.pipeline.FaultInjectionTest.Script;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Pair;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Script;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Tally;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
 import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
 import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
-import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.HangingProxy;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
@@ -48,13 +37,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -67,7 +54,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -86,14 +72,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Real crashes (issue 34, goal 1). The broker, three processors (4 partitions, one standby replica
  * each, exactly-once) and two writers (one leads) run as processes of their own and are killed with
- * SIGKILL at seeded points of the scripted flow stream of {@link FaultInjectionTest}: a processor
- * inside an open transaction, a processor while the group rebalances, the leading writer, the
- * broker. A proxy in front of the broker hangs every connection (no byte forwarded, none closed)
- * for longer than the processors' session and transaction timeouts; a proxy in front of the real
- * kube-apiserver answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at
- * every sink: flows sent against committed flows in the topic, the proposals' allow-lists, each
- * policy's {@code violationCount}, and the writers' OpenTelemetry events at an OTLP receiver by
- * their {@code log.record.uid}.
+ * SIGKILL at seeded points of the scripted flow stream of {@link FaultStory}: a processor inside an
+ * open transaction, a processor while the group rebalances, the leading writer, the broker. A proxy
+ * in front of the broker hangs every connection (no byte forwarded, none closed) for longer than
+ * the processors' session and transaction timeouts; a proxy in front of the real kube-apiserver
+ * answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at every sink:
+ * flows sent against committed flows in the topic, the proposals' allow-lists, each policy's {@code
+ * violationCount}, and the writers' OpenTelemetry events at an OTLP receiver by their {@code
+ * log.record.uid}.
  *
  * <p>{@code -Dcrash.seed=S} reproduces a run; {@code -Dcrash.rounds=R -Dcrash.flows=N
  * -Dcrash.violations=M} make it longer (the cli README).
@@ -135,6 +121,7 @@ class CrashFaultTest {
   static Path logs;
 
   static ChartedApiServer cluster;
+  static FaultStory story;
   static HangingProxy brokerProxy;
   static ChildJvm broker;
   static int brokerPort;
@@ -149,6 +136,7 @@ class CrashFaultTest {
         SEED, ROUNDS, FLOWS, VIOLATIONS);
     logs = Files.createDirectories(Path.of("target", "crash-faults", "seed-" + SEED));
     cluster = ChartedApiServer.start(NS);
+    story = new FaultStory(cluster.admin(), WAIT);
     brokerPort = LoopbackPorts.free();
     brokerProxy = new HangingProxy(LoopbackPorts.free(), brokerPort);
     startBroker();
@@ -231,16 +219,7 @@ class CrashFaultTest {
     }
     Collections.sort(positions);
     System.out.println("faults scheduled: " + kinds + " at flows " + positions);
-    for (String name :
-        Stream.of(
-                FaultInjectionTest.TARGETS,
-                FaultInjectionTest.CLIENTS,
-                FaultInjectionTest.INTRUDERS,
-                List.of(PROBE))
-            .flatMap(List::stream)
-            .toList()) {
-      deployment(name);
-    }
+    story.deployWorkloads();
     createTopics(kafka);
 
     Services services = new Services();
@@ -271,24 +250,7 @@ class CrashFaultTest {
       awaitAll(pending);
 
       Map<String, Long> expectedCounts = script.expectedViolations();
-      try {
-        await("converged")
-            .atMost(WAIT)
-            .pollInterval(Duration.ofSeconds(1))
-            .until(
-                () ->
-                    allowLists().equals(script.expectedFinalProposals())
-                        && actualCounts().equals(expectedCounts));
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
-        services.printTails();
-        assertThat(actualCounts())
-            .as("violationCount per policy, not converged")
-            .isEqualTo(expectedCounts);
-        assertThat(allowLists())
-            .as("proposals, not converged")
-            .isEqualTo(script.expectedFinalProposals());
-        throw e;
-      }
+      story.awaitConverged(script, services::printTails);
       // Events leave in batches after the status; give the last batch its time.
       await("every violation's event at the collector")
           .atMost(WAIT)
@@ -303,20 +265,11 @@ class CrashFaultTest {
           .pollInterval(Duration.ofMillis(500))
           .until(() -> apiProxy.pendingEmpty() && apiProxy.recovered() == apiProxy.injectedCount());
       long flowsInTopic = committedCount(topics.flows().name());
-      int lost = (int) Math.max(0, flows.sent - flowsInTopic);
-      int doubled = (int) Math.max(0, flowsInTopic - flows.sent);
-      Map<String, Long> counts = actualCounts();
-      Map<String, List<Pair>> proposals = allowLists();
-      for (var expected : expectedCounts.entrySet()) {
-        long got = counts.getOrDefault(expected.getKey(), 0L);
-        lost += (int) Math.max(0, expected.getValue() - got);
-        doubled += (int) Math.max(0, got - expected.getValue());
-      }
-      for (var expected : script.expectedFinalProposals().entrySet()) {
-        List<Pair> got = proposals.getOrDefault(expected.getKey(), List.of());
-        lost += (int) expected.getValue().stream().filter(p -> !got.contains(p)).count();
-        doubled += got.size() - new HashSet<>(got).size();
-      }
+      Map<String, Long> counts = story.actualCounts();
+      Map<String, List<Pair>> proposals = story.allowLists();
+      Tally tally = Tally.of(script, counts, proposals);
+      int lost = (int) Math.max(0, flows.sent - flowsInTopic) + tally.lost();
+      int doubled = (int) Math.max(0, flowsInTopic - flows.sent) + tally.doubled();
       long eventsDoubled = 0;
       long eventsLost = 0;
       for (var expected : expectedCounts.entrySet()) {
@@ -374,30 +327,21 @@ class CrashFaultTest {
    */
   private void awaitLearnedAndPromote(KafkaSettings kafka, Script script, Flows flows)
       throws Exception {
-    for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
-      String name = "deployment-" + target + "-ingress";
-      await("proposal " + name + " complete")
-          .atMost(WAIT)
-          .pollInterval(Duration.ofMillis(500))
-          .until(
-              () -> allowList(proposal(name)),
-              got -> got.equals(script.expectedProposals().get(name)));
-    }
-    promote(MONITORED, Mode.monitor);
-    promote(PROTECTED, Mode.protect);
-    promote(PROBE, Mode.monitor);
+    story.awaitLearned(script);
+    story.promote(MONITORED, Mode.monitor);
+    story.promote(PROTECTED, Mode.protect);
+    story.promote(PROBE, Mode.monitor);
     // Probes from every intruder (each a partition key) until each is counted as a violation of the
     // probe policy, which the writer published after the other two.
-    for (String intruder : FaultInjectionTest.INTRUDERS) {
-      long before = violationCount(PROBE);
+    for (String intruder : FaultStory.INTRUDERS) {
+      long before = story.violationCount(PROBE);
       await("processors know the policies for " + intruder)
           .atMost(WAIT)
           .pollInterval(Duration.ofSeconds(1))
           .until(
               () -> {
-                flows.send(
-                    FaultInjectionTest.flow(intruder, PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
-                return violationCount(PROBE) > before;
+                flows.send(FaultStory.flow(intruder, PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
+                return story.violationCount(PROBE) > before;
               });
     }
   }
@@ -836,126 +780,6 @@ class CrashFaultTest {
     return count;
   }
 
-  private static Map<String, List<Pair>> allowLists() {
-    Map<String, List<Pair>> lists = new TreeMap<>();
-    for (WorkloadNetworkPolicyProposal p :
-        cluster
-            .admin()
-            .resources(WorkloadNetworkPolicyProposal.class)
-            .inNamespace(NS)
-            .list()
-            .getItems()) {
-      lists.put(p.getMetadata().getName(), allowList(p));
-    }
-    return lists;
-  }
-
-  private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
-    if (proposal == null
-        || proposal.getSpec() == null
-        || proposal.getSpec().getKubernetes() == null) {
-      return List.of();
-    }
-    NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
-    List<Pair> pairs = new ArrayList<>();
-    spec.getIngress().forEach(rule -> collect(rule.getFrom(), rule.getPorts(), pairs));
-    spec.getEgress().forEach(rule -> collect(rule.getTo(), rule.getPorts(), pairs));
-    Collections.sort(pairs);
-    return pairs;
-  }
-
-  private static void collect(
-      List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
-    for (NetworkPolicyPeer peer : peers) {
-      if (peer.getPodSelector() == null
-          || peer.getPodSelector().getMatchLabels() == null
-          || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
-        continue;
-      }
-      for (NetworkPolicyPort port : ports) {
-        pairs.add(
-            new Pair(
-                peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
-      }
-    }
-  }
-
-  private static Map<String, Long> actualCounts() {
-    Map<String, Long> counts = new TreeMap<>();
-    for (String target : List.of(MONITORED, PROTECTED)) {
-      counts.put("deployment-" + target + "-ingress", violationCount(target));
-    }
-    return counts;
-  }
-
-  private static long violationCount(String target) {
-    WorkloadNetworkPolicy p =
-        cluster
-            .admin()
-            .resources(WorkloadNetworkPolicy.class)
-            .inNamespace(NS)
-            .withName("deployment-" + target + "-ingress")
-            .get();
-    return p == null || p.getStatus() == null ? 0 : p.getStatus().getViolationCount();
-  }
-
-  private static WorkloadNetworkPolicyProposal proposal(String name) {
-    return cluster
-        .admin()
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NS)
-        .withName(name)
-        .get();
-  }
-
-  private static void promote(String target, Mode mode) {
-    String name = "deployment-" + target + "-ingress";
-    KubernetesClient admin = cluster.admin();
-    admin
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NS)
-        .withName(name)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            admin
-                .getKubernetesSerialization()
-                .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
-    await(name + " promoted to " + mode)
-        .atMost(WAIT)
-        .until(
-            () ->
-                admin.resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName(name).get()
-                    != null);
-  }
-
-  private static void deployment(String name) {
-    var app = new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
-    cluster
-        .admin()
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(app)
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(Map.of("app", name))
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/" + name)
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
-  }
-
   private static void createTopics(KafkaSettings kafka) throws Exception {
     ProcessorConfig config =
         ProcessorConfig.builder(kafka)
@@ -965,11 +789,7 @@ class CrashFaultTest {
             .build()
             .validate();
     try (Admin admin = admin()) {
-      List<NewTopic> topics = new ArrayList<>();
-      config.topics().all().forEach(t -> topics.add(t.newTopic(PARTITIONS, (short) 1)));
-      topics.add(
-          NetworkEnforcerTopology.reattributionTopic(config).newTopic(PARTITIONS, (short) 1));
-      admin.createTopics(topics).all().get();
+      ProcessorTopics.create(admin, config, PARTITIONS);
     }
   }
 }

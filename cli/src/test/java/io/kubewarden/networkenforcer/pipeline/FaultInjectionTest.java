@@ -1,52 +1,41 @@
 package io.kubewarden.networkenforcer.pipeline;
 
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.MONITORED;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.NS;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROBE;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROBE_PORT;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.PROTECTED;
+import static io.kubewarden.networkenforcer.pipeline.FaultStory.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
-import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
-import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
-import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Backend;
-import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Pair;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Script;
+import io.kubewarden.networkenforcer.pipeline.FaultStory.Tally;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
-import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
-import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
-import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,11 +48,8 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -76,7 +62,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -97,10 +82,6 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dfaults.flows=N -Dfaults.violations=M} (see the cli README).
  */
 class FaultInjectionTest {
-  // Script, Pair and the constants are shared with CrashFaultTest, which runs the same story with
-  // real crashes.
-
-  static final String NS = "faults";
   private static final String RELEASE = ChartedApiServer.KUBERNETES;
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final long SEED = Long.getLong("faults.seed", new Random().nextLong());
@@ -108,24 +89,9 @@ class FaultInjectionTest {
   private static final int FLOWS = Integer.getInteger("faults.flows", 80);
   private static final int VIOLATIONS = Integer.getInteger("faults.violations", 30);
 
-  /** Targets whose ingress is learned; web and api are then promoted, db stays a proposal. */
-  static final List<String> TARGETS = List.of("web", "api", "db");
-
-  static final List<String> CLIENTS = List.of("c1", "c2", "c3");
-  static final List<String> INTRUDERS = List.of("x1", "x2");
-  private static final List<Integer> PORTS = List.of(8080, 9090);
-  static final String MONITORED = "web";
-  static final String PROTECTED = "api";
-
-  /**
-   * Only there to tell when the processor knows the promoted policies (its count is not scripted).
-   */
-  static final String PROBE = "probe";
-
-  static final int PROBE_PORT = 7000;
-
   private static EmbeddedKafkaBroker broker;
   private static ChartedApiServer cluster;
+  private static FaultStory story;
 
   @BeforeAll
   static void start(@TempDir Path brokerDir) {
@@ -136,6 +102,7 @@ class FaultInjectionTest {
     broker =
         EmbeddedKafkaBroker.builder().dataDir(brokerDir).port(LoopbackPorts.free()).build().start();
     cluster = ChartedApiServer.start(NS);
+    story = new FaultStory(cluster.admin(), WAIT);
   }
 
   @AfterAll
@@ -170,9 +137,7 @@ class FaultInjectionTest {
     List<Fault> faults =
         Fault.schedule(random, FAULTS, script.learning.size(), script.enforcement.size());
     System.out.println("faults scheduled: " + faults);
-    for (String name : concat(TARGETS, CLIENTS, INTRUDERS, List.of(PROBE))) {
-      deployment(name);
-    }
+    story.deployWorkloads();
     createTopics(kafka);
 
     ProcessorConfig.Builder processorConfig =
@@ -193,24 +158,16 @@ class FaultInjectionTest {
 
       // Phase 1: learning, with faults.
       send(flows, script.learning, faults, 0, injector);
-      for (String target : List.of(MONITORED, PROTECTED, PROBE)) {
-        String name = "deployment-" + target + "-ingress";
-        await("proposal " + name + " complete")
-            .atMost(WAIT)
-            .pollInterval(Duration.ofMillis(500))
-            .until(
-                () -> allowList(proposal(name)),
-                got -> got.equals(script.expectedProposals().get(name)));
-      }
+      story.awaitLearned(script);
 
       // Promote web to monitor and api to protect; once the processor knows them (the probe
       // policy, published after them on the one partition, counts a violation) enforcement starts.
-      promote(MONITORED, Mode.monitor);
-      promote(PROTECTED, Mode.protect);
+      story.promote(MONITORED, Mode.monitor);
+      story.promote(PROTECTED, Mode.protect);
       awaitPublished(
           kafka,
           Set.of("deployment-" + MONITORED + "-ingress", "deployment-" + PROTECTED + "-ingress"));
-      promote(PROBE, Mode.monitor);
+      story.promote(PROBE, Mode.monitor);
       awaitPublished(kafka, Set.of("deployment-" + PROBE + "-ingress"));
       await("processor knows the policies")
           .atMost(WAIT)
@@ -218,7 +175,7 @@ class FaultInjectionTest {
           .until(
               () -> {
                 flows.send(flow("x1", PROBE, PROBE_PORT, Verdict.DRY_RUN_DENIED));
-                return violationCount(PROBE) > 0;
+                return story.violationCount(PROBE) > 0;
               });
 
       // Phase 2: enforcement (allowed and violating flows), with faults.
@@ -227,44 +184,21 @@ class FaultInjectionTest {
       // Converged: every proposal and count as scripted, then the writer has committed every
       // violation record (so nothing it read is still to be merged).
       Map<String, Long> expectedCounts = script.expectedViolations();
-      try {
-        await("converged")
-            .atMost(WAIT)
-            .pollInterval(Duration.ofSeconds(1))
-            .until(
-                () ->
-                    allowLists().equals(script.expectedFinalProposals())
-                        && actualCounts().equals(expectedCounts));
-      } catch (ConditionTimeoutException e) {
-        // Say what did not converge, and where the proposals topic stands (processor or writer?).
-        System.out.println("proposals topic, last record per key: " + lastProposalRecords(kafka));
-        assertThat(actualCounts())
-            .as("violationCount per policy, not converged")
-            .isEqualTo(expectedCounts);
-        assertThat(allowLists())
-            .as("proposals, not converged")
-            .isEqualTo(script.expectedFinalProposals());
-        throw e;
-      }
+      // On a timeout, say where the proposals topic stands (processor or writer?).
+      story.awaitConverged(
+          script,
+          () ->
+              System.out.println(
+                  "proposals topic, last record per key: " + lastProposalRecords(kafka)));
       awaitWriterCommittedEverything(kafka);
 
-      Map<String, List<Pair>> proposals = allowLists();
-      Map<String, Long> counts = actualCounts();
+      Map<String, List<Pair>> proposals = story.allowLists();
+      Map<String, Long> counts = story.actualCounts();
       List<String> duplicateNatives = duplicateNativeObjects();
       List<byte[]> deadLetters = deadLetters(kafka);
-      int lost = 0;
-      int doubled = 0;
-      for (var expected : expectedCounts.entrySet()) {
-        long got = counts.getOrDefault(expected.getKey(), 0L);
-        lost += (int) Math.max(0, expected.getValue() - got);
-        doubled += (int) Math.max(0, got - expected.getValue());
-      }
-      for (var expected : script.expectedFinalProposals().entrySet()) {
-        List<Pair> got = proposals.getOrDefault(expected.getKey(), List.of());
-        lost += (int) expected.getValue().stream().filter(p -> !got.contains(p)).count();
-        doubled += got.size() - new HashSet<>(got).size();
-      }
-      doubled += duplicateNatives.size() + Math.max(0, deadLetters.size() - 1);
+      Tally tally = Tally.of(script, counts, proposals);
+      int lost = tally.lost();
+      int doubled = tally.doubled() + duplicateNatives.size() + Math.max(0, deadLetters.size() - 1);
       System.out.printf(
           "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d%n",
           injector.injected.get(), injector.recovered.get(), script.size(), lost, doubled);
@@ -288,7 +222,7 @@ class FaultInjectionTest {
           .containsExactly("deployment-" + PROTECTED + "-ingress");
       for (String target : List.of(MONITORED, PROTECTED)) {
         List<Long> ids =
-            policy("deployment-" + target + "-ingress").getStatus().getViolations().stream()
+            story.policy("deployment-" + target + "-ingress").getStatus().getViolations().stream()
                 .map(ViolationRecord::getId)
                 .toList();
         assertThat(ids).as("violation record ids of " + target).doesNotHaveDuplicates();
@@ -323,108 +257,6 @@ class FaultInjectionTest {
   }
 
   // ---- the script ----
-
-  /** A (peer, port) of an allow-list, from the target's side. */
-  record Pair(String peer, int port) implements Comparable<Pair> {
-    @Override
-    public int compareTo(Pair o) {
-      int c = peer.compareTo(o.peer);
-      return c != 0 ? c : Integer.compare(port, o.port);
-    }
-  }
-
-  /** The scripted flows and what they must leave in the cluster. */
-  static final class Script {
-    final List<FlowRecord> learning = new ArrayList<>();
-    final List<FlowRecord> enforcement = new ArrayList<>();
-    private final Map<String, Set<Pair>> taught = new TreeMap<>();
-    private final Map<String, Long> violations = new TreeMap<>();
-
-    static Script generate(Random random, int flows, int violations) {
-      Script s = new Script();
-      int allowed = Math.max(0, flows - violations) / 4;
-      int learning = Math.max(0, flows - violations - allowed);
-      // Every target and port is taught once, so the policies have allow-lists to enforce.
-      for (String target : TARGETS) {
-        for (int port : PORTS) {
-          s.learn(CLIENTS.get(random.nextInt(CLIENTS.size())), target, port);
-        }
-      }
-      s.learn("c1", PROBE, PROBE_PORT);
-      while (s.learning.size() < learning) {
-        s.learn(
-            CLIENTS.get(random.nextInt(CLIENTS.size())),
-            TARGETS.get(random.nextInt(TARGETS.size())),
-            PORTS.get(random.nextInt(PORTS.size())));
-      }
-      List<FlowRecord> phase = new ArrayList<>();
-      for (int i = 0; i < allowed; i++) {
-        // A peer and port the policy allows: no violation, nothing new learned.
-        String target = random.nextBoolean() ? MONITORED : PROTECTED;
-        Pair pair =
-            new ArrayList<>(s.taught.get(ingress(target)))
-                .get(random.nextInt(s.taught.get(ingress(target)).size()));
-        phase.add(flow(pair.peer(), target, pair.port(), Verdict.FORWARDED));
-      }
-      for (int i = 0; i < violations; i++) {
-        String intruder = INTRUDERS.get(random.nextInt(INTRUDERS.size()));
-        int port = PORTS.get(random.nextInt(PORTS.size()));
-        if (random.nextBoolean()) {
-          // Monitor: forwarded, but the policy would deny it; the intruder's egress is learned.
-          phase.add(flow(intruder, MONITORED, port, Verdict.FORWARDED));
-          s.violations.merge("deployment-" + MONITORED + "-ingress", 1L, Long::sum);
-          s.taught
-              .computeIfAbsent(egress(intruder), k -> new TreeSet<>())
-              .add(new Pair(MONITORED, port));
-        } else {
-          // Protect: the data plane dropped it.
-          phase.add(flow(intruder, PROTECTED, port, Verdict.DENIED));
-          s.violations.merge("deployment-" + PROTECTED + "-ingress", 1L, Long::sum);
-        }
-      }
-      Collections.shuffle(phase, random);
-      s.enforcement.addAll(phase);
-      s.violations.putIfAbsent("deployment-" + MONITORED + "-ingress", 0L);
-      s.violations.putIfAbsent("deployment-" + PROTECTED + "-ingress", 0L);
-      return s;
-    }
-
-    private void learn(String client, String target, int port) {
-      learning.add(flow(client, target, port, Verdict.FORWARDED));
-      taught.computeIfAbsent(ingress(target), k -> new TreeSet<>()).add(new Pair(client, port));
-      taught.computeIfAbsent(egress(client), k -> new TreeSet<>()).add(new Pair(target, port));
-    }
-
-    int size() {
-      return learning.size() + enforcement.size();
-    }
-
-    /** Proposal name → sorted allow-list, before any promotion. */
-    Map<String, List<Pair>> expectedProposals() {
-      Map<String, List<Pair>> expected = new TreeMap<>();
-      taught.forEach((name, pairs) -> expected.put(name, List.copyOf(pairs)));
-      return expected;
-    }
-
-    /** At the end: the promoted targets' proposals have become policies. */
-    Map<String, List<Pair>> expectedFinalProposals() {
-      Map<String, List<Pair>> expected = expectedProposals();
-      List.of(MONITORED, PROTECTED, PROBE).forEach(target -> expected.remove(ingress(target)));
-      return expected;
-    }
-
-    Map<String, Long> expectedViolations() {
-      return violations;
-    }
-
-    private static String ingress(String target) {
-      return "deployment-" + target + "-ingress";
-    }
-
-    private static String egress(String client) {
-      return "deployment-" + client + "-egress";
-    }
-  }
 
   // ---- faults ----
 
@@ -624,28 +456,7 @@ class FaultInjectionTest {
     Writer(KafkaSettings kafka, String identity) {
       proxy = LoopbackProxy.to(cluster.api().url());
       client = cluster.writerClientVia(proxy, RELEASE, config -> config);
-      WriterConfig config =
-          WriterConfig.builder()
-              .namespace(ChartedApiServer.RELEASE_NAMESPACE)
-              .leaseName(ChartedApiServer.leaseName(RELEASE))
-              .identity(identity)
-              .leaseDuration(Duration.ofSeconds(4))
-              .renewDeadline(Duration.ofSeconds(3))
-              .retryPeriod(Duration.ofMillis(300))
-              .statusUpdateInterval(Duration.ofMillis(500))
-              .consumerGroup(kafka.topicPrefix() + "writer")
-              .kafka(kafka)
-              .build()
-              .validate();
-      service =
-          new WriterService(
-              client,
-              config,
-              new ServerSideApplyWriter(client, config.fieldManager()),
-              TelemetryExport.create(TelemetrySettings.disabled(), config.namespace()),
-              new SimpleMeterRegistry(),
-              Clock.systemUTC());
-      service.start();
+      service = TestWriters.start(client, kafka, RELEASE, identity);
     }
 
     /** A crash: the API server is gone for it first, so it cannot hand the lease over. */
@@ -699,59 +510,6 @@ class FaultInjectionTest {
   }
 
   // ---- observations of the end state ----
-
-  private static Map<String, List<Pair>> allowLists() {
-    Map<String, List<Pair>> lists = new TreeMap<>();
-    for (WorkloadNetworkPolicyProposal p :
-        admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS).list().getItems()) {
-      lists.put(p.getMetadata().getName(), allowList(p));
-    }
-    return lists;
-  }
-
-  /** The (peer app, port) pairs of a proposal's NetworkPolicy spec, sorted, repeats kept. */
-  private static List<Pair> allowList(WorkloadNetworkPolicyProposal proposal) {
-    if (proposal == null
-        || proposal.getSpec() == null
-        || proposal.getSpec().getKubernetes() == null) {
-      return List.of();
-    }
-    NetworkPolicySpec spec = proposal.getSpec().getKubernetes();
-    List<Pair> pairs = new ArrayList<>();
-    spec.getIngress().forEach(rule -> collect(rule.getFrom(), rule.getPorts(), pairs));
-    spec.getEgress().forEach(rule -> collect(rule.getTo(), rule.getPorts(), pairs));
-    Collections.sort(pairs);
-    return pairs;
-  }
-
-  private static void collect(
-      List<NetworkPolicyPeer> peers, List<NetworkPolicyPort> ports, List<Pair> pairs) {
-    for (NetworkPolicyPeer peer : peers) {
-      if (peer.getPodSelector() == null
-          || peer.getPodSelector().getMatchLabels() == null
-          || !peer.getPodSelector().getMatchLabels().containsKey("app")) {
-        continue;
-      }
-      for (NetworkPolicyPort port : ports) {
-        pairs.add(
-            new Pair(
-                peer.getPodSelector().getMatchLabels().get("app"), port.getPort().getIntVal()));
-      }
-    }
-  }
-
-  private static Map<String, Long> actualCounts() {
-    Map<String, Long> counts = new TreeMap<>();
-    for (String target : List.of(MONITORED, PROTECTED)) {
-      counts.put("deployment-" + target + "-ingress", violationCount(target));
-    }
-    return counts;
-  }
-
-  private static long violationCount(String target) {
-    WorkloadNetworkPolicy p = policy("deployment-" + target + "-ingress");
-    return p == null || p.getStatus() == null ? 0 : p.getStatus().getViolationCount();
-  }
 
   /** NetworkPolicies that share an owning policy with another one. */
   private static List<String> duplicateNativeObjects() {
@@ -892,103 +650,12 @@ class FaultInjectionTest {
             .build()
             .validate();
     try (Admin admin = Admin.create(kafka.clientConfig())) {
-      List<NewTopic> topics = new ArrayList<>();
-      config.topics().all().forEach(t -> topics.add(t.newTopic(1, (short) 1)));
-      topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(1, (short) 1));
-      admin.createTopics(topics).all().get();
+      ProcessorTopics.create(admin, config, 1);
     }
-  }
-
-  private static void promote(String target, Mode mode) {
-    String name = "deployment-" + target + "-ingress";
-    admin()
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NS)
-        .withName(name)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            admin()
-                .getKubernetesSerialization()
-                .asJson(Map.of("metadata", Map.of("labels", Map.of(Labels.PROMOTE, mode.name())))));
-    await(name + " promoted to " + mode).atMost(WAIT).until(() -> policy(name) != null);
-  }
-
-  static FlowRecord flow(String from, String to, int port, Verdict verdict) {
-    return new FlowRecord(
-        Instant.now(),
-        Provider.calico,
-        Protocol.TCP,
-        port,
-        endpoint(from),
-        endpoint(to),
-        // A drop is reported where it happened: at the destination, for an ingress policy.
-        verdict,
-        null,
-        1,
-        verdict == Verdict.FORWARDED ? Reporter.SOURCE : Reporter.DESTINATION);
-  }
-
-  private static FlowEndpoint endpoint(String workload) {
-    return FlowEndpoint.builder()
-        .namespace(NS)
-        .workload(WorkloadKind.Deployment, workload)
-        .workloadSelector(app(workload))
-        .podLabels(Map.of("app", workload))
-        .namespaceLabels(Map.of(Labels.NAMESPACE_NAME, NS))
-        .podName(workload + "-0")
-        .serviceAccount(workload)
-        .build();
-  }
-
-  private static LabelSelector app(String name) {
-    return new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build();
-  }
-
-  private static void deployment(String name) {
-    admin()
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(app(name))
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(Map.of("app", name))
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/" + name)
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
   }
 
   private static KubernetesClient admin() {
     return cluster.admin();
-  }
-
-  private static WorkloadNetworkPolicyProposal proposal(String name) {
-    return admin()
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(NS)
-        .withName(name)
-        .get();
-  }
-
-  private static WorkloadNetworkPolicy policy(String name) {
-    return admin().resources(WorkloadNetworkPolicy.class).inNamespace(NS).withName(name).get();
-  }
-
-  @SafeVarargs
-  private static List<String> concat(List<String>... lists) {
-    return java.util.Arrays.stream(lists).flatMap(List::stream).collect(Collectors.toList());
   }
 
   private static void sleep(Duration d) {

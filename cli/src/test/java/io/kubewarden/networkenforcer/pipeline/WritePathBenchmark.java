@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.services.TopicSetup;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
@@ -668,30 +667,7 @@ public final class WritePathBenchmark {
   }
 
   private static void createDeployment(KubernetesClient admin, FlowEndpoint e) {
-    String name = e.workloadName();
-    admin
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(e.workloadSelector())
-                .withNewTemplate()
-                .withNewMetadata()
-                .withLabels(e.podLabels())
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("app")
-                .withImage("registry.invalid/" + name)
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    TestWorkloads.create(admin, NS, e.workloadName(), e.workloadSelector(), e.podLabels());
   }
 
   private static <T> List<T> concat(List<T> a, List<T> b) {

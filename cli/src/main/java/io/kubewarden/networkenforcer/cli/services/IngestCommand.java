@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
-import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
@@ -43,12 +42,7 @@ public final class IngestCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner =
-        new ServiceRunner(
-            "ingest",
-            ServiceMetrics.create("ingest"),
-            service.managementPort(),
-            service.probePort())) {
+    try (ServiceRunner runner = ServiceRunner.of("ingest", service)) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       AccessCheck access = service.managementAccess(() -> client);
       runner.startManagement(access);

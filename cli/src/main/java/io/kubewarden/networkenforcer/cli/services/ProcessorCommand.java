@@ -3,7 +3,6 @@ package io.kubewarden.networkenforcer.cli.services;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
-import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
@@ -49,12 +48,7 @@ public final class ProcessorCommand implements Callable<Integer> {
     if (checkConfig) {
       return 0;
     }
-    try (ServiceRunner runner =
-        new ServiceRunner(
-            "processor",
-            ServiceMetrics.create("processor"),
-            service.managementPort(),
-            service.probePort())) {
+    try (ServiceRunner runner = ServiceRunner.of("processor", service)) {
       // The processor reads no Kubernetes object; its client only reviews management requests'
       // tokens.
       runner.startManagement(

@@ -1,6 +1,8 @@
 package io.kubewarden.networkenforcer.cli.services;
 
+import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
 import io.kubewarden.networkenforcer.cli.management.ManagementServer;
+import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.management.ThreadDeaths;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -44,6 +46,15 @@ public final class ServiceRunner implements AutoCloseable {
     this.registry = registry;
     this.managementPort = managementPort;
     this.probePort = probePort;
+  }
+
+  /**
+   * The runner of one of the product's services: its metrics registry named after it, its ports
+   * from the service options.
+   */
+  public static ServiceRunner of(String name, ServiceOptions service) {
+    return new ServiceRunner(
+        name, ServiceMetrics.create(name), service.managementPort(), service.probePort());
   }
 
   /**

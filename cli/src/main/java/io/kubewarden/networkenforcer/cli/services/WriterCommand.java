@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
-import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
@@ -61,12 +60,7 @@ public final class WriterCommand implements Callable<Integer> {
       return 0;
     }
     String apiServer = service.apiServerSource();
-    try (ServiceRunner runner =
-        new ServiceRunner(
-            "writer",
-            ServiceMetrics.create("writer"),
-            service.managementPort(),
-            service.probePort())) {
+    try (ServiceRunner runner = ServiceRunner.of("writer", service)) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       runner.startManagement(service.managementAccess(() -> client));
       ApiServerCheck.check(client, apiServer);

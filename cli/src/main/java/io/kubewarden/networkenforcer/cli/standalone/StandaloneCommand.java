@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
-import io.kubewarden.networkenforcer.cli.management.ServiceMetrics;
 import io.kubewarden.networkenforcer.cli.services.ApiServerCheck;
 import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
 import io.kubewarden.networkenforcer.cli.services.IngestOptions;
@@ -122,12 +121,7 @@ public final class StandaloneCommand implements Callable<Integer> {
               + "--data-dir (NE_DATA_DIR)");
     }
     requireFreePort(kafkaPort);
-    try (ServiceRunner runner =
-        new ServiceRunner(
-            "standalone",
-            ServiceMetrics.create("standalone"),
-            service.managementPort(),
-            service.probePort())) {
+    try (ServiceRunner runner = ServiceRunner.of("standalone", service)) {
       KubernetesClient client = runner.add(service.kubernetesClient());
       AccessCheck access = service.managementAccess(() -> client);
       runner.startManagement(access);

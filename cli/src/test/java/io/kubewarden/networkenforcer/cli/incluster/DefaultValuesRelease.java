@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.incluster;
 
+import static io.kubewarden.networkenforcer.cli.incluster.ClusterSteps.releasePods;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,8 +11,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -22,13 +21,11 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.testing.ClusterImages;
 import io.kubewarden.networkenforcer.testing.IstioCrds;
 import io.kubewarden.networkenforcer.testing.KubeCluster;
-import io.kubewarden.networkenforcer.testing.KubeTools;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +37,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * The chart as a user installs it, {@code helm install} with nothing set: provider istio with TLS
@@ -71,7 +67,6 @@ final class DefaultValuesRelease {
 
   static final String ISTIO = "istio-system";
   static final String PROTECTED = "deployment-http-server-ingress";
-  private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
   private static final Duration READY = Duration.ofMinutes(6);
   private static final Duration PIPELINE = Duration.ofMinutes(4);
   private static final ResourceDefinitionContext AUTHORIZATION_POLICY =
@@ -157,7 +152,8 @@ final class DefaultValuesRelease {
    */
   void ztunnelFlowsBecomeTheProposalsLearnMakes() throws IOException {
     KubernetesClient admin = cluster.client();
-    createWorkloads(admin);
+    ClusterSteps.createWorkloads(
+        admin, APPS, cluster.pauseImage(), List.of("http-client", "http-server", "scanner"));
     Map<String, Pod> pods = new HashMap<>();
     for (String app : List.of("http-client", "http-server", "scanner")) {
       cluster.await(app + " running", READY, () -> podOf(admin, app) != null);
@@ -179,18 +175,7 @@ final class DefaultValuesRelease {
   /** Promoted to protect, the istio backend renders an AuthorizationPolicy (no NetworkPolicy). */
   void promotionBecomesAnAuthorizationPolicy() {
     KubernetesClient admin = cluster.client();
-    admin
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(APPS)
-        .withName(PROTECTED)
-        .edit(
-            p -> {
-              if (p.getMetadata().getLabels() == null) {
-                p.getMetadata().setLabels(new HashMap<>());
-              }
-              p.getMetadata().getLabels().put(PROMOTE_LABEL, "protect");
-              return p;
-            });
+    ClusterSteps.promote(admin, APPS, PROTECTED, "protect");
     cluster.await(
         "AuthorizationPolicy " + APPS + "/" + PROTECTED,
         PIPELINE,
@@ -291,55 +276,6 @@ final class DefaultValuesRelease {
   }
 
   // --- steps -------------------------------------------------------------------------------------
-
-  private void createWorkloads(KubernetesClient admin) {
-    admin
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata().build())
-        .createOr(NonDeletingOperation::update);
-    for (String app : List.of("http-client", "http-server", "scanner")) {
-      admin
-          .serviceAccounts()
-          .inNamespace(APPS)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName(app + "-sa")
-                  .endMetadata()
-                  .build())
-          .createOr(NonDeletingOperation::update);
-      admin
-          .apps()
-          .deployments()
-          .inNamespace(APPS)
-          .resource(
-              new DeploymentBuilder()
-                  .withNewMetadata()
-                  .withName(app)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withReplicas(1)
-                  .withNewSelector()
-                  .addToMatchLabels("app", app)
-                  .endSelector()
-                  .withNewTemplate()
-                  .withNewMetadata()
-                  .addToLabels("app", app)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withServiceAccountName(app + "-sa")
-                  .addNewContainer()
-                  .withName("main")
-                  .withImage(cluster.pauseImage())
-                  .withImagePullPolicy("Never")
-                  .endContainer()
-                  .endSpec()
-                  .endTemplate()
-                  .endSpec()
-                  .build())
-          .createOr(NonDeletingOperation::update);
-    }
-  }
 
   /**
    * The sample's lines, now, with this cluster's pod names, addresses and namespace: what ztunnel
@@ -500,15 +436,7 @@ final class DefaultValuesRelease {
             "--output-dir",
             out.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
-    KubernetesSerialization serialization = new KubernetesSerialization();
-    Map<String, WorkloadNetworkPolicyProposal> learned = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(out)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-        WorkloadNetworkPolicyProposal p =
-            serialization.unmarshal(Files.readString(file), WorkloadNetworkPolicyProposal.class);
-        learned.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
-      }
-    }
+    Map<String, WorkloadNetworkPolicyProposal> learned = ClusterSteps.learnedIn(out);
     assertThat(learned).containsKey(APPS + "/" + PROTECTED);
     return learned;
   }
@@ -530,15 +458,6 @@ final class DefaultValuesRelease {
         .inNamespace(APPS)
         .withName(PROTECTED)
         .get();
-  }
-
-  private static List<Pod> releasePods(KubernetesClient admin) {
-    return admin
-        .pods()
-        .inNamespace(NAMESPACE)
-        .withLabel("app.kubernetes.io/instance", RELEASE)
-        .list()
-        .getItems();
   }
 
   private static String scrape(URI uri) {
@@ -579,26 +498,6 @@ final class DefaultValuesRelease {
   }
 
   private void helm(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                KubeTools.require(KubeTools.HELM).toString(),
-                "--kubeconfig",
-                cluster.kubeconfig().toString()));
-    command.addAll(List.of(args));
-    try {
-      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      int exit = process.waitFor();
-      System.out.println("helm " + String.join(" ", args) + ":\n" + output);
-      assertThat(exit)
-          .as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics())
-          .isZero();
-    } catch (IOException e) {
-      throw new AssertionError("cannot run helm", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    ClusterSteps.helm(cluster, List.of(args), List.of());
   }
 }

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.incluster;
 
+import static io.kubewarden.networkenforcer.cli.incluster.ClusterSteps.releasePods;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -9,7 +10,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,7 +21,6 @@ import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.testing.KubeCluster;
-import io.kubewarden.networkenforcer.testing.KubeTools;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,7 +69,6 @@ class InClusterIT {
   static final String RELEASE = "ne";
   static final String NAMESPACE = "ne-system";
   private static final String SAMPLE_NAMESPACE = "demo";
-  private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
   private static final String RELAY_SERVER_NAME = "ui.hubble-relay.cilium.io";
   private static final Duration READY = Duration.ofMinutes(4);
   private static final Duration PIPELINE = Duration.ofMinutes(3);
@@ -418,18 +416,7 @@ class InClusterIT {
     KubernetesClient admin = cluster.client();
     String name = learned.values().iterator().next().getMetadata().getName();
     String namespace = learned.values().iterator().next().getMetadata().getNamespace();
-    admin
-        .resources(WorkloadNetworkPolicyProposal.class)
-        .inNamespace(namespace)
-        .withName(name)
-        .edit(
-            p -> {
-              if (p.getMetadata().getLabels() == null) {
-                p.getMetadata().setLabels(new java.util.HashMap<>());
-              }
-              p.getMetadata().getLabels().put(PROMOTE_LABEL, "protect");
-              return p;
-            });
+    ClusterSteps.promote(admin, namespace, name, "protect");
     cluster.await(
         "NetworkPolicy " + namespace + "/" + name,
         PIPELINE,
@@ -749,58 +736,8 @@ class InClusterIT {
    * accounts.
    */
   private static void createSampleWorkloads(KubernetesClient admin) {
-    admin
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(SAMPLE_NAMESPACE)
-                .endMetadata()
-                .build())
-        .createOr(NonDeletingOperation::update);
-    String pause = cluster.pauseImage();
-    for (String app : List.of("http-client", "http-server")) {
-      admin
-          .serviceAccounts()
-          .inNamespace(SAMPLE_NAMESPACE)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName(app + "-sa")
-                  .endMetadata()
-                  .build())
-          .createOr(NonDeletingOperation::update);
-      admin
-          .apps()
-          .deployments()
-          .inNamespace(SAMPLE_NAMESPACE)
-          .resource(
-              new DeploymentBuilder()
-                  .withNewMetadata()
-                  .withName(app)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withReplicas(1)
-                  .withNewSelector()
-                  .addToMatchLabels("app", app)
-                  .endSelector()
-                  .withNewTemplate()
-                  .withNewMetadata()
-                  .addToLabels("app", app)
-                  .endMetadata()
-                  .withNewSpec()
-                  .withServiceAccountName(app + "-sa")
-                  .addNewContainer()
-                  .withName("main")
-                  .withImage(pause)
-                  .withImagePullPolicy("Never")
-                  .endContainer()
-                  .endSpec()
-                  .endTemplate()
-                  .endSpec()
-                  .build())
-          .createOr(NonDeletingOperation::update);
-    }
+    ClusterSteps.createWorkloads(
+        admin, SAMPLE_NAMESPACE, cluster.pauseImage(), List.of("http-client", "http-server"));
   }
 
   /**
@@ -906,17 +843,11 @@ class InClusterIT {
   }
 
   private static void helm(String... args) {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                KubeTools.require(KubeTools.HELM).toString(),
-                "--kubeconfig",
-                cluster.kubeconfig().toString()));
-    command.addAll(List.of(args));
+    List<String> overrides = new ArrayList<>();
     if (args[0].equals("install")) {
       String image = image();
       int colon = image.lastIndexOf(':');
-      command.addAll(
+      overrides.addAll(
           List.of(
               "--set",
               "image.repository=" + image.substring(0, colon),
@@ -925,22 +856,9 @@ class InClusterIT {
               "--set",
               "image.pullPolicy=Never"));
       INSTALL_OVERRIDES.forEach(
-          (key, value) -> command.addAll(List.of("--set", key + "=" + value)));
+          (key, value) -> overrides.addAll(List.of("--set", key + "=" + value)));
     }
-    try {
-      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      int exit = process.waitFor();
-      System.out.println("helm " + String.join(" ", args) + ":\n" + output);
-      assertThat(exit)
-          .as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics())
-          .isZero();
-    } catch (IOException e) {
-      throw new AssertionError("cannot run helm", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
+    ClusterSteps.helm(cluster, List.of(args), overrides);
   }
 
   /**
@@ -1011,15 +929,7 @@ class InClusterIT {
             "--output-dir",
             out.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
-    KubernetesSerialization serialization = new KubernetesSerialization();
-    Map<String, WorkloadNetworkPolicyProposal> proposals = new TreeMap<>();
-    try (Stream<Path> files = Files.walk(out)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-        WorkloadNetworkPolicyProposal p =
-            serialization.unmarshal(Files.readString(file), WorkloadNetworkPolicyProposal.class);
-        proposals.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
-      }
-    }
+    Map<String, WorkloadNetworkPolicyProposal> proposals = ClusterSteps.learnedIn(out);
     assertThat(proposals).isNotEmpty();
     return proposals;
   }
@@ -1037,15 +947,6 @@ class InClusterIT {
                 p -> p,
                 (a, b) -> a,
                 TreeMap::new));
-  }
-
-  private static List<Pod> releasePods(KubernetesClient admin) {
-    return admin
-        .pods()
-        .inNamespace(NAMESPACE)
-        .withLabel("app.kubernetes.io/instance", RELEASE)
-        .list()
-        .getItems();
   }
 
   private static boolean allReady(KubernetesClient admin) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.PolicyFixtures;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -51,10 +52,7 @@ class KubectlPluginTest {
             ports: [{protocol: TCP, port: 18080}, {protocol: UDP, port: 18081}]
       """;
   static final String POLICY =
-      PROPOSAL
-          .replace("kind: WorkloadNetworkPolicyProposal", "kind: WorkloadNetworkPolicy")
-          .replace("  backend: kubernetes\n", "  backend: kubernetes\n  mode: monitor\n")
-          .replace(", {protocol: UDP, port: 18081}]", "]");
+      PolicyFixtures.promoted(PROPOSAL, "monitor").replace(", {protocol: UDP, port: 18081}]", "]");
 
   static KubeApiServer api;
   static KubernetesClient admin;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.PolicyFixtures;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,31 +13,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The command on the sample Hubble capture, offline: report, exit codes, bad input. */
 class SimulateCommandTest {
-  private static final String SERVER_INGRESS =
-      """
-      apiVersion: networkenforcer.kubewarden.io/v1alpha1
-      kind: WorkloadNetworkPolicyProposal
-      metadata: {name: deployment-http-server-ingress, namespace: demo}
-      spec:
-        backend: kubernetes
-        targetRef: {kind: Deployment, name: http-server}
-        direction: Ingress
-        kubernetes:
-          podSelector: {matchLabels: {app: http-server}}
-          policyTypes: [Ingress]
-          ingress:
-          - from:
-            - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: demo}}
-              podSelector: {matchLabels: {app: http-client}}
-            ports:
-            - {protocol: TCP, port: 18080}
-      """;
-
   @TempDir Path dir;
 
   @Test
   void reportsExactlyTheDeniedConnectionAsJsonAndExitsThree() throws Exception {
-    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
+    Path policy = Files.writeString(dir.resolve("p.yaml"), PolicyFixtures.SERVER_INGRESS);
     CliRun run =
         CliRun.run(
             "simulate",
@@ -73,7 +54,7 @@ class SimulateCommandTest {
     Path policy =
         Files.writeString(
             dir.resolve("p.yaml"),
-            SERVER_INGRESS.replace(
+            PolicyFixtures.SERVER_INGRESS.replace(
                 "- {protocol: TCP, port: 18080}",
                 "- {protocol: TCP, port: 18080}\n    - {protocol: UDP, port: 18081}"));
     CliRun run =
@@ -95,7 +76,7 @@ class SimulateCommandTest {
   @Test
   void readsPoliciesFromADirectoryAndTheCaptureFromStandardInput() throws Exception {
     Path policies = Files.createDirectories(dir.resolve("proposals/demo"));
-    Files.writeString(policies.resolve("server.yaml"), SERVER_INGRESS);
+    Files.writeString(policies.resolve("server.yaml"), PolicyFixtures.SERVER_INGRESS);
     CliRun run =
         CliRun.runWithStdin(
             Files.readString(CliRun.sample("hubble-flows.jsonl")),
@@ -116,7 +97,7 @@ class SimulateCommandTest {
 
     CliRun fromStdin =
         CliRun.runWithStdin(
-            SERVER_INGRESS,
+            PolicyFixtures.SERVER_INGRESS,
             "simulate",
             "--policy",
             "-",
@@ -139,7 +120,7 @@ class SimulateCommandTest {
     Path policy =
         Files.writeString(
             dir.resolve("p.yaml"),
-            SERVER_INGRESS
+            PolicyFixtures.SERVER_INGRESS
                 + """
           - from:
             - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}
@@ -191,7 +172,7 @@ class SimulateCommandTest {
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("does not exist; fix --policy");
 
-    Path policy = Files.writeString(dir.resolve("p.yaml"), SERVER_INGRESS);
+    Path policy = Files.writeString(dir.resolve("p.yaml"), PolicyFixtures.SERVER_INGRESS);
     CliRun both =
         CliRun.run(
             "simulate",

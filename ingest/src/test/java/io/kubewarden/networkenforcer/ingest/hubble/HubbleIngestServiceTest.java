@@ -1,9 +1,9 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import static io.kubewarden.networkenforcer.ingest.hubble.RelayFixture.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.util.JsonFormat;
 import com.google.protobuf.util.Timestamps;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
@@ -22,15 +22,10 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.ProducerTuning;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
-import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
-import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -71,7 +66,7 @@ class HubbleIngestServiceTest {
             Duration.ofSeconds(30),
             broker.bootstrapServers());
       }
-      List<String> lines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
+      List<String> lines = RelayFixture.fixtureLines();
       // What the previous process published last: the connection of fixture line 1.
       FlowRecord before =
           new HubbleFlowParser(new WorkloadResolver(Fixtures.clusterState()), Clock.systemUTC())
@@ -86,32 +81,14 @@ class HubbleIngestServiceTest {
       }
 
       TestCertificates ca = TestCertificates.newCa("hubble-ca");
-      Path serverCerts =
-          ca.issue(
-              dir.resolve("server"),
-              "*.hubble-relay.cilium.io",
-              List.of("*.hubble-relay.cilium.io"),
-              List.of(),
-              false);
-      Path clientCerts =
-          ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
-      ScriptedStreamService<GetFlowsRequest> relay =
-          new ScriptedStreamService<>(
-              "observer.Observer",
-              "observer.Observer/GetFlows",
-              GetFlowsRequest.getDefaultInstance());
+      Path serverCerts = RelayFixture.serverCerts(ca, dir);
+      Path clientCerts = RelayFixture.clientCerts(ca, dir);
+      ScriptedStreamService<GetFlowsRequest> relay = RelayFixture.observer();
       Server server = TestServers.mutualTls(serverCerts, relay.definition());
       SimpleMeterRegistry registry = new SimpleMeterRegistry();
       IngestConfig config =
           IngestConfig.defaults(Provider.cilium)
-              .withHubble(
-                  new StreamSettings(
-                      "localhost:" + server.getPort(),
-                      TlsSettings.fromDirectory(
-                          TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
-                      Duration.ofMillis(50),
-                      Duration.ofMillis(400),
-                      Keepalive.grpcGoCompatible()))
+              .withHubble(RelayFixture.settings(server, RelayFixture.existingSecret(clientCerts)))
               .withClusterStateFile(Fixtures.file("cluster-state.json"))
               .withProducer(ProducerTuning.defaults().withAggregationWindow(WINDOW));
       try {
@@ -154,12 +131,6 @@ class HubbleIngestServiceTest {
         server.shutdownNow();
       }
     }
-  }
-
-  private static byte[] fixture(List<String> lines, int index) throws Exception {
-    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(lines.get(index), b);
-    return b.build().toByteArray();
   }
 
   /** The flows the topic stands for: its records' counts summed. */

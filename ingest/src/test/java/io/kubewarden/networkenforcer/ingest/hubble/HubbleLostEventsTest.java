@@ -1,10 +1,10 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import static io.kubewarden.networkenforcer.ingest.hubble.RelayFixture.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.Timestamp;
-import com.google.protobuf.util.JsonFormat;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
@@ -13,7 +13,6 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
-import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.LostEvent;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.LostEventSource;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
@@ -24,17 +23,10 @@ import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.publishing.LossPublisher;
 import io.kubewarden.networkenforcer.ingest.publishing.LossWindows;
-import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
-import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
-import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -122,22 +114,11 @@ class HubbleLostEventsTest {
       admin.createTopics(List.of(topics.dataPlaneLoss().newTopic(2, (short) 1))).all().get();
     }
     TestCertificates ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts =
-        ca.issue(
-            dir.resolve("server"),
-            "*.hubble-relay.cilium.io",
-            List.of("*.hubble-relay.cilium.io"),
-            List.of(),
-            false);
-    Path clientCerts =
-        ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
-    ScriptedStreamService<GetFlowsRequest> observer =
-        new ScriptedStreamService<>(
-            "observer.Observer",
-            "observer.Observer/GetFlows",
-            GetFlowsRequest.getDefaultInstance());
+    Path serverCerts = RelayFixture.serverCerts(ca, dir);
+    Path clientCerts = RelayFixture.clientCerts(ca, dir);
+    ScriptedStreamService<GetFlowsRequest> observer = RelayFixture.observer();
     server = TestServers.mutualTls(serverCerts, observer.definition());
-    List<String> fixtureLines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
+    List<String> fixtureLines = RelayFixture.fixtureLines();
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     IngestMetrics metrics = new IngestMetrics(registry);
@@ -152,19 +133,7 @@ class HubbleLostEventsTest {
     FlowIntake intake =
         new FlowIntake(List.of(published::add), (src, reason, payload, error) -> {}, metrics)
             .withLossSink(windows);
-    source =
-        new HubbleSource(
-            new StreamSettings(
-                "localhost:" + server.getPort(),
-                TlsSettings.fromDirectory(
-                    TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
-                Duration.ofMillis(50),
-                Duration.ofMillis(400),
-                Keepalive.grpcGoCompatible()),
-            new TlsMaterialLoader(null),
-            new WorkloadResolver(Fixtures.clusterState()),
-            intake,
-            Clock.systemUTC());
+    source = RelayFixture.source(server, RelayFixture.existingSecret(clientCerts), intake);
     source.start();
 
     StreamObserver<byte[]> call = observer.nextCall();
@@ -222,12 +191,6 @@ class HubbleLostEventsTest {
     assertThat(got.stream().mapToLong(DataPlaneLoss::lostEvents).sum()).isEqualTo(84);
     // Loss reports are no flows and no dead letters.
     assertThat(published).hasSize(2);
-  }
-
-  private static byte[] fixture(List<String> lines, int index) throws Exception {
-    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(lines.get(index), b);
-    return b.build().toByteArray();
   }
 
   private static List<ConsumerRecord<String, byte[]>> consume(

@@ -1,32 +1,25 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import static io.kubewarden.networkenforcer.ingest.hubble.RelayFixture.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.util.JsonFormat;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
-import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
-import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
-import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
-import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -60,26 +53,16 @@ class HubbleServerAuthenticationOnlyTest {
   @Test
   void streamsWithOnlyTheRelaysCaAndNoClientCertificate() throws Exception {
     TestCertificates ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts =
-        ca.issue(
-            dir.resolve("server"),
-            "*.hubble-relay.cilium.io",
-            List.of("*.hubble-relay.cilium.io"),
-            List.of(),
-            false);
-    ScriptedStreamService<GetFlowsRequest> observer =
-        new ScriptedStreamService<>(
-            "observer.Observer",
-            "observer.Observer/GetFlows",
-            GetFlowsRequest.getDefaultInstance());
+    Path serverCerts = RelayFixture.serverCerts(ca, dir);
+    ScriptedStreamService<GetFlowsRequest> observer = RelayFixture.observer();
     server = TestServers.serverTls(serverCerts, observer.definition());
     Path caOnly = Files.createDirectories(dir.resolve("ca-only"));
     Files.writeString(caOnly.resolve("ca.crt"), ca.caPem());
 
-    start(TlsSettings.fromDirectory(TlsMode.existingSecret, caOnly, "ui.hubble-relay.cilium.io"));
+    start(RelayFixture.existingSecret(caOnly));
 
     StreamObserver<byte[]> call = observer.nextCall();
-    call.onNext(fixture(1));
+    call.onNext(fixture(RelayFixture.fixtureLines(), 1));
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 1 && source.isReady());
     assertThat(published.get(0).dst().workloadName()).isEqualTo("http-server");
   }
@@ -87,18 +70,8 @@ class HubbleServerAuthenticationOnlyTest {
   @Test
   void aRelayOfAnotherCaIsNotTrusted() throws Exception {
     TestCertificates ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts =
-        ca.issue(
-            dir.resolve("server"),
-            "*.hubble-relay.cilium.io",
-            List.of("*.hubble-relay.cilium.io"),
-            List.of(),
-            false);
-    ScriptedStreamService<GetFlowsRequest> observer =
-        new ScriptedStreamService<>(
-            "observer.Observer",
-            "observer.Observer/GetFlows",
-            GetFlowsRequest.getDefaultInstance());
+    Path serverCerts = RelayFixture.serverCerts(ca, dir);
+    ScriptedStreamService<GetFlowsRequest> observer = RelayFixture.observer();
     server = TestServers.serverTls(serverCerts, observer.definition());
     Path otherCa = Files.createDirectories(dir.resolve("other-ca"));
     Files.writeString(otherCa.resolve("ca.crt"), TestCertificates.newCa("someone-else").caPem());
@@ -112,8 +85,7 @@ class HubbleServerAuthenticationOnlyTest {
     logged.start();
     log.addAppender(logged);
     try {
-      start(
-          TlsSettings.fromDirectory(TlsMode.existingSecret, otherCa, "ui.hubble-relay.cilium.io"));
+      start(RelayFixture.existingSecret(otherCa));
 
       await()
           .atMost(Duration.ofSeconds(20))
@@ -158,26 +130,7 @@ class HubbleServerAuthenticationOnlyTest {
             List.of(published::add),
             (src, reason, payload, error) -> {},
             new IngestMetrics(registry));
-    source =
-        new HubbleSource(
-            new StreamSettings(
-                "localhost:" + server.getPort(),
-                tls,
-                Duration.ofMillis(50),
-                Duration.ofMillis(400),
-                Keepalive.grpcGoCompatible()),
-            new TlsMaterialLoader(null),
-            new WorkloadResolver(Fixtures.clusterState()),
-            intake,
-            Clock.systemUTC());
+    source = RelayFixture.source(server, tls, intake);
     source.start();
-  }
-
-  private static byte[] fixture(int lineIndex) throws Exception {
-    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
-    JsonFormat.parser()
-        .ignoringUnknownFields()
-        .merge(Files.readAllLines(Fixtures.file("hubble-flows.jsonl")).get(lineIndex), b);
-    return b.build().toByteArray();
   }
 }

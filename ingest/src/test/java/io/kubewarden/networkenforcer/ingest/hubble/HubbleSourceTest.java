@@ -1,31 +1,24 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import static io.kubewarden.networkenforcer.ingest.hubble.RelayFixture.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.google.protobuf.util.JsonFormat;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
-import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
-import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
-import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
-import io.kubewarden.networkenforcer.ingest.transport.StreamSettings;
 import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -54,20 +47,10 @@ class HubbleSourceTest {
   @BeforeEach
   void setUp() throws Exception {
     ca = TestCertificates.newCa("hubble-ca");
-    Path serverCerts =
-        ca.issue(
-            dir.resolve("server"),
-            "*.hubble-relay.cilium.io",
-            List.of("*.hubble-relay.cilium.io"),
-            List.of(),
-            false);
-    observer =
-        new ScriptedStreamService<>(
-            "observer.Observer",
-            "observer.Observer/GetFlows",
-            GetFlowsRequest.getDefaultInstance());
+    Path serverCerts = RelayFixture.serverCerts(ca, dir);
+    observer = RelayFixture.observer();
     server = TestServers.mutualTls(serverCerts, observer.definition());
-    fixtureLines = Files.readAllLines(Fixtures.file("hubble-flows.jsonl"));
+    fixtureLines = RelayFixture.fixtureLines();
     registry = new SimpleMeterRegistry();
   }
 
@@ -85,50 +68,20 @@ class HubbleSourceTest {
             List.of(published::add),
             (src, reason, payload, error) -> deadLetters.add(reason),
             new IngestMetrics(registry));
-    source =
-        new HubbleSource(
-            new StreamSettings(
-                "localhost:" + server.getPort(),
-                tls,
-                Duration.ofMillis(50),
-                Duration.ofMillis(400),
-                Keepalive.grpcGoCompatible()),
-            new TlsMaterialLoader(null),
-            new WorkloadResolver(Fixtures.clusterState()),
-            intake,
-            Clock.systemUTC());
+    source = RelayFixture.source(server, tls, intake);
     source.start();
     return source;
   }
 
-  private byte[] fixture(int lineIndex) throws Exception {
-    GetFlowsResponse.Builder b = GetFlowsResponse.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(fixtureLines.get(lineIndex), b);
-    return b.build().toByteArray();
-  }
-
   @Test
   void aRestartedSourceAsksRelayForTheFlowsSinceItsResumePoint() throws Exception {
-    Path clientCerts =
-        ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+    Path clientCerts = RelayFixture.clientCerts(ca, dir);
     FlowIntake intake =
         new FlowIntake(
             List.of(published::add),
             (src, reason, payload, error) -> deadLetters.add(reason),
             new IngestMetrics(registry));
-    source =
-        new HubbleSource(
-            new StreamSettings(
-                "localhost:" + server.getPort(),
-                TlsSettings.fromDirectory(
-                    TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"),
-                Duration.ofMillis(50),
-                Duration.ofMillis(400),
-                Keepalive.grpcGoCompatible()),
-            new TlsMaterialLoader(null),
-            new WorkloadResolver(Fixtures.clusterState()),
-            intake,
-            Clock.systemUTC());
+    source = RelayFixture.source(server, RelayFixture.existingSecret(clientCerts), intake);
     java.time.Instant resume = java.time.Instant.parse("2026-08-03T15:39:45.250Z");
     source.resumeFrom(resume);
     source.start();
@@ -139,19 +92,16 @@ class HubbleSourceTest {
 
   @Test
   void followsTheStreamSurvivesABreakAndGarbageAndResumes() throws Exception {
-    Path clientCerts =
-        ca.issue(dir.resolve("client"), "ingest.hubble-ui.cilium.io", List.of(), List.of(), true);
+    Path clientCerts = RelayFixture.clientCerts(ca, dir);
 
-    start(
-        TlsSettings.fromDirectory(
-            TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+    start(RelayFixture.existingSecret(clientCerts));
 
     StreamObserver<byte[]> first = observer.nextCall();
     assertThat(observer.requests().get(0).getFollow()).isTrue();
-    first.onNext(fixture(0)); // node status
-    first.onNext(fixture(1)); // http-client -> http-server SYN
+    first.onNext(fixture(fixtureLines, 0)); // node status
+    first.onNext(fixture(fixtureLines, 1)); // http-client -> http-server SYN
     first.onNext(new byte[] {(byte) 0x0a, (byte) 0xff, 0x01}); // truncated garbage
-    first.onNext(fixture(33)); // lost events: 42
+    first.onNext(fixture(fixtureLines, 33)); // lost events: 42
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 1 && source.isReady());
     await().atMost(Duration.ofSeconds(20)).until(() -> deadLetters.size() == 1);
     assertThat(deadLetters.get(0)).startsWith("not a GetFlowsResponse");
@@ -166,9 +116,10 @@ class HubbleSourceTest {
     // The relay goes away mid-stream; the client comes back by itself.
     first.onError(Status.UNAVAILABLE.withDescription("relay restarting").asRuntimeException());
     StreamObserver<byte[]> second = observer.nextCall();
-    second.onNext(fixture(2)); // the same connection seen at the server's ingress: counted once
-    second.onNext(fixture(3)); // a reply: skipped
-    second.onNext(fixture(5)); // the next connection
+    second.onNext(
+        fixture(fixtureLines, 2)); // the same connection seen at the server's ingress: counted once
+    second.onNext(fixture(fixtureLines, 3)); // a reply: skipped
+    second.onNext(fixture(fixtureLines, 5)); // the next connection
     await().atMost(Duration.ofSeconds(20)).until(() -> published.size() == 2);
     assertThat(
             registry
@@ -181,7 +132,7 @@ class HubbleSourceTest {
     assertThat(observer.requests()).hasSize(2).allSatisfy(r -> assertThat(r.getFollow()).isTrue());
     // The first call follows from now; the resumed one asks for what came after the last flow seen.
     assertThat(observer.requests().get(0).hasSince()).isFalse();
-    GetFlowsResponse lastBeforeBreak = GetFlowsResponse.parseFrom(fixture(1));
+    GetFlowsResponse lastBeforeBreak = GetFlowsResponse.parseFrom(fixture(fixtureLines, 1));
     assertThat(observer.requests().get(1).getSince())
         .isEqualTo(lastBeforeBreak.getFlow().getTime());
     assertThat(published).extracting(r -> r.dst().workloadName()).containsOnly("http-server");
@@ -200,9 +151,7 @@ class HubbleSourceTest {
     Files.writeString(
         clientCerts.resolve("ca.crt"), Files.readString(dir.resolve("server/ca.crt")));
 
-    start(
-        TlsSettings.fromDirectory(
-            TlsMode.existingSecret, clientCerts, "ui.hubble-relay.cilium.io"));
+    start(RelayFixture.existingSecret(clientCerts));
 
     await()
         .atMost(Duration.ofSeconds(20))

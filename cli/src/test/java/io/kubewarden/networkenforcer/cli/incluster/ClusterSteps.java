@@ -1,0 +1,158 @@
+package io.kubewarden.networkenforcer.cli.incluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.testing.KubeCluster;
+import io.kubewarden.networkenforcer.testing.KubeTools;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Steps both in-cluster stories ({@link InClusterIT} and {@link DefaultValuesRelease}) take the
+ * same way: helm, the workloads learn's proposals are for, the proposals learn wrote, promotion.
+ */
+final class ClusterSteps {
+  private static final String PROMOTE_LABEL = "networkenforcer.kubewarden.io/promote";
+
+  private ClusterSteps() {}
+
+  /**
+   * Runs helm against the cluster and fails, with the cluster's diagnostics, unless it exits 0;
+   * {@code extra} follows {@code args} on the command line but not in the log.
+   */
+  static void helm(KubeCluster cluster, List<String> args, List<String> extra) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                KubeTools.require(KubeTools.HELM).toString(),
+                "--kubeconfig",
+                cluster.kubeconfig().toString()));
+    command.addAll(args);
+    command.addAll(extra);
+    try {
+      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int exit = process.waitFor();
+      System.out.println("helm " + String.join(" ", args) + ":\n" + output);
+      assertThat(exit)
+          .as("helm %s: %s%n%s", String.join(" ", args), output, cluster.diagnostics())
+          .isZero();
+    } catch (IOException e) {
+      throw new AssertionError("cannot run helm", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * The namespace and, per app, a service account {@code <app>-sa} and a one-replica Deployment
+   * labelled {@code app=<app>} running {@code image} (already on the node: pull policy Never).
+   */
+  static void createWorkloads(
+      KubernetesClient admin, String namespace, String image, List<String> apps) {
+    admin
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .createOr(NonDeletingOperation::update);
+    for (String app : apps) {
+      admin
+          .serviceAccounts()
+          .inNamespace(namespace)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName(app + "-sa")
+                  .endMetadata()
+                  .build())
+          .createOr(NonDeletingOperation::update);
+      admin
+          .apps()
+          .deployments()
+          .inNamespace(namespace)
+          .resource(
+              new DeploymentBuilder()
+                  .withNewMetadata()
+                  .withName(app)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withReplicas(1)
+                  .withNewSelector()
+                  .addToMatchLabels("app", app)
+                  .endSelector()
+                  .withNewTemplate()
+                  .withNewMetadata()
+                  .addToLabels("app", app)
+                  .endMetadata()
+                  .withNewSpec()
+                  .withServiceAccountName(app + "-sa")
+                  .addNewContainer()
+                  .withName("main")
+                  .withImage(image)
+                  .withImagePullPolicy("Never")
+                  .endContainer()
+                  .endSpec()
+                  .endTemplate()
+                  .endSpec()
+                  .build())
+          .createOr(NonDeletingOperation::update);
+    }
+  }
+
+  /** The proposals learn wrote below {@code out}, by namespace/name. */
+  static Map<String, WorkloadNetworkPolicyProposal> learnedIn(Path out) throws IOException {
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    Map<String, WorkloadNetworkPolicyProposal> proposals = new TreeMap<>();
+    try (Stream<Path> files = Files.walk(out)) {
+      for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
+        WorkloadNetworkPolicyProposal p =
+            serialization.unmarshal(Files.readString(file), WorkloadNetworkPolicyProposal.class);
+        proposals.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p);
+      }
+    }
+    return proposals;
+  }
+
+  /** Labels the proposal for promotion to {@code mode}, as a person would. */
+  static void promote(KubernetesClient admin, String namespace, String name, String mode) {
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(namespace)
+        .withName(name)
+        .edit(
+            p -> {
+              if (p.getMetadata().getLabels() == null) {
+                p.getMetadata().setLabels(new HashMap<>());
+              }
+              p.getMetadata().getLabels().put(PROMOTE_LABEL, mode);
+              return p;
+            });
+  }
+
+  /** The pods of the chart's release. */
+  static List<Pod> releasePods(KubernetesClient admin) {
+    return admin
+        .pods()
+        .inNamespace(InClusterIT.NAMESPACE)
+        .withLabel("app.kubernetes.io/instance", InClusterIT.RELEASE)
+        .list()
+        .getItems();
+  }
+}
