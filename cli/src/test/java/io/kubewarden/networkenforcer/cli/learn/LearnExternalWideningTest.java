@@ -95,7 +95,25 @@ class LearnExternalWideningTest {
                 "    - \"api.stripe.com\"",
                 "    - \"bucket.s3.amazonaws.com\""))
         .contains("ruleCount: 3");
-    assertThat(run.out()).doesNotContain("52.216.8.").doesNotContain(STRIPE);
+    assertThat(run.out())
+        .doesNotContain("52.216.8.")
+        .doesNotContain(STRIPE)
+        .doesNotContain("outside rules without except");
+
+    // Without the cluster ranges the widened rule excepts nothing: the summary says so first.
+    List<String> args = new ArrayList<>(List.of("learn", "-f", capture(10).toString()));
+    args.addAll(
+        List.of(
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--output-dir",
+            dir.resolve("unknown-ranges").toString()));
+    CliRun bare = CliRun.run(args.toArray(String[]::new));
+    assertThat(bare.exitCode()).as(bare.err()).isZero();
+    assertThat(bare.out())
+        .contains(
+            "WARNING: outside rules without except: 1 proposals allow 0.0.0.0/0 and ::/0 on some "
+                + "ports, the cluster's own pods and services included");
   }
 
   @Test
