@@ -391,6 +391,8 @@ secret:
 {{- end }}
 - name: NE_EXTERNAL_PEERS
   value: {{ .externalPeers | default "address" | quote }}
+- name: NE_EXTERNAL_PEERS_WIDEN_ABOVE
+  value: {{ .externalPeersWidenAbove | default 10 | quote }}
 - name: NE_CONVERGENCE_QUIET_PERIOD
   value: {{ .convergence.quietPeriod | default "7d" | quote }}
 - name: NE_CONVERGENCE_MIN_OBSERVATIONS

@@ -30,6 +30,17 @@ public class LearningOptions {
   String externalPeers;
 
   @Option(
+      names = "--external-peers-widen-above",
+      paramLabel = "N",
+      defaultValue = "10",
+      description =
+          "With --external-peers address: once more than N distinct outside addresses use one port "
+              + "of one workload (its clients, or the addresses behind a name it calls), that port "
+              + "is learned as one rule for every address outside --cluster-cidr, their DNS names "
+              + "kept as evidence; 1 to 10000 (default: ${DEFAULT-VALUE}).")
+  int externalPeersWidenAbove;
+
+  @Option(
       names = "--convergence-quiet-period",
       paramLabel = "DURATION",
       defaultValue = "7d",
@@ -49,7 +60,11 @@ public class LearningOptions {
     List<String> cidrs = clusterCidrs.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
     java.time.Duration quiet = Durations.parse("--convergence-quiet-period", quietPeriod);
     return new LearningSettings(
-            cidrs, LearningSettings.ExternalPeers.parse(externalPeers), quiet, minObservations)
+            cidrs,
+            LearningSettings.ExternalPeers.parse(externalPeers),
+            quiet,
+            minObservations,
+            externalPeersWidenAbove)
         .validate();
   }
 }

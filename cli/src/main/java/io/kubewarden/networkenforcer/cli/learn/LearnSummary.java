@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
 import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.learning.ExternalPeerRule;
 import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.PrintWriter;
@@ -220,7 +221,32 @@ public final class LearnSummary {
     if (!proposals.isEmpty() && convergedCount() < proposals.size()) {
       out.add("converged: " + convergence());
     }
+    long everywhere = widenedWithoutExcept();
+    if (everywhere > 0) {
+      out.add(
+          "outside rules without except: "
+              + everywhere
+              + " proposals allow 0.0.0.0/0 and ::/0 on some ports, the cluster's own pods and "
+              + "services included (many outside addresses on one port, or a data plane that reports "
+              + "no address); pass --cluster-cidr with the pod and service ranges to except them");
+    }
     return out;
+  }
+
+  /**
+   * Proposals with the widened outside rule while no cluster range is known: it then excepts
+   * nothing.
+   */
+  private long widenedWithoutExcept() {
+    if (!learning.clusterCidrs().isEmpty()) {
+      return 0;
+    }
+    return proposals.stream()
+        .filter(
+            p ->
+                p.evidence().stream()
+                    .anyMatch(r -> ExternalPeerRule.OUTSIDE_KEY.equals(r.getPeer())))
+        .count();
   }
 
   /**

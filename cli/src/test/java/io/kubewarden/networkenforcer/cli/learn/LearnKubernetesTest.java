@@ -344,6 +344,13 @@ class LearnKubernetesTest {
 
     assertThat(run.exitCode()).as(run.err()).isZero();
     assertThat(run.out()).contains("(goldmane, backend kubernetes");
+    // Goldmane reports no outside address: the widened rule, which without --cluster-cidr excepts
+    // nothing; the summary says how to fix that.
+    assertThat(run.out())
+        .contains(
+            "WARNING: outside rules without except: 1 proposals allow 0.0.0.0/0 and ::/0 on some "
+                + "ports")
+        .contains("pass --cluster-cidr with the pod and service ranges");
     assertExpectedProposals(out, GOLDMANE_INTERNET_RULE);
   }
 

@@ -14,17 +14,47 @@ import java.util.Locale;
  * @param externalPeers how an address outside the cluster is learned
  * @param quietPeriod {@code Converged} needs this long (in flow time) without a new peer or port
  * @param minObservations ... and at least this many observations over the whole proposal
+ * @param externalPeersWidenAbove with {@code externalPeers=address}: once more than this many
+ *     distinct outside addresses use one port of one target, that port is learned as the one
+ *     widened rule ({@code outside-cluster}) instead of one rule per address
  */
 public record LearningSettings(
     List<String> clusterCidrs,
     ExternalPeers externalPeers,
     Duration quietPeriod,
-    long minObservations) {
+    long minObservations,
+    int externalPeersWidenAbove) {
 
   public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofDays(7);
   public static final long DEFAULT_MIN_OBSERVATIONS = 100;
+
+  /**
+   * A reviewer reads ten client addresses of one port as ten named partners (a payment provider's
+   * callers, a database's replicas) and keeps them; an eleventh says the port serves whoever comes
+   * (an internet-facing service, a CDN or cloud API rotating addresses), which one rule says better
+   * than a list that grows with every visitor.
+   */
+  public static final int DEFAULT_EXTERNAL_PEERS_WIDEN_ABOVE = 10;
+
+  /** The most peers one target learns (the learner's cap): a threshold above it never widens. */
+  public static final int MAX_EXTERNAL_PEERS_WIDEN_ABOVE = 10_000;
+
   public static final LearningSettings DEFAULTS =
       new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
+
+  /** With the default widening threshold. */
+  public LearningSettings(
+      List<String> clusterCidrs,
+      ExternalPeers externalPeers,
+      Duration quietPeriod,
+      long minObservations) {
+    this(
+        clusterCidrs,
+        externalPeers,
+        quietPeriod,
+        minObservations,
+        DEFAULT_EXTERNAL_PEERS_WIDEN_ABOVE);
+  }
 
   /** How an address outside the cluster is learned. */
   public enum ExternalPeers {
@@ -76,6 +106,13 @@ public record LearningSettings(
     }
     if (quietPeriod.isZero() || quietPeriod.isNegative()) {
       throw new ConfigException("convergence quiet period must be positive, got " + quietPeriod);
+    }
+    if (externalPeersWidenAbove < 1 || externalPeersWidenAbove > MAX_EXTERNAL_PEERS_WIDEN_ABOVE) {
+      throw new ConfigException(
+          "external peers widen-above must be between 1 and "
+              + MAX_EXTERNAL_PEERS_WIDEN_ABOVE
+              + " distinct addresses per port, got "
+              + externalPeersWidenAbove);
     }
     if (minObservations < 0) {
       throw new ConfigException(

@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -44,19 +45,25 @@ public final class AllowListLearner {
   /**
    * The new state; {@code allowListChanged} when a peer, a port or the own selector is new (a new
    * proposal must be emitted), otherwise {@code state} is the current one and only evidence moves.
-   * The flow's evidence belongs to {@code peerKey}/{@code portKey}.
+   * The flow's evidence belongs to {@code peerKey}/{@code portKey}; the evidence of {@code
+   * widenedPeers} on {@code portKey} moves there too (their port was widened into {@code peerKey}).
    */
   public record Learned(
       LearnedAllowList state,
       boolean allowListChanged,
       String peerKey,
       String portKey,
-      boolean peerEvidenceChanged)
+      boolean peerEvidenceChanged,
+      List<String> widenedPeers)
       implements Outcome {
+
+    public Learned {
+      widenedPeers = widenedPeers == null ? List.of() : List.copyOf(widenedPeers);
+    }
 
     public Learned(
         LearnedAllowList state, boolean allowListChanged, String peerKey, String portKey) {
-      this(state, allowListChanged, peerKey, portKey, false);
+      this(state, allowListChanged, peerKey, portKey, false, List.of());
     }
   }
 
@@ -138,6 +145,12 @@ public final class AllowListLearner {
   /**
    * A peer outside the cluster becomes an ipBlock peer; the DNS names the data plane reported are
    * kept on it as evidence (a new name is no allow-list change, only evidence).
+   *
+   * <p>A port that more than {@link ExternalPeerRule#widenAbove()} addresses use is widened: its
+   * address peers lose it (a peer left without ports goes), the widened peer gains it with their
+   * DNS names, and later addresses on it are learned as the widened peer. One rule then says "any
+   * outside client of this port", as a reviewer would write it, instead of one per visitor; on
+   * egress the same holds for the many addresses behind one name (a cloud API, a CDN).
    */
   private Outcome learnOutside(
       LearnedAllowList current,
@@ -150,6 +163,26 @@ public final class AllowListLearner {
       return new Skipped(outside.skipReason());
     }
     List<String> names = peer.external().dnsNames();
+    List<String> folded = List.of();
+    if (current != null && !ExternalPeerRule.OUTSIDE_KEY.equals(outside.key())) {
+      String portKey = new LearnedPort(flow.protocol(), flow.dstPort()).key();
+      LearnedPeer known = current.peers().get(outside.key());
+      LearnedPeer widened = current.peers().get(ExternalPeerRule.OUTSIDE_KEY);
+      if (widened != null && widened.ports().containsKey(portKey)) {
+        outside = externalPeers.widened();
+      } else if (known == null || !known.ports().containsKey(portKey)) {
+        List<String> sharing = addressPeersOn(current, portKey);
+        if (sharing.size() >= externalPeers.widenAbove()) {
+          if (widened == null
+              && current.peers().size() - leftWithoutPorts(current, sharing, portKey) >= maxPeers) {
+            return new Skipped(TOO_MANY_PEERS);
+          }
+          folded = sharing;
+          names = foldPort(current, sharing, portKey, names);
+          outside = externalPeers.widened();
+        }
+      }
+    }
     Outcome merged =
         merge(
             current,
@@ -161,12 +194,22 @@ public final class AllowListLearner {
             false,
             outside.ipBlocks(),
             flow);
-    if (!(merged instanceof Learned learned) || names.isEmpty()) {
+    if (!(merged instanceof Learned learned)) {
       return merged;
     }
+    if (!folded.isEmpty()) {
+      learned =
+          new Learned(
+              learned.state(),
+              true,
+              learned.peerKey(),
+              learned.portKey(),
+              learned.peerEvidenceChanged(),
+              folded);
+    }
     LearnedPeer learnedPeer = learned.state().peers().get(outside.key());
-    if (learnedPeer.dnsNames().containsAll(names)) {
-      return merged;
+    if (names.isEmpty() || learnedPeer.dnsNames().containsAll(names)) {
+      return learned;
     }
     SortedSet<String> allNames = new TreeSet<>(learnedPeer.dnsNames());
     allNames.addAll(names);
@@ -187,7 +230,57 @@ public final class AllowListLearner {
         learned.allowListChanged(),
         learned.peerKey(),
         learned.portKey(),
-        true);
+        true,
+        learned.widenedPeers());
+  }
+
+  /** The per-address peers (every outside peer but the widened one) that have this port. */
+  private static List<String> addressPeersOn(LearnedAllowList current, String portKey) {
+    List<String> sharing = new ArrayList<>();
+    current
+        .peers()
+        .forEach(
+            (key, p) -> {
+              if (p.outsideCluster()
+                  && !ExternalPeerRule.OUTSIDE_KEY.equals(key)
+                  && p.ports().containsKey(portKey)) {
+                sharing.add(key);
+              }
+            });
+    return sharing;
+  }
+
+  private static int leftWithoutPorts(
+      LearnedAllowList current, List<String> sharing, String portKey) {
+    int gone = 0;
+    for (String key : sharing) {
+      if (current.peers().get(key).ports().size() == 1) {
+        gone++;
+      }
+    }
+    return gone;
+  }
+
+  /**
+   * Takes the port from the address peers sharing it (in place, see {@link #learn}); returns the
+   * DNS names they and the flow carry, the evidence the widened rule keeps.
+   */
+  private static List<String> foldPort(
+      LearnedAllowList current, List<String> sharing, String portKey, List<String> flowNames) {
+    SortedSet<String> names = new TreeSet<>(flowNames);
+    SortedMap<String, LearnedPeer> peers = current.peers();
+    for (String key : sharing) {
+      LearnedPeer p = peers.get(key);
+      names.addAll(p.dnsNames());
+      SortedMap<String, LearnedPort> ports = new TreeMap<>(p.ports());
+      ports.remove(portKey);
+      if (ports.isEmpty()) {
+        peers.remove(key);
+      } else {
+        peers.put(key, new LearnedPeer(null, null, ports, p.ipBlocks(), p.dnsNames()));
+      }
+    }
+    return new ArrayList<>(names);
   }
 
   private Outcome learnIstio(LearnedAllowList current, FlowRecord flow) {

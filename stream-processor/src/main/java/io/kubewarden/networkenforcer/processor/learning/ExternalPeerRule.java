@@ -14,6 +14,10 @@ import java.util.List;
  * 0.0.0.0/0} and {@code ::/0} except the configured cluster ranges, so the call is kept whatever
  * address it goes to next. An address inside a cluster range is never learned: it is a pod, service
  * or node address the data plane could not attribute.
+ *
+ * <p>Per-address peers are widened per port by {@link AllowListLearner} once more than {@link
+ * #widenAbove()} addresses use one port of one target: that port moves to the {@value #OUTSIDE_KEY}
+ * peer.
  */
 public final class ExternalPeerRule {
   /** The peer key of the widened rule. */
@@ -35,13 +39,23 @@ public final class ExternalPeerRule {
     this.outside = List.of(new LearnedIpBlock("0.0.0.0/0", v4), new LearnedIpBlock("::/0", v6));
   }
 
+  /** The widened peer: every address outside the cluster ranges. */
+  public Peer widened() {
+    return new Peer(OUTSIDE_KEY, outside, null);
+  }
+
+  /** How many distinct addresses one port of one target keeps before it is widened. */
+  public int widenAbove() {
+    return settings.externalPeersWidenAbove();
+  }
+
   public Peer peerFor(FlowEndpoint external) {
     String ip = external.ip();
     if (ip != null && Addresses.inAny(ip, settings.clusterCidrs())) {
       return new Peer(null, null, "external-address-in-cluster-range");
     }
     if (settings.externalPeers() == ExternalPeers.OUTSIDE_CLUSTER || ip == null) {
-      return new Peer(OUTSIDE_KEY, outside, null);
+      return widened();
     }
     return Addresses.hostBlock(ip)
         .map(block -> new Peer(block, List.of(new LearnedIpBlock(block, List.of())), null))

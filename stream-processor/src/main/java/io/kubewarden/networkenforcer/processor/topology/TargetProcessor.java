@@ -309,6 +309,20 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     return stats != null ? stats : evidence.get(evidenceKey);
   }
 
+  /**
+   * Removes the evidence of an address peer's port that was widened and adds it to {@code into}
+   * (the widened rule's evidence of that port): its first seen, last seen and count stay on review.
+   */
+  private PortStats foldEvidence(String evidenceKey, PortStats into) {
+    PortStats stats = evidence(evidenceKey);
+    unwrittenEvidence.remove(evidenceKey);
+    evidence.delete(evidenceKey);
+    if (stats == null) {
+      return into;
+    }
+    return into == null ? stats : into.observed(stats.firstSeen(), stats.lastSeen(), stats.count());
+  }
+
   private void storeEvidence(String evidenceKey, PortStats stats) {
     if (emission == ProposalEmission.AT_FLUSH) {
       unwrittenEvidence.put(evidenceKey, stats);
@@ -428,6 +442,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     metrics.learned(flow.count());
     String evidenceKey = EvidenceKey.of(key, result.peerKey(), result.portKey());
     PortStats stats = evidence(evidenceKey);
+    for (String widened : result.widenedPeers()) {
+      stats = foldEvidence(EvidenceKey.of(key, widened, result.portKey()), stats);
+    }
     storeEvidence(
         evidenceKey,
         stats == null
