@@ -25,6 +25,10 @@ public final class AlreadyPublished implements FlowSink {
   private final IngestMetrics metrics;
   private final UnaryOperator<FlowRecord> asStored;
   private final Map<FlowRecord, List<Slot>> slots = new HashMap<>();
+
+  /** The end of the newest record found: a flow seen after it is new, whatever its identity. */
+  private final Instant newest;
+
   private long remaining;
   private long dropped;
 
@@ -42,17 +46,22 @@ public final class AlreadyPublished implements FlowSink {
     this.source = source;
     this.metrics = metrics;
     this.asStored = asStored;
+    Instant end = Instant.MIN;
     for (FlowRecord r : published) {
+      end = r.lastSeen().isAfter(end) ? r.lastSeen() : end;
       slots
           .computeIfAbsent(FlowAggregator.timeless(r), k -> new ArrayList<>())
           .add(new Slot(r.firstSeen(), r.lastSeen(), r.count()));
       remaining += r.count();
     }
+    this.newest = end;
   }
 
   @Override
   public void accept(FlowRecord record) {
-    if (takeBack(record)) {
+    // Flows past the resumed span (all of them, soon after a restart) skip the lock and the
+    // encoding a match needs: no slot can cover them.
+    if (!record.lastSeen().isAfter(newest) && takeBack(record)) {
       metrics.dropped(source, DropReason.ALREADY_PUBLISHED);
       return;
     }
