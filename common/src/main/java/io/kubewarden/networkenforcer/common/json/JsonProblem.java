@@ -52,6 +52,11 @@ public final class JsonProblem {
     }
     String message =
         t.getMessage() == null ? t.getClass().getSimpleName() : firstLine(t.getMessage());
+    return plain(message);
+  }
+
+  /** A message without Java class names, qualified or leading ("CharConversionException: "). */
+  private static String plain(String message) {
     return QUALIFIED
         .matcher(message.replaceFirst("^[\\w.$]+(Exception|Error): ", ""))
         .replaceAll("$1");
@@ -102,7 +107,7 @@ public final class JsonProblem {
     if (e instanceof MismatchedInputException m && m.getTargetType() != null) {
       return "want " + wanted(m.getTargetType());
     }
-    return QUALIFIED.matcher(firstLine(e.getOriginalMessage())).replaceAll("$1");
+    return plain(firstLine(e.getOriginalMessage()));
   }
 
   private static String wanted(Class<?> type) {
