@@ -12,15 +12,20 @@ import java.util.Objects;
 
 /**
  * The spec both kinds share: a backend, exactly one payload of that backend, the target workload
- * and the direction. The CEL rules here are the five of the API contract.
+ * and the direction. The CEL rules here are the seven of the API contract.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value =
-        "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
-            + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
+        "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio)"
+            + " && !has(self.cilium))"
+            + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes)"
+            + " && !has(self.cilium))"
+            + " || (self.backend == 'cilium' && has(self.cilium) && !has(self.kubernetes)"
+            + " && !has(self.istio))",
     message =
-        "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend")
+        "exactly one of spec.kubernetes, spec.istio or spec.cilium must be set, and it must match"
+            + " spec.backend")
 @ValidationRule(
     value =
         "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
@@ -42,12 +47,24 @@ import java.util.Objects;
         "self.backend != 'kubernetes' || !has(self.kubernetes)"
             + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
     message = "spec.kubernetes.policyTypes must be exactly [spec.direction]")
+@ValidationRule(
+    value =
+        "self.backend != 'cilium' || !has(self.cilium) || (has(self.cilium.endpointSelector)"
+            + " && ((has(self.cilium.endpointSelector.matchLabels) && size(self.cilium.endpointSelector.matchLabels) > 0)"
+            + " || (has(self.cilium.endpointSelector.matchExpressions) && size(self.cilium.endpointSelector.matchExpressions) > 0)))",
+    message = "spec.cilium.endpointSelector must have matchLabels or matchExpressions")
+@ValidationRule(
+    value =
+        "self.backend != 'cilium' || !has(self.cilium)"
+            + " || (self.direction == 'Ingress' ? !has(self.cilium.egress) : !has(self.cilium.ingress))",
+    message = "spec.cilium may carry rules of spec.direction only")
 public abstract class PolicySpec {
 
   @Required
   @ValidationRule(value = "self == oldSelf", message = "spec.backend is immutable")
   @JsonPropertyDescription(
-      "The policy model: kubernetes (a NetworkPolicy) or istio (an AuthorizationPolicy). Immutable.")
+      "The policy model: kubernetes (a NetworkPolicy), istio (an AuthorizationPolicy) or cilium"
+          + " (a CiliumNetworkPolicy). Immutable.")
   private Backend backend;
 
   @JsonPropertyDescription(
@@ -57,6 +74,10 @@ public abstract class PolicySpec {
   @JsonPropertyDescription(
       "The AuthorizationPolicy (ALLOW) to enforce; set exactly when backend is istio.")
   private IstioPolicy istio;
+
+  @JsonPropertyDescription(
+      "The CiliumNetworkPolicy spec (cilium.io/v2) to enforce; set exactly when backend is cilium.")
+  private CiliumPolicy cilium;
 
   @Required
   @JsonPropertyDescription("The workload this allow-list is for, in the same namespace.")
@@ -91,6 +112,14 @@ public abstract class PolicySpec {
     this.istio = istio;
   }
 
+  public CiliumPolicy getCilium() {
+    return cilium;
+  }
+
+  public void setCilium(CiliumPolicy cilium) {
+    this.cilium = cilium;
+  }
+
   public TargetRef getTargetRef() {
     return targetRef;
   }
@@ -112,6 +141,7 @@ public abstract class PolicySpec {
     backend = other.backend;
     kubernetes = other.kubernetes;
     istio = other.istio;
+    cilium = other.cilium;
     targetRef = other.targetRef;
     direction = other.direction;
   }
@@ -124,7 +154,8 @@ public abstract class PolicySpec {
         && direction == other.direction
         && Objects.equals(targetRef, other.targetRef)
         && Objects.equals(kubernetes, other.kubernetes)
-        && Objects.equals(istio, other.istio);
+        && Objects.equals(istio, other.istio)
+        && Objects.equals(cilium, other.cilium);
   }
 
   @Override
@@ -134,6 +165,6 @@ public abstract class PolicySpec {
 
   @Override
   public int hashCode() {
-    return Objects.hash(backend, kubernetes, istio, targetRef, direction);
+    return Objects.hash(backend, kubernetes, istio, cilium, targetRef, direction);
   }
 }

@@ -12,6 +12,8 @@ public final class PolicyEvaluation {
   /**
    * Kubernetes backend: the NetworkPolicy from the side of {@code spec.direction}. Istio backend:
    * inbound to {@code dst}; an Istio spec with direction Egress (rejected by the CRD) has no say.
+   * Cilium backend: the CiliumNetworkPolicy from the side of {@code spec.direction}, DNS names
+   * included.
    *
    * @throws IllegalArgumentException when the spec lacks its backend, direction or payload
    */
@@ -35,6 +37,12 @@ public final class PolicyEvaluation {
           return Decision.NOT_SELECTED;
         }
         return IstioPolicyEvaluator.evaluate(spec.getIstio(), src, dst, protocol, port);
+      case cilium:
+        if (spec.getCilium() == null) {
+          throw new IllegalArgumentException("spec.cilium is required for backend cilium");
+        }
+        return CiliumPolicyEvaluator.evaluate(
+            spec.getCilium(), spec.getDirection(), src, dst, protocol, port);
       default:
         throw new IllegalArgumentException("unsupported backend " + spec.getBackend());
     }

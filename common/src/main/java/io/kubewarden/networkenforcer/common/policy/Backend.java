@@ -7,7 +7,9 @@ import java.util.Locale;
 /** The policy model of a proposal or policy ({@code spec.backend}). */
 public enum Backend {
   kubernetes,
-  istio;
+  istio,
+  /** A CiliumNetworkPolicy (cilium.io/v2): external egress by DNS name ({@code toFQDNs}). */
+  cilium;
 
   @JsonValue
   public String value() {
@@ -21,6 +23,7 @@ public enum Backend {
         return b;
       }
     }
-    throw new IllegalArgumentException("backend must be kubernetes or istio, got: " + value);
+    throw new IllegalArgumentException(
+        "backend must be kubernetes, istio or cilium, got: " + value);
   }
 }

@@ -50,6 +50,8 @@ public final class ProposalRules {
                   + names(proposal, i));
         }
       }
+    } else if (spec.getCilium() != null) {
+      lines.addAll(CiliumRules.describe(target, spec.getCilium()));
     } else if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       spec.getIstio()
           .getRules()

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.crd;
 
+import static io.kubewarden.networkenforcer.common.crd.TestManifests.CILIUM_SPEC;
 import static io.kubewarden.networkenforcer.common.crd.TestManifests.ISTIO_SPEC;
 import static io.kubewarden.networkenforcer.common.crd.TestManifests.KUBERNETES_SPEC;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
+import io.kubewarden.networkenforcer.testing.CiliumCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import java.time.Duration;
@@ -49,6 +51,7 @@ class ApiServerCrdTest {
     api = KubeApiServer.builder().start();
     client = api.client();
     ProjectCrds.install(client, Duration.ofSeconds(60));
+    CiliumCrds.installCiliumNetworkPolicy(client, Duration.ofSeconds(60));
   }
 
   @AfterAll
@@ -91,6 +94,7 @@ class ApiServerCrdTest {
                 Stream.of(
                     Arguments.of(kind, KUBERNETES_SPEC),
                     Arguments.of(kind, ISTIO_SPEC),
+                    Arguments.of(kind, CILIUM_SPEC),
                     Arguments.of(
                         kind,
                         ISTIO_SPEC.replace(
@@ -112,7 +116,11 @@ class ApiServerCrdTest {
 
   static Stream<Arguments> celViolations() {
     String onePayload =
-        "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend";
+        "exactly one of spec.kubernetes, spec.istio or spec.cilium must be set, and it must match"
+            + " spec.backend";
+    String ciliumSelector =
+        "spec.cilium.endpointSelector must have matchLabels or matchExpressions";
+    String ciliumDirection = "spec.cilium may carry rules of spec.direction only";
     String podSelector = "spec.kubernetes.podSelector must have matchLabels or matchExpressions";
     String istioSelector = "spec.istio.selector must not be empty";
     String istioIngress =
@@ -120,6 +128,31 @@ class ApiServerCrdTest {
     String policyTypes = "spec.kubernetes.policyTypes must be exactly [spec.direction]";
     List<Arguments> cases = new ArrayList<>();
     for (Kind kind : Kind.values()) {
+      cases.add(
+          Arguments.of(
+              kind,
+              "cilium backend with a kubernetes payload",
+              KUBERNETES_SPEC.replace("backend: kubernetes", "backend: cilium"),
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "kubernetes backend with a cilium payload",
+              CILIUM_SPEC.replace("backend: cilium", "backend: kubernetes"),
+              onePayload));
+      cases.add(
+          Arguments.of(
+              kind,
+              "empty cilium endpointSelector",
+              CILIUM_SPEC.replace(
+                  "endpointSelector: {matchLabels: {app: web}}", "endpointSelector: {}"),
+              ciliumSelector));
+      cases.add(
+          Arguments.of(
+              kind,
+              "cilium egress rules on an Ingress spec",
+              CILIUM_SPEC.replace("direction: Egress", "direction: Ingress"),
+              ciliumDirection));
       cases.add(
           Arguments.of(
               kind,
@@ -207,6 +240,47 @@ class ApiServerCrdTest {
               policyTypes));
     }
     return cases.stream();
+  }
+
+  /**
+   * The cilium payload is a CiliumNetworkPolicy spec as it is: Cilium's own published CRD admits it
+   * unchanged, and refuses what Cilium refuses (a DNS selector with both a name and a pattern).
+   */
+  @Test
+  void ciliumPayloadIsAdmittedUnderCiliumsOwnSchema() throws Exception {
+    CiliumPolicy payload =
+        Json.yaml().readValue(CILIUM_SPEC, WorkloadNetworkPolicyProposalSpec.class).getCilium();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> spec = Json.mapper().convertValue(payload, Map.class);
+
+    GenericKubernetesResource created = createCnp(TestManifests.uniqueName("cnp"), spec);
+
+    assertThat(created.getMetadata().getUid()).isNotBlank();
+    assertThat(
+            Json.mapper()
+                .convertValue(created.getAdditionalProperties().get("spec"), CiliumPolicy.class))
+        .isEqualTo(payload);
+
+    payload.getEgress().get(0).getToFQDNs().get(0).setMatchPattern("*.example.com");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> both = Json.mapper().convertValue(payload, Map.class);
+    assertThatThrownBy(() -> createCnp(TestManifests.uniqueName("cnp"), both))
+        .isInstanceOfSatisfying(
+            KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422))
+        .hasMessageContaining("toFQDNs[0]");
+  }
+
+  private static GenericKubernetesResource createCnp(String name, Map<String, Object> spec) {
+    GenericKubernetesResource cnp = new GenericKubernetesResource();
+    cnp.setApiVersion("cilium.io/v2");
+    cnp.setKind("CiliumNetworkPolicy");
+    cnp.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+    cnp.setAdditionalProperty("spec", spec);
+    return client
+        .genericKubernetesResources("cilium.io/v2", "CiliumNetworkPolicy")
+        .inNamespace(NAMESPACE)
+        .resource(cnp)
+        .create();
   }
 
   @ParameterizedTest

@@ -155,7 +155,8 @@ class CrdSchemaTest {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
       JSONSchemaProps spec = spec(crd);
       assertThat(spec.getRequired()).containsExactlyInAnyOrder("backend", "targetRef", "direction");
-      assertThat(enumOf(at(spec, "backend"))).containsExactlyInAnyOrder("kubernetes", "istio");
+      assertThat(enumOf(at(spec, "backend")))
+          .containsExactlyInAnyOrder("kubernetes", "istio", "cilium");
       assertThat(enumOf(at(spec, "direction"))).containsExactlyInAnyOrder("Ingress", "Egress");
       assertThat(at(spec, "targetRef").getRequired()).containsExactlyInAnyOrder("kind", "name");
       assertThat(enumOf(at(spec, "targetRef.kind")))
@@ -163,6 +164,7 @@ class CrdSchemaTest {
       assertThat(at(spec, "targetRef.name").getType()).isEqualTo("string");
       assertThat(at(spec, "kubernetes").getType()).isEqualTo("object");
       assertThat(at(spec, "istio").getType()).isEqualTo("object");
+      assertThat(at(spec, "cilium").getType()).isEqualTo("object");
     }
   }
 
@@ -267,15 +269,38 @@ class CrdSchemaTest {
   }
 
   @Test
-  void specCarriesTheFiveCelRulesWithTheirMessages() {
+  void ciliumPayloadIsTheReducedCiliumNetworkPolicy() {
+    for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
+      JSONSchemaProps cilium = at(spec(crd), "cilium");
+      assertThat(cilium.getRequired()).containsExactly("endpointSelector");
+      assertThat(cilium.getProperties()).containsOnlyKeys("endpointSelector", "ingress", "egress");
+      assertThat(at(cilium, "egress[]").getProperties())
+          .containsOnlyKeys("toEndpoints", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts");
+      assertThat(at(cilium, "ingress[]").getProperties())
+          .containsOnlyKeys("fromEndpoints", "fromCIDR", "fromCIDRSet", "toPorts");
+      assertThat(at(cilium, "egress[].toFQDNs[]").getProperties())
+          .containsOnlyKeys("matchName", "matchPattern");
+      assertThat(at(cilium, "egress[].toPorts[].rules.dns[]").getProperties())
+          .containsOnlyKeys("matchName", "matchPattern");
+      assertThat(at(cilium, "egress[].toPorts[].ports[]").getRequired()).containsExactly("port");
+    }
+  }
+
+  @Test
+  void specCarriesTheSevenCelRulesWithTheirMessages() {
     for (CustomResourceDefinition crd : List.of(wnp, wnpp)) {
       assertThat(spec(crd).getXKubernetesValidations())
           .extracting(ValidationRule::getRule, ValidationRule::getMessage)
           .containsExactly(
               tuple(
-                  "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio))"
-                      + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes))",
-                  "exactly one of spec.kubernetes or spec.istio must be set, and it must match spec.backend"),
+                  "(self.backend == 'kubernetes' && has(self.kubernetes) && !has(self.istio)"
+                      + " && !has(self.cilium))"
+                      + " || (self.backend == 'istio' && has(self.istio) && !has(self.kubernetes)"
+                      + " && !has(self.cilium))"
+                      + " || (self.backend == 'cilium' && has(self.cilium) && !has(self.kubernetes)"
+                      + " && !has(self.istio))",
+                  "exactly one of spec.kubernetes, spec.istio or spec.cilium must be set, and it"
+                      + " must match spec.backend"),
               tuple(
                   "self.backend != 'kubernetes' || !has(self.kubernetes) || (has(self.kubernetes.podSelector)"
                       + " && ((has(self.kubernetes.podSelector.matchLabels)"
@@ -295,7 +320,19 @@ class CrdSchemaTest {
               tuple(
                   "self.backend != 'kubernetes' || !has(self.kubernetes)"
                       + " || (has(self.kubernetes.policyTypes) && self.kubernetes.policyTypes == [self.direction])",
-                  "spec.kubernetes.policyTypes must be exactly [spec.direction]"));
+                  "spec.kubernetes.policyTypes must be exactly [spec.direction]"),
+              tuple(
+                  "self.backend != 'cilium' || !has(self.cilium) || (has(self.cilium.endpointSelector)"
+                      + " && ((has(self.cilium.endpointSelector.matchLabels)"
+                      + " && size(self.cilium.endpointSelector.matchLabels) > 0)"
+                      + " || (has(self.cilium.endpointSelector.matchExpressions)"
+                      + " && size(self.cilium.endpointSelector.matchExpressions) > 0)))",
+                  "spec.cilium.endpointSelector must have matchLabels or matchExpressions"),
+              tuple(
+                  "self.backend != 'cilium' || !has(self.cilium)"
+                      + " || (self.direction == 'Ingress' ? !has(self.cilium.egress)"
+                      + " : !has(self.cilium.ingress))",
+                  "spec.cilium may carry rules of spec.direction only"));
       assertThat(at(spec(crd), "backend").getXKubernetesValidations())
           .extracting(ValidationRule::getRule, ValidationRule::getMessage)
           .containsExactly(tuple("self == oldSelf", "spec.backend is immutable"));

@@ -68,6 +68,25 @@ final class TestManifests {
           to: [{operation: {ports: ["8080"]}}]
       """;
 
+  static final String CILIUM_SPEC =
+      """
+      backend: cilium
+      direction: Egress
+      targetRef: {kind: Deployment, name: web}
+      cilium:
+        endpointSelector: {matchLabels: {app: web}}
+        egress:
+        - toFQDNs: [{matchName: api.example.com}]
+          toPorts:
+          - ports: [{port: "443", protocol: TCP}]
+        - toEndpoints:
+          - matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system, k8s:k8s-app: kube-dns}
+          toPorts:
+          - ports: [{port: "53", protocol: UDP}, {port: "53", protocol: TCP}]
+            rules:
+              dns: [{matchPattern: "*"}]
+      """;
+
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   private TestManifests() {}

@@ -1,0 +1,484 @@
+package io.kubewarden.networkenforcer.common.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The reduced CiliumNetworkPolicy (cilium.io/v2) model of {@code spec.cilium}: an endpoint selector
+ * and allow rules of endpoints, CIDRs and (egress) DNS names on L4 ports, plus the DNS proxy rule
+ * that {@code toFQDNs} needs. Field names are Cilium's, so the payload is the CNP's {@code spec} as
+ * it is. No deny rules, entities, L7 HTTP rules or node selectors.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({"endpointSelector", "ingress", "egress"})
+public class CiliumPolicy {
+  @Required
+  @JsonPropertyDescription(
+      "Selects the pods the rules apply to (the workload's selector), in the policy's namespace.")
+  private LabelSelector endpointSelector;
+
+  @JsonPropertyDescription("Ingress allow rules: a connection matching any rule is allowed.")
+  private List<IngressRule> ingress;
+
+  @JsonPropertyDescription("Egress allow rules: a connection matching any rule is allowed.")
+  private List<EgressRule> egress;
+
+  public CiliumPolicy() {}
+
+  public CiliumPolicy(
+      LabelSelector endpointSelector, List<IngressRule> ingress, List<EgressRule> egress) {
+    this.endpointSelector = endpointSelector;
+    this.ingress = ingress;
+    this.egress = egress;
+  }
+
+  public LabelSelector getEndpointSelector() {
+    return endpointSelector;
+  }
+
+  public void setEndpointSelector(LabelSelector endpointSelector) {
+    this.endpointSelector = endpointSelector;
+  }
+
+  public List<IngressRule> getIngress() {
+    return ingress;
+  }
+
+  public void setIngress(List<IngressRule> ingress) {
+    this.ingress = ingress;
+  }
+
+  public List<EgressRule> getEgress() {
+    return egress;
+  }
+
+  public void setEgress(List<EgressRule> egress) {
+    this.egress = egress;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof CiliumPolicy p
+        && Objects.equals(endpointSelector, p.endpointSelector)
+        && Objects.equals(ingress, p.ingress)
+        && Objects.equals(egress, p.egress);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(endpointSelector, ingress, egress);
+  }
+
+  /** One ingress rule: any of these sources, on any of these ports (none: every port). */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonPropertyOrder({"fromEndpoints", "fromCIDR", "fromCIDRSet", "toPorts"})
+  public static class IngressRule {
+    @JsonProperty("fromEndpoints")
+    @JsonPropertyDescription(
+        "Source pods by labels; k8s:io.kubernetes.pod.namespace names their namespace (absent: the"
+            + " policy's namespace).")
+    private List<LabelSelector> fromEndpoints;
+
+    @JsonProperty("fromCIDR")
+    @JsonPropertyDescription("Source addresses outside the cluster, as CIDRs.")
+    private List<String> fromCIDR;
+
+    @JsonProperty("fromCIDRSet")
+    @JsonPropertyDescription("Source address ranges outside the cluster, with exceptions.")
+    private List<CidrRule> fromCIDRSet;
+
+    @JsonProperty("toPorts")
+    @JsonPropertyDescription("Destination ports; absent: every port.")
+    private List<PortRule> toPorts;
+
+    public IngressRule() {}
+
+    public IngressRule(
+        List<LabelSelector> fromEndpoints,
+        List<String> fromCIDR,
+        List<CidrRule> fromCIDRSet,
+        List<PortRule> toPorts) {
+      this.fromEndpoints = fromEndpoints;
+      this.fromCIDR = fromCIDR;
+      this.fromCIDRSet = fromCIDRSet;
+      this.toPorts = toPorts;
+    }
+
+    @JsonProperty("fromEndpoints")
+    public List<LabelSelector> getFromEndpoints() {
+      return fromEndpoints;
+    }
+
+    public void setFromEndpoints(List<LabelSelector> fromEndpoints) {
+      this.fromEndpoints = fromEndpoints;
+    }
+
+    @JsonProperty("fromCIDR")
+    public List<String> getFromCIDR() {
+      return fromCIDR;
+    }
+
+    public void setFromCIDR(List<String> fromCIDR) {
+      this.fromCIDR = fromCIDR;
+    }
+
+    @JsonProperty("fromCIDRSet")
+    public List<CidrRule> getFromCIDRSet() {
+      return fromCIDRSet;
+    }
+
+    public void setFromCIDRSet(List<CidrRule> fromCIDRSet) {
+      this.fromCIDRSet = fromCIDRSet;
+    }
+
+    @JsonProperty("toPorts")
+    public List<PortRule> getToPorts() {
+      return toPorts;
+    }
+
+    public void setToPorts(List<PortRule> toPorts) {
+      this.toPorts = toPorts;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof IngressRule r
+          && Objects.equals(fromEndpoints, r.fromEndpoints)
+          && Objects.equals(fromCIDR, r.fromCIDR)
+          && Objects.equals(fromCIDRSet, r.fromCIDRSet)
+          && Objects.equals(toPorts, r.toPorts);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(fromEndpoints, fromCIDR, fromCIDRSet, toPorts);
+    }
+  }
+
+  /** One egress rule: any of these destinations, on any of these ports (none: every port). */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonPropertyOrder({"toEndpoints", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts"})
+  public static class EgressRule {
+    @JsonProperty("toEndpoints")
+    @JsonPropertyDescription(
+        "Destination pods by labels; k8s:io.kubernetes.pod.namespace names their namespace"
+            + " (absent: the policy's namespace).")
+    private List<LabelSelector> toEndpoints;
+
+    @JsonProperty("toFQDNs")
+    @JsonPropertyDescription(
+        "Destinations outside the cluster by DNS name (matchName, or matchPattern with *); needs a"
+            + " rule allowing DNS to the cluster DNS with rules.dns.")
+    private List<FqdnSelector> toFQDNs;
+
+    @JsonProperty("toCIDR")
+    @JsonPropertyDescription("Destination addresses outside the cluster, as CIDRs.")
+    private List<String> toCIDR;
+
+    @JsonProperty("toCIDRSet")
+    @JsonPropertyDescription("Destination address ranges outside the cluster, with exceptions.")
+    private List<CidrRule> toCIDRSet;
+
+    @JsonProperty("toPorts")
+    @JsonPropertyDescription(
+        "Destination ports, with DNS rules for the DNS proxy; absent: every port.")
+    private List<PortRule> toPorts;
+
+    public EgressRule() {}
+
+    public EgressRule(
+        List<LabelSelector> toEndpoints,
+        List<FqdnSelector> toFQDNs,
+        List<String> toCIDR,
+        List<CidrRule> toCIDRSet,
+        List<PortRule> toPorts) {
+      this.toEndpoints = toEndpoints;
+      this.toFQDNs = toFQDNs;
+      this.toCIDR = toCIDR;
+      this.toCIDRSet = toCIDRSet;
+      this.toPorts = toPorts;
+    }
+
+    @JsonProperty("toEndpoints")
+    public List<LabelSelector> getToEndpoints() {
+      return toEndpoints;
+    }
+
+    public void setToEndpoints(List<LabelSelector> toEndpoints) {
+      this.toEndpoints = toEndpoints;
+    }
+
+    @JsonProperty("toFQDNs")
+    public List<FqdnSelector> getToFQDNs() {
+      return toFQDNs;
+    }
+
+    public void setToFQDNs(List<FqdnSelector> toFQDNs) {
+      this.toFQDNs = toFQDNs;
+    }
+
+    @JsonProperty("toCIDR")
+    public List<String> getToCIDR() {
+      return toCIDR;
+    }
+
+    public void setToCIDR(List<String> toCIDR) {
+      this.toCIDR = toCIDR;
+    }
+
+    @JsonProperty("toCIDRSet")
+    public List<CidrRule> getToCIDRSet() {
+      return toCIDRSet;
+    }
+
+    public void setToCIDRSet(List<CidrRule> toCIDRSet) {
+      this.toCIDRSet = toCIDRSet;
+    }
+
+    @JsonProperty("toPorts")
+    public List<PortRule> getToPorts() {
+      return toPorts;
+    }
+
+    public void setToPorts(List<PortRule> toPorts) {
+      this.toPorts = toPorts;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof EgressRule r
+          && Objects.equals(toEndpoints, r.toEndpoints)
+          && Objects.equals(toFQDNs, r.toFQDNs)
+          && Objects.equals(toCIDR, r.toCIDR)
+          && Objects.equals(toCIDRSet, r.toCIDRSet)
+          && Objects.equals(toPorts, r.toPorts);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(toEndpoints, toFQDNs, toCIDR, toCIDRSet, toPorts);
+    }
+  }
+
+  /** {@code toCIDRSet[]} / {@code fromCIDRSet[]}: a CIDR minus the ranges in {@code except}. */
+  @JsonInclude(JsonInclude.Include.NON_EMPTY)
+  public static class CidrRule {
+    @Required private String cidr;
+    private List<String> except;
+
+    public CidrRule() {}
+
+    public CidrRule(String cidr, List<String> except) {
+      this.cidr = cidr;
+      this.except = except;
+    }
+
+    public String getCidr() {
+      return cidr;
+    }
+
+    public void setCidr(String cidr) {
+      this.cidr = cidr;
+    }
+
+    public List<String> getExcept() {
+      return except;
+    }
+
+    public void setExcept(List<String> except) {
+      this.except = except;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof CidrRule r
+          && Objects.equals(cidr, r.cidr)
+          && Objects.equals(
+              except == null ? List.of() : except, r.except == null ? List.of() : r.except);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(cidr, except == null ? List.of() : except);
+    }
+  }
+
+  /**
+   * A DNS name selector ({@code toFQDNs[]}, {@code rules.dns[]}): exactly one of {@code matchName}
+   * (the literal name) and {@code matchPattern} ({@code *} wildcards, see {@code FqdnMatcher}).
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static class FqdnSelector {
+    private String matchName;
+    private String matchPattern;
+
+    public FqdnSelector() {}
+
+    public FqdnSelector(String matchName, String matchPattern) {
+      this.matchName = matchName;
+      this.matchPattern = matchPattern;
+    }
+
+    public static FqdnSelector name(String name) {
+      return new FqdnSelector(name, null);
+    }
+
+    public static FqdnSelector pattern(String pattern) {
+      return new FqdnSelector(null, pattern);
+    }
+
+    public String getMatchName() {
+      return matchName;
+    }
+
+    public void setMatchName(String matchName) {
+      this.matchName = matchName;
+    }
+
+    public String getMatchPattern() {
+      return matchPattern;
+    }
+
+    public void setMatchPattern(String matchPattern) {
+      this.matchPattern = matchPattern;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof FqdnSelector s
+          && Objects.equals(matchName, s.matchName)
+          && Objects.equals(matchPattern, s.matchPattern);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(matchName, matchPattern);
+    }
+  }
+
+  /** {@code toPorts[]}: L4 ports, and for the DNS proxy rule the DNS names it may resolve. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static class PortRule {
+    private List<PortProtocol> ports;
+
+    @JsonPropertyDescription("L7 rules; only dns (the names the DNS proxy lets through).")
+    private L7Rules rules;
+
+    public PortRule() {}
+
+    public PortRule(List<PortProtocol> ports, L7Rules rules) {
+      this.ports = ports;
+      this.rules = rules;
+    }
+
+    public List<PortProtocol> getPorts() {
+      return ports;
+    }
+
+    public void setPorts(List<PortProtocol> ports) {
+      this.ports = ports;
+    }
+
+    public L7Rules getRules() {
+      return rules;
+    }
+
+    public void setRules(L7Rules rules) {
+      this.rules = rules;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PortRule r
+          && Objects.equals(ports, r.ports)
+          && Objects.equals(rules, r.rules);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(ports, rules);
+    }
+  }
+
+  /** {@code toPorts[].ports[]}: a port number as a string and its protocol (absent: ANY). */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static class PortProtocol {
+    @Required
+    @JsonPropertyDescription("A port number, 1-65535, as a string.")
+    private String port;
+
+    @JsonPropertyDescription("TCP, UDP, SCTP or ANY (absent: ANY).")
+    private String protocol;
+
+    public PortProtocol() {}
+
+    public PortProtocol(String port, String protocol) {
+      this.port = port;
+      this.protocol = protocol;
+    }
+
+    public String getPort() {
+      return port;
+    }
+
+    public void setPort(String port) {
+      this.port = port;
+    }
+
+    public String getProtocol() {
+      return protocol;
+    }
+
+    public void setProtocol(String protocol) {
+      this.protocol = protocol;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof PortProtocol p
+          && Objects.equals(port, p.port)
+          && Objects.equals(protocol, p.protocol);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(port, protocol);
+    }
+  }
+
+  /** {@code toPorts[].rules}: the DNS names the DNS proxy lets the pod resolve. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public static class L7Rules {
+    private List<FqdnSelector> dns;
+
+    public L7Rules() {}
+
+    public L7Rules(List<FqdnSelector> dns) {
+      this.dns = dns;
+    }
+
+    public List<FqdnSelector> getDns() {
+      return dns;
+    }
+
+    public void setDns(List<FqdnSelector> dns) {
+      this.dns = dns;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof L7Rules r && Objects.equals(dns, r.dns);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hashCode(dns);
+    }
+  }
+}
