@@ -234,14 +234,17 @@ public record ProcessorConfig(
               + backend
               + "' does not fit");
     }
-    if ((provider == Provider.calico || provider == Provider.cilium)
-        && backend != Backend.kubernetes) {
+    if (provider == Provider.calico && backend != Backend.kubernetes) {
       throw new ConfigException(
-          "the "
-              + provider
-              + " provider learns the kubernetes backend only; backend '"
+          "the calico provider learns the kubernetes backend only; backend '"
               + backend
               + "' does not fit");
+    }
+    // Hubble reports the DNS names CiliumNetworkPolicy toFQDNs rules need; the others do not.
+    if (provider == Provider.cilium && backend == Backend.istio) {
+      throw new ConfigException(
+          "the cilium provider learns the kubernetes or cilium backend; backend 'istio' does not"
+              + " fit");
     }
     return this;
   }

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.processor.evaluation;
 
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
+import io.kubewarden.networkenforcer.common.evaluation.CiliumPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.Decision;
 import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -16,11 +17,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Kubernetes backend in monitor mode: no NetworkPolicy exists, so the data plane forwards
- * everything; each forwarded flow of the target is evaluated in software against the policy's full
- * NetworkPolicy semantics. Istio monitor mode needs none of this: ztunnel evaluates the dry-run
- * AuthorizationPolicy itself and logs its denies. The other NetworkPolicies of the namespace count
- * too (their union decides, as in Kubernetes).
+ * Kubernetes and Cilium backends in monitor mode: no NetworkPolicy (CiliumNetworkPolicy) exists, so
+ * the data plane forwards everything; each forwarded flow of the target is evaluated in software
+ * against the policy's full NetworkPolicy (CiliumNetworkPolicy, DNS names included) semantics.
+ * Istio monitor mode needs none of this: ztunnel evaluates the dry-run AuthorizationPolicy itself
+ * and logs its denies. The other NetworkPolicies of the namespace count too (their union decides,
+ * as in Kubernetes).
  */
 public final class MonitorModeEvaluation {
   private static final Logger LOG = LoggerFactory.getLogger(MonitorModeEvaluation.class);
@@ -33,9 +35,11 @@ public final class MonitorModeEvaluation {
 
   /** Whether this policy's forwarded flows are evaluated here. */
   public static boolean applies(PolicySnapshot policy) {
-    return policy.backend() == Backend.kubernetes
-        && policy.mode() == Mode.monitor
-        && policy.spec().getKubernetes() != null;
+    if (policy.mode() != Mode.monitor) {
+      return false;
+    }
+    return policy.backend() == Backend.kubernetes && policy.spec().getKubernetes() != null
+        || policy.backend() == Backend.cilium && policy.spec().getCilium() != null;
   }
 
   /**
@@ -82,13 +86,21 @@ public final class MonitorModeEvaluation {
     Decision decision;
     try {
       decision =
-          NetworkPolicyEvaluator.evaluate(
-              policy.spec().getKubernetes(),
-              direction,
-              flow.src(),
-              flow.dst(),
-              flow.protocol(),
-              flow.dstPort());
+          policy.backend() == Backend.cilium
+              ? CiliumPolicyEvaluator.evaluate(
+                  policy.spec().getCilium(),
+                  direction,
+                  flow.src(),
+                  flow.dst(),
+                  flow.protocol(),
+                  flow.dstPort())
+              : NetworkPolicyEvaluator.evaluate(
+                  policy.spec().getKubernetes(),
+                  direction,
+                  flow.src(),
+                  flow.dst(),
+                  flow.protocol(),
+                  flow.dstPort());
     } catch (RuntimeException e) {
       metrics.evaluationFailed();
       LOG.warn(

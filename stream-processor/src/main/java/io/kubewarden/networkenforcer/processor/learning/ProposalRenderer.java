@@ -63,8 +63,13 @@ public final class ProposalRenderer {
     spec.setBackend(state.backend());
     spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
     spec.setDirection(target.direction());
+    Map<String, Integer> ruleOfPeer = null; // null: rule i is peer i
     if (state.backend() == Backend.istio) {
       spec.setIstio(istio(state));
+    } else if (state.backend() == Backend.cilium) {
+      CiliumRendering.Rendered cilium = CiliumRendering.render(target.direction(), state);
+      spec.setCilium(cilium.policy());
+      ruleOfPeer = cilium.ruleOfPeer();
     } else {
       spec.setKubernetes(kubernetes(target.direction(), state));
     }
@@ -99,7 +104,9 @@ public final class ProposalRenderer {
         ruleLast = latest(ruleLast, stats.lastSeen());
         ruleCount = Counts.sum(ruleCount, stats.count());
       }
-      RuleEvidence rule = new RuleEvidence(index++, peer.getKey(), ports);
+      int ruleIndex = ruleOfPeer == null ? index : ruleOfPeer.get(peer.getKey());
+      index++;
+      RuleEvidence rule = new RuleEvidence(ruleIndex, peer.getKey(), ports);
       rule.setFirstSeen(ruleFirst == null ? null : DateTimeFormatter.ISO_INSTANT.format(ruleFirst));
       rule.setLastSeen(ruleLast == null ? null : DateTimeFormatter.ISO_INSTANT.format(ruleLast));
       rule.setCount(ruleCount);

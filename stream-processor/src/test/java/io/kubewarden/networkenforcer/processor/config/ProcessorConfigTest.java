@@ -159,10 +159,33 @@ class ProcessorConfigTest {
                     .build()
                     .validate())
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("kubernetes backend only");
+        .hasMessageContaining("the cilium provider learns the kubernetes or cilium backend");
+    assertThatThrownBy(
+            () ->
+                ProcessorConfig.builder(KAFKA)
+                    .provider(Provider.calico)
+                    .backend(Backend.cilium)
+                    .build()
+                    .validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("the calico provider learns the kubernetes backend only");
     assertThatThrownBy(() -> ProcessorConfig.builder(KafkaSettings.of("")).build().validate())
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("bootstrap");
+  }
+
+  @Test
+  void theCiliumProviderLearnsTheCiliumBackendWhenAsked() {
+    ProcessorConfig config =
+        ProcessorConfig.builder(KAFKA)
+            .provider(Provider.cilium)
+            .backend(Backend.cilium)
+            .build()
+            .validate();
+    assertThat(config.backend()).isEqualTo(Backend.cilium);
+    assertThat(
+            ProcessorConfig.builder(KAFKA).provider(Provider.cilium).build().validate().backend())
+        .isEqualTo(Backend.kubernetes);
   }
 
   @Test

@@ -1,0 +1,192 @@
+package io.kubewarden.networkenforcer.processor.learning;
+
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.CidrRule;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.FqdnSelector;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.IngressRule;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.L7Rules;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortRule;
+import io.kubewarden.networkenforcer.common.policy.Direction;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+
+/**
+ * Renders a learned allow-list as a CiliumNetworkPolicy spec. In-cluster peers become {@code
+ * to/fromEndpoints} selectors with their namespace ({@value #NAMESPACE_KEY}); an egress peer
+ * outside the cluster whose DNS names are known becomes {@code toFQDNs} {@code matchName}s instead
+ * of its address, so the next address behind the same name (a cloud API, a CDN) stays allowed; the
+ * peers sharing a name share one rule (one rule per set of ports, names sorted), followed by the
+ * rule that lets the pods resolve names through Cilium's DNS proxy, without which {@code toFQDNs}
+ * matches nothing. Addresses without a name, ingress from outside, and the widened "outside the
+ * cluster" rule stay CIDRs.
+ *
+ * <p>Equal allow-lists give equal specs: peers in key order, FQDN rules after them, the DNS rule
+ * last.
+ */
+final class CiliumRendering {
+  static final String NAMESPACE_KEY = "k8s:io.kubernetes.pod.namespace";
+
+  /**
+   * The cluster DNS, as kube-dns and CoreDNS deployments label their pods in kube-system; its
+   * {@code rules.dns} pattern {@code *} lets every lookup through the proxy (in-cluster service
+   * names too), which is what makes the proxy learn the addresses of the allowed names.
+   */
+  static EgressRule dnsRule() {
+    return new EgressRule(
+        List.of(
+            new LabelSelectorBuilder()
+                .withMatchLabels(
+                    new TreeMap<>(Map.of(NAMESPACE_KEY, "kube-system", "k8s:k8s-app", "kube-dns")))
+                .build()),
+        null,
+        null,
+        null,
+        List.of(
+            new PortRule(
+                List.of(new PortProtocol("53", "UDP"), new PortProtocol("53", "TCP")),
+                new L7Rules(List.of(FqdnSelector.pattern("*"))))));
+  }
+
+  /** The spec and, for each peer key, the index of the rule that allows it. */
+  record Rendered(CiliumPolicy policy, Map<String, Integer> ruleOfPeer) {}
+
+  private CiliumRendering() {}
+
+  static Rendered render(Direction direction, LearnedAllowList state) {
+    Map<String, Integer> ruleOfPeer = new HashMap<>();
+    LabelSelector own = copy(state.ownSelector());
+    if (direction == Direction.Ingress) {
+      List<IngressRule> rules = new ArrayList<>();
+      state
+          .peers()
+          .forEach(
+              (key, peer) -> {
+                ruleOfPeer.put(key, rules.size());
+                rules.add(
+                    peer.outsideCluster()
+                        ? new IngressRule(null, cidrs(peer), cidrSets(peer), ports(peer.ports()))
+                        : new IngressRule(
+                            List.of(endpoint(peer)), null, null, ports(peer.ports())));
+              });
+      return new Rendered(new CiliumPolicy(own, rules, null), ruleOfPeer);
+    }
+    List<EgressRule> rules = new ArrayList<>();
+    // name -> its ports, over every peer that carries the name
+    SortedMap<String, SortedMap<String, LearnedPort>> portsOfName = new TreeMap<>();
+    Map<String, SortedSet<String>> namesOfPeer = new LinkedHashMap<>();
+    state
+        .peers()
+        .forEach(
+            (key, peer) -> {
+              if (!peer.outsideCluster()) {
+                ruleOfPeer.put(key, rules.size());
+                rules.add(
+                    new EgressRule(List.of(endpoint(peer)), null, null, null, ports(peer.ports())));
+              } else if (byName(key, peer)) {
+                namesOfPeer.put(key, peer.dnsNames());
+                for (String name : peer.dnsNames()) {
+                  portsOfName.computeIfAbsent(name, n -> new TreeMap<>()).putAll(peer.ports());
+                }
+              } else {
+                ruleOfPeer.put(key, rules.size());
+                rules.add(
+                    new EgressRule(null, null, cidrs(peer), cidrSets(peer), ports(peer.ports())));
+              }
+            });
+    if (!portsOfName.isEmpty()) {
+      // One rule per set of ports, in the order of its first name.
+      Map<List<String>, List<String>> namesByPorts = new LinkedHashMap<>();
+      Map<List<String>, SortedMap<String, LearnedPort>> portsByKey = new HashMap<>();
+      portsOfName.forEach(
+          (name, ports) -> {
+            List<String> portKeys = List.copyOf(ports.keySet());
+            namesByPorts.computeIfAbsent(portKeys, k -> new ArrayList<>()).add(name);
+            portsByKey.put(portKeys, ports);
+          });
+      Map<String, Integer> ruleOfName = new HashMap<>();
+      namesByPorts.forEach(
+          (portKeys, names) -> {
+            for (String name : names) {
+              ruleOfName.put(name, rules.size());
+            }
+            rules.add(
+                new EgressRule(
+                    null,
+                    names.stream().map(FqdnSelector::name).toList(),
+                    null,
+                    null,
+                    ports(portsByKey.get(portKeys))));
+          });
+      namesOfPeer.forEach((key, names) -> ruleOfPeer.put(key, ruleOfName.get(names.first())));
+      rules.add(dnsRule());
+    }
+    return new Rendered(new CiliumPolicy(own, null, rules), ruleOfPeer);
+  }
+
+  /**
+   * An address peer with DNS names is allowed by name; the widened peer keeps its CIDRs (it stands
+   * for every outside address of its ports, named or not).
+   */
+  private static boolean byName(String key, LearnedPeer peer) {
+    return !peer.dnsNames().isEmpty() && !ExternalPeerRule.OUTSIDE_KEY.equals(key);
+  }
+
+  private static LabelSelector endpoint(LearnedPeer peer) {
+    LabelSelectorBuilder selector = new LabelSelectorBuilder();
+    Map<String, String> labels = new TreeMap<>();
+    if (peer.selector() != null) {
+      if (peer.selector().getMatchLabels() != null) {
+        labels.putAll(peer.selector().getMatchLabels());
+      }
+      if (peer.selector().getMatchExpressions() != null
+          && !peer.selector().getMatchExpressions().isEmpty()) {
+        selector.withMatchExpressions(
+            new LabelSelectorBuilder(peer.selector()).build().getMatchExpressions());
+      }
+    }
+    labels.put(NAMESPACE_KEY, peer.namespace());
+    return selector.withMatchLabels(labels).build();
+  }
+
+  private static List<String> cidrs(LearnedPeer peer) {
+    List<String> cidrs = new ArrayList<>();
+    for (LearnedIpBlock block : peer.ipBlocks()) {
+      if (block.except().isEmpty()) {
+        cidrs.add(block.cidr());
+      }
+    }
+    return cidrs.isEmpty() ? null : cidrs;
+  }
+
+  private static List<CidrRule> cidrSets(LearnedPeer peer) {
+    List<CidrRule> sets = new ArrayList<>();
+    for (LearnedIpBlock block : peer.ipBlocks()) {
+      if (!block.except().isEmpty()) {
+        sets.add(new CidrRule(block.cidr(), new ArrayList<>(block.except())));
+      }
+    }
+    return sets.isEmpty() ? null : sets;
+  }
+
+  private static List<PortRule> ports(Map<String, LearnedPort> ports) {
+    List<PortProtocol> out = new ArrayList<>();
+    for (LearnedPort p : ports.values()) {
+      out.add(new PortProtocol(Integer.toString(p.port()), p.protocol().name()));
+    }
+    return List.of(new PortRule(out, null));
+  }
+
+  private static LabelSelector copy(LabelSelector selector) {
+    return selector == null ? null : new LabelSelectorBuilder(selector).build();
+  }
+}
