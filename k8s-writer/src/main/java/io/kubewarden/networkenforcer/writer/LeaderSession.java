@@ -31,6 +31,7 @@ import io.kubewarden.networkenforcer.writer.reconcile.Controller;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectEvents;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
+import io.kubewarden.networkenforcer.writer.rendering.CiliumNetworkPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
 import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
@@ -258,6 +259,16 @@ final class LeaderSession {
             .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE)
             .runnableInformer(0),
         drift);
+    if (servesCiliumNetworkPolicies()) {
+      startDriftWatch(
+          CiliumNetworkPolicies.KIND,
+          client
+              .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+              .inAnyNamespace()
+              .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE)
+              .runnableInformer(0),
+          drift);
+    }
     if (istio.available()) {
       startDriftWatch(
           "AuthorizationPolicy",
@@ -267,6 +278,15 @@ final class LeaderSession {
               .withLabel(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE)
               .runnableInformer(0),
           drift);
+    }
+  }
+
+  private boolean servesCiliumNetworkPolicies() {
+    try {
+      return client.supports(CiliumNetworkPolicies.API_VERSION, CiliumNetworkPolicies.KIND);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot ask whether the API server serves CiliumNetworkPolicy: {}", e.toString());
+      return false;
     }
   }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
@@ -162,6 +163,52 @@ public final class Fixtures {
             List.of(
                 IstioPolicy.Rule.of(
                     List.of("cluster.local/ns/" + NS + "/sa/frontend"), List.of("8080")))));
+    s.setMode(mode);
+    p.setSpec(s);
+    return p;
+  }
+
+  /** A cilium-backend egress policy: a name on 443 and the DNS rule it needs. */
+  public static WorkloadNetworkPolicy ciliumEgressWnp(String target, Mode mode) {
+    WorkloadNetworkPolicy p = new WorkloadNetworkPolicy();
+    p.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-" + target + "-egress")
+            .withNamespace(NS)
+            .build());
+    WorkloadNetworkPolicySpec s = new WorkloadNetworkPolicySpec();
+    s.setBackend(Backend.cilium);
+    s.setDirection(Direction.Egress);
+    s.setTargetRef(new TargetRef(WorkloadKind.Deployment, target));
+    CiliumPolicy.EgressRule byName =
+        new CiliumPolicy.EgressRule(
+            null,
+            List.of(CiliumPolicy.FqdnSelector.name("api.example.com")),
+            null,
+            null,
+            List.of(
+                new CiliumPolicy.PortRule(
+                    List.of(new CiliumPolicy.PortProtocol("443", "TCP")), null)));
+    CiliumPolicy.EgressRule dns =
+        new CiliumPolicy.EgressRule(
+            List.of(
+                new LabelSelector(
+                    null,
+                    Map.of(
+                        "k8s:io.kubernetes.pod.namespace",
+                        "kube-system",
+                        "k8s:k8s-app",
+                        "kube-dns"))),
+            null,
+            null,
+            null,
+            List.of(
+                new CiliumPolicy.PortRule(
+                    List.of(
+                        new CiliumPolicy.PortProtocol("53", "UDP"),
+                        new CiliumPolicy.PortProtocol("53", "TCP")),
+                    new CiliumPolicy.L7Rules(List.of(CiliumPolicy.FqdnSelector.pattern("*"))))));
+    s.setCilium(new CiliumPolicy(app(target), null, List.of(byName, dns)));
     s.setMode(mode);
     p.setSpec(s);
     return p;

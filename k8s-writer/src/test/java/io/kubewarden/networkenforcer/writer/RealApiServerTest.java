@@ -16,20 +16,24 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.ChartTemplates;
+import io.kubewarden.networkenforcer.testing.CiliumCrds;
 import io.kubewarden.networkenforcer.testing.IstioCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
+import io.kubewarden.networkenforcer.writer.rendering.CiliumNetworkPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.IstioAvailability;
 import io.kubewarden.networkenforcer.writer.rendering.NativeRenderer;
 import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
@@ -70,6 +74,7 @@ class RealApiServerTest {
     KubernetesClient admin = api.client();
     ProjectCrds.install(admin, WAIT);
     IstioCrds.installAuthorizationPolicy(admin, WAIT);
+    CiliumCrds.installCiliumNetworkPolicy(admin, WAIT);
     for (String ns : List.of(NS, WRITER_NS)) {
       admin
           .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
@@ -370,6 +375,54 @@ class RealApiServerTest {
                 : ap.getMetadata().getAnnotations())
         .doesNotContainKey(Labels.ISTIO_DRY_RUN);
     assertThat(conditions.of(NS + "/deployment-mesh-ingress").get(0).getStatus()).isEqualTo("True");
+  }
+
+  /**
+   * A cilium policy in protect mode becomes a CiliumNetworkPolicy that Cilium's own CRD admits,
+   * with the spec as it is (toFQDNs and the DNS rule included); back in monitor mode it is deleted.
+   */
+  @Test
+  void aProtectedCiliumPolicyIsACiliumNetworkPolicyAndMonitorModeDeletesIt() throws Exception {
+    KubernetesClient admin = api.client();
+    RenderConditions conditions = new RenderConditions();
+    NativeRenderer renderer =
+        new NativeRenderer(
+            admin,
+            new ServerSideApplyWriter(admin, "network-enforcer"),
+            new IstioAvailability(admin, Duration.ofMinutes(1), Clock.systemUTC()),
+            conditions,
+            new SimpleMeterRegistry());
+    WorkloadNetworkPolicy wnp =
+        admin.resource(Fixtures.ciliumEgressWnp("egress-app", Mode.protect)).create();
+
+    renderer.render(wnp);
+
+    GenericKubernetesResource cnp =
+        admin
+            .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+            .inNamespace(NS)
+            .withName("deployment-egress-app-egress")
+            .get();
+    assertThat(cnp).isNotNull();
+    assertThat(
+            Json.mapper()
+                .convertValue(cnp.getAdditionalProperties().get("spec"), CiliumPolicy.class))
+        .isEqualTo(wnp.getSpec().getCilium());
+    assertThat(cnp.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getUid()).isEqualTo(wnp.getMetadata().getUid()));
+    assertThat(conditions.of(NS + "/deployment-egress-app-egress").get(0).getMessage())
+        .isEqualTo("CiliumNetworkPolicy deployment-egress-app-egress enforces this policy");
+
+    wnp.getSpec().setMode(Mode.monitor);
+    renderer.render(wnp);
+    assertThat(
+            admin
+                .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+                .inNamespace(NS)
+                .withName("deployment-egress-app-egress")
+                .get())
+        .isNull();
   }
 
   static WorkloadNetworkPolicyProposal proposal(KubernetesClient c) {

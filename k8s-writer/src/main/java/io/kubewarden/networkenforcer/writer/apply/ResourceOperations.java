@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 
 /**
- * The fabric8 handle of one object. AuthorizationPolicyType are generic resources; their plural is
- * given explicitly so no discovery call is needed.
+ * The fabric8 handle of one object. AuthorizationPolicies and CiliumNetworkPolicies are generic
+ * resources; their plural is given explicitly so no discovery call is needed.
  */
 public final class ResourceOperations {
   private ResourceOperations() {}
@@ -20,6 +20,15 @@ public final class ResourceOperations {
       return (Resource<T>)
           client
               .genericKubernetesResources(AuthorizationPolicyType.CONTEXT)
+              .inNamespace(g.getMetadata().getNamespace())
+              .resource(g);
+    }
+    if (object instanceof GenericKubernetesResource g
+        && CiliumNetworkPolicyType.API_VERSION.equals(g.getApiVersion())
+        && CiliumNetworkPolicyType.KIND.equals(g.getKind())) {
+      return (Resource<T>)
+          client
+              .genericKubernetesResources(CiliumNetworkPolicyType.CONTEXT)
               .inNamespace(g.getMetadata().getNamespace())
               .resource(g);
     }

@@ -85,6 +85,10 @@ final class DesiredProposal {
     if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       rules += spec.getIstio().getRules().size();
     }
+    if (spec.getCilium() != null) {
+      rules += spec.getCilium().getIngress() == null ? 0 : spec.getCilium().getIngress().size();
+      rules += spec.getCilium().getEgress() == null ? 0 : spec.getCilium().getEgress().size();
+    }
     return rules;
   }
 

@@ -26,7 +26,10 @@ public final class LearnedSpecMerge {
   private enum RuleList {
     KUBERNETES_INGRESS("kubernetes", "ingress", "from"),
     KUBERNETES_EGRESS("kubernetes", "egress", "to"),
-    ISTIO("istio", "rules", "from");
+    ISTIO("istio", "rules", "from"),
+    // Cilium: a rule's peers are all its fields but toPorts (toEndpoints, toFQDNs, toCIDR, ...).
+    CILIUM_INGRESS("cilium", "ingress", null),
+    CILIUM_EGRESS("cilium", "egress", null);
 
     final String payload;
     final String list;
@@ -61,7 +64,7 @@ public final class LearnedSpecMerge {
     ObjectNode now = JSON.valueToTree(learned);
     for (RuleList where : RuleList.values()) {
       for (JsonNode rule : rules(now, where)) {
-        JsonNode peers = rule.path(where.peers);
+        JsonNode peers = peersOf(rule, where);
         List<JsonNode> newPorts = new ArrayList<>(ports(rule, where));
         JsonNode old = find(rules(before, where), where, peers);
         if (old != null) {
@@ -73,7 +76,12 @@ public final class LearnedSpecMerge {
         ArrayNode target = rulesForWrite(merged, where);
         JsonNode existing = find(target, where, peers);
         if (existing == null) {
-          target.add(ruleWith(rule, where, newPorts));
+          target.add(
+              cilium(where) && old == null ? rule.deepCopy() : ruleWith(rule, where, newPorts));
+        } else if (cilium(where)) {
+          if (existing.has("toPorts") && !existing.get("toPorts").isEmpty()) {
+            addPorts((ObjectNode) existing, where, newPorts);
+          } // else: a rule without toPorts allows every port of its peers already
         } else {
           if (where == RuleList.ISTIO
               || existing.has("ports") && !existing.get("ports").isEmpty()) {
@@ -106,9 +114,23 @@ public final class LearnedSpecMerge {
         : payload.putArray(where.list);
   }
 
+  private static boolean cilium(RuleList where) {
+    return where == RuleList.CILIUM_INGRESS || where == RuleList.CILIUM_EGRESS;
+  }
+
+  /** What identifies a rule: its peer list, or for Cilium every field but its ports. */
+  private static JsonNode peersOf(JsonNode rule, RuleList where) {
+    if (!cilium(where)) {
+      return rule.path(where.peers);
+    }
+    ObjectNode peers = rule.isObject() ? ((ObjectNode) rule).deepCopy() : JSON.createObjectNode();
+    peers.remove("toPorts");
+    return peers;
+  }
+
   private static JsonNode find(Iterable<JsonNode> rules, RuleList where, JsonNode peers) {
     for (JsonNode r : rules) {
-      if (Objects.equals(r.path(where.peers), peers)) {
+      if (Objects.equals(peersOf(r, where), peers)) {
         return r;
       }
     }
@@ -116,12 +138,15 @@ public final class LearnedSpecMerge {
   }
 
   /**
-   * Kubernetes: the {@code ports} entries; Istio: the port strings of {@code to[].operation.ports}.
+   * Kubernetes: the {@code ports} entries; Istio: the port strings of {@code to[].operation.ports};
+   * Cilium: the entries of {@code toPorts[].ports}.
    */
   private static List<JsonNode> ports(JsonNode rule, RuleList where) {
     List<JsonNode> out = new ArrayList<>();
     if (where == RuleList.ISTIO) {
       rule.path("to").forEach(to -> to.path("operation").path("ports").forEach(out::add));
+    } else if (cilium(where)) {
+      rule.path("toPorts").forEach(pr -> pr.path("ports").forEach(out::add));
     } else {
       rule.path("ports").forEach(out::add);
     }
@@ -129,6 +154,12 @@ public final class LearnedSpecMerge {
   }
 
   private static ObjectNode ruleWith(JsonNode learnedRule, RuleList where, List<JsonNode> ports) {
+    if (cilium(where)) {
+      ObjectNode r = ((ObjectNode) peersOf(learnedRule, where)).deepCopy();
+      r.putArray("toPorts").addObject().putArray("ports");
+      addPorts(r, where, ports);
+      return r;
+    }
     ObjectNode r = JSON.createObjectNode();
     r.set(where.peers, learnedRule.path(where.peers).deepCopy());
     addPorts(r, where, ports);
@@ -149,6 +180,10 @@ public final class LearnedSpecMerge {
               : first.putObject("operation");
       list =
           operation.has("ports") ? (ArrayNode) operation.get("ports") : operation.putArray("ports");
+    } else if (cilium(where)) {
+      // The first port rule: learned rules have one (the DNS rule's is never merged into).
+      ObjectNode first = (ObjectNode) rule.get("toPorts").get(0);
+      list = first.has("ports") ? (ArrayNode) first.get("ports") : first.putArray("ports");
     } else {
       list = rule.has("ports") ? (ArrayNode) rule.get("ports") : rule.putArray("ports");
     }

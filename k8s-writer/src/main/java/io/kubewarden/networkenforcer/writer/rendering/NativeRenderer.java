@@ -15,12 +15,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the native object of one WNP in line with it: a NetworkPolicy in protect mode only, an
- * AuthorizationPolicy in both modes (dry-run in monitor). The live object is read straight from the
- * API server, so a same-named object without our label is seen and left alone. The outcome becomes
- * the policy's {@code Rendered} condition. A failure the API server may not repeat (no connection,
- * 409, 429, 5xx) is also thrown, so the policy's key is retried with back-off: the writer's
- * requests are sent once, and a protect-mode policy must not wait for the next resync.
+ * Keeps the native object of one WNP in line with it: a NetworkPolicy or CiliumNetworkPolicy in
+ * protect mode only, an AuthorizationPolicy in both modes (dry-run in monitor). The live object is
+ * read straight from the API server, so a same-named object without our label is seen and left
+ * alone. The outcome becomes the policy's {@code Rendered} condition. A failure the API server may
+ * not repeat (no connection, 409, 429, 5xx) is also thrown, so the policy's key is retried with
+ * back-off: the writer's requests are sent once, and a protect-mode policy must not wait for the
+ * next resync.
  */
 public final class NativeRenderer {
   private static final Logger LOG = LoggerFactory.getLogger(NativeRenderer.class);
@@ -53,6 +54,8 @@ public final class NativeRenderer {
     try {
       if (wnp.getSpec().getBackend() == Backend.kubernetes) {
         renderNetworkPolicy(key, wnp);
+      } else if (wnp.getSpec().getBackend() == Backend.cilium) {
+        renderCiliumNetworkPolicy(key, wnp);
       } else {
         renderAuthorizationPolicy(key, wnp);
       }
@@ -109,6 +112,59 @@ public final class NativeRenderer {
         StatusConditions.RENDERED,
         StatusConditions.REASON_RENDERED,
         "NetworkPolicy " + name + " enforces this policy");
+  }
+
+  /**
+   * As a NetworkPolicy: enforced in protect mode only (monitor mode is evaluated in software, DNS
+   * names included), deleted when the policy goes back to monitor.
+   */
+  private void renderCiliumNetworkPolicy(String key, WorkloadNetworkPolicy wnp) {
+    String ns = wnp.getMetadata().getNamespace();
+    String name = wnp.getMetadata().getName();
+    GenericKubernetesResource live =
+        client
+            .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+            .inNamespace(ns)
+            .withName(name)
+            .get();
+    if (wnp.getSpec().getMode() != Mode.protect) {
+      if (live != null && Ownership.isControlledBy(live, wnp)) {
+        writer.delete(live);
+        meters
+            .counter("network.enforcer.writer.render.deletes", "kind", CiliumNetworkPolicies.KIND)
+            .increment();
+        LOG.info("deleted CiliumNetworkPolicy {}: policy is in monitor mode", key);
+      }
+      conditions.set(
+          key,
+          true,
+          StatusConditions.RENDERED,
+          StatusConditions.REASON_NOT_RENDERED_IN_MONITOR,
+          "monitor mode: no CiliumNetworkPolicy is enforced");
+      return;
+    }
+    if (wnp.getSpec().getCilium() == null) {
+      fail(key, StatusConditions.REASON_RENDER_FAILED, "spec.cilium is empty");
+      return;
+    }
+    if (live != null && !Ownership.isControlledBy(live, wnp)) {
+      notOwned(key, CiliumNetworkPolicies.KIND);
+      return;
+    }
+    GenericKubernetesResource desired = CiliumNetworkPolicies.desired(wnp);
+    if (live == null || !CiliumNetworkPolicies.matches(live, desired)) {
+      writer.apply(desired);
+      meters
+          .counter("network.enforcer.writer.render.applies", "kind", CiliumNetworkPolicies.KIND)
+          .increment();
+      LOG.info("{} CiliumNetworkPolicy {}", live == null ? "created" : "repaired", key);
+    }
+    conditions.set(
+        key,
+        true,
+        StatusConditions.RENDERED,
+        StatusConditions.REASON_RENDERED,
+        "CiliumNetworkPolicy " + name + " enforces this policy");
   }
 
   private void renderAuthorizationPolicy(String key, WorkloadNetworkPolicy wnp) {

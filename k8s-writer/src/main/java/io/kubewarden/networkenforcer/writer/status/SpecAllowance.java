@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.evaluation.CiliumPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.Decision;
 import io.kubewarden.networkenforcer.common.evaluation.IstioPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
@@ -52,6 +53,12 @@ public final class SpecAllowance {
       return spec.getIstio() == null
           ? Decision.UNDETERMINED
           : IstioPolicyEvaluator.evaluate(spec.getIstio(), src, dst, protocol, r.getDstPort());
+    }
+    if (spec.getBackend() == Backend.cilium) {
+      return spec.getCilium() == null
+          ? Decision.UNDETERMINED
+          : CiliumPolicyEvaluator.evaluate(
+              spec.getCilium(), spec.getDirection(), src, dst, protocol, r.getDstPort());
     }
     return spec.getKubernetes() == null
         ? Decision.UNDETERMINED

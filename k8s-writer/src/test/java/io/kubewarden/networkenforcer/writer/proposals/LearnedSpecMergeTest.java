@@ -124,4 +124,61 @@ class LearnedSpecMergeTest {
     s.setIstio(new IstioPolicy(Fixtures.app("api"), new ArrayList<>(List.of(rules))));
     return s;
   }
+
+  static WorkloadNetworkPolicyProposalSpec cilium(String egressYaml) {
+    try {
+      return io.kubewarden.networkenforcer.common.json.Json.yaml()
+          .readValue(
+              "backend: cilium\ndirection: Egress\ntargetRef: {kind: Deployment, name: web}\n"
+                  + "cilium:\n  endpointSelector: {matchLabels: {app: web}}\n  egress:\n"
+                  + egressYaml.indent(2),
+              WorkloadNetworkPolicyProposalSpec.class);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static final String DB =
+      """
+      - toEndpoints: [{matchLabels: {app: db}}]
+        toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
+      """;
+
+  static final String API_NAME =
+      """
+      - toFQDNs: [{matchName: api.example.com}]
+        toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+      - toEndpoints: [{matchLabels: {k8s:io.kubernetes.pod.namespace: kube-system, k8s:k8s-app: kube-dns}}]
+        toPorts:
+        - ports: [{port: "53", protocol: UDP}, {port: "53", protocol: TCP}]
+          rules: {dns: [{matchPattern: "*"}]}
+      """;
+
+  @Test
+  void ciliumRulesAreMatchedByTheirPeersAndTheDnsRuleArrivesWhole() {
+    WorkloadNetworkPolicyProposalSpec previous = cilium(DB);
+    // The reviewer added a pattern rule of their own; since then db gained a port and a name and
+    // its DNS rule were learned.
+    String own =
+        """
+        - toFQDNs: [{matchPattern: "*.example.org"}]
+          toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+        """;
+    WorkloadNetworkPolicyProposalSpec live = cilium(DB + own);
+    WorkloadNetworkPolicyProposalSpec learned =
+        cilium(
+            DB.replace(
+                    "{port: \"5432\", protocol: TCP}]",
+                    "{port: \"5432\", protocol: TCP}, {port: \"5433\", protocol: TCP}]")
+                + API_NAME);
+
+    assertThat(LearnedSpecMerge.merge(previous, learned, live))
+        .isEqualTo(
+            cilium(
+                DB.replace(
+                        "{port: \"5432\", protocol: TCP}]",
+                        "{port: \"5432\", protocol: TCP}, {port: \"5433\", protocol: TCP}]")
+                    + own
+                    + API_NAME));
+  }
 }
