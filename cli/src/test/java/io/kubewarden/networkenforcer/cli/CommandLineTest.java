@@ -131,12 +131,20 @@ class CommandLineTest {
 
   @Test
   void oneNamePerConcept() {
-    // The data plane is --provider everywhere; learn's --backend is a hidden, deprecated alias.
+    // The data plane is --provider everywhere; the policy model (--backend) is chosen only where
+    // proposals are learned, and defaults to the provider's.
     for (String command : new String[] {"learn", "replay", "ingest", "processor", "writer"}) {
       assertThat(CliRun.run(command, "--help").out())
           .as(command)
-          .contains("--provider=istio|calico|cilium")
-          .doesNotContain("--backend");
+          .contains("--provider=istio|calico|cilium");
+    }
+    for (String command : new String[] {"learn", "processor", "standalone"}) {
+      assertThat(CliRun.run(command, "--help").out())
+          .as(command)
+          .contains("--backend=kubernetes|istio|cilium");
+    }
+    for (String command : new String[] {"replay", "ingest", "writer"}) {
+      assertThat(CliRun.run(command, "--help").out()).as(command).doesNotContain("--backend");
     }
     // The namespace selection is -n/--namespace where a command has one.
     assertThat(CliRun.run("diff", "--help").out()).contains("-n, --namespace=NS");
@@ -184,7 +192,7 @@ class CommandLineTest {
         .contains(
             "complete -c network-enforcer -n '__fish_seen_subcommand_from diff' -s o -l output -x -d "
                 + "'Report format (default: text): text for people, json or yaml for tools.'")
-        .doesNotContain("-l backend");
+        .contains("complete -c network-enforcer -n '__fish_seen_subcommand_from learn' -l backend");
 
     CliRun other = CliRun.run("completion", "powershell");
     assertThat(other.exitCode()).isEqualTo(2);
@@ -331,6 +339,32 @@ class CommandLineTest {
                     "--check-config")
                 .exitCode())
         .isZero();
+  }
+
+  @Test
+  void theProcessorLearnsTheCiliumBackendOnlyWithTheCiliumProvider() {
+    Map<String, String> env = Map.of("NE_BACKEND", "cilium");
+    String[] processor = {
+      "processor",
+      "--kafka-bootstrap-servers",
+      "kafka:9092",
+      "--state-dir",
+      dir.toString(),
+      "--provider",
+      "cilium",
+      "--check-config"
+    };
+    assertThat(CliRun.run(env, processor).exitCode()).isZero();
+
+    processor[6] = "calico";
+    CliRun calico = CliRun.run(env, processor);
+    assertThat(calico.exitCode()).isEqualTo(2);
+    assertThat(calico.err()).contains("the calico provider learns the kubernetes backend only");
+
+    CliRun unknown = CliRun.run(Map.of("NE_BACKEND", "calico"), processor);
+    assertThat(unknown.exitCode()).isEqualTo(2);
+    assertThat(unknown.err())
+        .contains("--backend (NE_BACKEND): backend must be kubernetes, istio or cilium");
   }
 
   @Test

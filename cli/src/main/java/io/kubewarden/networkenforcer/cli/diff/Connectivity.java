@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.networking.v1.IPBlock;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PolicySpec;
 import java.util.ArrayList;
@@ -53,6 +54,9 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
       }
       return new Connectivity(selector(k.getPodSelector()), grants);
     }
+    if (spec.getCilium() != null) {
+      return cilium(spec.getCilium(), grants);
+    }
     IstioPolicy istio = spec.getIstio();
     if (istio != null && istio.getRules() != null) {
       for (IstioPolicy.Rule rule : istio.getRules()) {
@@ -91,6 +95,81 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
       }
     }
     return new Connectivity(istio == null ? "" : selector(istio.getSelector()), grants);
+  }
+
+  /**
+   * CiliumNetworkPolicy rules: {@code pods {..} in NS}, {@code name api.example.com}, {@code
+   * pattern *.example.com}, {@code CIDR 10.0.0.0/8}; the DNS proxy rule is a grant like any other.
+   */
+  private static Connectivity cilium(CiliumPolicy c, SortedSet<Grant> grants) {
+    if (c.getIngress() != null) {
+      for (CiliumPolicy.IngressRule r : c.getIngress()) {
+        List<String> peers = new ArrayList<>();
+        endpoints(r.getFromEndpoints(), peers);
+        cidrs(r.getFromCIDR(), r.getFromCIDRSet(), peers);
+        add(grants, peers.isEmpty() ? List.of("nothing") : peers, ciliumPorts(r.getToPorts()));
+      }
+    }
+    if (c.getEgress() != null) {
+      for (CiliumPolicy.EgressRule r : c.getEgress()) {
+        List<String> peers = new ArrayList<>();
+        endpoints(r.getToEndpoints(), peers);
+        if (r.getToFQDNs() != null) {
+          for (CiliumPolicy.FqdnSelector f : r.getToFQDNs()) {
+            peers.add(
+                f.getMatchName() != null
+                    ? "name " + f.getMatchName()
+                    : "pattern " + f.getMatchPattern());
+          }
+        }
+        cidrs(r.getToCIDR(), r.getToCIDRSet(), peers);
+        add(grants, peers.isEmpty() ? List.of("nothing") : peers, ciliumPorts(r.getToPorts()));
+      }
+    }
+    return new Connectivity(selector(c.getEndpointSelector()), grants);
+  }
+
+  private static void endpoints(List<LabelSelector> selectors, List<String> out) {
+    if (selectors != null) {
+      selectors.forEach(s -> out.add("pods " + selector(s)));
+    }
+  }
+
+  private static void cidrs(
+      List<String> cidrs, List<CiliumPolicy.CidrRule> sets, List<String> out) {
+    if (cidrs != null) {
+      cidrs.forEach(c -> out.add("CIDR " + c));
+    }
+    if (sets != null) {
+      for (CiliumPolicy.CidrRule set : sets) {
+        String except =
+            set.getExcept() == null || set.getExcept().isEmpty()
+                ? ""
+                : " except " + String.join(",", new TreeSet<>(set.getExcept()));
+        out.add("CIDR " + set.getCidr() + except);
+      }
+    }
+  }
+
+  private static List<String> ciliumPorts(List<CiliumPolicy.PortRule> rules) {
+    if (rules == null || rules.isEmpty()) {
+      return List.of(ANY_PORT);
+    }
+    List<String> out = new ArrayList<>();
+    for (CiliumPolicy.PortRule r : rules) {
+      if (r == null || r.getPorts() == null || r.getPorts().isEmpty()) {
+        return List.of(ANY_PORT);
+      }
+      boolean dns = r.getRules() != null && r.getRules().getDns() != null;
+      for (CiliumPolicy.PortProtocol p : r.getPorts()) {
+        out.add(
+            (p.getProtocol() == null ? "ANY" : p.getProtocol())
+                + "/"
+                + p.getPort()
+                + (dns ? " (DNS proxy)" : ""));
+      }
+    }
+    return out;
   }
 
   private static void add(SortedSet<Grant> grants, List<String> peers, List<String> ports) {

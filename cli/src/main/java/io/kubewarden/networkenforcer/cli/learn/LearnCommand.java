@@ -89,12 +89,17 @@ public final class LearnCommand implements Callable<Integer> {
               + "from the capture: cilium for hubble, calico for goldmane, istio for ztunnel.")
   String provider;
 
-  /** The policy model by its own name; --provider is the name every command uses. */
+  /**
+   * The policy model, where the provider allows more than one: a Hubble capture renders
+   * NetworkPolicies by default, CiliumNetworkPolicies with {@code cilium}.
+   */
   @Option(
       names = "--backend",
-      paramLabel = "kubernetes|istio",
-      hidden = true,
-      description = "Deprecated: use --provider.")
+      paramLabel = "kubernetes|istio|cilium",
+      description =
+          "The policy model to write: kubernetes (NetworkPolicy), istio (AuthorizationPolicy) or "
+              + "cilium (CiliumNetworkPolicy: external egress by DNS name; Hubble captures only); "
+              + "default: the provider's (istio for ztunnel, kubernetes otherwise).")
   String backend;
 
   @Option(
@@ -346,22 +351,9 @@ public final class LearnCommand implements Callable<Integer> {
       providerGiven = Optional.of(Provider.parse(p));
     }
     if (backend != null && !backend.isBlank()) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              "warning: --backend is deprecated; use --provider (istio for the istio "
-                  + "backend, calico or cilium for kubernetes)");
       try {
-        Backend given = Backend.parse(backend.trim());
-        if (b.isPresent() && b.get() != given) {
-          throw new LearnInputException(
-              "--backend "
-                  + backend
-                  + " contradicts --provider "
-                  + provider
-                  + "; give --provider only");
-        }
-        b = Optional.of(given);
+        // Whether it fits the provider is checked with the capture's provider (ProcessorConfig).
+        b = Optional.of(Backend.parse(backend.trim()));
       } catch (IllegalArgumentException e) {
         throw new LearnInputException("--backend: " + e.getMessage());
       }

@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.nio.file.Path;
 import picocli.CommandLine.Mixin;
@@ -86,7 +87,27 @@ public class StreamsOptions {
               + "rebalance. Unique per running instance; the chart sets the pod name. Default: none (dynamic membership).")
   String groupInstanceId;
 
+  @Option(
+      names = "--backend",
+      paramLabel = "kubernetes|istio|cilium",
+      description =
+          "The policy model proposals are learned in: kubernetes (NetworkPolicy), istio "
+              + "(AuthorizationPolicy) or cilium (CiliumNetworkPolicy: external egress by DNS name; provider "
+              + "cilium only). Default: the provider's (istio for istio, kubernetes otherwise).")
+  String backend;
+
   @Mixin LearningOptions learning = new LearningOptions();
+
+  private Backend backend(Provider provider) {
+    if (backend == null || backend.isBlank()) {
+      return provider.backend();
+    }
+    try {
+      return Backend.parse(backend.trim());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("--backend (NE_BACKEND): " + e.getMessage());
+    }
+  }
 
   /** The validated processor configuration; its state lives in {@code stateDir}. */
   public ProcessorConfig config(
@@ -106,7 +127,7 @@ public class StreamsOptions {
         .proposalInterval(Durations.parse("--proposal-interval", proposalInterval))
         .stateDir(stateDir)
         .provider(provider)
-        .backend(provider.backend())
+        .backend(backend(provider))
         .createTopics(createTopics)
         .learning(learning.settings())
         .groupInstanceId(

@@ -141,6 +141,13 @@ public final class PolicyFile {
     }
     WorkloadRef target =
         new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName());
+    if (spec.getBackend() == Backend.cilium) {
+      // Monitor mode evaluates them; simulate's layers (NetworkPolicy, Istio) do not yet.
+      throw new ConfigException(
+          label
+              + " has backend cilium: simulate does not evaluate CiliumNetworkPolicies yet; "
+              + "promote it in monitor mode to see what it would deny");
+    }
     if (spec.getBackend() == Backend.kubernetes) {
       if (spec.getKubernetes() == null || spec.getIstio() != null) {
         throw new ConfigException(

@@ -338,6 +338,56 @@ class DiffCommandTest {
         .contains("document 1 of " + proposals.resolve("b.yaml") + " is a Deployment");
   }
 
+  @Test
+  void ciliumPoliciesAreComparedByEndpointsNamesAndPorts() throws Exception {
+    String head =
+        """
+        metadata: {name: deployment-http-client-egress, namespace: demo}
+        spec:
+          backend: cilium
+          targetRef: {kind: Deployment, name: http-client}
+          direction: Egress
+        """;
+    String proposal =
+        "apiVersion: networkenforcer.kubewarden.io/v1alpha1\nkind: WorkloadNetworkPolicyProposal\n"
+            + head
+            + """
+              cilium:
+                endpointSelector: {matchLabels: {app: http-client}}
+                egress:
+                - toFQDNs: [{matchName: api.stripe.com}, {matchName: files.stripe.com}]
+                  toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+            """;
+    String policy =
+        "apiVersion: networkenforcer.kubewarden.io/v1alpha1\nkind: WorkloadNetworkPolicy\n"
+            + head
+            + """
+              mode: monitor
+              cilium:
+                endpointSelector: {matchLabels: {app: http-client}}
+                egress:
+                - toFQDNs: [{matchName: api.stripe.com}]
+                  toPorts: [{ports: [{port: "443", protocol: TCP}, {port: "80", protocol: TCP}]}]
+            """;
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", proposal),
+            "--policy",
+            file("q.yaml", policy),
+            "-o",
+            "json");
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    JsonNode t = Json.mapper().readTree(run.out()).path("targets").get(0);
+    assertThat(t.path("added").toString())
+        .isEqualTo("[{\"peer\":\"name files.stripe.com\",\"ports\":[\"TCP/443\"]}]");
+    assertThat(t.path("removed").toString())
+        .isEqualTo("[{\"peer\":\"name api.stripe.com\",\"ports\":[\"TCP/80\"]}]");
+    assertThat(t.path("unchanged").asInt()).isEqualTo(1);
+  }
+
   private String file(String name, String content) throws Exception {
     return Files.writeString(dir.resolve(name), content).toString();
   }

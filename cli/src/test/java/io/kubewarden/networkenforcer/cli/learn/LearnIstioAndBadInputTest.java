@@ -80,7 +80,6 @@ class LearnIstioAndBadInputTest {
 
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err())
-        .contains("warning: --backend is deprecated; use --provider")
         .contains("istio provider learns the istio backend only")
         .doesNotContain("\tat ");
 

@@ -3,24 +3,30 @@ package io.kubewarden.networkenforcer.cli.learn;
 import static io.kubewarden.networkenforcer.cli.CliRun.sample;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.evaluation.CiliumPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.Decision;
 import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import io.kubewarden.networkenforcer.testing.CiliumCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
+import io.kubewarden.networkenforcer.writer.rendering.CiliumNetworkPolicies;
 import io.kubewarden.networkenforcer.writer.rendering.NetworkPolicies;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +54,7 @@ class LearnedManifestsOnApiServerTest {
     api = KubeApiServer.builder().start();
     admin = api.client();
     ProjectCrds.install(admin, Duration.ofSeconds(60));
+    CiliumCrds.installCiliumNetworkPolicy(admin, Duration.ofSeconds(60));
     admin
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName("demo").endMetadata().build())
@@ -195,6 +202,97 @@ class LearnedManifestsOnApiServerTest {
                 Direction.Egress,
                 client,
                 FlowEndpoint.outsideCluster("142.251.209.47", null),
+                Protocol.TCP,
+                443))
+        .isEqualTo(Decision.DENIED);
+  }
+
+  /**
+   * {@code learn --backend cilium}: the proposals are accepted by our CRDs as written, and the
+   * promoted egress proposal renders (by the writer's own rendering) a CiliumNetworkPolicy that
+   * Cilium's published CRD admits, which allows api.stripe.com at any of its addresses and no
+   * address without a name.
+   */
+  @Test
+  void ciliumProposalsAndTheirCiliumNetworkPolicyAreAcceptedByTheApiServer() throws Exception {
+    Path cilium = dir.resolve("cilium");
+    assertThat(
+            CliRun.run(
+                    "learn",
+                    "--input",
+                    sample("hubble-flows.jsonl").toString(),
+                    "--cluster-state",
+                    sample("cluster-state.json").toString(),
+                    "--backend",
+                    "cilium",
+                    "--output-dir",
+                    cilium.toString())
+                .exitCode())
+        .isZero();
+    admin
+        .namespaces()
+        .resource(new NamespaceBuilder().withNewMetadata().withName("cilium").endMetadata().build())
+        .create();
+    Map<String, WorkloadNetworkPolicyProposal> learned = LearnedProposals.read(cilium);
+    for (WorkloadNetworkPolicyProposal p : learned.values()) {
+      p.getMetadata().setNamespace("cilium"); // beside the kubernetes proposals of the same names
+      p.setStatus(null);
+      WorkloadNetworkPolicyProposal stored = admin.resource(p).create();
+      assertThat(stored.getSpec().sameAllowListAs(p.getSpec()))
+          .as(p.getMetadata().getName())
+          .isTrue();
+    }
+
+    WorkloadNetworkPolicyProposal proposal = learned.get("demo/deployment-http-client-egress");
+    WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
+    wnp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-http-client-egress")
+            .withNamespace("cilium")
+            .build());
+    WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
+    spec.copySharedFrom(proposal.getSpec());
+    spec.setMode(Mode.protect);
+    wnp.setSpec(spec);
+    WorkloadNetworkPolicy created = admin.resource(wnp).create();
+
+    GenericKubernetesResource stored =
+        admin
+            .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+            .inNamespace("cilium")
+            .resource(CiliumNetworkPolicies.desired(created))
+            .create();
+    CiliumPolicy enforced =
+        Json.mapper()
+            .convertValue(stored.getAdditionalProperties().get("spec"), CiliumPolicy.class);
+    assertThat(enforced).isEqualTo(proposal.getSpec().getCilium());
+
+    FlowEndpoint client =
+        FlowEndpoint.builder()
+            .namespace("demo")
+            .workload(WorkloadKind.Deployment, "http-client")
+            .podLabels(Map.of("app", "http-client", "pod-template-hash", "29e797ec96"))
+            .ip("10.244.2.244")
+            .build();
+    for (String address : List.of("142.251.209.46", "142.251.209.99")) {
+      assertThat(
+              CiliumPolicyEvaluator.evaluate(
+                  enforced,
+                  Direction.Egress,
+                  client,
+                  FlowEndpoint.outsideCluster(
+                      address, ExternalEndpoint.of(List.of("api.stripe.com"))),
+                  Protocol.TCP,
+                  443))
+          .as(address)
+          .isEqualTo(Decision.ALLOWED);
+    }
+    assertThat(
+            CiliumPolicyEvaluator.evaluate(
+                enforced,
+                Direction.Egress,
+                client,
+                FlowEndpoint.outsideCluster("142.251.209.46", null),
                 Protocol.TCP,
                 443))
         .isEqualTo(Decision.DENIED);

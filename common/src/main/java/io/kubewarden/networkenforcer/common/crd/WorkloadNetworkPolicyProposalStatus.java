@@ -72,7 +72,10 @@ public class WorkloadNetworkPolicyProposalStatus {
   @JsonPropertyDescription(
       "The number of rules with evidence (derived; shown as the Rules column).")
   public int getRuleCount() {
-    return evidence == null ? 0 : evidence.size();
+    // Distinct rules: with the cilium backend, the addresses behind one name share a rule.
+    return evidence == null
+        ? 0
+        : (int) evidence.stream().map(RuleEvidence::getRule).distinct().count();
   }
 
   @Override

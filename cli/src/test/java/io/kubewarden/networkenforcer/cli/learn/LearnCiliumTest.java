@@ -1,0 +1,140 @@
+package io.kubewarden.networkenforcer.cli.learn;
+
+import static io.kubewarden.networkenforcer.cli.CliRun.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.policy.Backend;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code learn --backend cilium} over the basic Hubble sample: the same three targets as the
+ * kubernetes backend, written as CiliumNetworkPolicy specs, the call to api.stripe.com by name.
+ */
+class LearnCiliumTest {
+  /** The spec of http-client's egress proposal, byte for byte as `learn` writes it. */
+  static final String CLIENT_EGRESS_SPEC =
+      """
+      spec:
+        backend: "cilium"
+        cilium:
+          endpointSelector:
+            matchLabels:
+              app: "http-client"
+          egress:
+          - toEndpoints:
+            - matchLabels:
+                app: "http-server"
+                "k8s:io.kubernetes.pod.namespace": "demo"
+            toPorts:
+            - ports:
+              - port: "18080"
+                protocol: "TCP"
+              - port: "18081"
+                protocol: "UDP"
+          - toEndpoints:
+            - matchLabels:
+                k8s-app: "kube-dns"
+                "k8s:io.kubernetes.pod.namespace": "kube-system"
+            toPorts:
+            - ports:
+              - port: "53"
+                protocol: "UDP"
+          - toFQDNs:
+            - matchName: "api.stripe.com"
+            toPorts:
+            - ports:
+              - port: "443"
+                protocol: "TCP"
+          - toEndpoints:
+            - matchLabels:
+                "k8s:io.kubernetes.pod.namespace": "kube-system"
+                "k8s:k8s-app": "kube-dns"
+            toPorts:
+            - ports:
+              - port: "53"
+                protocol: "UDP"
+              - port: "53"
+                protocol: "TCP"
+              rules:
+                dns:
+                - matchPattern: "*"
+        targetRef:
+          kind: "Deployment"
+          name: "http-client"
+        direction: "Egress"
+      status:
+        evidence:
+        - rule: 2
+          peer: "142.251.209.46/32"
+      """;
+
+  @TempDir Path out;
+
+  @Test
+  void theSampleIsLearnedAsCiliumNetworkPoliciesWithTheExternalCallByName() throws Exception {
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "-f",
+            sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--backend",
+            "cilium",
+            "--output-dir",
+            out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains("(hubble, backend cilium,").contains("proposals written:   3");
+    String egress = Files.readString(out.resolve("demo/deployment-http-client-egress.yaml"));
+    assertThat(egress).contains(CLIENT_EGRESS_SPEC);
+    // Four rules, three of them with evidence (the DNS rule is implied by the name rule).
+    assertThat(egress).contains("ruleCount: 3");
+
+    Map<String, WorkloadNetworkPolicyProposal> learned = LearnedProposals.read(out);
+    assertThat(learned)
+        .containsOnlyKeys(
+            "demo/deployment-http-client-egress",
+            "demo/deployment-http-server-ingress",
+            "kube-system/deployment-coredns-ingress");
+    assertThat(learned.values())
+        .allSatisfy(
+            p -> {
+              assertThat(p.getSpec().getBackend()).isEqualTo(Backend.cilium);
+              assertThat(p.getSpec().getKubernetes()).isNull();
+            });
+    assertThat(
+            learned.get("demo/deployment-http-server-ingress").getSpec().getCilium().getIngress())
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.getFromEndpoints().get(0).getMatchLabels())
+                    .containsExactlyInAnyOrderEntriesOf(
+                        Map.of("app", "http-client", "k8s:io.kubernetes.pod.namespace", "demo")));
+  }
+
+  @Test
+  void theCiliumBackendNeedsTheCiliumProvider() {
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "-f",
+            sample("goldmane-flows.jsonl").toString(),
+            "--backend",
+            "cilium",
+            "--output-dir",
+            out.toString());
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err())
+        .contains("the calico provider learns the kubernetes backend only")
+        .doesNotContain("\tat ");
+    assertThat(out).isEmptyDirectory();
+  }
+}
