@@ -116,9 +116,13 @@ caBundleConfigMap,caBundleKey}}. Returned as YAML: use with fromYaml.
 {{- toYaml $s -}}
 {{- end -}}
 
-{{/* The backend the provider writes: istio or kubernetes. */}}
+{{/* The backend the installation writes: istio (provider istio), cilium (provider cilium with
+policyBackend cilium) or kubernetes. */}}
 {{- define "ne.backend" -}}
-{{- if eq .Values.controller.provider.name "istio" -}}istio{{- else -}}kubernetes{{- end -}}
+{{- $p := .Values.controller.provider -}}
+{{- if eq $p.name "istio" -}}istio
+{{- else if and (eq $p.name "cilium") (eq (default "kubernetes" $p.cilium.policyBackend) "cilium") -}}cilium
+{{- else -}}kubernetes{{- end -}}
 {{- end -}}
 
 {{/*
@@ -376,6 +380,10 @@ secret:
 
 {{/* Kafka Streams settings; standalone runs one instance without standbys. */}}
 {{- define "ne.env.streams" -}}
+{{- if eq (include "ne.backend" .ctx) "cilium" }}
+- name: NE_BACKEND
+  value: "cilium"
+{{- end }}
 - name: NE_APPLICATION_ID
   value: {{ .ctx.Values.processor.applicationId | quote }}
 - name: NE_NUM_STANDBY_REPLICAS

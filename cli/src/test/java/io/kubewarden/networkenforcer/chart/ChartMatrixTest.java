@@ -87,7 +87,11 @@ class ChartMatrixTest {
           // Static membership: each StatefulSet pod's stable name is its group.instance.id.
           .containsEntry("NE_GROUP_INSTANCE_ID", "fieldRef:metadata.name")
           .doesNotContainKeys(
-              "NE_PROVIDER_TLS_MODE", "OTEL_EXPORTER_OTLP_ENDPOINT", "NE_STATUS_SYNC_INTERVAL");
+              "NE_PROVIDER_TLS_MODE",
+              "OTEL_EXPORTER_OTLP_ENDPOINT",
+              "NE_STATUS_SYNC_INTERVAL",
+              // The backend follows the provider unless cilium.policyBackend says cilium.
+              "NE_BACKEND");
       assertThat(mounts(container(processor, "processor")))
           .containsEntry("state", "/var/lib/network-enforcer/state");
       assertThat(elements(processor.path("spec").path("volumeClaimTemplates")))
@@ -157,6 +161,25 @@ class ChartMatrixTest {
           .extracting(d -> d.path("metadata").path("name").asText())
           .doesNotContain(FULLNAME + "-ingest", FULLNAME + "-writer");
       assertThat(m.find("StatefulSet", FULLNAME + "-processor")).isEmpty();
+    }
+  }
+
+  /** policyBackend cilium: the processor (or standalone) learns CiliumNetworkPolicies. */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"standalone", "distributed"})
+  void theCiliumPolicyBackendIsGivenToWhatLearns(String mode) {
+    Combination c = new Combination("cilium", "existingSecret", "none", mode);
+    Map<String, String> values = c.values();
+    values.put("controller.provider.cilium.policyBackend", "cilium");
+    Manifests m = HelmChart.render(values);
+    JsonNode learner =
+        c.distributed()
+            ? container(m.get("StatefulSet", FULLNAME + "-processor"), "processor")
+            : container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer");
+    assertThat(env(learner)).containsEntry("NE_BACKEND", "cilium");
+    if (c.distributed()) {
+      assertThat(env(container(m.get("Deployment", FULLNAME + "-writer"), "writer")))
+          .doesNotContainKey("NE_BACKEND");
     }
   }
 

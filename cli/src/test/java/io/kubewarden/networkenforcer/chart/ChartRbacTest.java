@@ -223,10 +223,13 @@ class ChartRbacTest {
    * namespace (empty: cluster-wide) : group/resource [names] verbs.
    */
   @ParameterizedTest(name = "{0}")
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio"})
-  void everyPermissionIsOneTheCodeUses(String provider) {
-    Manifests m =
-        HelmChart.render(
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio", "cilium/cilium"})
+  void everyPermissionIsOneTheCodeUses(String providerAndBackend) {
+    // cilium/cilium: provider cilium with policyBackend cilium (CiliumNetworkPolicies).
+    String provider = providerAndBackend.split("/")[0];
+    boolean ciliumBackend = providerAndBackend.endsWith("/cilium");
+    Map<String, String> values =
+        new java.util.HashMap<>(
             Map.of(
                 "mode",
                 "distributed",
@@ -234,6 +237,10 @@ class ChartRbacTest {
                 provider,
                 "kafka.bootstrapServers",
                 "kafka:9092"));
+    if (ciliumBackend) {
+      values.put("controller.provider.cilium.policyBackend", "cilium");
+    }
+    Manifests m = HelmChart.render(values);
     List<String> reviews =
         List.of(
             // common.http.KubernetesAccessCheck: the management port's TokenReview and
@@ -256,10 +263,16 @@ class ChartRbacTest {
               "calico-system:/secrets [goldmane-key-pair] [get]",
               "calico-system:/configmaps [goldmane-ca-bundle] [get]"));
     }
+    if (provider.equals("cilium")) {
+      // transport.TlsMaterialLoader: Cilium's Hubble Relay client certificate, read by name
+      ingest.add("kube-system:/secrets [hubble-relay-client-certs] [get]");
+    }
     String nativeObject =
         provider.equals("istio")
             ? "security.istio.io/authorizationpolicies"
-            : "networking.k8s.io/networkpolicies";
+            : ciliumBackend
+                ? "cilium.io/ciliumnetworkpolicies"
+                : "networking.k8s.io/networkpolicies";
     List<String> writer = new ArrayList<>(reviews);
     writer.addAll(
         List.of(

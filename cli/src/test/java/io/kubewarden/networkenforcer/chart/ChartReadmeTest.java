@@ -41,7 +41,12 @@ class ChartReadmeTest {
                     "telemetry.externalCollector.endpoint",
                     "otel:4317",
                     "telemetry.externalCollector.otelCollectorClientCertificateSecret",
-                    "client")));
+                    "client"),
+                values(
+                    "controller.provider.name",
+                    "cilium",
+                    "controller.provider.cilium.policyBackend",
+                    "cilium")));
     valueSets.forEach(
         values -> {
           for (JsonNode workload : HelmChart.render(values).workloads()) {
