@@ -164,7 +164,21 @@ public final class AllowListLearner {
     }
     List<String> names = peer.external().dnsNames();
     List<String> folded = List.of();
-    if (current != null && !ExternalPeerRule.OUTSIDE_KEY.equals(outside.key())) {
+    boolean byName =
+        backend == Backend.cilium
+            && !names.isEmpty()
+            && !ExternalPeerRule.OUTSIDE_KEY.equals(outside.key());
+    if (byName) {
+      // Cilium allows it by name: one peer per set of names, whatever address the name has now,
+      // so a cloud API's changing addresses are no new peer and never widened. It keeps the
+      // address it was first seen at (the ipBlocks mark it as outside the cluster).
+      String key = ExternalPeerRule.NAMES_PREFIX + String.join(",", names);
+      LearnedPeer known = current == null ? null : current.peers().get(key);
+      outside =
+          new ExternalPeerRule.Peer(
+              key, known != null ? known.ipBlocks() : outside.ipBlocks(), null);
+    }
+    if (current != null && !byName && !ExternalPeerRule.OUTSIDE_KEY.equals(outside.key())) {
       String portKey = new LearnedPort(flow.protocol(), flow.dstPort()).key();
       LearnedPeer known = current.peers().get(outside.key());
       LearnedPeer widened = current.peers().get(ExternalPeerRule.OUTSIDE_KEY);
@@ -234,7 +248,10 @@ public final class AllowListLearner {
         learned.widenedPeers());
   }
 
-  /** The per-address peers (every outside peer but the widened one) that have this port. */
+  /**
+   * The per-address peers (every outside peer but the widened one and the cilium backend's peers by
+   * name) that have this port.
+   */
   private static List<String> addressPeersOn(LearnedAllowList current, String portKey) {
     List<String> sharing = new ArrayList<>();
     current
@@ -243,6 +260,7 @@ public final class AllowListLearner {
             (key, p) -> {
               if (p.outsideCluster()
                   && !ExternalPeerRule.OUTSIDE_KEY.equals(key)
+                  && !key.startsWith(ExternalPeerRule.NAMES_PREFIX)
                   && p.ports().containsKey(portKey)) {
                 sharing.add(key);
               }

@@ -134,8 +134,9 @@ final class CiliumRendering {
   }
 
   /**
-   * An address peer with DNS names is allowed by name; the widened peer keeps its CIDRs (it stands
-   * for every outside address of its ports, named or not).
+   * A peer learned by name (or an address peer with DNS names, as a kubernetes-backend allow-list
+   * has them) is allowed by name; the widened peer keeps its CIDRs (it stands for every outside
+   * address of its ports, named or not).
    */
   private static boolean byName(String key, LearnedPeer peer) {
     return !peer.dnsNames().isEmpty() && !ExternalPeerRule.OUTSIDE_KEY.equals(key);

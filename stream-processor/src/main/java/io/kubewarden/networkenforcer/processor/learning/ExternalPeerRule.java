@@ -23,6 +23,12 @@ public final class ExternalPeerRule {
   /** The peer key of the widened rule. */
   public static final String OUTSIDE_KEY = "outside-cluster";
 
+  /**
+   * The cilium backend's peers by DNS name: {@code dns:} and the names, comma-separated, sorted
+   * (see {@link AllowListLearner}).
+   */
+  public static final String NAMES_PREFIX = "dns:";
+
   /** The peer to learn, or why there is none. */
   public record Peer(String key, List<LearnedIpBlock> ipBlocks, String skipReason) {}
 

@@ -84,13 +84,69 @@ class CiliumEgressByNameTest {
       assertThat(proposal.spec().getCilium().getEgress())
           .filteredOn(r -> r.getToFQDNs() != null)
           .hasSize(1);
-      // Evidence stays per address; both addresses point at the one name rule.
+      // One peer by name: its evidence covers both addresses.
       assertThat(proposal.evidence())
           .filteredOn(e -> e.getDnsNames() != null)
-          .extracting(RuleEvidence::getPeer, RuleEvidence::getRule, RuleEvidence::getFirstSeen)
-          .containsExactlyInAnyOrder(
-              org.assertj.core.groups.Tuple.tuple("203.0.113.10/32", 2, "2026-08-03T15:40:10Z"),
-              org.assertj.core.groups.Tuple.tuple("203.0.113.20/32", 2, "2026-08-03T16:40:10Z"));
+          .singleElement()
+          .satisfies(
+              e -> {
+                assertThat(e.getPeer()).isEqualTo("dns:api.example.com");
+                assertThat(e.getRule()).isEqualTo(2);
+                assertThat(e.getCount()).isEqualTo(2);
+                assertThat(e.getFirstSeen()).isEqualTo("2026-08-03T15:40:10Z");
+                assertThat(e.getLastSeen()).isEqualTo("2026-08-03T16:40:10Z");
+              });
+    }
+  }
+
+  /**
+   * The kubernetes backend widens a port that more than 10 outside addresses use to "anywhere
+   * outside"; the cilium backend keeps the name: 30 addresses of one CDN name stay one name rule,
+   * while 11 addresses without a name are still widened.
+   */
+  @Test
+  void theAddressesOfANameAreNeverWidened() throws Exception {
+    try (var driver = ProcessorTestDriver.cilium()) {
+      List<FlowRecord> flows = new java.util.ArrayList<>();
+      for (int i = 1; i <= 30; i++) {
+        flows.add(call(T0.plusSeconds(i), outside("203.0.113." + i, "cdn.example.net"), 443));
+      }
+      for (int i = 1; i <= 11; i++) {
+        flows.add(call(T0.plusSeconds(100 + i), outside("198.51.100." + i), 8443));
+      }
+      driver.pipe(flows.toArray(FlowRecord[]::new)).flushEvidence();
+
+      ProposalSnapshot proposal = driver.latestProposals().get(CLIENT_EGRESS);
+      var egress = proposal.spec().getCilium().getEgress();
+      assertThat(egress).filteredOn(r -> r.getToFQDNs() != null).hasSize(1);
+      assertThat(egress)
+          .filteredOn(r -> r.getToFQDNs() != null)
+          .singleElement()
+          .satisfies(
+              r ->
+                  assertThat(r.getToFQDNs())
+                      .extracting(f -> f.getMatchName())
+                      .containsExactly("cdn.example.net"));
+      // The unnamed addresses: widened to everything outside the cluster (no cluster ranges are
+      // configured here, so nothing is excepted).
+      assertThat(egress)
+          .filteredOn(r -> r.getToCIDR() != null)
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.getToCIDR()).containsExactly("0.0.0.0/0", "::/0");
+                assertThat(r.getToPorts().get(0).getPorts().get(0).getPort()).isEqualTo("8443");
+              });
+      assertThat(proposal.evidence())
+          .extracting(RuleEvidence::getPeer)
+          .containsExactlyInAnyOrder("dns:cdn.example.net", "outside-cluster");
+      assertThat(
+              proposal.evidence().stream()
+                  .filter(e -> e.getPeer().equals("dns:cdn.example.net"))
+                  .findFirst()
+                  .orElseThrow()
+                  .getCount())
+          .isEqualTo(30);
     }
   }
 
