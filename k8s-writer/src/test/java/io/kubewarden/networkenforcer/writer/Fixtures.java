@@ -208,7 +208,7 @@ public final class Fixtures {
                         new CiliumPolicy.PortProtocol("53", "UDP"),
                         new CiliumPolicy.PortProtocol("53", "TCP")),
                     new CiliumPolicy.L7Rules(List.of(CiliumPolicy.FqdnSelector.pattern("*"))))));
-    s.setCilium(new CiliumPolicy(app(target), null, List.of(byName, dns)));
+    s.setCilium(new CiliumPolicy(app(target), null, new ArrayList<>(List.of(byName, dns))));
     s.setMode(mode);
     p.setSpec(s);
     return p;

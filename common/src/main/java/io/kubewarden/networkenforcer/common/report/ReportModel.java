@@ -298,12 +298,20 @@ public record ReportModel(
           sa.group(2),
           false);
     }
+    if (peer.startsWith(NAMES_PREFIX)) {
+      // A cilium-backend peer learned by DNS name: outside the cluster, named by its names.
+      return new Workload(
+          peer, OUTSIDE_GROUP, "Names", peer.substring(NAMES_PREFIX.length()), false);
+    }
     if (OUTSIDE.matcher(peer).matches()) {
       // An ipBlock peer (an address, a range or "outside-cluster"): grouped apart from namespaces.
       return new Workload(peer, OUTSIDE_GROUP, "Addresses", peer, false);
     }
     return new Workload(peer, "(unknown)", "Peer", peer, false);
   }
+
+  /** The key prefix of a peer learned by DNS name (cilium backend). */
+  public static final String NAMES_PREFIX = "dns:";
 
   /** The group of peers outside the cluster, shown like a namespace. */
   public static final String OUTSIDE_GROUP = "(outside the cluster)";

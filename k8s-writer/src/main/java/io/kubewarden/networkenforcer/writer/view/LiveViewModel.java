@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.PolicySpec;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
@@ -203,6 +205,28 @@ final class LiveViewModel {
                     peerNodes(namespace, r.getTo(), peers)
                         .forEach(n -> out.add(new AllowedPeer(n, ports(r.getPorts())))));
       }
+    } else if (spec.getCilium() != null) {
+      CiliumPolicy c = spec.getCilium();
+      if (spec.getDirection() == Direction.Ingress && c.getIngress() != null) {
+        for (CiliumPolicy.IngressRule r : c.getIngress()) {
+          List<PortCount> ports = ciliumPorts(r.getToPorts());
+          ciliumPeers(
+                  namespace, r.getFromEndpoints(), null, r.getFromCIDR(), r.getFromCIDRSet(), peers)
+              .forEach(n -> out.add(new AllowedPeer(n, ports)));
+        }
+      } else if (spec.getDirection() == Direction.Egress && c.getEgress() != null) {
+        for (CiliumPolicy.EgressRule r : c.getEgress()) {
+          List<PortCount> ports = ciliumPorts(r.getToPorts());
+          ciliumPeers(
+                  namespace,
+                  r.getToEndpoints(),
+                  r.getToFQDNs(),
+                  r.getToCIDR(),
+                  r.getToCIDRSet(),
+                  peers)
+              .forEach(n -> out.add(new AllowedPeer(n, ports)));
+        }
+      }
     } else if (spec.getIstio() != null && spec.getIstio().getRules() != null) {
       for (var rule : spec.getIstio().getRules()) {
         List<PortCount> ports =
@@ -223,6 +247,80 @@ final class LiveViewModel {
             .forEach(
                 principal -> out.add(new AllowedPeer(ReportModel.peerWorkload(principal), ports)));
       }
+    }
+    return out;
+  }
+
+  /**
+   * The nodes of a Cilium rule's peers: endpoints resolved like a NetworkPolicy peer of their
+   * namespace ({@code k8s:io.kubernetes.pod.namespace}, else the policy's), names and CIDRs as
+   * outside nodes. A rule without peers selects nothing, so it has none.
+   */
+  private static List<Workload> ciliumPeers(
+      String namespace,
+      List<LabelSelector> endpoints,
+      List<CiliumPolicy.FqdnSelector> names,
+      List<String> cidrs,
+      List<CiliumPolicy.CidrRule> cidrSets,
+      PeerResolver peers) {
+    List<Workload> out = new ArrayList<>();
+    if (endpoints != null) {
+      for (LabelSelector e : endpoints) {
+        Map<String, String> labels = new TreeMap<>();
+        String ns = namespace;
+        if (e.getMatchLabels() != null) {
+          for (Map.Entry<String, String> l : e.getMatchLabels().entrySet()) {
+            String key = l.getKey().startsWith("k8s:") ? l.getKey().substring(4) : l.getKey();
+            if (key.equals("io.kubernetes.pod.namespace")) {
+              ns = l.getValue();
+            } else {
+              labels.put(key, l.getValue());
+            }
+          }
+        }
+        out.add(
+            peers.resolve(
+                namespace,
+                new NetworkPolicyPeerBuilder()
+                    .withNewNamespaceSelector()
+                    .withMatchLabels(Map.of(Labels.NAMESPACE_NAME, ns))
+                    .endNamespaceSelector()
+                    .withNewPodSelector()
+                    .withMatchLabels(labels)
+                    .endPodSelector()
+                    .build()));
+      }
+    }
+    if (names != null) {
+      for (CiliumPolicy.FqdnSelector f : names) {
+        String name = f.getMatchName() != null ? f.getMatchName() : f.getMatchPattern();
+        out.add(ReportModel.peerWorkload(ReportModel.NAMES_PREFIX + name));
+      }
+    }
+    if (cidrs != null) {
+      cidrs.forEach(c -> out.add(ReportModel.peerWorkload(c)));
+    }
+    if (cidrSets != null) {
+      cidrSets.forEach(c -> out.add(ReportModel.peerWorkload(c.getCidr())));
+    }
+    return out;
+  }
+
+  private static List<PortCount> ciliumPorts(List<CiliumPolicy.PortRule> rules) {
+    if (rules == null || rules.isEmpty()) {
+      return List.of(new PortCount("any", "*", null));
+    }
+    List<PortCount> out = new ArrayList<>();
+    for (CiliumPolicy.PortRule r : rules) {
+      if (r == null || r.getPorts() == null || r.getPorts().isEmpty()) {
+        return List.of(new PortCount("any", "*", null));
+      }
+      r.getPorts()
+          .forEach(
+              p ->
+                  out.add(
+                      new PortCount(
+                          p.getProtocol() == null ? "any" : p.getProtocol(), p.getPort(), null)));
     }
     return out;
   }

@@ -105,6 +105,31 @@ class LiveViewModelTest {
   }
 
   @Test
+  void ciliumEndpointsAreWorkloadsAndNamesAreOutsideNodes() {
+    WorkloadNetworkPolicy wnp = Fixtures.ciliumEgressWnp("api", Mode.monitor);
+    wnp.getSpec()
+        .getCilium()
+        .getEgress()
+        .add(
+            new io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule(
+                List.of(
+                    new LabelSelectorBuilder()
+                        .withMatchLabels(
+                            Map.of("app", "web", "k8s:io.kubernetes.pod.namespace", NS))
+                        .build()),
+                null,
+                List.of("198.51.100.7/32"),
+                null,
+                null));
+    assertThat(peers(wnp))
+        .containsExactly(
+            "dns:api.example.com [TCP/443]",
+            "kube-system/Pods/{k8s-app=kube-dns} [UDP/53, TCP/53]",
+            NS + "/Deployment/web [any/*]",
+            "198.51.100.7/32 [any/*]");
+  }
+
+  @Test
   void istioPrincipalsAreServiceAccountNodes() {
     WorkloadNetworkPolicy wnp = Fixtures.istioWnp("api", Fixtures.app("api"), Mode.protect);
     assertThat(peers(wnp)).containsExactly(NS + "/ServiceAccount/frontend [TCP/8080]");
