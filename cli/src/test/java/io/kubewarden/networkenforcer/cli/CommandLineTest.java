@@ -138,12 +138,12 @@ class CommandLineTest {
           .as(command)
           .contains("--provider=istio|calico|cilium");
     }
-    for (String command : new String[] {"learn", "processor", "standalone"}) {
+    for (String command : new String[] {"learn", "processor", "standalone", "replay"}) {
       assertThat(CliRun.run(command, "--help").out())
           .as(command)
           .contains("--backend=kubernetes|istio|cilium");
     }
-    for (String command : new String[] {"replay", "ingest", "writer"}) {
+    for (String command : new String[] {"ingest", "writer"}) {
       assertThat(CliRun.run(command, "--help").out()).as(command).doesNotContain("--backend");
     }
     // The namespace selection is -n/--namespace where a command has one.

@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -123,6 +124,14 @@ public final class ReplayCommand implements Callable<Integer> {
 
   @Mixin ProviderNameOption provider;
 
+  @Option(
+      names = "--backend",
+      paramLabel = "kubernetes|istio|cilium",
+      description =
+          "The installation's policy model (NE_BACKEND): cilium for an installation learning "
+              + "CiliumNetworkPolicies; default: the provider's (istio for istio, kubernetes otherwise).")
+  String backend;
+
   @Mixin KafkaClientOptions kafka;
 
   @Mixin ConfigFileOption configFile;
@@ -147,10 +156,20 @@ public final class ReplayCommand implements Callable<Integer> {
     KafkaSettings live = kafka.settings(null);
     KafkaReachability.require(live);
     var chosen = provider.provider();
+    Backend chosenBackend = chosen.backend();
+    if (backend != null && !backend.isBlank()) {
+      try {
+        chosenBackend = Backend.parse(backend.trim());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException("--backend (NE_BACKEND): " + e.getMessage());
+      }
+    }
 
     ReplayPipeline.Result result;
     try (ReplayPipeline pipeline = new ReplayPipeline(new SimpleMeterRegistry())) {
-      result = pipeline.run(live, window, selected, chosen, wait, spec.commandLine().getErr());
+      result =
+          pipeline.run(
+              live, window, selected, chosen, chosenBackend, wait, spec.commandLine().getErr());
     }
     PrintWriter out = spec.commandLine().getOut();
     if (!result.providers().isEmpty()
@@ -163,7 +182,7 @@ public final class ReplayCommand implements Callable<Integer> {
                   + " but --provider is "
                   + chosen
                   + " (NE_PROVIDER), so the proposals use the "
-                  + chosen.backend()
+                  + chosenBackend
                   + " backend; pass the --provider of the installation that recorded them");
     }
     out.println(
@@ -251,7 +270,7 @@ public final class ReplayCommand implements Callable<Integer> {
     }
     if (report != null) {
       ReplayReport.write(
-          report, live.topics().flows().name(), window, chosen.backend(), result, proposals);
+          report, live.topics().flows().name(), window, chosenBackend, result, proposals);
       out.println("  report: " + report);
     }
     if (publish) {

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.cli.learn.InProcessTopology;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
+import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
@@ -78,10 +79,10 @@ final class ReplayPipeline implements AutoCloseable {
 
   /**
    * The processor settings of one replay: {@code learn}'s in-process settings with the live topic
-   * names (the prefix), the installation's provider and the window's application id.
+   * names (the prefix), the installation's provider and backend and the window's application id.
    */
   static ProcessorConfig processorConfig(
-      KafkaSettings live, TimeWindow window, Provider provider, Path stateDir) {
+      KafkaSettings live, TimeWindow window, Provider provider, Backend backend, Path stateDir) {
     // No broker is contacted: the address only satisfies the configuration's checks, and none of
     // the
     // live client settings (TLS files, credentials) reaches the driver.
@@ -98,7 +99,7 @@ final class ReplayPipeline implements AutoCloseable {
             .stateDir(stateDir)
             .inMemoryStores(true)
             .provider(provider)
-            .backend(provider.backend())
+            .backend(backend)
             // Only the last proposal of each target is kept: render each changed target once per
             // flush.
             .proposalEmission(ProposalEmission.AT_FLUSH)
@@ -113,10 +114,12 @@ final class ReplayPipeline implements AutoCloseable {
       TimeWindow window,
       Set<String> namespaces,
       Provider provider,
+      Backend backend,
       Duration timeout,
       PrintWriter err)
       throws InterruptedException {
-    ProcessorConfig config = processorConfig(live, window, provider, workDir.resolve("streams"));
+    ProcessorConfig config =
+        processorConfig(live, window, provider, backend, workDir.resolve("streams"));
     // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the
     // window's
     // offsets; the first flow waits for it.

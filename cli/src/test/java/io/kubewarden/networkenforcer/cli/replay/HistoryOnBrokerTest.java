@@ -355,6 +355,35 @@ class HistoryOnBrokerTest {
     assertThat(manifests(dir).keySet()).containsExactly("other/deployment-scraper-egress");
   }
 
+  /** An installation learning CiliumNetworkPolicies replays in its backend. */
+  @Test
+  @Order(4)
+  void theBackendOfTheInstallationIsTheBackendOfTheReplay() throws Exception {
+    CliRun run =
+        replay(
+            B_FROM,
+            B_TO,
+            "--namespace",
+            "other",
+            "--backend",
+            "cilium",
+            "--output-dir",
+            dir.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    WorkloadNetworkPolicyProposal scraper = manifests(dir).get("other/deployment-scraper-egress");
+    assertThat(scraper.getSpec().getKubernetes()).isNull();
+    assertThat(scraper.getSpec().getCilium().getEgress())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getToEndpoints().get(0).getMatchLabels())
+                  .containsEntry("k8s:io.kubernetes.pod.namespace", "demo");
+              assertThat(r.getToPorts().get(0).getPorts())
+                  .extracting(p -> p.getProtocol() + "/" + p.getPort())
+                  .containsExactly("TCP/9090");
+            });
+  }
+
   @Test
   @Order(5)
   void simulateOverAWindowOfTheTopicReportsExactlyTheDenials() throws Exception {
