@@ -90,6 +90,9 @@ class ThreatModelTest {
   /** The chart's release on the API server, as {@link HelmChart} renders it: same names. */
   private static final String FULLNAME = HelmChart.FULLNAME;
 
+  /** The API server's istio release, whose RBAC the writer of an istio cluster needs. */
+  private static final String ISTIO_FULLNAME = ChartedApiServer.ISTIO + "-network-enforcer";
+
   private static final String NS = "demo";
   private static final String MONITORING = "monitoring";
   private static final String MADE_UP_TOKEN = "eyJhbGciOiJSUzI1NiJ9.e30.c2ln";
@@ -116,6 +119,7 @@ class ThreatModelTest {
   static ChartedApiServer api;
   static RunningCommand ingest;
   static RunningCommand processor;
+  static RunningCommand writer;
   static int otlpPort;
   static int otlpHttpPort;
   static int dumperPort;
@@ -137,6 +141,8 @@ class ThreatModelTest {
                 "controller.provider.name",
                 "istio",
                 "controller.flowDumper.enabled",
+                "true",
+                "writer.liveView.enabled",
                 "true"));
     kafkaCa = TestCertificates.newCa("kafka-ca");
     meshCa = TestCertificates.newCa("network-enforcer-ca");
@@ -212,11 +218,27 @@ class ThreatModelTest {
     processorEnv.put("NE_STATE_DIR", dir.resolve("processor-state").toString());
     processorEnv.put("NE_NUM_STANDBY_REPLICAS", "0");
     processor = RunningCommand.start(processorEnv, "processor", "kafka-streams ok");
+
+    // The API server holds the chart's RBAC of an istio release under another release name: the
+    // writer takes that release's service account and Lease. The collector path is another row.
+    Map<String, String> writerEnv = env("Deployment", "writer");
+    writerEnv.put(
+        "NE_KUBECONFIG",
+        api.api()
+            .serviceAccountKubeconfig(
+                ChartedApiServer.RELEASE_NAMESPACE, ISTIO_FULLNAME + "-writer")
+            .toString());
+    writerEnv.put("NE_LEASE_NAME", ChartedApiServer.leaseName(ChartedApiServer.ISTIO));
+    writerEnv.put("NE_LEASE_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
+    writerEnv.put("NE_TELEMETRY_COLLECTOR_STRATEGY", "none");
+    writerEnv.keySet().removeIf(name -> name.startsWith("OTEL_"));
+    assertThat(writerEnv).containsEntry("NE_LIVE_VIEW", "true");
+    writer = RunningCommand.start(writerEnv, "writer", "writer ok");
   }
 
   @AfterAll
   static void stop() throws Exception {
-    for (AutoCloseable part : new AutoCloseable[] {processor, ingest, api, broker}) {
+    for (AutoCloseable part : new AutoCloseable[] {writer, processor, ingest, api, broker}) {
       if (part != null) {
         part.close();
       }
@@ -235,14 +257,19 @@ class ThreatModelTest {
     System.out.println(ledger.summary());
     ledger.rowLines().forEach(System.out::println);
     assertThat(ledger.observed()).containsExactlyElementsOf(ledger.expected());
-    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(42);
-    assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(16);
+    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(47);
+    assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(19);
   }
 
   /** Open to anyone, so it must serve nothing but "up" and "ready". */
   private static void probePort(ThreatLedger ledger) throws Exception {
-    for (RunningCommand service : List.of(ingest, processor)) {
-      String name = service == ingest ? "ingest" : "processor";
+    Map<String, RunningCommand> services = new LinkedHashMap<>();
+    services.put("ingest", ingest);
+    services.put("processor", processor);
+    services.put("writer", writer);
+    for (Map.Entry<String, RunningCommand> e : services.entrySet()) {
+      String name = e.getKey();
+      RunningCommand service = e.getValue();
       ledger.attack(
           PROBES,
           "anyone GET /metrics on the " + name + "'s probe port",
@@ -275,11 +302,22 @@ class ThreatModelTest {
             new Attempt("anonymous", null, dumperPort, "/flow", "401"),
             new Attempt("a made-up token", MADE_UP_TOKEN, dumperPort, "/flow", "401"),
             new Attempt("a service account nobody bound", intruder, dumperPort, "/flow", "403"),
-            new Attempt("the metrics reader", prometheus, dumperPort, "/flow", "403"));
+            new Attempt("the metrics reader", prometheus, dumperPort, "/flow", "403"),
+            new Attempt("anonymous", null, writer.managementPort(), "/view", "401"),
+            new Attempt("a made-up token", MADE_UP_TOKEN, writer.managementPort(), "/view", "401"),
+            new Attempt(
+                "a service account nobody bound",
+                intruder,
+                writer.managementPort(),
+                "/view",
+                "403"),
+            new Attempt("the metrics reader", prometheus, writer.managementPort(), "/view", "403"));
     for (Attempt a : attempts) {
       HttpResponse<String> response = get(a.port(), a.path(), a.token());
       String observed = status(response);
-      if (response.body().contains("jvm_") || response.body().contains("caughtUp")) {
+      if (response.body().contains("jvm_")
+          || response.body().contains("caughtUp")
+          || response.body().toLowerCase().contains("<html")) {
         observed += " with the page";
       }
       if (response.statusCode() == 401
@@ -316,6 +354,16 @@ class ThreatModelTest {
         "the management reader GET /metrics of the processor",
         "200",
         status(get(port, "/metrics", operator)));
+    // The single writer takes the Lease a moment after it is ready; a standby would answer 503.
+    await("the writer leads")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> get(writer.managementPort(), "/view", operator).statusCode() == 200);
+    HttpResponse<String> view = get(writer.managementPort(), "/view", operator);
+    ledger.legitimate(
+        MANAGEMENT,
+        "the management reader GET /view",
+        "200 text/html",
+        status(view) + " " + view.headers().firstValue("Content-Type").orElse("").split(";")[0]);
     HttpResponse<String> caughtUp = get(port, CaughtUpPage.PATH, operator);
     ledger.legitimate(
         MANAGEMENT,
