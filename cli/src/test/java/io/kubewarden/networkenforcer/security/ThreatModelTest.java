@@ -8,40 +8,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
 import io.kubewarden.networkenforcer.chart.HelmChart;
 import io.kubewarden.networkenforcer.chart.Manifests;
-import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.RunningCommand;
 import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
-import io.kubewarden.networkenforcer.common.tls.PemKeys;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.common.topics.TopicAccess;
 import io.kubewarden.networkenforcer.common.topics.Topics;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.ExportLogsServiceRequest;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.common.AnyValue;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ResourceLogs;
-import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.ScopeLogs;
-import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
-import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
-import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
-import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
-import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,10 +31,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -97,9 +75,7 @@ class ThreatModelTest {
   private static final String MONITORING = "monitoring";
   private static final String MADE_UP_TOKEN = "eyJhbGciOiJSUzI1NiJ9.e30.c2ln";
 
-  /** Where the chart mounts the Kafka files and the receiver's certificate in the pods. */
-  private static final String POD_KAFKA_DIR = "/etc/network-enforcer/kafka";
-
+  /** Where the chart mounts the receiver's certificate in ingest's pod. */
   private static final String POD_PROVIDER_DIR = "/etc/provider/certs";
 
   private static final Topics PIPELINE = Topics.withDefaultPrefix();
@@ -113,15 +89,13 @@ class ThreatModelTest {
   @TempDir static Path dir;
 
   static Manifests chart;
-  static TestCertificates kafkaCa;
   static TestCertificates meshCa;
-  static EmbeddedKafkaBroker broker;
+  static MutualTlsKafka kafka;
   static ChartedApiServer api;
   static RunningCommand ingest;
   static RunningCommand processor;
   static RunningCommand writer;
-  static int otlpPort;
-  static int otlpHttpPort;
+  static OtlpClients otlp;
   static int dumperPort;
   static String fluentBitName;
   static String prometheus;
@@ -144,49 +118,15 @@ class ThreatModelTest {
                 "true",
                 "writer.liveView.enabled",
                 "true"));
-    kafkaCa = TestCertificates.newCa("kafka-ca");
+    // The API server starts while the broker and its ACLs are set up: about 6 s of the class's
+    // time.
+    CompletableFuture<ChartedApiServer> apiServer =
+        CompletableFuture.supplyAsync(() -> ChartedApiServer.start(NS));
     meshCa = TestCertificates.newCa("network-enforcer-ca");
-    broker = mutualTlsBroker();
-    try (Admin admin = Admin.create(kafkaClient("broker"))) {
-      // As an administrator (or Strimzi's KafkaTopics) declares them: no component may create a
-      // shared topic.
-      List<NewTopic> topics = new ArrayList<>();
-      for (Topics set : List.of(PIPELINE, REFUSALS)) {
-        for (Topic<?, ?> topic : set.all()) {
-          topics.add(new NewTopic(topic.name(), 1, (short) 1));
-        }
-        admin.createAcls(TopicAccess.ingest("User:CN=ingest", set)).all().get();
-        admin
-            .createAcls(
-                TopicAccess.processor("User:CN=processor", set, "network-enforcer-processor"))
-            .all()
-            .get();
-        admin
-            .createAcls(TopicAccess.writer("User:CN=writer", set, "network-enforcer-writer"))
-            .all()
-            .get();
-      }
-      topics.add(new NewTopic("network-enforcer-processor-deny-reattribution", 1, (short) 1));
-      admin.createTopics(topics).all().get();
-    }
-    // The broker's authorizer learns the ACLs from the metadata log a moment after they are
-    // committed.
-    for (String component : List.of("ingest", "processor", "writer")) {
-      try (Admin a = Admin.create(kafkaClient(component))) {
-        await(component + "'s ACLs in effect")
-            .atMost(Duration.ofSeconds(30))
-            .ignoreExceptions()
-            .until(
-                () ->
-                    a.describeTopics(List.of(REFUSALS.deadLetter().name()))
-                            .allTopicNames()
-                            .get()
-                            .size()
-                        == 1);
-      }
-    }
+    kafka = MutualTlsKafka.start(chart, dir);
+    kafka.declare(REFUSALS, PIPELINE);
 
-    api = ChartedApiServer.start(NS);
+    api = apiServer.join();
     api.createNamespace(MONITORING);
     // What the chart README tells an operator to do: bind the reader ClusterRoles.
     prometheus = api.boundServiceAccount(MONITORING, "prometheus", FULLNAME + "-metrics-reader");
@@ -206,8 +146,9 @@ class ThreatModelTest {
         List.of("localhost"),
         List.of("127.0.0.1"),
         true);
-    otlpPort = LoopbackPorts.free();
-    otlpHttpPort = LoopbackPorts.free();
+    int otlpPort = LoopbackPorts.free();
+    int otlpHttpPort = LoopbackPorts.free();
+    otlp = new OtlpClients(otlpPort, otlpHttpPort);
     dumperPort = LoopbackPorts.free();
     ingestEnv.put("NE_OTLP_PORT", Integer.toString(otlpPort));
     ingestEnv.put("NE_OTLP_HTTP_PORT", Integer.toString(otlpHttpPort));
@@ -238,10 +179,19 @@ class ThreatModelTest {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AutoCloseable part : new AutoCloseable[] {writer, processor, ingest, api, broker}) {
-      if (part != null) {
-        part.close();
+    // Every part is closed even when one fails (a service that does not exit cleanly).
+    Exception first = null;
+    for (AutoCloseable part : new AutoCloseable[] {writer, processor, ingest, api, kafka}) {
+      try {
+        if (part != null) {
+          part.close();
+        }
+      } catch (Exception e) {
+        first = first == null ? e : first;
       }
+    }
+    if (first != null) {
+      throw first;
     }
   }
 
@@ -404,44 +354,28 @@ class ThreatModelTest {
         OTLP,
         "a certificate of the same CA named " + FULLNAME + "-writer, gRPC",
         "PERMISSION_DENIED",
-        grpcExport(() -> tlsChannel(ReloadingTls.fromDirectory(sameCaOtherName))));
+        otlp.grpcWith(sameCaOtherName));
     ledger.attack(
         OTLP,
         "a certificate of the same CA named " + FULLNAME + "-writer, HTTP",
         "403",
-        httpExport(sameCaOtherName));
+        otlp.httpWith(sameCaOtherName));
     ledger.attack(
         OTLP,
         "a certificate of another CA named " + fluentBitName + ", gRPC",
         "UNAVAILABLE",
-        grpcExport(() -> tlsChannel(ReloadingTls.fromDirectory(otherCaSameName))));
-    TlsMaterial trustOnly =
-        new TlsMaterial(null, null, Files.readAllBytes(fluentBit.resolve("ca.crt")));
+        otlp.grpcWith(otherCaSameName));
     ledger.attack(
         OTLP,
         "no client certificate, gRPC",
         "UNAVAILABLE",
-        grpcExport(
-            () ->
-                tlsChannel(
-                    ReloadingTls.start(
-                        "CA only", () -> trustOnly, ReloadingTls.Role.CLIENT, Duration.ZERO))));
-    ledger.attack(
-        OTLP,
-        "plain text, gRPC",
-        "UNAVAILABLE",
-        grpcExport(
-            () ->
-                GrpcChannels.open(
-                    "localhost:" + otlpPort,
-                    TlsSettings.insecure(),
-                    null,
-                    Keepalive.grpcGoCompatible())));
+        otlp.grpcWithoutCertificate(fluentBit.resolve("ca.crt")));
+    ledger.attack(OTLP, "plain text, gRPC", "UNAVAILABLE", otlp.grpcPlaintext());
     assertThat(drainDumper()).as("nothing of a refused client was read").isEmpty();
 
-    String grpc = grpcExport(() -> tlsChannel(ReloadingTls.fromDirectory(fluentBit)));
+    String grpc = otlp.grpcWith(fluentBit);
     ledger.legitimate(OTLP, "fluent-bit's certificate, gRPC", "OK", grpc);
-    String http = httpExport(fluentBit);
+    String http = otlp.httpWith(fluentBit);
     ledger.legitimate(OTLP, "fluent-bit's certificate, HTTP", "200", http);
     // Read asynchronously after the export is answered: polled with a deadline, and only when both
     // were accepted, so a refusal is counted here rather than ending the walk.
@@ -530,8 +464,7 @@ class ThreatModelTest {
    * like ingest, or in plain text.
    */
   private static void kafka(ThreatLedger ledger) throws Exception {
-    Map<String, Boolean> beyond =
-        KafkaAttempts.beyondEachRow(ThreatModelTest::kafkaClient, REFUSALS);
+    Map<String, Boolean> beyond = KafkaAttempts.beyondEachRow(kafka::client, REFUSALS);
     beyond.forEach(
         (what, refused) ->
             ledger.attack(
@@ -540,16 +473,12 @@ class ThreatModelTest {
                 "TopicAuthorizationException",
                 refused ? "TopicAuthorizationException" : "accepted or another error"));
 
-    Properties otherCa =
-        chartProperties("forged-ingest", TestCertificates.newCa("another-ca"), "ingest", "ingest");
-    otherCa.put(
-        "ssl.truststore.location", kafkaClient("ingest").getProperty("ssl.truststore.location"));
     ledger.attack(
         KAFKA,
         "another CA's ingest writes a flow",
         "SslAuthenticationException",
-        forgedFlow(otherCa));
-    Properties noCertificate = kafkaClient("ingest");
+        forgedFlow(kafka.forged("ingest")));
+    Properties noCertificate = kafka.client("ingest");
     noCertificate.keySet().removeIf(k -> k.toString().startsWith("ssl.keystore"));
     ledger.attack(
         KAFKA,
@@ -557,7 +486,7 @@ class ThreatModelTest {
         "SslAuthenticationException",
         forgedFlow(noCertificate));
     Properties plaintext = new Properties();
-    plaintext.put("bootstrap.servers", broker.bootstrapServers());
+    plaintext.put("bootstrap.servers", kafka.bootstrapServers());
     ledger.attack(KAFKA, "plain text writes a flow", "TimeoutException", forgedFlow(plaintext));
 
     Map<String, Topic<?, ?>> own = new LinkedHashMap<>();
@@ -567,7 +496,7 @@ class ThreatModelTest {
     for (Map.Entry<String, Topic<?, ?>> e : own.entrySet()) {
       String outcome;
       try (KafkaProducer<byte[], byte[]> producer =
-          KafkaAttempts.producer(kafkaClient(e.getKey()))) {
+          KafkaAttempts.producer(kafka.client(e.getKey()))) {
         KafkaAttempts.send(producer, e.getValue().name());
         outcome = "written";
       } catch (Exception refused) {
@@ -578,7 +507,9 @@ class ThreatModelTest {
     // Exactly the three legitimate records landed, one per topic; nothing of any attempt.
     try (KafkaConsumer<byte[], byte[]> admin =
         new KafkaConsumer<>(
-            kafkaClient("broker"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            kafka.client(MutualTlsKafka.ADMIN),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
           REFUSALS.all().stream().map(t -> new TopicPartition(t.name(), 0)).toList();
       Map<String, Long> landed = new LinkedHashMap<>();
@@ -622,7 +553,7 @@ class ThreatModelTest {
             .path("spec")
             .path("containers")
             .get(0);
-    Path kafkaDir = kafkaFiles(component, kafkaCa, component, component);
+    Path kafkaDir = kafka.mount(component);
     Map<String, String> env = new HashMap<>();
     for (JsonNode var : container.path("env")) {
       if (var.has("value")) {
@@ -630,7 +561,7 @@ class ThreatModelTest {
             var.path("name").asText(),
             var.path("value")
                 .asText()
-                .replace(POD_KAFKA_DIR, kafkaDir.toString())
+                .replace(MutualTlsKafka.POD_DIR, kafkaDir.toString())
                 .replace(POD_PROVIDER_DIR, dir.resolve(component + "-provider").toString()));
       }
     }
@@ -640,7 +571,7 @@ class ThreatModelTest {
     env.remove("JAVA_TOOL_OPTIONS");
     env.put("NE_POD_NAME", component + "-0");
     env.put("NE_POD_NAMESPACE", ChartedApiServer.RELEASE_NAMESPACE);
-    env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+    env.put("NE_KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
     env.put("NE_KAFKA_PARTITIONS", "1");
     env.put("NE_KAFKA_REPLICATION_FACTOR", "1");
     env.put("NE_MANAGEMENT_PORT", "0");
@@ -652,148 +583,6 @@ class ThreatModelTest {
                 ChartedApiServer.RELEASE_NAMESPACE, FULLNAME + "-" + component)
             .toString());
     return env;
-  }
-
-  /** The component's client properties as a client of this test uses them (brokers set). */
-  static Properties kafkaClient(String component) {
-    try {
-      if (component.equals("broker")) {
-        return chartProperties("broker", kafkaCa, "broker", "ingest");
-      }
-      return chartProperties(component, kafkaCa, component, component);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  /**
-   * {@code <chartComponent>.properties} as the chart renders it, pointing at the directory {@code
-   * name} holding a certificate named {@code CN=<commonName>} of {@code ca}.
-   */
-  private static Properties chartProperties(
-      String name, TestCertificates ca, String commonName, String chartComponent) throws Exception {
-    Path root = kafkaFiles(name, ca, commonName, chartComponent);
-    Properties p = new Properties();
-    p.load(Files.newBufferedReader(root.resolve("config").resolve(chartComponent + ".properties")));
-    p.put("bootstrap.servers", broker.bootstrapServers());
-    return p;
-  }
-
-  /**
-   * Writes, once per name, what the pod would have under the chart's Kafka mount: the rendered
-   * properties file and a certificate from cert-manager (PKCS#1 RSA key, {@code ca.crt} next to
-   * it).
-   */
-  private static synchronized Path kafkaFiles(
-      String name, TestCertificates ca, String commonName, String chartComponent) throws Exception {
-    Path root = dir.resolve("kafka-" + name);
-    if (Files.isDirectory(root)) {
-      return root;
-    }
-    Path credentials =
-        ca.issue(root.resolve("credentials"), commonName, List.of(), List.of(), true);
-    assertThat(Files.readString(credentials.resolve("tls.key")))
-        .startsWith("-----BEGIN RSA PRIVATE KEY-----");
-    String rendered =
-        chart
-            .get("ConfigMap", FULLNAME + "-kafka-client")
-            .path("data")
-            .path(chartComponent + ".properties")
-            .asText();
-    assertThat(rendered).contains("security.protocol=SSL");
-    Path config = Files.createDirectories(root.resolve("config"));
-    Files.writeString(
-        config.resolve(chartComponent + ".properties"),
-        rendered.replace(POD_KAFKA_DIR, root.toString()));
-    return root;
-  }
-
-  /**
-   * Both listeners TLS with client certificates required, an authorizer that denies what no ACL
-   * allows; the broker is its own super user by its subject.
-   */
-  private static EmbeddedKafkaBroker mutualTlsBroker() throws Exception {
-    Path certs =
-        kafkaCa.issue(
-            dir.resolve("broker-server"),
-            "broker",
-            List.of("localhost"),
-            List.of("127.0.0.1"),
-            true);
-    return EmbeddedKafkaBroker.builder()
-        .config("listener.security.protocol.map", "PLAINTEXT:SSL,CONTROLLER:SSL")
-        .config("ssl.client.auth", "required")
-        .config("ssl.keystore.type", "PEM")
-        .config("ssl.keystore.certificate.chain", Files.readString(certs.resolve("tls.crt")))
-        .config(
-            "ssl.keystore.key",
-            new String(
-                PemKeys.toPkcs8Pem(Files.readAllBytes(certs.resolve("tls.key"))),
-                StandardCharsets.US_ASCII))
-        .config("ssl.truststore.type", "PEM")
-        .config("ssl.truststore.certificates", kafkaCa.caPem())
-        .config("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
-        .config("super.users", "User:CN=broker")
-        .config("allow.everyone.if.no.acl.found", "false")
-        .build()
-        .start();
-  }
-
-  // --- the clients of the attempts ---
-
-  private static ManagedChannel tlsChannel(ReloadingTls tls) {
-    return GrpcChannels.open(
-        "localhost:" + otlpPort,
-        TlsSettings.fromDirectory(TlsMode.issuer, dir, null),
-        tls,
-        Keepalive.grpcGoCompatible());
-  }
-
-  /** The gRPC status of one export of fluent-bit's shape of a ztunnel access log line. */
-  private static String grpcExport(Supplier<ManagedChannel> open) throws Exception {
-    ManagedChannel channel = open.get();
-    try {
-      LogsServiceGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(10, TimeUnit.SECONDS)
-          .export(ztunnelRequest());
-      return "OK";
-    } catch (StatusRuntimeException e) {
-      return e.getStatus().getCode().name();
-    } finally {
-      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-    }
-  }
-
-  /** The HTTP status of one OTLP/HTTP export, or the failure that ended the connection. */
-  private static String httpExport(Path certs) throws Exception {
-    HttpClient client =
-        HttpClient.newBuilder().sslContext(ReloadingTls.fromDirectory(certs).sslContext()).build();
-    try {
-      return status(
-          client.send(
-              HttpRequest.newBuilder(URI.create("https://localhost:" + otlpHttpPort + "/v1/logs"))
-                  .header("Content-Type", "application/x-protobuf")
-                  .timeout(Duration.ofSeconds(10))
-                  .POST(HttpRequest.BodyPublishers.ofByteArray(ztunnelRequest().toByteArray()))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString()));
-    } catch (IOException e) {
-      return e.getClass().getSimpleName();
-    }
-  }
-
-  private static ExportLogsServiceRequest ztunnelRequest() throws IOException {
-    String line = Files.readAllLines(CliRun.sample("ztunnel.jsonl")).get(1);
-    return ExportLogsServiceRequest.newBuilder()
-        .addResourceLogs(
-            ResourceLogs.newBuilder()
-                .addScopeLogs(
-                    ScopeLogs.newBuilder()
-                        .addLogRecords(
-                            LogRecord.newBuilder()
-                                .setTimeUnixNano(1_785_771_600_000_000_000L)
-                                .setBody(AnyValue.newBuilder().setStringValue(line)))))
-        .build();
   }
 
   /** What the flow dumper holds, flows and dropped records, drained by the management reader. */
