@@ -207,7 +207,7 @@ class ThreatModelTest {
     System.out.println(ledger.summary());
     ledger.rowLines().forEach(System.out::println);
     assertThat(ledger.observed()).containsExactlyElementsOf(ledger.expected());
-    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(47);
+    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(48);
     assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(19);
   }
 
@@ -245,6 +245,7 @@ class ThreatModelTest {
             new Attempt("anonymous", null, port, CaughtUpPage.PATH, "401"),
             new Attempt("anonymous (ingest)", null, ingest.managementPort(), "/metrics", "401"),
             new Attempt("a made-up token", MADE_UP_TOKEN, port, "/metrics", "401"),
+            new Attempt("a made-up token", MADE_UP_TOKEN, port, CaughtUpPage.PATH, "401"),
             new Attempt("a service account nobody bound", intruder, port, "/metrics", "403"),
             new Attempt("a service account nobody bound", intruder, port, CaughtUpPage.PATH, "403"),
             new Attempt("ingest's own service account", ingestToken, port, "/metrics", "403"),
