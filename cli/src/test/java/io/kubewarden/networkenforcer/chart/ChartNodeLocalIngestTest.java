@@ -103,7 +103,8 @@ class ChartNodeLocalIngestTest {
   @Test
   void theEnvironmentThePodGetsPassesTheIngestsValidation() {
     // Kafka in plain text: the client files the chart mounts for TLS are not on this machine, and
-    // the node-local options are what is checked here (ChartKafkaMutualTlsTest checks those files).
+    // the node-local options are what is checked here (security.ThreatModelTest connects with those
+    // files).
     JsonNode ds =
         HelmChart.render(
                 cilium(

@@ -15,10 +15,10 @@ import java.util.concurrent.TimeUnit;
  * Runs the real helm binary (built by hack/tools/helm.sh) against charts/network-enforcer. Renders
  * are cached per value set: several tests look at the same manifests.
  */
-final class HelmChart {
+public final class HelmChart {
   static final String RELEASE = "ne";
   static final String NAMESPACE = "ne-system";
-  static final String FULLNAME = "ne-network-enforcer";
+  public static final String FULLNAME = "ne-network-enforcer";
 
   /** The lowest Kubernetes version the chart supports (Chart.yaml kubeVersion). */
   static final String KUBE_VERSION = "1.30.0";
@@ -64,7 +64,7 @@ final class HelmChart {
   }
 
   /** Renders with the given values (helm --set syntax) and fails the test when helm fails. */
-  static Manifests render(Map<String, String> values) {
+  public static Manifests render(Map<String, String> values) {
     Result result = template(values);
     if (!result.ok()) {
       throw new AssertionError("helm template " + values + " failed:\n" + result.stderr());
@@ -153,7 +153,7 @@ final class HelmChart {
   }
 
   /** Values as an ordered map, from alternating key, value arguments. */
-  static Map<String, String> values(String... keyValues) {
+  public static Map<String, String> values(String... keyValues) {
     if (keyValues.length % 2 != 0) {
       throw new IllegalArgumentException("values come in key, value pairs");
     }

@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.stream.StreamSupport;
 
 /** The objects of one `helm template` output, with lookups the chart tests share. */
-final class Manifests {
+public final class Manifests {
   private final List<JsonNode> objects;
 
   private Manifests(List<JsonNode> objects) {
@@ -49,7 +49,7 @@ final class Manifests {
         .findFirst();
   }
 
-  JsonNode get(String kind, String name) {
+  public JsonNode get(String kind, String name) {
     return find(kind, name)
         .orElseThrow(
             () ->

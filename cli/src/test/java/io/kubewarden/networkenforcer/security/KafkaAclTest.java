@@ -5,9 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
-import io.kubewarden.networkenforcer.cli.CliRun;
+import io.kubewarden.networkenforcer.cli.RunningCommand;
 import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
-import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -38,9 +37,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -49,9 +45,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -203,11 +197,11 @@ class KafkaAclTest {
         processor,
         "processor",
         "kafka-streams ok",
-        probes ->
+        service ->
             await("processor caught up")
                 .atMost(Duration.ofMinutes(2))
                 .until(
-                    () -> get(management(), CaughtUpPage.PATH),
+                    () -> get(service.managementPort(), CaughtUpPage.PATH),
                     body ->
                         body.equals(
                             "{\"caughtUp\":true,\"flowsConsumed\":3,\"flowsPublished\":3}\n")));
@@ -262,7 +256,7 @@ class KafkaAclTest {
         writer,
         "writer",
         "writer ok",
-        probes ->
+        service ->
             await("the writer applied the proposal")
                 .atMost(Duration.ofMinutes(2))
                 .until(
@@ -277,54 +271,21 @@ class KafkaAclTest {
 
   @Test
   void everyPrincipalIsRefusedOneStepBeyondItsAcls() throws Exception {
-    Map<String, Boolean> attempts = new LinkedHashMap<>();
-    try (KafkaProducer<byte[], byte[]> ingest = producer(client("ingest"))) {
+    try (KafkaProducer<byte[], byte[]> ingest = KafkaAttempts.producer(client("ingest"))) {
       // Its own topics: accepted.
       for (Topic<?, ?> own :
           List.of(REFUSALS.flows(), REFUSALS.dataPlaneLoss(), REFUSALS.deadLetter())) {
-        ingest.send(new ProducerRecord<>(own.name(), "k".getBytes(), "v".getBytes())).get();
-      }
-      for (Topic<?, ?> foreign :
-          List.of(
-              REFUSALS.policies(),
-              REFUSALS.control(),
-              REFUSALS.nativePolicies(),
-              REFUSALS.proposals(),
-              REFUSALS.violations())) {
-        attempts.put("ingest writes " + foreign.name(), writeRefused(ingest, foreign.name()));
+        KafkaAttempts.send(ingest, own.name());
       }
     }
-    try (KafkaProducer<byte[], byte[]> processor = producer(client("processor"))) {
-      for (Topic<?, ?> foreign :
-          List.of(
-              REFUSALS.flows(),
-              REFUSALS.policies(),
-              REFUSALS.control(),
-              REFUSALS.nativePolicies())) {
-        attempts.put("processor writes " + foreign.name(), writeRefused(processor, foreign.name()));
-      }
-    }
-    try (KafkaProducer<byte[], byte[]> writer = producer(client("writer"))) {
-      for (Topic<?, ?> foreign :
-          List.of(
-              REFUSALS.flows(),
-              REFUSALS.proposals(),
-              REFUSALS.violations(),
-              REFUSALS.dataPlaneLoss())) {
-        attempts.put("writer writes " + foreign.name(), writeRefused(writer, foreign.name()));
-      }
-    }
-    attempts.put("ingest reads policies", readRefused("ingest", REFUSALS.policies().name()));
-    attempts.put("writer reads flows", readRefused("writer", REFUSALS.flows().name()));
-    attempts.put(
-        "processor reads violations", readRefused("processor", REFUSALS.violations().name()));
+    Map<String, Boolean> attempts = KafkaAttempts.beyondEachRow(KafkaAclTest::client, REFUSALS);
     Map<String, Properties> strangers =
         Map.of("anonymous", anonymous(), "a wrong password", credentials("ingest", "guessed"));
     for (Map.Entry<String, Properties> stranger : strangers.entrySet()) {
-      try (KafkaProducer<byte[], byte[]> producer = producer(stranger.getValue())) {
+      try (KafkaProducer<byte[], byte[]> producer = KafkaAttempts.producer(stranger.getValue())) {
         for (Topic<?, ?> topic :
             List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control())) {
-          Throwable cause = sendFailure(producer, topic.name());
+          Throwable cause = KafkaAttempts.sendFailure(producer, topic.name());
           attempts.put(
               stranger.getKey() + " writes " + topic.name(),
               cause instanceof TimeoutException || cause instanceof SaslAuthenticationException);
@@ -359,72 +320,17 @@ class KafkaAclTest {
     }
   }
 
-  /**
-   * A consumer with the principal, on a partition it was given no READ for: refused at the first
-   * fetch.
-   */
-  private static boolean readRefused(String principal, String topic) {
-    try (KafkaConsumer<byte[], byte[]> c =
-        new KafkaConsumer<>(
-            client(principal), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      c.assign(List.of(new TopicPartition(topic, 0)));
-      c.seekToBeginning(c.assignment());
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (System.nanoTime() < deadline) {
-        c.poll(Duration.ofMillis(500));
-      }
-      return false;
-    } catch (TopicAuthorizationException e) {
-      return true;
-    }
-  }
-
-  private static boolean writeRefused(KafkaProducer<byte[], byte[]> producer, String topic) {
-    return sendFailure(producer, topic) instanceof TopicAuthorizationException;
-  }
-
-  private static Throwable sendFailure(KafkaProducer<byte[], byte[]> producer, String topic) {
-    try {
-      producer.send(new ProducerRecord<>(topic, "k".getBytes(), "forged".getBytes())).get();
-      throw new AssertionError("a write to " + topic + " was accepted");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (org.apache.kafka.common.KafkaException e) {
-      return e;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
-  }
-
   /** What a service does while it runs; it is stopped afterwards and must exit cleanly. */
   private interface WhileRunning {
-    void check(int probes) throws Exception;
+    void check(RunningCommand service) throws Exception;
   }
 
   private static void whileRunning(
       Map<String, String> env, String command, String readyLine, WhileRunning check)
       throws Exception {
-    CompletableFuture<CliRun> run = CompletableFuture.supplyAsync(() -> CliRun.run(env, command));
-    try {
-      await()
-          .atMost(Duration.ofMinutes(2))
-          .until(() -> run.isDone() || !ServiceRunner.active().isEmpty());
-      assertThat(run.isDone()).as(() -> command + " ended early: " + run.join().err()).isFalse();
-      int probes = ServiceRunner.active().iterator().next().probePort();
-      await(command + " ready")
-          .atMost(Duration.ofMinutes(2))
-          .until(() -> get(probes, "/readyz"), body -> body.contains(readyLine));
-      check.check(probes);
-    } finally {
-      ServiceRunner.stopAll();
-      CliRun result = run.get(2, TimeUnit.MINUTES);
-      assertThat(result.exitCode()).as(result.err()).isZero();
+    try (RunningCommand service = RunningCommand.start(env, command, readyLine)) {
+      check.check(service);
     }
-  }
-
-  private static int management() {
-    return ServiceRunner.active().iterator().next().managementPort();
   }
 
   private static String get(int port, String path) throws Exception {
@@ -498,14 +404,6 @@ class KafkaAclTest {
         .ip(ip)
         .serviceAccount(name)
         .build();
-  }
-
-  private static KafkaProducer<byte[], byte[]> producer(Properties p) {
-    p.put("max.block.ms", "3000");
-    p.put("delivery.timeout.ms", "3000");
-    p.put("request.timeout.ms", "2500");
-    p.put("linger.ms", "0");
-    return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /** Only what committed transactions wrote, as the writer reads the processor's topics. */

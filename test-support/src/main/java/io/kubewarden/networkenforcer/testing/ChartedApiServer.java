@@ -2,6 +2,9 @@ package io.kubewarden.networkenforcer.testing;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -111,6 +114,71 @@ public final class ChartedApiServer implements AutoCloseable {
   /** The service account the chart gives that release's writer. */
   private static String writerServiceAccount(String release) {
     return release + "-network-enforcer-writer";
+  }
+
+  /**
+   * A token the API server issues (TokenRequest, one hour) for that service account, as a pod or a
+   * scraper presents it.
+   */
+  public String token(String namespace, String serviceAccount) {
+    return admin()
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .withName(serviceAccount)
+        .tokenRequest(
+            new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
+        .getStatus()
+        .getToken();
+  }
+
+  /**
+   * Creates the service account (its namespace must exist) and binds it to the ClusterRole, as an
+   * operator does for a reader of the management port; returns the account's token.
+   */
+  public String boundServiceAccount(String namespace, String serviceAccount, String clusterRole) {
+    KubernetesClient admin = admin();
+    admin
+        .serviceAccounts()
+        .inNamespace(namespace)
+        .resource(
+            new ServiceAccountBuilder()
+                .withNewMetadata()
+                .withName(serviceAccount)
+                .endMetadata()
+                .build())
+        .create();
+    if (clusterRole != null) {
+      admin
+          .rbac()
+          .clusterRoleBindings()
+          .resource(
+              new ClusterRoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName(namespace + "-" + serviceAccount + "-" + clusterRole)
+                  .endMetadata()
+                  .withNewRoleRef()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("ClusterRole")
+                  .withName(clusterRole)
+                  .endRoleRef()
+                  .addNewSubject()
+                  .withKind("ServiceAccount")
+                  .withName(serviceAccount)
+                  .withNamespace(namespace)
+                  .endSubject()
+                  .build())
+          .create();
+    }
+    return token(namespace, serviceAccount);
+  }
+
+  /** The namespace, created empty. */
+  public void createNamespace(String namespace) {
+    admin()
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
+        .create();
   }
 
   /** The Lease the chart lets that release's writers hold. */

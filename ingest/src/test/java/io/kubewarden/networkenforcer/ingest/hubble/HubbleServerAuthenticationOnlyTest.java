@@ -12,11 +12,11 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsReques
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
-import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialLoader;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
+import io.kubewarden.networkenforcer.testing.TestCertificates;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -16,6 +16,7 @@ import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.retry.Backoff;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.testing.TestCertificates;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

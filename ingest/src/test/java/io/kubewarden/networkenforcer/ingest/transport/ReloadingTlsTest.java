@@ -15,6 +15,7 @@ import io.grpc.TlsServerCredentials;
 import io.grpc.protobuf.ProtoUtils;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.kubewarden.networkenforcer.testing.TestCertificates;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

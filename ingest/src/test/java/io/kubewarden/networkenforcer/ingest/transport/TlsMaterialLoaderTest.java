@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.kubewarden.networkenforcer.testing.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;

@@ -17,10 +17,10 @@ import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
-import io.kubewarden.networkenforcer.ingest.transport.TestCertificates;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
+import io.kubewarden.networkenforcer.testing.TestCertificates;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,5 @@
-package io.kubewarden.networkenforcer.ingest.transport;
+package io.kubewarden.networkenforcer.testing;
 
-import io.kubewarden.networkenforcer.testing.CertManagerKeys;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.math.BigInteger;
