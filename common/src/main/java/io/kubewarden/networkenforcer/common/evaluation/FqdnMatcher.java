@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.evaluation;
 
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.FqdnSelector;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,12 +31,19 @@ public final class FqdnMatcher {
 
   /** Whether any of {@code names} (a flow's DNS names) is selected by any of {@code selectors}. */
   public static boolean anyMatches(List<FqdnSelector> selectors, List<String> names) {
-    if (selectors == null || names == null) {
+    if (selectors == null || names == null || names.isEmpty()) {
       return false;
     }
+    // Each name normalized once, not once per selector: this runs for every external flow.
+    List<String> fqdns = new ArrayList<>(names.size());
+    for (String name : names) {
+      if (name != null && !name.isEmpty()) {
+        fqdns.add(normalize(name));
+      }
+    }
     for (FqdnSelector selector : selectors) {
-      for (String name : names) {
-        if (matches(selector, name)) {
+      for (String fqdn : fqdns) {
+        if (matchesNormalized(selector, fqdn)) {
           return true;
         }
       }
@@ -45,10 +53,16 @@ public final class FqdnMatcher {
 
   /** Whether {@code name} is selected by {@code selector}; an empty selector selects nothing. */
   public static boolean matches(FqdnSelector selector, String name) {
-    if (selector == null || name == null || name.isEmpty()) {
+    if (name == null || name.isEmpty()) {
       return false;
     }
-    String fqdn = normalize(name);
+    return matchesNormalized(selector, normalize(name));
+  }
+
+  private static boolean matchesNormalized(FqdnSelector selector, String fqdn) {
+    if (selector == null) {
+      return false;
+    }
     if (selector.getMatchName() != null) {
       return fqdn.equals(normalize(selector.getMatchName()));
     }
