@@ -410,22 +410,52 @@ final class DistributedRelease {
           List.of());
       cluster.await(
           "the distributed release's pods gone", READY, () -> releasePods(admin).isEmpty());
+      // cert-manager keeps a Certificate's Secret unless its controller sets owner references
+      // (--enable-certificate-owner-ref, off by default): those may stay, nothing else.
+      List<String> keptByCertManager =
+          List.of("ingest", "processor", "writer").stream()
+              .map(c -> "secret/ne-network-enforcer-kafka-" + c)
+              .toList();
       List<String> left = new ArrayList<>();
       try {
         cluster.await(
-            "nothing of the distributed release left",
+            "nothing of the distributed release left but cert-manager's Secrets",
             READY,
             () -> {
               left.clear();
               left.addAll(InClusterIT.releaseLeftovers());
               left.removeAll(leftoversBefore);
-              return left.isEmpty();
+              return keptByCertManager.containsAll(left);
             });
       } finally {
         System.out.println("in-cluster (distributed): helm uninstall left " + left);
       }
+      // As the chart README says to remove them.
+      System.out.println(
+          cluster.kubectl(
+              "delete",
+              "secret",
+              "--namespace",
+              InClusterIT.NAMESPACE,
+              "-l",
+              "app.kubernetes.io/name=network-enforcer,app.kubernetes.io/instance="
+                  + InClusterIT.RELEASE));
+      cluster.await(
+          "nothing of the distributed release left",
+          READY,
+          () -> {
+            left.clear();
+            left.addAll(InClusterIT.releaseLeftovers());
+            left.removeAll(leftoversBefore);
+            return left.isEmpty();
+          });
     } finally {
       stopRelay(admin);
+      Path pki = dir.resolve("kafka-pki.yaml");
+      if (Files.exists(pki)) {
+        cluster.kubectl("delete", "--ignore-not-found", "-f", pki.toString());
+      }
+      admin.secrets().inNamespace("cert-manager").withName(ISSUER).delete();
       admin.namespaces().withName(KAFKA).delete();
     }
   }
@@ -570,7 +600,7 @@ final class DistributedRelease {
     CliRun run = CliRun.run("learn", "--input", input.toString(), "--output-dir", out.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
     Map<String, WorkloadNetworkPolicyProposal> proposals = ClusterSteps.learnedIn(out);
-    assertThat(proposals.keySet()).isNotEmpty().allMatch(k -> k.startsWith(APPS + "/"));
+    assertThat(proposals.keySet()).anyMatch(k -> k.startsWith(APPS + "/"));
     return proposals;
   }
 
@@ -628,16 +658,20 @@ final class DistributedRelease {
           "the moved capture's proposals in " + APPS,
           PIPELINE,
           () -> {
+            // Every proposal of the moved namespace, and learn's others (coredns's in kube-system).
             Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
             admin
                 .resources(WorkloadNetworkPolicyProposal.class)
-                .inNamespace(APPS)
+                .inAnyNamespace()
                 .list()
                 .getItems()
                 .forEach(
-                    p ->
-                        stored.put(
-                            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
+                    p -> {
+                      String key = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+                      if (key.startsWith(APPS + "/") || expected.containsKey(key)) {
+                        stored.put(key, p);
+                      }
+                    });
             last.clear();
             last.add(
                 stored.keySet()
