@@ -249,7 +249,22 @@ final class DistributedRelease {
     try (Admin kafka = Admin.create(adminProperties())) {
       kafka.createTopics(topics).all().get(60, TimeUnit.SECONDS);
       kafka.createAcls(acls).all().get(60, TimeUnit.SECONDS);
-      assertThat(kafka.describeAcls(AclBindingFilter.ANY).values().get(60, TimeUnit.SECONDS))
+      // The authorizer learns them from the metadata log a moment after they are committed.
+      List<AclBinding> onTheBroker = new ArrayList<>();
+      cluster.await(
+          "the ACLs on the broker",
+          PIPELINE,
+          () -> {
+            onTheBroker.clear();
+            try {
+              onTheBroker.addAll(
+                  kafka.describeAcls(AclBindingFilter.ANY).values().get(60, TimeUnit.SECONDS));
+            } catch (Exception e) {
+              return false;
+            }
+            return onTheBroker.size() >= acls.size();
+          });
+      assertThat(onTheBroker)
           .as("the ACLs on the broker")
           .containsExactlyInAnyOrderElementsOf(acls);
       assertThat(kafka.listTopics().names().get(60, TimeUnit.SECONDS))
@@ -338,7 +353,7 @@ final class DistributedRelease {
     timings.put("Ready to exact proposals", Duration.between(pipeline, Instant.now()));
   }
 
-  /** Each step's pod killed once: ingest, a processor, the writer leader, then the broker. */
+  /** Each pipeline pod killed once: ingest, a processor, the writer leader. */
   void eachPodKilledWithSigkillLosesAndDoublesNothing() throws Exception {
     KubernetesClient admin = cluster.client();
     Pod ingest = component(admin, "ingest").get(0);
@@ -369,7 +384,24 @@ final class DistributedRelease {
 
     killAndAwaitReady(admin, InClusterIT.NAMESPACE, writerLeader(admin));
     awaitExact(admin, learned);
+    countRestarts(admin);
+  }
 
+  /**
+   * The broker killed once: the kubelet restarts it, the release's pods are Ready again, and flows
+   * published after its return are each counted once.
+   */
+  void theBrokerKilledWithSigkillLosesAndDoublesNothing() throws Exception {
+    KubernetesClient admin = cluster.client();
+    try {
+      brokerKilled(admin);
+    } finally {
+      countRestarts(admin);
+      printTlsFailures(admin);
+    }
+  }
+
+  private void brokerKilled(KubernetesClient admin) throws Exception {
     killAndAwaitReady(admin, KAFKA, KAFKA);
     cluster.await(
         "every pod of the distributed release Ready after the broker's return",
@@ -385,12 +417,41 @@ final class DistributedRelease {
     Files.write(extended, more, java.nio.file.StandardOpenOption.APPEND);
     learned = learn(extended);
     awaitExact(admin, learned);
+  }
+
+  /** Restarts of the release's pods and the broker, the kills and any other. */
+  private void countRestarts(KubernetesClient admin) {
     restarts =
         releasePods(admin).stream()
                 .flatMap(p -> p.getStatus().getContainerStatuses().stream())
                 .mapToInt(s -> s.getRestartCount())
                 .sum()
             + kafkaPod(admin).getStatus().getContainerStatuses().get(0).getRestartCount();
+  }
+
+  /**
+   * How often each pod's Kafka clients failed the TLS handshake (current and previous container):
+   * what a broker restart does to the clients.
+   */
+  private static void printTlsFailures(KubernetesClient admin) {
+    for (Pod pod : releasePods(admin)) {
+      String name = pod.getMetadata().getName();
+      var resource = admin.pods().inNamespace(InClusterIT.NAMESPACE).withName(name);
+      String current = resource.getLog();
+      String previous;
+      try {
+        previous = resource.terminated().getLog();
+      } catch (RuntimeException none) {
+        previous = "";
+      }
+      long failures =
+          (current + previous).lines().filter(l -> l.contains("SSL handshake failed")).count();
+      long pkix =
+          (current + previous).lines().filter(l -> l.contains("PKIX path building failed")).count();
+      System.out.printf(
+          "in-cluster (distributed): %s restarts %d, log lines 'SSL handshake failed' %d, PKIX %d%n",
+          name, pod.getStatus().getContainerStatuses().get(0).getRestartCount(), failures, pkix);
+    }
   }
 
   /** helm uninstall leaves nothing of the release; then the broker and its PKI go too. */

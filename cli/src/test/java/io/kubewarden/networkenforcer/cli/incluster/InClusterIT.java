@@ -720,12 +720,18 @@ class InClusterIT {
 
   @Test
   @Order(22)
-  void eachDistributedPodAndTheBrokerKilledWithSigkillLoseAndDoubleNothing() throws Exception {
+  void eachDistributedPodKilledWithSigkillLosesAndDoublesNothing() throws Exception {
     distributed.eachPodKilledWithSigkillLosesAndDoublesNothing();
   }
 
   @Test
   @Order(23)
+  void theKafkaBrokerKilledWithSigkillLosesAndDoublesNothing() throws Exception {
+    distributed.theBrokerKilledWithSigkillLosesAndDoublesNothing();
+  }
+
+  @Test
+  @Order(24)
   void helmUninstallOfTheDistributedReleaseLeavesNothing() throws Exception {
     distributed.helmUninstallLeavesNothing();
   }
