@@ -132,6 +132,17 @@ final class DistributedRelease {
                 .withName(KAFKA)
                 .endMetadata()
                 .withNewSpec()
+                // As Strimzi's broker Services: the address stays routed to the pod while the
+                // broker
+                // restarts, so clients get "connection refused" and retry. Without it a ClusterIP
+                // with
+                // no endpoint escapes this host's CNI (its firewall plugin accepts pod traffic
+                // before
+                // kube-proxy's reject) to the sandbox's egress proxy, which answers TLS with its
+                // own
+                // certificate: an SSL handshake failure the clients take for an authentication
+                // error.
+                .withPublishNotReadyAddresses(true)
                 .addToSelector("app", KAFKA)
                 .addNewPort()
                 .withName(KAFKA)
