@@ -123,6 +123,7 @@ class InClusterIT {
   static Path relayClientCa;
   static Map<String, WorkloadNetworkPolicyProposal> learned;
   static DefaultValuesRelease defaults;
+  static DistributedRelease distributed;
   static boolean fluentBitStateExisted;
 
   @BeforeAll
@@ -162,6 +163,9 @@ class InClusterIT {
           cluster == null ? "-" : cluster.timings(),
           imageImport == null ? -1 : imageImport.toMillis(),
           installToReady == null ? "-" : installToReady.toMillis());
+      if (distributed != null) {
+        System.out.println(distributed.summary() + "\n" + distributed.timings());
+      }
       if (defaults != null && defaults.installToReady != null) {
         System.out.printf(
             "in-cluster timings (default values): helm install to Ready %d ms%n",
@@ -170,6 +174,9 @@ class InClusterIT {
     } finally {
       if (relay != null) {
         relay.close();
+      }
+      if (distributed != null) {
+        distributed.close();
       }
       if (cluster != null) {
         Instant closing = Instant.now();
@@ -322,7 +329,7 @@ class InClusterIT {
    * role): {@code accepted}, {@code published} and the {@code already-published} drops of the
    * cilium source.
    */
-  private static Map<String, Double> ingestMetrics(KubernetesClient admin, String podName) {
+  static Map<String, Double> ingestMetrics(KubernetesClient admin, String podName) {
     String token = scraperToken(admin);
     Pod pod = admin.pods().inNamespace(NAMESPACE).withName(podName).get();
     java.net.URI uri =
@@ -689,11 +696,51 @@ class InClusterIT {
     defaults.aDeniedConnectionBecomesAViolationAndACollectorEvent();
   }
 
+  @Test
+  @Order(20)
+  void distributedModeGetsAKafkaOfItsOwnWithMutualTlsAndTheReadmesTopicsAndAcls() throws Exception {
+    distributed =
+        new DistributedRelease(
+            cluster,
+            dir,
+            image(),
+            Objects.requireNonNull(
+                System.getProperty("ne.test.kafka.image"), "ne.test.kafka.image (cli/pom.xml)"));
+    distributed.startKafka();
+    distributed.createTopicsAndAclsAsTheReadmeSays();
+  }
+
+  @Test
+  @Order(21)
+  void theDistributedModeInstallsAndTheCaptureBecomesTheProposalsLearnMakes() throws Exception {
+    installs++;
+    distributed.installAndAwaitTheProposalsLearnMakes();
+    readyInstalls++;
+  }
+
+  @Test
+  @Order(22)
+  void eachDistributedPodKilledWithSigkillLosesAndDoublesNothing() throws Exception {
+    distributed.eachPodKilledWithSigkillLosesAndDoublesNothing();
+  }
+
+  @Test
+  @Order(23)
+  void theKafkaBrokerKilledWithSigkillLosesAndDoublesNothing() throws Exception {
+    distributed.theBrokerKilledWithSigkillLosesAndDoublesNothing();
+  }
+
+  @Test
+  @Order(24)
+  void helmUninstallOfTheDistributedReleaseLeavesNothing() throws Exception {
+    distributed.helmUninstallLeavesNothing();
+  }
+
   /**
    * What is left of the release: its namespace's objects (but the namespace's own) and its
    * cluster-wide ones.
    */
-  private static List<String> releaseLeftovers() {
+  static List<String> releaseLeftovers() {
     String left =
         cluster.kubectl(
             "get",
