@@ -123,6 +123,7 @@ class InClusterIT {
   static Path relayClientCa;
   static Map<String, WorkloadNetworkPolicyProposal> learned;
   static DefaultValuesRelease defaults;
+  static CalicoRelease calico;
   static boolean fluentBitStateExisted;
 
   @BeforeAll
@@ -162,6 +163,9 @@ class InClusterIT {
           cluster == null ? "-" : cluster.timings(),
           imageImport == null ? -1 : imageImport.toMillis(),
           installToReady == null ? "-" : installToReady.toMillis());
+      if (calico != null) {
+        System.out.println(calico.summary());
+      }
       if (defaults != null && defaults.installToReady != null) {
         System.out.printf(
             "in-cluster timings (default values): helm install to Ready %d ms%n",
@@ -170,6 +174,9 @@ class InClusterIT {
     } finally {
       if (relay != null) {
         relay.close();
+      }
+      if (calico != null) {
+        calico.close();
       }
       if (cluster != null) {
         Instant closing = Instant.now();
@@ -689,11 +696,38 @@ class InClusterIT {
     defaults.aDeniedConnectionBecomesAViolationAndACollectorEvent();
   }
 
+  @Test
+  @Order(30)
+  void calicoInstallsWithItsDefaultsAndEveryPodIsReady() throws IOException {
+    calico = new CalicoRelease(cluster, dir, image());
+    installs++;
+    calico.installAndAwaitReady();
+    readyInstalls++;
+  }
+
+  @Test
+  @Order(31)
+  void calicoGoldmaneFlowsBecomeTheProposalsLearnMakes() {
+    calico.flowsBecomeTheProposalsLearnMakes();
+  }
+
+  @Test
+  @Order(32)
+  void calicoPodsKilledWithSigkillAreRestartedAndNothingIsLostOrDoubled() {
+    calico.eachPodKilledOnceIsRestartedAndNothingIsLostOrDoubled();
+  }
+
+  @Test
+  @Order(33)
+  void calicoHelmUninstallLeavesNothingOfTheRelease() {
+    calico.helmUninstallLeavesNothing();
+  }
+
   /**
    * What is left of the release: its namespace's objects (but the namespace's own) and its
    * cluster-wide ones.
    */
-  private static List<String> releaseLeftovers() {
+  static List<String> releaseLeftovers() {
     String left =
         cluster.kubectl(
             "get",
