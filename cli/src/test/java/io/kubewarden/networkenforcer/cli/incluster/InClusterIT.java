@@ -697,6 +697,12 @@ class InClusterIT {
   }
 
   @Test
+  @Order(13)
+  void theDefaultValuesReleaseLosesAndDoublesNothingWhenEachPodIsKilled() {
+    defaults.eachPodKilledOnceLosesAndDoublesNothing();
+  }
+
+  @Test
   @Order(30)
   void calicoInstallsWithItsDefaultsAndEveryPodIsReady() throws IOException {
     calico = new CalicoRelease(cluster, dir, image());
