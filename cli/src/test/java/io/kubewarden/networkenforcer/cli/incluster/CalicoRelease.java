@@ -356,6 +356,15 @@ final class CalicoRelease {
    * kept, they would add their counts to this install's.
    */
   private void forgetEarlierProposals(KubernetesClient admin) {
+    if (admin
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName("workloadnetworkpolicyproposals.networkenforcer.kubewarden.io")
+            .get()
+        == null) {
+      return; // No install before this one: the chart brings the CRD.
+    }
     for (String namespace :
         learned.values().stream().map(p -> p.getMetadata().getNamespace()).distinct().toList()) {
       admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(namespace).delete();
