@@ -70,6 +70,31 @@ final class CertManagerShapedTls {
     return issue(name, dnsName, "serverAuth", san.toString());
   }
 
+  /**
+   * A certificate for both ends of mutual TLS (server and client auth) with those DNS names (the
+   * first is the common name) and IP addresses: Calico's operator issues its key pairs (e.g.
+   * Goldmane's) this way, and a client may present one.
+   */
+  Pair serverAndClient(String name, List<String> dnsNames, String... ips) throws IOException {
+    StringBuilder san = new StringBuilder("subjectAltName=");
+    san.append(String.join(",", dnsNames.stream().map(d -> "DNS:" + d).toList()));
+    for (String ip : ips) {
+      san.append(",IP:").append(ip);
+    }
+    return issue(name, dnsNames.get(0), "serverAuth,clientAuth", san.toString());
+  }
+
+  /**
+   * The key of {@code pair} in PKCS#8, for a Netty server (it reads PKCS#8 only; only the product's
+   * side must cope with PKCS#1).
+   */
+  static Path pkcs8Key(Pair pair) throws IOException {
+    Path key = pair.key();
+    Path pkcs8 = key.resolveSibling(key.getFileName().toString().replace(".key", "-pkcs8.key"));
+    openssl("pkcs8", "-topk8", "-nocrypt", "-in", key.toString(), "-out", pkcs8.toString());
+    return pkcs8;
+  }
+
   /** A client certificate with that common name. */
   Pair client(String name, String commonName) throws IOException {
     return issue(name, commonName, "clientAuth", "subjectAltName=DNS:" + commonName);

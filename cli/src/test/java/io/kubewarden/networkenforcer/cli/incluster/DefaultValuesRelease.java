@@ -98,6 +98,9 @@ final class DefaultValuesRelease {
   double collectorDenies;
   Duration installToReady;
 
+  /** What learn made of the ztunnel capture (step 10). */
+  private Map<String, WorkloadNetworkPolicyProposal> learned;
+
   DefaultValuesRelease(KubeCluster cluster, Path dir, String builtImage) {
     this.cluster = cluster;
     this.dir = dir;
@@ -166,7 +169,7 @@ final class DefaultValuesRelease {
     Path state = dir.resolve("cluster-state.yaml");
     Files.writeString(
         state, cluster.kubectl("get", "ns,deploy,sts,ds,rs,pods", "-A", "-o", "yaml"));
-    Map<String, WorkloadNetworkPolicyProposal> learned = learn(capture, state);
+    learned = learn(capture, state);
     proposals = learned.size();
     printingZtunnel(admin, "ztunnel-flows", lines);
     awaitExact(admin, learned);
@@ -266,6 +269,106 @@ final class DefaultValuesRelease {
             .flatMap(p -> p.getStatus().getContainerStatuses().stream())
             .mapToInt(s -> s.getRestartCount())
             .sum();
+  }
+
+  /**
+   * Each pod of the release killed once with SIGKILL, the collector last: the kubelet restarts it
+   * and it is Ready again, and nothing is lost or doubled: the proposals not promoted keep exactly
+   * learn's counts (fluent-bit resumes from its offsets, the standalone pod from its broker), the
+   * violation is counted once, and the collector's deny counter stays 1 until the collector itself
+   * restarts (its counters live in memory: 0 then, as nothing is sent again).
+   */
+  void eachPodKilledOnceLosesAndDoublesNothing() {
+    KubernetesClient admin = cluster.client();
+    List<Pod> pods = new ArrayList<>(releasePods(admin));
+    pods.sort(
+        java.util.Comparator.comparing(
+            (Pod p) -> p.getMetadata().getName().contains("otel-collector")));
+    assertThat(pods).hasSizeGreaterThanOrEqualTo(3);
+    Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
+    notPromoted.remove(APPS + "/" + PROTECTED);
+    for (Pod pod : pods) {
+      String name = pod.getMetadata().getName();
+      var main = pod.getStatus().getContainerStatuses().get(0);
+      int before = main.getRestartCount();
+      Instant killed = Instant.now();
+      cluster.killContainer(main.getContainerID());
+      cluster.await(
+          name + " restarted by the kubelet and Ready",
+          READY,
+          () -> {
+            Pod now = admin.pods().inNamespace(NAMESPACE).withName(name).get();
+            return now != null
+                && now.getStatus().getContainerStatuses().get(0).getRestartCount() > before
+                && InClusterIT.ready(now);
+          });
+      System.out.printf(
+          "in-cluster (default values): %s SIGKILLed, restarted and Ready in %d ms%n",
+          name, Duration.between(killed, Instant.now()).toMillis());
+      awaitExact(admin, notPromoted);
+      assertThat(activeViolations(admin)).as("violations after %s restarted", name).isEqualTo(1);
+      boolean collector = name.contains("otel-collector");
+      double denies = collectorDenies(admin);
+      System.out.printf(
+          "in-cluster (default values): after %s restarted: violations %d, collector denies %.0f%n",
+          name, activeViolations(admin), denies);
+      assertThat(denies)
+          .as("network_enforcer_policy_denies at the collector after %s restarted", name)
+          .isEqualTo(collector ? 0.0 : 1.0);
+    }
+    restarts =
+        releasePods(admin).stream()
+            .flatMap(p -> p.getStatus().getContainerStatuses().stream())
+            .mapToInt(s -> s.getRestartCount())
+            .sum();
+    assertThat(restarts)
+        .as("restarts of the release's containers")
+        .isGreaterThanOrEqualTo(pods.size());
+  }
+
+  private static long activeViolations(KubernetesClient admin) {
+    return admin.resources(WorkloadNetworkPolicy.class).inNamespace(APPS).list().getItems().stream()
+        .filter(w -> w.getStatus() != null)
+        .mapToLong(w -> w.getStatus().getActiveViolationCount())
+        .sum();
+  }
+
+  /**
+   * The collector's network_enforcer_policy_denies now (0 when it has no such series), once its
+   * Prometheus endpoint answers 200.
+   */
+  private double collectorDenies(KubernetesClient admin) {
+    Pod collector =
+        releasePods(admin).stream()
+            .filter(p -> p.getMetadata().getName().contains("otel-collector"))
+            .findFirst()
+            .orElseThrow();
+    URI uri = URI.create("http://" + collector.getStatus().getPodIP() + ":9464/metrics");
+    List<String> body = new ArrayList<>();
+    cluster.await(
+        "the collector's Prometheus endpoint answering",
+        PIPELINE,
+        () -> {
+          try {
+            HttpResponse<String> response =
+                HTTP.send(
+                    HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            body.clear();
+            body.add(response.body());
+            return response.statusCode() == 200;
+          } catch (IOException e) {
+            return false;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        });
+    return body.get(0)
+        .lines()
+        .filter(l -> l.startsWith("network_enforcer_policy_denies"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   String summary() {

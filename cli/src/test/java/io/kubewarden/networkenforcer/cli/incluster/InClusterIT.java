@@ -124,6 +124,7 @@ class InClusterIT {
   static Map<String, WorkloadNetworkPolicyProposal> learned;
   static DefaultValuesRelease defaults;
   static DistributedRelease distributed;
+  static CalicoRelease calico;
   static boolean fluentBitStateExisted;
 
   @BeforeAll
@@ -166,6 +167,9 @@ class InClusterIT {
       if (distributed != null) {
         System.out.println(distributed.summary() + "\n" + distributed.timings());
       }
+      if (calico != null) {
+        System.out.println(calico.summary());
+      }
       if (defaults != null && defaults.installToReady != null) {
         System.out.printf(
             "in-cluster timings (default values): helm install to Ready %d ms%n",
@@ -177,6 +181,9 @@ class InClusterIT {
       }
       if (distributed != null) {
         distributed.close();
+      }
+      if (calico != null) {
+        calico.close();
       }
       if (cluster != null) {
         Instant closing = Instant.now();
@@ -697,6 +704,12 @@ class InClusterIT {
   }
 
   @Test
+  @Order(13)
+  void theDefaultValuesReleaseLosesAndDoublesNothingWhenEachPodIsKilled() {
+    defaults.eachPodKilledOnceLosesAndDoublesNothing();
+  }
+
+  @Test
   @Order(20)
   void distributedModeGetsAKafkaOfItsOwnWithMutualTlsAndTheReadmesTopicsAndAcls() throws Exception {
     distributed =
@@ -734,6 +747,33 @@ class InClusterIT {
   @Order(24)
   void helmUninstallOfTheDistributedReleaseLeavesNothing() throws Exception {
     distributed.helmUninstallLeavesNothing();
+  }
+
+  @Test
+  @Order(30)
+  void calicoInstallsWithItsDefaultsAndEveryPodIsReady() throws IOException {
+    calico = new CalicoRelease(cluster, dir, image());
+    installs++;
+    calico.installAndAwaitReady();
+    readyInstalls++;
+  }
+
+  @Test
+  @Order(31)
+  void calicoGoldmaneFlowsBecomeTheProposalsLearnMakes() {
+    calico.flowsBecomeTheProposalsLearnMakes();
+  }
+
+  @Test
+  @Order(32)
+  void calicoPodsKilledWithSigkillAreRestartedAndNothingIsLostOrDoubled() {
+    calico.eachPodKilledOnceIsRestartedAndNothingIsLostOrDoubled();
+  }
+
+  @Test
+  @Order(33)
+  void calicoHelmUninstallLeavesNothingOfTheRelease() {
+    calico.helmUninstallLeavesNothing();
   }
 
   /**
