@@ -117,7 +117,10 @@ final class CalicoRelease {
     List<String> capture = captureOfThisCluster(admin);
     flows = capture.size();
     learned = learn(capture);
-    forgetEarlierProposals(admin);
+    ClusterSteps.forgetEarlierProposals(
+        cluster,
+        learned.values().stream().map(p -> p.getMetadata().getNamespace()).distinct().toList(),
+        PIPELINE);
     serveGoldmane(admin, capture);
     installs++;
     Instant start = Instant.now();
@@ -210,44 +213,32 @@ final class CalicoRelease {
    */
   void helmUninstallLeavesNothing() {
     KubernetesClient admin = cluster.client();
-    runHelm(
-        List.of(
-            "uninstall",
-            InClusterIT.RELEASE,
-            "--namespace",
-            InClusterIT.NAMESPACE,
-            "--wait",
-            "--timeout",
-            "3m"),
-        List.of());
     admin.rbac().clusterRoleBindings().withName(SCRAPER_BINDING).delete();
-    List<String> all = new ArrayList<>();
-    try {
-      cluster.await(
-          "nothing of the calico release left",
-          READY,
-          () -> {
-            all.clear();
-            all.addAll(InClusterIT.releaseLeftovers());
-            cluster
-                .kubectl(
-                    "get",
-                    "roles,rolebindings",
-                    "--namespace",
-                    CALICO,
-                    "-l",
-                    "app.kubernetes.io/instance=" + InClusterIT.RELEASE,
-                    "-o",
-                    "name")
-                .lines()
-                .filter(line -> !line.isBlank() && !line.startsWith("No resources"))
-                .forEach(all::add);
-            return all.isEmpty();
-          });
-    } finally {
-      System.out.println("in-cluster (calico): helm uninstall left " + all);
-    }
-    assertThat(all).as("objects left after helm uninstall").isEmpty();
+    List<String> left =
+        ClusterSteps.uninstallAsTheReadmeSays(
+            cluster,
+            READY,
+            () -> {
+              List<String> all = new ArrayList<>(InClusterIT.releaseLeftovers());
+              cluster
+                  .kubectl(
+                      "get",
+                      "roles,rolebindings",
+                      "--namespace",
+                      CALICO,
+                      "-l",
+                      "app.kubernetes.io/instance=" + InClusterIT.RELEASE,
+                      "-o",
+                      "name")
+                  .lines()
+                  .filter(line -> !line.isBlank() && !line.startsWith("No resources"))
+                  .forEach(all::add);
+              return all;
+            });
+    // The default collector's certificates come from the chart's CA (README, Uninstall).
+    assertThat(left)
+        .as("what helm uninstall left")
+        .containsExactly("secret/ne-network-enforcer-ca");
   }
 
   String summary() {
@@ -349,30 +340,6 @@ final class CalicoRelease {
         .containsKeys(
             APPS + "/deployment-http-client-egress", APPS + "/deployment-http-server-ingress");
     return proposals;
-  }
-
-  /**
-   * Proposals earlier installs left in the namespaces of this capture (CoreDNS's in kube-system):
-   * kept, they would add their counts to this install's.
-   */
-  private void forgetEarlierProposals(KubernetesClient admin) {
-    if (admin
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .withName("workloadnetworkpolicyproposals.networkenforcer.kubewarden.io")
-            .get()
-        == null) {
-      return; // No install before this one: the chart brings the CRD.
-    }
-    for (String namespace :
-        learned.values().stream().map(p -> p.getMetadata().getNamespace()).distinct().toList()) {
-      admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(namespace).delete();
-    }
-    cluster.await(
-        "no proposal left in the capture's namespaces",
-        PIPELINE,
-        () -> proposalsIn(admin).isEmpty());
   }
 
   /**

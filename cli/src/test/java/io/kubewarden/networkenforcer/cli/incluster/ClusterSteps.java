@@ -16,11 +16,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
@@ -130,6 +133,41 @@ final class ClusterSteps {
     return proposals;
   }
 
+  /**
+   * Deletes the proposals earlier installs left in {@code namespaces} (CoreDNS's in kube-system):
+   * kept, they would add their counts to the next install's. Nothing to do before the first install
+   * (the chart brings the CRD).
+   */
+  static void forgetEarlierProposals(
+      KubeCluster cluster, Collection<String> namespaces, Duration deadline) {
+    KubernetesClient admin = cluster.client();
+    if (admin
+            .apiextensions()
+            .v1()
+            .customResourceDefinitions()
+            .withName("workloadnetworkpolicyproposals.networkenforcer.kubewarden.io")
+            .get()
+        == null) {
+      return;
+    }
+    for (String namespace : namespaces) {
+      admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace(namespace).delete();
+    }
+    cluster.await(
+        "no proposal left in " + namespaces,
+        deadline,
+        () ->
+            namespaces.stream()
+                .allMatch(
+                    namespace ->
+                        admin
+                            .resources(WorkloadNetworkPolicyProposal.class)
+                            .inNamespace(namespace)
+                            .list()
+                            .getItems()
+                            .isEmpty()));
+  }
+
   /** Labels the proposal for promotion to {@code mode}, as a person would. */
   static void promote(KubernetesClient admin, String namespace, String name, String mode) {
     admin
@@ -144,6 +182,107 @@ final class ClusterSteps {
               p.getMetadata().getLabels().put(PROMOTE_LABEL, mode);
               return p;
             });
+  }
+
+  /** The release's labels, as the chart README's Uninstall selects what cert-manager keeps. */
+  static final String RELEASE_SELECTOR =
+      "app.kubernetes.io/name=network-enforcer,app.kubernetes.io/instance=" + InClusterIT.RELEASE;
+
+  /**
+   * {@code helm uninstall} of the release, then the chart README's Uninstall section: only the
+   * release's labelled Secrets (those cert-manager keeps) may be left, and the README's {@code
+   * kubectl delete secret -l} leaves nothing. {@code leftovers} lists what of the release exists
+   * (less what was there before it); returns what the uninstall alone left.
+   */
+  static List<String> uninstallAsTheReadmeSays(
+      KubeCluster cluster, Duration deadline, Supplier<List<String>> leftovers) {
+    helm(
+        cluster,
+        List.of(
+            "uninstall",
+            InClusterIT.RELEASE,
+            "--namespace",
+            InClusterIT.NAMESPACE,
+            "--wait",
+            "--timeout",
+            "3m"),
+        List.of());
+    KubernetesClient admin = cluster.client();
+    cluster.await("the release's pods gone", deadline, () -> releasePods(admin).isEmpty());
+    List<String> left = new ArrayList<>();
+    List<String> keptByCertManager = new ArrayList<>();
+    try {
+      // Claims and the like go through the garbage collector a moment later.
+      cluster.await(
+          "nothing of the release left but the Secrets cert-manager keeps",
+          deadline,
+          () -> {
+            left.clear();
+            left.addAll(leftovers.get());
+            keptByCertManager.clear();
+            keptByCertManager.addAll(labelledSecrets(cluster));
+            return keptByCertManager.containsAll(left);
+          });
+    } finally {
+      System.out.println("in-cluster: helm uninstall left " + left);
+    }
+    List<String> uninstallLeft = List.copyOf(left);
+    cluster.kubectl(
+        "delete", "secret", "--namespace", InClusterIT.NAMESPACE, "-l", RELEASE_SELECTOR);
+    try {
+      cluster.await(
+          "nothing of the release left after the README's kubectl delete",
+          deadline,
+          () -> {
+            left.clear();
+            left.addAll(leftovers.get());
+            return left.isEmpty();
+          });
+    } finally {
+      System.out.println("in-cluster: after the README's kubectl delete, left " + left);
+    }
+    return uninstallLeft;
+  }
+
+  private static List<String> labelledSecrets(KubeCluster cluster) {
+    return cluster
+        .kubectl(
+            "get",
+            "secrets",
+            "--namespace",
+            InClusterIT.NAMESPACE,
+            "-l",
+            RELEASE_SELECTOR,
+            "-o",
+            "name")
+        .lines()
+        .filter(line -> !line.isBlank() && !line.startsWith("No resources"))
+        .toList();
+  }
+
+  /** The last {@code lines} log lines of each container of the release's pods (for a failure). */
+  static String releaseLogs(KubeCluster cluster, int lines) {
+    StringBuilder out = new StringBuilder();
+    for (Pod pod : releasePods(cluster.client())) {
+      String name = pod.getMetadata().getName();
+      try {
+        out.append("--- logs of ")
+            .append(name)
+            .append(" ---\n")
+            .append(
+                cluster.kubectl(
+                    "logs",
+                    "--namespace",
+                    InClusterIT.NAMESPACE,
+                    name,
+                    "--all-containers",
+                    "--tail",
+                    Integer.toString(lines)));
+      } catch (RuntimeException e) {
+        out.append("(no logs: ").append(e.getMessage()).append(")\n");
+      }
+    }
+    return out.toString();
   }
 
   /** The pods of the chart's release. */

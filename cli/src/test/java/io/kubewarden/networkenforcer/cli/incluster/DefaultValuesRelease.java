@@ -285,8 +285,18 @@ final class DefaultValuesRelease {
         java.util.Comparator.comparing(
             (Pod p) -> p.getMetadata().getName().contains("otel-collector")));
     assertThat(pods).hasSizeGreaterThanOrEqualTo(3);
+    // What the steps before left: the proposals not promoted (promotion turns a proposal into its
+    // policy) and the denied flows counted in the policy's status. Every restart must come back to
+    // exactly these counts: a flow read twice would add to them, one lost could not be missed
+    // because nothing removes from them.
+    Map<String, WorkloadNetworkPolicyProposal> beforeKills = storedIn(admin);
     Map<String, WorkloadNetworkPolicyProposal> notPromoted = new TreeMap<>(learned);
     notPromoted.remove(APPS + "/" + PROTECTED);
+    assertThat(beforeKills.keySet())
+        .as("proposals before the kills")
+        .isEqualTo(notPromoted.keySet());
+    long deniedBefore = deniedFlows(admin);
+    assertThat(deniedBefore).as("denied flows counted before the kills").isPositive();
     for (Pod pod : pods) {
       String name = pod.getMetadata().getName();
       var main = pod.getStatus().getContainerStatuses().get(0);
@@ -305,7 +315,25 @@ final class DefaultValuesRelease {
       System.out.printf(
           "in-cluster (default values): %s SIGKILLed, restarted and Ready in %d ms%n",
           name, Duration.between(killed, Instant.now()).toMillis());
-      awaitExact(admin, notPromoted);
+      if (!beforeKills.isEmpty()) {
+        awaitExact(admin, beforeKills);
+      }
+      List<Long> seen = new ArrayList<>();
+      try {
+        cluster.await(
+            "the denied flows counted " + deniedBefore + " times after " + name + " restarted",
+            PIPELINE,
+            () -> {
+              seen.clear();
+              seen.add(deniedFlows(admin));
+              return seen.get(0) == deniedBefore;
+            });
+      } finally {
+        if (!seen.isEmpty()) {
+          lost = Math.max(0, deniedBefore - seen.get(0));
+          doubled = Math.max(0, seen.get(0) - deniedBefore);
+        }
+      }
       assertThat(activeViolations(admin)).as("violations after %s restarted", name).isEqualTo(1);
       boolean collector = name.contains("otel-collector");
       double denies = collectorDenies(admin);
@@ -324,6 +352,14 @@ final class DefaultValuesRelease {
     assertThat(restarts)
         .as("restarts of the release's containers")
         .isGreaterThanOrEqualTo(pods.size());
+  }
+
+  /** Every denied flow the policies of the capture's namespace counted (status violationCount). */
+  private static long deniedFlows(KubernetesClient admin) {
+    return admin.resources(WorkloadNetworkPolicy.class).inNamespace(APPS).list().getItems().stream()
+        .filter(w -> w.getStatus() != null)
+        .mapToLong(w -> w.getStatus().getViolationCount())
+        .sum();
   }
 
   private static long activeViolations(KubernetesClient admin) {
@@ -492,16 +528,7 @@ final class DefaultValuesRelease {
           "the ztunnel capture's proposals in " + APPS,
           PIPELINE,
           () -> {
-            Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
-            admin
-                .resources(WorkloadNetworkPolicyProposal.class)
-                .inNamespace(APPS)
-                .list()
-                .getItems()
-                .forEach(
-                    p ->
-                        stored.put(
-                            p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
+            Map<String, WorkloadNetworkPolicyProposal> stored = storedIn(admin);
             last.clear();
             last.add(stored.keySet().toString());
             if (!stored.keySet().equals(learned.keySet())) {
@@ -524,6 +551,19 @@ final class DefaultValuesRelease {
       throw new AssertionError(
           e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
     }
+  }
+
+  /** The proposals in the capture's namespace, by namespace/name. */
+  private static Map<String, WorkloadNetworkPolicyProposal> storedIn(KubernetesClient admin) {
+    Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
+    admin
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(APPS)
+        .list()
+        .getItems()
+        .forEach(
+            p -> stored.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
+    return stored;
   }
 
   private Map<String, WorkloadNetworkPolicyProposal> learn(Path capture, Path state)

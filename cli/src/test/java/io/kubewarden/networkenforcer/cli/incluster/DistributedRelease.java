@@ -301,6 +301,10 @@ final class DistributedRelease {
         admin, APPS, cluster.pauseImage(), List.of("http-client", "http-server"));
     capture = movedCapture();
     learned = learn(capture);
+    ClusterSteps.forgetEarlierProposals(
+        cluster,
+        learned.values().stream().map(p -> p.getMetadata().getNamespace()).distinct().toList(),
+        PIPELINE);
     serveRelay(admin);
     installs++;
     Instant start = Instant.now();
@@ -469,58 +473,22 @@ final class DistributedRelease {
   void helmUninstallLeavesNothing() throws Exception {
     KubernetesClient admin = cluster.client();
     try {
-      ClusterSteps.helm(
-          cluster,
-          List.of(
-              "uninstall",
-              InClusterIT.RELEASE,
-              "--namespace",
-              InClusterIT.NAMESPACE,
-              "--wait",
-              "--timeout",
-              "3m"),
-          List.of());
-      cluster.await(
-          "the distributed release's pods gone", READY, () -> releasePods(admin).isEmpty());
-      // cert-manager keeps a Certificate's Secret unless its controller sets owner references
-      // (--enable-certificate-owner-ref, off by default): those may stay, nothing else.
-      List<String> keptByCertManager =
-          List.of("ingest", "processor", "writer").stream()
-              .map(c -> "secret/ne-network-enforcer-kafka-" + c)
-              .toList();
-      List<String> left = new ArrayList<>();
-      try {
-        cluster.await(
-            "nothing of the distributed release left but cert-manager's Secrets",
-            READY,
-            () -> {
-              left.clear();
-              left.addAll(InClusterIT.releaseLeftovers());
-              left.removeAll(leftoversBefore);
-              return keptByCertManager.containsAll(left);
-            });
-      } finally {
-        System.out.println("in-cluster (distributed): helm uninstall left " + left);
-      }
-      // As the chart README says to remove them.
-      System.out.println(
-          cluster.kubectl(
-              "delete",
-              "secret",
-              "--namespace",
-              InClusterIT.NAMESPACE,
-              "-l",
-              "app.kubernetes.io/name=network-enforcer,app.kubernetes.io/instance="
-                  + InClusterIT.RELEASE));
-      cluster.await(
-          "nothing of the distributed release left",
-          READY,
-          () -> {
-            left.clear();
-            left.addAll(InClusterIT.releaseLeftovers());
-            left.removeAll(leftoversBefore);
-            return left.isEmpty();
-          });
+      List<String> left =
+          ClusterSteps.uninstallAsTheReadmeSays(
+              cluster,
+              READY,
+              () -> {
+                List<String> all = new ArrayList<>(InClusterIT.releaseLeftovers());
+                all.removeAll(leftoversBefore);
+                return all;
+              });
+      // The components' client certificates (kafka.tls.certManager.issuerRef), nothing else.
+      assertThat(left)
+          .as("what helm uninstall left")
+          .containsExactlyInAnyOrder(
+              "secret/ne-network-enforcer-kafka-ingest",
+              "secret/ne-network-enforcer-kafka-processor",
+              "secret/ne-network-enforcer-kafka-writer");
     } finally {
       stopRelay(admin);
       Path pki = dir.resolve("kafka-pki.yaml");
@@ -575,18 +543,9 @@ final class DistributedRelease {
             .getItems()
             .isEmpty();
     if (installed) {
-      ClusterSteps.helm(
-          cluster,
-          List.of(
-              "uninstall",
-              InClusterIT.RELEASE,
-              "--namespace",
-              InClusterIT.NAMESPACE,
-              "--wait",
-              "--timeout",
-              "3m"),
-          List.of());
-      cluster.await("the earlier release's pods gone", READY, () -> releasePods(admin).isEmpty());
+      List<String> left =
+          ClusterSteps.uninstallAsTheReadmeSays(cluster, READY, InClusterIT::releaseLeftovers);
+      System.out.println("in-cluster (distributed): the earlier release left " + left);
     }
   }
 
@@ -769,7 +728,14 @@ final class DistributedRelease {
           });
     } catch (IllegalStateException e) {
       throw new AssertionError(
-          e.getMessage() + "\nlast seen: " + last + "\nlearned: " + expected.keySet(), e);
+          e.getMessage()
+              + "\nlast seen: "
+              + last
+              + "\nlearned: "
+              + expected.keySet()
+              + "\n"
+              + ClusterSteps.releaseLogs(cluster, 60),
+          e);
     }
   }
 
