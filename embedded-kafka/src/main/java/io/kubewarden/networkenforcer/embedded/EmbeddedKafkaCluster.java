@@ -1,17 +1,22 @@
 package io.kubewarden.networkenforcer.embedded;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -137,26 +142,52 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     t.start();
   }
 
+  /**
+   * Distinct free ports below the kernel's ephemeral range (as test-support's {@code
+   * LoopbackPorts}, which this module sits below): a stopped node's port from that range could be
+   * taken by any outgoing connection, a client's to the other nodes included, before the node binds
+   * it again.
+   */
   private static List<Integer> freePorts(int count) {
-    // All held open together, so no two are the same.
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName(HOST));
-        s.setReuseAddress(true);
-        sockets.add(s);
+    int high = ephemeralLow();
+    int low = 10_000;
+    Set<Integer> ports = new LinkedHashSet<>();
+    for (int attempt = 0; ports.size() < count && attempt < 1_000; attempt++) {
+      int port = high - low < 1_000 ? anyFree() : ThreadLocalRandom.current().nextInt(low, high);
+      if (isFree(port)) {
+        ports.add(port);
       }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
+    }
+    if (ports.size() < count) {
+      throw new IllegalStateException("no " + count + " free ports on " + HOST);
+    }
+    return List.copyOf(ports);
+  }
+
+  private static int ephemeralLow() {
+    try (BufferedReader reader =
+        Files.newBufferedReader(
+            Path.of("/proc/sys/net/ipv4/ip_local_port_range"), StandardCharsets.US_ASCII)) {
+      String line = reader.readLine();
+      return line == null ? 32_768 : Integer.parseInt(line.trim().split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      return 32_768;
+    }
+  }
+
+  private static boolean isFree(int port) {
+    try (ServerSocket socket = new ServerSocket(port, 1)) {
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
+  }
+
+  private static int anyFree() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+      return socket.getLocalPort();
     } catch (IOException e) {
-      throw new UncheckedIOException("no free ports on " + HOST, e);
-    } finally {
-      for (ServerSocket s : sockets) {
-        try {
-          s.close();
-        } catch (IOException e) {
-          // closing a listening socket that was never used
-        }
-      }
+      throw new UncheckedIOException("no free port on " + HOST, e);
     }
   }
 
