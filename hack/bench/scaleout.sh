@@ -2,8 +2,9 @@
 # Processor scale-out of issue #36 (see BENCHMARKS.md "Processor scale-out"): one and then two
 # processor instances, each its own JVM (one stream thread, exactly-once), on the same backlog of a
 # realistic mix of flows, one run on one embedded broker. Prints
-# `processor 2 instances/1 instance ratio` (steady and end to end) and the CPU per flow of the
-# instance processes. BENCH_SCALE_FLOWS (default 1000000) sizes the backlog;
+# `processor 2 instances/1 instance ratio` (steady and end to end), the CPU per flow of the
+# instance processes, and one instance against the raw producer on the same mix
+# (`processor/producer ratio (realistic, end to end)`, and steady). BENCH_SCALE_FLOWS (default 1000000) sizes the backlog;
 # BENCH_SCALE_JFR=1 writes a flight recording per instance to stream-processor/target/scaleout-jfr/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

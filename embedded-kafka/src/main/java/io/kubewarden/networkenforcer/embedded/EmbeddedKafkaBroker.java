@@ -38,6 +38,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final String host;
   private final String advertisedHost;
   private final int requestedPort;
+  private final int requestedControllerPort;
+  private final int nodeId;
+  private final String quorumVoters;
+  private final String clusterId;
   private final Map<String, String> overrides;
   private KafkaRaftServer server;
   private int brokerPort;
@@ -54,6 +58,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     this.host = b.host;
     this.advertisedHost = b.advertisedHost == null ? b.host : b.advertisedHost;
     this.requestedPort = b.port;
+    this.requestedControllerPort = b.controllerPort;
+    this.nodeId = b.nodeId;
+    this.quorumVoters = b.quorumVoters;
+    this.clusterId = b.clusterId;
     this.overrides = Map.copyOf(b.overrides);
   }
 
@@ -75,7 +83,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     RuntimeException last = null;
     for (int attempt = 0; attempt < 5; attempt++) {
       int port = requestedPort > 0 ? requestedPort : freePort();
-      int controllerPort = freePort();
+      int controllerPort = requestedControllerPort > 0 ? requestedControllerPort : freePort();
       try {
         Properties props = properties(port, controllerPort);
         KafkaConfig config = KafkaConfig.fromProps(props, false);
@@ -117,8 +125,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private Properties properties(int port, int controllerPort) {
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
-    p.put("node.id", "1");
-    p.put("controller.quorum.voters", "1@" + host + ":" + controllerPort);
+    p.put("node.id", Integer.toString(nodeId));
+    p.put(
+        "controller.quorum.voters",
+        quorumVoters != null ? quorumVoters : nodeId + "@" + host + ":" + controllerPort);
     p.put(
         "listeners",
         "PLAINTEXT://"
@@ -170,8 +180,8 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
           new Formatter()
               .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
               .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
-              .setClusterId(Uuid.randomUuid().toString())
-              .setNodeId(1)
+              .setClusterId(clusterId != null ? clusterId : Uuid.randomUuid().toString())
+              .setNodeId(nodeId)
               .setControllerListenerName(CONTROLLER_LISTENER)
               .setMetadataLogDirectory(config.metadataLogDir())
               .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
@@ -225,6 +235,10 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private String host = "127.0.0.1";
     private String advertisedHost;
     private int port;
+    private int controllerPort;
+    private int nodeId = 1;
+    private String quorumVoters;
+    private String clusterId;
     private final Map<String, String> overrides = new java.util.HashMap<>();
 
     /**
@@ -250,6 +264,20 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     /** Client port; 0 (default) picks a free one. */
     public Builder port(int port) {
       this.port = port;
+      return this;
+    }
+
+    /**
+     * A node of a cluster ({@link EmbeddedKafkaCluster}): its id, its controller port, every
+     * controller of the quorum ({@code id@host:port,...}) and the cluster id all of them are
+     * formatted with. A fixed controller port lets a stopped node rejoin at the address the others
+     * know.
+     */
+    Builder clusterNode(int nodeId, int controllerPort, String quorumVoters, String clusterId) {
+      this.nodeId = nodeId;
+      this.controllerPort = controllerPort;
+      this.quorumVoters = quorumVoters;
+      this.clusterId = clusterId;
       return this;
     }
 

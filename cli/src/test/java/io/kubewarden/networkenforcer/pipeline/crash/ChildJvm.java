@@ -76,6 +76,23 @@ public final class ChildJvm implements AutoCloseable {
     waitFor(Duration.ofSeconds(30));
   }
 
+  /**
+   * SIGTERM, as the kubelet stops a pod, and waits until the process has ended; unlike {@link
+   * #close()} it never falls back to SIGKILL, so what the process did on the way out is what it did
+   * by itself.
+   */
+  public void terminate(Duration timeout) {
+    process.destroy();
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new IllegalStateException(name + " still runs " + timeout + " after SIGTERM");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The last lines it printed, to say why a wait failed. */
   public String tail(int lines) {
     try {

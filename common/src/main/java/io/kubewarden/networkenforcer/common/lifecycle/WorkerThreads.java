@@ -32,16 +32,31 @@ public final class WorkerThreads {
   public static Thread start(String name, Runnable work) {
     Thread t = new Thread(work, name);
     t.setDaemon(true);
-    t.setUncaughtExceptionHandler(
-        (thread, e) -> {
-          LOG.error(
-              "worker thread {} died; ending the process so that it is restarted",
-              thread.getName(),
-              e);
-          onDeath.accept(e);
-        });
+    t.setUncaughtExceptionHandler((thread, e) -> died(thread.getName(), e));
     t.start();
     return t;
+  }
+
+  /**
+   * Work an executor runs (a timer's task) rather than a thread of its own. An executor keeps the
+   * exception in a future nobody reads and cancels the schedule, so the service went on without the
+   * work, ready; here a throw ends the process as a dead worker's does.
+   */
+  public static Runnable ending(String name, Runnable work) {
+    Objects.requireNonNull(work, "work");
+    return () -> {
+      try {
+        work.run();
+      } catch (RuntimeException | Error e) {
+        died(name, e);
+        throw e;
+      }
+    };
+  }
+
+  private static void died(String name, Throwable e) {
+    LOG.error("worker thread {} died; ending the process so that it is restarted", name, e);
+    onDeath.accept(e);
   }
 
   /**

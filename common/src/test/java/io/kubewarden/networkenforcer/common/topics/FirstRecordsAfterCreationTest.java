@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.topics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,18 +50,34 @@ class FirstRecordsAfterCreationTest {
 
   @Test
   void everyRecordProducedRightAfterTopicCreationArrivesExactlyOnce() throws Exception {
+    createAndProduceAtOnce(broker.bootstrapServers(), "first", (short) 1, ROUNDS);
+  }
+
+  /**
+   * The same on three brokers with three replicas and {@code min.insync.replicas} 2, as production
+   * runs: an acknowledgement waits for a follower too, and the leaders are spread over the nodes.
+   */
+  @Test
+  void everyRecordArrivesOnThreeBrokersWithThreeReplicas() throws Exception {
+    try (EmbeddedKafkaCluster cluster = EmbeddedKafkaCluster.start(3, Map.of())) {
+      createAndProduceAtOnce(cluster.bootstrapServers(), "replicated", (short) 3, ROUNDS / 2);
+    }
+  }
+
+  private static void createAndProduceAtOnce(
+      String bootstrap, String prefix, short replication, int rounds) throws Exception {
     List<String> failures = Collections.synchronizedList(new ArrayList<>());
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
-      for (int round = 0; round < ROUNDS; round++) {
-        Topics topics = new Topics("first" + round + ".");
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      for (int round = 0; round < rounds; round++) {
+        Topics topics = new Topics(prefix + round + ".");
         List<NewTopic> wanted =
             List.of(
-                topics.flows().newTopic(PARTITIONS, (short) 1),
-                topics.violations().newTopic(PARTITIONS, (short) 1));
-        MissingTopics.create(admin, wanted, Duration.ofSeconds(30), broker.bootstrapServers());
+                topics.flows().newTopic(PARTITIONS, replication),
+                topics.violations().newTopic(PARTITIONS, replication));
+        MissingTopics.create(admin, wanted, Duration.ofSeconds(30), bootstrap);
         String topic = topics.flows().name();
         AtomicInteger acked = new AtomicInteger();
-        try (KafkaProducer<String, byte[]> producer = producer()) {
+        try (KafkaProducer<String, byte[]> producer = producer(bootstrap)) {
           for (int i = 0; i < RECORDS; i++) {
             producer.send(
                 new ProducerRecord<>(topic, "key-" + i, new byte[200]),
@@ -76,7 +93,7 @@ class FirstRecordsAfterCreationTest {
         }
         assertThat(failures).as("round %d", round).isEmpty();
         assertThat(acked.get()).as("round %d acknowledged", round).isEqualTo(RECORDS);
-        assertThat(count(topic)).as("round %d on the topic", round).isEqualTo(RECORDS);
+        assertThat(count(bootstrap, topic)).as("round %d on the topic", round).isEqualTo(RECORDS);
       }
     }
   }
@@ -85,9 +102,9 @@ class FirstRecordsAfterCreationTest {
    * As ingest's flow publisher: idempotent, acks=all, lz4, small batches so that many are in
    * flight.
    */
-  private static KafkaProducer<String, byte[]> producer() {
+  private static KafkaProducer<String, byte[]> producer(String bootstrap) {
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
@@ -96,9 +113,9 @@ class FirstRecordsAfterCreationTest {
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
   }
 
-  private static long count(String topic) {
+  private static long count(String bootstrap, String topic) {
     Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.ingest.publishing;
 
+import io.kubewarden.networkenforcer.common.lifecycle.WorkerThreads;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,7 +25,10 @@ final class WindowTimer {
               return t;
             });
     long millis = Math.max(1, window.toMillis());
-    timer.scheduleAtFixedRate(flush, millis, millis, TimeUnit.MILLISECONDS);
+    // A flush that throws would cancel the schedule silently: windows no longer published, loss
+    // records no longer sent, the process still ready. It ends the process instead.
+    timer.scheduleAtFixedRate(
+        WorkerThreads.ending(threadName, flush), millis, millis, TimeUnit.MILLISECONDS);
     return timer;
   }
 }

@@ -11,13 +11,17 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.lifecycle.WorkerThreads;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -120,6 +124,26 @@ class FlowAggregatorTest {
       aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 20, 1));
       await().atMost(Duration.ofSeconds(30)).until(() -> published.size() == 2);
       assertThat(published.get(1).count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aWindowThatCannotBePublishedEndsTheProcessInsteadOfStoppingTheTimer() throws Exception {
+    CompletableFuture<Throwable> died = new CompletableFuture<>();
+    Consumer<Throwable> before = WorkerThreads.onDeath(died::complete);
+    IllegalStateException cause = new IllegalStateException("the sink broke");
+    try (FlowAggregator aggregator =
+        new FlowAggregator(
+            r -> {
+              throw cause;
+            },
+            Duration.ofMillis(50),
+            1000)) {
+      aggregator.accept(flow(CLIENT, 8080, Verdict.FORWARDED, Reporter.SOURCE, 0, 1));
+      // The timer's flush took the window before the sink threw: close() has nothing left.
+      assertThat(died.get(30, TimeUnit.SECONDS)).isSameAs(cause);
+    } finally {
+      WorkerThreads.onDeath(before);
     }
   }
 

@@ -12,7 +12,7 @@ import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topic;
-import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaCluster;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.progress.Progress;
@@ -27,6 +27,10 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,6 +38,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.StreamsConfig;
@@ -45,25 +51,29 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Several processor instances of one application (separate Kafka Streams instances in this JVM,
  * each with its own state directory and static membership name) on a flows topic of 4 partitions,
- * with a standby replica of every task and exactly-once on. Instances join and leave while flows
- * come in at a steady rate; what they learn together is exactly what one instance learns from the
- * same flows: the same proposals, with the same evidence counts and first/last seen times.
+ * with a standby replica of every task and exactly-once on, on a cluster of three KRaft brokers
+ * with replication factor 3 (issue 36, goal 2). Instances join and leave, and a broker is stopped
+ * and started again, while flows come in at a steady rate; what they learn together is exactly what
+ * one instance learns from the same flows: the same proposals, with the same evidence counts and
+ * first/last seen times. Every topic the processor creates, its own and Kafka Streams' internal
+ * ones, has 3 replicas and {@code min.insync.replicas} 2 set on the topic.
  */
 class ScaleOutTest {
   private static final int PARTITIONS = 4;
   private static final int FLOWS = 4_000;
+  private static final short REPLICATION = 3;
   private static final Duration DEADLINE = Duration.ofMinutes(3);
   private static final Instant T0 = Instant.parse("2026-08-03T15:40:00Z");
-  private static EmbeddedKafkaBroker broker;
+  private static EmbeddedKafkaCluster brokers;
 
   @BeforeAll
-  static void startBroker() {
-    broker = EmbeddedKafkaBroker.startDefault();
+  static void startBrokers() {
+    brokers = EmbeddedKafkaCluster.start(3, Map.of());
   }
 
   @AfterAll
-  static void stopBroker() {
-    broker.close();
+  static void stopBrokers() {
+    brokers.close();
   }
 
   private static ProcessorConfig config(String run, Path stateDir, int standbys, String instance) {
@@ -72,10 +82,10 @@ class ScaleOutTest {
     // the broker's least, so the test waits 6 s rather than 45 s.
     KafkaSettings kafka =
         new KafkaSettings(
-            broker.bootstrapServers(),
+            brokers.bootstrapServers(),
             run + ".",
             PARTITIONS,
-            (short) 1,
+            REPLICATION,
             Map.of(
                 StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
                 "6000"));
@@ -143,6 +153,11 @@ class ScaleOutTest {
       assertThat(published(first))
           .as("flows published when the first instance left")
           .isLessThan(FLOWS);
+      // A broker away (a rolling restart's step) while flows come in and the first instance's tasks
+      // move: with two of three replicas in sync, writes, transactions and the group go on.
+      brokers.stopNode(1);
+      awaitPublished(first, FLOWS * 3 / 4);
+      brokers.startNode(1);
       stream.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
       awaitCaughtUp(running);
 
@@ -157,6 +172,7 @@ class ScaleOutTest {
             .isEqualTo(e.getValue().inferredWorkloads());
       }
       assertThat(totalCount(together)).isEqualTo(2L * FLOWS);
+      assertEveryTopicReplicatedThreeTimesTwoInSync("scaled");
       // The work was shared: every instance read flows of its own partitions.
       assertThat(registries)
           .allSatisfy(
@@ -168,6 +184,40 @@ class ScaleOutTest {
         app.close();
       }
       p0.close();
+    }
+  }
+
+  /**
+   * The topics of a run (ours, {@code <run>.flows} ..., and Kafka Streams', {@code <run>-...
+   * -changelog}, {@code -repartition}): 3 replicas each, and {@code min.insync.replicas} 2 set on
+   * the topic, not left to the broker's default of 1.
+   */
+  private static void assertEveryTopicReplicatedThreeTimesTwoInSync(String run) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", brokers.bootstrapServers()))) {
+      List<String> created =
+          admin.listTopics().names().get().stream()
+              .filter(t -> t.startsWith(run))
+              .sorted()
+              .toList();
+      assertThat(created)
+          .contains(run + ".flows", run + ".proposals", run + ".violations")
+          .anyMatch(t -> t.endsWith("-changelog"))
+          .anyMatch(t -> t.endsWith("-repartition"));
+      for (TopicDescription t : admin.describeTopics(created).allTopicNames().get().values()) {
+        assertThat(t.partitions())
+            .as(t.name())
+            .allSatisfy(p -> assertThat(p.replicas()).hasSize(REPLICATION));
+      }
+      List<ConfigResource> resources =
+          created.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      Map<ConfigResource, Config> configs = admin.describeConfigs(resources).all().get();
+      for (ConfigResource r : resources) {
+        ConfigEntry entry = configs.get(r).get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG);
+        assertThat(entry.source())
+            .as(r.name())
+            .isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        assertThat(entry.value()).as(r.name()).isEqualTo("2");
+      }
     }
   }
 

@@ -50,7 +50,10 @@ import org.apache.kafka.streams.StreamsConfig;
  * Steady rates (10 % to 90 % of the backlog, from the instances' own {@code flows.received},
  * reported by each child every 20 ms) and end to end (start of the processes until the group has
  * committed the backlog and drained its repartition topic); beside them the CPU per flow of the
- * processes (start-up included), the figure this shared 2-core machine's load does not inflate.
+ * processes (start-up included), the figure this shared 2-core machine's load does not inflate. The
+ * raw producer's rate writing the first copy (lz4, 256 KiB batches, leader acks, as {@code
+ * ProcessorBenchmark}) gives {@code processor/producer ratio (realistic, steady)} and {@code
+ * (realistic, end to end)} of the one instance.
  *
  * <p>The mix: 2,000 Deployments in 200 namespaces, 10,000 client/server pairs drawn Zipf-like (pair
  * rank r with weight 1/r), 5 % of the flows a new pair (a workload not seen before calling a
@@ -91,8 +94,16 @@ public final class ScaleOutBenchmark {
         bytes += records.get(i).length;
       }
       int warmup = Math.min(flows / 4, 200_000);
+      // The raw producer's rate on the realistic mix: the second copy (the first warmed the broker
+      // and the producer path), as ProcessorBenchmark measures its own on stable pairs.
+      double producerRate = 0;
       for (String run : List.of("warmup", "one", "two")) {
-        produce(bootstrap, run, run.equals("warmup") ? records.subList(0, 2 * warmup) : records);
+        long nanos =
+            produce(
+                bootstrap, run, run.equals("warmup") ? records.subList(0, 2 * warmup) : records);
+        if (run.equals("one")) {
+          producerRate = flows / (nanos / 1e9);
+        }
       }
       records = null;
       line(
@@ -103,6 +114,13 @@ public final class ScaleOutBenchmark {
       runInstances(bootstrap, "warmup", 1, warmup);
       Result one = runInstances(bootstrap, "one", 1, flows);
       Result two = runInstances(bootstrap, "two", 2, flows);
+      line("producer flows/s (realistic mix)", String.format("%.0f", producerRate));
+      line(
+          "processor/producer ratio (realistic, steady)",
+          String.format("%.2f", one.steady() / producerRate));
+      line(
+          "processor/producer ratio (realistic, end to end)",
+          String.format("%.2f", one.endToEnd() / producerRate));
       line("processor flows/s (1 instance, steady)", String.format("%.0f", one.steady()));
       line("processor flows/s (2 instances, steady)", String.format("%.0f", two.steady()));
       line(
@@ -225,7 +243,8 @@ public final class ScaleOutBenchmark {
         .build();
   }
 
-  private static void produce(String bootstrap, String run, List<byte[]> records) throws Exception {
+  /** Writes the records to the run's flows topic; the nanoseconds from first send to last ack. */
+  private static long produce(String bootstrap, String run, List<byte[]> records) throws Exception {
     Topics topics = topics(run);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       MissingTopics.create(
@@ -247,11 +266,13 @@ public final class ScaleOutBenchmark {
     p.put(ProducerConfig.ACKS_CONFIG, "1");
     try (var producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      long start = System.nanoTime();
       for (int i = 0; i < records.size(); i += 2) {
         producer.send(
             new ProducerRecord<>(topics.flows().name(), records.get(i), records.get(i + 1)));
       }
       producer.flush();
+      return System.nanoTime() - start;
     }
   }
 
