@@ -20,14 +20,22 @@ import io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuild
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.grpc.ManagedChannel;
+import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
+import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.compose.HubbleRelayStandIn;
 import io.kubewarden.networkenforcer.cli.compose.SampleCluster;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
 import io.kubewarden.networkenforcer.common.tls.PemKeys;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowStreamRequest;
+import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowsGrpc;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.ObserverGrpc;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
@@ -42,6 +50,7 @@ import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -50,14 +59,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -66,9 +76,10 @@ import org.junit.jupiter.api.io.TempDir;
  * client certificate of its own from an issuer the provider trusts, and ingest mounts it instead of
  * the data plane's Secret. Rendered for Cilium and Calico in both modes; on a real API server with
  * cert-manager's released CRDs (the Certificate passes their schema) and the chart's RBAC (ingest
- * may read no provider Secret); and through a real mutual TLS handshake: the {@code ingest} command
- * with the chart's environment streams from a Hubble Relay stand-in that trusts only the issuer's
- * CA, while a certificate of another CA, or none, is refused by the relay.
+ * may read no provider Secret); and through real mutual TLS handshakes: the {@code ingest} command
+ * with the chart's environment and its own service account streams from a Hubble Relay stand-in,
+ * and from a Goldmane stand-in, that trust only the issuer's CA, while a certificate of another CA
+ * with the same names, or none, is refused by them.
  */
 class ChartProviderCertificateTest {
   private static final String ISSUER = "hubble-ca";
@@ -89,9 +100,12 @@ class ChartProviderCertificateTest {
   private static EmbeddedKafkaBroker broker;
   private static HubbleRelayStandIn relay;
   private static CompletableFuture<CliRun> ingest;
+  private static final List<ManagedChannel> CHANNELS = new CopyOnWriteArrayList<>();
+  private static final String GOLDMANE_NAME = "goldmane.calico-system.svc";
 
   @AfterAll
   static void stop() throws Exception {
+    CHANNELS.forEach(ManagedChannel::shutdownNow);
     ServiceRunner.stopAll();
     if (ingest != null) {
       CliRun result = ingest.get(2, TimeUnit.MINUTES);
@@ -209,13 +223,8 @@ class ChartProviderCertificateTest {
     assertThat(istio.stderr()).contains("/controller/provider/istio/tls/mode");
   }
 
-  /**
-   * The distributed Cilium install in certificate mode, created on a real API server with
-   * cert-manager's CRDs; the ingest command then runs with its chart environment and its own
-   * service account against a relay stand-in that trusts only the issuer's CA.
-   */
-  @Test
-  void theRelayAcceptsIngestsOwnCertificateAndRefusesAnyOther() throws Exception {
+  @BeforeAll
+  static void apiServerWithCertManagerCrdsAndABroker() throws Exception {
     api = KubeApiServer.builder().start();
     KubernetesClient admin = api.client();
     ProjectCrds.install(admin, Duration.ofSeconds(60));
@@ -226,7 +235,146 @@ class ChartProviderCertificateTest {
             new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
         .create();
     SampleCluster.create(admin, CliRun.sample("cluster-state.json"));
-    Map<String, String> values = certificateMode("cilium", "distributed");
+    broker = EmbeddedKafkaBroker.startDefault();
+  }
+
+  /**
+   * The distributed Cilium install in certificate mode on the API server; the ingest command then
+   * runs with its chart environment and its own service account against a relay stand-in that
+   * trusts only the issuer's CA.
+   */
+  @Test
+  void theRelayAcceptsIngestsOwnCertificateAndRefusesAnyOther() throws Exception {
+    Manifests chart = install("cilium");
+    JsonNode spec = chart.get("Certificate", FULLNAME + "-cilium-client").path("spec");
+    // Hubble's CA (the issuer's, as with Cilium's certManagerIssuerRef) signs the relay's server
+    // certificate and ingest's client certificate, shaped as the rendered Certificate asks.
+    TestCertificates hubbleCa = TestCertificates.newCa(ISSUER);
+    Path server = serverCerts(hubbleCa, "relay", "*.hubble-relay.cilium.io");
+    Path caOnly = caOnly(hubbleCa, "relay-client-ca");
+    relay =
+        HubbleRelayStandIn.serveTls(
+            CliRun.sample("hubble-flows.jsonl"),
+            "127.0.0.1",
+            server.resolve("tls.crt"),
+            server.resolve("server-pkcs8.key"),
+            caOnly.resolve("ca.crt"));
+    Path own = issueAsRendered(hubbleCa, spec, "cilium-own");
+    Map<String, String> env = ingestEnv(chart, own);
+    env.put("NE_HUBBLE_ENDPOINT", "127.0.0.1:" + relay.port());
+    int probePort = startIngest(env);
+
+    HttpClient http = HttpClient.newHttpClient();
+    await("ingest streams from the relay with its own certificate")
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () ->
+                ingest.isDone()
+                    || (ready(http, probePort)
+                        && relay.calls() >= 1
+                        && relay.capturedFlowsSent(0) == relay.capturedFlows()));
+    assertThat(ingest.isDone()).as(() -> "ingest ended: " + ingest.join().err()).isFalse();
+    assertThat(relay.calls()).isEqualTo(1);
+    stopIngest();
+
+    String target = "127.0.0.1:" + relay.port();
+    int refused =
+        refusals(
+            "cilium",
+            hubbleCa,
+            spec,
+            own,
+            caOnly,
+            certDir ->
+                ObserverGrpc.newBlockingStub(channel(target, certDir, "ui.hubble-relay.cilium.io"))
+                    .withDeadlineAfter(30, TimeUnit.SECONDS)
+                    .getFlows(GetFlowsRequest.newBuilder().setFollow(true).build())
+                    .hasNext());
+    // Ingest's stream and the direct call with its certificate; nothing of the refused ones.
+    assertThat(relay.calls()).as("no refused attempt reached the relay").isEqualTo(2);
+    System.out.printf(
+        "own identity (cilium, tls.mode certificate): attempts refused: %d of 2,"
+            + " legitimate calls accepted: 2 of 2%n",
+        refused);
+  }
+
+  /**
+   * The same for Calico: a Goldmane that, as Goldmane does, requires a client certificate whose
+   * chain its CA bundle verifies; the bundle here holds only the issuer's CA.
+   */
+  @Test
+  void goldmaneAcceptsIngestsOwnCertificateAndRefusesAnyOther() throws Exception {
+    Manifests chart = install("calico");
+    JsonNode spec = chart.get("Certificate", FULLNAME + "-calico-client").path("spec");
+    TestCertificates tigeraCa = TestCertificates.newCa("tigera-operator-signer");
+    Path server = serverCerts(tigeraCa, "goldmane", GOLDMANE_NAME);
+    Path bundle = caOnly(tigeraCa, "tigera-ca-bundle");
+    List<FlowStreamRequest> calls = new CopyOnWriteArrayList<>();
+    Server goldmane =
+        NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+            .sslContext(
+                GrpcSslContexts.forServer(
+                        server.resolve("tls.crt").toFile(),
+                        server.resolve("server-pkcs8.key").toFile())
+                    .trustManager(bundle.resolve("ca.crt").toFile())
+                    .clientAuth(ClientAuth.REQUIRE)
+                    .build())
+            .addService(
+                new FlowsGrpc.FlowsImplBase() {
+                  @Override
+                  public void stream(FlowStreamRequest request, StreamObserver<FlowResult> out) {
+                    // Goldmane keeps the stream open and sends buckets as they close.
+                    calls.add(request);
+                  }
+                })
+            .build()
+            .start();
+    try {
+      Path own = issueAsRendered(tigeraCa, spec, "calico-own");
+      Map<String, String> env = ingestEnv(chart, own);
+      String target = "127.0.0.1:" + goldmane.getPort();
+      env.put("NE_GOLDMANE_ENDPOINT", target);
+      // The name the default endpoint goldmane.calico-system.svc:7443 gives.
+      env.put("NE_PROVIDER_TLS_SERVER_NAME", GOLDMANE_NAME);
+      startIngest(env);
+      await("ingest opens Goldmane's stream with its own certificate")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> ingest.isDone() || calls.size() >= 1);
+      assertThat(ingest.isDone()).as(() -> "ingest ended: " + ingest.join().err()).isFalse();
+      assertThat(calls).hasSize(1);
+      stopIngest();
+
+      int refused =
+          refusals(
+              "calico",
+              tigeraCa,
+              spec,
+              own,
+              bundle,
+              certDir ->
+                  FlowsGrpc.newBlockingStub(channel(target, certDir, GOLDMANE_NAME))
+                      .withDeadlineAfter(5, TimeUnit.SECONDS)
+                      .stream(FlowStreamRequest.getDefaultInstance())
+                      .hasNext());
+      assertThat(calls).as("no refused attempt reached Goldmane").hasSize(2);
+      System.out.printf(
+          "own identity (calico, tls.mode certificate): attempts refused: %d of 2,"
+              + " legitimate calls accepted: 2 of 2%n",
+          refused);
+    } finally {
+      goldmane.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Creates the distributed certificate-mode install of that provider on the API server (the
+   * Certificate against cert-manager's schema) and checks ingest's account reads no Secret.
+   */
+  private static Manifests install(String provider) throws Exception {
+    KubernetesClient admin = api.client();
+    Map<String, String> values = certificateMode(provider, "distributed");
     // The test broker is plain text (ThreatModelTest covers the Kafka side).
     values.putAll(
         values(
@@ -242,7 +390,7 @@ class ChartProviderCertificateTest {
             "none"));
     HelmChart.Result rendered = HelmChart.template(values);
     assertThat(rendered.ok()).as(rendered.stderr()).isTrue();
-    int created = 0;
+    int applied = 0;
     for (HasMetadata object :
         admin
             .load(new ByteArrayInputStream(rendered.stdout().getBytes(StandardCharsets.UTF_8)))
@@ -250,65 +398,60 @@ class ChartProviderCertificateTest {
       String apiVersion = object.getApiVersion();
       String group = apiVersion.contains("/") ? apiVersion.split("/")[0] : "";
       if (!NOT_SERVED.contains(group) && !object.getKind().equals("CustomResourceDefinition")) {
-        admin.resource(object).create();
-        created++;
+        admin.resource(object).forceConflicts().serverSideApply();
+        applied++;
       }
     }
-    assertThat(created).isGreaterThan(20);
+    assertThat(applied).isGreaterThan(20);
+    String name = FULLNAME + "-" + provider + "-client";
     // Stored as cert-manager's own schema takes it.
     GenericKubernetesResource stored =
-        admin
-            .genericKubernetesResources(CERTIFICATE)
-            .inNamespace(NAMESPACE)
-            .withName(FULLNAME + "-cilium-client")
-            .get();
+        admin.genericKubernetesResources(CERTIFICATE).inNamespace(NAMESPACE).withName(name).get();
     assertThat(stored).isNotNull();
     Map<String, Object> storedSpec = castMap(stored.getAdditionalProperties().get("spec"));
     assertThat(castMap(storedSpec.get("issuerRef"))).containsEntry("name", ISSUER);
-    // Ingest's account reads no Secret of Cilium's namespace, nor any of its own.
+    // Ingest's account reads no Secret of the provider's namespace, nor its own certificate's.
     String ingestUser = "system:serviceaccount:" + NAMESPACE + ":" + FULLNAME + "-ingest";
     assertThat(allowed(admin, ingestUser, "kube-system", "hubble-relay-client-certs")).isFalse();
-    assertThat(allowed(admin, ingestUser, NAMESPACE, FULLNAME + "-cilium-client")).isFalse();
+    assertThat(allowed(admin, ingestUser, "calico-system", "goldmane-key-pair")).isFalse();
+    assertThat(allowed(admin, ingestUser, NAMESPACE, name)).isFalse();
+    return Manifests.parse(rendered.stdout());
+  }
 
-    // Hubble's CA (the issuer's, as with Cilium's certManagerIssuerRef) signs the relay's server
-    // certificate and ingest's client certificate, shaped as the rendered Certificate asks.
-    TestCertificates hubbleCa = TestCertificates.newCa(ISSUER);
-    Path relayCerts =
-        hubbleCa.issue(
-            dir.resolve("relay"),
-            "*.hubble-relay.cilium.io",
-            List.of("*.hubble-relay.cilium.io"),
-            List.of(),
-            true);
-    Path relayKey = relayCerts.resolve("relay-pkcs8.key");
-    Files.write(relayKey, PemKeys.toPkcs8Pem(Files.readAllBytes(relayCerts.resolve("tls.key"))));
-    Path caOnly = Files.createDirectories(dir.resolve("relay-client-ca"));
-    Files.writeString(caOnly.resolve("ca.crt"), hubbleCa.caPem());
-    relay =
-        HubbleRelayStandIn.serveTls(
-            CliRun.sample("hubble-flows.jsonl"),
-            "127.0.0.1",
-            relayCerts.resolve("tls.crt"),
-            relayKey,
-            caOnly.resolve("ca.crt"));
-    JsonNode spec =
-        Manifests.parse(rendered.stdout())
-            .get("Certificate", stored.getMetadata().getName())
-            .path("spec");
-    // The Secret's keys as the kubelet projects them at /etc/provider/certs.
+  /** A server certificate of that CA, its key also as PKCS#8 for the Netty stand-ins. */
+  private static Path serverCerts(TestCertificates ca, String name, String dnsName)
+      throws Exception {
+    Path certs = ca.issue(dir.resolve(name), dnsName, List.of(dnsName), List.of(), true);
+    Files.write(
+        certs.resolve("server-pkcs8.key"),
+        PemKeys.toPkcs8Pem(Files.readAllBytes(certs.resolve("tls.key"))));
+    return certs;
+  }
+
+  private static Path caOnly(TestCertificates ca, String name) throws Exception {
+    Path only = Files.createDirectories(dir.resolve(name));
+    Files.writeString(only.resolve("ca.crt"), ca.caPem());
+    return only;
+  }
+
+  /** The Secret's keys as the kubelet projects them at /etc/provider/certs. */
+  private static Path issueAsRendered(TestCertificates ca, JsonNode spec, String name)
+      throws Exception {
     Path own =
-        hubbleCa.issue(
-            dir.resolve("own"),
+        ca.issue(
+            dir.resolve(name),
             spec.path("commonName").asText(),
             texts(spec.path("dnsNames")),
             List.of(),
             spec.path("privateKey").path("algorithm").asText().equals("RSA"));
     assertThat(Files.readString(own.resolve("tls.key"))).startsWith("-----BEGIN RSA PRIVATE KEY");
+    return own;
+  }
 
-    broker = EmbeddedKafkaBroker.startDefault();
+  /** Ingest's container environment as rendered, pointed at the test's parts. */
+  private static Map<String, String> ingestEnv(Manifests chart, Path certDir) {
     Map<String, String> env = new HashMap<>();
-    env(container(
-            Manifests.parse(rendered.stdout()).get("Deployment", FULLNAME + "-ingest"), "ingest"))
+    env(container(chart.get("Deployment", FULLNAME + "-ingest"), "ingest"))
         .forEach(
             (name, value) -> {
               if (name.startsWith("NE_") && !value.startsWith("fieldRef:")) {
@@ -316,85 +459,84 @@ class ChartProviderCertificateTest {
               }
             });
     assertThat(env).containsEntry("NE_PROVIDER_TLS_CERT_DIR", POD_CERT_DIR);
-    env.put("NE_PROVIDER_TLS_CERT_DIR", own.toString());
-    env.put("NE_HUBBLE_ENDPOINT", "127.0.0.1:" + relay.port());
+    env.put("NE_PROVIDER_TLS_CERT_DIR", certDir.toString());
     env.put("NE_KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     env.put(
         "NE_KUBECONFIG", api.serviceAccountKubeconfig(NAMESPACE, FULLNAME + "-ingest").toString());
     env.put("NE_POD_NAME", "ingest-0");
     env.put("NE_POD_NAMESPACE", NAMESPACE);
+    return env;
+  }
+
+  /** Starts the ingest command; returns its probe port. */
+  private static int startIngest(Map<String, String> env) {
     int probePort = LoopbackPorts.free();
     env.put("NE_PROBE_PORT", String.valueOf(probePort));
     env.put("NE_MANAGEMENT_PORT", String.valueOf(LoopbackPorts.free()));
     env.put("NE_MANAGEMENT_AUTH", "none");
     ingest = CompletableFuture.supplyAsync(() -> CliRun.run(env, "ingest"));
+    return probePort;
+  }
 
-    HttpClient http = HttpClient.newHttpClient();
-    await("ingest streams from the relay with its own certificate")
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofMillis(500))
-        .until(
-            () ->
-                ingest.isDone()
-                    || (ready(http, probePort)
-                        && relay.calls() >= 1
-                        && relay.capturedFlowsSent(0) == relay.capturedFlows()));
-    assertThat(ingest.isDone()).as(() -> "ingest ended: " + ingest.join().err()).isFalse();
-    int accepted = relay.calls();
-    assertThat(accepted).isEqualTo(1);
+  private static void stopIngest() throws Exception {
+    ServiceRunner.stopAll();
+    CliRun result = ingest.get(2, TimeUnit.MINUTES);
+    ingest = null;
+    assertThat(result.exitCode()).as(result.err()).isZero();
+  }
 
-    // What the relay refuses: the handshake fails before any call reaches it.
-    TestCertificates otherCa = TestCertificates.newCa(FULLNAME + "-ca");
-    Map<String, Path> attempts = new java.util.LinkedHashMap<>();
-    attempts.put(
-        "a certificate of another CA with the same name",
-        withCa(
-            otherCa.issue(
-                dir.resolve("foreign"),
+  /** A call with the client side of that directory, on the same channel code ingest uses. */
+  private interface Call {
+    void open(Path certDir) throws Exception;
+  }
+
+  /**
+   * What the server refuses in the handshake: a certificate of another CA with ingest's names (the
+   * client trusting the server), and no certificate. Returns how many were refused UNAVAILABLE. The
+   * same call with ingest's own certificate first reaches the server, so a refusal is the server's
+   * and not the client's.
+   */
+  private static int refusals(
+      String provider, TestCertificates serverCa, JsonNode spec, Path own, Path caOnly, Call call)
+      throws Exception {
+    try {
+      call.open(own);
+    } catch (StatusRuntimeException e) {
+      // Goldmane sends nothing until a bucket closes: the call reached it and ran out of time.
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    }
+    Path foreign =
+        TestCertificates.newCa(FULLNAME + "-ca")
+            .issue(
+                dir.resolve(provider + "-foreign"),
                 spec.path("commonName").asText(),
                 texts(spec.path("dnsNames")),
                 List.of(),
-                true),
-            hubbleCa));
-    attempts.put("no client certificate", caOnly);
-    List<String> refused = new ArrayList<>();
+                true);
+    Files.writeString(foreign.resolve("ca.crt"), serverCa.caPem());
+    Map<String, Path> attempts =
+        Map.of("a certificate of another CA with the same name", foreign, "no certificate", caOnly);
+    int refused = 0;
     for (var attempt : attempts.entrySet()) {
-      assertThatThrownBy(() -> firstResponse(attempt.getValue()))
+      assertThatThrownBy(() -> call.open(attempt.getValue()))
           .as(attempt.getKey())
           .isInstanceOfSatisfying(
               StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
-      refused.add(attempt.getKey());
+      refused++;
     }
-    assertThat(relay.calls()).as("no refused attempt reached the relay").isEqualTo(accepted);
-    System.out.printf(
-        "own identity (cilium, tls.mode certificate): attempts refused: %d of %d,"
-            + " legitimate calls accepted: %d of %d%n",
-        refused.size(), attempts.size(), accepted, 1);
+    return refused;
   }
 
-  /** Opens a stream as ingest does (same channel code) with the material of {@code certDir}. */
-  private static void firstResponse(Path certDir) throws InterruptedException {
-    TlsSettings settings =
-        TlsSettings.fromDirectory(TlsMode.issuer, certDir, "ui.hubble-relay.cilium.io");
-    ReloadingTls tls = ReloadingTls.fromDirectory(certDir);
+  private static ManagedChannel channel(String target, Path certDir, String serverName) {
     ManagedChannel channel =
-        GrpcChannels.open("127.0.0.1:" + relay.port(), settings, tls, Keepalive.grpcGoCompatible());
-    try {
-      ObserverGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(30, TimeUnit.SECONDS)
-          .getFlows(GetFlowsRequest.newBuilder().setFollow(true).build())
-          .hasNext();
-    } finally {
-      channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-      tls.close();
-    }
-  }
-
-  /** The client trusts the relay (Hubble's CA) whatever signed its own certificate. */
-  private static Path withCa(Path certDir, TestCertificates ca) throws Exception {
-    Files.writeString(certDir.resolve("ca.crt"), ca.caPem());
-    return certDir;
+        GrpcChannels.open(
+            target,
+            TlsSettings.fromDirectory(TlsMode.issuer, certDir, serverName),
+            ReloadingTls.fromDirectory(certDir),
+            Keepalive.grpcGoCompatible());
+    CHANNELS.add(channel);
+    return channel;
   }
 
   private static void installCertManagerCrds(KubernetesClient admin) throws Exception {
