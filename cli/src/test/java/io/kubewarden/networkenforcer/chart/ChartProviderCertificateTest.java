@@ -368,6 +368,81 @@ class ChartProviderCertificateTest {
     }
   }
 
+  @Test
+  void theInstallNotesSayWhoseIdentityIngestUses() throws Exception {
+    String own =
+        dryRunInstall(
+            "--set",
+            "controller.provider.name=calico",
+            "--set",
+            "controller.provider.calico.tls.mode=certificate",
+            "--set",
+            "controller.provider.calico.tls.issuerRef.name=" + ISSUER,
+            "--set",
+            "controller.provider.calico.tls.issuerRef.kind=ClusterIssuer");
+    assertThat(own)
+        .contains(
+            "Ingest's own client certificate for Goldmane: Secret notes-network-enforcer-calico-client")
+        .contains("cert-manager from ClusterIssuer " + ISSUER)
+        .doesNotContain("borrows");
+    String borrowed = dryRunInstall("--set", "controller.provider.name=cilium");
+    assertThat(borrowed)
+        .contains(
+            "Ingest borrows cilium's key pair kube-system/hubble-relay-client-certs to reach Hubble"
+                + " Relay.")
+        .contains("controller.provider.cilium.tls.mode=certificate");
+    assertThat(dryRunInstall("--set", "controller.provider.name=istio"))
+        .doesNotContain("borrows")
+        .doesNotContain("Ingest's own client certificate");
+  }
+
+  /** {@code helm install --dry-run=server} of another release on the API server: its notes. */
+  private static String dryRunInstall(String... values) {
+    // The CRDs are templates of the chart, already created from the same files: let the release
+    // adopt them, as the chart README tells an existing installation to.
+    for (String crd :
+        List.of(
+            "workloadnetworkpolicies.networkenforcer.kubewarden.io",
+            "workloadnetworkpolicyproposals.networkenforcer.kubewarden.io")) {
+      api.client()
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd)
+          .edit(
+              c -> {
+                Map<String, String> labels = new HashMap<>();
+                Map<String, String> annotations = new HashMap<>();
+                if (c.getMetadata().getLabels() != null) {
+                  labels.putAll(c.getMetadata().getLabels());
+                }
+                if (c.getMetadata().getAnnotations() != null) {
+                  annotations.putAll(c.getMetadata().getAnnotations());
+                }
+                labels.put("app.kubernetes.io/managed-by", "Helm");
+                annotations.put("meta.helm.sh/release-name", "notes");
+                annotations.put("meta.helm.sh/release-namespace", NAMESPACE);
+                c.getMetadata().setLabels(labels);
+                c.getMetadata().setAnnotations(annotations);
+                return c;
+              });
+    }
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "install",
+                "notes",
+                HelmChart.chartDir().toString(),
+                "--namespace",
+                NAMESPACE,
+                "--dry-run=server"));
+    args.addAll(List.of(values));
+    HelmChart.Result result =
+        HelmChart.against(api.kubeconfig(), dir.resolve("helm-home"), args.toArray(String[]::new));
+    assertThat(result.exitCode()).as(result.stdout() + result.stderr()).isZero();
+    return result.stdout().substring(result.stdout().indexOf("NOTES:"));
+  }
+
   /**
    * Creates the distributed certificate-mode install of that provider on the API server (the
    * Certificate against cert-manager's schema) and checks ingest's account reads no Secret.
