@@ -128,6 +128,7 @@ policyBackend cilium) or kubernetes. */}}
 {{/*
 Where the provider's TLS material comes from:
   csi          cert-manager CSI volume (tls.mode issuer)
+  certificate  a cert-manager Certificate of the chart, its Secret mounted (tls.mode certificate)
   secret       a Secret of the release namespace, mounted (tls.mode existingSecret)
   api          a Secret of another namespace, read through the API (tls.mode existingSecret)
   none         plain text (tls.mode insecure)
@@ -135,6 +136,7 @@ Where the provider's TLS material comes from:
 {{- define "ne.provider.tlsSource" -}}
 {{- $tls := (fromYaml (include "ne.provider.settings" .)).tls -}}
 {{- if eq $tls.mode "issuer" -}}csi
+{{- else if eq $tls.mode "certificate" -}}certificate
 {{- else if eq $tls.mode "insecure" -}}none
 {{- else if and $tls.existingSecret.namespace (ne $tls.existingSecret.namespace .Release.Namespace) -}}api
 {{- else -}}secret
@@ -171,6 +173,16 @@ hubble-relay.kube-system.svc:80
 {{- end -}}
 
 {{- define "ne.provider.certDir" -}}/etc/provider/certs{{- end -}}
+
+{{/* The component that reads the flow source: ingest, or the one standalone pod. */}}
+{{- define "ne.provider.readerComponent" -}}
+{{- ternary "ingest" "standalone" (eq .Values.mode "distributed") -}}
+{{- end -}}
+
+{{/* The Certificate and Secret of ingest's own provider client certificate (tls.mode certificate). */}}
+{{- define "ne.provider.certificateName" -}}
+{{- printf "%s-%s-client" (include "ne.fullname" .) .Values.controller.provider.name -}}
+{{- end -}}
 
 {{- define "ne.istioOtlpService" -}}
 {{- printf "%s-istio-otlp" (include "ne.fullname" .) -}}
@@ -253,9 +265,10 @@ csi:
 - name: NE_GOLDMANE_ENDPOINT
   value: {{ include "ne.provider.endpoint" . | quote }}
 {{- end }}
+{{- /* certificate is the command's issuer mode: a certificate issued for ingest, mounted as files */}}
 - name: NE_PROVIDER_TLS_MODE
-  value: {{ $s.tls.mode | quote }}
-{{- if or (eq $source "csi") (eq $source "secret") }}
+  value: {{ ternary "issuer" $s.tls.mode (eq $s.tls.mode "certificate") | quote }}
+{{- if or (eq $source "csi") (eq $source "secret") (eq $source "certificate") }}
 - name: NE_PROVIDER_TLS_CERT_DIR
   value: {{ include "ne.provider.certDir" . | quote }}
 {{- end }}
@@ -306,6 +319,10 @@ csi:
 {{- else if eq $source "secret" }}
 - name: provider-certs
   {{- include "ne.provider.secretVolume" $s.tls.existingSecret | nindent 2 }}
+{{- else if eq $source "certificate" }}
+- name: provider-certs
+  secret:
+    secretName: {{ include "ne.provider.certificateName" . }}
 {{- end }}
 {{- end -}}
 
@@ -338,7 +355,7 @@ secret:
 
 {{- define "ne.volumeMounts.provider" -}}
 {{- $source := include "ne.provider.tlsSource" . -}}
-{{- if or (eq $source "csi") (eq $source "secret") }}
+{{- if or (eq $source "csi") (eq $source "secret") (eq $source "certificate") }}
 - name: provider-certs
   mountPath: {{ include "ne.provider.certDir" . }}
   readOnly: true

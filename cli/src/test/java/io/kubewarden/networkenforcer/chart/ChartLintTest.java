@@ -58,6 +58,23 @@ class ChartLintTest {
                 "telemetry.externalCollector.otelCollectorClientCertificateSecret",
                 "client")),
         Arguments.of(
+            "node-local cilium with ingest's own certificate (tls.mode certificate)",
+            values(
+                "mode",
+                "distributed",
+                "controller.provider.name",
+                "cilium",
+                "controller.provider.cilium.nodeLocal.enabled",
+                "true",
+                "controller.provider.cilium.tls.mode",
+                "certificate",
+                "controller.provider.cilium.tls.issuerRef.name",
+                "hubble-ca",
+                "controller.provider.cilium.tls.issuerRef.kind",
+                "ClusterIssuer",
+                "kafka.bootstrapServers",
+                "kafka:9093")),
+        Arguments.of(
             "istio insecure without collector",
             values(
                 "controller.provider.istio.tls.mode",

@@ -191,7 +191,9 @@ class ChartMatrixTest {
     Map<String, String> env = env(pods.flowSourceContainer());
     assertThat(env)
         .containsEntry("NE_PROVIDER", c.provider())
-        .containsEntry("NE_PROVIDER_TLS_MODE", c.tlsMode())
+        // certificate is the command's issuer mode: a certificate issued for ingest, mounted.
+        .containsEntry(
+            "NE_PROVIDER_TLS_MODE", c.tlsMode().equals("certificate") ? "issuer" : c.tlsMode())
         .containsEntry("NE_FLOW_DUMPER_ENABLED", "false");
     switch (c.provider()) {
       case "istio" -> {
@@ -260,6 +262,20 @@ class ChartMatrixTest {
           assertThat(attributes.path("csi.cert-manager.io/dns-names").asText())
               .isEqualTo("network-enforcer.hubble-relay.cilium.io");
         }
+      }
+      case "certificate" -> {
+        // Ingest's own: the Secret of the chart's Certificate, from the named issuer.
+        String name = FULLNAME + "-" + c.provider() + "-client";
+        assertThat(certVolume.path("secret").path("secretName").asText()).isEqualTo(name);
+        assertThat(mounts).containsEntry("provider-certs", "/etc/provider/certs");
+        assertThat(env)
+            .containsEntry("NE_PROVIDER_TLS_CERT_DIR", "/etc/provider/certs")
+            .doesNotContainKey("NE_PROVIDER_TLS_SECRET_NAME");
+        JsonNode certificate = m.get("Certificate", name).path("spec");
+        assertThat(certificate.path("secretName").asText()).isEqualTo(name);
+        assertThat(certificate.path("issuerRef").path("name").asText())
+            .isEqualTo(Combination.PROVIDER_ISSUER);
+        assertThat(texts(certificate.path("usages"))).contains("client auth");
       }
       case "existingSecret" -> {
         if (c.provider().equals("istio")) {

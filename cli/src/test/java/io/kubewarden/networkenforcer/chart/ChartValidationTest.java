@@ -225,7 +225,7 @@ class ChartValidationTest {
   @Test
   void calicoInsecureIsRefusedInEveryModeAndCollectorStrategy() {
     Combination.all().stream()
-        .filter(c -> !c.valid())
+        .filter(c -> !c.valid() && c.provider().equals("calico"))
         .forEach(
             c -> {
               HelmChart.Result result = HelmChart.template(c.values());
