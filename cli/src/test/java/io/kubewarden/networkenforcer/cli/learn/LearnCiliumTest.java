@@ -37,14 +37,6 @@ class LearnCiliumTest {
                 protocol: "TCP"
               - port: "18081"
                 protocol: "UDP"
-          - toEndpoints:
-            - matchLabels:
-                k8s-app: "kube-dns"
-                "k8s:io.kubernetes.pod.namespace": "kube-system"
-            toPorts:
-            - ports:
-              - port: "53"
-                protocol: "UDP"
           - toFQDNs:
             - matchName: "api.stripe.com"
             toPorts:
@@ -96,13 +88,20 @@ class LearnCiliumTest {
     assertThat(egress)
         .contains(
             """
-              - rule: 2
+              - rule: 1
                 peer: "dns:api.stripe.com"
                 ports:
                 - protocol: "TCP"
                   port: "443"
             """);
-    // Four rules, three of them with evidence (the DNS rule is implied by the name rule).
+    // The learned lookups to CoreDNS are the DNS rule's evidence, not a rule of their own: three
+    // rules, each with evidence.
+    assertThat(egress)
+        .contains(
+            """
+              - rule: 2
+                peer: "kube-system/Deployment/coredns"
+            """);
     assertThat(egress).contains("ruleCount: 3");
 
     Map<String, WorkloadNetworkPolicyProposal> learned = LearnedProposals.read(out);

@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.IngressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.L7Rules;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortRule;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,7 +29,9 @@ import java.util.TreeMap;
  * peers sharing a name share one rule (one rule per set of ports, names sorted), followed by the
  * rule that lets the pods resolve names through Cilium's DNS proxy, without which {@code toFQDNs}
  * matches nothing. Addresses without a name, ingress from outside, and the widened "outside the
- * cluster" rule stay CIDRs.
+ * cluster" rule stay CIDRs. A learned peer that is the cluster DNS itself, on DNS ports only, is
+ * allowed by that DNS rule (its evidence points there) instead of a second rule to the same pods: a
+ * reviewer reads one rule for the lookups.
  *
  * <p>Equal allow-lists give equal specs: peers in key order, FQDN rules after them, the DNS rule
  * last.
@@ -81,6 +84,10 @@ final class CiliumRendering {
       return new Rendered(new CiliumPolicy(own, rules, null), ruleOfPeer);
     }
     List<EgressRule> rules = new ArrayList<>();
+    boolean dnsRuleAdded =
+        state.peers().entrySet().stream()
+            .anyMatch(e -> e.getValue().outsideCluster() && byName(e.getKey(), e.getValue()));
+    List<String> clusterDnsPeers = new ArrayList<>();
     // name -> its ports, over every peer that carries the name
     SortedMap<String, SortedMap<String, LearnedPort>> portsOfName = new TreeMap<>();
     Map<String, SortedSet<String>> namesOfPeer = new LinkedHashMap<>();
@@ -88,7 +95,9 @@ final class CiliumRendering {
         .peers()
         .forEach(
             (key, peer) -> {
-              if (!peer.outsideCluster()) {
+              if (dnsRuleAdded && isClusterDnsOnItsPorts(peer)) {
+                clusterDnsPeers.add(key);
+              } else if (!peer.outsideCluster()) {
                 ruleOfPeer.put(key, rules.size());
                 rules.add(
                     new EgressRule(List.of(endpoint(peer)), null, null, null, ports(peer.ports())));
@@ -128,6 +137,9 @@ final class CiliumRendering {
                     ports(portsByKey.get(portKeys))));
           });
       namesOfPeer.forEach((key, names) -> ruleOfPeer.put(key, ruleOfName.get(names.first())));
+      for (String key : clusterDnsPeers) {
+        ruleOfPeer.put(key, rules.size());
+      }
       rules.add(dnsRule());
     }
     return new Rendered(new CiliumPolicy(own, null, rules), ruleOfPeer);
@@ -140,6 +152,35 @@ final class CiliumRendering {
    */
   private static boolean byName(String key, LearnedPeer peer) {
     return !peer.dnsNames().isEmpty() && !ExternalPeerRule.OUTSIDE_KEY.equals(key);
+  }
+
+  /**
+   * The pods {@link #dnsRule()} selects (kube-system, {@code k8s-app: kube-dns}, with or without
+   * Cilium's {@code k8s:} source prefix, nothing else), learned on 53/UDP or 53/TCP only: the DNS
+   * rule allows all of it. A peer with another port too (CoreDNS's metrics on 9153) keeps its own
+   * rule.
+   */
+  private static boolean isClusterDnsOnItsPorts(LearnedPeer peer) {
+    LabelSelector selector = peer.selector();
+    if (peer.outsideCluster()
+        || !"kube-system".equals(peer.namespace())
+        || selector == null
+        || selector.getMatchExpressions() != null && !selector.getMatchExpressions().isEmpty()
+        || selector.getMatchLabels() == null
+        || selector.getMatchLabels().size() != 1) {
+      return false;
+    }
+    Map.Entry<String, String> label = selector.getMatchLabels().entrySet().iterator().next();
+    boolean dnsPods =
+        ("k8s-app".equals(label.getKey()) || "k8s:k8s-app".equals(label.getKey()))
+            && "kube-dns".equals(label.getValue());
+    return dnsPods
+        && !peer.ports().isEmpty()
+        && peer.ports().values().stream()
+            .allMatch(
+                p ->
+                    p.port() == 53
+                        && (p.protocol() == Protocol.UDP || p.protocol() == Protocol.TCP));
   }
 
   private static LabelSelector endpoint(LearnedPeer peer) {
