@@ -77,9 +77,9 @@ public class CiliumPolicy {
   }
 
   private static final String ENTITIES =
-      "Cilium's entities: world (everything outside the cluster; world-ipv4, world-ipv6), cluster"
-          + " (every endpoint of the cluster), all, host, remote-node, kube-apiserver, health, init,"
-          + " ingress, unmanaged, none.";
+      "Cilium's entities: world (everything outside the cluster), cluster (every endpoint of the"
+          + " cluster), all, cluster-mesh, host, remote-node, kube-apiserver, health, init, ingress,"
+          + " unmanaged, none.";
 
   /** One ingress rule: any of these sources, on any of these ports (none: every port). */
   @JsonInclude(JsonInclude.Include.NON_NULL)

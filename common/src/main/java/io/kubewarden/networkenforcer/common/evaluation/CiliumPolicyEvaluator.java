@@ -34,10 +34,10 @@ import java.util.Objects;
  *       CIDRSet} (minus {@code except}) for ends outside the cluster only, as Cilium applies CIDR
  *       rules; {@code toFQDNs} for an end outside the cluster one of whose DNS names (what the data
  *       plane resolved its address to) matches, see {@link FqdnMatcher}. A rule without any peer
- *       selects nothing. {@code to/fromEntities}: {@code world} is any end outside the cluster
- *       ({@code world-ipv4}/{@code world-ipv6} by its address family), {@code cluster} any pod,
- *       {@code all} either; the other entities (host, remote-node, kube-apiserver, ...) name ends
- *       that are never evaluated here (nodes are not learned), so they match no flow.
+ *       selects nothing. {@code to/fromEntities}: {@code world} is any end outside the cluster,
+ *       {@code cluster} any pod, {@code all} either; the other entities (host, remote-node,
+ *       kube-apiserver, cluster-mesh, ...) name ends that are never evaluated here (nodes are not
+ *       learned), so they match no flow.
  *   <li>Ports: a number as a string with protocol TCP, UDP, SCTP or ANY/absent (any of them).
  *       Unknown port (0) or a named port against a rule with ports: UNDETERMINED unless another
  *       rule allows the flow.
@@ -130,8 +130,6 @@ public final class CiliumPolicyEvaluator {
     return switch (entity) {
       case "all" -> true;
       case "world" -> peer.isExternal();
-      case "world-ipv4" -> peer.isExternal() && peer.ip() != null && !peer.ip().contains(":");
-      case "world-ipv6" -> peer.isExternal() && peer.ip() != null && peer.ip().contains(":");
       case "cluster" -> !peer.isExternal() && peer.namespace() != null;
       default -> false;
     };

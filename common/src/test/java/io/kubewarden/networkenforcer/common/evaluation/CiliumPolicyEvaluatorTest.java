@@ -102,7 +102,7 @@ class CiliumPolicyEvaluatorTest {
       - toEntities: [world]
         toPorts:
         - ports: [{port: "443", protocol: TCP}]
-      - toEntities: [world-ipv6, kube-apiserver, host]
+      - toEntities: [kube-apiserver, host]
         toPorts:
         - ports: [{port: "8443", protocol: TCP}]
       ingress:
@@ -385,7 +385,7 @@ class CiliumPolicyEvaluatorTest {
             443,
             DENIED),
         row(
-            "world-ipv6: not an IPv4 address",
+            "kube-apiserver, host: not an address outside",
             ENTITIES,
             Direction.Egress,
             WEB,
@@ -394,14 +394,14 @@ class CiliumPolicyEvaluatorTest {
             8443,
             DENIED),
         row(
-            "world-ipv6: an IPv6 address",
+            "kube-apiserver, host: not a pod",
             ENTITIES,
             Direction.Egress,
             WEB,
-            named("2001:db8::1"),
+            pod("kube-system", "component", "kube-apiserver"),
             TCP,
             8443,
-            ALLOWED),
+            DENIED),
         row(
             "cluster: a pod of any namespace",
             ENTITIES,
