@@ -29,15 +29,19 @@ import java.util.TreeMap;
  * peers sharing a name share one rule (one rule per set of ports, names sorted), followed by the
  * rule that lets the pods resolve names through Cilium's DNS proxy, without which {@code toFQDNs}
  * matches nothing. Addresses without a name, ingress from outside, and the widened "outside the
- * cluster" rule stay CIDRs. A learned peer that is the cluster DNS itself, on DNS ports only, is
- * allowed by that DNS rule (its evidence points there) instead of a second rule to the same pods: a
- * reviewer reads one rule for the lookups.
+ * cluster" rule stay CIDRs (that rule is entity {@code world} with the entities option). A learned
+ * peer that is the cluster DNS itself, on DNS ports only, is allowed by that DNS rule (its evidence
+ * points there) instead of a second rule to the same pods: a reviewer reads one rule for the
+ * lookups.
  *
  * <p>Equal allow-lists give equal specs: peers in key order, FQDN rules after them, the DNS rule
  * last.
  */
 final class CiliumRendering {
   static final String NAMESPACE_KEY = "k8s:io.kubernetes.pod.namespace";
+
+  /** Cilium's entity of every end outside the cluster, whatever the cluster's ranges. */
+  static final String WORLD = "world";
 
   /**
    * The cluster DNS, as kube-dns and CoreDNS deployments label their pods in kube-system; its
@@ -66,6 +70,14 @@ final class CiliumRendering {
   private CiliumRendering() {}
 
   static Rendered render(Direction direction, LearnedAllowList state) {
+    return render(direction, state, false);
+  }
+
+  /**
+   * @param entities the widened peer ({@link ExternalPeerRule#OUTSIDE_KEY}) as entity {@code world}
+   *     rather than its CIDRs
+   */
+  static Rendered render(Direction direction, LearnedAllowList state, boolean entities) {
     Map<String, Integer> ruleOfPeer = new HashMap<>();
     LabelSelector own = copy(state.ownSelector());
     if (direction == Direction.Ingress) {
@@ -75,11 +87,16 @@ final class CiliumRendering {
           .forEach(
               (key, peer) -> {
                 ruleOfPeer.put(key, rules.size());
-                rules.add(
-                    peer.outsideCluster()
-                        ? new IngressRule(null, cidrs(peer), cidrSets(peer), ports(peer.ports()))
-                        : new IngressRule(
-                            List.of(endpoint(peer)), null, null, ports(peer.ports())));
+                IngressRule rule;
+                if (!peer.outsideCluster()) {
+                  rule = new IngressRule(List.of(endpoint(peer)), null, null, ports(peer.ports()));
+                } else if (entities && ExternalPeerRule.OUTSIDE_KEY.equals(key)) {
+                  rule = new IngressRule(null, null, null, ports(peer.ports()));
+                  rule.setFromEntities(List.of(WORLD));
+                } else {
+                  rule = new IngressRule(null, cidrs(peer), cidrSets(peer), ports(peer.ports()));
+                }
+                rules.add(rule);
               });
       return new Rendered(new CiliumPolicy(own, rules, null), ruleOfPeer);
     }
@@ -106,6 +123,11 @@ final class CiliumRendering {
                 for (String name : peer.dnsNames()) {
                   portsOfName.computeIfAbsent(name, n -> new TreeMap<>()).putAll(peer.ports());
                 }
+              } else if (entities && ExternalPeerRule.OUTSIDE_KEY.equals(key)) {
+                ruleOfPeer.put(key, rules.size());
+                EgressRule rule = new EgressRule(null, null, null, null, ports(peer.ports()));
+                rule.setToEntities(List.of(WORLD));
+                rules.add(rule);
               } else {
                 ruleOfPeer.put(key, rules.size());
                 rules.add(

@@ -237,4 +237,57 @@ class CiliumRenderingTest {
                 "tools/Deployment/resolver", 1,
                 "dns:api.example.com", 2));
   }
+
+  @Test
+  void withEntitiesTheWidenedPeerIsWorldAndAddressesStayCidrs() throws Exception {
+    SortedMap<String, LearnedPeer> peers = new TreeMap<>();
+    peers.put(
+        "203.0.113.9/32",
+        new LearnedPeer(
+            null,
+            null,
+            ports(Protocol.TCP, 22),
+            List.of(new LearnedIpBlock("203.0.113.9/32", List.of())),
+            new TreeSet<>()));
+    peers.put(
+        ExternalPeerRule.OUTSIDE_KEY,
+        new LearnedPeer(
+            null,
+            null,
+            ports(Protocol.TCP, 443),
+            List.of(
+                new LearnedIpBlock("0.0.0.0/0", List.of()), new LearnedIpBlock("::/0", List.of())),
+            new TreeSet<>()));
+    LearnedAllowList state = egress(peers);
+
+    CiliumRendering.Rendered egress = CiliumRendering.render(Direction.Egress, state, true);
+    assertThat(Json.mapper().valueToTree(egress.policy()).get("egress"))
+        .isEqualTo(
+            Json.mapper()
+                .readTree(
+                    """
+        [{"toCIDR":["203.0.113.9/32"],"toPorts":[{"ports":[{"port":"22","protocol":"TCP"}]}]},
+         {"toEntities":["world"],"toPorts":[{"ports":[{"port":"443","protocol":"TCP"}]}]}]"""));
+    assertThat(egress.ruleOfPeer())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("203.0.113.9/32", 0, ExternalPeerRule.OUTSIDE_KEY, 1));
+
+    CiliumRendering.Rendered ingress = CiliumRendering.render(Direction.Ingress, state, true);
+    assertThat(Json.mapper().valueToTree(ingress.policy()).get("ingress").get(1))
+        .isEqualTo(
+            Json.mapper()
+                .readTree(
+                    """
+        {"fromEntities":["world"],"toPorts":[{"ports":[{"port":"443","protocol":"TCP"}]}]}"""));
+
+    // Without the option: the CIDRs, as before.
+    assertThat(
+            Json.mapper()
+                .valueToTree(CiliumRendering.render(Direction.Egress, state).policy())
+                .get("egress")
+                .get(1)
+                .get("toCIDR")
+                .toString())
+        .isEqualTo("[\"0.0.0.0/0\",\"::/0\"]");
+  }
 }
