@@ -400,6 +400,10 @@ secret:
 {{- if eq (include "ne.backend" .ctx) "cilium" }}
 - name: NE_BACKEND
   value: "cilium"
+{{- if .ctx.Values.controller.provider.cilium.entities }}
+- name: NE_CILIUM_ENTITIES
+  value: "true"
+{{- end }}
 {{- end }}
 - name: NE_APPLICATION_ID
   value: {{ .ctx.Values.processor.applicationId | quote }}

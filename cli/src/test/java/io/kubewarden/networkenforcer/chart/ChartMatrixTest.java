@@ -176,11 +176,36 @@ class ChartMatrixTest {
         c.distributed()
             ? container(m.get("StatefulSet", FULLNAME + "-processor"), "processor")
             : container(m.get("StatefulSet", FULLNAME + "-standalone"), "network-enforcer");
-    assertThat(env(learner)).containsEntry("NE_BACKEND", "cilium");
+    assertThat(env(learner))
+        .containsEntry("NE_BACKEND", "cilium")
+        .doesNotContainKey("NE_CILIUM_ENTITIES");
     if (c.distributed()) {
       assertThat(env(container(m.get("Deployment", FULLNAME + "-writer"), "writer")))
           .doesNotContainKey("NE_BACKEND");
     }
+  }
+
+  /** Entities are a rule of the cilium backend: set only with it, whatever the value says. */
+  @ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"standalone", "distributed"})
+  void ciliumEntitiesAreGivenOnlyWithTheCiliumPolicyBackend(String mode) {
+    Combination c = new Combination("cilium", "existingSecret", "none", mode);
+    Map<String, String> values = c.values();
+    values.put("controller.provider.cilium.entities", "true");
+    String learnerName = FULLNAME + (c.distributed() ? "-processor" : "-standalone");
+    String learnerContainer = c.distributed() ? "processor" : "network-enforcer";
+    assertThat(
+            env(
+                container(
+                    HelmChart.render(values).get("StatefulSet", learnerName), learnerContainer)))
+        .doesNotContainKey("NE_CILIUM_ENTITIES");
+
+    values.put("controller.provider.cilium.policyBackend", "cilium");
+    assertThat(
+            env(
+                container(
+                    HelmChart.render(values).get("StatefulSet", learnerName), learnerContainer)))
+        .containsEntry("NE_CILIUM_ENTITIES", "true");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -46,7 +46,9 @@ class ChartReadmeTest {
                     "controller.provider.name",
                     "cilium",
                     "controller.provider.cilium.policyBackend",
-                    "cilium")));
+                    "cilium",
+                    "controller.provider.cilium.entities",
+                    "true")));
     valueSets.forEach(
         values -> {
           for (JsonNode workload : HelmChart.render(values).workloads()) {

@@ -365,6 +365,17 @@ class CommandLineTest {
     assertThat(unknown.exitCode()).isEqualTo(2);
     assertThat(unknown.err())
         .contains("--backend (NE_BACKEND): backend must be kubernetes, istio or cilium");
+
+    // Entities (NE_CILIUM_ENTITIES, as the chart sets it) with the cilium backend only.
+    processor[6] = "cilium";
+    assertThat(
+            CliRun.run(Map.of("NE_BACKEND", "cilium", "NE_CILIUM_ENTITIES", "true"), processor)
+                .exitCode())
+        .isZero();
+    CliRun entities = CliRun.run(Map.of("NE_CILIUM_ENTITIES", "true"), processor);
+    assertThat(entities.exitCode()).isEqualTo(2);
+    assertThat(entities.err())
+        .contains("Cilium entities are rules of the cilium backend; backend 'kubernetes' has none");
   }
 
   @Test

@@ -41,6 +41,14 @@ public class LearningOptions {
   int externalPeersWidenAbove;
 
   @Option(
+      names = "--cilium-entities",
+      description =
+          "With --backend cilium: learn the rule for every address outside the cluster as Cilium's "
+              + "entity world (toEntities/fromEntities), which needs no --cluster-cidr, instead of "
+              + "0.0.0.0/0 and ::/0 except --cluster-cidr.")
+  boolean ciliumEntities;
+
+  @Option(
       names = "--convergence-quiet-period",
       paramLabel = "DURATION",
       defaultValue = "7d",
@@ -64,7 +72,8 @@ public class LearningOptions {
             LearningSettings.ExternalPeers.parse(externalPeers),
             quiet,
             minObservations,
-            externalPeersWidenAbove)
+            externalPeersWidenAbove,
+            ciliumEntities)
         .validate();
   }
 }

@@ -98,14 +98,16 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
   }
 
   /**
-   * CiliumNetworkPolicy rules: {@code pods {..} in NS}, {@code name api.example.com}, {@code
-   * pattern *.example.com}, {@code CIDR 10.0.0.0/8}; the DNS proxy rule is a grant like any other.
+   * CiliumNetworkPolicy rules: {@code pods {..} in NS}, {@code entity world}, {@code name
+   * api.example.com}, {@code pattern *.example.com}, {@code CIDR 10.0.0.0/8}; the DNS proxy rule is
+   * a grant like any other.
    */
   private static Connectivity cilium(CiliumPolicy c, SortedSet<Grant> grants) {
     if (c.getIngress() != null) {
       for (CiliumPolicy.IngressRule r : c.getIngress()) {
         List<String> peers = new ArrayList<>();
         endpoints(r.getFromEndpoints(), peers);
+        entities(r.getFromEntities(), peers);
         cidrs(r.getFromCIDR(), r.getFromCIDRSet(), peers);
         add(grants, peers.isEmpty() ? List.of("nothing") : peers, ciliumPorts(r.getToPorts()));
       }
@@ -114,6 +116,7 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
       for (CiliumPolicy.EgressRule r : c.getEgress()) {
         List<String> peers = new ArrayList<>();
         endpoints(r.getToEndpoints(), peers);
+        entities(r.getToEntities(), peers);
         if (r.getToFQDNs() != null) {
           for (CiliumPolicy.FqdnSelector f : r.getToFQDNs()) {
             peers.add(
@@ -132,6 +135,12 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
   private static void endpoints(List<LabelSelector> selectors, List<String> out) {
     if (selectors != null) {
       selectors.forEach(s -> out.add("pods " + selector(s)));
+    }
+  }
+
+  private static void entities(List<String> entities, List<String> out) {
+    if (entities != null) {
+      entities.forEach(e -> out.add("entity " + e));
     }
   }
 

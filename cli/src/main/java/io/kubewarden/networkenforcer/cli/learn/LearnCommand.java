@@ -212,12 +212,12 @@ public final class LearnCommand implements Callable<Integer> {
             });
     Backend chosenBackend =
         request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
-    LearnSetup.checkBackend(captureFormat, chosenBackend);
+    LearningSettings learningSettings = learning.settings();
+    LearnSetup.checkBackend(captureFormat, chosenBackend, learningSettings);
     progress.phaseDone("options and capture format");
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     LearnResult result;
-    LearningSettings learningSettings = learning.settings();
     Optional<Path> unreadable;
     Optional<String> truncation;
     List<Path> removed;

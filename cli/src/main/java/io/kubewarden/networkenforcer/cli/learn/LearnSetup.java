@@ -72,8 +72,12 @@ final class LearnSetup {
         .validate();
   }
 
-  /** Fails before anything starts when the backend does not fit the capture's provider. */
-  static void checkBackend(CaptureFormat format, Backend backend) {
-    processorConfig(KafkaSettings.of("127.0.0.1:9092"), format, backend, Path.of("unused"), true);
+  /**
+   * Fails before anything starts when the backend does not fit the capture's provider or the
+   * learning settings (Cilium entities need the cilium backend).
+   */
+  static void checkBackend(CaptureFormat format, Backend backend, LearningSettings learning) {
+    processorConfig(
+        KafkaSettings.of("127.0.0.1:9092"), format, backend, Path.of("unused"), true, learning);
   }
 }

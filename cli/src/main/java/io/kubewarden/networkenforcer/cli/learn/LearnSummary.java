@@ -228,17 +228,20 @@ public final class LearnSummary {
               + everywhere
               + " proposals allow 0.0.0.0/0 and ::/0 on some ports, the cluster's own pods and "
               + "services included (many outside addresses on one port, or a data plane that reports "
-              + "no address); pass --cluster-cidr with the pod and service ranges to except them");
+              + "no address); pass --cluster-cidr with the pod and service ranges to except them"
+              + (backend == Backend.cilium
+                  ? ", or --cilium-entities to allow Cilium's entity world instead"
+                  : ""));
     }
     return out;
   }
 
   /**
    * Proposals with the widened outside rule while no cluster range is known: it then excepts
-   * nothing.
+   * nothing (Cilium's entity world needs no range).
    */
   private long widenedWithoutExcept() {
-    if (!learning.clusterCidrs().isEmpty()) {
+    if (!learning.clusterCidrs().isEmpty() || learning.ciliumEntities()) {
       return 0;
     }
     return proposals.stream()

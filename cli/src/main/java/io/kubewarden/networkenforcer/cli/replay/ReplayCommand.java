@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.replay;
 
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
+import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.history.KafkaReachability;
 import io.kubewarden.networkenforcer.cli.history.TimeWindow;
@@ -132,6 +133,9 @@ public final class ReplayCommand implements Callable<Integer> {
               + "CiliumNetworkPolicies; default: the provider's (istio for istio, kubernetes otherwise).")
   String backend;
 
+  /** As the installation learns (chart processor.learning.*), so the window gives its proposals. */
+  @Mixin LearningOptions learning = new LearningOptions();
+
   @Mixin KafkaClientOptions kafka;
 
   @Mixin ConfigFileOption configFile;
@@ -154,7 +158,6 @@ public final class ReplayCommand implements Callable<Integer> {
     TimeWindow window = TimeWindow.parse(from, to, Instant.now());
     Set<String> selected = new TreeSet<>(namespaces);
     KafkaSettings live = kafka.settings(null);
-    KafkaReachability.require(live);
     var chosen = provider.provider();
     Backend chosenBackend = chosen.backend();
     if (backend != null && !backend.isBlank()) {
@@ -164,12 +167,25 @@ public final class ReplayCommand implements Callable<Integer> {
         throw new ConfigException("--backend (NE_BACKEND): " + e.getMessage());
       }
     }
+    LearningSettings learningSettings = learning.settings();
+    // Every option checked (a backend that does not fit the provider or the learning settings)
+    // before the broker is contacted.
+    ReplayPipeline.processorConfig(
+        live, window, chosen, chosenBackend, learningSettings, Path.of("unused"));
+    KafkaReachability.require(live);
 
     ReplayPipeline.Result result;
     try (ReplayPipeline pipeline = new ReplayPipeline(new SimpleMeterRegistry())) {
       result =
           pipeline.run(
-              live, window, selected, chosen, chosenBackend, wait, spec.commandLine().getErr());
+              live,
+              window,
+              selected,
+              chosen,
+              chosenBackend,
+              learningSettings,
+              wait,
+              spec.commandLine().getErr());
     }
     PrintWriter out = spec.commandLine().getOut();
     if (!result.providers().isEmpty()
@@ -240,8 +256,7 @@ public final class ReplayCommand implements Callable<Integer> {
     if (!proposals.isEmpty()) {
       out.println(
           "Converged: "
-              + LearnSummary.convergence(
-                  proposals, LearningSettings.DEFAULTS.quietPeriod(), "window")
+              + LearnSummary.convergence(proposals, learningSettings.quietPeriod(), "window")
               + ".");
     }
     if (proposals.isEmpty()) {

@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.config.ProposalEmission;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -79,10 +80,16 @@ final class ReplayPipeline implements AutoCloseable {
 
   /**
    * The processor settings of one replay: {@code learn}'s in-process settings with the live topic
-   * names (the prefix), the installation's provider and backend and the window's application id.
+   * names (the prefix), the installation's provider, backend and learning settings and the window's
+   * application id.
    */
   static ProcessorConfig processorConfig(
-      KafkaSettings live, TimeWindow window, Provider provider, Backend backend, Path stateDir) {
+      KafkaSettings live,
+      TimeWindow window,
+      Provider provider,
+      Backend backend,
+      LearningSettings learning,
+      Path stateDir) {
     // No broker is contacted: the address only satisfies the configuration's checks, and none of
     // the
     // live client settings (TLS files, credentials) reaches the driver.
@@ -100,6 +107,7 @@ final class ReplayPipeline implements AutoCloseable {
             .inMemoryStores(true)
             .provider(provider)
             .backend(backend)
+            .learning(learning)
             // Only the last proposal of each target is kept: render each changed target once per
             // flush.
             .proposalEmission(ProposalEmission.AT_FLUSH)
@@ -115,11 +123,12 @@ final class ReplayPipeline implements AutoCloseable {
       Set<String> namespaces,
       Provider provider,
       Backend backend,
+      LearningSettings learning,
       Duration timeout,
       PrintWriter err)
       throws InterruptedException {
     ProcessorConfig config =
-        processorConfig(live, window, provider, backend, workDir.resolve("streams"));
+        processorConfig(live, window, provider, backend, learning, workDir.resolve("streams"));
     // The driver's start (a few hundred milliseconds, mostly class loading) overlaps finding the
     // window's
     // offsets; the first flow waits for it.

@@ -4,7 +4,9 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
+import io.kubewarden.networkenforcer.common.evaluation.CiliumPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.Decision;
 import io.kubewarden.networkenforcer.common.evaluation.IstioPolicyEvaluator;
 import io.kubewarden.networkenforcer.common.evaluation.NetworkPolicyEvaluator;
@@ -22,7 +24,9 @@ import java.util.Optional;
  * One policy of {@code --policy}, as the project's evaluators read it. Kubernetes kinds (a
  * NetworkPolicy, or a WNPP/WNP with the kubernetes backend) and Istio kinds (an ALLOW
  * AuthorizationPolicy, or a WNPP/WNP with the istio backend) form two layers, as on a real cluster
- * where both would be enforced.
+ * where both would be enforced. A WNPP/WNP with the cilium backend (a CiliumNetworkPolicy) is of
+ * the Kubernetes layer: Cilium enforces NetworkPolicies and CiliumNetworkPolicies together, their
+ * allows adding up.
  *
  * @param label how the report names it, for example {@code NetworkPolicy shop/allow-web}
  * @param namespace the policy's namespace: it selects pods of this namespace only
@@ -35,10 +39,12 @@ record CandidatePolicy(
     Optional<Direction> direction,
     NetworkPolicySpec kubernetes,
     IstioPolicy istio,
+    CiliumPolicy cilium,
     List<Rule> rules) {
 
   /** Which enforcement point the policy belongs to. */
   enum Layer {
+    /** NetworkPolicies, and CiliumNetworkPolicies beside them. */
     KUBERNETES,
     ISTIO
   }
@@ -54,13 +60,14 @@ record CandidatePolicy(
       int index,
       String text,
       NetworkPolicySpec kubernetesAlone,
-      IstioPolicy istioAlone) {}
+      IstioPolicy istioAlone,
+      CiliumPolicy ciliumAlone) {}
 
   CandidatePolicy {
     Objects.requireNonNull(label);
     Objects.requireNonNull(namespace);
-    if ((kubernetes == null) == (istio == null)) {
-      throw new IllegalArgumentException("exactly one of kubernetes or istio");
+    if ((kubernetes != null ? 1 : 0) + (istio != null ? 1 : 0) + (cilium != null ? 1 : 0) != 1) {
+      throw new IllegalArgumentException("exactly one of kubernetes, istio or cilium");
     }
   }
 
@@ -76,15 +83,41 @@ record CandidatePolicy(
     for (int i = 0; i < ingress.size(); i++) {
       NetworkPolicySpec alone =
           new NetworkPolicySpecBuilder(spec).withIngress(ingress.get(i)).build();
-      rules.add(new Rule(Direction.Ingress, i, json(ingress.get(i)), alone, null));
+      rules.add(new Rule(Direction.Ingress, i, json(ingress.get(i)), alone, null, null));
     }
     List<NetworkPolicyEgressRule> egress = spec.getEgress() == null ? List.of() : spec.getEgress();
     for (int i = 0; i < egress.size(); i++) {
       NetworkPolicySpec alone =
           new NetworkPolicySpecBuilder(spec).withEgress(egress.get(i)).build();
-      rules.add(new Rule(Direction.Egress, i, json(egress.get(i)), alone, null));
+      rules.add(new Rule(Direction.Egress, i, json(egress.get(i)), alone, null, null));
     }
-    return new CandidatePolicy(label, namespace, target, direction, spec, null, List.copyOf(rules));
+    return new CandidatePolicy(
+        label, namespace, target, direction, spec, null, null, List.copyOf(rules));
+  }
+
+  /** A cilium-backend WNPP/WNP: its CiliumNetworkPolicy, for the target's direction. */
+  static CandidatePolicy cilium(
+      String label,
+      String namespace,
+      Optional<WorkloadRef> target,
+      Optional<Direction> direction,
+      CiliumPolicy spec) {
+    List<Rule> rules = new ArrayList<>();
+    List<CiliumPolicy.IngressRule> ingress =
+        spec.getIngress() == null ? List.of() : spec.getIngress();
+    for (int i = 0; i < ingress.size(); i++) {
+      CiliumPolicy alone =
+          new CiliumPolicy(spec.getEndpointSelector(), List.of(ingress.get(i)), null);
+      rules.add(new Rule(Direction.Ingress, i, json(ingress.get(i)), null, null, alone));
+    }
+    List<CiliumPolicy.EgressRule> egress = spec.getEgress() == null ? List.of() : spec.getEgress();
+    for (int i = 0; i < egress.size(); i++) {
+      CiliumPolicy alone =
+          new CiliumPolicy(spec.getEndpointSelector(), null, List.of(egress.get(i)));
+      rules.add(new Rule(Direction.Egress, i, json(egress.get(i)), null, null, alone));
+    }
+    return new CandidatePolicy(
+        label, namespace, target, direction, null, null, spec, List.copyOf(rules));
   }
 
   static CandidatePolicy istio(
@@ -98,14 +131,22 @@ record CandidatePolicy(
               i,
               json(all.get(i)),
               null,
-              new IstioPolicy(policy.getSelector(), List.of(all.get(i)))));
+              new IstioPolicy(policy.getSelector(), List.of(all.get(i))),
+              null));
     }
     return new CandidatePolicy(
-        label, namespace, target, Optional.of(Direction.Ingress), null, policy, List.copyOf(rules));
+        label,
+        namespace,
+        target,
+        Optional.of(Direction.Ingress),
+        null,
+        policy,
+        null,
+        List.copyOf(rules));
   }
 
   Layer layer() {
-    return kubernetes != null ? Layer.KUBERNETES : Layer.ISTIO;
+    return istio == null ? Layer.KUBERNETES : Layer.ISTIO;
   }
 
   /**
@@ -116,7 +157,7 @@ record CandidatePolicy(
     if (!selects(flow, side)) {
       return Decision.NOT_SELECTED;
     }
-    return decide(kubernetes, istio, flow, side);
+    return decide(kubernetes, istio, cilium, flow, side);
   }
 
   /**
@@ -124,7 +165,8 @@ record CandidatePolicy(
    * NOT_SELECTED).
    */
   boolean ruleAllows(Rule rule, FlowRecord flow) {
-    return decide(rule.kubernetesAlone(), rule.istioAlone(), flow, rule.direction())
+    return decide(
+            rule.kubernetesAlone(), rule.istioAlone(), rule.ciliumAlone(), flow, rule.direction())
         == Decision.ALLOWED;
   }
 
@@ -140,7 +182,11 @@ record CandidatePolicy(
   }
 
   private static Decision decide(
-      NetworkPolicySpec k8s, IstioPolicy ist, FlowRecord flow, Direction side) {
+      NetworkPolicySpec k8s, IstioPolicy ist, CiliumPolicy cil, FlowRecord flow, Direction side) {
+    if (cil != null) {
+      return CiliumPolicyEvaluator.evaluate(
+          cil, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
+    }
     if (k8s != null) {
       return NetworkPolicyEvaluator.evaluate(
           k8s, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());

@@ -24,9 +24,9 @@ import java.util.Set;
 
 /**
  * Reads the policies of a YAML file (one or several documents, or a {@code kind: List}):
- * WorkloadNetworkPolicyProposal, WorkloadNetworkPolicy, NetworkPolicy and Istio ALLOW
- * AuthorizationPolicy. Anything else, or a field the evaluator cannot honour, is refused with a
- * message that names the document and what to fix, rather than simulated wrongly.
+ * WorkloadNetworkPolicyProposal and WorkloadNetworkPolicy (any backend), NetworkPolicy and Istio
+ * ALLOW AuthorizationPolicy. Anything else, or a field the evaluator cannot honour, is refused with
+ * a message that names the document and what to fix, rather than simulated wrongly.
  */
 public final class PolicyFile {
   static final String KINDS =
@@ -142,11 +142,21 @@ public final class PolicyFile {
     WorkloadRef target =
         new WorkloadRef(namespace, spec.getTargetRef().getKind(), spec.getTargetRef().getName());
     if (spec.getBackend() == Backend.cilium) {
-      // Monitor mode evaluates them; simulate's layers (NetworkPolicy, Istio) do not yet.
-      throw new ConfigException(
-          label
-              + " has backend cilium: simulate does not evaluate CiliumNetworkPolicies yet; "
-              + "promote it in monitor mode to see what it would deny");
+      if (spec.getCilium() == null || spec.getKubernetes() != null || spec.getIstio() != null) {
+        throw new ConfigException(
+            label
+                + " has backend cilium, so it needs spec.cilium (and no spec.kubernetes or"
+                + " spec.istio)");
+      }
+      if (spec.getCilium().getEndpointSelector() == null) {
+        throw new ConfigException(label + " needs spec.cilium.endpointSelector");
+      }
+      return CandidatePolicy.cilium(
+          label,
+          namespace,
+          Optional.of(target),
+          Optional.of(spec.getDirection()),
+          spec.getCilium());
     }
     if (spec.getBackend() == Backend.kubernetes) {
       if (spec.getKubernetes() == null || spec.getIstio() != null) {

@@ -357,6 +357,8 @@ class DiffCommandTest {
                 egress:
                 - toFQDNs: [{matchName: api.stripe.com}, {matchName: files.stripe.com}]
                   toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+                - toEntities: [world]
+                  toPorts: [{ports: [{port: "8443", protocol: TCP}]}]
             """;
     String policy =
         "apiVersion: networkenforcer.kubewarden.io/v1alpha1\nkind: WorkloadNetworkPolicy\n"
@@ -382,7 +384,9 @@ class DiffCommandTest {
     assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
     JsonNode t = Json.mapper().readTree(run.out()).path("targets").get(0);
     assertThat(t.path("added").toString())
-        .isEqualTo("[{\"peer\":\"name files.stripe.com\",\"ports\":[\"TCP/443\"]}]");
+        .isEqualTo(
+            "[{\"peer\":\"entity world\",\"ports\":[\"TCP/8443\"]},"
+                + "{\"peer\":\"name files.stripe.com\",\"ports\":[\"TCP/443\"]}]");
     assertThat(t.path("removed").toString())
         .isEqualTo("[{\"peer\":\"name api.stripe.com\",\"ports\":[\"TCP/80\"]}]");
     assertThat(t.path("unchanged").asInt()).isEqualTo(1);

@@ -298,6 +298,91 @@ class LearnedManifestsOnApiServerTest {
         .isEqualTo(Decision.DENIED);
   }
 
+  /**
+   * {@code learn --backend cilium --cilium-entities}: the rule for every address outside the
+   * cluster is {@code toEntities: [world]}, which our CRDs keep and Cilium's published CRD admits.
+   */
+  @Test
+  void ciliumEntitiesAreAcceptedByBothCrds() throws Exception {
+    Path entities = dir.resolve("entities");
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "--input",
+            LearnCiliumTest.captureWithNamelessAddresses(
+                    Files.createDirectories(dir.resolve("nameless")))
+                .toString(),
+            "--cluster-state",
+            sample("cluster-state.json").toString(),
+            "--backend",
+            "cilium",
+            "--cilium-entities",
+            "--output-dir",
+            entities.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    admin
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName("entities").endMetadata().build())
+        .create();
+    WorkloadNetworkPolicyProposal proposal =
+        LearnedProposals.read(entities).get("demo/deployment-http-client-egress");
+    proposal.getMetadata().setNamespace("entities");
+    proposal.setStatus(null);
+    WorkloadNetworkPolicyProposal storedProposal = admin.resource(proposal).create();
+    assertThat(storedProposal.getSpec().getCilium().getEgress())
+        .filteredOn(r -> r.getToEntities() != null)
+        .singleElement()
+        .satisfies(r -> assertThat(r.getToEntities()).containsExactly("world"));
+
+    WorkloadNetworkPolicy wnp = new WorkloadNetworkPolicy();
+    wnp.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("deployment-http-client-egress")
+            .withNamespace("entities")
+            .build());
+    WorkloadNetworkPolicySpec spec = new WorkloadNetworkPolicySpec();
+    spec.copySharedFrom(storedProposal.getSpec());
+    spec.setMode(Mode.protect);
+    wnp.setSpec(spec);
+    GenericKubernetesResource stored =
+        admin
+            .genericKubernetesResources(CiliumNetworkPolicies.CONTEXT)
+            .inNamespace("entities")
+            .resource(CiliumNetworkPolicies.desired(admin.resource(wnp).create()))
+            .create();
+    CiliumPolicy enforced =
+        Json.mapper()
+            .convertValue(stored.getAdditionalProperties().get("spec"), CiliumPolicy.class);
+    assertThat(enforced).isEqualTo(proposal.getSpec().getCilium());
+
+    FlowEndpoint client =
+        FlowEndpoint.builder()
+            .namespace("demo")
+            .workload(WorkloadKind.Deployment, "http-client")
+            .podLabels(Map.of("app", "http-client"))
+            .build();
+    // Any address outside, seen or not, on the learned port; no other port.
+    assertThat(
+            CiliumPolicyEvaluator.evaluate(
+                enforced,
+                Direction.Egress,
+                client,
+                FlowEndpoint.outsideCluster("192.0.2.200", null),
+                Protocol.TCP,
+                8443))
+        .isEqualTo(Decision.ALLOWED);
+    assertThat(
+            CiliumPolicyEvaluator.evaluate(
+                enforced,
+                Direction.Egress,
+                client,
+                FlowEndpoint.outsideCluster("192.0.2.200", null),
+                Protocol.TCP,
+                8444))
+        .isEqualTo(Decision.DENIED);
+  }
+
   @Test
   void proposalsWithInferredWorkloadsKeepTheirAnnotationOnTheApiServer() throws Exception {
     Path out = dir.resolve("multinode");

@@ -384,6 +384,50 @@ class HistoryOnBrokerTest {
             });
   }
 
+  /**
+   * The installation's learning settings (chart processor.learning.*) apply to the replay too, and
+   * are checked before the broker is contacted.
+   */
+  @Test
+  @Order(4)
+  void theLearningSettingsOfTheInstallationAreThoseOfTheReplay() throws Exception {
+    Path out = dir.resolve("learning");
+    CliRun run =
+        replay(
+            B_FROM,
+            B_TO,
+            "--namespace",
+            "other",
+            "--convergence-quiet-period",
+            "90m",
+            "--output-dir",
+            out.toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).contains(", quiet period 1h30m)");
+
+    CliRun entities =
+        CliRun.run(
+            "replay",
+            "--from",
+            B_FROM.toString(),
+            "--to",
+            B_TO.toString(),
+            "--provider",
+            "cilium",
+            "--cilium-entities",
+            // nothing listens here: the options are refused first
+            "--kafka-bootstrap-servers",
+            "127.0.0.1:1",
+            "--output-dir",
+            out.resolve("entities").toString());
+    assertThat(entities.exitCode()).isEqualTo(2);
+    assertThat(entities.err())
+        .contains(
+            "Cilium entities are rules of the cilium backend; backend 'kubernetes' has none: drop"
+                + " --cilium-entities or choose --backend cilium");
+    assertThat(out.resolve("entities")).doesNotExist();
+  }
+
   @Test
   @Order(5)
   void simulateOverAWindowOfTheTopicReportsExactlyTheDenials() throws Exception {

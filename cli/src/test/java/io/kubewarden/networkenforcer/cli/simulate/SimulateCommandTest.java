@@ -8,6 +8,8 @@ import io.kubewarden.networkenforcer.cli.PolicyFixtures;
 import io.kubewarden.networkenforcer.common.json.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -184,5 +186,95 @@ class SimulateCommandTest {
             CliRun.sample("hubble-flows.jsonl").toString());
     assertThat(both.exitCode()).isEqualTo(2);
     assertThat(both.err()).contains("--input CAPTURE (offline) or --from TIME");
+  }
+
+  /**
+   * Cilium-backend proposals are simulated with Cilium's semantics: the name's next address is
+   * allowed, an address without a name is denied, and a NetworkPolicy beside them adds its allows
+   * (Cilium enforces both).
+   */
+  @Test
+  void ciliumProposalsAreSimulatedByNameWithTheNetworkPoliciesBeside() throws Exception {
+    Path proposals = dir.resolve("cilium");
+    CliRun learned =
+        CliRun.run(
+            "learn",
+            "-f",
+            CliRun.sample("hubble-flows.jsonl").toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString(),
+            "--backend",
+            "cilium",
+            "--output-dir",
+            proposals.toString());
+    assertThat(learned.exitCode()).as(learned.err()).isZero();
+
+    List<String> lines = new ArrayList<>(Files.readAllLines(CliRun.sample("hubble-flows.jsonl")));
+    String stripeCall =
+        lines.stream().filter(l -> l.contains("\"142.251.209.46\"")).findFirst().orElseThrow();
+    // An hour later: api.stripe.com at another address, and an address without a name.
+    lines.add(
+        stripeCall
+            .replace("142.251.209.46", "142.251.209.99")
+            .replace("15:40:10.000000000Z", "16:40:10.000000000Z"));
+    lines.add(
+        stripeCall
+            .replace("142.251.209.46", "192.0.2.7")
+            .replace("\"destination_names\":[\"api.stripe.com\"],", "")
+            .replace("15:40:10.000000000Z", "16:40:11.000000000Z"));
+    Path capture = Files.write(dir.resolve("later.jsonl"), lines);
+
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "-f",
+            proposals.toString(),
+            "--input",
+            capture.toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString(),
+            "-o",
+            "json");
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
+    JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("flows").asLong()).isEqualTo(12);
+    assertThat(report.path("denied")).hasSize(1);
+    JsonNode denied = report.path("denied").get(0);
+    assertThat(denied.path("target").asText()).isEqualTo("demo/Deployment/http-client");
+    assertThat(denied.path("direction").asText()).isEqualTo("Egress");
+    assertThat(denied.path("peer").asText()).isEqualTo("192.0.2.7");
+    assertThat(denied.path("protocol").asText()).isEqualTo("TCP");
+    assertThat(denied.path("port").asInt()).isEqualTo(443);
+    assertThat(denied.path("count").asLong()).isEqualTo(1);
+    assertThat(denied.path("policies").toString())
+        .isEqualTo("[\"WorkloadNetworkPolicyProposal demo/deployment-http-client-egress\"]");
+    assertThat(report.path("undetermined")).isEmpty();
+    assertThat(report.path("unmatchedRules")).isEmpty();
+
+    // A NetworkPolicy of the same pods that allows that address: the union allows everything.
+    Files.writeString(
+        proposals.resolve("demo/allow-partner.yaml"),
+        """
+        apiVersion: networking.k8s.io/v1
+        kind: NetworkPolicy
+        metadata: {name: allow-partner, namespace: demo}
+        spec:
+          podSelector: {matchLabels: {app: http-client}}
+          policyTypes: [Egress]
+          egress:
+          - to: [{ipBlock: {cidr: 192.0.2.0/24}}]
+            ports: [{protocol: TCP, port: 443}]
+        """);
+    CliRun withPolicy =
+        CliRun.run(
+            "simulate",
+            "-f",
+            proposals.toString(),
+            "--input",
+            capture.toString(),
+            "--cluster-state",
+            CliRun.sample("cluster-state.json").toString());
+    assertThat(withPolicy.exitCode()).as(withPolicy.out() + withPolicy.err()).isZero();
+    assertThat(withPolicy.out()).contains("Nothing would be denied.");
   }
 }

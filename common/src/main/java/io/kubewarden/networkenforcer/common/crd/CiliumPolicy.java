@@ -13,7 +13,8 @@ import java.util.Objects;
  * The reduced CiliumNetworkPolicy (cilium.io/v2) model of {@code spec.cilium}: an endpoint selector
  * and allow rules of endpoints, CIDRs and (egress) DNS names on L4 ports, plus the DNS proxy rule
  * that {@code toFQDNs} needs. Field names are Cilium's, so the payload is the CNP's {@code spec} as
- * it is. No deny rules, entities, L7 HTTP rules or node selectors.
+ * it is. Entities ({@code to/fromEntities}) are kept as Cilium names them. No deny rules, L7 HTTP
+ * rules or node selectors.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"endpointSelector", "ingress", "egress"})
@@ -75,15 +76,24 @@ public class CiliumPolicy {
     return Objects.hash(endpointSelector, ingress, egress);
   }
 
+  private static final String ENTITIES =
+      "Cilium's entities: world (everything outside the cluster), cluster (every endpoint of the"
+          + " cluster), all, cluster-mesh, host, remote-node, kube-apiserver, health, init, ingress,"
+          + " unmanaged, none.";
+
   /** One ingress rule: any of these sources, on any of these ports (none: every port). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  @JsonPropertyOrder({"fromEndpoints", "fromCIDR", "fromCIDRSet", "toPorts"})
+  @JsonPropertyOrder({"fromEndpoints", "fromEntities", "fromCIDR", "fromCIDRSet", "toPorts"})
   public static class IngressRule {
     @JsonProperty("fromEndpoints")
     @JsonPropertyDescription(
         "Source pods by labels; k8s:io.kubernetes.pod.namespace names their namespace (absent: the"
             + " policy's namespace).")
     private List<LabelSelector> fromEndpoints;
+
+    @JsonProperty("fromEntities")
+    @JsonPropertyDescription(ENTITIES)
+    private List<String> fromEntities;
 
     @JsonProperty("fromCIDR")
     @JsonPropertyDescription("Source addresses outside the cluster, as CIDRs.")
@@ -119,6 +129,15 @@ public class CiliumPolicy {
       this.fromEndpoints = fromEndpoints;
     }
 
+    @JsonProperty("fromEntities")
+    public List<String> getFromEntities() {
+      return fromEntities;
+    }
+
+    public void setFromEntities(List<String> fromEntities) {
+      this.fromEntities = fromEntities;
+    }
+
     @JsonProperty("fromCIDR")
     public List<String> getFromCIDR() {
       return fromCIDR;
@@ -150,6 +169,7 @@ public class CiliumPolicy {
     public boolean equals(Object o) {
       return o instanceof IngressRule r
           && Objects.equals(fromEndpoints, r.fromEndpoints)
+          && Objects.equals(fromEntities, r.fromEntities)
           && Objects.equals(fromCIDR, r.fromCIDR)
           && Objects.equals(fromCIDRSet, r.fromCIDRSet)
           && Objects.equals(toPorts, r.toPorts);
@@ -157,19 +177,23 @@ public class CiliumPolicy {
 
     @Override
     public int hashCode() {
-      return Objects.hash(fromEndpoints, fromCIDR, fromCIDRSet, toPorts);
+      return Objects.hash(fromEndpoints, fromEntities, fromCIDR, fromCIDRSet, toPorts);
     }
   }
 
   /** One egress rule: any of these destinations, on any of these ports (none: every port). */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  @JsonPropertyOrder({"toEndpoints", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts"})
+  @JsonPropertyOrder({"toEndpoints", "toEntities", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts"})
   public static class EgressRule {
     @JsonProperty("toEndpoints")
     @JsonPropertyDescription(
         "Destination pods by labels; k8s:io.kubernetes.pod.namespace names their namespace"
             + " (absent: the policy's namespace).")
     private List<LabelSelector> toEndpoints;
+
+    @JsonProperty("toEntities")
+    @JsonPropertyDescription(ENTITIES)
+    private List<String> toEntities;
 
     @JsonProperty("toFQDNs")
     @JsonPropertyDescription(
@@ -214,6 +238,15 @@ public class CiliumPolicy {
       this.toEndpoints = toEndpoints;
     }
 
+    @JsonProperty("toEntities")
+    public List<String> getToEntities() {
+      return toEntities;
+    }
+
+    public void setToEntities(List<String> toEntities) {
+      this.toEntities = toEntities;
+    }
+
     @JsonProperty("toFQDNs")
     public List<FqdnSelector> getToFQDNs() {
       return toFQDNs;
@@ -254,6 +287,7 @@ public class CiliumPolicy {
     public boolean equals(Object o) {
       return o instanceof EgressRule r
           && Objects.equals(toEndpoints, r.toEndpoints)
+          && Objects.equals(toEntities, r.toEntities)
           && Objects.equals(toFQDNs, r.toFQDNs)
           && Objects.equals(toCIDR, r.toCIDR)
           && Objects.equals(toCIDRSet, r.toCIDRSet)
@@ -262,7 +296,7 @@ public class CiliumPolicy {
 
     @Override
     public int hashCode() {
-      return Objects.hash(toEndpoints, toFQDNs, toCIDR, toCIDRSet, toPorts);
+      return Objects.hash(toEndpoints, toEntities, toFQDNs, toCIDR, toCIDRSet, toPorts);
     }
   }
 

@@ -34,7 +34,10 @@ import java.util.Objects;
  *       CIDRSet} (minus {@code except}) for ends outside the cluster only, as Cilium applies CIDR
  *       rules; {@code toFQDNs} for an end outside the cluster one of whose DNS names (what the data
  *       plane resolved its address to) matches, see {@link FqdnMatcher}. A rule without any peer
- *       selects nothing.
+ *       selects nothing. {@code to/fromEntities}: {@code world} is any end outside the cluster,
+ *       {@code cluster} any pod, {@code all} either; the other entities (host, remote-node,
+ *       kube-apiserver, cluster-mesh, ...) name ends that are never evaluated here (nodes are not
+ *       learned), so they match no flow.
  *   <li>Ports: a number as a string with protocol TCP, UDP, SCTP or ANY/absent (any of them).
  *       Unknown port (0) or a named port against a rule with ports: UNDETERMINED unless another
  *       rule allows the flow.
@@ -78,6 +81,7 @@ public final class CiliumPolicyEvaluator {
         }
         boolean peerMatches =
             anyEndpoint(rule.getFromEndpoints(), peer, namespace)
+                || anyEntity(rule.getFromEntities(), peer)
                 || anyCidr(rule.getFromCIDR(), rule.getFromCIDRSet(), peer);
         Match m = peerMatches ? ports(rule.getToPorts(), protocol, port) : Match.NO;
         if (m == Match.YES) {
@@ -92,6 +96,7 @@ public final class CiliumPolicyEvaluator {
         }
         boolean peerMatches =
             anyEndpoint(rule.getToEndpoints(), peer, namespace)
+                || anyEntity(rule.getToEntities(), peer)
                 || anyCidr(rule.getToCIDR(), rule.getToCIDRSet(), peer)
                 || peer.isExternal()
                     && FqdnMatcher.anyMatches(rule.getToFQDNs(), peer.external().dnsNames());
@@ -107,6 +112,27 @@ public final class CiliumPolicyEvaluator {
 
   private static <T> List<T> orEmpty(List<T> list) {
     return list == null ? List.of() : list;
+  }
+
+  private static boolean anyEntity(List<String> entities, FlowEndpoint peer) {
+    if (entities == null) {
+      return false;
+    }
+    for (String entity : entities) {
+      if (entity != null && entityMatches(entity, peer)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean entityMatches(String entity, FlowEndpoint peer) {
+    return switch (entity) {
+      case "all" -> true;
+      case "world" -> peer.isExternal();
+      case "cluster" -> !peer.isExternal() && peer.namespace() != null;
+      default -> false;
+    };
   }
 
   private static boolean anyEndpoint(

@@ -21,6 +21,7 @@ final class CiliumRules {
       for (CiliumPolicy.IngressRule r : policy.getIngress()) {
         List<String> peers = new ArrayList<>();
         endpoints(r.getFromEndpoints(), peers);
+        entities(r.getFromEntities(), peers);
         cidrs(r.getFromCIDR(), r.getFromCIDRSet(), peers);
         lines.add(target + " <- " + join(peers) + " on " + ports(r.getToPorts()));
       }
@@ -29,6 +30,7 @@ final class CiliumRules {
       for (CiliumPolicy.EgressRule r : policy.getEgress()) {
         List<String> peers = new ArrayList<>();
         endpoints(r.getToEndpoints(), peers);
+        entities(r.getToEntities(), peers);
         if (r.getToFQDNs() != null) {
           for (FqdnSelector f : r.getToFQDNs()) {
             peers.add(
@@ -61,6 +63,12 @@ final class CiliumRules {
                   .collect(Collectors.joining(",", "{", "}"))
               + " in "
               + (ns == null ? "the policy's namespace" : ns));
+    }
+  }
+
+  private static void entities(List<String> entities, List<String> out) {
+    if (entities != null) {
+      entities.forEach(e -> out.add("entity " + e));
     }
   }
 

@@ -275,9 +275,12 @@ class CrdSchemaTest {
       assertThat(cilium.getRequired()).containsExactly("endpointSelector");
       assertThat(cilium.getProperties()).containsOnlyKeys("endpointSelector", "ingress", "egress");
       assertThat(at(cilium, "egress[]").getProperties())
-          .containsOnlyKeys("toEndpoints", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts");
+          .containsOnlyKeys(
+              "toEndpoints", "toEntities", "toFQDNs", "toCIDR", "toCIDRSet", "toPorts");
       assertThat(at(cilium, "ingress[]").getProperties())
-          .containsOnlyKeys("fromEndpoints", "fromCIDR", "fromCIDRSet", "toPorts");
+          .containsOnlyKeys("fromEndpoints", "fromEntities", "fromCIDR", "fromCIDRSet", "toPorts");
+      assertThat(at(cilium, "egress[].toEntities[]").getType()).isEqualTo("string");
+      assertThat(at(cilium, "ingress[].fromEntities[]").getType()).isEqualTo("string");
       assertThat(at(cilium, "egress[].toFQDNs[]").getProperties())
           .containsOnlyKeys("matchName", "matchPattern");
       assertThat(at(cilium, "egress[].toPorts[].rules.dns[]").getProperties())

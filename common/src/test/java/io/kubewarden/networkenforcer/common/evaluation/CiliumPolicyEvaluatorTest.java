@@ -94,6 +94,26 @@ class CiliumPolicyEvaluatorTest {
         - ports: [{port: redis, protocol: TCP}]
       """;
 
+  /** Entities: anywhere outside the cluster on 443 out, the cluster's pods on 8080 in. */
+  static final String ENTITIES =
+      """
+      endpointSelector: {matchLabels: {app: web}}
+      egress:
+      - toEntities: [world]
+        toPorts:
+        - ports: [{port: "443", protocol: TCP}]
+      - toEntities: [kube-apiserver, host]
+        toPorts:
+        - ports: [{port: "8443", protocol: TCP}]
+      ingress:
+      - fromEntities: [cluster]
+        toPorts:
+        - ports: [{port: "8080", protocol: TCP}]
+      - fromEntities: [all]
+        toPorts:
+        - ports: [{port: "9090", protocol: TCP}]
+      """;
+
   static final FlowEndpoint WEB = pod("prod", "app", "web");
 
   static FlowEndpoint named(String ip, String... names) {
@@ -346,6 +366,69 @@ class CiliumPolicyEvaluatorTest {
             TCP,
             6379,
             DENIED),
+        row(
+            "world: an address outside the cluster",
+            ENTITIES,
+            Direction.Egress,
+            WEB,
+            named("203.0.113.1"),
+            TCP,
+            443,
+            ALLOWED),
+        row(
+            "world: not a pod",
+            ENTITIES,
+            Direction.Egress,
+            WEB,
+            pod("data", "app", "db"),
+            TCP,
+            443,
+            DENIED),
+        row(
+            "kube-apiserver, host: not an address outside",
+            ENTITIES,
+            Direction.Egress,
+            WEB,
+            named("203.0.113.1"),
+            TCP,
+            8443,
+            DENIED),
+        row(
+            "kube-apiserver, host: not a pod",
+            ENTITIES,
+            Direction.Egress,
+            WEB,
+            pod("kube-system", "component", "kube-apiserver"),
+            TCP,
+            8443,
+            DENIED),
+        row(
+            "cluster: a pod of any namespace",
+            ENTITIES,
+            Direction.Ingress,
+            pod("other", "app", "anything"),
+            WEB,
+            TCP,
+            8080,
+            ALLOWED),
+        row(
+            "cluster: not an address outside",
+            ENTITIES,
+            Direction.Ingress,
+            named("203.0.113.1"),
+            WEB,
+            TCP,
+            8080,
+            DENIED),
+        row(
+            "all: an address outside too",
+            ENTITIES,
+            Direction.Ingress,
+            named("203.0.113.1"),
+            WEB,
+            TCP,
+            9090,
+            ALLOWED),
         row(
             "named port",
             NAMED_PORT,

@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.ingest.parsing.ParseOutcome;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Endpoint;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.FlowType;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.L7FlowType;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Layer4;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Policy;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
@@ -39,11 +40,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns a Hubble {@code GetFlowsResponse} into flow records: forwarded and redirected L3/L4 flows
- * for learning, policy drops (POLICY_DENIED, POLICY_DENY, drops of policy-verdict events) as denies
- * and audit verdicts as dry-run denies. Replies ({@link ReplyDetection}), node-status and
- * lost-events responses carry no new connection, and a connection reported again (by the other
- * node, for a later packet, as verdict and drop) counts once. A pod that neither the cluster view
- * nor the record's {@code workloads} resolves is inferred from its name and labels ({@link
+ * and forwarded L7 requests (HTTP, DNS, Kafka: the connection the proxy passed) for learning,
+ * policy drops (POLICY_DENIED, POLICY_DENY, drops of policy-verdict events) as denies and audit
+ * verdicts as dry-run denies. Replies ({@link ReplyDetection}), node-status and lost-events
+ * responses carry no new connection, and a connection reported again (by the other node, for a
+ * later packet, as verdict and drop) counts once. A pod that neither the cluster view nor the
+ * record's {@code workloads} resolves is inferred from its name and labels ({@link
  * WorkloadInference}).
  */
 public final class HubbleFlowParser {
@@ -270,11 +272,16 @@ public final class HubbleFlowParser {
         && (cluster.isEmpty() || cluster.equals(nodeLocalCluster));
   }
 
-  /** L7, socket and other non-packet records carry no connection of their own to learn. */
+  /**
+   * Socket and other non-packet records carry no connection of their own to learn, nor do L7
+   * replies and samples. An L7 request the proxy let through proves its connection like the L3/L4
+   * record of it (which Hubble may not have kept: a capture's filter, a node whose agent only the
+   * proxy's access log reached); when both are seen, the connection counts once.
+   */
   private static DropReason recordKindReason(Flow flow) {
     int eventType = flow.hasEventType() ? flow.getEventType().getType() : -1;
     if (flow.getTypeValue() == FlowType.L7_VALUE || eventType == L7_EVENT) {
-      return DropReason.L7_RECORD;
+      return isForwardedL7Request(flow) ? null : DropReason.L7_RECORD;
     }
     if (flow.getTypeValue() == FlowType.SOCK_VALUE || eventType == SOCKET_TRACE_EVENT) {
       return DropReason.SOCKET_TRACE;
@@ -284,6 +291,16 @@ public final class HubbleFlowParser {
       return DropReason.NOT_A_POLICY_VERDICT;
     }
     return null;
+  }
+
+  /** An L7 request the proxy forwarded (an L7 deny is the proxy's, not a policy drop we read). */
+  static boolean isForwardedL7Request(Flow flow) {
+    return flow.hasL7()
+        && flow.getL7().getType() == L7FlowType.REQUEST
+        && (flow.getVerdictValue()
+                == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE
+            || flow.getVerdictValue()
+                == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE);
   }
 
   /**

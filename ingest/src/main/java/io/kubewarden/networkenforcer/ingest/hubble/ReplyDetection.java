@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Flow;
+import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.L7FlowType;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Layer4;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TraceReason;
 
@@ -9,13 +10,14 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TraceReason;
  * Learning a reply as a rule would allow the client's ephemeral port on the server, so a record
  * whose direction cannot be told is never learned.
  *
- * <p>In order of trust: {@code is_reply} when present (Cilium 1.10+ sets it on most records, older
- * ones leave it out); the deprecated {@code reply} flag when true; policy verdicts and policy drops
- * (policy is evaluated only for packets that open a connection); the trace reason that goes with
- * the observation point of trace events (NEW and REOPENED open a connection, REPLY answers one);
- * the TCP flags (a SYN alone opens, SYN+ACK answers; also read from the {@code Summary} text of
- * older records); last, the port pair (an ephemeral source towards a service port is a request, a
- * service port towards an ephemeral port is a reply).
+ * <p>In order of trust: an L7 record's type (a request is from the client); {@code is_reply} when
+ * present (Cilium 1.10+ sets it on most records, older ones leave it out); the deprecated {@code
+ * reply} flag when true; policy verdicts and policy drops (policy is evaluated only for packets
+ * that open a connection); the trace reason that goes with the observation point of trace events
+ * (NEW and REOPENED open a connection, REPLY answers one); the TCP flags (a SYN alone opens,
+ * SYN+ACK answers; also read from the {@code Summary} text of older records); last, the port pair
+ * (an ephemeral source towards a service port is a request, a service port towards an ephemeral
+ * port is a reply).
  */
 final class ReplyDetection {
   /** Linux starts its ephemeral range here (32768-60999); Windows uses 49152-65535. */
@@ -32,6 +34,9 @@ final class ReplyDetection {
   private ReplyDetection() {}
 
   static Direction of(Flow flow, boolean policyDrop) {
+    if (flow.hasL7() && flow.getL7().getType() == L7FlowType.REQUEST) {
+      return Direction.REQUEST; // the proxy's record of a request: source is the client
+    }
     if (flow.hasIsReply()) {
       return flow.getIsReply().getValue() ? Direction.REPLY : Direction.REQUEST;
     }

@@ -57,8 +57,9 @@ public enum DropReason {
   /** A packet dropped for a reason other than policy (conntrack, routing, invalid source, ...). */
   NON_POLICY_DROP("non-policy-drop"),
   /**
-   * An L7 proxy record (HTTP, DNS, Kafka): the connection it belongs to is learned from its L3/L4
-   * record; an L7 deny is a rule below the port level that the proposals do not model.
+   * An L7 proxy record (HTTP, DNS, Kafka) other than a forwarded request (which is learned as its
+   * connection): a reply or sample adds no connection, and an L7 deny is a rule below the port
+   * level that the proposals do not model.
    */
   L7_RECORD("l7-record"),
   /**

@@ -33,6 +33,74 @@ class RealCaptureRecordsTest {
             line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line)));
   }
 
+  /** The same line as an L7 record of the proxy: {@code l7} of this type, HTTP or DNS part. */
+  private static String l7(String line, String type, String record) {
+    return line.replace(
+        "\"Type\":\"L3_L4\",\"event_type\":{\"type\":4}",
+        "\"Type\":\"L7\",\"event_type\":{\"type\":129},\"l7\":{\"type\":\""
+            + type
+            + "\","
+            + record
+            + "}");
+  }
+
+  private static final String HTTP_GET = "\"http\":{\"method\":\"GET\",\"url\":\"http://b/\"}";
+
+  @Test
+  void aForwardedL7RequestIsItsConnectionAndNothingElseOfL7Is() throws Exception {
+    // A request alone (its L3/L4 record not kept): learned as the connection, client to server,
+    // even on a port pair that alone would not tell the direction.
+    ParseOutcome request = parse(l7(tcp(8080, 9090, null, ""), "REQUEST", HTTP_GET));
+    assertThat(request.records())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.src().workloadName()).isEqualTo("frontend");
+              assertThat(r.dst().workloadName()).isEqualTo("backend");
+              assertThat(r.dstPort()).isEqualTo(9090);
+              assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED);
+            });
+    // A DNS query through the proxy likewise.
+    assertThat(
+            parse(
+                    l7(
+                        tcp(45678, 53, null, "").replace("\"TCP\"", "\"UDP\""),
+                        "REQUEST",
+                        "\"dns\":{\"query\":\"api.example.com.\"}"))
+                .records())
+        .singleElement()
+        .satisfies(r -> assertThat(r.dstPort()).isEqualTo(53));
+    // Replies, samples, records without their kind and requests the proxy refused are not.
+    assertThat(
+            parse(l7(tcp(8080, 45678, null, ",\"is_reply\":true"), "RESPONSE", HTTP_GET))
+                .dropReason())
+        .isEqualTo(DropReason.L7_RECORD);
+    assertThat(parse(l7(tcp(45678, 8080, null, ""), "SAMPLE", HTTP_GET)).dropReason())
+        .isEqualTo(DropReason.L7_RECORD);
+    assertThat(
+            parse(
+                    l7(tcp(45678, 8080, null, ""), "REQUEST", HTTP_GET)
+                        .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"DROPPED\""))
+                .dropReason())
+        .isEqualTo(DropReason.L7_RECORD);
+
+    // The request and the L3/L4 record of its connection: one flow.
+    HubbleFlowParser parser =
+        new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
+    List<ParseOutcome> both = new ArrayList<>();
+    for (String line :
+        List.of(
+            tcp(45678, 8080, "{\"SYN\":true}", ""),
+            l7(tcp(45678, 8080, null, ""), "REQUEST", HTTP_GET))) {
+      both.add(
+          parser.parse(
+              HubbleJson.decode(
+                  line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line))));
+    }
+    assertThat(both.get(0).records()).hasSize(1);
+    assertThat(both.get(1).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
+  }
+
   private static String tcp(int srcPort, int dstPort, String flagsJson, String extra) {
     return "{\"flow\":{\"time\":\"2026-08-03T15:40:01Z\",\"verdict\":\"FORWARDED\",\"IP\":{\"source\":\"10.244.1.21\","
         + "\"destination\":\"10.244.2.31\"},\"l4\":{\"TCP\":{\"source_port\":"
@@ -67,10 +135,11 @@ class RealCaptureRecordsTest {
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
                 DropReason.NOT_A_FLOW, 2L, // node status, lost events
-                DropReason.DUPLICATE_REPORT, 2L, // the other node's copy, a later packet
+                DropReason.DUPLICATE_REPORT,
+                    3L, // the other node's copy, a later packet, the L7 request of a connection
+                // seen
                 DropReason.REPLY,
                     4L, // SYN+ACK twice, an ACK towards an ephemeral port, trace reason REPLY
-                DropReason.L7_RECORD, 1L,
                 DropReason.AMBIGUOUS_WORKLOAD,
                     1L, // debug-x7k2p: a lone suffix, nothing says DaemonSet
                 DropReason.UNRESOLVED_DENY, 1L, // the same pod's policy drop

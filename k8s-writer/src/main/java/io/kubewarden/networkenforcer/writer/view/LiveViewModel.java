@@ -211,7 +211,13 @@ final class LiveViewModel {
         for (CiliumPolicy.IngressRule r : c.getIngress()) {
           List<PortCount> ports = ciliumPorts(r.getToPorts());
           ciliumPeers(
-                  namespace, r.getFromEndpoints(), null, r.getFromCIDR(), r.getFromCIDRSet(), peers)
+                  namespace,
+                  r.getFromEndpoints(),
+                  r.getFromEntities(),
+                  null,
+                  r.getFromCIDR(),
+                  r.getFromCIDRSet(),
+                  peers)
               .forEach(n -> out.add(new AllowedPeer(n, ports)));
         }
       } else if (spec.getDirection() == Direction.Egress && c.getEgress() != null) {
@@ -220,6 +226,7 @@ final class LiveViewModel {
           ciliumPeers(
                   namespace,
                   r.getToEndpoints(),
+                  r.getToEntities(),
                   r.getToFQDNs(),
                   r.getToCIDR(),
                   r.getToCIDRSet(),
@@ -254,11 +261,14 @@ final class LiveViewModel {
   /**
    * The nodes of a Cilium rule's peers: endpoints resolved like a NetworkPolicy peer of their
    * namespace ({@code k8s:io.kubernetes.pod.namespace}, else the policy's), names and CIDRs as
-   * outside nodes. A rule without peers selects nothing, so it has none.
+   * outside nodes; entity {@code world} is the node of everything outside the cluster (the one the
+   * widened rule learns), another entity a node of its own name. A rule without peers selects
+   * nothing, so it has none.
    */
   private static List<Workload> ciliumPeers(
       String namespace,
       List<LabelSelector> endpoints,
+      List<String> entities,
       List<CiliumPolicy.FqdnSelector> names,
       List<String> cidrs,
       List<CiliumPolicy.CidrRule> cidrSets,
@@ -289,6 +299,13 @@ final class LiveViewModel {
                     .withMatchLabels(labels)
                     .endPodSelector()
                     .build()));
+      }
+    }
+    if (entities != null) {
+      for (String entity : entities) {
+        out.add(
+            ReportModel.peerWorkload(
+                entity.startsWith("world") ? "outside-cluster" : "entity:" + entity));
       }
     }
     if (names != null) {

@@ -105,7 +105,7 @@ class LiveViewModelTest {
   }
 
   @Test
-  void ciliumEndpointsAreWorkloadsAndNamesAreOutsideNodes() {
+  void ciliumEndpointsAreWorkloadsAndNamesAndEntitiesAreOutsideNodes() {
     WorkloadNetworkPolicy wnp = Fixtures.ciliumEgressWnp("api", Mode.monitor);
     wnp.getSpec()
         .getCilium()
@@ -121,12 +121,18 @@ class LiveViewModelTest {
                 List.of("198.51.100.7/32"),
                 null,
                 null));
+    var entities = new io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule();
+    entities.setToEntities(List.of("world", "kube-apiserver"));
+    wnp.getSpec().getCilium().getEgress().add(entities);
     assertThat(peers(wnp))
         .containsExactly(
             "dns:api.example.com [TCP/443]",
             "kube-system/Pods/{k8s-app=kube-dns} [UDP/53, TCP/53]",
             NS + "/Deployment/web [any/*]",
-            "198.51.100.7/32 [any/*]");
+            "198.51.100.7/32 [any/*]",
+            // world is the node the widened rule learns; another entity is a node of its own
+            "outside-cluster [any/*]",
+            "entity:kube-apiserver [any/*]");
   }
 
   @Test

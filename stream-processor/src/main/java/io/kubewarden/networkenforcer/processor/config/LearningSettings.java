@@ -17,13 +17,17 @@ import java.util.Locale;
  * @param externalPeersWidenAbove with {@code externalPeers=address}: once more than this many
  *     distinct outside addresses use one port of one target, that port is learned as the one
  *     widened rule ({@code outside-cluster}) instead of one rule per address
+ * @param ciliumEntities cilium backend: the widened rule is Cilium's entity {@code world} (every
+ *     end outside the cluster, whatever its ranges) instead of {@code 0.0.0.0/0} and {@code ::/0}
+ *     except {@code clusterCidrs}
  */
 public record LearningSettings(
     List<String> clusterCidrs,
     ExternalPeers externalPeers,
     Duration quietPeriod,
     long minObservations,
-    int externalPeersWidenAbove) {
+    int externalPeersWidenAbove,
+    boolean ciliumEntities) {
 
   public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofDays(7);
   public static final long DEFAULT_MIN_OBSERVATIONS = 100;
@@ -41,6 +45,16 @@ public record LearningSettings(
 
   public static final LearningSettings DEFAULTS =
       new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
+
+  /** Without Cilium entities. */
+  public LearningSettings(
+      List<String> clusterCidrs,
+      ExternalPeers externalPeers,
+      Duration quietPeriod,
+      long minObservations,
+      int externalPeersWidenAbove) {
+    this(clusterCidrs, externalPeers, quietPeriod, minObservations, externalPeersWidenAbove, false);
+  }
 
   /** With the default widening threshold. */
   public LearningSettings(

@@ -246,6 +246,12 @@ public record ProcessorConfig(
           "the cilium provider learns the kubernetes or cilium backend; backend 'istio' does not"
               + " fit");
     }
+    if (learning.ciliumEntities() && backend != Backend.cilium) {
+      throw new ConfigException(
+          "Cilium entities are rules of the cilium backend; backend '"
+              + backend
+              + "' has none: drop --cilium-entities or choose --backend cilium");
+    }
     return this;
   }
 

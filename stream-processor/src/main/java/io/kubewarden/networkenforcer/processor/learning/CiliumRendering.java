@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.IngressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.L7Rules;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortRule;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,13 +29,19 @@ import java.util.TreeMap;
  * peers sharing a name share one rule (one rule per set of ports, names sorted), followed by the
  * rule that lets the pods resolve names through Cilium's DNS proxy, without which {@code toFQDNs}
  * matches nothing. Addresses without a name, ingress from outside, and the widened "outside the
- * cluster" rule stay CIDRs.
+ * cluster" rule stay CIDRs (that rule is entity {@code world} with the entities option). A learned
+ * peer that is the cluster DNS itself, on DNS ports only, is allowed by that DNS rule (its evidence
+ * points there) instead of a second rule to the same pods: a reviewer reads one rule for the
+ * lookups.
  *
  * <p>Equal allow-lists give equal specs: peers in key order, FQDN rules after them, the DNS rule
  * last.
  */
 final class CiliumRendering {
   static final String NAMESPACE_KEY = "k8s:io.kubernetes.pod.namespace";
+
+  /** Cilium's entity of every end outside the cluster, whatever the cluster's ranges. */
+  static final String WORLD = "world";
 
   /**
    * The cluster DNS, as kube-dns and CoreDNS deployments label their pods in kube-system; its
@@ -63,6 +70,14 @@ final class CiliumRendering {
   private CiliumRendering() {}
 
   static Rendered render(Direction direction, LearnedAllowList state) {
+    return render(direction, state, false);
+  }
+
+  /**
+   * @param entities the widened peer ({@link ExternalPeerRule#OUTSIDE_KEY}) as entity {@code world}
+   *     rather than its CIDRs
+   */
+  static Rendered render(Direction direction, LearnedAllowList state, boolean entities) {
     Map<String, Integer> ruleOfPeer = new HashMap<>();
     LabelSelector own = copy(state.ownSelector());
     if (direction == Direction.Ingress) {
@@ -72,15 +87,24 @@ final class CiliumRendering {
           .forEach(
               (key, peer) -> {
                 ruleOfPeer.put(key, rules.size());
-                rules.add(
-                    peer.outsideCluster()
-                        ? new IngressRule(null, cidrs(peer), cidrSets(peer), ports(peer.ports()))
-                        : new IngressRule(
-                            List.of(endpoint(peer)), null, null, ports(peer.ports())));
+                IngressRule rule;
+                if (!peer.outsideCluster()) {
+                  rule = new IngressRule(List.of(endpoint(peer)), null, null, ports(peer.ports()));
+                } else if (entities && ExternalPeerRule.OUTSIDE_KEY.equals(key)) {
+                  rule = new IngressRule(null, null, null, ports(peer.ports()));
+                  rule.setFromEntities(List.of(WORLD));
+                } else {
+                  rule = new IngressRule(null, cidrs(peer), cidrSets(peer), ports(peer.ports()));
+                }
+                rules.add(rule);
               });
       return new Rendered(new CiliumPolicy(own, rules, null), ruleOfPeer);
     }
     List<EgressRule> rules = new ArrayList<>();
+    boolean dnsRuleAdded =
+        state.peers().entrySet().stream()
+            .anyMatch(e -> e.getValue().outsideCluster() && byName(e.getKey(), e.getValue()));
+    List<String> clusterDnsPeers = new ArrayList<>();
     // name -> its ports, over every peer that carries the name
     SortedMap<String, SortedMap<String, LearnedPort>> portsOfName = new TreeMap<>();
     Map<String, SortedSet<String>> namesOfPeer = new LinkedHashMap<>();
@@ -88,7 +112,9 @@ final class CiliumRendering {
         .peers()
         .forEach(
             (key, peer) -> {
-              if (!peer.outsideCluster()) {
+              if (dnsRuleAdded && isClusterDnsOnItsPorts(peer)) {
+                clusterDnsPeers.add(key);
+              } else if (!peer.outsideCluster()) {
                 ruleOfPeer.put(key, rules.size());
                 rules.add(
                     new EgressRule(List.of(endpoint(peer)), null, null, null, ports(peer.ports())));
@@ -97,6 +123,11 @@ final class CiliumRendering {
                 for (String name : peer.dnsNames()) {
                   portsOfName.computeIfAbsent(name, n -> new TreeMap<>()).putAll(peer.ports());
                 }
+              } else if (entities && ExternalPeerRule.OUTSIDE_KEY.equals(key)) {
+                ruleOfPeer.put(key, rules.size());
+                EgressRule rule = new EgressRule(null, null, null, null, ports(peer.ports()));
+                rule.setToEntities(List.of(WORLD));
+                rules.add(rule);
               } else {
                 ruleOfPeer.put(key, rules.size());
                 rules.add(
@@ -128,6 +159,9 @@ final class CiliumRendering {
                     ports(portsByKey.get(portKeys))));
           });
       namesOfPeer.forEach((key, names) -> ruleOfPeer.put(key, ruleOfName.get(names.first())));
+      for (String key : clusterDnsPeers) {
+        ruleOfPeer.put(key, rules.size());
+      }
       rules.add(dnsRule());
     }
     return new Rendered(new CiliumPolicy(own, null, rules), ruleOfPeer);
@@ -140,6 +174,35 @@ final class CiliumRendering {
    */
   private static boolean byName(String key, LearnedPeer peer) {
     return !peer.dnsNames().isEmpty() && !ExternalPeerRule.OUTSIDE_KEY.equals(key);
+  }
+
+  /**
+   * The pods {@link #dnsRule()} selects (kube-system, {@code k8s-app: kube-dns}, with or without
+   * Cilium's {@code k8s:} source prefix, nothing else), learned on 53/UDP or 53/TCP only: the DNS
+   * rule allows all of it. A peer with another port too (CoreDNS's metrics on 9153) keeps its own
+   * rule.
+   */
+  private static boolean isClusterDnsOnItsPorts(LearnedPeer peer) {
+    LabelSelector selector = peer.selector();
+    if (peer.outsideCluster()
+        || !"kube-system".equals(peer.namespace())
+        || selector == null
+        || selector.getMatchExpressions() != null && !selector.getMatchExpressions().isEmpty()
+        || selector.getMatchLabels() == null
+        || selector.getMatchLabels().size() != 1) {
+      return false;
+    }
+    Map.Entry<String, String> label = selector.getMatchLabels().entrySet().iterator().next();
+    boolean dnsPods =
+        ("k8s-app".equals(label.getKey()) || "k8s:k8s-app".equals(label.getKey()))
+            && "kube-dns".equals(label.getValue());
+    return dnsPods
+        && !peer.ports().isEmpty()
+        && peer.ports().values().stream()
+            .allMatch(
+                p ->
+                    p.port() == 53
+                        && (p.protocol() == Protocol.UDP || p.protocol() == Protocol.TCP));
   }
 
   private static LabelSelector endpoint(LearnedPeer peer) {

@@ -45,20 +45,22 @@ public final class ProposalRenderer {
 
   public static ProposalSnapshot render(
       TargetKey target, LearnedAllowList state, EvidenceLookup evidence) {
-    return render(target, state, evidence, null, null);
+    return render(target, state, evidence, null, null, false);
   }
 
   /**
    * Renders the proposal; with a convergence rule, also its {@code Converged} condition as of
    * {@code now} (the latest flow time the caller has seen; the proposal's own latest flow when
-   * null).
+   * null). {@code ciliumEntities}: see {@link
+   * io.kubewarden.networkenforcer.processor.config.LearningSettings#ciliumEntities()}.
    */
   public static ProposalSnapshot render(
       TargetKey target,
       LearnedAllowList state,
       EvidenceLookup evidence,
       ConvergenceRule convergence,
-      Instant now) {
+      Instant now,
+      boolean ciliumEntities) {
     WorkloadNetworkPolicyProposalSpec spec = new WorkloadNetworkPolicyProposalSpec();
     spec.setBackend(state.backend());
     spec.setTargetRef(new TargetRef(target.workload().kind(), target.workload().name()));
@@ -67,7 +69,8 @@ public final class ProposalRenderer {
     if (state.backend() == Backend.istio) {
       spec.setIstio(istio(state));
     } else if (state.backend() == Backend.cilium) {
-      CiliumRendering.Rendered cilium = CiliumRendering.render(target.direction(), state);
+      CiliumRendering.Rendered cilium =
+          CiliumRendering.render(target.direction(), state, ciliumEntities);
       spec.setCilium(cilium.policy());
       ruleOfPeer = cilium.ruleOfPeer();
     } else {

@@ -64,6 +64,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
   private final ConvergenceRule convergence;
+  private final boolean ciliumEntities;
 
   /** How far flow time must move before targets are checked for a quiet period that ended. */
   private final Duration convergenceSweepStep;
@@ -171,6 +172,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.evidenceFlushInterval = evidenceFlushInterval;
     this.learner = learner;
     this.convergence = new ConvergenceRule(learning);
+    this.ciliumEntities = learning.ciliumEntities();
     Duration step = learning.quietPeriod().dividedBy(100);
     this.convergenceSweepStep =
         step.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : step;
@@ -350,7 +352,8 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         state,
         (peerKey, portKey) -> evidence(EvidenceKey.of(key, peerKey, portKey)),
         convergence,
-        asOf);
+        asOf,
+        ciliumEntities);
   }
 
   /**

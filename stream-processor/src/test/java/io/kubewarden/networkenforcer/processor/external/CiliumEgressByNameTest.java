@@ -11,9 +11,11 @@ import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Mode;
@@ -176,6 +178,48 @@ class CiliumEgressByNameTest {
                 assertThat(v.key).isEqualTo("demo/deployment-http-client-egress");
                 assertThat(v.value.action()).isEqualTo(Mode.monitor);
                 assertThat(v.value.backend()).isEqualTo(Backend.cilium);
+              });
+    }
+  }
+
+  /**
+   * Protect mode: Cilium enforces the CiliumNetworkPolicy and Hubble reports its drop (policy
+   * denied, at the source's egress, naming the CNP); that drop is the violation, with action
+   * protect, attributed to the CNP Hubble named.
+   */
+  @Test
+  void protectModeRecordsTheDropCiliumReports() {
+    try (var driver = ProcessorTestDriver.cilium()) {
+      driver.pipe(call(T0, outside("203.0.113.10", "api.example.com"), 443)).flushEvidence();
+      driver.policy(Policies.promoted(driver.latestProposals().get(CLIENT_EGRESS), Mode.protect));
+      driver.newViolations();
+
+      Instant dropped = AN_HOUR_LATER;
+      driver.pipe(
+          // allowed by the CNP: forwarded, no violation (protect mode evaluates nothing itself)
+          call(dropped.minusSeconds(1), outside("203.0.113.20", "api.example.com"), 443),
+          new FlowRecord(
+              dropped,
+              Provider.cilium,
+              Protocol.TCP,
+              443,
+              CLIENT,
+              outside("192.0.2.99"),
+              Verdict.DENIED,
+              new PolicyRef("CiliumNetworkPolicy", "demo", "deployment-http-client-egress"),
+              1,
+              Reporter.SOURCE));
+
+      assertThat(driver.newViolations())
+          .singleElement()
+          .satisfies(
+              v -> {
+                assertThat(v.key).isEqualTo("demo/deployment-http-client-egress");
+                assertThat(v.value.timestamp()).isEqualTo(dropped);
+                assertThat(v.value.action()).isEqualTo(Mode.protect);
+                assertThat(v.value.backend()).isEqualTo(Backend.cilium);
+                assertThat(v.value.policyName()).isEqualTo("deployment-http-client-egress");
+                assertThat(v.value.dstPort()).isEqualTo(443);
               });
     }
   }

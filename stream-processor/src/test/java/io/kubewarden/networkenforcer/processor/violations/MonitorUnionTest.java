@@ -8,6 +8,7 @@ import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.forw
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Monitor mode evaluates the union of the policies on the pod: a flow the monitored policy denies
  * but another NetworkPolicy selecting the same pod allows is no violation (policies are additive).
+ * Cilium enforces NetworkPolicies beside CiliumNetworkPolicies, so the cilium backend's monitor
+ * mode counts them too.
  */
 class MonitorUnionTest {
   private static final Instant T = Instant.parse("2026-08-03T16:00:00Z");
@@ -126,6 +129,64 @@ class MonitorUnionTest {
               1,
               Reporter.DESTINATION));
       assertThat(driver.newViolations()).hasSize(1);
+    }
+  }
+
+  /** The monitored cilium-backend WNP: http-server accepts http-client on TCP 18080 only. */
+  private static CiliumPolicy onlyClientAsCilium() throws Exception {
+    return Json.mapper()
+        .readValue(
+            """
+        {"endpointSelector":{"matchLabels":{"app":"http-server"}},
+         "ingress":[{"fromEndpoints":[{"matchLabels":{"app":"http-client",
+                                                      "k8s:io.kubernetes.pod.namespace":"demo"}}],
+                     "toPorts":[{"ports":[{"port":"18080","protocol":"TCP"}]}]}]}""",
+            CiliumPolicy.class);
+  }
+
+  @Test
+  void theCiliumBackendCountsThePlainNetworkPoliciesOfThePodToo() throws Exception {
+    try (var driver = ProcessorTestDriver.cilium()) {
+      driver.policy(Policies.cilium(SERVER_INGRESS, Mode.monitor, onlyClientAsCilium()));
+      driver.nativePolicy(metricsScraping());
+
+      driver.pipe(
+          forwarded(
+              Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
+          // denied by the CiliumNetworkPolicy, allowed by the NetworkPolicy allow-scraping
+          forwarded(
+              Provider.cilium,
+              T.plusSeconds(1),
+              COREDNS,
+              SERVER,
+              Protocol.TCP,
+              9090,
+              1,
+              Reporter.DESTINATION),
+          forwarded(
+              Provider.cilium,
+              T.plusSeconds(2),
+              COREDNS,
+              SERVER,
+              Protocol.TCP,
+              8443,
+              1,
+              Reporter.DESTINATION));
+
+      assertThat(driver.newViolations())
+          .singleElement()
+          .satisfies(
+              v -> {
+                assertThat(v.value.dstPort()).isEqualTo(8443);
+                assertThat(v.value.action()).isEqualTo(Mode.monitor);
+              });
+      assertThat(
+              driver
+                  .meterRegistry()
+                  .get("network_enforcer.processor.evaluations.allowed.by.other.policy")
+                  .counter()
+                  .count())
+          .isEqualTo(1.0);
     }
   }
 }

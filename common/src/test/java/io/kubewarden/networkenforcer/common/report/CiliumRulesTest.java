@@ -1,0 +1,40 @@
+package io.kubewarden.networkenforcer.common.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
+import io.kubewarden.networkenforcer.common.json.Json;
+import org.junit.jupiter.api.Test;
+
+/** The report's summary lines of a CiliumNetworkPolicy payload, one per rule. */
+class CiliumRulesTest {
+
+  @Test
+  void everyKindOfPeerIsNamed() throws Exception {
+    CiliumPolicy policy =
+        Json.yaml()
+            .readValue(
+                """
+                endpointSelector: {matchLabels: {app: web}}
+                ingress:
+                - fromEntities: [cluster]
+                  toPorts: [{ports: [{port: "8080", protocol: TCP}]}]
+                egress:
+                - toEndpoints: [{matchLabels: {app: db, k8s:io.kubernetes.pod.namespace: data}}]
+                  toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
+                - toEntities: [world]
+                  toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+                - toFQDNs: [{matchName: api.example.com}]
+                  toCIDRSet: [{cidr: 0.0.0.0/0, except: [10.0.0.0/8]}]
+                  toPorts: [{ports: [{port: "443", protocol: TCP}]}]
+                """,
+                CiliumPolicy.class);
+
+    assertThat(CiliumRules.describe("prod/web", policy))
+        .containsExactly(
+            "prod/web <- entity cluster on TCP 8080",
+            "prod/web -> pods {app=db} in data on TCP 5432",
+            "prod/web -> entity world on TCP 443",
+            "prod/web -> name api.example.com | addresses 0.0.0.0/0 except 10.0.0.0/8 on TCP 443");
+  }
+}
