@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -49,7 +50,7 @@ final class ConvergenceUnderLoss {
   }
 
   static Outcome decide(Condition learned, LossLedger ledger, Instant now) {
-    var hold = ledger == null ? java.util.Optional.<LossLedger.Hold>empty() : ledger.holdAt(now);
+    var hold = ledger == null ? Optional.<LossLedger.Hold>empty() : ledger.holdAt(now);
     if (hold.isEmpty()) {
       return new Outcome(afterLoss(learned, ledger), null, List.of());
     }
