@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumper;
 import io.kubewarden.networkenforcer.ingest.dumper.FlowDumperServer;
@@ -124,9 +125,7 @@ public final class IngestService implements AutoCloseable {
             default -> Optional.empty();
           };
       String source =
-          config.provider() == io.kubewarden.networkenforcer.common.flow.Provider.calico
-              ? GoldmaneSource.SOURCE
-              : HubbleSource.SOURCE;
+          config.provider() == Provider.calico ? GoldmaneSource.SOURCE : HubbleSource.SOURCE;
       var flowsTopic = kafka.topics().flows();
       sinks.add(
           resume

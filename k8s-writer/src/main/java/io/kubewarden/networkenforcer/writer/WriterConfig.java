@@ -3,6 +3,8 @@ package io.kubewarden.networkenforcer.writer;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -160,8 +162,8 @@ public record WriterConfig(
         return pod;
       }
       try {
-        return java.net.InetAddress.getLocalHost().getHostName();
-      } catch (java.io.IOException e) {
+        return InetAddress.getLocalHost().getHostName();
+      } catch (IOException e) {
         return "writer-" + ProcessHandle.current().pid();
       }
     }

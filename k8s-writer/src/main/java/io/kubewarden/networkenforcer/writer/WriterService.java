@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -107,7 +108,7 @@ public final class WriterService implements AutoCloseable {
   private void onLifecycle(Runnable r) {
     try {
       lifecycle.execute(r);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       LOG.debug("writer {} is closed; lifecycle event ignored", config.identity());
     }
   }

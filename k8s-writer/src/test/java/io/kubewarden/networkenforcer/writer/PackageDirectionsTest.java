@@ -15,8 +15,9 @@ class PackageDirectionsTest {
   void packagesOnlyUseLowerLayers() {
     PackageLayers layers =
         PackageLayers.of("io.kubewarden.networkenforcer.writer")
-            // The guarded API client and its refusals, caches, dead letters, records, conditions.
-            .layer("apply", "cache", "deadletter", "observations", "conditions")
+            // The guarded API client and its refusals, caches, dead letters, records, conditions,
+            // the Kafka offsets records pin.
+            .layer("apply", "cache", "deadletter", "observations", "conditions", "offsets")
             // The keyed queue and its controllers.
             .layer("reconcile")
             // Steps of a reconcile.

@@ -49,7 +49,7 @@ import java.util.TreeMap;
  * The cluster state a capture implies when no {@code --cluster-state} file is given: pods, their
  * owners and namespaces rebuilt from what the flow records say about their endpoints. A workload's
  * selector is the set of labels every one of its pods in the capture carries, minus the labels
- * controllers generate ({@link ControllerLabels}).
+ * controllers generate ({@link GeneratedPodLabels}).
  *
  * <p>Hubble names the pod, its labels and (for endpoints local to the reporting node, Cilium 1.15+)
  * its workload. Where no record of the capture names a pod's workload (older Cilium, field-masked
@@ -263,7 +263,7 @@ public final class CaptureClusterState {
       return;
     }
     String workloadKey = ns + "/" + kind.name() + "/" + workload;
-    Map<String, String> selectable = ControllerLabels.selectable(labels);
+    Map<String, String> selectable = GeneratedPodLabels.selectable(labels);
     if (labels.isEmpty()) {
       // A record that names no labels (Goldmane's other reporter) says nothing about the selector.
       workloadSelectors.putIfAbsent(workloadKey, null);

@@ -9,6 +9,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -22,19 +25,16 @@ import org.slf4j.LoggerFactory;
 public final class ServiceRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceRunner.class);
 
+  /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
+  private static final Set<ServiceRunner> ACTIVE = ConcurrentHashMap.newKeySet();
+
   private final String name;
   private final PrometheusMeterRegistry registry;
   private final int managementPort;
   private final int probePort;
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
-  private final List<ManagementServer.Check> readiness =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
-  private final List<ManagementServer.Check> liveness =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
-
-  /** Every runner of this JVM that is waiting, so tests and embedders can stop them. */
-  private static final java.util.Set<ServiceRunner> ACTIVE =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final List<ManagementServer.Check> readiness = new CopyOnWriteArrayList<>();
+  private final List<ManagementServer.Check> liveness = new CopyOnWriteArrayList<>();
 
   private final CountDownLatch stopped = new CountDownLatch(1);
   private ManagementServer management;
@@ -142,8 +142,8 @@ public final class ServiceRunner implements AutoCloseable {
   }
 
   /** The runners currently serving, for tests that wait for a service to come up. */
-  public static java.util.Set<ServiceRunner> active() {
-    return java.util.Set.copyOf(ACTIVE);
+  public static Set<ServiceRunner> active() {
+    return Set.copyOf(ACTIVE);
   }
 
   public void stop() {

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.codec;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads what {@link WireWriter} writes (the protocol-buffers wire format) from a byte array. A
@@ -89,7 +90,7 @@ public final class WireReader {
   /** The bytes of a length-delimited field, copied. */
   public byte[] readBytes() {
     int n = readLength();
-    byte[] out = java.util.Arrays.copyOfRange(buf, pos, pos + n);
+    byte[] out = Arrays.copyOfRange(buf, pos, pos + n);
     pos += n;
     return out;
   }

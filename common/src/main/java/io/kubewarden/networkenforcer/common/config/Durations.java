@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.common.config;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,7 +41,7 @@ public final class Durations {
         break;
       }
       try {
-        total = total.plus(part(new java.math.BigDecimal(m.group(1)), m.group(2)));
+        total = total.plus(part(new BigDecimal(m.group(1)), m.group(2)));
       } catch (ArithmeticException | NumberFormatException e) {
         throw new ConfigException(
             name + " = '" + text + "' is too long a duration; write for example 30s, 5m or 1h");
@@ -54,7 +56,7 @@ public final class Durations {
   }
 
   /** One number-and-unit part, fractions allowed as in Go ({@code 1.5h}); nanosecond precision. */
-  private static Duration part(java.math.BigDecimal amount, String unit) {
+  private static Duration part(BigDecimal amount, String unit) {
     long nanosPerUnit =
         switch (unit) {
           case "ns" -> 1L;
@@ -67,8 +69,8 @@ public final class Durations {
         };
     return Duration.ofNanos(
         amount
-            .multiply(java.math.BigDecimal.valueOf(nanosPerUnit))
-            .setScale(0, java.math.RoundingMode.DOWN)
+            .multiply(BigDecimal.valueOf(nanosPerUnit))
+            .setScale(0, RoundingMode.DOWN)
             .longValueExact());
   }
 }

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.common.config;
 
 import io.kubewarden.networkenforcer.common.topics.Topics;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -107,7 +108,7 @@ public record KafkaSettings(
   }
 
   private static boolean isSecret(String key) {
-    String k = key.toLowerCase(java.util.Locale.ROOT);
+    String k = key.toLowerCase(Locale.ROOT);
     // user.info: the user:password of basic auth (schema registry style clients).
     return k.contains("password")
         || k.contains("jaas")

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -137,7 +138,7 @@ public record FlowEndpoint(
     if (namespace == null || namespaceLabels.containsKey("kubernetes.io/metadata.name")) {
       return namespaceLabels;
     }
-    var labels = new java.util.HashMap<>(namespaceLabels);
+    var labels = new HashMap<>(namespaceLabels);
     labels.put("kubernetes.io/metadata.name", namespace);
     return Map.copyOf(labels);
   }

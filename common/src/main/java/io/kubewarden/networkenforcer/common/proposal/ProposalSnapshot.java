@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 
 /**
  * The complete learned proposal of one target, value of the compacted proposals topic (a tombstone
@@ -94,7 +95,7 @@ public record ProposalSnapshot(
     if (inferredWorkloads.isEmpty()) {
       return annotations;
     }
-    var all = new java.util.TreeMap<>(annotations);
+    var all = new TreeMap<>(annotations);
     all.put(Labels.INFERRED_WORKLOADS, String.join(",", inferredWorkloads));
     return Map.copyOf(all);
   }

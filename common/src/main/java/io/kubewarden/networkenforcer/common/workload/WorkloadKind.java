@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.common.workload;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -34,6 +35,6 @@ public enum WorkloadKind {
 
   /** The kind in lower case, as used in proposal and policy names. */
   public String lowerCase() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

@@ -1,10 +1,12 @@
 package io.kubewarden.networkenforcer.ingest.file;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.goldmane.GoldmaneJson;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelTextLog;
+import java.io.IOException;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -26,9 +28,9 @@ public enum CaptureFormat {
       return Optional.of(ZTUNNEL);
     }
     try {
-      JsonNode node = io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line);
+      JsonNode node = Json.mapper().readTree(line);
       return node != null && node.isObject() ? detect(node) : Optional.empty();
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
   }

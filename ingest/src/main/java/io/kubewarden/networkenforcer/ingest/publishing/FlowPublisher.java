@@ -25,6 +25,14 @@ import org.slf4j.LoggerFactory;
 public final class FlowPublisher implements FlowSink, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FlowPublisher.class);
 
+  /**
+   * Names who wrote a record when several ingest processes write the topic each for its own part
+   * (node-local ingest: one per node). A restarted writer resumes from its own records ({@link
+   * ResumePoint}), and the broker's logs and quotas see it as client id {@code
+   * network-enforcer-ingest-<writer>}.
+   */
+  public static final String WRITER_HEADER = "ne-writer";
+
   private final KafkaProducer<String, FlowRecord> producer;
   private final Topic<String, FlowRecord> topic;
   private final IngestMetrics metrics;
@@ -34,14 +42,6 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
 
   /** The {@link #WRITER_HEADER} of every record, or null when one process writes them all. */
   private final byte[] writer;
-
-  /**
-   * Names who wrote a record when several ingest processes write the topic each for its own part
-   * (node-local ingest: one per node). A restarted writer resumes from its own records ({@link
-   * ResumePoint}), and the broker's logs and quotas see it as client id {@code
-   * network-enforcer-ingest-<writer>}.
-   */
-  public static final String WRITER_HEADER = "ne-writer";
 
   public FlowPublisher(KafkaSettings kafka, ProducerTuning tuning, IngestMetrics metrics) {
     this(kafka, tuning, metrics, null);

@@ -29,8 +29,7 @@ public final class StandaloneJobPeer {
    * The kind a peer key names; not a {@link
    * io.kubewarden.networkenforcer.common.workload.WorkloadKind}.
    */
-  public static final String KIND =
-      io.kubewarden.networkenforcer.common.flow.FlowEndpoint.JOB_PEER_KIND;
+  public static final String KIND = FlowEndpoint.JOB_PEER_KIND;
 
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 

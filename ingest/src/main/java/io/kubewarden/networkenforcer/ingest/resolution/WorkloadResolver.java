@@ -6,7 +6,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -205,13 +208,13 @@ public final class WorkloadResolver {
   }
 
   private static LabelSelector selectorOf(HasMetadata workload) {
-    if (workload instanceof io.fabric8.kubernetes.api.model.apps.Deployment d) {
+    if (workload instanceof Deployment d) {
       return d.getSpec().getSelector();
     }
-    if (workload instanceof io.fabric8.kubernetes.api.model.apps.StatefulSet s) {
+    if (workload instanceof StatefulSet s) {
       return s.getSpec().getSelector();
     }
-    return ((io.fabric8.kubernetes.api.model.apps.DaemonSet) workload).getSpec().getSelector();
+    return ((DaemonSet) workload).getSpec().getSelector();
   }
 
   /** A workload a capture-derived view made up from pod names (see {@link WorkloadInference}). */

@@ -6,12 +6,13 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.TlsChannelCredentials;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** Builds client channels for the TLS modes. */
 public final class GrpcChannels {
   /** How often a client re-reads its certificates (cert-manager renews well before expiry). */
-  public static final java.time.Duration TLS_RELOAD_PERIOD = java.time.Duration.ofMinutes(1);
+  public static final Duration TLS_RELOAD_PERIOD = Duration.ofMinutes(1);
 
   /** Flow batches can be large; Hubble's own client allows this much. */
   private static final int MAX_INBOUND_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
 public final class ReconnectingStream<Req> implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReconnectingStream.class);
 
+  /** How long an open call without a word from the server takes to count as subscribed. */
+  public static final Duration DEFAULT_SUBSCRIBE_GRACE = Duration.ofSeconds(5);
+
   private final String name;
   private final String where;
   private final Supplier<ManagedChannel> channels;
@@ -64,9 +67,6 @@ public final class ReconnectingStream<Req> implements AutoCloseable {
   private volatile long generation;
 
   private volatile Duration subscribeGrace = DEFAULT_SUBSCRIBE_GRACE;
-
-  /** How long an open call without a word from the server takes to count as subscribed. */
-  public static final Duration DEFAULT_SUBSCRIBE_GRACE = Duration.ofSeconds(5);
 
   /**
    * @param name the source name for logs and metrics ({@code hubble}, {@code goldmane})

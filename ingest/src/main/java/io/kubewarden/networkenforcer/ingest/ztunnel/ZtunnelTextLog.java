@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.ingest.ztunnel;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -53,7 +54,7 @@ public final class ZtunnelTextLog {
     if (!head.matches()) {
       return null;
     }
-    String level = head.group(2).toLowerCase(java.util.Locale.ROOT);
+    String level = head.group(2).toLowerCase(Locale.ROOT);
     if (!LEVELS.contains(level)) {
       return null;
     }

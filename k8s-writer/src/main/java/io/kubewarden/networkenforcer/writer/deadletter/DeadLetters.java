@@ -3,6 +3,8 @@ package io.kubewarden.networkenforcer.writer.deadletter;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -47,8 +49,7 @@ public final class DeadLetters {
       byte[] value,
       String reason,
       Throwable error) {
-    byte[] key =
-        recordKey == null ? null : recordKey.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] key = recordKey == null ? null : recordKey.getBytes(StandardCharsets.UTF_8);
     ProducerRecord<byte[], byte[]> out =
         new ProducerRecord<>(
             topic.name(),
@@ -62,7 +63,7 @@ public final class DeadLetters {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while sending to the dead-letter topic", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw new IllegalStateException(
           "cannot send to the dead-letter topic: " + e.getCause(), e.getCause());
     }

@@ -7,9 +7,12 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.kubewarden.networkenforcer.writer.apply.SingleAttempt;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,12 +129,11 @@ public final class LeaderElection implements AutoCloseable {
         return;
       }
       running = null;
-      if (error != null && !(error instanceof java.util.concurrent.CancellationException)) {
+      if (error != null && !(error instanceof CancellationException)) {
         LOG.warn("leader election of {} ended with an error: {}", identity, error.toString());
       }
       LOG.info("{} competes for lease {}/{} again", identity, namespace, leaseName);
-      CompletableFuture.delayedExecutor(
-              retryPeriod.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+      CompletableFuture.delayedExecutor(retryPeriod.toMillis(), TimeUnit.MILLISECONDS)
           .execute(this::start);
     }
   }
@@ -152,8 +154,8 @@ public final class LeaderElection implements AutoCloseable {
   /**
    * The identity holding the lease as last observed (this one's when leading); empty before any.
    */
-  public java.util.Optional<String> holder() {
-    return java.util.Optional.ofNullable(holder);
+  public Optional<String> holder() {
+    return Optional.ofNullable(holder);
   }
 
   public String identity() {

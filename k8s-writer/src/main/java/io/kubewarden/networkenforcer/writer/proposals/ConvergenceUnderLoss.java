@@ -4,25 +4,23 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.LostEvents;
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
+import io.kubewarden.networkenforcer.writer.conditions.ProposalConditions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
  * The {@code Converged} condition a proposal shows: the processor's verdict from flows (no new peer
- * or port for the quiet period), held {@code False} (reason {@value #REASON_EVENTS_LOST}) while the
- * data plane lost events within the quiet period. While it is held, the processor's own verdict is
- * kept on the status as the condition {@value #LEARNING_SETTLED}, so the hold can be lifted by any
- * leader without the processor saying it again.
+ * or port for the quiet period), held {@code False} (reason {@value
+ * ProposalConditions#REASON_EVENTS_LOST}) while the data plane lost events within the quiet period.
+ * While it is held, the processor's own verdict is kept on the status as the condition {@value
+ * ProposalConditions#LEARNING_SETTLED}, so the hold can be lifted by any leader without the
+ * processor saying it again.
  */
 final class ConvergenceUnderLoss {
-  static final String REASON_EVENTS_LOST = "EventsLost";
-
-  /** The processor's verdict while loss holds {@code Converged} false. */
-  static final String LEARNING_SETTLED = "LearningSettled";
-
   /**
    * @param converged the Converged condition to write (null: none known)
    * @param learningSettled the processor's verdict, written while loss holds; null otherwise
@@ -44,14 +42,15 @@ final class ConvergenceUnderLoss {
     if (liveLearningSettled != null) {
       return new ConditionBuilder(liveLearningSettled).withType(Convergence.CONDITION_TYPE).build();
     }
-    if (liveConverged != null && REASON_EVENTS_LOST.equals(liveConverged.getReason())) {
+    if (liveConverged != null
+        && ProposalConditions.REASON_EVENTS_LOST.equals(liveConverged.getReason())) {
       return null; // held by loss, and the processor never gave a verdict
     }
     return liveConverged;
   }
 
   static Outcome decide(Condition learned, LossLedger ledger, Instant now) {
-    var hold = ledger == null ? java.util.Optional.<LossLedger.Hold>empty() : ledger.holdAt(now);
+    var hold = ledger == null ? Optional.<LossLedger.Hold>empty() : ledger.holdAt(now);
     if (hold.isEmpty()) {
       return new Outcome(afterLoss(learned, ledger), null, List.of());
     }
@@ -81,7 +80,7 @@ final class ConvergenceUnderLoss {
         new ConditionBuilder()
             .withType(Convergence.CONDITION_TYPE)
             .withStatus("False")
-            .withReason(REASON_EVENTS_LOST)
+            .withReason(ProposalConditions.REASON_EVENTS_LOST)
             .withLastTransitionTime(LossLedger.text(h.lastLost()))
             .withMessage(
                 "the data plane "
@@ -101,7 +100,9 @@ final class ConvergenceUnderLoss {
                     + learning)
             .build();
     Condition settled =
-        learned == null ? null : new ConditionBuilder(learned).withType(LEARNING_SETTLED).build();
+        learned == null
+            ? null
+            : new ConditionBuilder(learned).withType(ProposalConditions.LEARNING_SETTLED).build();
     return new Outcome(converged, settled, h.lostEvents());
   }
 

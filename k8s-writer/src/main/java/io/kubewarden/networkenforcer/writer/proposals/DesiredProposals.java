@@ -1,12 +1,12 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.writer.offsets.PinnedOffsets;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -38,18 +38,14 @@ public final class DesiredProposals {
    */
   private final Map<ObjectKey, Long> resets = new HashMap<>();
 
-  private final Map<TopicPartition, TreeSet<Long>> pinned = new HashMap<>();
-  private final Map<TopicPartition, Long> seen = new HashMap<>();
-  private final Map<TopicPartition, Long> committed = new HashMap<>();
+  private final PinnedOffsets offsets = new PinnedOffsets();
 
   public synchronized void put(ObjectKey key, Desired d) {
-    committed.putIfAbsent(d.partition(), d.offset());
     Desired older = byKey.put(key, d);
     if (older != null) {
       unpin(older);
     }
-    pinned.computeIfAbsent(d.partition(), p -> new TreeSet<>()).add(d.offset());
-    seen.merge(d.partition(), d.offset() + 1, Math::max);
+    offsets.pin(d.partition(), d.offset());
     if (d.tombstone()) {
       resets.put(key, d.offset());
     } else {
@@ -59,8 +55,7 @@ public final class DesiredProposals {
 
   /** A record that wants nothing (unreadable and dead-lettered): only moves the offset. */
   public synchronized void skip(TopicPartition tp, long offset) {
-    committed.putIfAbsent(tp, offset);
-    seen.merge(tp, offset + 1, Math::max);
+    offsets.skip(tp, offset);
   }
 
   public synchronized Optional<Desired> peek(ObjectKey key) {
@@ -81,36 +76,20 @@ public final class DesiredProposals {
   }
 
   private void unpin(Desired d) {
-    TreeSet<Long> offsets = pinned.get(d.partition());
-    if (offsets != null) {
-      offsets.remove(d.offset());
-    }
+    offsets.release(d.partition(), d.offset());
   }
 
   public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
-    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    seen.forEach(
-        (tp, next) -> {
-          TreeSet<Long> offsets = pinned.get(tp);
-          long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
-          if (safe > committed.getOrDefault(tp, -1L)) {
-            out.put(tp, new OffsetAndMetadata(safe));
-          }
-        });
-    return out;
+    return offsets.committable();
   }
 
-  public synchronized void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
+  public synchronized void committed(Map<TopicPartition, OffsetAndMetadata> committed) {
+    offsets.committed(committed);
   }
 
   public synchronized void dropPartitions(Collection<TopicPartition> partitions) {
     byKey.values().removeIf(d -> partitions.contains(d.partition()));
-    for (TopicPartition tp : partitions) {
-      pinned.remove(tp);
-      seen.remove(tp);
-      committed.remove(tp);
-    }
+    offsets.drop(partitions);
   }
 
   public synchronized int size() {

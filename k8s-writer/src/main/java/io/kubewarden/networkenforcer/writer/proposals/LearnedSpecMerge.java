@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -92,7 +93,7 @@ public final class LearnedSpecMerge {
     }
     try {
       return JSON.treeToValue(merged, WorkloadNetworkPolicyProposalSpec.class);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException(
           "cannot read a merged proposal spec back: " + e.getMessage(), e);
     }

@@ -2,15 +2,14 @@ package io.kubewarden.networkenforcer.writer.proposals;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
-import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
+import io.kubewarden.networkenforcer.writer.conditions.ProposalConditions;
 import io.kubewarden.networkenforcer.writer.deadletter.DeadLetters;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
 import io.kubewarden.networkenforcer.writer.promotion.Promoter;
@@ -23,8 +22,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,16 +36,18 @@ import org.slf4j.LoggerFactory;
  *   <li>deletes a proposal the topic reset, and a leftover whose target has a policy;
  *   <li>promotes (see {@link Promoter}); a name clash keeps the proposal and sets {@code
  *       Ready=False};
- *   <li>applies what was learned ({@link DesiredProposal}: the spec with a reviewer's edits kept,
- *       the owner reference to the workload from the cache, a missing one repaired);
+ *   <li>applies what was learned ({@link LearnedApply}, {@link DesiredProposal}: the spec with a
+ *       reviewer's edits kept, the owner reference to the workload from the cache, a missing one
+ *       repaired);
  *   <li>writes the status ({@link ProposalStatus}) when it changed;
  *   <li>tells a person's delete from its own from the cluster ({@link WhoDeleted}).
  * </ul>
  *
- * A refusal the API server will repeat is a {@link PermanentError} ({@link ProposalRefusals}): the
- * record goes to the dead-letter topic, the proposal gets {@code Ready=False} and an Event, and no
- * other proposal waits for it. It keeps nothing between calls; what the session knows beyond the
- * cluster and the topic is in {@link SessionRecords}.
+ * A refusal the API server will repeat is a {@link PermanentError} ({@link ProposalRefusals},
+ * reported by {@link PermanentFailures}): the record goes to the dead-letter topic, the proposal
+ * gets {@code Ready=False} and an Event, and no other proposal waits for it. It keeps nothing
+ * between calls; what the session knows beyond the cluster and the topic is in {@link
+ * SessionRecords}.
  */
 public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private static final Logger LOG = LoggerFactory.getLogger(ProposalReconciler.class);
@@ -72,13 +71,13 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final ClusterWriter writer;
   private final DesiredProposals desired;
   private final Promoter promoter;
-  private final DeadLetters deadLetters;
   private final ObjectEvents events;
   private final MeterRegistry meters;
   private final Clock clock;
-  private final ProposalStatus status;
   private final WhoDeleted whoDeleted;
   private final SessionRecords session = new SessionRecords();
+  private final LearnedApply learned;
+  private final PermanentFailures failures;
 
   /**
    * @param losses the data plane's loss, which holds {@code Converged} false; null when not
@@ -99,12 +98,13 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     this.writer = writer;
     this.desired = desired;
     this.promoter = promoter;
-    this.deadLetters = deadLetters;
     this.events = events;
     this.meters = meters;
     this.clock = clock;
-    this.status = new ProposalStatus(writer, losses, clock);
+    ProposalStatus status = new ProposalStatus(writer, losses, clock);
     this.whoDeleted = new WhoDeleted(cache, desired, publisher);
+    this.learned = new LearnedApply(writer, desired, status, session, meters);
+    this.failures = new PermanentFailures(cache, desired, deadLetters, events, status, session);
   }
 
   /** The informer saw the proposal go: keep its last state for the reconcile of its key. */
@@ -116,6 +116,36 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   public Result reconcile(ObjectKey key) {
     DesiredProposals.Desired wish = desired.peek(key).orElse(null);
     WorkloadNetworkPolicyProposal live = cache.proposal(key.namespace(), key.name()).orElse(null);
+    settleDelete(key, live, wish);
+    if (wish != null && wish.tombstone()) {
+      return reset(key, live, wish);
+    }
+    if (live == null && wish == null) {
+      return Result.done();
+    }
+    TargetKey target = targetOf(key, live, wish);
+    Optional<WorkloadNetworkPolicy> policy = cache.policyFor(target);
+    if (policy.isPresent()) {
+      return leftover(key, live, wish, policy.get());
+    }
+    Optional<Condition> ready = promote(key, live, wish, target);
+    if (ready.isEmpty()) {
+      return Result.done(); // promoted: the proposal is gone
+    }
+    Optional<HasMetadata> workload = cache.workload(target.workload());
+    if (workload.isEmpty()) {
+      return withoutWorkload(key, wish, target);
+    }
+    session.workloadSeen(key);
+    return learned.apply(key, live, wish, workload.get(), ready.get());
+  }
+
+  /**
+   * A deleted proposal's final state decides whose delete it was; the session forgets what it wrote
+   * to a proposal that is gone or reset.
+   */
+  private void settleDelete(
+      ObjectKey key, WorkloadNetworkPolicyProposal live, DesiredProposals.Desired wish) {
     if (live == null) {
       // Kept until decided: a reset that could not be sent is tried again with the key.
       session.deletedState(key).ifPresent(p -> whoDeleted.decide(key, p));
@@ -124,121 +154,56 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     if (live == null || wish != null && wish.tombstone()) {
       session.forgetApplied(key);
     }
-    if (wish != null && wish.tombstone()) {
-      return reset(key, live, wish);
-    }
-    if (live == null && wish == null) {
-      return Result.done();
-    }
+  }
+
+  private static TargetKey targetOf(
+      ObjectKey key, WorkloadNetworkPolicyProposal live, DesiredProposals.Desired wish) {
     WorkloadNetworkPolicyProposalSpec spec = live != null ? live.getSpec() : wish.snapshot().spec();
-    TargetKey target =
-        ClusterCache.targetOf(key.namespace(), spec)
-            .orElseThrow(
-                () ->
-                    new PermanentError(
-                        ProposalConditions.REASON_INVALID,
-                        "the proposal has no complete spec.targetRef and spec.direction",
-                        null));
-    Optional<WorkloadNetworkPolicy> policy = cache.policyFor(target);
-    if (policy.isPresent()) {
-      return leftover(key, live, wish, policy.get());
-    }
-    Condition ready =
+    return ClusterCache.targetOf(key.namespace(), spec)
+        .orElseThrow(
+            () ->
+                new PermanentError(
+                    ProposalConditions.REASON_INVALID,
+                    "the proposal has no complete spec.targetRef and spec.direction",
+                    null));
+  }
+
+  /**
+   * Promotes a labelled proposal ({@link Promoter}). Empty when it was promoted (and deleted), else
+   * the Ready condition to write: up to date, or why it was not promoted.
+   */
+  private Optional<Condition> promote(
+      ObjectKey key,
+      WorkloadNetworkPolicyProposal live,
+      DesiredProposals.Desired wish,
+      TargetKey target) {
+    Condition upToDate =
         ProposalStatus.ready(
             ProposalConditions.REASON_UP_TO_DATE,
             true,
             "the proposal holds the learned allow-list; label it "
                 + Labels.PROMOTE
                 + "=monitor|protect to promote it");
-    if (live != null) {
-      Promoter.Outcome outcome = ProposalRefusals.refused(() -> promoter.promote(live, target));
-      if (outcome instanceof Promoter.Outcome.Promoted) {
-        writer.delete(live);
-        done(key, wish);
-        return Result.done();
-      } else if (outcome instanceof Promoter.Outcome.NameClash c) {
-        if (!ProposalStatus.readyBecause(live, ProposalConditions.REASON_NAME_CLASH)) {
-          events.warning(live, ProposalConditions.REASON_NAME_CLASH, c.message());
-        }
-        ready = ProposalStatus.ready(ProposalConditions.REASON_NAME_CLASH, false, c.message());
-      } else if (outcome instanceof Promoter.Outcome.InvalidLabel i) {
-        ready =
-            ProposalStatus.ready(
-                ProposalConditions.REASON_INVALID_PROMOTE_LABEL, false, i.message());
-      }
+    if (live == null) {
+      return Optional.of(upToDate);
     }
-    Optional<HasMetadata> workload = cache.workload(target.workload());
-    if (workload.isEmpty()) {
-      return withoutWorkload(key, wish, target);
-    }
-    session.workloadSeen(key);
-    if (wish == null && live != null && ProposalStatus.refusedAsItIs(live)) {
-      // The API server refused this very generation for good: wait for the object or the topic to
-      // change.
-      return Result.done();
-    }
-    ProposalSnapshot snapshot = wish == null ? null : wish.snapshot();
-    if (snapshot != null && stillTooLarge(key, snapshot)) {
-      // Learned specs only grow: this one cannot fit either. Reported once, parked once.
-      LOG.debug(
-          "proposal {}: {} rules, refused as too large from {} on; not applied",
-          key,
-          DesiredProposal.ruleCount(snapshot.spec()),
-          session.tooLargeFrom(key).orElse(null));
-      count("skipped_too_large");
+    Promoter.Outcome outcome = ProposalRefusals.refused(() -> promoter.promote(live, target));
+    if (outcome instanceof Promoter.Outcome.Promoted) {
+      writer.delete(live);
       done(key, wish);
-      return Result.done();
-    }
-    boolean needsApply = DesiredProposal.needsApply(key, live, snapshot, workload.get());
-    try {
-      apply(key, live, snapshot, workload.get(), needsApply, ready);
-    } catch (PermanentError e) {
-      if (snapshot != null && ProposalConditions.REASON_TOO_LARGE.equals(e.reason())) {
-        session.refusedTooLarge(key, DesiredProposal.ruleCount(snapshot.spec()));
+      return Optional.empty();
+    } else if (outcome instanceof Promoter.Outcome.NameClash c) {
+      if (!ProposalStatus.readyBecause(live, ProposalConditions.REASON_NAME_CLASH)) {
+        events.warning(live, ProposalConditions.REASON_NAME_CLASH, c.message());
       }
-      throw e;
+      return Optional.of(
+          ProposalStatus.ready(ProposalConditions.REASON_NAME_CLASH, false, c.message()));
+    } else if (outcome instanceof Promoter.Outcome.InvalidLabel i) {
+      return Optional.of(
+          ProposalStatus.ready(
+              ProposalConditions.REASON_INVALID_PROMOTE_LABEL, false, i.message()));
     }
-    if (snapshot != null) {
-      session.applied(key, snapshot);
-    }
-    count(needsApply ? "applied" : "unchanged");
-    done(key, wish);
-    return Result.done();
-  }
-
-  /**
-   * The object when it needs it, then the status (from the record, else from what was written
-   * last).
-   */
-  private void apply(
-      ObjectKey key,
-      WorkloadNetworkPolicyProposal live,
-      ProposalSnapshot snapshot,
-      HasMetadata workload,
-      boolean needsApply,
-      Condition ready) {
-    long generation = generation(live);
-    if (needsApply) {
-      WorkloadNetworkPolicyProposal applied =
-          ProposalRefusals.refused(
-              () -> writer.apply(DesiredProposal.of(key, live, snapshot, workload)));
-      generation =
-          applied == null || applied.getMetadata().getGeneration() == null
-              ? generation
-              : applied.getMetadata().getGeneration();
-      session.created(key);
-    }
-    ProposalSnapshot statusFrom =
-        snapshot != null ? snapshot : session.lastApplied(key).orElse(null);
-    List<RuleEvidence> evidence =
-        snapshot != null ? new ArrayList<>(snapshot.evidence()) : keptEvidence(key, live);
-    status.write(
-        key,
-        live,
-        evidence,
-        ready,
-        statusFrom == null ? null : statusFrom.convergence(),
-        generation);
+    return Optional.of(upToDate);
   }
 
   /** The topic reset the proposal: it goes (learning starts over in the processor). */
@@ -294,33 +259,6 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     return Result.done();
   }
 
-  private boolean stillTooLarge(ObjectKey key, ProposalSnapshot snapshot) {
-    return session
-        .tooLargeFrom(key)
-        .filter(rules -> DesiredProposal.ruleCount(snapshot.spec()) >= rules)
-        .isPresent();
-  }
-
-  /**
-   * The evidence to keep when there is no new record: what we wrote last, else what the cluster
-   * has.
-   */
-  private List<RuleEvidence> keptEvidence(ObjectKey key, WorkloadNetworkPolicyProposal live) {
-    Optional<ProposalSnapshot> written = session.lastApplied(key);
-    if (written.isPresent()) {
-      return new ArrayList<>(written.get().evidence());
-    }
-    return live == null || live.getStatus() == null
-        ? new ArrayList<>()
-        : live.getStatus().getEvidence();
-  }
-
-  private static long generation(WorkloadNetworkPolicyProposal live) {
-    return live == null || live.getMetadata().getGeneration() == null
-        ? 0
-        : live.getMetadata().getGeneration();
-  }
-
   private void done(ObjectKey key, DesiredProposals.Desired wish) {
     if (wish != null) {
       desired.done(key, wish);
@@ -331,40 +269,14 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     meters.counter("network.enforcer.writer.proposals", "outcome", outcome).increment();
   }
 
+  static long generation(WorkloadNetworkPolicyProposal live) {
+    return live == null || live.getMetadata().getGeneration() == null
+        ? 0
+        : live.getMetadata().getGeneration();
+  }
+
   @Override
   public void permanentFailure(ObjectKey key, PermanentError error) {
-    Optional<HasMetadata> workload = Optional.empty();
-    DesiredProposals.Desired wish = desired.peek(key).orElse(null);
-    if (wish != null) {
-      if (wish.record() != null) {
-        deadLetters.send(wish.record(), error.reason() + ": " + error.getMessage(), error);
-      }
-      if (wish.snapshot() != null) {
-        workload =
-            ClusterCache.targetOf(key.namespace(), wish.snapshot().spec())
-                .flatMap(target -> cache.workload(target.workload()));
-      }
-      desired.done(key, wish);
-    }
-    WorkloadNetworkPolicyProposal live = cache.proposal(key.namespace(), key.name()).orElse(null);
-    if (live == null) {
-      // Never created: the workload's Events are where `kubectl describe` shows it.
-      // Once per reason, not once per record of a target that keeps learning.
-      if (workload.isPresent() && session.firstReportOnWorkload(key, error.reason())) {
-        events.warning(
-            workload.get(), error.reason(), "proposal " + key.name() + ": " + error.getMessage());
-      }
-      return;
-    }
-    if (!ProposalStatus.readyBecause(live, error.reason())) {
-      events.warning(live, error.reason(), error.getMessage()); // once per refusal, not per attempt
-    }
-    status.write(
-        key,
-        live,
-        keptEvidence(key, live),
-        ProposalStatus.ready(error.reason(), false, error.getMessage()),
-        null,
-        generation(live));
+    failures.report(key, error);
   }
 }

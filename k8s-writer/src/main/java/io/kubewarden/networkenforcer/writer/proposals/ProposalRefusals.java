@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.writer.proposals;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.writer.apply.ApiRefusals;
+import io.kubewarden.networkenforcer.writer.conditions.ProposalConditions;
 import io.kubewarden.networkenforcer.writer.reconcile.PermanentError;
 import java.util.function.Supplier;
 

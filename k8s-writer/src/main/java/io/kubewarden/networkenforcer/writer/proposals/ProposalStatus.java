@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSta
 import io.kubewarden.networkenforcer.common.proposal.Convergence;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.conditions.Conditions;
+import io.kubewarden.networkenforcer.writer.conditions.ProposalConditions;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
@@ -88,7 +89,7 @@ final class ProposalStatus {
     Condition before = Conditions.find(conditionsBefore, ProposalConditions.READY);
     Condition convergedBefore = Conditions.find(conditionsBefore, Convergence.CONDITION_TYPE);
     Condition settledBefore =
-        Conditions.find(conditionsBefore, ConvergenceUnderLoss.LEARNING_SETTLED);
+        Conditions.find(conditionsBefore, ProposalConditions.LEARNING_SETTLED);
     ConvergenceUnderLoss.Outcome convergence =
         ConvergenceUnderLoss.decide(
             ConvergenceUnderLoss.learned(fromRecord, convergedBefore, settledBefore),

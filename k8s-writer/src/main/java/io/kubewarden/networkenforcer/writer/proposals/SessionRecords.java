@@ -1,9 +1,12 @@
 package io.kubewarden.networkenforcer.writer.proposals;
 
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -59,6 +62,20 @@ final class SessionRecords {
 
   Optional<ProposalSnapshot> lastApplied(ObjectKey key) {
     return Optional.ofNullable(lastApplied.get(key));
+  }
+
+  /**
+   * The evidence to keep when there is no new record: what we wrote last, else what the cluster
+   * has.
+   */
+  List<RuleEvidence> keptEvidence(ObjectKey key, WorkloadNetworkPolicyProposal live) {
+    ProposalSnapshot written = lastApplied.get(key);
+    if (written != null) {
+      return new ArrayList<>(written.evidence());
+    }
+    return live == null || live.getStatus() == null
+        ? new ArrayList<>()
+        : live.getStatus().getEvidence();
   }
 
   /** A record fitted (a reset made the allow-list small again): later ones are tried again. */

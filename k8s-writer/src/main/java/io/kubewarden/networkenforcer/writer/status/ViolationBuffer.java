@@ -2,16 +2,15 @@ package io.kubewarden.networkenforcer.writer.status;
 
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
+import io.kubewarden.networkenforcer.writer.offsets.PinnedOffsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
@@ -26,13 +25,8 @@ public final class ViolationBuffer {
 
   private final Map<String, List<Pending>> byPolicy = new LinkedHashMap<>();
 
-  /** Offsets of buffered records, per partition. */
-  private final Map<TopicPartition, TreeSet<Long>> pinned = new HashMap<>();
-
-  /** Next offset after the last record seen, per partition. */
-  private final Map<TopicPartition, Long> seen = new HashMap<>();
-
-  private final Map<TopicPartition, Long> committed = new HashMap<>();
+  /** The offsets of buffered records are pinned. */
+  private final PinnedOffsets offsets = new PinnedOffsets();
 
   /** Policies whose observations are due for a status write (the sync interval passed). */
   private final Set<String> due = new LinkedHashSet<>();
@@ -41,9 +35,7 @@ public final class ViolationBuffer {
 
   public synchronized void add(TopicPartition tp, long offset, ViolationObservation o) {
     byPolicy.computeIfAbsent(o.policyKey(), k -> new ArrayList<>()).add(new Pending(tp, offset, o));
-    pinned.computeIfAbsent(tp, k -> new TreeSet<>()).add(offset);
-    startAt(tp, offset);
-    seen.merge(tp, offset + 1, Math::max);
+    offsets.pin(tp, offset);
     size++;
   }
 
@@ -51,13 +43,7 @@ public final class ViolationBuffer {
    * A record that needs no status write (dead-lettered, or merged already): only moves the offset.
    */
   public synchronized void skip(TopicPartition tp, long offset) {
-    startAt(tp, offset);
-    seen.merge(tp, offset + 1, Math::max);
-  }
-
-  /** The first record read of a partition is where its committed position already is. */
-  private void startAt(TopicPartition tp, long offset) {
-    committed.putIfAbsent(tp, offset);
+    offsets.skip(tp, offset);
   }
 
   public synchronized Set<String> policies() {
@@ -108,10 +94,7 @@ public final class ViolationBuffer {
               places.contains(
                   x.partition().topic() + "/" + x.partition().partition() + "/" + x.offset());
           if (gone) {
-            TreeSet<Long> offsets = pinned.get(x.partition());
-            if (offsets != null) {
-              offsets.remove(x.offset());
-            }
+            offsets.release(x.partition(), x.offset());
           }
           return gone;
         });
@@ -129,20 +112,11 @@ public final class ViolationBuffer {
 
   /** Offsets that may be committed now and were not yet; call {@link #committed} once done. */
   public synchronized Map<TopicPartition, OffsetAndMetadata> committable() {
-    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    seen.forEach(
-        (tp, next) -> {
-          TreeSet<Long> offsets = pinned.get(tp);
-          long safe = offsets == null || offsets.isEmpty() ? next : offsets.first();
-          if (safe > committed.getOrDefault(tp, -1L)) {
-            out.put(tp, new OffsetAndMetadata(safe));
-          }
-        });
-    return out;
+    return offsets.committable();
   }
 
-  public synchronized void committed(Map<TopicPartition, OffsetAndMetadata> offsets) {
-    offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
+  public synchronized void committed(Map<TopicPartition, OffsetAndMetadata> committed) {
+    offsets.committed(committed);
   }
 
   /**
@@ -150,11 +124,7 @@ public final class ViolationBuffer {
    * commit.
    */
   public synchronized void dropPartitions(Collection<TopicPartition> partitions) {
-    for (TopicPartition tp : partitions) {
-      pinned.remove(tp);
-      seen.remove(tp);
-      committed.remove(tp);
-    }
+    offsets.drop(partitions);
     byPolicy
         .values()
         .forEach(

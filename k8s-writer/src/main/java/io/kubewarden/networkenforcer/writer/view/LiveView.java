@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.writer.view;
 import io.kubewarden.networkenforcer.common.report.HtmlReport;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import java.time.Clock;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -69,6 +70,6 @@ public final class LiveView {
             LiveViewModel.build(
                 current.get(),
                 "cluster, from the caches of writer " + identity,
-                clock.instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS))));
+                clock.instant().truncatedTo(ChronoUnit.SECONDS))));
   }
 }

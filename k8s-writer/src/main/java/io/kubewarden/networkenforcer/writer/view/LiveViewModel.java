@@ -34,6 +34,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The live view's model, built only from what the leader's informers hold: proposals as in the
@@ -71,7 +72,7 @@ final class LiveViewModel {
             .toList();
     String backends =
         new TreeSet<>(
-                java.util.stream.Stream.concat(
+                Stream.concat(
                         wnpps.stream().map(p -> p.getSpec()), wnps.stream().map(p -> p.getSpec()))
                     .map(s -> s.getBackend().name())
                     .toList())

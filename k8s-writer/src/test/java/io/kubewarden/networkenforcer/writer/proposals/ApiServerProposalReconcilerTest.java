@@ -35,6 +35,7 @@ import io.kubewarden.networkenforcer.writer.KafkaTopics;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
 import io.kubewarden.networkenforcer.writer.apply.ServerSideApplyWriter;
+import io.kubewarden.networkenforcer.writer.conditions.ProposalConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,6 +1,10 @@
-package io.kubewarden.networkenforcer.writer.proposals;
+package io.kubewarden.networkenforcer.writer.conditions;
 
-/** The WorkloadNetworkPolicyProposal condition and its reasons ({@code status.conditions[]}). */
+/**
+ * The conditions the writer puts on a WorkloadNetworkPolicyProposal ({@code status.conditions[]}):
+ * {@code Ready} and its reasons, and what it writes of the processor's {@code Converged} while the
+ * data plane loses events.
+ */
 public final class ProposalConditions {
   public static final String READY = "Ready";
 
@@ -27,6 +31,12 @@ public final class ProposalConditions {
    * (etcd's, 1.5 MiB by default: about 3,000 peers of one target).
    */
   public static final String REASON_TOO_LARGE = "TooLarge";
+
+  /** {@code Converged} held False: the data plane lost events within the quiet period. */
+  public static final String REASON_EVENTS_LOST = "EventsLost";
+
+  /** The processor's {@code Converged} verdict, kept as this condition while loss holds it. */
+  public static final String LEARNING_SETTLED = "LearningSettled";
 
   private ProposalConditions() {}
 }
