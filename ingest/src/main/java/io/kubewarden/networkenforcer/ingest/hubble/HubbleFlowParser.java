@@ -391,10 +391,10 @@ public final class HubbleFlowParser {
       // Field-masked exports may keep the IP but not the pod name.
       return ip.isEmpty() ? Resolution.dropped(reservedReason(ep)) : resolver.byIp(ip);
     }
+    // The record names its pod: a pod the cluster no longer knows by that name is never looked up
+    // by address, which the kubelet may have handed to another pod since (of another workload,
+    // even another namespace) and would grant that pod's traffic to the wrong workload.
     Resolution r = resolver.byName(ep.getNamespace(), ep.getPodName());
-    if (r.dropReason() == DropReason.UNKNOWN_POD && !ip.isEmpty()) {
-      r = resolver.byIp(ip);
-    }
     if (r.dropReason() == DropReason.UNKNOWN_POD) {
       // Not in the cluster (any more): Hubble may still name its workload; else the name and labels
       // tell.

@@ -100,4 +100,50 @@ class DeletedPodFallbackTest {
     assertThat(r.dst().workload().orElseThrow().key()).isEqualTo("shop/Deployment/backend");
     assertThat(r.dst().inferred()).isTrue();
   }
+
+  @Test
+  void anAddressTheKubeletGaveToAnotherPodSinceNeverNamesTheFlowsPod() throws Exception {
+    ClusterIndex index = new ClusterIndex();
+    index.upsert(deployment("frontend", "frontend"));
+    index.upsert(deployment("backend", "backend"));
+    Pod gone = frontendPod();
+    index.upsert(gone);
+    index.remove(gone);
+    // The address of the deleted frontend pod now belongs to a pod of another workload and
+    // namespace: looked up by address, frontend's traffic would be learned for it.
+    Deployment other =
+        new DeploymentBuilder()
+            .withMetadata(
+                new ObjectMetaBuilder().withNamespace("billing").withName("ledger").build())
+            .withNewSpec()
+            .withSelector(new LabelSelectorBuilder().addToMatchLabels("app", "ledger").build())
+            .endSpec()
+            .build();
+    index.upsert(other);
+    index.upsert(
+        new PodBuilder()
+            .withMetadata(
+                new ObjectMetaBuilder()
+                    .withNamespace("billing")
+                    .withName("ledger-7f8c9d6b5c-k4m2n")
+                    .addToLabels("app", "ledger")
+                    .addToLabels("pod-template-hash", "7f8c9d6b5c")
+                    .withOwnerReferences(
+                        new OwnerReferenceBuilder()
+                            .withKind("ReplicaSet")
+                            .withName("ledger-7f8c9d6b5c")
+                            .withController(true)
+                            .build())
+                    .build())
+            .withNewStatus()
+            .withPodIP("10.244.1.21")
+            .withPhase("Running")
+            .endStatus()
+            .build());
+
+    FlowRecord r = parse(index);
+    assertThat(r.src().workload().orElseThrow().key()).isEqualTo("shop/Deployment/frontend");
+    assertThat(r.src().workloadSelector())
+        .isEqualTo(new LabelSelectorBuilder().addToMatchLabels("app", "frontend").build());
+  }
 }
