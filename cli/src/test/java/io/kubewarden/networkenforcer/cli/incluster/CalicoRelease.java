@@ -497,37 +497,17 @@ final class CalicoRelease {
    * evidence counts; sets lost and doubled.
    */
   private void awaitExactProposals(KubernetesClient admin) {
-    long expected = InClusterIT.evidenceCount(learned.values());
-    assertThat(expected).as("observations in learn's proposals").isPositive();
-    List<String> last = new ArrayList<>();
-    try {
-      cluster.await(
-          "the Goldmane capture's proposals in the cluster",
-          PIPELINE,
-          () -> {
-            Map<String, WorkloadNetworkPolicyProposal> stored = proposalsIn(admin);
-            last.clear();
-            last.add(stored.keySet().toString());
-            if (!stored.keySet().equals(learned.keySet())) {
-              return false;
-            }
-            boolean same =
-                learned.entrySet().stream()
-                    .allMatch(
-                        e ->
-                            stored
-                                .get(e.getKey())
-                                .getSpec()
-                                .sameAllowListAs(e.getValue().getSpec()));
-            long count = InClusterIT.evidenceCount(stored.values());
-            lost = Math.max(0, expected - count);
-            doubled = Math.max(0, count - expected);
-            return same && count == expected;
-          });
-    } catch (IllegalStateException e) {
-      throw new AssertionError(
-          e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
-    }
+    ClusterSteps.awaitExactProposals(
+        cluster,
+        "the Goldmane capture's proposals in the cluster",
+        PIPELINE,
+        learned,
+        () -> proposalsIn(admin),
+        (l, d) -> {
+          lost = l;
+          doubled = d;
+        },
+        () -> "");
   }
 
   /** The proposals in the namespaces learn wrote proposals for, by namespace/name. */

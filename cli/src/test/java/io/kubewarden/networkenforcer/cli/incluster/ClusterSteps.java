@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.testing.KubeCluster;
 import io.kubewarden.networkenforcer.testing.KubeTools;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -166,6 +168,74 @@ final class ClusterSteps {
                             .list()
                             .getItems()
                             .isEmpty()));
+  }
+
+  /** What the last look counted against the expected evidence. */
+  interface Counted {
+    void counted(long lost, long doubled);
+  }
+
+  /**
+   * Waits until {@code stored} holds exactly the {@code expected} proposals (same names, same
+   * allow-lists) with exactly their evidence counts; tells {@code counted} the lost and doubled
+   * observations of every look. On failure, the last look and {@code diagnostics} are in the error.
+   */
+  static void awaitExactProposals(
+      KubeCluster cluster,
+      String what,
+      Duration deadline,
+      Map<String, WorkloadNetworkPolicyProposal> expected,
+      Supplier<Map<String, WorkloadNetworkPolicyProposal>> stored,
+      Counted counted,
+      Supplier<String> diagnostics) {
+    long expectedCount = evidenceCount(expected.values());
+    assertThat(expectedCount).as("observations in learn's proposals").isPositive();
+    KubernetesSerialization json = cluster.client().getKubernetesSerialization();
+    List<String> last = new ArrayList<>();
+    try {
+      cluster.await(
+          what,
+          deadline,
+          () -> {
+            Map<String, WorkloadNetworkPolicyProposal> now = stored.get();
+            last.clear();
+            last.add(
+                now.keySet()
+                    + " "
+                    + now.values().stream()
+                        .map(p -> json.asJson(p.getStatus()))
+                        .collect(Collectors.joining("\n")));
+            if (!now.keySet().equals(expected.keySet())) {
+              return false;
+            }
+            boolean same =
+                expected.entrySet().stream()
+                    .allMatch(
+                        e -> now.get(e.getKey()).getSpec().sameAllowListAs(e.getValue().getSpec()));
+            long count = evidenceCount(now.values());
+            counted.counted(Math.max(0, expectedCount - count), Math.max(0, count - expectedCount));
+            return same && count == expectedCount;
+          });
+    } catch (IllegalStateException e) {
+      throw new AssertionError(
+          e.getMessage()
+              + "\nlast seen: "
+              + last
+              + "\nlearned: "
+              + expected.keySet()
+              + "\n"
+              + diagnostics.get(),
+          e);
+    }
+  }
+
+  /** Every observation the proposals' evidence counts. */
+  static long evidenceCount(Collection<WorkloadNetworkPolicyProposal> proposals) {
+    return proposals.stream()
+        .filter(p -> p.getStatus() != null && p.getStatus().getEvidence() != null)
+        .flatMap(p -> p.getStatus().getEvidence().stream())
+        .mapToLong(RuleEvidence::getCount)
+        .sum();
   }
 
   /** Labels the proposal for promotion to {@code mode}, as a person would. */

@@ -520,37 +520,17 @@ final class DefaultValuesRelease {
 
   private void awaitExact(
       KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
-    long expected = InClusterIT.evidenceCount(learned.values());
-    assertThat(expected).as("observations in learn's proposals").isPositive();
-    List<String> last = new ArrayList<>();
-    try {
-      cluster.await(
-          "the ztunnel capture's proposals in " + APPS,
-          PIPELINE,
-          () -> {
-            Map<String, WorkloadNetworkPolicyProposal> stored = storedIn(admin);
-            last.clear();
-            last.add(stored.keySet().toString());
-            if (!stored.keySet().equals(learned.keySet())) {
-              return false;
-            }
-            boolean same =
-                learned.entrySet().stream()
-                    .allMatch(
-                        e ->
-                            stored
-                                .get(e.getKey())
-                                .getSpec()
-                                .sameAllowListAs(e.getValue().getSpec()));
-            long count = InClusterIT.evidenceCount(stored.values());
-            lost = Math.max(0, expected - count);
-            doubled = Math.max(0, count - expected);
-            return same && count == expected;
-          });
-    } catch (IllegalStateException e) {
-      throw new AssertionError(
-          e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
-    }
+    ClusterSteps.awaitExactProposals(
+        cluster,
+        "the ztunnel capture's proposals in " + APPS,
+        PIPELINE,
+        learned,
+        () -> storedIn(admin),
+        (l, d) -> {
+          lost = l;
+          doubled = d;
+        },
+        () -> "");
   }
 
   /** The proposals in the capture's namespace, by namespace/name. */

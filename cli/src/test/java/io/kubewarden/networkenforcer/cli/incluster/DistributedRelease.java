@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.compose.HubbleRelayStandIn;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
@@ -680,63 +679,33 @@ final class DistributedRelease {
 
   private void awaitExact(
       KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> expected) {
-    long expectedCount = InClusterIT.evidenceCount(expected.values());
-    assertThat(expectedCount).as("observations in learn's proposals").isPositive();
-    KubernetesSerialization json = admin.getKubernetesSerialization();
-    List<String> last = new ArrayList<>();
-    try {
-      cluster.await(
-          "the moved capture's proposals in " + APPS,
-          PIPELINE,
-          () -> {
-            // Every proposal of the moved namespace, and learn's others (coredns's in kube-system).
-            Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
-            admin
-                .resources(WorkloadNetworkPolicyProposal.class)
-                .inAnyNamespace()
-                .list()
-                .getItems()
-                .forEach(
-                    p -> {
-                      String key = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
-                      if (key.startsWith(APPS + "/") || expected.containsKey(key)) {
-                        stored.put(key, p);
-                      }
-                    });
-            last.clear();
-            last.add(
-                stored.keySet()
-                    + " "
-                    + stored.values().stream()
-                        .map(p -> json.asJson(p.getStatus()))
-                        .collect(Collectors.joining("\n")));
-            if (!stored.keySet().equals(expected.keySet())) {
-              return false;
-            }
-            boolean same =
-                expected.entrySet().stream()
-                    .allMatch(
-                        e ->
-                            stored
-                                .get(e.getKey())
-                                .getSpec()
-                                .sameAllowListAs(e.getValue().getSpec()));
-            long count = InClusterIT.evidenceCount(stored.values());
-            lost = Math.max(0, expectedCount - count);
-            doubled = Math.max(0, count - expectedCount);
-            return same && count == expectedCount;
-          });
-    } catch (IllegalStateException e) {
-      throw new AssertionError(
-          e.getMessage()
-              + "\nlast seen: "
-              + last
-              + "\nlearned: "
-              + expected.keySet()
-              + "\n"
-              + ClusterSteps.releaseLogs(cluster, 60),
-          e);
-    }
+    ClusterSteps.awaitExactProposals(
+        cluster,
+        "the moved capture's proposals in " + APPS,
+        PIPELINE,
+        expected,
+        () -> {
+          // Every proposal of the moved namespace, and learn's others (coredns's in kube-system).
+          Map<String, WorkloadNetworkPolicyProposal> stored = new TreeMap<>();
+          admin
+              .resources(WorkloadNetworkPolicyProposal.class)
+              .inAnyNamespace()
+              .list()
+              .getItems()
+              .forEach(
+                  p -> {
+                    String key = p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+                    if (key.startsWith(APPS + "/") || expected.containsKey(key)) {
+                      stored.put(key, p);
+                    }
+                  });
+          return stored;
+        },
+        (l, d) -> {
+          lost = l;
+          doubled = d;
+        },
+        () -> ClusterSteps.releaseLogs(cluster, 60));
   }
 
   // --- Kafka ---------------------------------------------------------------------------------

@@ -14,10 +14,8 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.compose.HubbleRelayStandIn;
-import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.testing.KubeCluster;
@@ -940,51 +938,17 @@ class InClusterIT {
 
   private static void awaitExactProposals(
       KubernetesClient admin, Map<String, WorkloadNetworkPolicyProposal> learned) {
-    long expectedCount = evidenceCount(learned.values());
-    assertThat(expectedCount).as("observations in learn's proposals").isPositive();
-    KubernetesSerialization json = admin.getKubernetesSerialization();
-    List<String> last = new ArrayList<>();
-    try {
-      cluster.await(
-          "the sample's proposals in the cluster",
-          PIPELINE,
-          () -> {
-            Map<String, WorkloadNetworkPolicyProposal> stored = proposalsIn(admin);
-            last.clear();
-            last.add(
-                stored.keySet()
-                    + " "
-                    + stored.values().stream()
-                        .map(p -> json.asJson(p.getSpec()))
-                        .collect(Collectors.joining("\n")));
-            if (!stored.keySet().equals(learned.keySet())) {
-              return false;
-            }
-            boolean same =
-                learned.entrySet().stream()
-                    .allMatch(
-                        e ->
-                            stored
-                                .get(e.getKey())
-                                .getSpec()
-                                .sameAllowListAs(e.getValue().getSpec()));
-            long count = evidenceCount(stored.values());
-            lost = Math.max(0, expectedCount - count);
-            doubled = Math.max(0, count - expectedCount);
-            return same && count == expectedCount;
-          });
-    } catch (IllegalStateException e) {
-      throw new AssertionError(
-          e.getMessage() + "\nlast seen: " + last + "\nlearned: " + learned.keySet(), e);
-    }
-  }
-
-  static long evidenceCount(java.util.Collection<WorkloadNetworkPolicyProposal> proposals) {
-    return proposals.stream()
-        .filter(p -> p.getStatus() != null && p.getStatus().getEvidence() != null)
-        .flatMap(p -> p.getStatus().getEvidence().stream())
-        .mapToLong(RuleEvidence::getCount)
-        .sum();
+    ClusterSteps.awaitExactProposals(
+        cluster,
+        "the sample's proposals in the cluster",
+        PIPELINE,
+        learned,
+        () -> proposalsIn(admin),
+        (l, d) -> {
+          lost = l;
+          doubled = d;
+        },
+        () -> "");
   }
 
   private static Map<String, WorkloadNetworkPolicyProposal> learnedFromTheSample()
