@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
+import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
@@ -62,30 +63,7 @@ class MonitorUnionTest {
       driver.policy(Policies.kubernetes(SERVER_INGRESS, Mode.monitor, onlyClient()));
       driver.nativePolicy(metricsScraping());
 
-      driver.pipe(
-          // allowed by the monitored policy itself
-          forwarded(
-              Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
-          // denied by it, allowed by allow-scraping: the union allows it
-          forwarded(
-              Provider.cilium,
-              T.plusSeconds(1),
-              COREDNS,
-              SERVER,
-              Protocol.TCP,
-              9090,
-              1,
-              Reporter.DESTINATION),
-          // allowed by neither
-          forwarded(
-              Provider.cilium,
-              T.plusSeconds(2),
-              COREDNS,
-              SERVER,
-              Protocol.TCP,
-              8443,
-              1,
-              Reporter.DESTINATION));
+      driver.pipe(toTheServerOnThreePorts());
 
       var violations = driver.newViolations();
       assertThat(violations)
@@ -150,28 +128,7 @@ class MonitorUnionTest {
       driver.policy(Policies.cilium(SERVER_INGRESS, Mode.monitor, onlyClientAsCilium()));
       driver.nativePolicy(metricsScraping());
 
-      driver.pipe(
-          forwarded(
-              Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
-          // denied by the CiliumNetworkPolicy, allowed by the NetworkPolicy allow-scraping
-          forwarded(
-              Provider.cilium,
-              T.plusSeconds(1),
-              COREDNS,
-              SERVER,
-              Protocol.TCP,
-              9090,
-              1,
-              Reporter.DESTINATION),
-          forwarded(
-              Provider.cilium,
-              T.plusSeconds(2),
-              COREDNS,
-              SERVER,
-              Protocol.TCP,
-              8443,
-              1,
-              Reporter.DESTINATION));
+      driver.pipe(toTheServerOnThreePorts());
 
       assertThat(driver.newViolations())
           .singleElement()
@@ -188,5 +145,33 @@ class MonitorUnionTest {
                   .count())
           .isEqualTo(1.0);
     }
+  }
+
+  /**
+   * To the server: from the client on 18080 (the monitored policy allows it), from CoreDNS on 9090
+   * (only the NetworkPolicy allow-scraping allows it) and on 8443 (allowed by neither).
+   */
+  private static FlowRecord[] toTheServerOnThreePorts() {
+    return new FlowRecord[] {
+      forwarded(Provider.cilium, T, CLIENT, SERVER, Protocol.TCP, 18080, 1, Reporter.DESTINATION),
+      forwarded(
+          Provider.cilium,
+          T.plusSeconds(1),
+          COREDNS,
+          SERVER,
+          Protocol.TCP,
+          9090,
+          1,
+          Reporter.DESTINATION),
+      forwarded(
+          Provider.cilium,
+          T.plusSeconds(2),
+          COREDNS,
+          SERVER,
+          Protocol.TCP,
+          8443,
+          1,
+          Reporter.DESTINATION)
+    };
   }
 }
