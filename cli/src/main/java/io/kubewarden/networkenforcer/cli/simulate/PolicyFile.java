@@ -205,23 +205,25 @@ public final class PolicyFile {
         throw unsupported(label, "spec." + field);
       }
     }
-    JsonNode rules = spec.path("rules");
+    List<JsonNode> rules = listAt(label, "spec.rules", spec.path("rules"));
     List<IstioPolicy.Rule> parsed = new ArrayList<>();
     for (int r = 0; r < rules.size(); r++) {
       JsonNode rule = rules.get(r);
       only(label, "spec.rules[" + r + "]", rule, ISTIO_RULE_FIELDS);
-      for (int f = 0; f < rule.path("from").size(); f++) {
+      List<JsonNode> from = listAt(label, "spec.rules[" + r + "].from", rule.path("from"));
+      for (int f = 0; f < from.size(); f++) {
         only(
             label,
             "spec.rules[" + r + "].from[" + f + "].source",
-            rule.path("from").get(f).path("source"),
+            from.get(f).path("source"),
             ISTIO_SOURCE_FIELDS);
       }
-      for (int t = 0; t < rule.path("to").size(); t++) {
+      List<JsonNode> to = listAt(label, "spec.rules[" + r + "].to", rule.path("to"));
+      for (int t = 0; t < to.size(); t++) {
         only(
             label,
             "spec.rules[" + r + "].to[" + t + "].operation",
-            rule.path("to").get(t).path("operation"),
+            to.get(t).path("operation"),
             ISTIO_OPERATION_FIELDS);
       }
       try {
@@ -251,6 +253,19 @@ public final class PolicyFile {
     }
     return CandidatePolicy.istio(
         label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
+  }
+
+  /** The elements of a YAML list; none when the field is absent, an error when it is not a list. */
+  private static List<JsonNode> listAt(String label, String path, JsonNode node) {
+    if (node.isMissingNode() || node.isNull()) {
+      return List.of();
+    }
+    if (!node.isArray()) {
+      throw new ConfigException(label + ": " + path + " must be a list");
+    }
+    List<JsonNode> elements = new ArrayList<>();
+    node.forEach(elements::add);
+    return elements;
   }
 
   private static void only(String label, String path, JsonNode node, Set<String> allowed) {
