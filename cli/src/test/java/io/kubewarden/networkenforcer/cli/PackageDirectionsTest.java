@@ -12,7 +12,7 @@ class PackageDirectionsTest {
   void packagesOnlyUseLowerLayers() {
     PackageLayers layers =
         PackageLayers.of("io.kubewarden.networkenforcer.cli")
-            .layer("config", "management", "version")
+            .layer("config", "management", "ranges", "version")
             .layer("learn", "services")
             .layer("history", "standalone")
             .layer("diff", "replay", "simulate")

@@ -1,9 +1,14 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.kubewarden.networkenforcer.cli.config.ClusterOptions;
+import io.kubewarden.networkenforcer.cli.config.ClusterRangeOptions;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.config.OutputFormat;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRangeDiscovery;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRanges;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -165,6 +170,11 @@ public final class LearnCommand implements Callable<Integer> {
 
   @Mixin LearningOptions learning = new LearningOptions();
 
+  @Mixin ClusterRangeOptions ranges = new ClusterRangeOptions();
+
+  /** The cluster whose ranges --discover-cluster-cidrs reads; learn reads nothing else from it. */
+  @Mixin ClusterOptions cluster = new ClusterOptions();
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -212,7 +222,7 @@ public final class LearnCommand implements Callable<Integer> {
             });
     Backend chosenBackend =
         request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
-    LearningSettings learningSettings = learning.settings();
+    LearningSettings learningSettings = discovered(learning.settings());
     LearnSetup.checkBackend(captureFormat, chosenBackend, learningSettings);
     progress.phaseDone("options and capture format");
 
@@ -301,6 +311,25 @@ public final class LearnCommand implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  /**
+   * With --discover-cluster-cidrs: the configured ranges and the cluster's, before the capture is
+   * read (an unreachable cluster fails in seconds, not after the capture); the line goes to
+   * standard error, where progress goes.
+   */
+  private LearningSettings discovered(LearningSettings configured) {
+    if (!ranges.discover()) {
+      return configured;
+    }
+    cluster.validate();
+    String apiServer = cluster.source();
+    try (KubernetesClient client = cluster.commandLineClient()) {
+      return ClusterRanges.withDiscovered(
+          configured,
+          new ClusterRangeDiscovery(client, apiServer),
+          spec.commandLine().getErr()::println);
+    }
   }
 
   /** The options, checked, with messages that say what to fix. */

@@ -228,7 +228,8 @@ public final class LearnSummary {
               + everywhere
               + " proposals allow 0.0.0.0/0 and ::/0 on some ports, the cluster's own pods and "
               + "services included (many outside addresses on one port, or a data plane that reports "
-              + "no address); pass --cluster-cidr with the pod and service ranges to except them"
+              + "no address); pass --cluster-cidr with the pod and service ranges to except them, "
+              + "or --discover-cluster-cidrs to read them from the cluster"
               + (backend == Backend.cilium
                   ? ", or --cilium-entities to allow Cilium's entity world instead"
                   : ""));

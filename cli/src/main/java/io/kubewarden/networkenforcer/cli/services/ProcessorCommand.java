@@ -1,14 +1,19 @@
 package io.kubewarden.networkenforcer.cli.services;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRangeDiscovery;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRanges;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,6 +28,8 @@ import picocli.CommandLine.Option;
         "Runs the stream processor: learns allow-lists from flows, emits proposals, stops learning "
             + "where a policy exists and turns denies and monitor-mode mismatches into violations.")
 public final class ProcessorCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(ProcessorCommand.class);
+
   @Mixin ServiceOptions service;
   @Mixin ProviderNameOption provider;
   @Mixin StreamsOptions streams;
@@ -45,14 +52,28 @@ public final class ProcessorCommand implements Callable<Integer> {
     KafkaSettings settings = kafka.settings(null);
     ProcessorConfig config =
         streams.config(settings, provider.provider(), stateDir, kafka.createTopics());
+    String apiServer = streams.discoverClusterCidrs() ? service.apiServerSource() : null;
     if (checkConfig) {
       return 0;
     }
     try (ServiceRunner runner = ServiceRunner.of("processor", service)) {
-      // The processor reads no Kubernetes object; its client only reviews management requests'
-      // tokens.
+      // The processor's client reviews management requests' tokens and, with
+      // --discover-cluster-cidrs, lists the cluster's ranges once here; it reads nothing else.
       runner.startManagement(
           service.managementAccess(() -> runner.add(service.kubernetesClient())));
+      if (apiServer != null) {
+        try (KubernetesClient client = service.kubernetesClient()) {
+          config =
+              config.toBuilder()
+                  .learning(
+                      ClusterRanges.withDiscovered(
+                          config.learning(),
+                          new ClusterRangeDiscovery(client, apiServer),
+                          LOG::info))
+                  .build()
+                  .validate();
+        }
+      }
       if (kafka.createTopics()) {
         TopicSetup.createMissing(settings, kafka.flowsRetentionMs());
       }

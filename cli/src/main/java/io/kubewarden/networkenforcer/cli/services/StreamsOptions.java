@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.services;
 
+import io.kubewarden.networkenforcer.cli.config.ClusterRangeOptions;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.config.Durations;
@@ -97,6 +98,13 @@ public class StreamsOptions {
   String backend;
 
   @Mixin LearningOptions learning = new LearningOptions();
+
+  @Mixin ClusterRangeOptions ranges = new ClusterRangeOptions();
+
+  /** Whether the cluster's ranges are read from the API server at start. */
+  public boolean discoverClusterCidrs() {
+    return ranges.discover();
+  }
 
   private Backend backend(Provider provider) {
     if (backend == null || backend.isBlank()) {

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaOptions;
 import io.kubewarden.networkenforcer.cli.config.ServiceOptions;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRangeDiscovery;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRanges;
 import io.kubewarden.networkenforcer.cli.services.ApiServerCheck;
 import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
 import io.kubewarden.networkenforcer.cli.services.IngestOptions;
@@ -30,6 +32,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -48,6 +52,8 @@ import picocli.CommandLine.Option;
             + "Kafka (KRaft) broker; Kafka data and Streams state live under --data-dir. For small clusters and "
             + "local use.")
 public final class StandaloneCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(StandaloneCommand.class);
+
   @Mixin ServiceOptions service;
   @Mixin ProviderNameOption provider;
   @Mixin IngestOptions ingest;
@@ -138,6 +144,17 @@ public final class StandaloneCommand implements Callable<Integer> {
 
       ProcessorConfig processorConfig =
           streams.config(settings, p, dataDir.resolve("streams"), true);
+      if (streams.discoverClusterCidrs()) {
+        processorConfig =
+            processorConfig.toBuilder()
+                .learning(
+                    ClusterRanges.withDiscovered(
+                        processorConfig.learning(),
+                        new ClusterRangeDiscovery(client, apiServer),
+                        LOG::info))
+                .build()
+                .validate();
+      }
       StreamProcessorApp processor =
           runner.add(new StreamProcessorApp(processorConfig, runner.registry()));
       CaughtUpPage.serve(runner, processor);

@@ -108,6 +108,17 @@ public record LearningSettings(
     quietPeriod = quietPeriod == null ? DEFAULT_QUIET_PERIOD : quietPeriod;
   }
 
+  /** The same settings with other cluster ranges (configured and discovered, merged). */
+  public LearningSettings withClusterCidrs(List<String> cidrs) {
+    return new LearningSettings(
+        cidrs,
+        externalPeers,
+        quietPeriod,
+        minObservations,
+        externalPeersWidenAbove,
+        ciliumEntities);
+  }
+
   public LearningSettings validate() {
     for (String cidr : clusterCidrs) {
       if (!Addresses.isCidr(cidr)) {
