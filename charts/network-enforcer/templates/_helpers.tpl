@@ -418,6 +418,10 @@ secret:
 - name: NE_CLUSTER_CIDR
   value: {{ join "," .clusterCidrs | quote }}
 {{- end }}
+{{- if .discoverClusterCidrs }}
+- name: NE_DISCOVER_CLUSTER_CIDRS
+  value: "true"
+{{- end }}
 - name: NE_EXTERNAL_PEERS
   value: {{ .externalPeers | default "address" | quote }}
 - name: NE_EXTERNAL_PEERS_WIDEN_ABOVE

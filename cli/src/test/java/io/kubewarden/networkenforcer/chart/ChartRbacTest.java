@@ -189,8 +189,10 @@ class ChartRbacTest {
       assertThat(grants(m, reader)).allMatch(g -> g.reviews() || READ_ONLY.containsAll(g.verbs()));
       assertThat(grants(m, reader))
           .noneMatch(g -> g.resource().equals("secrets") && g.resourceNames().isEmpty());
-      // The processor reads no Kubernetes object: its token only reviews management requests.
-      assertThat(grants(m, FULLNAME + "-processor")).allMatch(Grant::reviews).hasSize(2);
+      // The processor's token reviews management requests and lists the cluster's ranges.
+      assertThat(grants(m, FULLNAME + "-processor"))
+          .allMatch(g -> g.reviews() || g.verbs().equals(List.of("list")))
+          .hasSize(7);
     }
 
     List<Grant> secrets =
@@ -305,13 +307,22 @@ class ChartRbacTest {
             // release)
             NAMESPACE + ":coordination.k8s.io/leases [] [create]",
             NAMESPACE + ":coordination.k8s.io/leases [" + FULLNAME + "-writer] [get, patch]"));
+    List<String> processor = new ArrayList<>(reviews);
+    processor.addAll(
+        List.of(
+            // ranges.ClusterRangeDiscovery lists each RangeSource once at start
+            ":networking.k8s.io/servicecidrs [] [list]",
+            ":/nodes [] [list]",
+            ":cilium.io/ciliumnodes [] [list]",
+            ":crd.projectcalico.org/ippools [] [list]",
+            ":projectcalico.org/ippools [] [list]"));
     Map<String, List<String>> expected =
         Map.of(
             FULLNAME + "-ingest",
             ingest,
-            // The processor reads no Kubernetes object.
+            // The processor reads only the objects reporting the cluster's ranges.
             FULLNAME + "-processor",
-            reviews,
+            processor,
             FULLNAME + "-writer",
             writer);
     expected.forEach(

@@ -120,6 +120,8 @@ class ServiceMetricsCoverageTest {
 
     Map<String, String> processor = chartEnv(chart, "StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());
+    // The chart's processor lists the cluster's ranges once at start.
+    processor.put("NE_KUBECONFIG", api.kubeconfig().toString());
     start("processor", processor);
     Map<String, String> ingest = chartEnv(chart, "Deployment", "ingest");
     ingest.put("NE_HUBBLE_ENDPOINT", "127.0.0.1:" + relay.port());

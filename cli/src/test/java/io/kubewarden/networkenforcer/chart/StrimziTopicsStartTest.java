@@ -144,6 +144,8 @@ class StrimziTopicsStartTest {
   void eachServiceStartsAgainstExactlyTheDeclaredTopics() throws Exception {
     Map<String, String> processor = chartEnv("StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state").toString());
+    // The chart's processor lists the cluster's ranges once at start.
+    processor.put("NE_KUBECONFIG", api.kubeconfig().toString());
     assertThat(processor)
         .containsEntry("NE_KAFKA_CREATE_TOPICS", "false")
         .containsEntry("NE_GROUP_INSTANCE_ID", "processor-0");
@@ -199,6 +201,7 @@ class StrimziTopicsStartTest {
   void withoutItsLoopTopicTheProcessorStopsAndNamesIt() {
     Map<String, String> processor = chartEnv("StatefulSet", "processor");
     processor.put("NE_STATE_DIR", dir.resolve("state-undeclared").toString());
+    processor.put("NE_KUBECONFIG", api.kubeconfig().toString());
     processor.put("NE_APPLICATION_ID", "undeclared-processor");
 
     CliRun run = CliRun.run(processor, "processor");
