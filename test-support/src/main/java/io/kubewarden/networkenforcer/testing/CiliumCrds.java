@@ -12,26 +12,38 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Cilium's {@code cilium.io/v2 CiliumNetworkPolicy} kind for a bare API server, with Cilium's own
- * published schema, so a rendered policy is checked by the schema Cilium clusters enforce. The CRD
- * is Cilium's text: {@code hack/tools/cilium-crds.sh} fetches it from the released Go module
- * (version and sha256 pinned there) into the test-tools directory; it is not kept in this
- * repository.
+ * Cilium's {@code cilium.io/v2 CiliumNetworkPolicy} and {@code CiliumNode} kinds for a bare API
+ * server, with Cilium's own published schemas, so a rendered policy, or a node whose ranges are
+ * read, is checked by the schema Cilium clusters enforce. The CRDs are Cilium's text: {@code
+ * hack/tools/cilium-crds.sh} fetches them from the released Go module (version and sha256 pinned
+ * there) into the test-tools directory; they are not kept in this repository.
  */
 public final class CiliumCrds {
 
   public static final String CILIUM_NETWORK_POLICIES = "ciliumnetworkpolicies.cilium.io";
+  public static final String CILIUM_NODES = "ciliumnodes.cilium.io";
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   private CiliumCrds() {}
 
-  /** Cilium's CRD as published. */
+  /** Cilium's CiliumNetworkPolicy CRD as published. */
   public static CustomResourceDefinition ciliumNetworkPolicy() {
-    Path crd = KubeTools.toolsDir().resolve("cilium").resolve("ciliumnetworkpolicies.yaml");
+    return load("ciliumnetworkpolicies.yaml");
+  }
+
+  /** Cilium's CiliumNode CRD as published. */
+  public static CustomResourceDefinition ciliumNode() {
+    return load("ciliumnodes.yaml");
+  }
+
+  private static CustomResourceDefinition load(String file) {
+    Path crd = KubeTools.toolsDir().resolve("cilium").resolve(file);
     if (!Files.isRegularFile(crd)) {
       throw new IllegalStateException(
-          "Cilium's CiliumNetworkPolicy CRD is not at "
+          "Cilium's CRD "
+              + file
+              + " is not at "
               + crd
               + ": run hack/tools/cilium-crds.sh (./hack/test.sh runs it)");
     }
@@ -44,18 +56,28 @@ public final class CiliumCrds {
 
   /** Creates the CiliumNetworkPolicy CRD and waits until it is Established. */
   public static void installCiliumNetworkPolicy(KubernetesClient client, Duration timeout) {
+    install(client, ciliumNetworkPolicy(), CILIUM_NETWORK_POLICIES, timeout);
+  }
+
+  /** Creates the CiliumNode CRD and waits until it is Established. */
+  public static void installCiliumNode(KubernetesClient client, Duration timeout) {
+    install(client, ciliumNode(), CILIUM_NODES, timeout);
+  }
+
+  private static void install(
+      KubernetesClient client, CustomResourceDefinition crd, String name, Duration timeout) {
     client
         .apiextensions()
         .v1()
         .customResourceDefinitions()
-        .resource(ciliumNetworkPolicy())
+        .resource(crd)
         .forceConflicts()
         .serverSideApply();
     client
         .apiextensions()
         .v1()
         .customResourceDefinitions()
-        .withName(CILIUM_NETWORK_POLICIES)
+        .withName(name)
         .waitUntilCondition(ProjectCrds::established, timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 }

@@ -52,6 +52,8 @@ public final class ClusterRangeDiscovery {
         switch (e.getCode()) {
           case 404 -> unavailable.put(source, "not served");
           case 403 -> unavailable.put(source, "forbidden (list " + source.resource() + ")");
+          // An aggregated API whose server is down (Calico's API server): its CRDs still answer.
+          case 503 -> unavailable.put(source, "unavailable (503)");
           default ->
               throw new ConfigException(
                   "cannot discover the cluster ranges from "

@@ -15,10 +15,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.chart.HelmChart;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.testing.CiliumCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The cluster's ranges are read from a real kube-apiserver: its own default ServiceCIDR (from
  * {@code --service-cluster-ip-range}) and one more, two Nodes' {@code spec.podCIDRs}, two
- * CiliumNodes and Calico IPPools of both API groups (minimal structural CRDs: the kinds' own CRDs
- * are Cilium's and Calico's, not in this repository; only the fields read here matter).
+ * CiliumNodes (Cilium's published CRD) and Calico IPPools of both API groups (minimal structural
+ * CRDs: Calico's are not fetched by the test tools; only {@code spec.cidr} is read).
  */
 class ClusterRangeDiscoveryTest {
   /** The harness's --service-cluster-ip-range (test-support ClusterPki.SERVICE_RANGE). */
@@ -48,7 +50,8 @@ class ClusterRangeDiscoveryTest {
   static void start() {
     api = KubeApiServer.builder().start();
     admin = api.client();
-    install(crd("cilium.io", "v2", "CiliumNode", "ciliumnodes"));
+    // Cilium's own CRD (hack/tools/cilium-crds.sh): its schema admits spec.ipam.podCIDRs as read.
+    CiliumCrds.installCiliumNode(admin, Duration.ofSeconds(60));
     install(crd("crd.projectcalico.org", "v1", "IPPool", "ippools"));
     install(crd("projectcalico.org", "v3", "IPPool", "ippools"));
     create(
