@@ -4,15 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
@@ -24,12 +29,15 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -166,6 +174,126 @@ class DistributedServicesTest {
    * {@code count} flows from one client pod to a server on TCP 8080, as the Cilium ingest publishes
    * them.
    */
+  /**
+   * {@code --discover-cluster-cidrs} as the chart runs it (the processor's service account, the
+   * chart's RBAC): the processor reads the cluster's ranges at start, and the rule it widens from
+   * eleven outside addresses on one port excepts exactly them (without ranges it is {@code
+   * 0.0.0.0/0} without except, {@code LearnExternalWideningTest}).
+   */
+  @Test
+  void processorExceptsTheDiscoveredRangesFromTheWidenedRule() throws Exception {
+    api.admin()
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("node-a")
+                .endMetadata()
+                .withNewSpec()
+                .withPodCIDR("10.244.0.0/24")
+                .withPodCIDRs("10.244.0.0/24", "fd00:10:244::/64")
+                .endSpec()
+                .build())
+        .create();
+    // Topics of their own: the other tests count the flows they publish.
+    String prefix = "ranges-test.";
+    Map<String, String> env = new HashMap<>(kafkaEnv());
+    env.put("NE_KAFKA_TOPIC_PREFIX", prefix);
+    env.put("NE_APPLICATION_ID", "ranges-test-processor");
+    env.put("NE_STATE_DIR", dir.toString());
+    env.put("NE_PROCESSING_GUARANTEE", "at_least_once");
+    env.put("NE_COMMIT_INTERVAL", "100ms");
+    env.put("NE_OBSERVATION_COMBINE_INTERVAL", "100ms");
+    env.put("NE_DISCOVER_CLUSTER_CIDRS", "true");
+    env.put(
+        "NE_KUBECONFIG",
+        api.api()
+            .serviceAccountKubeconfig(
+                ChartedApiServer.RELEASE_NAMESPACE,
+                ChartedApiServer.KUBERNETES + "-network-enforcer-processor")
+            .toString());
+    Topics topics =
+        new KafkaSettings(broker.bootstrapServers(), prefix, 2, (short) 1, Map.of()).topics();
+    runUntilReady(
+        env,
+        "processor",
+        "kafka-streams ok",
+        (http, port) -> {
+          FlowEndpoint client = endpoint("shop", "cart", "10.0.1.5");
+          List<FlowRecord> flows = new ArrayList<>();
+          Instant t = Instant.parse("2026-08-03T15:40:01Z");
+          for (int i = 1; i <= 11; i++) {
+            flows.add(
+                new FlowRecord(
+                    t.plusSeconds(i),
+                    Provider.cilium,
+                    Protocol.TCP,
+                    443,
+                    client,
+                    FlowEndpoint.outsideCluster(
+                        "52.216.8." + i, ExternalEndpoint.of(List.of("bucket.example.com"))),
+                    Verdict.FORWARDED,
+                    null,
+                    1,
+                    Reporter.SOURCE));
+          }
+          publish(topics.flows(), flows);
+          String widened = awaitProposal(topics.proposals(), "0.0.0.0/0");
+          // The harness's default ServiceCIDR, then the node's blocks, split by family.
+          assertThat(widened)
+              .contains(
+                  "{\"ipBlock\":{\"cidr\":\"0.0.0.0/0\",\"except\":[\""
+                      + "10.96.0.0/24\",\"10.244.0.0/24\"]}}")
+              .contains("{\"ipBlock\":{\"cidr\":\"::/0\",\"except\":[\"fd00:10:244::/64\"]}}")
+              .doesNotContain("52.216.8.");
+        });
+  }
+
+  private static void publish(Topic<String, FlowRecord> topic, List<FlowRecord> flows)
+      throws Exception {
+    try (KafkaProducer<String, FlowRecord> producer =
+        new KafkaProducer<>(
+            Map.of("bootstrap.servers", broker.bootstrapServers()),
+            topic.keySerde().serializer(),
+            topic.valueSerde().serializer())) {
+      for (FlowRecord flow : flows) {
+        producer.send(new ProducerRecord<>(topic.name(), flow.partitionKey(), flow)).get();
+      }
+    }
+  }
+
+  /** The JSON of the latest proposal on the topic that contains {@code text}, within a minute. */
+  private static String awaitProposal(Topic<String, ProposalSnapshot> topic, String text)
+      throws Exception {
+    try (KafkaConsumer<String, ProposalSnapshot> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                "bootstrap.servers",
+                broker.bootstrapServers(),
+                "group.id",
+                "ranges-test-reader",
+                "auto.offset.reset",
+                "earliest"),
+            topic.keySerde().deserializer(),
+            topic.valueSerde().deserializer())) {
+      consumer.subscribe(List.of(topic.name()));
+      Instant deadline = Instant.now().plusSeconds(60);
+      List<String> seen = new ArrayList<>();
+      while (Instant.now().isBefore(deadline)) {
+        for (ConsumerRecord<String, ProposalSnapshot> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() != null) {
+            String json = Json.mapper().writeValueAsString(r.value().spec());
+            seen.add(json);
+            if (json.contains(text)) {
+              return json;
+            }
+          }
+        }
+      }
+      throw new AssertionError("no proposal with " + text + " within 60 s; seen: " + seen);
+    }
+  }
+
   private static void publishFlows(int count) throws Exception {
     Topic<String, FlowRecord> flows =
         new KafkaSettings(broker.bootstrapServers(), null, 2, (short) 1, Map.of()).topics().flows();
