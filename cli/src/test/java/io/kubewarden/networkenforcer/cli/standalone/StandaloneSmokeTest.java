@@ -104,7 +104,9 @@ class StandaloneSmokeTest {
                       "--pod-name",
                       "standalone-0",
                       "--lease-name",
-                      ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES)));
+                      ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES),
+                      // As the chart runs it: the cluster's ranges read once before processing.
+                      "--discover-cluster-cidrs"));
       try {
         await()
             .atMost(Duration.ofMinutes(3))
