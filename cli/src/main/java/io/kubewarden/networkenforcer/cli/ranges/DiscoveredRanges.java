@@ -24,13 +24,15 @@ public record DiscoveredRanges(
   /**
    * The ranges learning uses: every configured range, kept as given (configuration wins: a range
    * the cluster does not report, such as node or load-balancer addresses, is still excepted), then
-   * each discovered range no earlier range already covers, in source order. A covered range adds
-   * nothing to an {@code except} but length: one Calico pool covers every node's block.
+   * each discovered range no earlier range already covers, in source order, halves of one block
+   * joined into it ({@link SiblingBlocks}). A covered range adds nothing to an {@code except} but
+   * length: one Calico pool covers every node's block.
    */
   public List<String> mergedWith(List<String> configured) {
     List<String> merged = new ArrayList<>(configured);
     List<String> discovered = new ArrayList<>();
-    found.values().forEach(discovered::addAll);
+    // Each source's blocks joined where two halves make one (every node's block of a range).
+    found.values().forEach(ranges -> discovered.addAll(SiblingBlocks.joined(ranges)));
     for (String cidr : discovered) {
       boolean inWiderDiscovered =
           discovered.stream().anyMatch(d -> wider(d, cidr) && coveredBy(cidr, List.of(d)));
