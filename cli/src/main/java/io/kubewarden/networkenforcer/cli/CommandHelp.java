@@ -45,7 +45,8 @@ final class CommandHelp {
         "processor",
         List.of(
             "network-enforcer processor --provider cilium \\",
-            "    --kafka-bootstrap-servers kafka:9092 --state-dir /var/lib/ne",
+            "    --kafka-bootstrap-servers kafka:9092 --state-dir /var/lib/ne \\",
+            "    --discover-cluster-cidrs",
             "network-enforcer processor --config processor.yaml --check-config"));
     EXAMPLES.put(
         "writer",
@@ -74,7 +75,10 @@ final class CommandHelp {
             "    --cluster-state cluster.json --output-dir proposals --overwrite \\",
             "    --report review.html",
             "# For a script: the summary as JSON",
-            "network-enforcer learn -f capture.jsonl.gz --output-dir proposals -o json"));
+            "network-enforcer learn -f capture.jsonl.gz --output-dir proposals -o json",
+            "# The cluster's pod and service ranges read from it, excepted from outside rules:",
+            "network-enforcer learn -f capture.jsonl --output-dir proposals \\",
+            "    --discover-cluster-cidrs --context prod"));
     EXAMPLES.put(
         "simulate",
         List.of(

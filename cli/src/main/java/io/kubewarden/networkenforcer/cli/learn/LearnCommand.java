@@ -404,6 +404,11 @@ public final class LearnCommand implements Callable<Integer> {
               + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > "
               + clusterState.getFileName());
     }
+    if (cluster.given() && !ranges.discover()) {
+      throw new LearnInputException(
+          "--kubeconfig and --context only name the cluster --discover-cluster-cidrs reads its "
+              + "ranges from; add --discover-cluster-cidrs or drop them");
+    }
     if (report != null) {
       LearnReport.check(report);
     }

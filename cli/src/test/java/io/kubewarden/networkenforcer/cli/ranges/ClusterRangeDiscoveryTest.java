@@ -226,6 +226,12 @@ class ClusterRangeDiscoveryTest {
         .contains("cluster ranges: configured [172.16.0.0/12]; ServiceCIDR networking.k8s.io/v1")
         .contains("IPPool crd.projectcalico.org/v1 spec.cidr 10.244.0.0/16");
 
+    // A cluster named without asking for its ranges: said, not ignored.
+    CliRun ignored =
+        learn(capture, dir.resolve("ignored"), "--kubeconfig", api.kubeconfig().toString());
+    assertThat(ignored.exitCode()).isEqualTo(2);
+    assertThat(ignored.err()).contains("add --discover-cluster-cidrs or drop them");
+
     // An unreachable API server fails before the capture is read, naming it.
     Path gone = dir.resolve("gone.kubeconfig");
     Files.writeString(
