@@ -12,7 +12,8 @@ class PackageDirectionsTest {
   void packagesOnlyUseLowerLayers() {
     PackageLayers layers =
         PackageLayers.of("io.kubewarden.networkenforcer.cli")
-            .layer("config", "management", "ranges", "version")
+            .layer("config", "management", "version")
+            .layer("ranges")
             .layer("learn", "services")
             .layer("history", "standalone")
             .layer("diff", "replay", "simulate")

@@ -1,13 +1,11 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.config.ClusterOptions;
 import io.kubewarden.networkenforcer.cli.config.ClusterRangeOptions;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
 import io.kubewarden.networkenforcer.cli.config.LogLevels;
 import io.kubewarden.networkenforcer.cli.config.OutputFormat;
-import io.kubewarden.networkenforcer.cli.ranges.ClusterRangeDiscovery;
 import io.kubewarden.networkenforcer.cli.ranges.ClusterRanges;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.Durations;
@@ -222,7 +220,10 @@ public final class LearnCommand implements Callable<Integer> {
             });
     Backend chosenBackend =
         request.backend().orElse(LearnSetup.providerOf(captureFormat).backend());
-    LearningSettings learningSettings = discovered(learning.settings());
+    // Before the capture is read: an unreachable cluster fails in seconds, not after it.
+    LearningSettings learningSettings =
+        ClusterRanges.forCommandLine(
+            learning.settings(), ranges, cluster, spec.commandLine().getErr());
     LearnSetup.checkBackend(captureFormat, chosenBackend, learningSettings);
     progress.phaseDone("options and capture format");
 
@@ -313,25 +314,6 @@ public final class LearnCommand implements Callable<Integer> {
     return 0;
   }
 
-  /**
-   * With --discover-cluster-cidrs: the configured ranges and the cluster's, before the capture is
-   * read (an unreachable cluster fails in seconds, not after the capture); the line goes to
-   * standard error, where progress goes.
-   */
-  private LearningSettings discovered(LearningSettings configured) {
-    if (!ranges.discover()) {
-      return configured;
-    }
-    cluster.validate();
-    String apiServer = cluster.source();
-    try (KubernetesClient client = cluster.commandLineClient()) {
-      return ClusterRanges.withDiscovered(
-          configured,
-          new ClusterRangeDiscovery(client, apiServer),
-          spec.commandLine().getErr()::println);
-    }
-  }
-
   /** The options, checked, with messages that say what to fix. */
   record LearnRequest(
       Path input,
@@ -403,11 +385,6 @@ public final class LearnCommand implements Callable<Integer> {
               + " does not exist; fix --cluster-state "
               + "or write it with: kubectl get ns,deploy,sts,ds,rs,pods -A -o json > "
               + clusterState.getFileName());
-    }
-    if (cluster.given() && !ranges.discover()) {
-      throw new LearnInputException(
-          "--kubeconfig and --context only name the cluster --discover-cluster-cidrs reads its "
-              + "ranges from; add --discover-cluster-cidrs or drop them");
     }
     if (report != null) {
       LearnReport.check(report);

@@ -1,5 +1,7 @@
 package io.kubewarden.networkenforcer.cli.replay;
 
+import io.kubewarden.networkenforcer.cli.config.ClusterOptions;
+import io.kubewarden.networkenforcer.cli.config.ClusterRangeOptions;
 import io.kubewarden.networkenforcer.cli.config.ConfigFileOption;
 import io.kubewarden.networkenforcer.cli.config.KafkaClientOptions;
 import io.kubewarden.networkenforcer.cli.config.LearningOptions;
@@ -10,6 +12,7 @@ import io.kubewarden.networkenforcer.cli.history.WindowLossReader;
 import io.kubewarden.networkenforcer.cli.learn.CaptureLoss;
 import io.kubewarden.networkenforcer.cli.learn.LearnSummary;
 import io.kubewarden.networkenforcer.cli.learn.ProposalManifests;
+import io.kubewarden.networkenforcer.cli.ranges.ClusterRanges;
 import io.kubewarden.networkenforcer.cli.services.ProviderNameOption;
 import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
@@ -136,6 +139,12 @@ public final class ReplayCommand implements Callable<Integer> {
   /** As the installation learns (chart processor.learning.*), so the window gives its proposals. */
   @Mixin LearningOptions learning = new LearningOptions();
 
+  /** The installation's ranges, read as its processor reads them (--discover-cluster-cidrs). */
+  @Mixin ClusterRangeOptions ranges = new ClusterRangeOptions();
+
+  /** The cluster --discover-cluster-cidrs reads; replay reads nothing else from it. */
+  @Mixin ClusterOptions cluster = new ClusterOptions();
+
   @Mixin KafkaClientOptions kafka;
 
   @Mixin ConfigFileOption configFile;
@@ -167,7 +176,9 @@ public final class ReplayCommand implements Callable<Integer> {
         throw new ConfigException("--backend (NE_BACKEND): " + e.getMessage());
       }
     }
-    LearningSettings learningSettings = learning.settings();
+    LearningSettings learningSettings =
+        ClusterRanges.forCommandLine(
+            learning.settings(), ranges, cluster, spec.commandLine().getErr());
     // Every option checked (a backend that does not fit the provider or the learning settings)
     // before the broker is contacted.
     ReplayPipeline.processorConfig(

@@ -426,6 +426,41 @@ class HistoryOnBrokerTest {
             "Cilium entities are rules of the cilium backend; backend 'kubernetes' has none: drop"
                 + " --cilium-entities or choose --backend cilium");
     assertThat(out.resolve("entities")).doesNotExist();
+
+    // The installation's ranges read as its processor reads them: an unreachable cluster is named
+    // before the broker is contacted.
+    Path kubeconfig = dir.resolve("unreachable.kubeconfig");
+    Files.writeString(
+        kubeconfig,
+        String.join(
+            "\n",
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]",
+            "users: [{name: u, user: {token: t}}]",
+            "contexts: [{name: x, context: {cluster: c, user: u}}]",
+            "current-context: x"));
+    CliRun ranges =
+        CliRun.run(
+            "replay",
+            "--from",
+            B_FROM.toString(),
+            "--to",
+            B_TO.toString(),
+            "--provider",
+            "cilium",
+            "--discover-cluster-cidrs",
+            "--kubeconfig",
+            kubeconfig.toString(),
+            "--kafka-bootstrap-servers",
+            "127.0.0.1:1",
+            "--output-dir",
+            out.resolve("ranges").toString());
+    assertThat(ranges.exitCode()).isEqualTo(2);
+    assertThat(ranges.err())
+        .contains("cannot discover the cluster ranges from kubeconfig " + kubeconfig)
+        .doesNotContain("127.0.0.1:1 (");
+    assertThat(out.resolve("ranges")).doesNotExist();
   }
 
   @Test
