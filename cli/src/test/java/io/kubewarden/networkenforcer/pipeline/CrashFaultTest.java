@@ -22,13 +22,11 @@ import io.kubewarden.networkenforcer.pipeline.FaultStory.Script;
 import io.kubewarden.networkenforcer.pipeline.FaultStory.Tally;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
-import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
+import io.kubewarden.networkenforcer.pipeline.crash.BrokerCluster;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
 import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
-import io.kubewarden.networkenforcer.testing.HangingProxy;
-import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,9 +49,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -63,6 +61,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,11 +70,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real crashes (issue 34, goal 1). The broker, three processors (4 partitions, one standby replica
- * each, exactly-once) and two writers (one leads) run as processes of their own and are killed with
+ * Real crashes (issue 34, goal 1). Three KRaft brokers (topics with 4 partitions, replication
+ * factor 3, {@code min.insync.replicas} 2), three processors (one standby replica each,
+ * exactly-once) and two writers (one leads) run as processes of their own and are killed with
  * SIGKILL at seeded points of the scripted flow stream of {@link FaultStory}: a processor inside an
- * open transaction, a processor while the group rebalances, the leading writer, the broker. A proxy
- * in front of the broker hangs every connection (no byte forwarded, none closed) for longer than
+ * open transaction, a processor while the group rebalances, the leading writer, a broker. A proxy
+ * in front of each broker hangs every connection (no byte forwarded, none closed) for longer than
  * the processors' session and transaction timeouts; a proxy in front of the real kube-apiserver
  * answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at every sink:
  * flows sent against committed flows in the topic, the proposals' allow-lists, each policy's {@code
@@ -98,6 +99,7 @@ class CrashFaultTest {
   private static final String PREFIX = "crash.";
   private static final int PARTITIONS = 4;
   private static final int PROCESSORS = 3;
+  private static final short REPLICATION = BrokerCluster.NODES;
 
   /** Longer than the processors' session (6 s) and transaction (10 s) timeouts. */
   private static final Duration HANG = Duration.ofSeconds(12);
@@ -122,9 +124,7 @@ class CrashFaultTest {
 
   static ChartedApiServer cluster;
   static FaultStory story;
-  static HangingProxy brokerProxy;
-  static ChildJvm broker;
-  static int brokerPort;
+  static BrokerCluster brokers;
   static ApiFaultProxy apiProxy;
   static OtlpLogReceiver collector;
   static String writerToken;
@@ -137,9 +137,7 @@ class CrashFaultTest {
     logs = Files.createDirectories(Path.of("target", "crash-faults", "seed-" + SEED));
     cluster = ChartedApiServer.start(NS);
     story = new FaultStory(cluster.admin(), WAIT);
-    brokerPort = LoopbackPorts.free();
-    brokerProxy = new HangingProxy(LoopbackPorts.free(), brokerPort);
-    startBroker();
+    brokers = BrokerCluster.start(dir.resolve("brokers"), logs, WAIT);
     Path saKubeconfig =
         cluster
             .api()
@@ -154,7 +152,7 @@ class CrashFaultTest {
 
   @AfterAll
   static void stop() {
-    Stream.of(collector, apiProxy, broker, brokerProxy, cluster)
+    Stream.of(collector, apiProxy, brokers, cluster)
         .filter(c -> c != null)
         .forEach(
             c -> {
@@ -167,42 +165,16 @@ class CrashFaultTest {
   }
 
   static String bootstrap() {
-    return "127.0.0.1:" + brokerProxy.port();
-  }
-
-  static void startBroker() throws Exception {
-    Path data = Files.createDirectories(dir.resolve("broker"));
-    broker =
-        ChildJvm.start(
-            "broker-" + System.nanoTime(),
-            logs,
-            Map.of(),
-            BrokerMain.class.getName(),
-            List.of(
-                data.toString(), String.valueOf(brokerPort), String.valueOf(brokerProxy.port())));
-    try (Admin admin = admin()) {
-      await("broker up")
-          .atMost(WAIT)
-          .pollInterval(Duration.ofMillis(500))
-          .ignoreExceptions()
-          .until(() -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == 1);
-    }
+    return brokers.bootstrap();
   }
 
   static Admin admin() {
-    return Admin.create(
-        Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap(),
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-            "20000",
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-            "5000"));
+    return brokers.admin();
   }
 
   @Test
   void nothingLostNothingDoubledUnderCrashes() throws Exception {
-    KafkaSettings kafka = new KafkaSettings(bootstrap(), PREFIX, PARTITIONS, (short) 1, Map.of());
+    KafkaSettings kafka = new KafkaSettings(bootstrap(), PREFIX, PARTITIONS, REPLICATION, Map.of());
     Topics topics = kafka.topics();
     Random random = new Random(SEED);
     Script script = Script.generate(random, FLOWS, VIOLATIONS);
@@ -283,16 +255,19 @@ class CrashFaultTest {
       System.out.printf(
           "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
           injected, recovered, flows.sent, lost, doubled, eventsDoubled);
+      String topicShape = topicShape(topics.flows().name());
       System.out.printf(
-          "flows in topic: %d, events lost: %d, event repeats (same log.record.uid, dropped by a "
+          "flows in topic: %d (%s), events lost: %d, event repeats (same log.record.uid, dropped by a "
               + "collector): %d%n",
-          flowsInTopic, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
+          flowsInTopic, topicShape, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
 
       assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
       assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
       assertThat(proposals)
           .as("every proposal complete")
           .isEqualTo(script.expectedFinalProposals());
+      assertThat(topicShape)
+          .isEqualTo(PARTITIONS + " partitions, replication factor 3, min.insync.replicas 2");
       assertThat(eventsDoubled).as("violations sent as events under two ids").isZero();
       assertThat(eventsLost).isZero();
       assertThat(lost).isZero();
@@ -385,18 +360,22 @@ class CrashFaultTest {
         case BROKER_KILL -> {
           injected.incrementAndGet();
           byKind.merge(kind, 1, Integer::sum);
-          broker.kill();
-          startBroker();
+          int node = random.nextInt(BrokerCluster.NODES);
+          detail = "(node " + (node + 1) + " of " + BrokerCluster.NODES + ")";
+          brokers.killAndRestart(node);
           services.awaitProcessorsStable();
+          // Whole again: the next broker to die leaves every partition its min.insync.replicas.
+          brokers.awaitFullyReplicated();
           recovered.incrementAndGet();
         }
         case BROKER_HANG -> {
           injected.incrementAndGet();
           byKind.merge(kind, 1, Integer::sum);
-          brokerProxy.hang();
+          brokers.hang();
           Thread.sleep(HANG.toMillis());
-          brokerProxy.resume();
+          brokers.resume();
           services.awaitProcessorsStable();
+          brokers.awaitFullyReplicated();
           recovered.incrementAndGet();
         }
       }
@@ -456,7 +435,7 @@ class CrashFaultTest {
                   "--kafka-partitions",
                   String.valueOf(PARTITIONS),
                   "--kafka-replication-factor",
-                  "1",
+                  String.valueOf(REPLICATION),
                   "--application-id",
                   APP_ID,
                   "--provider",
@@ -503,7 +482,7 @@ class CrashFaultTest {
               "--kafka-partitions",
               String.valueOf(PARTITIONS),
               "--kafka-replication-factor",
-              "1",
+              String.valueOf(REPLICATION),
               "--provider",
               "calico",
               "--kubeconfig",
@@ -691,7 +670,7 @@ class CrashFaultTest {
     void printTails() {
       List<ChildJvm> all = new ArrayList<>(processors);
       all.addAll(writers);
-      all.add(broker);
+      all.addAll(brokers.nodes());
       for (ChildJvm p : all) {
         System.out.println(
             "---- " + p.name() + (p.alive() ? "" : " (dead)") + " ----\n" + p.tail(40));
@@ -755,6 +734,22 @@ class CrashFaultTest {
         .sum();
   }
 
+  /** Partitions, replication factor and min.insync.replicas of a topic, as the broker has them. */
+  private static String topicShape(String topic) throws Exception {
+    try (Admin admin = admin()) {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      org.apache.kafka.clients.admin.Config config =
+          admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+      return d.partitions().size()
+          + " partitions, replication factor "
+          + d.partitions().get(0).replicas().size()
+          + ", min.insync.replicas "
+          + config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value();
+    }
+  }
+
   /** Committed records of every partition of a topic. */
   private static long committedCount(String topic) {
     Properties p = new Properties();
@@ -789,7 +784,7 @@ class CrashFaultTest {
             .build()
             .validate();
     try (Admin admin = admin()) {
-      ProcessorTopics.create(admin, config, PARTITIONS);
+      ProcessorTopics.create(admin, config, PARTITIONS, REPLICATION);
     }
   }
 }
