@@ -24,7 +24,8 @@ import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
 import io.kubewarden.networkenforcer.pipeline.crash.BrokerCluster;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
-import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
+import io.kubewarden.networkenforcer.pipeline.crash.CollectedEvents;
+import io.kubewarden.networkenforcer.pipeline.crash.OtelCollector;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -79,8 +81,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the processors' session and transaction timeouts; a proxy in front of the real kube-apiserver
  * answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at every sink:
  * flows sent against committed flows in the topic, the proposals' allow-lists, each policy's {@code
- * violationCount}, and the writers' OpenTelemetry events at an OTLP receiver by their {@code
- * log.record.uid}.
+ * violationCount}, and the writers' OpenTelemetry events at a real OpenTelemetry collector (OTLP
+ * gRPC with TLS) by their {@code log.record.uid}.
  *
  * <p>{@code -Dcrash.seed=S} reproduces a run; {@code -Dcrash.rounds=R -Dcrash.flows=N
  * -Dcrash.violations=M} make it longer (the cli README).
@@ -126,7 +128,7 @@ class CrashFaultTest {
   static FaultStory story;
   static BrokerCluster brokers;
   static ApiFaultProxy apiProxy;
-  static OtlpLogReceiver collector;
+  static OtelCollector collector;
   static String writerToken;
 
   @BeforeAll
@@ -147,7 +149,7 @@ class CrashFaultTest {
     writerToken = sa.getAutoOAuthToken() != null ? sa.getAutoOAuthToken() : sa.getOauthToken();
     apiProxy =
         ApiFaultProxy.to(cluster.api().url(), ApiFaultProxy.decodeBase64(sa.getCaCertData()));
-    collector = new OtlpLogReceiver();
+    collector = OtelCollector.start(dir, logs, WAIT);
   }
 
   @AfterAll
@@ -242,24 +244,33 @@ class CrashFaultTest {
       Tally tally = Tally.of(script, counts, proposals);
       int lost = (int) Math.max(0, flows.sent - flowsInTopic) + tally.lost();
       int doubled = (int) Math.max(0, flowsInTopic - flows.sent) + tally.doubled();
-      long eventsDoubled = 0;
+      // At the collector, by log.record.uid: an id received twice is an event doubled.
+      CollectedEvents events = collector.events();
+      Map<String, Long> eventIds = new TreeMap<>();
+      Map<String, Long> eventRecords = new TreeMap<>();
       long eventsLost = 0;
       for (var expected : expectedCounts.entrySet()) {
-        long distinct = collector.distinct(ViolationEvents.OBSERVED, expected.getKey());
-        eventsDoubled += Math.max(0, distinct - expected.getValue());
+        long distinct = events.distinct(ViolationEvents.OBSERVED, expected.getKey());
+        eventIds.put(expected.getKey(), distinct);
+        eventRecords.put(
+            expected.getKey(), events.records(ViolationEvents.OBSERVED, expected.getKey()));
         eventsLost += Math.max(0, expected.getValue() - distinct);
       }
+      long eventsDoubled = events.doubledUids(ViolationEvents.OBSERVED);
+      String topicShape = topicShape(topics.flows().name());
       int injected = injector.injected.get() + apiProxy.injectedCount();
       int recovered = injector.recovered.get() + apiProxy.recovered();
       System.out.println("faults by kind: " + injector.byKind + " api " + apiProxy.injected);
       System.out.printf(
           "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
           injected, recovered, flows.sent, lost, doubled, eventsDoubled);
-      String topicShape = topicShape(topics.flows().name());
       System.out.printf(
-          "flows in topic: %d (%s), events lost: %d, event repeats (same log.record.uid, dropped by a "
-              + "collector): %d%n",
-          flowsInTopic, topicShape, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
+          "flows in topic: %d (%s), events at the collector: %d of %d expected, events lost: %d%n",
+          flowsInTopic,
+          topicShape,
+          eventRecords.values().stream().mapToLong(Long::longValue).sum(),
+          expectedCounts.values().stream().mapToLong(Long::longValue).sum(),
+          eventsLost);
 
       assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
       assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
@@ -268,7 +279,10 @@ class CrashFaultTest {
           .isEqualTo(script.expectedFinalProposals());
       assertThat(topicShape)
           .isEqualTo(PARTITIONS + " partitions, replication factor 3, min.insync.replicas 2");
-      assertThat(eventsDoubled).as("violations sent as events under two ids").isZero();
+      assertThat(events.withoutUid(ViolationEvents.OBSERVED)).as("events without an id").isZero();
+      assertThat(eventIds).as("distinct event ids per policy").isEqualTo(expectedCounts);
+      assertThat(eventRecords).as("events per policy at the collector").isEqualTo(expectedCounts);
+      assertThat(eventsDoubled).as("event ids received more than once").isZero();
       assertThat(eventsLost).isZero();
       assertThat(lost).isZero();
       assertThat(doubled).isZero();
@@ -500,7 +514,9 @@ class CrashFaultTest {
               "--otel-endpoint",
               collector.endpoint(),
               "--otel-protocol",
-              "http/protobuf",
+              "grpc",
+              "--otel-ca-file",
+              collector.caFile().toString(),
               "--management-port",
               "0",
               "--probe-port",
@@ -729,8 +745,9 @@ class CrashFaultTest {
   // ---- observations ----
 
   private static long eventsSeen(Map<String, Long> expected) {
+    CollectedEvents events = collector.events();
     return expected.keySet().stream()
-        .mapToLong(p -> collector.distinct(ViolationEvents.OBSERVED, p))
+        .mapToLong(p -> events.distinct(ViolationEvents.OBSERVED, p))
         .sum();
   }
 
