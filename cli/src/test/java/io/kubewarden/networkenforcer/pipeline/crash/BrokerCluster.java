@@ -18,6 +18,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -77,9 +78,14 @@ public final class BrokerCluster implements AutoCloseable {
             "5000"));
   }
 
-  /** SIGKILL to node {@code index}, then the node again on its log; waits until it is back. */
+  /**
+   * SIGKILL to node {@code index}; once the controllers have taken it out of every in-sync replica
+   * set (its partitions led elsewhere), the node again on its log; waits until it is back. Waiting
+   * for the removal makes the later {@link #awaitFullyReplicated} mean that it caught up.
+   */
   public synchronized void killAndRestart(int index) throws Exception {
     nodes[index].kill();
+    awaitOutOfEveryIsr(index + 1);
     startNode(index);
     awaitAllNodes();
   }
@@ -103,20 +109,33 @@ public final class BrokerCluster implements AutoCloseable {
           .atMost(wait)
           .pollInterval(Duration.ofMillis(500))
           .ignoreExceptions()
-          .until(
-              () -> {
-                Set<String> names =
-                    admin
-                        .listTopics(new ListTopicsOptions().listInternal(true))
-                        .names()
-                        .get(10, TimeUnit.SECONDS);
-                Map<String, TopicDescription> topics =
-                    admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS);
-                return topics.values().stream()
-                    .flatMap(t -> t.partitions().stream())
-                    .allMatch(p -> p.isr().size() == p.replicas().size());
-              });
+          .until(() -> partitions(admin).allMatch(p -> p.isr().size() == p.replicas().size()));
     }
+  }
+
+  private void awaitOutOfEveryIsr(int nodeId) {
+    try (Admin admin = admin()) {
+      await("node " + nodeId + " out of every in-sync replica set")
+          .atMost(wait)
+          .pollInterval(Duration.ofMillis(500))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  partitions(admin)
+                      .noneMatch(p -> p.isr().stream().anyMatch(n -> n.id() == nodeId)));
+    }
+  }
+
+  private static java.util.stream.Stream<TopicPartitionInfo> partitions(Admin admin)
+      throws Exception {
+    Set<String> names =
+        admin
+            .listTopics(new ListTopicsOptions().listInternal(true))
+            .names()
+            .get(10, TimeUnit.SECONDS);
+    Map<String, TopicDescription> topics =
+        admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS);
+    return topics.values().stream().flatMap(t -> t.partitions().stream());
   }
 
   /** The nodes, for their output when a wait fails. */
