@@ -9,7 +9,8 @@
 #   - what the chart's default values need: cert-manager's controller (its CRDs beside), built from the
 #     released module with a main of ours, a stand-in for its CSI driver (a host binary: the driver's
 #     module is not served), the OpenTelemetry collector under the chart's default collector image
-#     reference and a fluent-bit stand-in under the chart's default fluent-bit reference;
+#     reference (and as the host binary otelcol in $NE_TOOLS_DIR/bin, for tests that run it as a
+#     process) and a fluent-bit stand-in under the chart's default fluent-bit reference;
 #   - containerd, runc and the CNI plugins (/usr/lib/cni) from Debian, with apt, when missing.
 # Each result records what it was built from; a run with the same inputs only checks (well under a second).
 set -euo pipefail
@@ -177,6 +178,19 @@ else
   install -m 0644 "$cm_module"/deploy/crds/*.yaml "$crd_dir/"
   echo "$cm_version" > "$crd_dir.version"
   log "cert-manager $cm_version CRDs written to $crd_dir"
+fi
+
+# The same collector as a host binary, for the tests that run it as a process (cli CrashFaultTest).
+otel_bin="$bin_dir/otelcol"
+if up_to_date "$otel_bin" "$otel_version-$otel_sources"; then
+  log "otelcol $otel_version already in $bin_dir"
+else
+  log "building otelcol $otel_version ..."
+  start=$SECONDS
+  build_collector "$otel_bin.tmp"
+  mv "$otel_bin.tmp" "$otel_bin"
+  echo "$otel_version-$otel_sources" > "$otel_bin.version"
+  log "built otelcol in $((SECONDS - start))s"
 fi
 
 image pause "$pause_version" build_pause

@@ -22,13 +22,12 @@ import io.kubewarden.networkenforcer.pipeline.FaultStory.Script;
 import io.kubewarden.networkenforcer.pipeline.FaultStory.Tally;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFault;
 import io.kubewarden.networkenforcer.pipeline.crash.ApiFaultProxy;
-import io.kubewarden.networkenforcer.pipeline.crash.BrokerMain;
+import io.kubewarden.networkenforcer.pipeline.crash.BrokerCluster;
 import io.kubewarden.networkenforcer.pipeline.crash.ChildJvm;
-import io.kubewarden.networkenforcer.pipeline.crash.OtlpLogReceiver;
+import io.kubewarden.networkenforcer.pipeline.crash.CollectedEvents;
+import io.kubewarden.networkenforcer.pipeline.crash.OtelCollector;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
-import io.kubewarden.networkenforcer.testing.HangingProxy;
-import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -51,9 +51,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -63,6 +63,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,16 +72,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real crashes (issue 34, goal 1). The broker, three processors (4 partitions, one standby replica
- * each, exactly-once) and two writers (one leads) run as processes of their own and are killed with
+ * Real crashes (issue 34, goal 1). Three KRaft brokers (topics with 4 partitions, replication
+ * factor 3, {@code min.insync.replicas} 2), three processors (one standby replica each,
+ * exactly-once) and two writers (one leads) run as processes of their own and are killed with
  * SIGKILL at seeded points of the scripted flow stream of {@link FaultStory}: a processor inside an
- * open transaction, a processor while the group rebalances, the leading writer, the broker. A proxy
- * in front of the broker hangs every connection (no byte forwarded, none closed) for longer than
+ * open transaction, a processor while the group rebalances, the leading writer, a broker. A proxy
+ * in front of each broker hangs every connection (no byte forwarded, none closed) for longer than
  * the processors' session and transaction timeouts; a proxy in front of the real kube-apiserver
  * answers writer requests with 409, 429 (Retry-After), 500, 504 or late. Counted at every sink:
  * flows sent against committed flows in the topic, the proposals' allow-lists, each policy's {@code
- * violationCount}, and the writers' OpenTelemetry events at an OTLP receiver by their {@code
- * log.record.uid}.
+ * violationCount}, and the writers' OpenTelemetry events at a real OpenTelemetry collector (OTLP
+ * gRPC with TLS) by their {@code log.record.uid}.
  *
  * <p>{@code -Dcrash.seed=S} reproduces a run; {@code -Dcrash.rounds=R -Dcrash.flows=N
  * -Dcrash.violations=M} make it longer (the cli README).
@@ -98,6 +101,7 @@ class CrashFaultTest {
   private static final String PREFIX = "crash.";
   private static final int PARTITIONS = 4;
   private static final int PROCESSORS = 3;
+  private static final short REPLICATION = BrokerCluster.NODES;
 
   /** Longer than the processors' session (6 s) and transaction (10 s) timeouts. */
   private static final Duration HANG = Duration.ofSeconds(12);
@@ -122,11 +126,9 @@ class CrashFaultTest {
 
   static ChartedApiServer cluster;
   static FaultStory story;
-  static HangingProxy brokerProxy;
-  static ChildJvm broker;
-  static int brokerPort;
+  static BrokerCluster brokers;
   static ApiFaultProxy apiProxy;
-  static OtlpLogReceiver collector;
+  static OtelCollector collector;
   static String writerToken;
 
   @BeforeAll
@@ -137,9 +139,7 @@ class CrashFaultTest {
     logs = Files.createDirectories(Path.of("target", "crash-faults", "seed-" + SEED));
     cluster = ChartedApiServer.start(NS);
     story = new FaultStory(cluster.admin(), WAIT);
-    brokerPort = LoopbackPorts.free();
-    brokerProxy = new HangingProxy(LoopbackPorts.free(), brokerPort);
-    startBroker();
+    brokers = BrokerCluster.start(dir.resolve("brokers"), logs, WAIT);
     Path saKubeconfig =
         cluster
             .api()
@@ -149,12 +149,12 @@ class CrashFaultTest {
     writerToken = sa.getAutoOAuthToken() != null ? sa.getAutoOAuthToken() : sa.getOauthToken();
     apiProxy =
         ApiFaultProxy.to(cluster.api().url(), ApiFaultProxy.decodeBase64(sa.getCaCertData()));
-    collector = new OtlpLogReceiver();
+    collector = OtelCollector.start(dir, logs, WAIT);
   }
 
   @AfterAll
   static void stop() {
-    Stream.of(collector, apiProxy, broker, brokerProxy, cluster)
+    Stream.of(collector, apiProxy, brokers, cluster)
         .filter(c -> c != null)
         .forEach(
             c -> {
@@ -167,42 +167,16 @@ class CrashFaultTest {
   }
 
   static String bootstrap() {
-    return "127.0.0.1:" + brokerProxy.port();
-  }
-
-  static void startBroker() throws Exception {
-    Path data = Files.createDirectories(dir.resolve("broker"));
-    broker =
-        ChildJvm.start(
-            "broker-" + System.nanoTime(),
-            logs,
-            Map.of(),
-            BrokerMain.class.getName(),
-            List.of(
-                data.toString(), String.valueOf(brokerPort), String.valueOf(brokerProxy.port())));
-    try (Admin admin = admin()) {
-      await("broker up")
-          .atMost(WAIT)
-          .pollInterval(Duration.ofMillis(500))
-          .ignoreExceptions()
-          .until(() -> admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size() == 1);
-    }
+    return brokers.bootstrap();
   }
 
   static Admin admin() {
-    return Admin.create(
-        Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrap(),
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-            "20000",
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-            "5000"));
+    return brokers.admin();
   }
 
   @Test
   void nothingLostNothingDoubledUnderCrashes() throws Exception {
-    KafkaSettings kafka = new KafkaSettings(bootstrap(), PREFIX, PARTITIONS, (short) 1, Map.of());
+    KafkaSettings kafka = new KafkaSettings(bootstrap(), PREFIX, PARTITIONS, REPLICATION, Map.of());
     Topics topics = kafka.topics();
     Random random = new Random(SEED);
     Script script = Script.generate(random, FLOWS, VIOLATIONS);
@@ -270,13 +244,20 @@ class CrashFaultTest {
       Tally tally = Tally.of(script, counts, proposals);
       int lost = (int) Math.max(0, flows.sent - flowsInTopic) + tally.lost();
       int doubled = (int) Math.max(0, flowsInTopic - flows.sent) + tally.doubled();
-      long eventsDoubled = 0;
+      // At the collector, by log.record.uid: an id received twice is an event doubled.
+      CollectedEvents events = collector.events();
+      Map<String, Long> eventIds = new TreeMap<>();
+      Map<String, Long> eventRecords = new TreeMap<>();
       long eventsLost = 0;
       for (var expected : expectedCounts.entrySet()) {
-        long distinct = collector.distinct(ViolationEvents.OBSERVED, expected.getKey());
-        eventsDoubled += Math.max(0, distinct - expected.getValue());
+        long distinct = events.distinct(ViolationEvents.OBSERVED, expected.getKey());
+        eventIds.put(expected.getKey(), distinct);
+        eventRecords.put(
+            expected.getKey(), events.records(ViolationEvents.OBSERVED, expected.getKey()));
         eventsLost += Math.max(0, expected.getValue() - distinct);
       }
+      long eventsDoubled = events.doubledUids(ViolationEvents.OBSERVED);
+      String topicShape = topicShape(topics.flows().name());
       int injected = injector.injected.get() + apiProxy.injectedCount();
       int recovered = injector.recovered.get() + apiProxy.recovered();
       System.out.println("faults by kind: " + injector.byKind + " api " + apiProxy.injected);
@@ -284,16 +265,24 @@ class CrashFaultTest {
           "faults injected: %d, recovered: %d, flows: %d, lost: %d, doubled: %d, events doubled: %d%n",
           injected, recovered, flows.sent, lost, doubled, eventsDoubled);
       System.out.printf(
-          "flows in topic: %d, events lost: %d, event repeats (same log.record.uid, dropped by a "
-              + "collector): %d%n",
-          flowsInTopic, eventsLost, collector.repeats(ViolationEvents.OBSERVED));
+          "flows in topic: %d (%s), events at the collector: %d of %d expected, events lost: %d%n",
+          flowsInTopic,
+          topicShape,
+          eventRecords.values().stream().mapToLong(Long::longValue).sum(),
+          expectedCounts.values().stream().mapToLong(Long::longValue).sum(),
+          eventsLost);
 
       assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
       assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
       assertThat(proposals)
           .as("every proposal complete")
           .isEqualTo(script.expectedFinalProposals());
-      assertThat(eventsDoubled).as("violations sent as events under two ids").isZero();
+      assertThat(topicShape)
+          .isEqualTo(PARTITIONS + " partitions, replication factor 3, min.insync.replicas 2");
+      assertThat(events.withoutUid(ViolationEvents.OBSERVED)).as("events without an id").isZero();
+      assertThat(eventIds).as("distinct event ids per policy").isEqualTo(expectedCounts);
+      assertThat(eventRecords).as("events per policy at the collector").isEqualTo(expectedCounts);
+      assertThat(eventsDoubled).as("event ids received more than once").isZero();
       assertThat(eventsLost).isZero();
       assertThat(lost).isZero();
       assertThat(doubled).isZero();
@@ -385,18 +374,22 @@ class CrashFaultTest {
         case BROKER_KILL -> {
           injected.incrementAndGet();
           byKind.merge(kind, 1, Integer::sum);
-          broker.kill();
-          startBroker();
+          int node = random.nextInt(BrokerCluster.NODES);
+          detail = "(node " + (node + 1) + " of " + BrokerCluster.NODES + ")";
+          brokers.killAndRestart(node);
           services.awaitProcessorsStable();
+          // Whole again: the next broker to die leaves every partition its min.insync.replicas.
+          brokers.awaitFullyReplicated();
           recovered.incrementAndGet();
         }
         case BROKER_HANG -> {
           injected.incrementAndGet();
           byKind.merge(kind, 1, Integer::sum);
-          brokerProxy.hang();
+          brokers.hang();
           Thread.sleep(HANG.toMillis());
-          brokerProxy.resume();
+          brokers.resume();
           services.awaitProcessorsStable();
+          brokers.awaitFullyReplicated();
           recovered.incrementAndGet();
         }
       }
@@ -456,7 +449,7 @@ class CrashFaultTest {
                   "--kafka-partitions",
                   String.valueOf(PARTITIONS),
                   "--kafka-replication-factor",
-                  "1",
+                  String.valueOf(REPLICATION),
                   "--application-id",
                   APP_ID,
                   "--provider",
@@ -503,7 +496,7 @@ class CrashFaultTest {
               "--kafka-partitions",
               String.valueOf(PARTITIONS),
               "--kafka-replication-factor",
-              "1",
+              String.valueOf(REPLICATION),
               "--provider",
               "calico",
               "--kubeconfig",
@@ -521,7 +514,9 @@ class CrashFaultTest {
               "--otel-endpoint",
               collector.endpoint(),
               "--otel-protocol",
-              "http/protobuf",
+              "grpc",
+              "--otel-ca-file",
+              collector.caFile().toString(),
               "--management-port",
               "0",
               "--probe-port",
@@ -691,7 +686,7 @@ class CrashFaultTest {
     void printTails() {
       List<ChildJvm> all = new ArrayList<>(processors);
       all.addAll(writers);
-      all.add(broker);
+      all.addAll(brokers.nodes());
       for (ChildJvm p : all) {
         System.out.println(
             "---- " + p.name() + (p.alive() ? "" : " (dead)") + " ----\n" + p.tail(40));
@@ -750,9 +745,26 @@ class CrashFaultTest {
   // ---- observations ----
 
   private static long eventsSeen(Map<String, Long> expected) {
+    CollectedEvents events = collector.events();
     return expected.keySet().stream()
-        .mapToLong(p -> collector.distinct(ViolationEvents.OBSERVED, p))
+        .mapToLong(p -> events.distinct(ViolationEvents.OBSERVED, p))
         .sum();
+  }
+
+  /** Partitions, replication factor and min.insync.replicas of a topic, as the broker has them. */
+  private static String topicShape(String topic) throws Exception {
+    try (Admin admin = admin()) {
+      TopicDescription d =
+          admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      org.apache.kafka.clients.admin.Config config =
+          admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+      return d.partitions().size()
+          + " partitions, replication factor "
+          + d.partitions().get(0).replicas().size()
+          + ", min.insync.replicas "
+          + config.get(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG).value();
+    }
   }
 
   /** Committed records of every partition of a topic. */
@@ -789,7 +801,7 @@ class CrashFaultTest {
             .build()
             .validate();
     try (Admin admin = admin()) {
-      ProcessorTopics.create(admin, config, PARTITIONS);
+      ProcessorTopics.create(admin, config, PARTITIONS, REPLICATION);
     }
   }
 }

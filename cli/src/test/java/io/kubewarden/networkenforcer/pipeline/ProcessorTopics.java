@@ -13,9 +13,16 @@ final class ProcessorTopics {
 
   /** Every topic of the configuration and the processor's reattribution topic, replication 1. */
   static void create(Admin admin, ProcessorConfig config, int partitions) throws Exception {
+    create(admin, config, partitions, (short) 1);
+  }
+
+  /** The same with that replication factor (and the product's min.insync.replicas for it). */
+  static void create(Admin admin, ProcessorConfig config, int partitions, short replication)
+      throws Exception {
     List<NewTopic> topics = new ArrayList<>();
-    config.topics().all().forEach(t -> topics.add(t.newTopic(partitions, (short) 1)));
-    topics.add(NetworkEnforcerTopology.reattributionTopic(config).newTopic(partitions, (short) 1));
+    config.topics().all().forEach(t -> topics.add(t.newTopic(partitions, replication)));
+    topics.add(
+        NetworkEnforcerTopology.reattributionTopic(config).newTopic(partitions, replication));
     admin.createTopics(topics).all().get();
   }
 }

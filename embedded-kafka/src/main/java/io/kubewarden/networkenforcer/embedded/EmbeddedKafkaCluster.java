@@ -60,28 +60,11 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     List<Integer> free = freePorts(2 * size);
     List<Integer> ports = free.subList(0, size);
     List<Integer> controllerPorts = free.subList(size, 2 * size);
-    String voters =
-        IntStream.range(0, size)
-            .mapToObj(i -> (i + 1) + "@" + HOST + ":" + controllerPorts.get(i))
-            .collect(Collectors.joining(","));
     String clusterId = Uuid.randomUuid().toString();
-    String replicas = Integer.toString(size);
-    String inSync = Integer.toString(size - 1);
     List<EmbeddedKafkaBroker> nodes = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       EmbeddedKafkaBroker.Builder b =
-          EmbeddedKafkaBroker.builder()
-              .dataDir(dir.resolve("node-" + (i + 1)))
-              .host(HOST)
-              .port(ports.get(i))
-              .clusterNode(i + 1, controllerPorts.get(i), voters, clusterId)
-              .config("default.replication.factor", replicas)
-              .config("min.insync.replicas", "1")
-              .config("offsets.topic.replication.factor", replicas)
-              .config("transaction.state.log.replication.factor", replicas)
-              .config("transaction.state.log.min.isr", inSync)
-              .config("share.coordinator.state.topic.replication.factor", replicas)
-              .config("share.coordinator.state.topic.min.isr", inSync);
+          node(i, dir.resolve("node-" + (i + 1)), ports.get(i), controllerPorts, clusterId);
       config.forEach(b::config);
       nodes.add(b.build());
     }
@@ -94,6 +77,38 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
       throw e;
     }
     return cluster;
+  }
+
+  /**
+   * Node {@code index} (0-based) of a cluster with one controller port per node, configured as
+   * {@link #start} configures its nodes. For a node run in a process of its own, so a test can kill
+   * it with SIGKILL: {@code start} it in each process with the same ports and cluster id.
+   */
+  public static EmbeddedKafkaBroker.Builder node(
+      int index, Path dataDir, int port, List<Integer> controllerPorts, String clusterId) {
+    int size = controllerPorts.size();
+    if (size < 3 || index < 0 || index >= size) {
+      throw new IllegalArgumentException(
+          "node " + index + " of a cluster of " + size + " (at least 3 nodes)");
+    }
+    String voters =
+        IntStream.range(0, size)
+            .mapToObj(i -> (i + 1) + "@" + HOST + ":" + controllerPorts.get(i))
+            .collect(Collectors.joining(","));
+    String replicas = Integer.toString(size);
+    String inSync = Integer.toString(size - 1);
+    return EmbeddedKafkaBroker.builder()
+        .dataDir(dataDir)
+        .host(HOST)
+        .port(port)
+        .clusterNode(index + 1, controllerPorts.get(index), voters, clusterId)
+        .config("default.replication.factor", replicas)
+        .config("min.insync.replicas", "1")
+        .config("offsets.topic.replication.factor", replicas)
+        .config("transaction.state.log.replication.factor", replicas)
+        .config("transaction.state.log.min.isr", inSync)
+        .config("share.coordinator.state.topic.replication.factor", replicas)
+        .config("share.coordinator.state.topic.min.isr", inSync);
   }
 
   /** Every node's client address, stopped ones included (a client finds the live ones). */

@@ -20,8 +20,13 @@ public final class KubeTools {
   public static final String KUBE_SCHEDULER = "kube-scheduler";
   public static final String KUBE_PROXY = "kube-proxy";
   public static final String KUBECTL = "kubectl";
+
+  /** The chart's default OpenTelemetry collector, as a host binary. */
+  public static final String OTELCOL = "otelcol";
+
   private static final java.util.Set<String> CLUSTER_BINARIES =
-      java.util.Set.of(KUBELET, KUBE_SCHEDULER, KUBE_PROXY, KUBECTL, "cert-manager-csi-driver");
+      java.util.Set.of(
+          KUBELET, KUBE_SCHEDULER, KUBE_PROXY, KUBECTL, "cert-manager-csi-driver", OTELCOL);
 
   private KubeTools() {}
 
@@ -51,7 +56,8 @@ public final class KubeTools {
               ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
               : CLUSTER_BINARIES.contains(binary)
                   ? CLUSTER_BUILD_SCRIPT
-                      + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl and the cluster's images;"
+                      + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl, otelcol and the cluster's"
+                      + " images;"
                   : BUILD_SCRIPT
                       + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
       throw new IllegalStateException(

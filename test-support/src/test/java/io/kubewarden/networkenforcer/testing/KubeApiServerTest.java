@@ -298,4 +298,12 @@ class KubeApiServerTest {
         .hasMessageContaining("kube-apiserver not found")
         .hasMessageContaining("hack/tools/kube.sh");
   }
+
+  @Test
+  void missingCollectorNamesClusterScript(@TempDir Path emptyBinDir) {
+    assertThatThrownBy(() -> KubeTools.require(emptyBinDir, KubeTools.OTELCOL))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("otelcol not found at " + emptyBinDir.resolve("otelcol"))
+        .hasMessageContaining("hack/tools/cluster.sh");
+  }
 }
