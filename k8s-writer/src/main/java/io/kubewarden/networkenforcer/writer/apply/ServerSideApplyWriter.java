@@ -91,6 +91,36 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   }
 
   @Override
+  public void removeFinalizer(HasMetadata object, String finalizer) {
+    if (!object.getMetadata().getFinalizers().contains(finalizer)) {
+      return;
+    }
+    try {
+      ResourceOperations.of(client, object)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), finalizerRemovalPatch(object, finalizer));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * A merge patch of the object's finalizers without {@code finalizer}, carrying the copy's
+   * resourceVersion: the API server refuses it with 409 when the list may have changed since.
+   */
+  public static String finalizerRemovalPatch(HasMetadata object, String finalizer) {
+    ObjectNode patch = JsonNodeFactory.instance.objectNode();
+    ObjectNode meta = patch.putObject("metadata");
+    meta.put("resourceVersion", object.getMetadata().getResourceVersion());
+    ArrayNode kept = meta.putArray("finalizers");
+    object.getMetadata().getFinalizers().stream()
+        .filter(f -> !f.equals(finalizer))
+        .forEach(kept::add);
+    return patch.toString();
+  }
+
+  @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     ResourceOperations.of(client, object)
         .patch(PatchContext.of(PatchType.JSON), removalPatch(keys));
