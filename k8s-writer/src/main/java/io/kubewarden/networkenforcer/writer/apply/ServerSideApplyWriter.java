@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.HttpURLConnection;
 import java.util.Collection;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,7 +93,8 @@ public final class ServerSideApplyWriter implements ClusterWriter {
 
   @Override
   public void removeFinalizer(HasMetadata object, String finalizer) {
-    if (!object.getMetadata().getFinalizers().contains(finalizer)) {
+    List<String> finalizers = object.getMetadata().getFinalizers();
+    if (finalizers == null || !finalizers.contains(finalizer)) {
       return;
     }
     try {

@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
+import io.kubewarden.networkenforcer.testing.ChartTemplates;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackProxy;
 import io.kubewarden.networkenforcer.writer.Fixtures;
@@ -37,7 +41,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A person's delete of a proposal outlives the leader that saw it ({@link LearningResetFinalizer}),
- * on a real kube-apiserver with the chart's CRDs, admission policies and RBAC.
+ * and the chart's uninstall hook frees every proposal once no writer runs ({@link
+ * FinalizerRelease}), on a real kube-apiserver with the chart's CRDs, admission policies and RBAC.
  */
 class ApiServerLearningResetFinalizerTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -132,6 +137,80 @@ class ApiServerLearningResetFinalizerTest {
         toClose.get(i).close();
       }
     }
+  }
+
+  /**
+   * After {@code helm uninstall} no writer runs: the chart's post-delete hook, under exactly its
+   * own RBAC, removes the finalizer from every proposal, so a deleted one goes and the others can
+   * go; another finalizer stays.
+   */
+  @Test
+  void theUninstallHookLetsEveryProposalGo() {
+    List<HasMetadata> hook =
+        ChartTemplates.objects(
+            cluster.admin(),
+            ChartTemplates.renderRelease(
+                RELEASE,
+                "--set",
+                "mode=distributed",
+                "--set",
+                "kafka.bootstrapServers=kafka:9092",
+                "--show-only",
+                "templates/uninstall-hook.yaml"));
+    Job job = (Job) hook.stream().filter(Job.class::isInstance).findFirst().orElseThrow();
+    assertThat(job.getMetadata().getAnnotations()).containsEntry("helm.sh/hook", "post-delete");
+    PodSpec pod = job.getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers().get(0).getArgs()).containsExactly("release-finalizers");
+    String account = pod.getServiceAccountName();
+    hook.stream()
+        .filter(o -> !(o instanceof Job))
+        .forEach(o -> cluster.admin().resource(o).create());
+
+    WorkloadNetworkPolicyProposal deleted = held("hook-deleted", List.of());
+    WorkloadNetworkPolicyProposal kept = held("hook-kept", List.of("example.com/backup"));
+    cluster.admin().resource(deleted).delete();
+    assertThat(byName("hook-deleted")).as("held by the finalizer").isNotNull();
+
+    try (KubernetesClient asHook =
+        cluster.api().serviceAccountClient(ChartedApiServer.RELEASE_NAMESPACE, account)) {
+      assertThat(FinalizerRelease.releaseAll(asHook)).isGreaterThanOrEqualTo(2);
+    }
+    await("the deleted proposal goes").atMost(WAIT).until(() -> byName("hook-deleted") == null);
+    assertThat(byName("hook-kept").getMetadata().getFinalizers())
+        .containsExactly("example.com/backup");
+    assertThat(
+            cluster
+                .admin()
+                .resources(WorkloadNetworkPolicyProposal.class)
+                .inAnyNamespace()
+                .list()
+                .getItems())
+        .as("no proposal left with the writer's finalizer")
+        .noneMatch(LearningResetFinalizer::held);
+  }
+
+  /** A proposal holding the writer's finalizer (and these), created as an older writer left it. */
+  private static WorkloadNetworkPolicyProposal held(String name, List<String> others) {
+    WorkloadNetworkPolicyProposal p = new WorkloadNetworkPolicyProposal();
+    List<String> finalizers = new ArrayList<>(others);
+    finalizers.add(LearningResetFinalizer.NAME);
+    p.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(NS)
+            .withFinalizers(finalizers)
+            .build());
+    p.setSpec(Fixtures.proposalSpec("omega", "web"));
+    return cluster.admin().resource(p).create();
+  }
+
+  private static WorkloadNetworkPolicyProposal byName(String name) {
+    return cluster
+        .admin()
+        .resources(WorkloadNetworkPolicyProposal.class)
+        .inNamespace(NS)
+        .withName(name)
+        .get();
   }
 
   /** The real writer, except that applying the blocker's proposal hangs until released. */
