@@ -15,8 +15,11 @@ import org.slf4j.LoggerFactory;
  * server keeps the deleted proposal (with its {@code deletionTimestamp}) until a reconcile, by
  * whichever leader, has decided whose delete it was ({@link WhoDeleted}), sent the reset if it was
  * a person's, and removed the finalizer. A failed send throws before the removal, so the key is
- * tried again. The writer's own deletes (promotion, leftover, the processor's reset) remove the
- * finalizer first: they reset nothing and do not wait.
+ * tried again. The writer's own deletes (promotion, leftover, the processor's reset) go the same
+ * way, and the cluster says they were not a person's (the promote label, the policy, the topic's
+ * reset). Removing the finalizer before its own delete would race: the update event of the removal,
+ * reconciled before the delete event arrives, would adopt the proposal again, or apply it anew once
+ * it is gone.
  */
 public final class LearningResetFinalizer {
   private static final Logger LOG = LoggerFactory.getLogger(LearningResetFinalizer.class);
@@ -49,13 +52,5 @@ public final class LearningResetFinalizer {
     writer.removeFinalizer(deleted, NAME);
     LOG.debug("proposal {} deleted: finalizer {} removed", key, NAME);
     return Result.done();
-  }
-
-  /** The writer's own delete: nothing to reset, nothing to wait for. */
-  void deleteOwn(WorkloadNetworkPolicyProposal live) {
-    if (held(live)) {
-      writer.removeFinalizer(live, NAME);
-    }
-    writer.delete(live);
   }
 }

@@ -175,7 +175,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     Promoter.Outcome outcome = ProposalRefusals.refused(() -> promoter.promote(live, target));
     if (outcome instanceof Promoter.Outcome.Promoted) {
-      finalizer.deleteOwn(live);
+      writer.delete(live);
       done(key, wish);
       return Optional.empty();
     } else if (outcome instanceof Promoter.Outcome.NameClash c) {
@@ -197,7 +197,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       ObjectKey key, WorkloadNetworkPolicyProposal live, DesiredProposals.Desired wish) {
     session.reset(key);
     if (live != null) {
-      finalizer.deleteOwn(live);
+      writer.delete(live);
       LOG.info("proposal {} reset by the processor: deleted", key);
       count("deleted");
     }
@@ -212,7 +212,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
       DesiredProposals.Desired wish,
       WorkloadNetworkPolicy policy) {
     if (live != null) {
-      finalizer.deleteOwn(live);
+      writer.delete(live);
       meters.counter("network.enforcer.writer.proposals.leftovers.deleted").increment();
       LOG.info(
           "deleted leftover proposal {}: policy {} covers its target",
