@@ -37,9 +37,12 @@ public final class ReleaseFinalizersCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     cluster.validate();
+    String source = cluster.source(); // no cluster configured at all: say so, exit 2
     try (KubernetesClient client = cluster.commandLineClient()) {
       int released = FinalizerRelease.releaseAll(client);
-      spec.commandLine().getOut().println("finalizer removed from " + released + " proposal(s)");
+      spec.commandLine()
+          .getOut()
+          .println("finalizer removed from " + released + " proposal(s), via " + source);
     }
     return 0;
   }
