@@ -140,6 +140,39 @@ class ApiServerLearningResetFinalizerTest {
   }
 
   /**
+   * The garbage collector deletes the proposal of a deleted workload: the finalizer holds it until
+   * the writer has read that it was not a person's delete, so nothing is reset.
+   */
+  @Test
+  void aWorkloadsDeleteTakesItsProposalAlongAndResetsNothing() throws Exception {
+    cluster.api().startControllerManager();
+    cluster.admin().resource(Fixtures.deployment("gone")).create();
+    List<AutoCloseable> toClose = new ArrayList<>();
+    try {
+      Writer w = new Writer("writer-gc", toClose, real -> real);
+      w.service.start();
+      await("w leads").atMost(WAIT).until(w.service::isLeader);
+      produce("gone");
+      await("gone applied, with the finalizer")
+          .atMost(WAIT)
+          .until(() -> proposal("gone") != null && LearningResetFinalizer.held(proposal("gone")));
+
+      cluster.admin().apps().deployments().inNamespace(NS).withName("gone").delete();
+      await("the garbage collector's delete finished")
+          .atMost(WAIT)
+          .until(() -> proposal("gone") == null);
+      String gone = Fixtures.proposal("gone", "web").target().key();
+      assertThat(KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()))
+          .as("no reset for a proposal its workload took along")
+          .noneMatch(r -> gone.equals(r.key()));
+    } finally {
+      for (int i = toClose.size() - 1; i >= 0; i--) {
+        toClose.get(i).close();
+      }
+    }
+  }
+
+  /**
    * After {@code helm uninstall} no writer runs: the chart's post-delete hook, under exactly its
    * own RBAC, removes the finalizer from every proposal, so a deleted one goes and the others can
    * go; another finalizer stays.
