@@ -105,6 +105,11 @@ final class CommandHelp {
             "    --to 2026-12-02T08:00:00Z -n demo --provider cilium \\",
             "    --kafka-bootstrap-servers kafka:9092 --report window.html"));
     EXAMPLES.put(
+        "release-finalizers",
+        List.of(
+            "# After helm uninstall (the chart's post-delete hook runs it):",
+            "network-enforcer release-finalizers --kubeconfig ~/.kube/config"));
+    EXAMPLES.put(
         "completion",
         List.of(
             "source <(network-enforcer completion bash)",

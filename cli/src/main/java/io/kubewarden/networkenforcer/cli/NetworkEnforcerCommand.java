@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.cli.learn.LearnInputException;
 import io.kubewarden.networkenforcer.cli.replay.ReplayCommand;
 import io.kubewarden.networkenforcer.cli.services.IngestCommand;
 import io.kubewarden.networkenforcer.cli.services.ProcessorCommand;
+import io.kubewarden.networkenforcer.cli.services.ReleaseFinalizersCommand;
 import io.kubewarden.networkenforcer.cli.services.WriterCommand;
 import io.kubewarden.networkenforcer.cli.simulate.SimulateCommand;
 import io.kubewarden.networkenforcer.cli.standalone.StandaloneCommand;
@@ -40,6 +41,7 @@ import picocli.CommandLine.ParseResult;
       SimulateCommand.class,
       DiffCommand.class,
       ReplayCommand.class,
+      ReleaseFinalizersCommand.class,
       CompletionCommand.class,
       CommandLine.HelpCommand.class
     },

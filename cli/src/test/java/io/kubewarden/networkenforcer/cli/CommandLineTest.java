@@ -56,6 +56,7 @@ class CommandLineTest {
         "simulate",
         "diff",
         "replay",
+        "release-finalizers",
         "completion",
         "help"
       })
@@ -185,7 +186,8 @@ class CommandLineTest {
     assertThat(fish.out())
         .contains(
             "complete -c network-enforcer -n 'not __fish_seen_subcommand_from ingest "
-                + "processor writer standalone learn simulate diff replay completion help' -a learn -d 'Learns proposals")
+                + "processor writer standalone learn simulate diff replay release-finalizers "
+                + "completion help' -a learn -d 'Learns proposals")
         .contains(
             "complete -c network-enforcer -n '__fish_seen_subcommand_from learn' -l output-dir -r -F -d "
                 + "'Where the manifests go; must be empty or new unless --overwrite is given.'")

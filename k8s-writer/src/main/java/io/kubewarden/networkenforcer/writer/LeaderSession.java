@@ -125,7 +125,7 @@ final class LeaderSession {
     policyController =
         controller(
             "policies", policyReconciler(cache, publisher, istio, deadLetters, objectEvents));
-    routeEvents(cluster, proposalReconciler);
+    routeEvents(cluster);
     informers.addAll(DriftWatches.start(client, istio, policyController::enqueue));
     cluster.startAndSync(SYNC_TIMEOUT);
     if (stopped || !leading.getAsBoolean()) {
@@ -195,14 +195,13 @@ final class LeaderSession {
   }
 
   /** The informers' events as keys on the queues; the filters are named in {@link EventFilters}. */
-  private void routeEvents(ClusterInformers cluster, ProposalReconciler proposalReconciler) {
+  private void routeEvents(ClusterInformers cluster) {
     cluster.policies.addEventHandler(
         EnqueueKeys.<WorkloadNetworkPolicy>to(policyController::enqueue)
             .updatesWhen(EventFilters.specOrMetadataChangedOrResync()));
-    // The final state of a deleted proposal decides whose delete it was (WhoDeleted).
+    // A person's delete waits in the cluster (LearningResetFinalizer), not in an event handler.
     cluster.proposals.addEventHandler(
-        EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue)
-            .finalStateTo(proposalReconciler::onDeleted));
+        EnqueueKeys.<WorkloadNetworkPolicyProposal>to(proposalController::enqueue));
     informers.addAll(cluster.all());
   }
 

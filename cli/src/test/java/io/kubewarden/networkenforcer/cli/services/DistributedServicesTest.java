@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -22,6 +24,7 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
+import io.kubewarden.networkenforcer.writer.proposals.LearningResetFinalizer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -93,6 +96,52 @@ class DistributedServicesTest {
         "none",
         "NE_PROVIDER",
         "cilium");
+  }
+
+  /**
+   * The chart's post-delete hook command: a proposal deleted while no writer runs goes, another one
+   * loses only the writer's finalizer.
+   */
+  @Test
+  void releaseFinalizersFreesEveryProposal() {
+    KubernetesClient admin = api.admin();
+    List<String> names = List.of("released-deleted", "released-kept");
+    for (String name : names) {
+      String yaml =
+          String.join(
+              "\n",
+              "apiVersion: networkenforcer.kubewarden.io/v1",
+              "kind: WorkloadNetworkPolicyProposal",
+              "metadata:",
+              "  name: " + name,
+              "  namespace: shop",
+              "  finalizers: [" + LearningResetFinalizer.NAME + "]",
+              "spec:",
+              "  backend: kubernetes",
+              "  direction: Ingress",
+              "  targetRef: {kind: Deployment, name: web}",
+              "  kubernetes:",
+              "    podSelector: {matchLabels: {app: web}}",
+              "    policyTypes: [Ingress]");
+      admin
+          .resource(
+              admin
+                  .getKubernetesSerialization()
+                  .unmarshal(yaml, WorkloadNetworkPolicyProposal.class))
+          .create();
+    }
+    var proposals = admin.resources(WorkloadNetworkPolicyProposal.class).inNamespace("shop");
+    proposals.withName(names.get(0)).delete();
+    assertThat(proposals.withName(names.get(0)).get()).as("held by the finalizer").isNotNull();
+
+    CliRun run =
+        CliRun.run("release-finalizers", "--kubeconfig", api.api().kubeconfig().toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.out()).startsWith("finalizer removed from 2 proposal(s), via kubeconfig ");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> proposals.withName(names.get(0)).get() == null);
+    assertThat(proposals.withName(names.get(1)).get().getMetadata().getFinalizers()).isEmpty();
   }
 
   @Test

@@ -31,6 +31,13 @@ public interface ClusterWriter extends AutoCloseable {
   /** Deletes the object; false when it was already gone. */
   boolean delete(HasMetadata object);
 
+  /**
+   * Removes this finalizer, others' kept, locked on {@code metadata.resourceVersion}: a concurrent
+   * change raises a 409 {@code KubernetesClientException} and the caller retries with a fresh copy.
+   * Nothing to do when the object is gone or does not hold it.
+   */
+  void removeFinalizer(HasMetadata object, String finalizer);
+
   /** Removes these annotations, whoever set them (a JSON patch, not an apply). */
   void removeAnnotations(HasMetadata object, Collection<String> keys);
 

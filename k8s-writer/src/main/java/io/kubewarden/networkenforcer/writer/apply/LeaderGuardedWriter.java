@@ -101,6 +101,18 @@ public final class LeaderGuardedWriter implements ClusterWriter {
   }
 
   @Override
+  public void removeFinalizer(HasMetadata object, String finalizer) {
+    check("remove-finalizer", object);
+    counted(
+        "remove-finalizer",
+        object,
+        () -> {
+          delegate.removeFinalizer(object, finalizer);
+          return null;
+        });
+  }
+
+  @Override
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     check("remove-annotations", object);
     counted(

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.net.HttpURLConnection;
 import java.util.Collection;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +89,37 @@ public final class ServerSideApplyWriter implements ClusterWriter {
   @Override
   public boolean delete(HasMetadata object) {
     return !ResourceOperations.of(client, object).delete().isEmpty();
+  }
+
+  @Override
+  public void removeFinalizer(HasMetadata object, String finalizer) {
+    List<String> finalizers = object.getMetadata().getFinalizers();
+    if (finalizers == null || !finalizers.contains(finalizer)) {
+      return;
+    }
+    try {
+      ResourceOperations.of(client, object)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), finalizerRemovalPatch(object, finalizer));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_NOT_FOUND) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * A merge patch of the object's finalizers without {@code finalizer}, carrying the copy's
+   * resourceVersion: the API server refuses it with 409 when the list may have changed since.
+   */
+  public static String finalizerRemovalPatch(HasMetadata object, String finalizer) {
+    ObjectNode patch = JsonNodeFactory.instance.objectNode();
+    ObjectNode meta = patch.putObject("metadata");
+    meta.put("resourceVersion", object.getMetadata().getResourceVersion());
+    ArrayNode kept = meta.putArray("finalizers");
+    object.getMetadata().getFinalizers().stream()
+        .filter(f -> !f.equals(finalizer))
+        .forEach(kept::add);
+    return patch.toString();
   }
 
   @Override

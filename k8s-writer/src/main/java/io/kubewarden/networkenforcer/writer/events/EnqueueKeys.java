@@ -12,15 +12,14 @@ import java.util.function.Predicate;
 /**
  * An informer's events as keys on a controller's queue, and nothing else: the filters say which
  * events count ({@link EventFilters}), the key function which object is reconciled (the object
- * itself, or its owner). A delete may first hand the object's final state to {@code onDeleted} (the
- * informer's store no longer has it when the key is worked on).
+ * itself, or its owner). Nothing of the object is kept: what must outlive a delete event is kept in
+ * the cluster (a finalizer).
  */
 public final class EnqueueKeys<T extends HasMetadata> implements ResourceEventHandler<T> {
   private final Consumer<ObjectKey> queue;
   private Function<T, Optional<ObjectKey>> keyOf = o -> Optional.of(ObjectKey.of(o));
   private Predicate<T> adds = EventFilters.always();
   private BiPredicate<T, T> updates = EventFilters.anyUpdate();
-  private Consumer<T> onDeleted = o -> {};
 
   private EnqueueKeys(Consumer<ObjectKey> queue) {
     this.queue = queue;
@@ -46,11 +45,6 @@ public final class EnqueueKeys<T extends HasMetadata> implements ResourceEventHa
     return this;
   }
 
-  public EnqueueKeys<T> finalStateTo(Consumer<T> onDeleted) {
-    this.onDeleted = onDeleted;
-    return this;
-  }
-
   @Override
   public void onAdd(T o) {
     if (adds.test(o)) {
@@ -67,7 +61,6 @@ public final class EnqueueKeys<T extends HasMetadata> implements ResourceEventHa
 
   @Override
   public void onDelete(T o, boolean unknownFinalState) {
-    onDeleted.accept(o);
     keyOf.apply(o).ifPresent(queue);
   }
 }

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * The proposal object the writer wants in the cluster, from the latest record (if any), the live
  * object and its workload: the learned spec with a reviewer's edits kept (only what was learned
  * since the last apply is merged in, see {@link LearnedSpecMerge}), the annotation {@value
- * #LEARNED_SPEC} with the learned spec applied last, the record's annotations and the controller
- * owner reference to the workload. Pure: reads its arguments only.
+ * #LEARNED_SPEC} with the learned spec applied last, the record's annotations, the controller owner
+ * reference to the workload and the finalizer {@value LearningResetFinalizer#NAME}. Pure: reads its
+ * arguments only.
  */
 final class DesiredProposal {
   private static final Logger LOG = LoggerFactory.getLogger(DesiredProposal.class);
@@ -45,6 +46,7 @@ final class DesiredProposal {
     return live == null
         || snapshot != null && learnedChanged(live, snapshot)
         || !Ownership.carriesOurMetadata(live, withMetadata(key, workload, null, Map.of()))
+        || !LearningResetFinalizer.held(live) // a proposal of an older writer: adopted
         || snapshot != null && !annotationsApplied(live, snapshot);
   }
 
@@ -149,7 +151,8 @@ final class DesiredProposal {
             .withName(key.name())
             .withNamespace(key.namespace())
             .withLabels(Map.of(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE))
-            .withOwnerReferences(ownerReferenceTo(workload));
+            .withOwnerReferences(ownerReferenceTo(workload))
+            .withFinalizers(LearningResetFinalizer.NAME);
     Map<String, String> annotations = new TreeMap<>(snapshotAnnotations);
     if (learned != null) {
       annotations.put(LEARNED_SPEC, LearnedSpecAnnotation.encode(learned));

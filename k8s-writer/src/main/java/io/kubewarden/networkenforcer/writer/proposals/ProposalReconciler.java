@@ -33,14 +33,16 @@ import org.slf4j.LoggerFactory;
  * policies, workloads). In that order, it
  *
  * <ul>
+ *   <li>finishes a proposal deleted while it held the finalizer ({@link LearningResetFinalizer}):
+ *       whose delete it was is read from the cluster ({@link WhoDeleted}), and a person's resets
+ *       learning of the target;
  *   <li>deletes a proposal the topic reset, and a leftover whose target has a policy;
  *   <li>promotes (see {@link Promoter}); a name clash keeps the proposal and sets {@code
  *       Ready=False};
  *   <li>applies what was learned ({@link LearnedApply}, {@link DesiredProposal}: the spec with a
  *       reviewer's edits kept, the owner reference to the workload from the cache, a missing one
  *       repaired);
- *   <li>writes the status ({@link ProposalStatus}) when it changed;
- *   <li>tells a person's delete from its own from the cluster ({@link WhoDeleted}).
+ *   <li>writes the status ({@link ProposalStatus}) when it changed.
  * </ul>
  *
  * A refusal the API server will repeat is a {@link PermanentError} ({@link ProposalRefusals},
@@ -74,7 +76,7 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
   private final ObjectEvents events;
   private final MeterRegistry meters;
   private final Clock clock;
-  private final WhoDeleted whoDeleted;
+  private final LearningResetFinalizer finalizer;
   private final SessionRecords session = new SessionRecords();
   private final LearnedApply learned;
   private final PermanentFailures failures;
@@ -102,21 +104,21 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     this.meters = meters;
     this.clock = clock;
     ProposalStatus status = new ProposalStatus(writer, losses, clock);
-    this.whoDeleted = new WhoDeleted(cache, desired, publisher);
+    this.finalizer = new LearningResetFinalizer(writer, new WhoDeleted(cache, desired, publisher));
     this.learned = new LearnedApply(writer, desired, status, session, meters);
     this.failures = new PermanentFailures(cache, desired, deadLetters, events, status, session);
-  }
-
-  /** The informer saw the proposal go: keep its last state for the reconcile of its key. */
-  public void onDeleted(WorkloadNetworkPolicyProposal lastState) {
-    session.deleted(lastState);
   }
 
   @Override
   public Result reconcile(ObjectKey key) {
     DesiredProposals.Desired wish = desired.peek(key).orElse(null);
     WorkloadNetworkPolicyProposal live = cache.proposal(key.namespace(), key.name()).orElse(null);
-    settleDelete(key, live, wish);
+    if (live == null || wish != null && wish.tombstone()) {
+      session.forgetApplied(key); // nothing written to it counts any more
+    }
+    if (live != null && LearningResetFinalizer.deleting(live)) {
+      return finalizer.finish(key, live); // its delete event brings a pending record back
+    }
     if (wish != null && wish.tombstone()) {
       return reset(key, live, wish);
     }
@@ -138,22 +140,6 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     }
     session.workloadSeen(key);
     return learned.apply(key, live, wish, workload.get(), ready.get());
-  }
-
-  /**
-   * A deleted proposal's final state decides whose delete it was; the session forgets what it wrote
-   * to a proposal that is gone or reset.
-   */
-  private void settleDelete(
-      ObjectKey key, WorkloadNetworkPolicyProposal live, DesiredProposals.Desired wish) {
-    if (live == null) {
-      // Kept until decided: a reset that could not be sent is tried again with the key.
-      session.deletedState(key).ifPresent(p -> whoDeleted.decide(key, p));
-    }
-    session.forgetDeleted(key);
-    if (live == null || wish != null && wish.tombstone()) {
-      session.forgetApplied(key);
-    }
   }
 
   private static TargetKey targetOf(

@@ -26,11 +26,6 @@ final class SessionRecords {
   private final Map<ObjectKey, ProposalSnapshot> lastApplied = new ConcurrentHashMap<>();
 
   /**
-   * The last state of proposals whose delete event came and was not reconciled yet (a tombstone).
-   */
-  private final Map<ObjectKey, WorkloadNetworkPolicyProposal> deleted = new ConcurrentHashMap<>();
-
-  /**
    * Proposals the API server refused as too large, with the rules of the refused record: a later
    * record of as many rules or more is not tried (the learned allow-list of a target only grows
    * until a reset).
@@ -42,23 +37,6 @@ final class SessionRecords {
 
   /** Since when a proposal record has waited for its workload to be cached. */
   private final Map<ObjectKey, Instant> awaitingWorkload = new ConcurrentHashMap<>();
-
-  /** The informer saw the proposal go: its last state waits for the reconcile of its key. */
-  void deleted(WorkloadNetworkPolicyProposal lastState) {
-    ObjectKey key = ObjectKey.of(lastState);
-    deleted.put(key, lastState);
-    lastApplied.remove(key);
-  }
-
-  /** The last state of a deleted proposal, until {@link #forgetDeleted}. */
-  Optional<WorkloadNetworkPolicyProposal> deletedState(ObjectKey key) {
-    return Optional.ofNullable(deleted.get(key));
-  }
-
-  /** Whose delete it was is decided (or the proposal is back): the tombstone goes. */
-  void forgetDeleted(ObjectKey key) {
-    deleted.remove(key);
-  }
 
   Optional<ProposalSnapshot> lastApplied(ObjectKey key) {
     return Optional.ofNullable(lastApplied.get(key));

@@ -106,6 +106,11 @@ class LeaderGuardedWriterTest {
       }
 
       @Override
+      public void removeFinalizer(HasMetadata object, String finalizer) {
+        throw error;
+      }
+
+      @Override
       public void removeAnnotations(HasMetadata object, Collection<String> keys) {
         throw error;
       }

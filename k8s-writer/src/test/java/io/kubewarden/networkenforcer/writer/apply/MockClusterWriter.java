@@ -5,10 +5,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.policy.Labels;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -88,6 +91,16 @@ public final class MockClusterWriter implements ClusterWriter {
       }
     }
     meta.put("annotations", annotations);
+    // Finalizers are a set in server-side apply: ours are added, others' kept.
+    Set<Object> finalizers = new LinkedHashSet<>();
+    for (Object f : new Object[] {meta.get("finalizers"), wantMeta.get("finalizers")}) {
+      if (f != null) {
+        finalizers.addAll((List<Object>) f);
+      }
+    }
+    if (!finalizers.isEmpty()) {
+      meta.put("finalizers", new ArrayList<>(finalizers));
+    }
     if (wantMeta.get("ownerReferences") != null) {
       meta.put("ownerReferences", wantMeta.get("ownerReferences"));
     }
@@ -138,6 +151,20 @@ public final class MockClusterWriter implements ClusterWriter {
   public boolean delete(HasMetadata object) {
     record("delete", object);
     return !ResourceOperations.of(client, object).delete().isEmpty();
+  }
+
+  @Override
+  public void removeFinalizer(HasMetadata object, String finalizer) {
+    record("remove-finalizer", object);
+    if (!object.getMetadata().getFinalizers().contains(finalizer)) {
+      return;
+    }
+    HasMetadata live = ResourceOperations.of(client, object).get();
+    if (live == null) {
+      return;
+    }
+    live.getMetadata().getFinalizers().remove(finalizer);
+    ResourceOperations.of(client, live).update();
   }
 
   @Override

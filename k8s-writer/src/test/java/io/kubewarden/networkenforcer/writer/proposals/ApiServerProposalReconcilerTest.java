@@ -438,6 +438,9 @@ class ApiServerProposalReconcilerTest {
             });
     WorkloadNetworkPolicyProposal repaired = proposal("deployment-front-ingress");
     assertThat(repaired.getMetadata().getOwnerReferences().get(0).getController()).isTrue();
+    assertThat(repaired.getMetadata().getFinalizers())
+        .as("adopted: a person's delete of it now waits for the reset")
+        .containsExactly(LearningResetFinalizer.NAME);
     assertThat(repaired.getSpec())
         .as("the person's spec is kept")
         .isEqualTo(Fixtures.proposalSpec("front", "web"));
@@ -606,6 +609,9 @@ class ApiServerProposalReconcilerTest {
         null);
     await().atMost(WAIT).until(() -> proposal("deployment-lambda-ingress") == null);
     proposals().withName("deployment-omega-ingress").delete();
+    await("the reset sent, the finalizer removed")
+        .atMost(WAIT)
+        .until(() -> proposal("deployment-omega-ingress") == null);
 
     String omega = snapshot("omega", List.of("web")).target().key();
     await()

@@ -408,6 +408,11 @@ public class StatusSyncTest {
     }
 
     @Override
+    public void removeFinalizer(HasMetadata o, String finalizer) {
+      d.removeFinalizer(o, finalizer);
+    }
+
+    @Override
     public void removeAnnotations(HasMetadata o, Collection<String> keys) {
       d.removeAnnotations(o, keys);
     }
