@@ -58,7 +58,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ChartNetworkPolicyTest}, rendered), {@code watchNamespaces} ({@code ChartWatchNamespacesTest}),
  * the standalone broker ({@code EmbeddedKafkaBrokerTest}), docker-compose ({@code
  * DockerComposeTest}), SASL principals and the services' whole work under ACLs ({@code
- * KafkaAclTest}), a slow client ({@code ManagementAuthTest}).
+ * KafkaAclTest}), the chart's SCRAM properties ({@code ScramKafkaTest}), a slow client ({@code
+ * ManagementAuthTest}).
  */
 class ThreatModelTest {
   private static final String PROBES = "kubelet -> probe port";
