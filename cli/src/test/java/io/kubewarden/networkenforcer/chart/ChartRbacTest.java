@@ -219,8 +219,9 @@ class ChartRbacTest {
   /**
    * Every permission each service account of a default distributed release holds, listed against
    * the code that uses it: a verb the code does not send fails here, as does one it needs and lacks
-   * (the real API server tests run the code with exactly these grants). One line per grant:
-   * namespace (empty: cluster-wide) : group/resource [names] verbs.
+   * (the real API server tests run the code with exactly these grants; {@code
+   * ApiServerPipelineTest} compares the writer's requests in the API server's audit log with its
+   * grants). One line per grant: namespace (empty: cluster-wide) : group/resource [names] verbs.
    */
   @ParameterizedTest(name = "{0}")
   @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio", "cilium/cilium"})
