@@ -279,7 +279,7 @@ class ChartRbacTest {
         List.of(
             // proposals.ProposalReconciler: server-side apply (patch, create when new), delete with
             // the workload
-            ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals [] [get, list, watch, create, patch, delete]",
+            ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals [] [list, watch, create, patch, delete]",
             // promotion.Promoter creates; status.StatusSync removes acknowledge annotations (JSON
             // patch)
             ":networkenforcer.kubewarden.io/workloadnetworkpolicies [] [get, list, watch, create, patch]",
@@ -290,10 +290,10 @@ class ChartRbacTest {
             // informers
             ":" + nativeObject + " [] [get, list, watch, create, patch, delete]",
             // LeaderSession's workload informers (owner references need the uid)
-            ":apps/deployments [] [get, list, watch]",
-            ":apps/statefulsets [] [get, list, watch]",
-            ":apps/daemonsets [] [get, list, watch]",
-            ":batch/cronjobs [] [get, list, watch]",
+            ":apps/deployments [] [list, watch]",
+            ":apps/statefulsets [] [list, watch]",
+            ":apps/daemonsets [] [list, watch]",
+            ":batch/cronjobs [] [list, watch]",
             // blockOwnerDeletion on owner references (OwnerReferencesPermissionEnforcement)
             ":networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers [] [update]",
             ":apps/deployments/finalizers [] [update]",

@@ -572,17 +572,6 @@ class ApiServerPipelineTest {
           "patch networkenforcer.kubewarden.io/workloadnetworkpolicies",
           "an acknowledgement (the kubernetes run)");
     }
-    // Granted, and no code path sends them: the writer reads these through informers (list,
-    // watch) only. Candidates to drop from the chart.
-    for (String informed :
-        List.of(
-            "apps/daemonsets",
-            "apps/deployments",
-            "apps/statefulsets",
-            "batch/cronjobs",
-            "networkenforcer.kubewarden.io/workloadnetworkpolicyproposals")) {
-      notRequested.put("get " + informed, "none: informers only");
-    }
     // The drift watch of the other backend's native kind: the chart grants only its own, the
     // writer stops that watch at the 403 (DriftWatches).
     String otherKind =
