@@ -253,10 +253,10 @@ class ChartRbacTest {
         List.of(
             // resolution.InformerClusterView: informers of pods, namespaces and the workloads
             // owning pods
-            ":/pods [] [get, list, watch]", ":/namespaces [] [get, list, watch]",
-            ":apps/replicasets [] [get, list, watch]", ":apps/deployments [] [get, list, watch]",
-            ":apps/statefulsets [] [get, list, watch]", ":apps/daemonsets [] [get, list, watch]",
-            ":batch/jobs [] [get, list, watch]", ":batch/cronjobs [] [get, list, watch]"));
+            ":/pods [] [list, watch]", ":/namespaces [] [list, watch]",
+            ":apps/replicasets [] [list, watch]", ":apps/deployments [] [list, watch]",
+            ":apps/statefulsets [] [list, watch]", ":apps/daemonsets [] [list, watch]",
+            ":batch/jobs [] [list, watch]", ":batch/cronjobs [] [list, watch]"));
     if (provider.equals("calico")) {
       // transport.TlsMaterialLoader: Goldmane's client key pair and CA bundle, read by name
       ingest.addAll(

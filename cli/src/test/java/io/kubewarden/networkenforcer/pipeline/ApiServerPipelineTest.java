@@ -35,6 +35,7 @@ import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.ServiceAccountAudit;
 import io.kubewarden.networkenforcer.writer.WriterService;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;

@@ -18,6 +18,7 @@ import io.kubewarden.networkenforcer.common.topics.TopicAccess;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
+import io.kubewarden.networkenforcer.testing.ServiceAccountAudit;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,6 +33,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -124,7 +127,15 @@ class ThreatModelTest {
     // The API server starts while the broker and its ACLs are set up: about 6 s of the class's
     // time.
     CompletableFuture<ChartedApiServer> apiServer =
-        CompletableFuture.supplyAsync(() -> ChartedApiServer.start(NS));
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return ChartedApiServer.start(
+                    NS, ServiceAccountAudit.apiServerArgs(dir.resolve("audit.log")));
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     meshCa = TestCertificates.newCa("network-enforcer-ca");
     kafka = MutualTlsKafka.start(chart, dir);
     kafka.declare(REFUSALS, PIPELINE);
@@ -212,6 +223,58 @@ class ThreatModelTest {
     assertThat(ledger.observed()).containsExactlyElementsOf(ledger.expected());
     assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(110);
     assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(21);
+    componentsRequestedTheirGrants();
+  }
+
+  /**
+   * Least privilege, measured: each component's requests in the API server's audit log, after the
+   * rows above (management requests reviewed, ingest's informers, the attacks of the API server
+   * row), against the grants to its service account. Ingest and the processor request every grant
+   * but Goldmane's Secret and CA bundle (this ingest reads istio, the account is a calico
+   * release's), and nothing outside them but the row's attacks; the writer's grants are measured
+   * through a whole learn-promote-protect run in {@code ApiServerPipelineTest}.
+   */
+  private static void componentsRequestedTheirGrants() throws Exception {
+    Map<String, String> accounts = new LinkedHashMap<>();
+    accounts.put("ingest", FULLNAME + "-ingest");
+    accounts.put("processor", FULLNAME + "-processor");
+    accounts.put("writer", ISTIO_FULLNAME + "-writer");
+    Map<String, Set<String>> unused = new LinkedHashMap<>();
+    Map<String, Set<String>> ungranted = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : accounts.entrySet()) {
+      List<ServiceAccountAudit.Request> requests =
+          ServiceAccountAudit.requests(
+              dir.resolve("audit.log"), ChartedApiServer.RELEASE_NAMESPACE, e.getValue());
+      Set<String> granted =
+          ServiceAccountAudit.granted(
+              api.admin(), ChartedApiServer.RELEASE_NAMESPACE, e.getValue());
+      Set<String> requested = new TreeSet<>();
+      requests.forEach(r -> requested.add(r.permission()));
+      unused.put(e.getKey(), new TreeSet<>(granted));
+      unused.get(e.getKey()).removeAll(requested);
+      ungranted.put(e.getKey(), new TreeSet<>(requested));
+      ungranted.get(e.getKey()).removeAll(granted);
+      System.out.println(
+          e.getKey()
+              + " RBAC, from the audit log: "
+              + requests.size()
+              + " requests; granted "
+              + granted.size()
+              + ", requested "
+              + (granted.size() - unused.get(e.getKey()).size())
+              + "; never requested: "
+              + unused.get(e.getKey())
+              + "; requested, not granted: "
+              + ungranted.get(e.getKey()));
+    }
+    assertThat(unused.get("ingest")).containsExactly("get /configmaps", "get /secrets");
+    assertThat(ungranted.get("ingest"))
+        .as("the API server row's attacks")
+        .containsExactly("create networking.k8s.io/networkpolicies", "list /secrets");
+    assertThat(unused.get("processor")).isEmpty();
+    assertThat(ungranted.get("processor")).containsExactly("list /pods");
+    // DriftWatches' watch of the other backend's native kind, stopped at the 403.
+    assertThat(ungranted.get("writer")).containsExactly("list networking.k8s.io/networkpolicies");
   }
 
   /** Open to anyone, so it must serve nothing but "up" and "ready". */

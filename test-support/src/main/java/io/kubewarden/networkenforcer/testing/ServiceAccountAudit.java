@@ -1,4 +1,4 @@
-package io.kubewarden.networkenforcer.pipeline;
+package io.kubewarden.networkenforcer.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,9 +20,9 @@ import java.util.TreeSet;
  * (the chart's, as installed there). Both as {@code verb group/resource[/subresource]}, so a grant
  * nobody uses and a request nobody granted show up as set differences.
  */
-final class ServiceAccountAudit {
+public final class ServiceAccountAudit {
   /** Every request with who sent it and what it named; no bodies. */
-  static final String POLICY =
+  public static final String POLICY =
       """
       apiVersion: audit.k8s.io/v1
       kind: Policy
@@ -36,7 +36,7 @@ final class ServiceAccountAudit {
   private ServiceAccountAudit() {}
 
   /** The kube-apiserver flags for an audit log at {@code log}, its policy written next to it. */
-  static String[] apiServerArgs(Path log) throws IOException {
+  public static String[] apiServerArgs(Path log) throws IOException {
     Path policy = log.resolveSibling("audit-policy.yaml");
     Files.writeString(policy, POLICY);
     return new String[] {
@@ -45,9 +45,9 @@ final class ServiceAccountAudit {
   }
 
   /** One request of the service account: its verb, resource and the API server's answer. */
-  record Request(String permission, int code) {}
+  public record Request(String permission, int code) {}
 
-  static List<Request> requests(Path log, String namespace, String serviceAccount)
+  public static List<Request> requests(Path log, String namespace, String serviceAccount)
       throws IOException {
     String user = "system:serviceaccount:" + namespace + ":" + serviceAccount;
     List<Request> requests = new ArrayList<>();
@@ -73,7 +73,8 @@ final class ServiceAccountAudit {
   }
 
   /** Every (verb, group, resource) the Roles and ClusterRoles bound to the account grant. */
-  static Set<String> granted(KubernetesClient admin, String namespace, String serviceAccount) {
+  public static Set<String> granted(
+      KubernetesClient admin, String namespace, String serviceAccount) {
     List<RoleRef> roles = new ArrayList<>();
     admin.rbac().clusterRoleBindings().list().getItems().stream()
         .filter(b -> bound(b.getSubjects(), namespace, serviceAccount))
