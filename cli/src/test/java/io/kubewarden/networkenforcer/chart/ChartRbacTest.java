@@ -224,8 +224,9 @@ class ChartRbacTest {
   /**
    * Every permission each service account of a default distributed release holds, listed against
    * the code that uses it: a verb the code does not send fails here, as does one it needs and lacks
-   * (the real API server tests run the code with exactly these grants). One line per grant:
-   * namespace (empty: cluster-wide) : group/resource [names] verbs.
+   * (the real API server tests run the code with exactly these grants; {@code
+   * ApiServerPipelineTest} compares the writer's requests in the API server's audit log with its
+   * grants). One line per grant: namespace (empty: cluster-wide) : group/resource [names] verbs.
    */
   @ParameterizedTest(name = "{0}")
   @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio", "cilium/cilium"})
@@ -257,10 +258,10 @@ class ChartRbacTest {
         List.of(
             // resolution.InformerClusterView: informers of pods, namespaces and the workloads
             // owning pods
-            ":/pods [] [get, list, watch]", ":/namespaces [] [get, list, watch]",
-            ":apps/replicasets [] [get, list, watch]", ":apps/deployments [] [get, list, watch]",
-            ":apps/statefulsets [] [get, list, watch]", ":apps/daemonsets [] [get, list, watch]",
-            ":batch/jobs [] [get, list, watch]", ":batch/cronjobs [] [get, list, watch]"));
+            ":/pods [] [list, watch]", ":/namespaces [] [list, watch]",
+            ":apps/replicasets [] [list, watch]", ":apps/deployments [] [list, watch]",
+            ":apps/statefulsets [] [list, watch]", ":apps/daemonsets [] [list, watch]",
+            ":batch/jobs [] [list, watch]", ":batch/cronjobs [] [list, watch]"));
     if (provider.equals("calico")) {
       // transport.TlsMaterialLoader: Goldmane's client key pair and CA bundle, read by name
       ingest.addAll(
@@ -283,7 +284,7 @@ class ChartRbacTest {
         List.of(
             // proposals.ProposalReconciler: server-side apply (patch, create when new), delete with
             // the workload
-            ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals [] [get, list, watch, create, patch, delete]",
+            ":networkenforcer.kubewarden.io/workloadnetworkpolicyproposals [] [list, watch, create, patch, delete]",
             // promotion.Promoter creates; status.StatusSync removes acknowledge annotations (JSON
             // patch)
             ":networkenforcer.kubewarden.io/workloadnetworkpolicies [] [get, list, watch, create, patch]",
@@ -294,10 +295,10 @@ class ChartRbacTest {
             // informers
             ":" + nativeObject + " [] [get, list, watch, create, patch, delete]",
             // LeaderSession's workload informers (owner references need the uid)
-            ":apps/deployments [] [get, list, watch]",
-            ":apps/statefulsets [] [get, list, watch]",
-            ":apps/daemonsets [] [get, list, watch]",
-            ":batch/cronjobs [] [get, list, watch]",
+            ":apps/deployments [] [list, watch]",
+            ":apps/statefulsets [] [list, watch]",
+            ":apps/daemonsets [] [list, watch]",
+            ":batch/cronjobs [] [list, watch]",
             // blockOwnerDeletion on owner references (OwnerReferencesPermissionEnforcement)
             ":networkenforcer.kubewarden.io/workloadnetworkpolicies/finalizers [] [update]",
             ":apps/deployments/finalizers [] [update]",

@@ -35,6 +35,7 @@ import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
+import io.kubewarden.networkenforcer.testing.ServiceAccountAudit;
 import io.kubewarden.networkenforcer.writer.WriterService;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
@@ -44,6 +45,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -80,10 +83,15 @@ class ApiServerPipelineTest {
   private static EmbeddedKafkaBroker broker;
   private static ChartedApiServer cluster;
 
+  /** The API server's audit log: what each writer really asked for (least privilege, below). */
+  @TempDir static Path auditDir;
+
   @BeforeAll
-  static void start() {
+  static void start() throws Exception {
     broker = EmbeddedKafkaBroker.startDefault();
-    cluster = ChartedApiServer.start(NS);
+    cluster =
+        ChartedApiServer.start(
+            NS, ServiceAccountAudit.apiServerArgs(auditDir.resolve("audit.log")));
   }
 
   @AfterAll
@@ -242,6 +250,7 @@ class ApiServerPipelineTest {
       assertThat(writer.service.isLeader()).isTrue();
       assertThat(processor.streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
     }
+    writerUsedItsGrants(ChartedApiServer.KUBERNETES);
   }
 
   @Test
@@ -352,6 +361,7 @@ class ApiServerPipelineTest {
       assertThat(writer.service.isLeader()).isTrue();
       assertThat(processor.streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
     }
+    writerUsedItsGrants(ChartedApiServer.ISTIO);
   }
 
   private static FlowRecord istioFlow(String from, String to, int port, Verdict verdict) {
@@ -509,6 +519,84 @@ class ApiServerPipelineTest {
 
   private static NetworkPolicy networkPolicy(String name) {
     return admin().network().v1().networkPolicies().inNamespace(NS).withName(name).get();
+  }
+
+  /**
+   * Least privilege, measured: the (verb, group, resource) of every request the release's writer
+   * sent during the test, read from the API server's audit log, against the chart's grants to its
+   * service account on this API server. Every request outside the grants and every grant never
+   * requested must be one of the few below, each with its reason; a new one fails here.
+   */
+  private static void writerUsedItsGrants(String release) throws Exception {
+    String account = release + "-network-enforcer-writer";
+    List<ServiceAccountAudit.Request> requests =
+        ServiceAccountAudit.requests(
+            auditDir.resolve("audit.log"), ChartedApiServer.RELEASE_NAMESPACE, account);
+    Set<String> granted =
+        ServiceAccountAudit.granted(admin(), ChartedApiServer.RELEASE_NAMESPACE, account);
+    Set<String> requested = new TreeSet<>();
+    requests.forEach(r -> requested.add(r.permission()));
+    Set<String> unused = new TreeSet<>(granted);
+    unused.removeAll(requested);
+    Set<String> refused = new TreeSet<>();
+    requests.stream().filter(r -> r.code() == 403).forEach(r -> refused.add(r.permission()));
+    boolean istio = release.equals(ChartedApiServer.ISTIO);
+    String nativeKind =
+        istio ? "security.istio.io/authorizationpolicies" : "networking.k8s.io/networkpolicies";
+    Map<String, String> notRequested = new java.util.TreeMap<>();
+    // Checked by the API server inside another request, never a request of their own.
+    for (String owner :
+        List.of(
+            "apps/daemonsets",
+            "apps/deployments",
+            "apps/statefulsets",
+            "batch/cronjobs",
+            "networkenforcer.kubewarden.io/workloadnetworkpolicies")) {
+      notRequested.put(
+          "update " + owner + "/finalizers",
+          "blockOwnerDeletion on an owner reference (OwnerReferencesPermissionEnforcement)");
+    }
+    for (String applied :
+        List.of("networkenforcer.kubewarden.io/workloadnetworkpolicyproposals", nativeKind)) {
+      notRequested.put("create " + applied, "a server-side apply (patch) that creates");
+    }
+    // Requests of paths this test does not take.
+    notRequested.put("create /events", "a name clash or a refused write (ControllerTest)");
+    notRequested.put(
+        "create authentication.k8s.io/tokenreviews", "a management request (ManagementAuthTest)");
+    notRequested.put(
+        "create authorization.k8s.io/subjectaccessreviews",
+        "a management request (ManagementAuthTest)");
+    if (istio) {
+      notRequested.put("delete " + nativeKind, "monitor keeps a dry-run AuthorizationPolicy");
+      notRequested.put(
+          "patch networkenforcer.kubewarden.io/workloadnetworkpolicies",
+          "an acknowledgement (the kubernetes run)");
+    }
+    // The drift watch of the other backend's native kind: the chart grants only its own, the
+    // writer stops that watch at the 403 (DriftWatches).
+    String otherKind =
+        istio ? "networking.k8s.io/networkpolicies" : "security.istio.io/authorizationpolicies";
+    System.out.println(
+        "writer ("
+            + release
+            + ") RBAC, from the audit log: "
+            + requests.size()
+            + " requests; permissions granted "
+            + granted.size()
+            + ", requested "
+            + (granted.size() - unused.size())
+            + ", granted and never requested "
+            + unused.size()
+            + "; requested and refused: "
+            + refused);
+    notRequested.forEach(
+        (p, why) -> System.out.println("  not requested: " + p + " (" + why + ")"));
+    assertThat(unused).containsExactlyInAnyOrderElementsOf(notRequested.keySet());
+    assertThat(refused).containsExactly("list " + otherKind);
+    Set<String> ungranted = new TreeSet<>(requested);
+    ungranted.removeAll(granted);
+    assertThat(ungranted).isEqualTo(refused);
   }
 
   private static void setMode(String name, Mode mode) {

@@ -43,8 +43,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.SaslAuthenticationException;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
  * API server) and do their work end to end; then each principal is refused one step beyond its row
  * (ingest cannot write {@code policies}, the processor cannot write {@code flows}, the writer
  * cannot write {@code flows} or read them), and a client without credentials, or with a wrong
- * password, is refused everywhere.
+ * password, is refused everywhere: every topic and internal topic, read and written, and every
+ * consumer group.
  */
 class KafkaAclTest {
   private static final String JAAS =
@@ -74,6 +73,13 @@ class KafkaAclTest {
   private static final Topics REFUSALS = new Topics("refusals.");
 
   private static final String NS = "shop";
+
+  /**
+   * The processor's internal topics, under its application id: its loop topic and Kafka Streams'
+   * observations repartition topic (the processor creates its changelogs under the same prefix).
+   */
+  private static final List<String> INTERNAL_TOPICS =
+      List.of(APPLICATION_ID + "-deny-reattribution", APPLICATION_ID + "-observations-repartition");
 
   static EmbeddedKafkaBroker broker;
   static ChartedApiServer api;
@@ -279,29 +285,49 @@ class KafkaAclTest {
       }
     }
     Map<String, Boolean> attempts = KafkaAttempts.beyondEachRow(KafkaAclTest::client, REFUSALS);
-    Map<String, Properties> strangers =
-        Map.of("anonymous", anonymous(), "a wrong password", credentials("ingest", "guessed"));
+    // Strangers everywhere: every topic and internal topic written and read, every group's
+    // offsets read; each refused at authentication, before any ACL is looked at.
+    Map<String, Properties> strangers = new LinkedHashMap<>();
+    strangers.put("anonymous", anonymous());
+    strangers.put("a wrong password", credentials("ingest", "guessed"));
+    Map<String, String> refusal =
+        Map.of("anonymous", "TimeoutException", "a wrong password", "SaslAuthenticationException");
+    List<String> groups = new ArrayList<>(List.of(APPLICATION_ID));
+    groups.addAll(TopicAccess.writerGroups(WRITER_GROUPS));
     for (Map.Entry<String, Properties> stranger : strangers.entrySet()) {
-      try (KafkaProducer<byte[], byte[]> producer = KafkaAttempts.producer(stranger.getValue())) {
-        for (Topic<?, ?> topic :
-            List.of(REFUSALS.flows(), REFUSALS.policies(), REFUSALS.control())) {
-          Throwable cause = KafkaAttempts.sendFailure(producer, topic.name());
-          attempts.put(
-              stranger.getKey() + " writes " + topic.name(),
-              cause instanceof TimeoutException || cause instanceof SaslAuthenticationException);
-        }
-      }
+      KafkaAttempts.everywhere(
+              stranger.getKey(), stranger.getValue(), REFUSALS, INTERNAL_TOPICS, groups)
+          .forEach(
+              (what, observed) -> {
+                boolean refusedAsExpected = observed.equals(refusal.get(stranger.getKey()));
+                if (!refusedAsExpected) {
+                  System.out.println("not refused as expected: " + what + " -> " + observed);
+                }
+                attempts.put(what, refusedAsExpected);
+              });
     }
+    // The control: the same reads answered for a principal allowed them, so a refusal above is
+    // the stranger's, not a probe that cannot succeed.
+    assertThat(KafkaAttempts.read(client("admin"), INTERNAL_TOPICS.get(0), null)).isEqualTo("read");
+    assertThat(KafkaAttempts.read(client("writer"), REFUSALS.proposals().name(), null))
+        .isEqualTo("read");
+    assertThat(
+            KafkaAttempts.read(
+                client("writer"),
+                REFUSALS.proposals().name(),
+                TopicAccess.writerGroups(WRITER_GROUPS).get(0)))
+        .isEqualTo("read");
     long refused = attempts.values().stream().filter(r -> r).count();
     System.out.println(
-        "kafka, per-component ACLs and anonymous: attempts refused: "
+        "kafka (SASL), per-component ACLs and strangers everywhere: attempts refused: "
             + refused
             + " of "
             + attempts.size());
     assertThat(attempts)
         .as("attempts refused")
         .allSatisfy((what, wasRefused) -> assertThat(wasRefused).as(what).isTrue());
-    assertThat(attempts).hasSize(22);
+    // 16 beyond the rows; per stranger 2 x (8 topics + 2 internal) + 4 groups = 24, two strangers.
+    assertThat(attempts).hasSize(16 + 2 * 24);
 
     // Exactly ingest's three records landed, one per topic of its own; nothing anywhere else.
     try (KafkaConsumer<byte[], byte[]> admin =

@@ -7,7 +7,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -69,6 +73,86 @@ final class KafkaAttempts {
         "processor reads " + topics.violations().name(),
         readRefused(client.apply("processor"), topics.violations().name()));
     return attempts;
+  }
+
+  /**
+   * Everything a client without a principal of ours (no credentials, a wrong password, a
+   * certificate the brokers do not trust) could aim at: every topic of {@code topics}, the
+   * processor's internal topics {@code internal} (named by its application id prefix), each written
+   * and read, and the offsets of every consumer group of the product. Returns, per attempt ({@code
+   * "<who> writes <topic>"}, {@code "<who> reads <topic>"}, {@code "<who> reads group <group>"}),
+   * the simple name of the exception the client got, or what it managed ({@code written}, {@code
+   * read}). One fresh client per attempt, all at once: a plain-text client on an authenticated
+   * listener is only answered by its own timeout (5 s), so one after another would take minutes.
+   */
+  static Map<String, String> everywhere(
+      String who, Properties client, Topics topics, List<String> internal, List<String> groups)
+      throws Exception {
+    Map<String, java.util.concurrent.Callable<String>> attempts = new LinkedHashMap<>();
+    List<String> names = new java.util.ArrayList<>();
+    topics.all().forEach(t -> names.add(t.name()));
+    names.addAll(internal);
+    for (String topic : names) {
+      attempts.put(who + " writes " + topic, () -> writeOutcome(client, topic));
+      attempts.put(who + " reads " + topic, () -> read(client, topic, null));
+    }
+    for (String group : groups) {
+      attempts.put(who + " reads group " + group, () -> read(client, topics.flows().name(), group));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(attempts.size());
+    try {
+      Map<String, Future<String>> running = new LinkedHashMap<>();
+      attempts.forEach((what, attempt) -> running.put(what, pool.submit(attempt)));
+      Map<String, String> outcomes = new LinkedHashMap<>();
+      for (Map.Entry<String, Future<String>> e : running.entrySet()) {
+        outcomes.put(e.getKey(), e.getValue().get(60, TimeUnit.SECONDS));
+      }
+      return outcomes;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static String writeOutcome(Properties client, String topic) {
+    try (KafkaProducer<byte[], byte[]> producer = producer(client)) {
+      producer.send(new ProducerRecord<>(topic, "k".getBytes(), "forged".getBytes())).get();
+      return "written";
+    } catch (ExecutionException e) {
+      return e.getCause().getClass().getSimpleName();
+    } catch (KafkaException e) {
+      return e.getClass().getSimpleName();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Without a group: the partition's offsets, the first answer any read needs. With one: the
+   * group's committed offsets (OffsetFetch, which needs READ on the group as joining it does).
+   * {@code read} when answered: what a principal allowed to read gets, the tests' control.
+   */
+  static String read(Properties base, String topic, String group) {
+    Properties p = new Properties();
+    p.putAll(base);
+    p.put("request.timeout.ms", "4000");
+    p.put("default.api.timeout.ms", "5000");
+    if (group != null) {
+      p.put("group.id", group);
+    }
+    TopicPartition partition = new TopicPartition(topic, 0);
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      if (group == null) {
+        c.assign(List.of(partition));
+        c.position(partition, Duration.ofSeconds(5));
+      } else {
+        c.committed(Set.of(partition), Duration.ofSeconds(5));
+      }
+      return "read";
+    } catch (KafkaException e) {
+      return e.getClass().getSimpleName();
+    }
   }
 
   /** A consumer on a partition it was given no READ for: refused at the first fetch. */

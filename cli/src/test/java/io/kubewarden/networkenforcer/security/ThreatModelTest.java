@@ -14,9 +14,11 @@ import io.kubewarden.networkenforcer.cli.RunningCommand;
 import io.kubewarden.networkenforcer.cli.services.CaughtUpPage;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.topics.Topic;
+import io.kubewarden.networkenforcer.common.topics.TopicAccess;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
+import io.kubewarden.networkenforcer.testing.ServiceAccountAudit;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,8 +33,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -56,7 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ChartNetworkPolicyTest}, rendered), {@code watchNamespaces} ({@code ChartWatchNamespacesTest}),
  * the standalone broker ({@code EmbeddedKafkaBrokerTest}), docker-compose ({@code
  * DockerComposeTest}), SASL principals and the services' whole work under ACLs ({@code
- * KafkaAclTest}), a slow client ({@code ManagementAuthTest}).
+ * KafkaAclTest}), the chart's SCRAM properties ({@code ScramKafkaTest}), a slow client ({@code
+ * ManagementAuthTest}).
  */
 class ThreatModelTest {
   private static final String PROBES = "kubelet -> probe port";
@@ -121,7 +127,15 @@ class ThreatModelTest {
     // The API server starts while the broker and its ACLs are set up: about 6 s of the class's
     // time.
     CompletableFuture<ChartedApiServer> apiServer =
-        CompletableFuture.supplyAsync(() -> ChartedApiServer.start(NS));
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return ChartedApiServer.start(
+                    NS, ServiceAccountAudit.apiServerArgs(dir.resolve("audit.log")));
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     meshCa = TestCertificates.newCa("network-enforcer-ca");
     kafka = MutualTlsKafka.start(chart, dir);
     kafka.declare(REFUSALS, PIPELINE);
@@ -207,8 +221,60 @@ class ThreatModelTest {
     System.out.println(ledger.summary());
     ledger.rowLines().forEach(System.out::println);
     assertThat(ledger.observed()).containsExactlyElementsOf(ledger.expected());
-    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(48);
-    assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(19);
+    assertThat(ledger.refused()).isEqualTo(ledger.attempts()).isEqualTo(110);
+    assertThat(ledger.accepted()).isEqualTo(ledger.legitimateCalls()).isEqualTo(21);
+    componentsRequestedTheirGrants();
+  }
+
+  /**
+   * Least privilege, measured: each component's requests in the API server's audit log, after the
+   * rows above (management requests reviewed, ingest's informers, the attacks of the API server
+   * row), against the grants to its service account. Ingest and the processor request every grant
+   * but Goldmane's Secret and CA bundle (this ingest reads istio, the account is a calico
+   * release's), and nothing outside them but the row's attacks; the writer's grants are measured
+   * through a whole learn-promote-protect run in {@code ApiServerPipelineTest}.
+   */
+  private static void componentsRequestedTheirGrants() throws Exception {
+    Map<String, String> accounts = new LinkedHashMap<>();
+    accounts.put("ingest", FULLNAME + "-ingest");
+    accounts.put("processor", FULLNAME + "-processor");
+    accounts.put("writer", ISTIO_FULLNAME + "-writer");
+    Map<String, Set<String>> unused = new LinkedHashMap<>();
+    Map<String, Set<String>> ungranted = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : accounts.entrySet()) {
+      List<ServiceAccountAudit.Request> requests =
+          ServiceAccountAudit.requests(
+              dir.resolve("audit.log"), ChartedApiServer.RELEASE_NAMESPACE, e.getValue());
+      Set<String> granted =
+          ServiceAccountAudit.granted(
+              api.admin(), ChartedApiServer.RELEASE_NAMESPACE, e.getValue());
+      Set<String> requested = new TreeSet<>();
+      requests.forEach(r -> requested.add(r.permission()));
+      unused.put(e.getKey(), new TreeSet<>(granted));
+      unused.get(e.getKey()).removeAll(requested);
+      ungranted.put(e.getKey(), new TreeSet<>(requested));
+      ungranted.get(e.getKey()).removeAll(granted);
+      System.out.println(
+          e.getKey()
+              + " RBAC, from the audit log: "
+              + requests.size()
+              + " requests; granted "
+              + granted.size()
+              + ", requested "
+              + (granted.size() - unused.get(e.getKey()).size())
+              + "; never requested: "
+              + unused.get(e.getKey())
+              + "; requested, not granted: "
+              + ungranted.get(e.getKey()));
+    }
+    assertThat(unused.get("ingest")).containsExactly("get /configmaps", "get /secrets");
+    assertThat(ungranted.get("ingest"))
+        .as("the API server row's attacks")
+        .containsExactly("create networking.k8s.io/networkpolicies", "list /secrets");
+    assertThat(unused.get("processor")).isEmpty();
+    assertThat(ungranted.get("processor")).containsExactly("list /pods");
+    // DriftWatches' watch of the other backend's native kind, stopped at the 403.
+    assertThat(ungranted.get("writer")).containsExactly("list networking.k8s.io/networkpolicies");
   }
 
   /** Open to anyone, so it must serve nothing but "up" and "ready". */
@@ -461,8 +527,8 @@ class ThreatModelTest {
   /**
    * The chart's default properties files (its own client certificate, cert-manager's PKCS#1 key) on
    * a broker that requires a certificate and authorizes by its subject: each component one step
-   * beyond its ACLs, and a forged flow without a certificate, with another CA's certificate named
-   * like ingest, or in plain text.
+   * beyond its ACLs, and a client without a certificate, with another CA's certificate named like
+   * ingest, or in plain text, refused on every topic, internal topic and consumer group.
    */
   private static void kafka(ThreatLedger ledger) throws Exception {
     Map<String, Boolean> beyond = KafkaAttempts.beyondEachRow(kafka::client, REFUSALS);
@@ -474,21 +540,50 @@ class ThreatModelTest {
                 "TopicAuthorizationException",
                 refused ? "TopicAuthorizationException" : "accepted or another error"));
 
-    ledger.attack(
-        KAFKA,
-        "another CA's ingest writes a flow",
-        "SslAuthenticationException",
-        forgedFlow(kafka.forged("ingest")));
+    // Strangers everywhere: every topic of the pipeline, every internal topic the running
+    // processor created, written and read, and every consumer group's offsets read.
+    Map<String, Properties> strangers = new LinkedHashMap<>();
+    strangers.put("another CA's ingest", kafka.forged("ingest"));
     Properties noCertificate = kafka.client("ingest");
     noCertificate.keySet().removeIf(k -> k.toString().startsWith("ssl.keystore"));
-    ledger.attack(
-        KAFKA,
-        "no certificate writes a flow",
-        "SslAuthenticationException",
-        forgedFlow(noCertificate));
+    strangers.put("no certificate", noCertificate);
+    Map<String, String> refusal =
+        Map.of(
+            "another CA's ingest", "SslAuthenticationException",
+            "no certificate", "SslAuthenticationException");
+    List<String> internal = internalTopics();
+    List<String> groups = new ArrayList<>(List.of(MutualTlsKafka.APPLICATION_ID));
+    groups.addAll(TopicAccess.writerGroups(MutualTlsKafka.WRITER_GROUPS));
+    for (Map.Entry<String, Properties> stranger : strangers.entrySet()) {
+      KafkaAttempts.everywhere(stranger.getKey(), stranger.getValue(), REFUSALS, internal, groups)
+          .forEach(
+              (what, observed) ->
+                  ledger.attack(KAFKA, what, refusal.get(stranger.getKey()), observed));
+    }
+    // Plain text never gets past the TLS listener, whatever it aims at: one attempt stands for all
+    // (each plain-text client reads the TLS alert's header as a 350 MB length and allocates it, so
+    // dozens at once exhaust the test's heap).
     Properties plaintext = new Properties();
     plaintext.put("bootstrap.servers", kafka.bootstrapServers());
-    ledger.attack(KAFKA, "plain text writes a flow", "TimeoutException", forgedFlow(plaintext));
+    try (KafkaProducer<byte[], byte[]> producer = KafkaAttempts.producer(plaintext)) {
+      ledger.attack(
+          KAFKA,
+          "plain text writes " + REFUSALS.flows().name(),
+          "TimeoutException",
+          KafkaAttempts.sendFailure(producer, REFUSALS.flows().name()).getClass().getSimpleName());
+    }
+    // The same reads answered for the principals allowed them: the probes can succeed.
+    ledger.legitimate(
+        KAFKA,
+        "processor reads " + internal.get(0),
+        "read",
+        KafkaAttempts.read(kafka.client("processor"), internal.get(0), null));
+    String proposalsGroup = TopicAccess.writerGroups(MutualTlsKafka.WRITER_GROUPS).get(0);
+    ledger.legitimate(
+        KAFKA,
+        "writer reads group " + proposalsGroup,
+        "read",
+        KafkaAttempts.read(kafka.client("writer"), REFUSALS.proposals().name(), proposalsGroup));
 
     Map<String, Topic<?, ?>> own = new LinkedHashMap<>();
     own.put("ingest", REFUSALS.flows());
@@ -530,11 +625,19 @@ class ThreatModelTest {
     }
   }
 
-  private static String forgedFlow(Properties client) {
-    try (KafkaProducer<byte[], byte[]> producer = KafkaAttempts.producer(client)) {
-      return KafkaAttempts.sendFailure(producer, REFUSALS.flows().name())
-          .getClass()
-          .getSimpleName();
+  /**
+   * The topics the running processor created under its application id: its loop topic, Kafka
+   * Streams' repartition and changelog topics.
+   */
+  private static List<String> internalTopics() throws Exception {
+    try (Admin admin = Admin.create(kafka.client(MutualTlsKafka.ADMIN))) {
+      List<String> internal =
+          admin.listTopics().names().get().stream()
+              .filter(name -> name.startsWith(MutualTlsKafka.APPLICATION_ID + "-"))
+              .sorted()
+              .toList();
+      System.out.println("the processor's internal topics: " + internal);
+      return internal;
     }
   }
 

@@ -248,8 +248,10 @@ class ApiServerLostEventsTest {
     KafkaTopics.produce(broker.bootstrapServers(), TOPICS.dataPlaneLoss(), loss.key(), loss);
   }
 
+  /** Read as a person does: the writer's own grants hold no get on proposals (informers only). */
   private static WorkloadNetworkPolicyProposal proposal() {
-    return writerClient
+    return cluster
+        .admin()
         .resources(WorkloadNetworkPolicyProposal.class)
         .inNamespace(NS)
         .withName(NAME)
