@@ -45,8 +45,7 @@ class LiveViewModelTest {
               .build());
 
   private static List<String> peers(WorkloadNetworkPolicy wnp) {
-    return LiveViewModel.allowedPeers(NS, wnp.getSpec(), new LiveViewModel.PeerResolver(WORKLOADS))
-        .stream()
+    return AllowedPeers.of(NS, wnp.getSpec(), new PeerResolver(WORKLOADS)).stream()
         .map(
             p ->
                 p.node().id()
@@ -143,16 +142,16 @@ class LiveViewModelTest {
 
   @Test
   void violationEndpointsAreTheirOwnerElseTheirIdentity() {
-    assertThat(LiveViewModel.endpointNode(Fixtures.endpoint("batch")).id())
+    assertThat(ViolationNodes.endpointNode(Fixtures.endpoint("batch")).id())
         .isEqualTo(NS + "/Deployment/batch");
     assertThat(
-            LiveViewModel.endpointNode(
+            ViolationNodes.endpointNode(
                     new ViolationEndpoint(
                         NS, null, null, "spiffe://cluster.local/ns/shop/sa/frontend", null))
                 .id())
         .isEqualTo(NS + "/ServiceAccount/frontend");
     assertThat(
-            LiveViewModel.endpointNode(
+            ViolationNodes.endpointNode(
                     new ViolationEndpoint(null, null, null, null, Fixtures.app("x")))
                 .id())
         .isEqualTo(ReportModel.OUTSIDE_GROUP + "/Pods/{app=x}");
