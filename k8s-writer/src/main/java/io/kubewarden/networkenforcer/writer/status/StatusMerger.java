@@ -1,34 +1,23 @@
 package io.kubewarden.networkenforcer.writer.status;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
-import io.kubewarden.networkenforcer.common.crd.MergedOffset;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
-import io.kubewarden.networkenforcer.common.policy.Labels;
-import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
-import io.kubewarden.networkenforcer.writer.conditions.Conditions;
-import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.OptionalLong;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
  * The status rules of the API contract as one pure function: merge new observations, clear the
  * records the current spec allows, apply acknowledgements, set counts and observedGeneration. No
- * I/O; the status sync feeds it and writes the result.
+ * I/O; the status sync feeds it and writes the result. Each rule is a class of its own: {@link
+ * MergeWatermark}, {@link ViolationRecords}, {@link Acknowledgements}, {@link PolicyConditions}.
  */
 public final class StatusMerger {
 
@@ -99,184 +88,22 @@ public final class StatusMerger {
     WorkloadNetworkPolicyStatus next = copy(before);
     String now = DateTimeFormatter.ISO_INSTANT.format(in.now());
 
-    List<SourcedObservation> fresh = notYetMerged(next, in.observations());
-    mergeObservations(next, fresh.stream().map(SourcedObservation::observation).toList());
-    advanceWatermarks(next, fresh);
-    int cleared = clearAllowed(next, in.allowedNow());
-    AckOutcome acks = applyAcknowledgements(next, in.annotations(), now);
+    List<SourcedObservation> fresh = MergeWatermark.notYetMerged(next, in.observations());
+    ViolationRecords.merge(next, fresh.stream().map(SourcedObservation::observation).toList());
+    MergeWatermark.advance(next, fresh);
+    int cleared = ViolationRecords.clearAllowed(next, in.allowedNow());
+    Acknowledgements acks = Acknowledgements.apply(next, in.annotations(), now);
 
     trim(next);
     next.setActiveViolationCount(next.getViolations().size());
     next.setObservedGeneration(in.generation());
     next.setConditions(
-        conditions(
-            before.getConditions(), in.renderConditions(), acks.unmatched, in.generation(), now));
+        PolicyConditions.of(
+            before.getConditions(), in.renderConditions(), acks.unmatched(), in.generation(), now));
 
     boolean changed = !next.equals(before);
     return new Result(
-        next, acks.acknowledged, acks.toRemove, acks.unmatched, cleared, changed, fresh);
-  }
-
-  /** Drops what the watermark says is merged already (a re-read after a crash or hand-over). */
-  private static List<SourcedObservation> notYetMerged(
-      WorkloadNetworkPolicyStatus s, List<SourcedObservation> observations) {
-    Map<String, Long> watermark = new HashMap<>();
-    s.getMergedOffsets()
-        .forEach(m -> watermark.put(m.getTopic() + "/" + m.getPartition(), m.getOffset()));
-    List<SourcedObservation> fresh = new ArrayList<>();
-    for (SourcedObservation o : observations) {
-      if (!o.sourced()
-          || o.offset() >= watermark.getOrDefault(o.topic() + "/" + o.partition(), 0L)) {
-        fresh.add(o);
-        if (o.sourced()) {
-          // The same record twice in one input counts once.
-          watermark.put(o.topic() + "/" + o.partition(), o.offset() + 1);
-        }
-      }
-    }
-    return fresh;
-  }
-
-  /** The watermark moves past every record merged now; written in the same status update. */
-  private static void advanceWatermarks(
-      WorkloadNetworkPolicyStatus s, List<SourcedObservation> merged) {
-    Map<String, MergedOffset> byPartition = new TreeMap<>();
-    s.getMergedOffsets()
-        .forEach(
-            m ->
-                byPartition.put(
-                    m.getTopic() + "/" + m.getPartition(),
-                    new MergedOffset(m.getTopic(), m.getPartition(), m.getOffset())));
-    for (SourcedObservation o : merged) {
-      if (o.sourced()) {
-        byPartition.merge(
-            o.topic() + "/" + o.partition(),
-            new MergedOffset(o.topic(), o.partition(), o.offset() + 1),
-            (a, b) -> a.getOffset() >= b.getOffset() ? a : b);
-      }
-    }
-    s.setMergedOffsets(new ArrayList<>(byPartition.values()));
-  }
-
-  /**
-   * New records take id = violationCount at insert; repeats refresh the timestamp; all count, each
-   * as the observations it stands for.
-   */
-  private void mergeObservations(
-      WorkloadNetworkPolicyStatus s, List<ViolationObservation> observations) {
-    List<ViolationObservation> ordered = new ArrayList<>(observations);
-    ordered.sort(
-        Comparator.comparing(ViolationObservation::timestamp)); // stable: arrival order on ties
-    List<ViolationRecord> records = s.getViolations();
-    Map<Signature, ViolationRecord> bySignature = new HashMap<>();
-    records.forEach(r -> bySignature.putIfAbsent(Signature.of(r), r));
-    for (ViolationObservation o : ordered) {
-      ViolationRecord incoming = o.toRecord();
-      ViolationRecord existing = bySignature.get(Signature.of(incoming));
-      if (existing != null) {
-        if (Instant.parse(incoming.getTimestamp())
-            .isAfter(Instant.parse(existing.getTimestamp()))) {
-          existing.setTimestamp(incoming.getTimestamp());
-          records.remove(existing);
-          records.add(0, existing);
-        }
-      } else {
-        incoming.setId(s.getViolationCount());
-        records.add(0, incoming);
-        bySignature.put(Signature.of(incoming), incoming);
-      }
-      // One per observation (api.md), whatever connection count a provider aggregated into it; a
-      // record
-      // the processor combined from several flow records stands for that many observations.
-      s.setViolationCount(s.getViolationCount() + o.observations());
-    }
-  }
-
-  /**
-   * Everything that makes two records the same violation ({@link ViolationRecord#sameViolationAs}).
-   */
-  private record Signature(
-      Object source,
-      Object dest,
-      Object protocol,
-      int port,
-      Object action,
-      String policyNamespace,
-      String policyName) {
-    static Signature of(ViolationRecord r) {
-      return new Signature(
-          r.getSource(),
-          r.getDest(),
-          r.getProtocol(),
-          r.getDstPort(),
-          r.getAction(),
-          r.getDenyingPolicyNamespace(),
-          r.getDenyingPolicyName());
-    }
-  }
-
-  private static int clearAllowed(
-      WorkloadNetworkPolicyStatus s, Predicate<ViolationRecord> allowedNow) {
-    int cleared = 0;
-    for (Iterator<ViolationRecord> it = s.getViolations().iterator(); it.hasNext(); ) {
-      if (allowedNow.test(it.next())) {
-        it.remove();
-        cleared++;
-      }
-    }
-    return cleared;
-  }
-
-  private record AckOutcome(
-      List<AcknowledgedViolation> acknowledged, List<String> toRemove, List<String> unmatched) {}
-
-  private static AckOutcome applyAcknowledgements(
-      WorkloadNetworkPolicyStatus s, Map<String, String> annotations, String now) {
-    // Ascending ids: applied oldest first, so the newest acknowledgement ends up first.
-    TreeMap<Long, String> byId = new TreeMap<>();
-    Map<Long, String> keyById = new LinkedHashMap<>();
-    List<String> unmatched = new ArrayList<>();
-    annotations.forEach(
-        (key, reason) -> {
-          if (key.startsWith(Labels.ACKNOWLEDGE_PREFIX)) {
-            OptionalLong id = Labels.acknowledgedId(key);
-            if (id.isPresent()) {
-              byId.put(id.getAsLong(), reason == null ? "" : reason);
-              keyById.put(id.getAsLong(), key);
-            } else {
-              unmatched.add(key);
-            }
-          }
-        });
-    List<AcknowledgedViolation> acknowledged = new ArrayList<>();
-    List<String> toRemove = new ArrayList<>();
-    byId.forEach(
-        (id, reason) -> {
-          ViolationRecord active =
-              s.getViolations().stream().filter(r -> r.getId() == id).findFirst().orElse(null);
-          if (active != null) {
-            s.getViolations().remove(active);
-            AcknowledgedViolation ack = new AcknowledgedViolation(active, reason, now);
-            s.getAcknowledgedViolations().add(0, ack);
-            acknowledged.add(ack);
-            toRemove.add(keyById.get(id));
-            return;
-          }
-          // Applied by an earlier sync whose annotation removal did not go through: finish the job.
-          AcknowledgedViolation earlier =
-              s.getAcknowledgedViolations().stream()
-                  .filter(a -> a.getViolation() != null && a.getViolation().getId() == id)
-                  .findFirst()
-                  .orElse(null);
-          if (earlier != null) {
-            acknowledged.add(earlier);
-            toRemove.add(keyById.get(id));
-          } else {
-            unmatched.add(keyById.get(id));
-          }
-        });
-    unmatched.sort(Comparator.naturalOrder());
-    return new AckOutcome(acknowledged, toRemove, unmatched);
+        next, acks.acknowledged(), acks.toRemove(), acks.unmatched(), cleared, changed, fresh);
   }
 
   private void trim(WorkloadNetworkPolicyStatus s) {
@@ -287,59 +114,6 @@ public final class StatusMerger {
       s.setAcknowledgedViolations(
           new ArrayList<>(s.getAcknowledgedViolations().subList(0, maxRecords)));
     }
-  }
-
-  /**
-   * Rendering conditions, the acknowledgement condition and {@code Ready} (the outcome of
-   * rendering: True once the native object matches). Every condition carries the generation it was
-   * written for; an unchanged one keeps its transition time.
-   */
-  private static List<Condition> conditions(
-      List<Condition> before,
-      List<Condition> render,
-      List<String> unmatched,
-      Long generation,
-      String now) {
-    Map<String, Condition> wanted = new TreeMap<>();
-    for (Condition c : before == null ? List.<Condition>of() : before) {
-      if (!StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS.equals(c.getType())) {
-        wanted.put(c.getType(), c);
-      }
-    }
-    for (Condition c : render) {
-      wanted.put(c.getType(), c);
-    }
-    if (!unmatched.isEmpty()) {
-      wanted.put(
-          StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS,
-          new ConditionBuilder()
-              .withType(StatusConditions.UNMATCHED_ACKNOWLEDGEMENTS)
-              .withStatus("True")
-              .withReason(StatusConditions.REASON_UNKNOWN_VIOLATION_ID)
-              .withMessage(
-                  "these annotations match no active violation record: "
-                      + String.join(", ", unmatched))
-              .build());
-    }
-    Condition rendered = wanted.get(StatusConditions.RENDERED);
-    if (rendered != null) {
-      wanted.put(
-          StatusConditions.READY,
-          new ConditionBuilder()
-              .withType(StatusConditions.READY)
-              .withStatus(rendered.getStatus())
-              .withReason(
-                  "True".equals(rendered.getStatus())
-                      ? StatusConditions.REASON_READY
-                      : rendered.getReason())
-              .withMessage(rendered.getMessage())
-              .build());
-    }
-    List<Condition> out = new ArrayList<>();
-    for (Condition c : wanted.values()) {
-      out.add(Conditions.written(c, Conditions.find(before, c.getType()), generation, now));
-    }
-    return out;
   }
 
   /**
