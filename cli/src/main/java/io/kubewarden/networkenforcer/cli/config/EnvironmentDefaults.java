@@ -5,7 +5,9 @@ import io.kubewarden.networkenforcer.common.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -173,7 +175,7 @@ public final class EnvironmentDefaults implements IDefaultValueProvider {
   }
 
   private static Iterable<String> toStrings(Iterable<?> list) {
-    java.util.List<String> out = new java.util.ArrayList<>();
+    List<String> out = new ArrayList<>();
     list.forEach(o -> out.add(String.valueOf(o)));
     return out;
   }

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.config;
 
 import io.kubewarden.networkenforcer.common.config.Durations;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -66,7 +67,7 @@ public class LearningOptions {
 
   public LearningSettings settings() {
     List<String> cidrs = clusterCidrs.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
-    java.time.Duration quiet = Durations.parse("--convergence-quiet-period", quietPeriod);
+    Duration quiet = Durations.parse("--convergence-quiet-period", quietPeriod);
     return new LearningSettings(
             cidrs,
             LearningSettings.ExternalPeers.parse(externalPeers),

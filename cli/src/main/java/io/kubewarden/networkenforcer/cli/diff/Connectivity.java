@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PolicySpec;
+import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +46,7 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
     SortedSet<Grant> grants = new TreeSet<>();
     if (spec.getKubernetes() != null) {
       var k = spec.getKubernetes();
-      boolean ingress =
-          spec.getDirection() == io.kubewarden.networkenforcer.common.policy.Direction.Ingress;
+      boolean ingress = spec.getDirection() == Direction.Ingress;
       if (ingress && k.getIngress() != null) {
         k.getIngress().forEach(r -> add(grants, peers(r.getFrom()), ports(r.getPorts())));
       } else if (!ingress && k.getEgress() != null) {

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.cli.version.VersionProvider;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import java.io.PrintWriter;
+import java.net.ConnectException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -224,7 +225,7 @@ public final class DiffCommand implements Callable<Integer> {
     Throwable root = e;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
-      if (root instanceof java.net.ConnectException) {
+      if (root instanceof ConnectException) {
         // The JDK client's refused connection carries no message, only a closed channel under it.
         return " (ConnectException: Connection refused)";
       }

@@ -1,6 +1,7 @@
 package io.kubewarden.networkenforcer.cli.learn;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -114,7 +115,7 @@ final class ManifestYaml {
         return false;
       }
     }
-    return !RESERVED.contains(s.toLowerCase(java.util.Locale.ROOT));
+    return !RESERVED.contains(s.toLowerCase(Locale.ROOT));
   }
 
   static void quoted(StringBuilder out, String s) {

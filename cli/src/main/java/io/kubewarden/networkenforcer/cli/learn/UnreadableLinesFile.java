@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * Keeps the lines of a capture that could not be read where the user finds them after the run (the
@@ -45,8 +46,8 @@ final class UnreadableLinesFile implements DeadLetterSink, AutoCloseable {
   }
 
   /** The file, when at least one line was written to it. */
-  synchronized java.util.Optional<Path> written() {
-    return count == 0 ? java.util.Optional.empty() : java.util.Optional.of(file);
+  synchronized Optional<Path> written() {
+    return count == 0 ? Optional.empty() : Optional.of(file);
   }
 
   @Override

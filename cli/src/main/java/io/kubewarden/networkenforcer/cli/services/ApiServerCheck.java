@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
+import java.net.ConnectException;
 
 /**
  * Contacts the API server once at start, so a wrong kubeconfig ends the command with a message that
@@ -69,8 +70,7 @@ public final class ApiServerCheck {
   static String rootCause(Throwable e) {
     String said = null;
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof java.net.ConnectException
-          && (t.getMessage() == null || t.getMessage().isBlank())) {
+      if (t instanceof ConnectException && (t.getMessage() == null || t.getMessage().isBlank())) {
         return "ConnectException: Connection refused";
       }
       if (t.getMessage() != null

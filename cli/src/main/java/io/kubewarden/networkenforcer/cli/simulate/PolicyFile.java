@@ -13,6 +13,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.json.JsonProblem;
 import io.kubewarden.networkenforcer.common.policy.Backend;
+import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.workload.WorkloadRef;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -174,7 +175,7 @@ public final class PolicyFile {
       throw new ConfigException(
           label + " has backend istio, so it needs spec.istio (and no spec.kubernetes)");
     }
-    if (spec.getDirection() != io.kubewarden.networkenforcer.common.policy.Direction.Ingress) {
+    if (spec.getDirection() != Direction.Ingress) {
       throw new ConfigException(label + ": the istio backend supports direction Ingress only");
     }
     return CandidatePolicy.istio(label, namespace, Optional.of(target), spec.getIstio());

@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -154,7 +155,7 @@ final class Simulation {
 
   Result result() {
     List<UnmatchedRule> unmatched = new ArrayList<>();
-    Map<String, Long> selected = new java.util.LinkedHashMap<>();
+    Map<String, Long> selected = new LinkedHashMap<>();
     for (CandidatePolicy c : candidates) {
       selected.put(c.label(), selectedFlows.getOrDefault(c, 0L));
       for (CandidatePolicy.Rule rule : c.rules()) {

@@ -28,6 +28,9 @@ import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.writer.WriterConfig;
 import io.kubewarden.networkenforcer.writer.WriterService;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -110,7 +113,7 @@ public final class StandaloneCommand implements Callable<Integer> {
     String apiServer = service.apiServerSource();
     try {
       Files.createDirectories(dataDir);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new ConfigException(
           "cannot create --data-dir "
               + dataDir
@@ -192,10 +195,10 @@ public final class StandaloneCommand implements Callable<Integer> {
     if (port == 0) {
       return;
     }
-    try (java.net.ServerSocket socket = new java.net.ServerSocket()) {
+    try (ServerSocket socket = new ServerSocket()) {
       socket.setReuseAddress(true);
-      socket.bind(new java.net.InetSocketAddress("127.0.0.1", port));
-    } catch (java.io.IOException e) {
+      socket.bind(new InetSocketAddress("127.0.0.1", port));
+    } catch (IOException e) {
       throw new ConfigException(
           "the embedded Kafka cannot listen on 127.0.0.1:"
               + port
