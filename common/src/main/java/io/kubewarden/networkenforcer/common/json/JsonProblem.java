@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -128,7 +129,7 @@ public final class JsonProblem {
     }
     if (Number.class.isAssignableFrom(type) || (type.isPrimitive() && type != char.class)) {
       return "a number that fits "
-          + type.getSimpleName().toLowerCase(java.util.Locale.ROOT).replace("integer", "int");
+          + type.getSimpleName().toLowerCase(Locale.ROOT).replace("integer", "int");
     }
     if (type.getName().startsWith("java.time.")) {
       return "a time such as 2026-08-03T15:40:00Z";
