@@ -1,12 +1,15 @@
 package io.kubewarden.networkenforcer.embedded;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -178,7 +181,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     try {
       Formatter formatter =
           new Formatter()
-              .setPrintStream(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))
+              .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
               .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
               .setClusterId(clusterId != null ? clusterId : Uuid.randomUuid().toString())
               .setNodeId(nodeId)
@@ -239,7 +242,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     private int nodeId = 1;
     private String quorumVoters;
     private String clusterId;
-    private final Map<String, String> overrides = new java.util.HashMap<>();
+    private final Map<String, String> overrides = new HashMap<>();
 
     /**
      * Keep data here across restarts (standalone); default a temporary directory removed on close.
