@@ -1,5 +1,8 @@
 package io.kubewarden.networkenforcer.ingest.goldmane;
 
+import static io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Dst_VALUE;
+import static io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Src_VALUE;
+
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -73,10 +76,8 @@ public final class GoldmaneFlowParser {
     Verdict verdict;
     Reporter reporter =
         switch (key.getReporterValue()) {
-          case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Src_VALUE ->
-              Reporter.SOURCE;
-          case io.kubewarden.networkenforcer.ingest.proto.goldmane.Reporter.Dst_VALUE ->
-              Reporter.DESTINATION;
+          case Src_VALUE -> Reporter.SOURCE;
+          case Dst_VALUE -> Reporter.DESTINATION;
           default -> Reporter.UNKNOWN;
         };
     switch (key.getActionValue()) {

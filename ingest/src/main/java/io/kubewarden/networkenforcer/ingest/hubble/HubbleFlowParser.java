@@ -1,5 +1,10 @@
 package io.kubewarden.networkenforcer.ingest.hubble;
 
+import static io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.AUDIT_VALUE;
+import static io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE;
+import static io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE;
+import static io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE;
+
 import com.google.protobuf.Timestamp;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
@@ -297,10 +302,8 @@ public final class HubbleFlowParser {
   static boolean isForwardedL7Request(Flow flow) {
     return flow.hasL7()
         && flow.getL7().getType() == L7FlowType.REQUEST
-        && (flow.getVerdictValue()
-                == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE
-            || flow.getVerdictValue()
-                == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE);
+        && (flow.getVerdictValue() == FORWARDED_VALUE
+            || flow.getVerdictValue() == REDIRECTED_VALUE);
   }
 
   /**
@@ -310,12 +313,11 @@ public final class HubbleFlowParser {
    */
   private static Verdict verdict(Flow flow) {
     switch (flow.getVerdictValue()) {
-      case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.FORWARDED_VALUE,
-      io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.REDIRECTED_VALUE:
+      case FORWARDED_VALUE, REDIRECTED_VALUE:
         return Verdict.FORWARDED;
-      case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE:
+      case DROPPED_VALUE:
         return isPolicyDrop(flow) ? Verdict.DENIED : null;
-      case io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.AUDIT_VALUE:
+      case AUDIT_VALUE:
         // Policy audit mode: the policy would have dropped this flow.
         return Verdict.DRY_RUN_DENIED;
       default:
@@ -334,8 +336,7 @@ public final class HubbleFlowParser {
   }
 
   private static DropReason unusableVerdictReason(Flow flow) {
-    return flow.getVerdictValue()
-            == io.kubewarden.networkenforcer.ingest.proto.hubble.flow.Verdict.DROPPED_VALUE
+    return flow.getVerdictValue() == DROPPED_VALUE
         ? DropReason.NON_POLICY_DROP
         : DropReason.NOT_A_POLICY_VERDICT;
   }

@@ -4,6 +4,8 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,7 +83,7 @@ public final class IngestMetrics {
   public AtomicInteger streamUp(String source) {
     return registry.gauge(
         "network.enforcer.ingest.stream.up",
-        java.util.List.of(io.micrometer.core.instrument.Tag.of("source", source)),
+        List.of(Tag.of("source", source)),
         new AtomicInteger());
   }
 
