@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
@@ -160,8 +161,7 @@ public final class ProposalRenderer {
     return inferred;
   }
 
-  private static io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec kubernetes(
-      Direction direction, LearnedAllowList state) {
+  private static NetworkPolicySpec kubernetes(Direction direction, LearnedAllowList state) {
     NetworkPolicySpecBuilder spec =
         new NetworkPolicySpecBuilder()
             .withPodSelector(copy(state.ownSelector()))
