@@ -7,6 +7,8 @@ import static io.kubewarden.networkenforcer.chart.Manifests.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.HashMap;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +43,7 @@ class AdmissionPolicyTest {
     String expression = policy.path("spec").path("validations").get(0).path("expression").asText();
     assertThat(expression)
         .isEqualTo("variables.newOwners == variables.oldOwners || variables.repairsMissingOwner");
-    java.util.Map<String, String> variables = new java.util.HashMap<>();
+    Map<String, String> variables = new HashMap<>();
     policy
         .path("spec")
         .path("variables")

@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -34,8 +36,8 @@ class ChartCrdReferencesTest {
               f -> {
                 try {
                   return Manifests.parse(Files.readString(f)).all();
-                } catch (java.io.IOException e) {
-                  throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
                 }
               })
           .flatMap(List::stream)

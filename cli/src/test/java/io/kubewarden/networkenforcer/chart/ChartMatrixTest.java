@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Renders every provider x TLS mode x collector strategy x mode that the rules allow and checks
@@ -166,7 +167,7 @@ class ChartMatrixTest {
 
   /** policyBackend cilium: the processor (or standalone) learns CiliumNetworkPolicies. */
   @ParameterizedTest(name = "{0}")
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"standalone", "distributed"})
+  @ValueSource(strings = {"standalone", "distributed"})
   void theCiliumPolicyBackendIsGivenToWhatLearns(String mode) {
     Combination c = new Combination("cilium", "existingSecret", "none", mode);
     Map<String, String> values = c.values();
@@ -187,7 +188,7 @@ class ChartMatrixTest {
 
   /** Entities are a rule of the cilium backend: set only with it, whatever the value says. */
   @ParameterizedTest(name = "{0}")
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"standalone", "distributed"})
+  @ValueSource(strings = {"standalone", "distributed"})
   void ciliumEntitiesAreGivenOnlyWithTheCiliumPolicyBackend(String mode) {
     Combination c = new Combination("cilium", "existingSecret", "none", mode);
     Map<String, String> values = c.values();

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -49,7 +50,7 @@ class ChartMonitoringTest {
   @Test
   void everythingOnPassesStrictLint() {
     for (String mode : List.of("standalone", "distributed")) {
-      Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
+      Map<String, String> set = new LinkedHashMap<>(ALL_ON);
       set.put("mode", mode);
       set.put("kafka.bootstrapServers", "kafka:9092");
       HelmChart.Result lint = HelmChart.lint(true, set);
@@ -67,7 +68,7 @@ class ChartMonitoringTest {
             List.of("ingest", "processor", "writer"));
     componentsByMode.forEach(
         (mode, components) -> {
-          Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
+          Map<String, String> set = new LinkedHashMap<>(ALL_ON);
           set.put("mode", mode);
           set.put("kafka.bootstrapServers", "kafka:9092");
           Manifests chart = HelmChart.render(set);
@@ -115,7 +116,7 @@ class ChartMonitoringTest {
 
   @Test
   void aSecuredMetricsPortIsNamedAndGetsItsTlsAndToken() {
-    Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
+    Map<String, String> set = new LinkedHashMap<>(ALL_ON);
     set.putAll(
         values(
             "metrics.serviceMonitor.port",
@@ -155,7 +156,7 @@ class ChartMonitoringTest {
 
   @Test
   void theDashboardConfigMapCarriesEveryDashboardForTheSidecar() throws Exception {
-    Map<String, String> set = new java.util.LinkedHashMap<>(ALL_ON);
+    Map<String, String> set = new LinkedHashMap<>(ALL_ON);
     set.put("metrics.grafanaDashboard.folder", "Network Enforcer");
     JsonNode configMap = HelmChart.render(set).get("ConfigMap", FULLNAME + "-dashboards");
     assertThat(configMap.path("metadata").path("namespace").asText()).isEqualTo(NAMESPACE);
@@ -172,7 +173,7 @@ class ChartMonitoringTest {
     assertThat(files).containsKey("network-enforcer.json");
     assertThat(data).isEqualTo(files);
 
-    Map<String, String> elsewhere = new java.util.LinkedHashMap<>(ALL_ON);
+    Map<String, String> elsewhere = new LinkedHashMap<>(ALL_ON);
     elsewhere.put("metrics.grafanaDashboard.namespace", "monitoring");
     assertThat(
             HelmChart.render(elsewhere)

@@ -57,6 +57,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -324,7 +325,7 @@ class ChartProviderCertificateHandshakeTest {
               });
     }
     List<String> args =
-        new java.util.ArrayList<>(
+        new ArrayList<>(
             List.of(
                 "install",
                 "notes",

@@ -8,12 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Least privilege: what each ServiceAccount may do, computed from the rendered Roles and bindings.
@@ -229,13 +231,13 @@ class ChartRbacTest {
    * grants). One line per grant: namespace (empty: cluster-wide) : group/resource [names] verbs.
    */
   @ParameterizedTest(name = "{0}")
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"calico", "istio", "cilium/cilium"})
+  @ValueSource(strings = {"calico", "istio", "cilium/cilium"})
   void everyPermissionIsOneTheCodeUses(String providerAndBackend) {
     // cilium/cilium: provider cilium with policyBackend cilium (CiliumNetworkPolicies).
     String provider = providerAndBackend.split("/")[0];
     boolean ciliumBackend = providerAndBackend.endsWith("/cilium");
     Map<String, String> values =
-        new java.util.HashMap<>(
+        new HashMap<>(
             Map.of(
                 "mode",
                 "distributed",

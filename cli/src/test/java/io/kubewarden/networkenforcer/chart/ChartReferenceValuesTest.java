@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -294,7 +295,7 @@ class ChartReferenceValuesTest {
             .orElseThrow()
             .path("csi")
             .path("volumeAttributes");
-    Map<String, String> out = new java.util.TreeMap<>();
+    Map<String, String> out = new TreeMap<>();
     attributes.properties().forEach(e -> out.put(e.getKey(), e.getValue().asText()));
     return out;
   }

@@ -7,6 +7,7 @@ import static io.kubewarden.networkenforcer.chart.Manifests.mounts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -75,7 +76,7 @@ class ChartRolloutAndStorageTest {
     assertThat(ingest.path("spec").has("strategy")).isFalse();
   }
 
-  private static java.util.Map<String, String> distributed(String provider) {
+  private static Map<String, String> distributed(String provider) {
     return values(
         "mode",
         "distributed",

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,8 +133,7 @@ class ChartUpgradeTest {
           .edit(
               sc -> {
                 sc.getMetadata()
-                    .setAnnotations(
-                        java.util.Map.of("storageclass.kubernetes.io/is-default-class", "true"));
+                    .setAnnotations(Map.of("storageclass.kubernetes.io/is-default-class", "true"));
                 return sc;
               });
       assertThat(dryRunInstall().stdout())

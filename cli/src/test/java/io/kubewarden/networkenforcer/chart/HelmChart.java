@@ -1,10 +1,12 @@
 package io.kubewarden.networkenforcer.chart;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,14 +99,14 @@ public final class HelmChart {
   static Path referenceValues() {
     try {
       return Path.of(HelmChart.class.getResource("/chart/reference-values.yaml").toURI());
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
   }
 
   /** Renders with a values file (-f) and --set values on top. */
   static Result template(Path valuesFile, Map<String, String> values) {
-    Map<String, String> key = new java.util.HashMap<>(values);
+    Map<String, String> key = new HashMap<>(values);
     key.put("<values-file>", valuesFile.toString());
     return CACHE.computeIfAbsent(
         Map.copyOf(key),

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.chart;
 
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -54,7 +55,7 @@ final class PromQlMetricNames {
     Matcher m = IDENTIFIER.matcher(rest);
     while (m.find()) {
       boolean called = m.group(1) != null;
-      if (!called && !KEYWORDS.contains(m.group().toLowerCase(java.util.Locale.ROOT))) {
+      if (!called && !KEYWORDS.contains(m.group().toLowerCase(Locale.ROOT))) {
         names.add(m.group());
       }
     }

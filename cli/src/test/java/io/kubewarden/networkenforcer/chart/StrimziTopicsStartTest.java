@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -274,7 +275,7 @@ class StrimziTopicsStartTest {
   private static Set<String> topicsOnTheBroker() throws Exception {
     try (Admin admin = admin()) {
       return admin
-          .listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
+          .listTopics(new ListTopicsOptions().listInternal(true))
           .names()
           .get(30, TimeUnit.SECONDS);
     }

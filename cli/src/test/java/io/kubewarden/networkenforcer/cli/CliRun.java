@@ -1,8 +1,11 @@
 package io.kubewarden.networkenforcer.cli;
 
 import io.kubewarden.networkenforcer.cli.config.EnvironmentDefaults;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
@@ -23,9 +26,8 @@ public record CliRun(int exitCode, String out, String err) {
    * it).
    */
   public static synchronized CliRun runWithStdin(String stdin, String... args) {
-    java.io.InputStream saved = System.in;
-    System.setIn(
-        new java.io.ByteArrayInputStream(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    InputStream saved = System.in;
+    System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
     try {
       return run(args);
     } finally {

@@ -2,14 +2,20 @@ package io.kubewarden.networkenforcer.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -150,15 +156,14 @@ class FailEarlyTest {
   void aTruncatedGzipIsLearnedUpToTheBreakWhichIsNamed() throws Exception {
     // 30 copies of the sample, gzip-compressed, then cut to 3,000 bytes: a copy that stopped short.
     String sample = Files.readString(CliRun.sample("hubble-flows.jsonl"));
-    java.io.ByteArrayOutputStream gz = new java.io.ByteArrayOutputStream();
-    try (java.util.zip.GZIPOutputStream out = new java.util.zip.GZIPOutputStream(gz)) {
+    ByteArrayOutputStream gz = new ByteArrayOutputStream();
+    try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
       for (int i = 0; i < 30; i++) {
-        out.write(sample.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.write(sample.getBytes(StandardCharsets.UTF_8));
       }
     }
     Path capture =
-        Files.write(
-            dir.resolve("capture.jsonl.gz"), java.util.Arrays.copyOf(gz.toByteArray(), 3000));
+        Files.write(dir.resolve("capture.jsonl.gz"), Arrays.copyOf(gz.toByteArray(), 3000));
     long totalLines = 30L * sample.lines().count();
 
     CliRun run =
@@ -171,10 +176,10 @@ class FailEarlyTest {
             "--output-dir",
             dir.resolve("out").toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
-    java.util.regex.Matcher m =
-        java.util.regex.Pattern.compile(
+    Matcher m =
+        Pattern.compile(
                 "^WARNING: capture "
-                    + java.util.regex.Pattern.quote(capture.toString())
+                    + Pattern.quote(capture.toString())
                     + " breaks off after line (\\d+) \\(Unexpected end of ZLIB input stream\\): learned from "
                     + "the \\1 lines before the break")
             .matcher(run.out());

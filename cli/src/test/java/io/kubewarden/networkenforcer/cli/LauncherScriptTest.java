@@ -2,10 +2,12 @@ package io.kubewarden.networkenforcer.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -274,7 +276,7 @@ class LauncherScriptTest {
   /** A /proc/meminfo of a machine with 8 GiB, written once per test JVM. */
   private static Path largeMachine;
 
-  private static synchronized Path largeMachine() throws java.io.IOException {
+  private static synchronized Path largeMachine() throws IOException {
     if (largeMachine == null) {
       Path file = Files.createTempDirectory("network-enforcer-launcher-test").resolve("meminfo-8g");
       Files.writeString(file, "MemTotal:        8388608 kB\nMemFree:         8000000 kB\n");
@@ -285,7 +287,7 @@ class LauncherScriptTest {
 
   /** The launcher's heap and JIT options, then the rest of the command line. */
   private static List<String> args(String[] heap, String[] jit, String... rest) {
-    List<String> all = new java.util.ArrayList<>(List.of(heap));
+    List<String> all = new ArrayList<>(List.of(heap));
     all.addAll(List.of(jit));
     all.addAll(List.of(rest));
     return all;

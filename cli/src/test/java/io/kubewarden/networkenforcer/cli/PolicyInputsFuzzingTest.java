@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.testing.JsonMutator;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -190,7 +192,7 @@ class PolicyInputsFuzzingTest {
     int count = 1 + random.nextInt(4);
     List<JsonNode> docs = new ArrayList<>();
     List<String> notes = new ArrayList<>();
-    Set<String> kinds = new java.util.TreeSet<>();
+    Set<String> kinds = new TreeSet<>();
     boolean valid = true;
     byte[] raw = null;
     for (int i = 0; i < count; i++) {
@@ -273,7 +275,7 @@ class PolicyInputsFuzzingTest {
       int i = random.nextInt(items.size());
       JsonMutator.Mutation m = JsonMutator.mutate(random, items.get(i));
       if (m.tree() != null) {
-        ((com.fasterxml.jackson.databind.node.ArrayNode) items).set(i, m.tree());
+        ((ArrayNode) items).set(i, m.tree());
         return new JsonMutator.Mutation(
             copy, Json.mapper().writeValueAsBytes(copy), m.path(), "item " + i + ": " + m.what());
       }

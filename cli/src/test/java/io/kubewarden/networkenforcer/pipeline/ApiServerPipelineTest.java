@@ -46,6 +46,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -543,7 +544,7 @@ class ApiServerPipelineTest {
     boolean istio = release.equals(ChartedApiServer.ISTIO);
     String nativeKind =
         istio ? "security.istio.io/authorizationpolicies" : "networking.k8s.io/networkpolicies";
-    Map<String, String> notRequested = new java.util.TreeMap<>();
+    Map<String, String> notRequested = new TreeMap<>();
     // Checked by the API server inside another request, never a request of their own.
     for (String owner :
         List.of(

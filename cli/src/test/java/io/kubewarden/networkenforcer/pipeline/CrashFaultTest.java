@@ -29,6 +29,7 @@ import io.kubewarden.networkenforcer.pipeline.crash.OtelCollector;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +37,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,6 +68,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -416,7 +419,7 @@ class CrashFaultTest {
   /** Three processors and two writers, each a JVM; replacements take the place of killed ones. */
   static final class Services implements AutoCloseable {
     final List<ChildJvm> processors = Collections.synchronizedList(new ArrayList<>());
-    final Map<ChildJvm, Path> stateDirs = Collections.synchronizedMap(new java.util.HashMap<>());
+    final Map<ChildJvm, Path> stateDirs = Collections.synchronizedMap(new HashMap<>());
     final List<ChildJvm> writers = Collections.synchronizedList(new ArrayList<>());
     final List<ChildJvm> dead = Collections.synchronizedList(new ArrayList<>());
     private int instances;
@@ -547,7 +550,7 @@ class CrashFaultTest {
                   return group.groupState() == GroupState.STABLE
                       && group.members().size() == PROCESSORS;
                 });
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
+      } catch (ConditionTimeoutException e) {
         printTails();
         throw e;
       }
@@ -565,7 +568,7 @@ class CrashFaultTest {
                         .flatMap(h -> writers.stream().filter(w -> w.name().equals(h)).findFirst())
                         .orElse(null),
                 w -> w != null);
-      } catch (org.awaitility.core.ConditionTimeoutException e) {
+      } catch (ConditionTimeoutException e) {
         System.out.println("lease holder: " + leaseHolder());
         printTails();
         throw e;
@@ -670,7 +673,7 @@ class CrashFaultTest {
                         f -> {
                           try {
                             return Files.readString(f).contains(processId);
-                          } catch (java.io.IOException e) {
+                          } catch (IOException e) {
                             return false;
                           }
                         });

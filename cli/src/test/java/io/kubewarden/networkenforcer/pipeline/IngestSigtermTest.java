@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -133,9 +134,7 @@ class IngestSigtermTest {
       assertThat(arrived.keySet())
           .as("every flow's port")
           .isEqualTo(
-              IntStream.range(FIRST_PORT, FIRST_PORT + FLOWS)
-                  .boxed()
-                  .collect(java.util.stream.Collectors.toSet()));
+              IntStream.range(FIRST_PORT, FIRST_PORT + FLOWS).boxed().collect(Collectors.toSet()));
       assertThat(arrived.values()).as("each flow once").allMatch(n -> n == 1L);
       assertThat(recordsOnTopic(broker, kafka)).as("records on the topic").isEqualTo(FLOWS);
     }
@@ -167,8 +166,7 @@ class IngestSigtermTest {
           IntStream.range(0, 4)
               .boxed()
               .collect(
-                  java.util.stream.Collectors.toMap(
-                      p -> new TopicPartition(topic, p), p -> OffsetSpec.latest()));
+                  Collectors.toMap(p -> new TopicPartition(topic, p), p -> OffsetSpec.latest()));
       return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
           .mapToLong(i -> i.offset())
           .sum();

@@ -33,9 +33,11 @@ import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -128,10 +130,10 @@ public final class WritePathBenchmark {
       run(broker, cluster, auditLog, work, flows, seconds, flush);
     }
     if (args.length > 3) {
-      Files.copy(auditLog, Path.of(args[3]), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(auditLog, Path.of(args[3]), StandardCopyOption.REPLACE_EXISTING);
     }
     try (var paths = Files.walk(work)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
     // The broker's and the clients' non-daemon threads must not keep the JVM.
     System.exit(0);

@@ -27,6 +27,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -233,8 +234,7 @@ class KafkaAclTest {
                 r ->
                     byTarget
                         .computeIfAbsent(
-                            new String(r.key(), java.nio.charset.StandardCharsets.UTF_8),
-                            k -> new ArrayList<>())
+                            new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>())
                         .add(values.deserialize(r.topic(), r.value())));
       }
       assertThat(byTarget)

@@ -3,11 +3,13 @@ package io.kubewarden.networkenforcer.security;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,8 +90,8 @@ final class KafkaAttempts {
   static Map<String, String> everywhere(
       String who, Properties client, Topics topics, List<String> internal, List<String> groups)
       throws Exception {
-    Map<String, java.util.concurrent.Callable<String>> attempts = new LinkedHashMap<>();
-    List<String> names = new java.util.ArrayList<>();
+    Map<String, Callable<String>> attempts = new LinkedHashMap<>();
+    List<String> names = new ArrayList<>();
     topics.all().forEach(t -> names.add(t.name()));
     names.addAll(internal);
     for (String topic : names) {

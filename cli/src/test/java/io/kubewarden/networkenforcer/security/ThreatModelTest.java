@@ -20,12 +20,15 @@ import io.kubewarden.networkenforcer.testing.ChartedApiServer;
 import io.kubewarden.networkenforcer.testing.LoopbackPorts;
 import io.kubewarden.networkenforcer.testing.ServiceAccountAudit;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,6 +40,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -132,8 +136,8 @@ class ThreatModelTest {
               try {
                 return ChartedApiServer.start(
                     NS, ServiceAccountAudit.apiServerArgs(dir.resolve("audit.log")));
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
               }
             });
     meshCa = TestCertificates.newCa("network-enforcer-ca");
@@ -351,7 +355,7 @@ class ThreatModelTest {
               .body()
               .matches(
                   "(?s)system:serviceaccount:[a-z0-9-]+:[a-z0-9-]+ may not get "
-                      + java.util.regex.Pattern.quote(a.path())
+                      + Pattern.quote(a.path())
                       + " .*")) {
         observed += " without the SubjectAccessReview's reason";
       }
@@ -415,7 +419,7 @@ class ThreatModelTest {
     Files.copy(
         fluentBit.resolve("ca.crt"),
         otherCaSameName.resolve("ca.crt"),
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        StandardCopyOption.REPLACE_EXISTING);
 
     ledger.attack(
         OTLP,

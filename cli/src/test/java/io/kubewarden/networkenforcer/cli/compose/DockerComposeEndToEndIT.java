@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.cli.compose;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.security.auth.module.UnixSystem;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.cli.CliRun;
@@ -80,11 +81,7 @@ class DockerComposeEndToEndIT {
     variables.put("NE_HUBBLE_ENDPOINT", "host.docker.internal:" + relay.port());
     variables.put("NE_NAMESPACE", "default");
     // Not root: the user who owns the 0600 kubeconfig, as the compose file tells people to run it.
-    variables.put(
-        "NE_USER",
-        new com.sun.security.auth.module.UnixSystem().getUid()
-            + ":"
-            + new com.sun.security.auth.module.UnixSystem().getGid());
+    variables.put("NE_USER", new UnixSystem().getUid() + ":" + new UnixSystem().getGid());
     variables
         .values()
         .forEach(

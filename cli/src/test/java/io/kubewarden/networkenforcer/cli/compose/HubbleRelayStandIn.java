@@ -3,7 +3,10 @@ package io.kubewarden.networkenforcer.cli.compose;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
@@ -14,8 +17,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,20 +38,19 @@ public final class HubbleRelayStandIn implements AutoCloseable {
    * The open streams, for flows published after the capture (a cancelled one is dropped on the next
    * publish).
    */
-  private final List<io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse>> streams =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<ServerCallStreamObserver<GetFlowsResponse>> streams =
+      new CopyOnWriteArrayList<>();
 
   /** Per GetFlows call, in order: its request and how many captured flows went out on it. */
-  private final List<GetFlowsRequest> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<GetFlowsRequest> requests = new CopyOnWriteArrayList<>();
 
-  private final List<AtomicInteger> capturedSentPerCall =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<AtomicInteger> capturedSentPerCall = new CopyOnWriteArrayList<>();
   private final Server server;
 
   private HubbleRelayStandIn(List<GetFlowsResponse> capture, NettyServerBuilder builder)
       throws IOException {
     // Published records join it, as Relay's buffer keeps them, so a resumed stream gets them again.
-    this.capture = new java.util.concurrent.CopyOnWriteArrayList<>(capture);
+    this.capture = new CopyOnWriteArrayList<>(capture);
     this.server = builder.addService(new Observer()).build().start();
   }
 
@@ -77,10 +81,9 @@ public final class HubbleRelayStandIn implements AutoCloseable {
       Path captureFile, String address, int port, Path certificate, Path key, Path clientCa) {
     try {
       var tls =
-          io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts.forServer(
-                  certificate.toFile(), key.toFile())
+          GrpcSslContexts.forServer(certificate.toFile(), key.toFile())
               .trustManager(clientCa.toFile())
-              .clientAuth(io.grpc.netty.shaded.io.netty.handler.ssl.ClientAuth.REQUIRE)
+              .clientAuth(ClientAuth.REQUIRE)
               .build();
       return new HubbleRelayStandIn(
           read(captureFile),
@@ -102,10 +105,10 @@ public final class HubbleRelayStandIn implements AutoCloseable {
   /**
    * The {@code since} of call {@code index} (0 first), null when it asked from now (not resumed).
    */
-  public java.time.Instant since(int index) {
+  public Instant since(int index) {
     GetFlowsRequest r = requests.get(index);
     return r.hasSince()
-        ? java.time.Instant.ofEpochSecond(r.getSince().getSeconds(), r.getSince().getNanos())
+        ? Instant.ofEpochSecond(r.getSince().getSeconds(), r.getSince().getNanos())
         : null;
   }
 
@@ -179,7 +182,7 @@ public final class HubbleRelayStandIn implements AutoCloseable {
       requests.add(request);
       capturedSentPerCall.add(sentHere);
       calls.incrementAndGet();
-      if (out instanceof io.grpc.stub.ServerCallStreamObserver<GetFlowsResponse> call) {
+      if (out instanceof ServerCallStreamObserver<GetFlowsResponse> call) {
         streams.add(call);
       }
       // Held while the capture goes out, so a flow published meanwhile comes after it.

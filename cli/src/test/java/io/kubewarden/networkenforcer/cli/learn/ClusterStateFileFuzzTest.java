@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Timeout;
@@ -28,7 +29,7 @@ class ClusterStateFileFuzzTest {
     } catch (ConfigException e) {
       assertThat(e.getMessage()).contains(FILE.getFileName().toString());
       // Names of the program's insides, unless the file itself holds them.
-      String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+      String text = new String(input, StandardCharsets.ISO_8859_1);
       for (String inside : new String[] {"io.fabric8", "com.fasterxml", "Exception"}) {
         if (!text.contains(inside)) {
           assertThat(e.getMessage()).doesNotContain(inside);

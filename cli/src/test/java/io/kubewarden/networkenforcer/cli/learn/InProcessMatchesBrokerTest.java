@@ -7,6 +7,7 @@ import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterStateFile;
 import io.kubewarden.networkenforcer.ingest.resolution.ClusterView;
+import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -174,7 +175,7 @@ class InProcessMatchesBrokerTest {
             registry,
             proposals,
             files,
-            io.kubewarden.networkenforcer.processor.config.LearningSettings.DEFAULTS)
+            LearningSettings.DEFAULTS)
         .print(new PrintWriter(text, true));
     return text.toString().replace(out.toString(), "OUT");
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.offset;
 
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.io.ByteArrayInputStream;
@@ -17,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -156,7 +158,7 @@ class LearnKubernetesTest {
             "-o",
             "json");
     assertThat(json.exitCode()).as(json.err()).isZero();
-    var doc = io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(json.out());
+    var doc = Json.mapper().readTree(json.out());
     assertThat(doc.path("recordsRead").asLong()).isEqualTo(34);
     assertThat(doc.path("lostEvents").asLong()).isEqualTo(42);
     assertThat(doc.path("proposalsWritten").asInt()).isEqualTo(3);
@@ -271,7 +273,7 @@ class LearnKubernetesTest {
   void aNodeRelayCouldNotReadMakesTheCaptureIncompleteWithoutLostEvents() throws Exception {
     // The sample without its lost_events record, with worker-2 unavailable to Relay for a while.
     List<String> lines =
-        new java.util.ArrayList<>(
+        new ArrayList<>(
             Files.readAllLines(sample("hubble-flows.jsonl")).stream()
                 .filter(l -> !l.contains("\"lost_events\""))
                 .toList());
@@ -418,7 +420,7 @@ class LearnKubernetesTest {
           assertThat(p.getSpec().getTargetRef().getKind().name()).isEqualTo("Deployment");
           assertThat(LearnedProposals.selector(p.getSpec().getKubernetes().getPodSelector()))
               .isEqualTo(OWN_SELECTORS.get(key));
-          Set<String> expected = new java.util.TreeSet<>(EXPECTED_RULES.get(key));
+          Set<String> expected = new TreeSet<>(EXPECTED_RULES.get(key));
           if (key.equals("demo/deployment-http-client-egress")) {
             expected.add(internetRule);
           }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.snakeyaml.engine.v2.api.Load;
@@ -62,17 +64,17 @@ class ManifestYamlTest {
 
   @Test
   void layoutIsFabric8sBlockStyle() {
-    Map<String, Object> tree = new java.util.LinkedHashMap<>();
+    Map<String, Object> tree = new LinkedHashMap<>();
     tree.put("kind", "K");
     tree.put(
         "spec",
         Map.of(
             "ports",
-            java.util.List.of(Map.of("port", 53), 7),
+            List.of(Map.of("port", 53), 7),
             "none",
-            java.util.List.of(),
+            List.of(),
             "nested",
-            java.util.List.of(java.util.List.of("a"))));
+            List.of(List.of("a"))));
 
     String yaml = ManifestYaml.of(tree);
 

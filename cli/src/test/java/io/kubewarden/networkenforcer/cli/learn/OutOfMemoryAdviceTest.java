@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.cli.learn;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
@@ -35,7 +36,7 @@ class OutOfMemoryAdviceTest {
   @Test
   void otherFailuresPassUnchanged() {
     RuntimeException failure =
-        new UncheckedIOException("cannot read capture", new java.io.IOException("gone"));
+        new UncheckedIOException("cannot read capture", new IOException("gone"));
     assertThat(OutOfMemoryAdvice.whenOutOfMemory(failure)).isSameAs(failure);
   }
 }

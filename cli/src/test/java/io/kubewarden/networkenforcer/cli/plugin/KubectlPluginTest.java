@@ -17,11 +17,15 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -208,9 +212,8 @@ class KubectlPluginTest {
   }
 
   private static String sha256(Path file) throws Exception {
-    byte[] digest =
-        java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
-    return java.util.HexFormat.of().formatHex(digest);
+    byte[] digest = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));
+    return HexFormat.of().formatHex(digest);
   }
 
   private static WorkloadNetworkPolicyProposal proposal() {
@@ -238,9 +241,9 @@ class KubectlPluginTest {
   private Run plugin(String... args) throws Exception {
     // The command's classes and dependencies as the jar has them: without the tests' logging setup.
     String classPath =
-        java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
             .filter(e -> !e.endsWith("test-classes"))
-            .collect(java.util.stream.Collectors.joining(File.pathSeparator));
+            .collect(Collectors.joining(File.pathSeparator));
     Path launcher =
         Files.writeString(
             dir.resolve("network-enforcer-" + System.nanoTime()),

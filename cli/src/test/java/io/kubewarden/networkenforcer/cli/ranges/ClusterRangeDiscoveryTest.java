@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -341,7 +342,7 @@ class ClusterRangeDiscoveryTest {
         .withKind(kind)
         .withListKind(kind + "List")
         .withPlural(plural)
-        .withSingular(kind.toLowerCase(java.util.Locale.ROOT))
+        .withSingular(kind.toLowerCase(Locale.ROOT))
         .endNames()
         .addNewVersion()
         .withName(version)

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.cli.replay;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.TopicSetup;
@@ -26,6 +27,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -246,7 +248,7 @@ public final class HistoryBenchmark {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
@@ -292,7 +294,7 @@ public final class HistoryBenchmark {
     long spacingMs = Duration.ofHours(1).toMillis() / n;
     try (KafkaProducer<String, FlowRecord> producer =
         new KafkaProducer<>(p, topic.keySerde().serializer(), topic.valueSerde().serializer())) {
-      java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+      AtomicLong failed = new AtomicLong();
       for (int i = 0; i < n; i++) {
         int src = i % workloads.length;
         int dst = (src + 1 + (i / workloads.length) % 5) % workloads.length;

@@ -43,10 +43,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -193,7 +195,7 @@ class HistoryOnBrokerTest {
       broker.close();
     }
     try (Stream<Path> paths = Files.walk(liveState)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
   }
 
@@ -554,7 +556,7 @@ class HistoryOnBrokerTest {
     // Retention at work: the oldest records of every partition are deleted, as retention.ms would.
     try (Admin admin = Admin.create(live.clientConfig())) {
       Map<TopicPartition, RecordsToDelete> deletions =
-          new TreeMap<>(java.util.Comparator.comparing(TopicPartition::partition));
+          new TreeMap<>(Comparator.comparing(TopicPartition::partition));
       String flows = live.topics().flows().name();
       try (KafkaConsumer<String, byte[]> c = consumer()) {
         List<TopicPartition> tps =
@@ -574,7 +576,7 @@ class HistoryOnBrokerTest {
                 .entrySet()
                 .stream()
                 .collect(
-                    java.util.stream.Collectors.toMap(
+                    Collectors.toMap(
                         Map.Entry::getKey,
                         e ->
                             e.getValue() == null
@@ -756,7 +758,7 @@ class HistoryOnBrokerTest {
         c.poll(Duration.ofMillis(200)).forEach(all::add);
       }
     }
-    all.sort(java.util.Comparator.comparingLong(ConsumerRecord::timestamp));
+    all.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
     return skip == 0 ? all : all.subList((int) Math.min(skip, all.size()), all.size());
   }
 

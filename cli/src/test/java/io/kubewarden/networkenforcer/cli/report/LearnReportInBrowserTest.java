@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 
@@ -213,7 +215,7 @@ class LearnReportInBrowserTest {
         StandardCopyOption.REPLACE_EXISTING);
 
     BufferedImage image = ImageIO.read(png.toFile());
-    org.openqa.selenium.Rectangle graph = browser.findElement(By.id("graph")).getRect();
+    Rectangle graph = browser.findElement(By.id("graph")).getRect();
     // The learned workloads are drawn in the graph's area in their fill colour (#ddf4ff).
     long learnedPixels = 0;
     for (int x = graph.x; x < graph.x + graph.width && x < image.getWidth(); x++) {
@@ -371,7 +373,7 @@ class LearnReportInBrowserTest {
   }
 
   private static Map<String, WorkloadNetworkPolicyProposal> manifests(Path out) {
-    Map<String, WorkloadNetworkPolicyProposal> proposals = new java.util.TreeMap<>();
+    Map<String, WorkloadNetworkPolicyProposal> proposals = new TreeMap<>();
     try (Stream<Path> files = Files.walk(out)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).toList()) {
         WorkloadNetworkPolicyProposal p =
@@ -417,7 +419,7 @@ class LearnReportInBrowserTest {
    * connecting workload to the one it connects to, with the larger count of the two ends' evidence.
    */
   private static Set<String> edgesFromManifests(Path out) {
-    Map<String, Long> counts = new java.util.TreeMap<>();
+    Map<String, Long> counts = new TreeMap<>();
     manifests(out)
         .values()
         .forEach(

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.cli.CliRun;
 import io.kubewarden.networkenforcer.cli.services.ServiceRunner;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
@@ -68,6 +69,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.Rectangle;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 
@@ -493,8 +495,7 @@ class LiveViewInBrowserTest {
   private static <V> void produce(Topic<String, V> topic, String key, V value) throws Exception {
     try (KafkaProducer<String, V> producer =
         new KafkaProducer<>(
-            new io.kubewarden.networkenforcer.common.config.KafkaSettings(
-                    broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of())
+            new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of())
                 .clientConfig(),
             topic.keySerde().serializer(),
             topic.valueSerde().serializer())) {
@@ -664,7 +665,7 @@ class LiveViewInBrowserTest {
         png,
         StandardCopyOption.REPLACE_EXISTING);
     BufferedImage image = ImageIO.read(png.toFile());
-    org.openqa.selenium.Rectangle graph = browser.findElement(By.id("graph")).getRect();
+    Rectangle graph = browser.findElement(By.id("graph")).getRect();
     // The violation edge and its label are drawn in red (#cf222e, give or take anti-aliasing) in
     // the graph.
     long redPixels = 0;

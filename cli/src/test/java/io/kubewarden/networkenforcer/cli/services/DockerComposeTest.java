@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -160,7 +161,7 @@ class DockerComposeTest {
         NetworkEnforcerCommand.commandLine(new EnvironmentDefaults(Map.of(), Map.of()));
     CommandLine sub = cl.getSubcommands().get(command);
     assertThat(sub).as("command " + command).isNotNull();
-    Set<String> names = new java.util.TreeSet<>();
+    Set<String> names = new TreeSet<>();
     for (OptionSpec o : sub.getCommandSpec().options()) {
       if (o.longestName().startsWith("--")) {
         names.add(EnvironmentDefaults.envName(o.longestName()));

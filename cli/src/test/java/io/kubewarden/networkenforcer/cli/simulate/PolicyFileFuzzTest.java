@@ -6,6 +6,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Timeout;
@@ -26,7 +27,7 @@ class PolicyFileFuzzTest {
     } catch (ConfigException e) {
       // Names of the program's insides, unless the file itself holds them (a policy may be named
       // so).
-      String text = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+      String text = new String(input, StandardCharsets.ISO_8859_1);
       for (String inside : new String[] {"io.kubewarden", "java.", "com.fasterxml", "Exception"}) {
         if (!text.contains(inside)) {
           assertThat(e.getMessage()).doesNotContain(inside);

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,7 +152,7 @@ class StandaloneSmokeTest {
         assertThat(Files.list(dir.resolve("streams")).count()).isPositive();
       } finally {
         ServiceRunner.stopAll();
-        CliRun result = run.get(2, java.util.concurrent.TimeUnit.MINUTES);
+        CliRun result = run.get(2, TimeUnit.MINUTES);
         assertThat(result.exitCode()).as(result.err()).isZero();
       }
     } finally {

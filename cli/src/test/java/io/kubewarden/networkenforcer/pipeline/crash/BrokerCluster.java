@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
@@ -126,8 +127,7 @@ public final class BrokerCluster implements AutoCloseable {
     }
   }
 
-  private static java.util.stream.Stream<TopicPartitionInfo> partitions(Admin admin)
-      throws Exception {
+  private static Stream<TopicPartitionInfo> partitions(Admin admin) throws Exception {
     Set<String> names =
         admin
             .listTopics(new ListTopicsOptions().listInternal(true))
