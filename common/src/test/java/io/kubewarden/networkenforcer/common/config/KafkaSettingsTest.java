@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kubewarden.networkenforcer.common.topics.Topics;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -108,7 +109,7 @@ class KafkaSettingsTest {
 
   @Test
   void clientPropertiesCannotBeChangedAfterwards() {
-    java.util.HashMap<String, String> props = new java.util.HashMap<>(Map.of("acks", "all"));
+    HashMap<String, String> props = new HashMap<>(Map.of("acks", "all"));
     KafkaSettings s = new KafkaSettings("k:1", null, 1, (short) 1, props);
     props.put("acks", "0");
     assertThat(s.clientProperties()).containsEntry("acks", "all");

@@ -5,15 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.kubewarden.networkenforcer.common.crd.TestManifests.Kind;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -198,17 +202,17 @@ class ApiServerAdmissionPolicyTest {
     return proposals().resource(ChartAdmission.proposal(client, name, labels, owner)).create();
   }
 
-  private static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+  private static NonNamespaceOperation<
           GenericKubernetesResource,
-          io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-          io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>>
+          GenericKubernetesResourceList,
+          Resource<GenericKubernetesResource>>
       proposals() {
     return TestManifests.resources(client, WNPP, NAMESPACE);
   }
 
   private static GenericKubernetesResource withLabel(
       GenericKubernetesResource resource, String key, String value) {
-    Map<String, String> labels = new java.util.HashMap<>();
+    Map<String, String> labels = new HashMap<>();
     if (resource.getMetadata().getLabels() != null) {
       labels.putAll(resource.getMetadata().getLabels());
     }

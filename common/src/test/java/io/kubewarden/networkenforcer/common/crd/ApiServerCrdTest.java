@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
@@ -22,6 +23,7 @@ import io.kubewarden.networkenforcer.testing.CiliumCrds;
 import io.kubewarden.networkenforcer.testing.KubeApiServer;
 import io.kubewarden.networkenforcer.testing.ProjectCrds;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -274,7 +276,7 @@ class ApiServerCrdTest {
     GenericKubernetesResource cnp = new GenericKubernetesResource();
     cnp.setApiVersion("cilium.io/v2");
     cnp.setKind("CiliumNetworkPolicy");
-    cnp.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+    cnp.setMetadata(new ObjectMetaBuilder().withName(name).build());
     cnp.setAdditionalProperty("spec", spec);
     return client
         .genericKubernetesResources("cilium.io/v2", "CiliumNetworkPolicy")
@@ -361,7 +363,7 @@ class ApiServerCrdTest {
         List.of(
             new Convergence(
                     true,
-                    java.time.Instant.parse("2026-08-10T00:00:00Z"),
+                    Instant.parse("2026-08-10T00:00:00Z"),
                     "QuietPeriodPassed",
                     "no new peer or port since 2026-08-03T00:00:00Z")
                 .toCondition()));

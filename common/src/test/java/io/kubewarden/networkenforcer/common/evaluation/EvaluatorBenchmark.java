@@ -1,11 +1,13 @@
 package io.kubewarden.networkenforcer.common.evaluation;
 
+import com.sun.management.ThreadMXBean;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.lang.management.ManagementFactory;
+import java.util.function.Supplier;
 
 /**
  * Prints nanoseconds and bytes allocated per evaluation (not a test: figures depend on the
@@ -87,9 +89,8 @@ public final class EvaluatorBenchmark {
     }
   }
 
-  private static void measure(
-      boolean print, String name, java.util.function.Supplier<Decision> evaluation) {
-    var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+  private static void measure(boolean print, String name, Supplier<Decision> evaluation) {
+    var threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long threadId = Thread.currentThread().getId();
     Decision last = null;
     long bytesBefore = threads.getThreadAllocatedBytes(threadId);

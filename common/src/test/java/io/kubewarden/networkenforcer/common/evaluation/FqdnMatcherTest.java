@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.FqdnSelector;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -60,7 +61,7 @@ class FqdnMatcherTest {
     assertThat(FqdnMatcher.matches(selector, name)).isFalse();
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void anyNameOfTheFlowMatchingAnySelectorIsEnough() {
     List<FqdnSelector> selectors =
         List.of(FqdnSelector.name("db.example.net"), FqdnSelector.name("api.example.com"));

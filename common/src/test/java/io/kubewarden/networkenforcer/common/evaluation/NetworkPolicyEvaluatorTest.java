@@ -21,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -1523,7 +1524,7 @@ class NetworkPolicyEvaluatorTest {
   @Test
   void specBuiltInJavaBehavesLikeYaml() {
     var spec =
-        new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder()
+        new NetworkPolicySpecBuilder()
             .withNewPodSelector()
             .addToMatchLabels("role", "db")
             .endPodSelector()

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.codec.WireWriter;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -257,8 +258,7 @@ class FlowRecordCodecTest {
             1,
             Reporter.SOURCE);
     // Today's JSON without lastSeen, as versions before the binary format wrote it.
-    var tree =
-        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
+    var tree = (ObjectNode) Json.mapper().readTree(json.write(flow));
     tree.remove("lastSeen");
     byte[] oldJson = Json.mapper().writeValueAsBytes(tree);
     assertThat(new String(oldJson, StandardCharsets.UTF_8))

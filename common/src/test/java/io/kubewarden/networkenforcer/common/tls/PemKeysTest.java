@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
+import java.security.interfaces.ECPrivateKey;
 import java.security.spec.ECGenParameterSpec;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
@@ -46,8 +47,7 @@ class PemKeysTest {
     PrivateKey fromSec1 =
         read("-----BEGIN EC PARAMETERS-----\nBgUrgQQAIg==\n-----END EC PARAMETERS-----\n" + sec1);
     assertThat(fromSec1.getAlgorithm()).isEqualTo("EC");
-    assertThat(((java.security.interfaces.ECPrivateKey) fromSec1).getS())
-        .isEqualTo(((java.security.interfaces.ECPrivateKey) ec.getPrivate()).getS());
+    assertThat(((ECPrivateKey) fromSec1).getS()).isEqualTo(((ECPrivateKey) ec.getPrivate()).getS());
     assertThatThrownBy(() -> read(sec1)).hasMessageContaining("does not name its curve");
 
     String pkcs8 = pem(new JcaPKCS8Generator(ec.getPrivate(), null));

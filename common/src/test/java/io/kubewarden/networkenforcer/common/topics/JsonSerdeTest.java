@@ -136,7 +136,7 @@ class JsonSerdeTest {
     // The JSON form (older records, the topics a person reads): one small field on the inferred
     // endpoint only, {"inferred":true}, absent when false.
     byte[] bytes = new JsonSerde<>(FlowRecord.class).serializer().serialize("flows", flow);
-    String json = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    String json = new String(bytes, StandardCharsets.UTF_8);
     assertThat(json.split("\"inferred\"", -1)).hasSize(2);
     assertThat(json).contains("\"inferred\":true");
     assertThat(topics.flows().valueSerde().deserializer().deserialize("flows", bytes))
@@ -218,8 +218,7 @@ class JsonSerdeTest {
     assertThat(roundTrip(topics.proposals(), inferred)).isEqualTo(inferred);
     assertThat(inferred.metadataAnnotations())
         .containsExactly(
-            java.util.Map.entry(
-                "networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/web"));
+            Map.entry("networkenforcer.kubewarden.io/inferred-workloads", "shop/Deployment/web"));
     assertThat(istioProposal.metadataAnnotations()).isEmpty();
   }
 
@@ -240,7 +239,7 @@ class JsonSerdeTest {
         .doesNotContain("annotations");
     ProposalSnapshot replayed =
         plain.withAnnotations(
-            java.util.Map.of(
+            Map.of(
                 "networkenforcer.kubewarden.io/replayed-from",
                 "2026-03-01T10:00:00Z/2026-03-01T11:00:00Z"));
     assertThat(roundTrip(topics.proposals(), replayed)).isEqualTo(replayed);
