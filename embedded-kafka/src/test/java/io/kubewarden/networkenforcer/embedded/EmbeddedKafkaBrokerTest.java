@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedKafkaBrokerTest {
   static EmbeddedKafkaBroker broker;
@@ -117,8 +119,7 @@ class EmbeddedKafkaBrokerTest {
   }
 
   @Test
-  void restartsOnTheSameDataDirectoryKeepingTopics(
-      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+  void restartsOnTheSameDataDirectoryKeepingTopics(@TempDir Path dir) throws Exception {
     try (var b = EmbeddedKafkaBroker.builder().dataDir(dir).build().start();
         Admin admin = Admin.create(Map.of("bootstrap.servers", b.bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic("kept", 1, (short) 1))).all().get();
