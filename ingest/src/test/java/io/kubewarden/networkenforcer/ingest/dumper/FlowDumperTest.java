@@ -8,11 +8,21 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.http.AccessCheck;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.ingest.Fixtures;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser;
+import io.kubewarden.networkenforcer.ingest.hubble.HubbleJson;
+import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
+import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
+import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -102,11 +112,10 @@ class FlowDumperTest {
     String reply =
         "{\"flow\":{\"verdict\":\"FORWARDED\",\"is_reply\":true,\"l4\":{\"TCP\":"
             + "{\"source_port\":8080,\"destination_port\":43210}}},\"node_name\":\"kind-worker\"}";
-    dumper.dropped(
-        "hubble", io.kubewarden.networkenforcer.ingest.parsing.DropReason.REPLY, () -> reply);
+    dumper.dropped("hubble", DropReason.REPLY, () -> reply);
     dumper.dropped(
         "ztunnel",
-        io.kubewarden.networkenforcer.ingest.parsing.DropReason.IGNORED_LOG,
+        DropReason.IGNORED_LOG,
         () -> "2026-08-03T15:48:10.413052Z info access connection opened");
     dumper.accept(flow(80));
     try (FlowDumperServer server =
@@ -147,25 +156,17 @@ class FlowDumperTest {
   void theIntakeHandsDroppedHubbleRecordsToTheDumper() throws Exception {
     FlowDumper dumper = new FlowDumper(1000);
     var intake =
-        new io.kubewarden.networkenforcer.ingest.publishing.FlowIntake(
+        new FlowIntake(
             List.of(dumper),
             (source, reason, payload, error) -> {},
-            new io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics(
-                new io.micrometer.core.instrument.simple.SimpleMeterRegistry()),
+            new IngestMetrics(new SimpleMeterRegistry()),
             List.of(dumper));
     var parser =
-        new io.kubewarden.networkenforcer.ingest.hubble.HubbleFlowParser(
-            new io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver(
-                io.kubewarden.networkenforcer.ingest.Fixtures.clusterState()),
-            java.time.Clock.systemUTC());
+        new HubbleFlowParser(new WorkloadResolver(Fixtures.clusterState()), Clock.systemUTC());
     int published = 0;
     int droppedCount = 0;
-    for (String line :
-        java.nio.file.Files.readAllLines(
-            io.kubewarden.networkenforcer.ingest.Fixtures.file("hubble-flows.jsonl"))) {
-      var response =
-          io.kubewarden.networkenforcer.ingest.hubble.HubbleJson.decode(
-              line, Json.mapper().readTree(line));
+    for (String line : Files.readAllLines(Fixtures.file("hubble-flows.jsonl"))) {
+      var response = HubbleJson.decode(line, Json.mapper().readTree(line));
       var outcome = parser.parse(response);
       if (outcome.lostEvents() > 0) {
         continue;

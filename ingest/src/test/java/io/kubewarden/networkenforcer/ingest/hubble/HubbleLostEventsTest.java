@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -129,7 +130,7 @@ class HubbleLostEventsTest {
             Provider.cilium,
             Duration.ofHours(1),
             publisher,
-            Clock.fixed(T0.plusSeconds(120), java.time.ZoneOffset.UTC));
+            Clock.fixed(T0.plusSeconds(120), ZoneOffset.UTC));
     FlowIntake intake =
         new FlowIntake(List.of(published::add), (src, reason, payload, error) -> {}, metrics)
             .withLossSink(windows);

@@ -11,6 +11,7 @@ import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsRequest;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowIntake;
 import io.kubewarden.networkenforcer.ingest.publishing.IngestMetrics;
+import io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream;
 import io.kubewarden.networkenforcer.ingest.transport.ScriptedStreamService;
 import io.kubewarden.networkenforcer.ingest.transport.TestServers;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException;
@@ -26,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Hubble Relay with TLS but without client authentication (Cilium's relay TLS with mTLS off): the
@@ -77,9 +79,7 @@ class HubbleServerAuthenticationOnlyTest {
     Files.writeString(otherCa.resolve("ca.crt"), TestCertificates.newCa("someone-else").caPem());
 
     ch.qos.logback.classic.Logger log =
-        (ch.qos.logback.classic.Logger)
-            org.slf4j.LoggerFactory.getLogger(
-                io.kubewarden.networkenforcer.ingest.transport.ReconnectingStream.class);
+        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(ReconnectingStream.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
         new ch.qos.logback.core.read.ListAppender<>();
     logged.start();

@@ -4,6 +4,7 @@ import static io.kubewarden.networkenforcer.ingest.hubble.RelayFixture.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.util.Timestamps;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -20,6 +21,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
@@ -82,12 +84,12 @@ class HubbleSourceTest {
             (src, reason, payload, error) -> deadLetters.add(reason),
             new IngestMetrics(registry));
     source = RelayFixture.source(server, RelayFixture.existingSecret(clientCerts), intake);
-    java.time.Instant resume = java.time.Instant.parse("2026-08-03T15:39:45.250Z");
+    Instant resume = Instant.parse("2026-08-03T15:39:45.250Z");
     source.resumeFrom(resume);
     source.start();
     observer.nextCall();
     assertThat(observer.requests().get(0).getSince())
-        .isEqualTo(com.google.protobuf.util.Timestamps.fromMillis(resume.toEpochMilli()));
+        .isEqualTo(Timestamps.fromMillis(resume.toEpochMilli()));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureSummary;
@@ -28,9 +29,7 @@ class RealCaptureRecordsTest {
   private static ParseOutcome parse(String line) throws Exception {
     HubbleFlowParser parser =
         new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
-    return parser.parse(
-        HubbleJson.decode(
-            line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line)));
+    return parser.parse(HubbleJson.decode(line, Json.mapper().readTree(line)));
   }
 
   /** The same line as an L7 record of the proxy: {@code l7} of this type, HTTP or DNS part. */
@@ -92,10 +91,7 @@ class RealCaptureRecordsTest {
         List.of(
             tcp(45678, 8080, "{\"SYN\":true}", ""),
             l7(tcp(45678, 8080, null, ""), "REQUEST", HTTP_GET))) {
-      both.add(
-          parser.parse(
-              HubbleJson.decode(
-                  line, io.kubewarden.networkenforcer.common.json.Json.mapper().readTree(line))));
+      both.add(parser.parse(HubbleJson.decode(line, Json.mapper().readTree(line))));
     }
     assertThat(both.get(0).records()).hasSize(1);
     assertThat(both.get(1).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest.hubble;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
 import com.google.protobuf.util.JsonFormat;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -17,6 +18,7 @@ import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
 import io.kubewarden.networkenforcer.ingest.ztunnel.ZtunnelLogParser;
 import java.nio.file.Files;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -66,8 +68,7 @@ class UnexpectedWireValuesTest {
                 .addField(
                     41,
                     UnknownFieldSet.Field.newBuilder()
-                        .addLengthDelimited(
-                            com.google.protobuf.ByteString.copyFromUtf8("\n\u0006Hubble"))
+                        .addLengthDelimited(ByteString.copyFromUtf8("\n\u0006Hubble"))
                         .build())
                 .build());
     assertThat(hubble(extra.build()).records()).hasSize(1);
@@ -78,7 +79,7 @@ class UnexpectedWireValuesTest {
                     .addField(
                         4,
                         UnknownFieldSet.Field.newBuilder()
-                            .addLengthDelimited(com.google.protobuf.ByteString.EMPTY)
+                            .addLengthDelimited(ByteString.EMPTY)
                             .build())
                     .build())
             .build();
@@ -137,7 +138,7 @@ class UnexpectedWireValuesTest {
     assertThat(parser.parse(badPort, null).dropReason()).isEqualTo(DropReason.INCOMPLETE);
     ObjectNode oddTime = inbound.deepCopy();
     oddTime.put("time", "03/Aug/2026:15:40:01 +0000");
-    assertThat(parser.parse(oddTime, java.time.Instant.EPOCH).records().get(0).time())
-        .isEqualTo(java.time.Instant.EPOCH);
+    assertThat(parser.parse(oddTime, Instant.EPOCH).records().get(0).time())
+        .isEqualTo(Instant.EPOCH);
   }
 }

@@ -28,6 +28,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,7 +127,7 @@ class FlowPublisherTest {
   }
 
   private static <K> List<ConsumerRecord<K, byte[]>> consume(
-      String topic, org.apache.kafka.common.serialization.Deserializer<K> keys, int count) {
+      String topic, Deserializer<K> keys, int count) {
     Properties p = kafka.clientConfig();
     p.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

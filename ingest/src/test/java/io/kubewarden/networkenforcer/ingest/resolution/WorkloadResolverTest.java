@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest.resolution;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.kubewarden.networkenforcer.common.config.ConfigException;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -11,6 +12,8 @@ import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,11 +45,11 @@ class WorkloadResolverTest {
     // follows the CronJob's <name>-<scheduled minute> pattern.
     Resolution first = resolver.byName("shop", "backup-29000000-abcde");
     Resolution second = resolver.byIp("10.1.0.22");
-    for (Resolution r : java.util.List.of(first, second)) {
+    for (Resolution r : List.of(first, second)) {
       assertThat(r.resolved()).isTrue();
       assertThat(r.endpoint().workload().orElseThrow().key()).isEqualTo("shop/CronJob/backup");
       assertThat(r.endpoint().workloadSelector().getMatchLabels())
-          .isEqualTo(java.util.Map.of("app", "backup", "tier", "ops"));
+          .isEqualTo(Map.of("app", "backup", "tier", "ops"));
       assertThat(r.endpoint().workloadSelector().getMatchExpressions()).isNullOrEmpty();
       assertThat(r.endpoint().serviceAccount()).isEqualTo("backup-sa");
     }
@@ -58,7 +61,7 @@ class WorkloadResolverTest {
   void perRunJobLabelsAreNeverPartOfACronJobSelector() {
     assertThat(
             CronJobResolution.stableLabels(
-                java.util.Map.of(
+                Map.of(
                     "app",
                     "backup",
                     "job-name",
@@ -69,8 +72,8 @@ class WorkloadResolverTest {
                     "backup-1",
                     "batch.kubernetes.io/controller-uid",
                     "u")))
-        .isEqualTo(java.util.Map.of("app", "backup"));
-    assertThat(CronJobResolution.selector(java.util.Map.of("job-name", "x", "controller-uid", "u")))
+        .isEqualTo(Map.of("app", "backup"));
+    assertThat(CronJobResolution.selector(Map.of("job-name", "x", "controller-uid", "u")))
         .isEmpty();
   }
 
@@ -114,7 +117,7 @@ class WorkloadResolverTest {
   void podIpMovesToTheNewPodAndIsForgottenOnDelete() {
     ClusterIndex index = new ClusterIndex();
     var pod =
-        new io.fabric8.kubernetes.api.model.PodBuilder()
+        new PodBuilder()
             .withNewMetadata()
             .withName("a")
             .withNamespace("n")

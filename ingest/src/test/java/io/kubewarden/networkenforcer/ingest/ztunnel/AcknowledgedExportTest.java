@@ -40,6 +40,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -150,7 +151,7 @@ class AcknowledgedExportTest {
 
           broker.close();
           StatusRuntimeException refused =
-              org.junit.jupiter.api.Assertions.assertThrows(
+              Assertions.assertThrows(
                   StatusRuntimeException.class,
                   () -> stub.withDeadlineAfter(60, TimeUnit.SECONDS).export(request));
           assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);

@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.IngestConfig;
 import io.kubewarden.networkenforcer.ingest.IngestService;
 import io.kubewarden.networkenforcer.ingest.proto.otlp.collector.LogsServiceGrpc;
+import io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord;
 import io.kubewarden.networkenforcer.ingest.transport.GrpcChannels;
 import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
@@ -38,6 +39,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,8 +102,7 @@ class IstioIngestServiceTest {
         new IngestService(config, kafka, registry, null).dumperAccess(AccessCheck.open()).start()) {
       assertThat(service.isReady()).isTrue();
       List<String> lines = Files.readAllLines(Fixtures.file("ztunnel.jsonl"));
-      List<io.kubewarden.networkenforcer.ingest.proto.otlp.logs.LogRecord> records =
-          new ArrayList<>();
+      List<LogRecord> records = new ArrayList<>();
       for (String line : lines) {
         records.add(FluentBitRequests.merged(line));
       }
@@ -122,10 +123,7 @@ class IstioIngestServiceTest {
       p.put(ConsumerConfig.GROUP_ID_CONFIG, "istio-service-test");
       p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
       try (KafkaConsumer<String, byte[]> consumer =
-          new KafkaConsumer<>(
-              p,
-              new StringDeserializer(),
-              new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+          new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
         consumer.subscribe(List.of(kafka.topics().flows().name()));
         await()
             .atMost(Duration.ofSeconds(30))

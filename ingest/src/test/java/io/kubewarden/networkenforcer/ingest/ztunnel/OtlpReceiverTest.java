@@ -26,6 +26,7 @@ import io.kubewarden.networkenforcer.ingest.transport.Keepalive;
 import io.kubewarden.networkenforcer.ingest.transport.ReloadingTls;
 import io.kubewarden.networkenforcer.ingest.transport.ServerTls;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMaterial;
+import io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException;
 import io.kubewarden.networkenforcer.ingest.transport.TlsMode;
 import io.kubewarden.networkenforcer.ingest.transport.TlsSettings;
 import io.kubewarden.networkenforcer.testing.TestCertificates;
@@ -36,6 +37,7 @@ import io.opentelemetry.exporter.otlp.logs.OtlpGrpcLogRecordExporter;
 import io.opentelemetry.sdk.logs.SdkLoggerProvider;
 import io.opentelemetry.sdk.logs.export.SimpleLogRecordProcessor;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -50,6 +52,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -162,7 +165,7 @@ class OtlpReceiverTest {
     try {
       attempts++;
       StatusRuntimeException denied =
-          org.junit.jupiter.api.Assertions.assertThrows(
+          Assertions.assertThrows(
               StatusRuntimeException.class,
               () -> LogsServiceGrpc.newBlockingStub(other).export(fixtureRequest()));
       assertThat(denied.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
@@ -213,7 +216,7 @@ class OtlpReceiverTest {
             dir.resolve("no-ca"), "network-enforcer-otlp", List.of("localhost"), List.of(), true);
     Files.delete(noCa.resolve("ca.crt"));
     assertThatThrownBy(() -> ServerTls.fromDirectory(noCa, true, Duration.ZERO))
-        .isInstanceOf(io.kubewarden.networkenforcer.ingest.transport.TlsMaterialException.class)
+        .isInstanceOf(TlsMaterialException.class)
         .hasMessageContaining("has no ca.crt")
         .hasMessageContaining("--provider-tls-mode insecure");
   }
@@ -246,7 +249,7 @@ class OtlpReceiverTest {
       assertThreeInboundFlows();
 
       StatusRuntimeException refused =
-          org.junit.jupiter.api.Assertions.assertThrows(
+          Assertions.assertThrows(
               StatusRuntimeException.class,
               () ->
                   ClientCalls.blockingUnaryCall(
@@ -331,7 +334,7 @@ class OtlpReceiverTest {
                             HttpRequest.BodyPublishers.ofByteArray(fixtureRequest().toByteArray()))
                         .build(),
                     HttpResponse.BodyHandlers.ofString()))
-        .isInstanceOf(java.io.IOException.class);
+        .isInstanceOf(IOException.class);
     assertThat(published).isEmpty();
   }
 
