@@ -2,10 +2,17 @@ package io.kubewarden.networkenforcer.writer;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.ServerRequest;
+import io.fabric8.mockwebserver.ServerResponse;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.writer.rendering.AuthorizationPolicies;
+import java.util.HashMap;
+import java.util.Queue;
 
 /**
  * The fabric8 mock API server in CRUD mode, with our two kinds registered (status subresource) and,
@@ -16,17 +23,14 @@ public final class MockCluster implements AutoCloseable {
   private final KubernetesClient client;
 
   private MockCluster(boolean withIstio) {
-    var responses =
-        new java.util.HashMap<
-            io.fabric8.mockwebserver.ServerRequest,
-            java.util.Queue<io.fabric8.mockwebserver.ServerResponse>>();
+    var responses = new HashMap<ServerRequest, Queue<ServerResponse>>();
     // The mixed dispatcher: CRUD on every path, plus any explicit expectations a test adds.
     server =
         new KubernetesMockServer(
-            new io.fabric8.mockwebserver.Context(),
-            new io.fabric8.mockwebserver.MockWebServer(),
+            new Context(),
+            new MockWebServer(),
             responses,
-            new io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher(responses),
+            new KubernetesMixedDispatcher(responses),
             true);
     server.init();
     server.expectCustomResource(

@@ -19,6 +19,7 @@ import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
+import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.policy.Mode;
@@ -51,6 +52,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -298,7 +300,7 @@ class RealApiServerTest {
               x.getMetadata().setLabels(Map.of("touched", "yes"));
               return x;
             });
-    stale.setStatus(new io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus());
+    stale.setStatus(new WorkloadNetworkPolicyStatus());
     stale.getStatus().setViolationCount(1);
     assertThatThrownBy(
             () -> new ServerSideApplyWriter(admin, "network-enforcer").updateStatus(stale))
@@ -334,7 +336,7 @@ class RealApiServerTest {
           CompletableFuture.supplyAsync(() -> writer.apply(wanted));
       try {
         write.get(3, TimeUnit.SECONDS);
-      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+      } catch (ExecutionException | TimeoutException e) {
         // Failed (one attempt) or still waiting (a client that retries: its next attempt would
         // land).
       }

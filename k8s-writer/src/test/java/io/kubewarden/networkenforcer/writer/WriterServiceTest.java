@@ -21,6 +21,7 @@ import io.kubewarden.networkenforcer.writer.apply.MockClusterWriter;
 import io.kubewarden.networkenforcer.writer.telemetry.CollectorStrategy;
 import io.kubewarden.networkenforcer.writer.telemetry.TelemetryExport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.logs.data.LogRecordData;
 import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
 import java.nio.charset.StandardCharsets;
@@ -225,10 +226,7 @@ class WriterServiceTest {
       // The SDK batches exports (up to a second): poll for the events.
       await().atMost(WAIT).until(() -> events(otel, "policy_violation_observed").size() == 3);
       assertThat(events(otel, "policy_violation_observed"))
-          .extracting(
-              r ->
-                  r.getAttributes()
-                      .get(io.opentelemetry.api.common.AttributeKey.stringKey("log.record.uid")))
+          .extracting(r -> r.getAttributes().get(AttributeKey.stringKey("log.record.uid")))
           .doesNotHaveDuplicates();
       await()
           .atMost(WAIT)

@@ -3,6 +3,8 @@ package io.kubewarden.networkenforcer.writer.apply;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import java.util.ArrayList;
@@ -171,9 +173,6 @@ public final class MockClusterWriter implements ClusterWriter {
   public void removeAnnotations(HasMetadata object, Collection<String> keys) {
     record("remove-annotations", object);
     ResourceOperations.of(client, object)
-        .patch(
-            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON),
-            ServerSideApplyWriter.removalPatch(keys));
+        .patch(PatchContext.of(PatchType.JSON), ServerSideApplyWriter.removalPatch(keys));
   }
 }

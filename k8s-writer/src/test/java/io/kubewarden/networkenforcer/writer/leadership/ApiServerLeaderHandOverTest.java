@@ -30,6 +30,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Leader hand-over between writers on a real kube-apiserver, through the chart's Lease and RBAC: a
@@ -39,8 +41,7 @@ import org.junit.jupiter.api.Test;
  */
 class ApiServerLeaderHandOverTest {
 
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServerLeaderHandOverTest.class);
 
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String PREFIX = "handover.";

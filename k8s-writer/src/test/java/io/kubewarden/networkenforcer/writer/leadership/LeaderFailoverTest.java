@@ -28,6 +28,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZonedDateTime;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -304,7 +305,7 @@ class LeaderFailoverTest {
                                 l -> {
                                   l.getSpec().setHolderIdentity("intruder");
                                   l.getSpec().setLeaseDurationSeconds(4);
-                                  l.getSpec().setRenewTime(java.time.ZonedDateTime.now());
+                                  l.getSpec().setRenewTime(ZonedDateTime.now());
                                   return l;
                                 })
                         != null);

@@ -6,13 +6,17 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
@@ -43,9 +47,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -246,13 +252,9 @@ class ApiServerProposalReconcilerTest {
         .getIngress()
         .get(0)
         .setPorts(
-            java.util.Arrays.stream(ports)
+            Arrays.stream(ports)
                 .mapToObj(
-                    p ->
-                        new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder()
-                            .withProtocol("TCP")
-                            .withNewPort(p)
-                            .build())
+                    p -> new NetworkPolicyPortBuilder().withProtocol("TCP").withNewPort(p).build())
                 .toList());
     return s;
   }
@@ -755,7 +757,7 @@ class ApiServerProposalReconcilerTest {
     return new ProposalSnapshot(s.name(), s.namespace(), s.spec(), evidence, s.updatedAt());
   }
 
-  static List<org.apache.kafka.clients.consumer.ConsumerRecord<String, byte[]>> parked(String key) {
+  static List<ConsumerRecord<String, byte[]>> parked(String key) {
     return KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.deadLetter().name()).stream()
         .filter(r -> key.equals(r.key()))
         .toList();
@@ -782,10 +784,10 @@ class ApiServerProposalReconcilerTest {
     }
   }
 
-  static io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<
+  static NonNamespaceOperation<
           WorkloadNetworkPolicyProposal,
-          io.fabric8.kubernetes.api.model.KubernetesResourceList<WorkloadNetworkPolicyProposal>,
-          io.fabric8.kubernetes.client.dsl.Resource<WorkloadNetworkPolicyProposal>>
+          KubernetesResourceList<WorkloadNetworkPolicyProposal>,
+          Resource<WorkloadNetworkPolicyProposal>>
       proposals() {
     return cluster.admin().resources(WorkloadNetworkPolicyProposal.class).inNamespace(NS);
   }

@@ -2,12 +2,14 @@ package io.kubewarden.networkenforcer.writer.proposals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
@@ -127,13 +129,13 @@ class LearnedSpecMergeTest {
 
   static WorkloadNetworkPolicyProposalSpec cilium(String egressYaml) {
     try {
-      return io.kubewarden.networkenforcer.common.json.Json.yaml()
+      return Json.yaml()
           .readValue(
               "backend: cilium\ndirection: Egress\ntargetRef: {kind: Deployment, name: web}\n"
                   + "cilium:\n  endpointSelector: {matchLabels: {app: web}}\n  egress:\n"
                   + egressYaml.indent(2),
               WorkloadNetworkPolicyProposalSpec.class);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }

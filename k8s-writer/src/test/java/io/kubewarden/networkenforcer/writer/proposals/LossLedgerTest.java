@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
+import io.kubewarden.networkenforcer.common.topics.Topics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -43,8 +45,8 @@ class LossLedgerTest {
     byte[] bytes =
         ("{\"provider\":\"cilium\",\"node\":\"kind/worker\",\"from\":\"2026-08-03T15:40:00Z\","
                 + "\"to\":\"+1000000000-12-31T23:59:59Z\",\"lostEvents\":12,\"reports\":2}")
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    var topics = io.kubewarden.networkenforcer.common.topics.Topics.withDefaultPrefix();
+            .getBytes(StandardCharsets.UTF_8);
+    var topics = Topics.withDefaultPrefix();
     DataPlaneLoss endOfTime =
         topics
             .dataPlaneLoss()

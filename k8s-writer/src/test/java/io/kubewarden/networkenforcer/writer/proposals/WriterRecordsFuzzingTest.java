@@ -19,6 +19,7 @@ import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.status.StatusMerger;
 import io.kubewarden.networkenforcer.writer.status.ViolationCheck;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -150,9 +151,9 @@ class WriterRecordsFuzzingTest {
                           .as(failure("lost total"))
                           .isEqualTo(
                               h.lostEvents().stream()
-                                  .map(e -> java.math.BigInteger.valueOf(e.getLostEvents()))
-                                  .reduce(java.math.BigInteger.ZERO, java.math.BigInteger::add)
-                                  .min(java.math.BigInteger.valueOf(Long.MAX_VALUE))
+                                  .map(e -> BigInteger.valueOf(e.getLostEvents()))
+                                  .reduce(BigInteger.ZERO, BigInteger::add)
+                                  .min(BigInteger.valueOf(Long.MAX_VALUE))
                                   .longValueExact()));
           taken++;
         }

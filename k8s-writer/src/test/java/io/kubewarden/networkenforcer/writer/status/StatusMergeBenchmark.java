@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
@@ -7,6 +8,7 @@ import io.kubewarden.networkenforcer.writer.Fixtures;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 /**
@@ -20,7 +22,7 @@ public final class StatusMergeBenchmark {
   public static void main(String[] args) {
     Instant t = Instant.parse("2026-03-01T10:00:00Z");
     StatusMerger merger = new StatusMerger();
-    java.util.function.Predicate<io.kubewarden.networkenforcer.common.crd.ViolationRecord> allowed =
+    Predicate<ViolationRecord> allowed =
         args.length > 0
             ? r -> false
             : SpecAllowance.of(Fixtures.wnp("api", "web", Mode.monitor).getSpec());

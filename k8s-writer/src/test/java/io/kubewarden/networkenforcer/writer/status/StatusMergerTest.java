@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
+import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -266,8 +268,7 @@ class StatusMergerTest {
     WorkloadNetworkPolicyStatus before =
         row.current() == null
             ? null
-            : io.kubewarden.networkenforcer.common.json.Json.mapper()
-                .convertValue(row.current(), WorkloadNetworkPolicyStatus.class);
+            : Json.mapper().convertValue(row.current(), WorkloadNetworkPolicyStatus.class);
     StatusMerger.Result result =
         new StatusMerger()
             .merge(
@@ -300,7 +301,7 @@ class StatusMergerTest {
   static WorkloadNetworkPolicyStatus status(ViolationRecord... newestLast) {
     WorkloadNetworkPolicyStatus s = new WorkloadNetworkPolicyStatus();
     List<ViolationRecord> list = new ArrayList<>(List.of(newestLast));
-    java.util.Collections.reverse(list);
+    Collections.reverse(list);
     s.setViolations(list);
     s.setViolationCount(list.stream().mapToLong(ViolationRecord::getId).max().orElse(-1) + 1);
     s.setActiveViolationCount(list.size());

@@ -28,9 +28,14 @@ import io.kubewarden.networkenforcer.writer.rendering.RenderConditions;
 import io.kubewarden.networkenforcer.writer.telemetry.ViolationEvents;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.opentelemetry.api.logs.LoggerProvider;
+import io.opentelemetry.sdk.logs.SdkLoggerProvider;
+import io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor;
+import io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.common.TopicPartition;
@@ -110,14 +115,13 @@ public class StatusSyncTest {
   @Test
   void theEventsOfTheRecordsAreExportedBeforeTheStatusThatCommitsThemIsWritten() {
     client.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
-    io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter exported =
-        io.opentelemetry.sdk.testing.exporter.InMemoryLogRecordExporter.create();
+    InMemoryLogRecordExporter exported = InMemoryLogRecordExporter.create();
     // An hour between scheduled exports: only a flush sends the event before the write.
-    try (io.opentelemetry.sdk.logs.SdkLoggerProvider provider =
-        io.opentelemetry.sdk.logs.SdkLoggerProvider.builder()
+    try (SdkLoggerProvider provider =
+        SdkLoggerProvider.builder()
             .addLogRecordProcessor(
-                io.opentelemetry.sdk.logs.export.BatchLogRecordProcessor.builder(exported)
-                    .setScheduleDelay(java.time.Duration.ofHours(1))
+                BatchLogRecordProcessor.builder(exported)
+                    .setScheduleDelay(Duration.ofHours(1))
                     .build())
             .build()) {
       ViolationEvents events = new ViolationEvents(provider);
@@ -174,7 +178,7 @@ public class StatusSyncTest {
                   .withName("deployment-api-ingress")
                   .edit(
                       p -> {
-                        p.getMetadata().setLabels(java.util.Map.of("touched", "yes"));
+                        p.getMetadata().setLabels(Map.of("touched", "yes"));
                         return p;
                       });
               throw new KubernetesClientException("the object has been modified", 409, null);

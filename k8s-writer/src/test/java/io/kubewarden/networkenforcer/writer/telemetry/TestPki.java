@@ -10,6 +10,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.PublicKey;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -69,8 +70,7 @@ final class TestPki {
     }
   }
 
-  private X509Certificate sign(
-      String cn, java.security.PublicKey key, boolean isCa, GeneralNames sans) {
+  private X509Certificate sign(String cn, PublicKey key, boolean isCa, GeneralNames sans) {
     try {
       Instant now = Instant.now();
       var b =

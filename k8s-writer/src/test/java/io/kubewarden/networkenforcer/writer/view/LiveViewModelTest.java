@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJobBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.policy.Mode;
@@ -61,7 +63,7 @@ class LiveViewModelTest {
     // A second peer no cached workload has, an address range, and a CronJob by its pod labels.
     rule.getFrom()
         .add(
-            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+            new NetworkPolicyPeerBuilder()
                 .withNewNamespaceSelector()
                 .withMatchLabels(Map.of("kubernetes.io/metadata.name", NS))
                 .endNamespaceSelector()
@@ -70,14 +72,14 @@ class LiveViewModelTest {
                 .build());
     rule.getFrom()
         .add(
-            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+            new NetworkPolicyPeerBuilder()
                 .withNewIpBlock()
                 .withCidr("10.1.0.0/16")
                 .endIpBlock()
                 .build());
     rule.getFrom()
         .add(
-            new io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeerBuilder()
+            new NetworkPolicyPeerBuilder()
                 .withPodSelector(
                     new LabelSelectorBuilder().withMatchLabels(Map.of("job", "nightly")).build())
                 .build());
@@ -110,7 +112,7 @@ class LiveViewModelTest {
         .getCilium()
         .getEgress()
         .add(
-            new io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule(
+            new CiliumPolicy.EgressRule(
                 List.of(
                     new LabelSelectorBuilder()
                         .withMatchLabels(
@@ -120,7 +122,7 @@ class LiveViewModelTest {
                 List.of("198.51.100.7/32"),
                 null,
                 null));
-    var entities = new io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule();
+    var entities = new CiliumPolicy.EgressRule();
     entities.setToEntities(List.of("world", "kube-apiserver"));
     wnp.getSpec().getCilium().getEgress().add(entities);
     assertThat(peers(wnp))
