@@ -52,6 +52,7 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -406,8 +407,7 @@ abstract class AbstractProcessorIntegrationTest {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    return new KafkaProducer<>(
-        p, new org.apache.kafka.common.serialization.StringSerializer(), new ByteArraySerializer());
+    return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
   }
 
   private static void send(

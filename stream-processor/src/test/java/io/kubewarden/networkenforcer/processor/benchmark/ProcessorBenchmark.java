@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.processor.benchmark;
 
 import static org.awaitility.Awaitility.await;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
@@ -11,6 +12,7 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
+import io.kubewarden.networkenforcer.common.topics.MissingTopics;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
@@ -21,6 +23,7 @@ import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,11 +40,13 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -212,7 +217,7 @@ public final class ProcessorBenchmark {
     Path stateDir = Files.createTempDirectory("processor-bench");
     ProcessorConfig config = config(bootstrap, run, 1, stateDir);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(
+      MissingTopics.create(
           admin,
           topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(),
           Duration.ofMinutes(2),
@@ -267,7 +272,7 @@ public final class ProcessorBenchmark {
     ProcessorConfig config =
         config(bootstrap, run, 1, Files.createTempDirectory("processor-bench"));
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(
+      MissingTopics.create(
           admin,
           topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(),
           Duration.ofMinutes(2),
@@ -375,7 +380,7 @@ public final class ProcessorBenchmark {
               null,
               1,
               Reporter.SOURCE);
-      records.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      records.add(flow.partitionKey().getBytes(StandardCharsets.UTF_8));
       records.add(serializer.serialize("x", flow));
     }
     produce(bootstrap, topics, records);
@@ -408,10 +413,7 @@ public final class ProcessorBenchmark {
     p.put("isolation.level", "read_committed");
     p.put("max.partition.fetch.bytes", Integer.toString(16 * 1024 * 1024));
     try (var consumer =
-        new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-            p,
-            new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<TopicPartition> partitions =
           consumer.partitionsFor(topic).stream()
               .map(i -> new TopicPartition(topic, i.partition()))
@@ -445,7 +447,7 @@ public final class ProcessorBenchmark {
   }
 
   private static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
@@ -632,7 +634,7 @@ public final class ProcessorBenchmark {
   private static double produce(String bootstrap, Topics topics, List<byte[]> records)
       throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
-      io.kubewarden.networkenforcer.common.topics.MissingTopics.create(
+      MissingTopics.create(
           admin,
           topics.all().stream().map(t -> t.newTopic(PARTITIONS, (short) 1)).toList(),
           Duration.ofMinutes(2),
@@ -698,7 +700,7 @@ public final class ProcessorBenchmark {
               null,
               1,
               i % 3 == 0 ? Reporter.DESTINATION : Reporter.SOURCE);
-      out.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.add(flow.partitionKey().getBytes(StandardCharsets.UTF_8));
       out.add(serializer.serialize("x", flow));
     }
     return out;
@@ -721,7 +723,7 @@ public final class ProcessorBenchmark {
               null,
               1,
               Reporter.SOURCE);
-      out.add(flow.partitionKey().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      out.add(flow.partitionKey().getBytes(StandardCharsets.UTF_8));
       out.add(serializer.serialize("x", flow));
     }
     return out;

@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.processor.benchmark;
 
+import com.sun.management.OperatingSystemMXBean;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
@@ -28,10 +29,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -207,7 +211,7 @@ public final class ScaleOutBenchmark {
     if (committed.isEmpty()) {
       return false;
     }
-    Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
     committed.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest()));
     var ends = admin.listOffsets(latest).all().get();
     long flowsCommitted = 0;
@@ -342,7 +346,7 @@ public final class ScaleOutBenchmark {
     /** Closing its stdin stops it; it reports its CPU time on the way out. */
     void stop() throws Exception {
       process.getOutputStream().close();
-      if (!process.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)) {
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
         process.destroyForcibly();
       }
       reader.join(Duration.ofSeconds(10).toMillis());
@@ -390,8 +394,7 @@ public final class ScaleOutBenchmark {
         reporter.join();
         peakHeap = peak[0];
       }
-      var os =
-          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
       System.out.println("cpu " + os.getProcessCpuTime() + " " + peakHeap / (1024.0 * 1024.0));
       System.out.flush();
       System.exit(0);
@@ -461,7 +464,7 @@ public final class ScaleOutBenchmark {
     }
 
     private static int rank(double[] cumulative, double x) {
-      int i = java.util.Arrays.binarySearch(cumulative, x);
+      int i = Arrays.binarySearch(cumulative, x);
       return Math.min(cumulative.length - 1, i >= 0 ? i : -i - 1);
     }
 

@@ -9,15 +9,20 @@ import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.SERV
 import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.forwarded;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
+import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Unreadable records go to the dead-letter topic with the reason; the good ones around them count.
@@ -106,25 +111,21 @@ class DeadLetterTopologyTest {
    * and the flow after it is learned; the same for an empty namespace, with the combiner and
    * without.
    */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(longs = {0, 1})
+  @ParameterizedTest
+  @ValueSource(longs = {0, 1})
   void aFlowWithANameThatCannotMakeAKeyIsDeadLetteredAndTheNextOneLearned(long combineMillis) {
-    try (var driver =
-        ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ofMillis(combineMillis))) {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(Duration.ofMillis(combineMillis))) {
       var slashed =
-          io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder()
+          FlowEndpoint.builder()
               .namespace("demo")
-              .workload(
-                  io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment,
-                  "a/b/c/d/e")
+              .workload(WorkloadKind.Deployment, "a/b/c/d/e")
               .workloadSelector(CLIENT.workloadSelector())
               .podName("a-1")
               .build();
       var unnamed =
-          io.kubewarden.networkenforcer.common.flow.FlowEndpoint.builder()
+          FlowEndpoint.builder()
               .namespace("")
-              .workload(
-                  io.kubewarden.networkenforcer.common.workload.WorkloadKind.Deployment, "web")
+              .workload(WorkloadKind.Deployment, "web")
               .workloadSelector(CLIENT.workloadSelector())
               .podName("web-1")
               .build();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
+import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
@@ -25,6 +26,8 @@ import io.kubewarden.networkenforcer.processor.fixtures.Policies;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.kubewarden.networkenforcer.testing.JsonMutator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -261,9 +264,7 @@ class RecordSequenceFuzzingTest {
 
     private Input json(Object valid) {
       String target =
-          valid instanceof ControlCommand c
-              ? c.target()
-              : ((io.kubewarden.networkenforcer.common.crd.PolicySnapshot) valid).target().key();
+          valid instanceof ControlCommand c ? c.target() : ((PolicySnapshot) valid).target().key();
       byte[] key = bytes(target);
       boolean keyValid = true;
       int k = random.nextInt(10);
@@ -440,8 +441,8 @@ class RecordSequenceFuzzingTest {
     private static byte[] write(Object value) {
       try {
         return Json.mapper().writeValueAsBytes(value);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     }
 

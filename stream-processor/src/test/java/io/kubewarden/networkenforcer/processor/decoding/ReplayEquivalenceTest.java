@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.processor.decoding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -31,8 +32,7 @@ class ReplayEquivalenceTest {
 
   /** The JSON versions before the binary format wrote: no lastSeen field. */
   private byte[] oldJson(FlowRecord flow) throws Exception {
-    var tree =
-        (com.fasterxml.jackson.databind.node.ObjectNode) Json.mapper().readTree(json.write(flow));
+    var tree = (ObjectNode) Json.mapper().readTree(json.write(flow));
     tree.remove("lastSeen");
     return Json.mapper().writeValueAsBytes(tree);
   }

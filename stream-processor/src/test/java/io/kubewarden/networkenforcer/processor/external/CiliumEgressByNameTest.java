@@ -25,6 +25,7 @@ import io.kubewarden.networkenforcer.processor.fixtures.Policies;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.streams.KeyValue;
 import org.junit.jupiter.api.Test;
@@ -109,7 +110,7 @@ class CiliumEgressByNameTest {
   @Test
   void theAddressesOfANameAreNeverWidened() throws Exception {
     try (var driver = ProcessorTestDriver.cilium()) {
-      List<FlowRecord> flows = new java.util.ArrayList<>();
+      List<FlowRecord> flows = new ArrayList<>();
       for (int i = 1; i <= 30; i++) {
         flows.add(call(T0.plusSeconds(i), outside("203.0.113." + i, "cdn.example.net"), 443));
       }

@@ -22,12 +22,14 @@ import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /** Kubernetes backend learning (Calico, Cilium) on the basic fixture and its edge cases. */
@@ -144,13 +146,11 @@ class KubernetesLearningTest {
       assertThat(evidence)
           .extracting(RuleEvidence::getRule, RuleEvidence::getPeer)
           .containsExactly(
-              org.assertj.core.groups.Tuple.tuple(0, "demo/Deployment/http-server"),
-              org.assertj.core.groups.Tuple.tuple(1, "kube-system/Deployment/coredns"));
+              Tuple.tuple(0, "demo/Deployment/http-server"),
+              Tuple.tuple(1, "kube-system/Deployment/coredns"));
       assertThat(evidence.get(0).getPorts())
           .extracting(PortEvidence::getProtocol, PortEvidence::getPort, PortEvidence::getCount)
-          .containsExactly(
-              org.assertj.core.groups.Tuple.tuple("TCP", "18080", 9L),
-              org.assertj.core.groups.Tuple.tuple("UDP", "18081", 6L));
+          .containsExactly(Tuple.tuple("TCP", "18080", 9L), Tuple.tuple("UDP", "18081", 6L));
       PortEvidence tcp = evidence.get(0).getPorts().get(0);
       assertThat(tcp.getFirstSeen()).isEqualTo("2026-08-03T15:40:01.575398922Z");
       assertThat(tcp.getLastSeen()).isEqualTo("2026-08-03T15:40:02.065398922Z");
@@ -440,9 +440,9 @@ class KubernetesLearningTest {
     assertThat(actual.keySet()).isEqualTo(expected.keySet());
     expected.forEach(
         (key, bytes) ->
-            assertThat(new String(actual.get(key), java.nio.charset.StandardCharsets.UTF_8))
+            assertThat(new String(actual.get(key), StandardCharsets.UTF_8))
                 .as(key)
-                .isEqualTo(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)));
+                .isEqualTo(new String(bytes, StandardCharsets.UTF_8)));
   }
 
   static void assertSpec(

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,8 +63,7 @@ class SortedSelectorTest {
     // The same peer as the store held it before: its labels in the order they came.
     String expected =
         "{\"namespace\":\"shop\",\"selector\":{\"matchLabels\":{\"a\":\"2\",\"z\":\"1\"}}";
-    assertThat(new String(sortedBytes, java.nio.charset.StandardCharsets.UTF_8))
-        .startsWith(expected);
+    assertThat(new String(sortedBytes, StandardCharsets.UTF_8)).startsWith(expected);
   }
 
   private static byte[] bytes(LearnedPeer peer) {
@@ -72,9 +72,9 @@ class SortedSelectorTest {
     String json =
         new String(
             new JsonSerde<>(LearnedAllowList.class).serializer().serialize("t", list),
-            java.nio.charset.StandardCharsets.UTF_8);
+            StandardCharsets.UTF_8);
     int at = json.indexOf("{\"namespace\"");
-    return json.substring(at).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return json.substring(at).getBytes(StandardCharsets.UTF_8);
   }
 
   private static LabelSelector selector(String k1, String v1, String k2, String v2) {

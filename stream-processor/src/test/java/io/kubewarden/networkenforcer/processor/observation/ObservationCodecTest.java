@@ -9,6 +9,7 @@ import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.topics.JsonSerde;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
+import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.serialization.Serde;
 import org.junit.jupiter.api.Test;
 
@@ -57,10 +58,7 @@ class ObservationCodecTest {
         "{\"flow\":"
             + new String(new JsonSerde<>(FlowRecord.class).serializer().serialize("t", FLOW))
             + ",\"fallbackTarget\":null}";
-    Observation read =
-        serde
-            .deserializer()
-            .deserialize("t", json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    Observation read = serde.deserializer().deserialize("t", json.getBytes(StandardCharsets.UTF_8));
     assertThat(read.records()).isEqualTo(1);
     assertThat(read.flow()).isEqualTo(FLOW);
   }

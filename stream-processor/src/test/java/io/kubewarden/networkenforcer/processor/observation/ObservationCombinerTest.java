@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.Test;
 
@@ -74,7 +76,7 @@ class ObservationCombinerTest {
       String repartition = NetworkEnforcerTopology.observationsRepartitionTopic(driver.config());
       assertThat(driver.driver().producedTopicNames()).contains(repartition);
     }
-    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(Duration.ZERO)) {
       driver.pipe(flows).flushEvidence();
       single = driver.latestProposalBytes();
     }
@@ -144,7 +146,7 @@ class ObservationCombinerTest {
                   .get(BasicFixture.SERVER_INGRESS),
               StandardCharsets.UTF_8);
     }
-    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(Duration.ZERO)) {
       single =
           new String(
               driver
@@ -238,7 +240,7 @@ class ObservationCombinerTest {
     try (var driver = ProcessorTestDriver.kubernetes()) {
       driver.pipeWithoutWaiting(List.of(CLIENT_TO_SERVER));
       KeyValueStore<Bytes, byte[]> pending = driver.driver().getKeyValueStore(StoreNames.COMBINER);
-      List<org.apache.kafka.streams.KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
+      List<KeyValue<Bytes, byte[]>> entries = new ArrayList<>();
       try (var all = pending.all()) {
         all.forEachRemaining(entries::add);
       }

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -247,7 +248,7 @@ class CatchUpTest {
     return proposal.spec().getKubernetes().getEgress().stream()
         .map(
             rule ->
-                new java.util.TreeMap<>(rule.getTo().get(0).getPodSelector().getMatchLabels())
+                new TreeMap<>(rule.getTo().get(0).getPodSelector().getMatchLabels())
                     + " "
                     + String.join(
                         " ",

@@ -23,7 +23,9 @@ import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.processor.fixtures.BasicFixture;
 import io.kubewarden.networkenforcer.processor.fixtures.Policies;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.KeyValue;
@@ -381,7 +383,7 @@ class ViolationTopologyTest {
 
       // Seven flow records of one drop (each an aggregate of 2 connections) within one combine
       // interval, plus three of another port: the combiner folds each kind into one observation.
-      List<FlowRecord> drops = new java.util.ArrayList<>();
+      List<FlowRecord> drops = new ArrayList<>();
       for (int i = 0; i < 7; i++) {
         drops.add(
             new FlowRecord(
@@ -430,7 +432,7 @@ class ViolationTopologyTest {
 
   @Test
   void withoutTheCombinerEveryFlowRecordIsOneViolationRecordOfOneObservation() {
-    try (var driver = ProcessorTestDriver.kubernetesInMemory(java.time.Duration.ZERO)) {
+    try (var driver = ProcessorTestDriver.kubernetesInMemory(Duration.ZERO)) {
       learnAndPromote(driver, Mode.protect);
       for (int i = 0; i < 4; i++) {
         driver.pipe(
