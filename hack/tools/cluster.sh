@@ -11,8 +11,9 @@
 #     module is not served), the OpenTelemetry collector under the chart's default collector image
 #     reference and a fluent-bit stand-in under the chart's default fluent-bit reference;
 #   - the NetworkPolicy enforcer (a host binary): the controller of sigs.k8s.io/kube-network-policies,
-#     release pinned in hack/tools/cluster/netpol/go.mod, with a main of ours; nft for it (nftables.sh);
-#     and the netcheck image, the TCP prober the in-cluster test connects from;
+#     release pinned in hack/tools/cluster/netpol/go.mod, with a main of ours (queueing with iptables'
+#     NFQUEUE: the host kernel has no nftables queue expression), and the netcheck image, the TCP
+#     prober the in-cluster test connects from;
 #   - containerd, runc and the CNI plugins (/usr/lib/cni) from Debian, with apt, when missing.
 # Each result records what it was built from; a run with the same inputs only checks (well under a second).
 set -euo pipefail
@@ -37,9 +38,6 @@ if ((${#missing[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
-# nft, for the NetworkPolicy enforcer's table (KubeCluster waits for it with `nft list table`).
-"$here/nftables.sh"
 
 # --- Go builds ----------------------------------------------------------------------------------------
 command -v go >/dev/null || { echo "cluster.sh: go is required (see hack/tools/kube/README.md)" >&2; exit 1; }

@@ -63,6 +63,7 @@ public final class KubeCluster implements AutoCloseable {
   private static final Duration NODE_READY = Duration.ofMinutes(3);
   private static final Duration ADDONS_READY = Duration.ofMinutes(3);
   private static final Duration DRAIN = Duration.ofSeconds(90);
+  private static final Duration NETWORK_POLICIES = Duration.ofMinutes(1);
   private static final String KUBELET_CLIENT = "kube-apiserver-kubelet-client";
 
   private static KubeCluster shared;
@@ -79,6 +80,7 @@ public final class KubeCluster implements AutoCloseable {
   private ManagedProcess scheduler;
   private Path kubeletDir;
   private boolean certManager;
+  private NetworkPolicyEnforcer networkPolicies;
   private boolean closed;
 
   private KubeCluster() {
@@ -249,6 +251,36 @@ public final class KubeCluster implements AutoCloseable {
                       && csiDriverRegistered("csi.cert-manager.io"));
         });
     certManager = true;
+  }
+
+  /**
+   * Starts the NetworkPolicy enforcer ({@link NetworkPolicyEnforcer}, kube-network-policies on the
+   * host) unless it runs: from now on NetworkPolicies hold for new connections (established ones
+   * stay). The bridge CNI alone lets everything through. It runs as the admin user (it reads pods,
+   * namespaces and policies of every namespace and writes Events) until {@link
+   * #stopEnforcingNetworkPolicies()} or the cluster stops.
+   */
+  public synchronized void enforceNetworkPolicies() {
+    if (networkPolicies != null) {
+      return;
+    }
+    timed(
+        "network policy enforcer",
+        () ->
+            networkPolicies =
+                NetworkPolicyEnforcer.start(
+                    kubeconfig(), NODE_NAME, POD_SUBNET, workDir, NETWORK_POLICIES));
+    nodeProcesses.add(networkPolicies.process());
+  }
+
+  /** Stops the enforcer and removes its nftables table: every connection is allowed again. */
+  public synchronized void stopEnforcingNetworkPolicies() {
+    if (networkPolicies == null) {
+      return;
+    }
+    nodeProcesses.remove(networkPolicies.process());
+    networkPolicies.close();
+    networkPolicies = null;
   }
 
   private boolean csiDriverRegistered(String driver) {
@@ -587,6 +619,8 @@ public final class KubeCluster implements AutoCloseable {
           });
       quietly("drain the node", this::drain);
     }
+    // First the enforcer, whose table (rules queueing pod packets to it) must not outlive it.
+    quietly("stop the network policy enforcer", this::stopEnforcingNetworkPolicies);
     for (int i = nodeProcesses.size() - 1; i >= 0; i--) {
       ManagedProcess process = nodeProcesses.get(i);
       quietly("stop " + process.name(), process::close);

@@ -21,7 +21,13 @@ public final class KubeTools {
   public static final String KUBE_PROXY = "kube-proxy";
   public static final String KUBECTL = "kubectl";
   private static final java.util.Set<String> CLUSTER_BINARIES =
-      java.util.Set.of(KUBELET, KUBE_SCHEDULER, KUBE_PROXY, KUBECTL, "cert-manager-csi-driver");
+      java.util.Set.of(
+          KUBELET,
+          KUBE_SCHEDULER,
+          KUBE_PROXY,
+          KUBECTL,
+          "cert-manager-csi-driver",
+          "kube-network-policies");
 
   private KubeTools() {}
 
