@@ -7,7 +7,9 @@
 // What differs from the release's own main, and why:
 //   - a kubeconfig and the node name as flags: the release's main reads only an in-cluster service
 //     account;
-//   - NRI off: containerd 1.6 has none; pod addresses come from the API server;
+//   - NRI as in the release's main (on): containerd 1.6 has no NRI socket, so the plugin's
+//     connection fails (logged) and pod addresses come from the API server. Not NRIdisabled: then
+//     v0.8.0 dereferences its absent plugin for an address no pod has (a nil-pointer panic);
 //   - which packets reach the queue: the release does it with nftables rules using the nftables
 //     queue expression, which the test host's kernel lacks (`nft add rule ... queue num 100`:
 //     "No such file or directory"), so every sync of its table fails and is retried (logged, no
@@ -71,7 +73,7 @@ func main() {
 		factory.Core().V1().Namespaces(),
 		factory.Core().V1().Pods(),
 		nil, nil, nil, nil,
-		networkpolicy.Config{QueueID: *queueID, NodeName: *nodeName, NRIdisabled: true})
+		networkpolicy.Config{QueueID: *queueID, NodeName: *nodeName})
 	if err != nil {
 		klog.Fatalf("controller: %v", err)
 	}
