@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * A real single-node Kubernetes cluster for tests: the control plane of {@link KubeApiServer}
  * (advertised on the host's address, Node and RBAC authorization, every default controller),
  * kube-scheduler, a kubelet running pods through a containerd of its own (cgroup v1, cgroupfs), CNI
- * bridge networking, kube-proxy (iptables) for Services, CoreDNS and local-path-provisioner as the
- * default StorageClass. Binaries and images come from {@code hack/tools/kube.sh} and {@code
+ * bridge networking, kube-proxy (iptables) for Services, NetworkPolicies enforced by {@link
+ * NetworkPolicyEnforcer} (kube-network-policies), CoreDNS and local-path-provisioner as the default
+ * StorageClass. Binaries and images come from {@code hack/tools/kube.sh} and {@code
  * hack/tools/cluster.sh}; images are imported from tarballs, nothing is pulled. Needs root.
  *
  * <p>One cluster per JVM: {@link #shared()} starts it on first use and stops it when the JVM exits.
@@ -255,10 +256,10 @@ public final class KubeCluster implements AutoCloseable {
 
   /**
    * Starts the NetworkPolicy enforcer ({@link NetworkPolicyEnforcer}, kube-network-policies on the
-   * host) unless it runs: from now on NetworkPolicies hold for new connections (established ones
-   * stay). The bridge CNI alone lets everything through. It runs as the admin user (it reads pods,
-   * namespaces and policies of every namespace and writes Events) until {@link
-   * #stopEnforcingNetworkPolicies()} or the cluster stops.
+   * host) unless it runs: from then on NetworkPolicies hold for new connections (established ones
+   * stay). The cluster starts it with the node; the bridge CNI alone lets everything through. It
+   * runs as the admin user (it reads pods, namespaces and policies of every namespace and writes
+   * Events) until {@link #stopEnforcingNetworkPolicies()} or the cluster stops.
    */
   public synchronized void enforceNetworkPolicies() {
     if (networkPolicies != null) {
@@ -347,6 +348,8 @@ public final class KubeCluster implements AutoCloseable {
       startContainerd();
       timed("control plane", this::startControlPlane);
       timed("node Ready", this::startNode);
+      // NetworkPolicies hold from the first pod on (the bridge CNI enforces none by itself).
+      enforceNetworkPolicies();
       timed("addons ready", this::startAddons);
       timings.put("cluster start", Duration.between(started, Instant.now()));
       LOG.info(

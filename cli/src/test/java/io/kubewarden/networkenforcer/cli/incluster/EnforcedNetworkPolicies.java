@@ -23,14 +23,14 @@ import java.util.Map;
 /**
  * The default-values release's NetworkPolicies (as {@code helm install} renders them, nothing set)
  * enforced by a real enforcer: kube-network-policies on the node ({@link
- * KubeCluster#enforceNetworkPolicies()}), started for this step only and stopped after it. Prober
- * pods (the netcheck image: one TCP connection per target, {@code connected} or {@code timeout})
- * connect to the release's pods by address: one in a namespace of its own with no label, one with
- * fluent-bit's selector labels and one with the standalone pod's, in the release namespace (the
- * peers the policies name). Each refused path has an allowed path to the same port beside it, and
- * every attempt connects before the enforcer starts, so a timeout is the policies' doing and not a
- * closed port. The kubelet's probes are proven by the collector killed with SIGKILL and Ready again
- * under enforcement. Prints {@code network policies: refused R of R, allowed A of A}.
+ * KubeCluster#enforceNetworkPolicies()}), running since the cluster started. Prober pods (the
+ * netcheck image: one TCP connection per target, {@code connected} or {@code timeout}) connect to
+ * the release's pods by address: one in a namespace of its own with no label, one with fluent-bit's
+ * selector labels and one with the standalone pod's, in the release namespace (the peers the
+ * policies name). Each refused path has an allowed path to the same port beside it, and every
+ * attempt connects while the enforcer is stopped a moment, so a timeout is the policies' doing and
+ * not a closed port. The kubelet's probes are proven by the collector killed with SIGKILL and Ready
+ * again under enforcement. Prints {@code network policies: refused R of R, allowed A of A}.
  */
 final class EnforcedNetworkPolicies {
 
@@ -88,11 +88,17 @@ final class EnforcedNetworkPolicies {
             new Attempt("standalone", "collector-health", port(collector, "health"), false),
             new Attempt("standalone", "fluent-bit-http", port(fluentBit, "http"), false));
     try {
-      Map<String, String> open = probe(admin, image, "open", probers, attempts);
+      // The baseline: the enforcer (running since the cluster started) stopped a moment.
+      cluster.stopEnforcingNetworkPolicies();
+      Map<String, String> open;
+      try {
+        open = probe(admin, image, "open", probers, attempts);
+      } finally {
+        cluster.enforceNetworkPolicies();
+      }
       assertThat(open.values())
           .as("every attempt without an enforcer (bridge CNI): %s", open)
           .containsOnly("connected");
-      cluster.enforceNetworkPolicies();
       Map<String, String> enforced = probe(admin, image, "enforced", probers, attempts);
       Map<String, String> expected = new LinkedHashMap<>();
       for (Attempt attempt : attempts) {
@@ -114,7 +120,6 @@ final class EnforcedNetworkPolicies {
       assertThat(enforced).as("each attempt under the enforcer").isEqualTo(expected);
       assertThat(allowed).as("allowed paths that connected").isEqualTo(allowances);
     } finally {
-      cluster.stopEnforcingNetworkPolicies();
       deleteProbers(admin);
     }
   }
