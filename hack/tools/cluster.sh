@@ -11,6 +11,10 @@
 #     module is not served), the OpenTelemetry collector under the chart's default collector image
 #     reference (and as the host binary otelcol in $NE_TOOLS_DIR/bin, for tests that run it as a
 #     process) and a fluent-bit stand-in under the chart's default fluent-bit reference;
+#   - the NetworkPolicy enforcer (a host binary): the controller of sigs.k8s.io/kube-network-policies,
+#     release pinned in hack/tools/cluster/netpol/go.mod, with a main of ours (queueing with iptables'
+#     NFQUEUE: the host kernel has no nftables queue expression), and the netcheck image, the TCP
+#     prober the in-cluster test connects from;
 #   - containerd, runc and the CNI plugins (/usr/lib/cni) from Debian, with apt, when missing.
 # Each result records what it was built from; a run with the same inputs only checks (well under a second).
 set -euo pipefail
@@ -50,6 +54,7 @@ lpp_version="$(pinned github.com/rancher/local-path-provisioner)"
 # The small programs of this repository are versioned by a hash of their sources.
 source_hash() { (cd "$here/cluster/$1" && LC_ALL=C find . -type f | LC_ALL=C sort | xargs sha256sum) | sha256sum | cut -c1-12; }
 pause_version="$(source_hash pause)"
+netcheck_version="$(source_hash netcheck)"
 helper_version="$(source_hash local-path-helper)"
 
 up_to_date() { [[ -f "$1" && "$(cat "$1.version" 2>/dev/null)" == "$2" ]]; }
@@ -116,6 +121,7 @@ image() {
   log "built image $ref in $((SECONDS - start))s"
 }
 
+build_netcheck() { (cd "$here/cluster/netcheck" && go build -trimpath -ldflags="-s -w" -o "$1" .); }
 build_pause() { (cd "$here/cluster/pause" && go build -trimpath -ldflags="-s -w" -o "$1" .); }
 build_helper() { (cd "$here/cluster/local-path-helper" && go build -trimpath -ldflags="-s -w" -o "$1" .); }
 build_coredns() {
@@ -193,7 +199,23 @@ else
   log "built otelcol in $((SECONDS - start))s"
 fi
 
+# The NetworkPolicy enforcer runs on the host beside the kubelet (KubeCluster.enforceNetworkPolicies).
+netpol_dir="$here/cluster/netpol"
+netpol_version="$(required sigs.k8s.io/kube-network-policies "$netpol_dir/go.mod")-$(source_hash netpol)"
+netpol_bin="$bin_dir/kube-network-policies"
+if up_to_date "$netpol_bin" "$netpol_version"; then
+  log "kube-network-policies $netpol_version already in $bin_dir"
+else
+  log "building kube-network-policies $netpol_version ..."
+  start=$SECONDS
+  (cd "$netpol_dir" && GOFLAGS=-mod=readonly go build -trimpath -ldflags="-s -w" -o "$netpol_bin.tmp" .)
+  mv "$netpol_bin.tmp" "$netpol_bin"
+  echo "$netpol_version" > "$netpol_bin.version"
+  log "built kube-network-policies in $((SECONDS - start))s"
+fi
+
 image pause "$pause_version" build_pause
+image netcheck "$netcheck_version" build_netcheck
 image local-path-helper "$helper_version" build_helper
 image coredns "$coredns_version" build_coredns
 image local-path-provisioner "$lpp_version" build_local_path_provisioner

@@ -20,6 +20,12 @@ public final class ClusterImages {
   /** Tagged with the chart's default collector image (otel/opentelemetry-collector-contrib). */
   public static final String OTEL_COLLECTOR = "otel-collector";
 
+  /**
+   * netcheck: opens a TCP connection to each {@code name=host:port} argument and prints {@code
+   * <name> <host:port> connected|timeout|refused|error ...}, one line each (NetworkPolicy checks).
+   */
+  public static final String NETCHECK = "netcheck";
+
   /** A stand-in tagged with the chart's default fluent-bit image. */
   public static final String FLUENT_BIT = "fluent-bit";
 

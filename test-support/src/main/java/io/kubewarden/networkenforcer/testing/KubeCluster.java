@@ -32,8 +32,9 @@ import org.slf4j.LoggerFactory;
  * A real single-node Kubernetes cluster for tests: the control plane of {@link KubeApiServer}
  * (advertised on the host's address, Node and RBAC authorization, every default controller),
  * kube-scheduler, a kubelet running pods through a containerd of its own (cgroup v1, cgroupfs), CNI
- * bridge networking, kube-proxy (iptables) for Services, CoreDNS and local-path-provisioner as the
- * default StorageClass. Binaries and images come from {@code hack/tools/kube.sh} and {@code
+ * bridge networking, kube-proxy (iptables) for Services, NetworkPolicies enforced by {@link
+ * NetworkPolicyEnforcer} (kube-network-policies), CoreDNS and local-path-provisioner as the default
+ * StorageClass. Binaries and images come from {@code hack/tools/kube.sh} and {@code
  * hack/tools/cluster.sh}; images are imported from tarballs, nothing is pulled. Needs root.
  *
  * <p>One cluster per JVM: {@link #shared()} starts it on first use and stops it when the JVM exits.
@@ -63,6 +64,7 @@ public final class KubeCluster implements AutoCloseable {
   private static final Duration NODE_READY = Duration.ofMinutes(3);
   private static final Duration ADDONS_READY = Duration.ofMinutes(3);
   private static final Duration DRAIN = Duration.ofSeconds(90);
+  private static final Duration NETWORK_POLICIES = Duration.ofMinutes(1);
   private static final String KUBELET_CLIENT = "kube-apiserver-kubelet-client";
 
   private static KubeCluster shared;
@@ -79,6 +81,7 @@ public final class KubeCluster implements AutoCloseable {
   private ManagedProcess scheduler;
   private Path kubeletDir;
   private boolean certManager;
+  private NetworkPolicyEnforcer networkPolicies;
   private boolean closed;
 
   private KubeCluster() {
@@ -251,6 +254,36 @@ public final class KubeCluster implements AutoCloseable {
     certManager = true;
   }
 
+  /**
+   * Starts the NetworkPolicy enforcer ({@link NetworkPolicyEnforcer}, kube-network-policies on the
+   * host) unless it runs: from then on NetworkPolicies hold for new connections (established ones
+   * stay). The cluster starts it with the node; the bridge CNI alone lets everything through. It
+   * runs as the admin user (it reads pods, namespaces and policies of every namespace and writes
+   * Events) until {@link #stopEnforcingNetworkPolicies()} or the cluster stops.
+   */
+  public synchronized void enforceNetworkPolicies() {
+    if (networkPolicies != null) {
+      return;
+    }
+    timed(
+        "network policy enforcer",
+        () ->
+            networkPolicies =
+                NetworkPolicyEnforcer.start(
+                    kubeconfig(), NODE_NAME, POD_SUBNET, workDir, NETWORK_POLICIES));
+    nodeProcesses.add(networkPolicies.process());
+  }
+
+  /** Stops the enforcer and removes its nftables table: every connection is allowed again. */
+  public synchronized void stopEnforcingNetworkPolicies() {
+    if (networkPolicies == null) {
+      return;
+    }
+    nodeProcesses.remove(networkPolicies.process());
+    networkPolicies.close();
+    networkPolicies = null;
+  }
+
   private boolean csiDriverRegistered(String driver) {
     var node = client().storage().v1().csiNodes().withName(NODE_NAME).get();
     return node != null
@@ -315,6 +348,8 @@ public final class KubeCluster implements AutoCloseable {
       startContainerd();
       timed("control plane", this::startControlPlane);
       timed("node Ready", this::startNode);
+      // NetworkPolicies hold from the first pod on (the bridge CNI enforces none by itself).
+      enforceNetworkPolicies();
       timed("addons ready", this::startAddons);
       timings.put("cluster start", Duration.between(started, Instant.now()));
       LOG.info(
@@ -587,6 +622,8 @@ public final class KubeCluster implements AutoCloseable {
           });
       quietly("drain the node", this::drain);
     }
+    // First the enforcer, whose table (rules queueing pod packets to it) must not outlive it.
+    quietly("stop the network policy enforcer", this::stopEnforcingNetworkPolicies);
     for (int i = nodeProcesses.size() - 1; i >= 0; i--) {
       ManagedProcess process = nodeProcesses.get(i);
       quietly("stop " + process.name(), process::close);

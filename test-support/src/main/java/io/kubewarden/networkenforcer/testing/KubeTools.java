@@ -26,7 +26,13 @@ public final class KubeTools {
 
   private static final java.util.Set<String> CLUSTER_BINARIES =
       java.util.Set.of(
-          KUBELET, KUBE_SCHEDULER, KUBE_PROXY, KUBECTL, "cert-manager-csi-driver", OTELCOL);
+          KUBELET,
+          KUBE_SCHEDULER,
+          KUBE_PROXY,
+          KUBECTL,
+          "cert-manager-csi-driver",
+          "kube-network-policies",
+          OTELCOL);
 
   private KubeTools() {}
 

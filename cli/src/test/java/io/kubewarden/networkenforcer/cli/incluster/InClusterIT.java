@@ -690,6 +690,12 @@ class InClusterIT {
   }
 
   @Test
+  @Order(14)
+  void theDefaultValuesNetworkPoliciesAllowExactlyTheThreatModelsPaths() {
+    new EnforcedNetworkPolicies(cluster).allowExactlyTheThreatModelsPaths();
+  }
+
+  @Test
   @Order(20)
   void distributedModeGetsAKafkaOfItsOwnWithMutualTlsAndTheReadmesTopicsAndAcls() throws Exception {
     distributed =

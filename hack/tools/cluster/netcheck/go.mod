@@ -1,0 +1,3 @@
+module network-enforcer.local/netcheck
+
+go 1.26.0
