@@ -332,9 +332,16 @@ final class CalicoRelease {
             file.toString(),
             "--cluster-state",
             state.toString(),
+            // The chart's processor discovers the cluster's ranges; so does the user comparing.
+            "--discover-cluster-cidrs",
+            "--kubeconfig",
+            cluster.kubeconfig().toString(),
             "--output-dir",
             out.toString());
     assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(run.err())
+        .as("the ranges learn discovered")
+        .contains("cluster ranges:", "spec.cidrs 10.96.0.0/24");
     Map<String, WorkloadNetworkPolicyProposal> proposals = ClusterSteps.learnedIn(out);
     assertThat(proposals)
         .containsKeys(
