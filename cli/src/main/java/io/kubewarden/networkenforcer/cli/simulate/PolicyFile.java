@@ -256,7 +256,10 @@ public final class PolicyFile {
         label, namespace, Optional.empty(), new IstioPolicy(selector, parsed));
   }
 
-  /** The elements of a YAML list; none when the field is absent, an error when it is not a list. */
+  /**
+   * The elements of a YAML list, an empty entry as an empty object; none when the field is absent,
+   * an error when it is not a list.
+   */
   private static List<JsonNode> listAt(String label, String path, JsonNode node) {
     if (node.isMissingNode() || node.isNull()) {
       return List.of();
@@ -265,7 +268,8 @@ public final class PolicyFile {
       throw new ConfigException(label + ": " + path + " must be a list");
     }
     List<JsonNode> elements = new ArrayList<>();
-    node.forEach(elements::add);
+    // An empty entry ("-" alone) decodes as an empty object on the API server (Go's zero value).
+    node.forEach(e -> elements.add(e.isNull() ? Json.mapper().createObjectNode() : e));
     return elements;
   }
 
