@@ -152,6 +152,8 @@ public final class PolicyFile {
       if (spec.getCilium().getEndpointSelector() == null) {
         throw new ConfigException(label + " needs spec.cilium.endpointSelector");
       }
+      noEmptyEntry(label, "spec.cilium.ingress", spec.getCilium().getIngress());
+      noEmptyEntry(label, "spec.cilium.egress", spec.getCilium().getEgress());
       return CandidatePolicy.cilium(
           label,
           namespace,
@@ -271,6 +273,19 @@ public final class PolicyFile {
     // An empty entry ("-" alone) decodes as an empty object on the API server (Go's zero value).
     node.forEach(e -> elements.add(e.isNull() ? Json.mapper().createObjectNode() : e));
     return elements;
+  }
+
+  /** A bare "-" in a rule list: refused, as an entry that says nothing is a slip, not a rule. */
+  private static void noEmptyEntry(String label, String path, List<?> entries) {
+    if (entries == null) {
+      return;
+    }
+    for (int i = 0; i < entries.size(); i++) {
+      if (entries.get(i) == null) {
+        throw new ConfigException(
+            label + ": " + path + "[" + i + "] is empty; give it peers and ports or remove it");
+      }
+    }
   }
 
   private static void only(String label, String path, JsonNode node, Set<String> allowed) {
