@@ -163,6 +163,13 @@ class ShippedJarIT {
   void ingestProcessorAndWriterTurnRelayFlowsIntoProposalsAndPromoteOne() throws Exception {
     // Standalone wrote the same proposals: start from none, so that these come from the services
     // below.
+    // No writer runs now: the proposals keep the writer's finalizer until the command the chart's
+    // uninstall hook runs takes it off.
+    Run released =
+        Run.toEnd(
+            Map.of(), "release-finalizers", "--kubeconfig", cluster.api().kubeconfig().toString());
+    assertThat(released.exitCode()).as(released.output()).isZero();
+    assertThat(released.output()).contains("finalizer removed from 3 proposal(s)");
     KubernetesClient admin = cluster.admin();
     admin.resources(WorkloadNetworkPolicyProposal.class).inAnyNamespace().delete();
     await().atMost(Duration.ofMinutes(1)).until(() -> proposalsInTheCluster().isEmpty());
