@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -51,6 +52,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -259,7 +261,25 @@ class CrashFaultTest {
             expected.getKey(), events.records(ViolationEvents.OBSERVED, expected.getKey()));
         eventsLost += Math.max(0, expected.getValue() - distinct);
       }
-      long eventsDoubled = events.doubledUids(ViolationEvents.OBSERVED);
+      // Crash window (1) of k8s-writer/README.md: a leader SIGKILLed after exporting an event and
+      // before the status write holding its record; the next leader sends it again, same id. A
+      // repeat is that window only when every copy but the last came from a writer killed since.
+      Set<String> killedWriters = services.killedWriters();
+      Map<String, List<String>> repeats = events.repeatedUidSenders(ViolationEvents.OBSERVED);
+      Map<String, List<String>> unexplained = new TreeMap<>(repeats);
+      unexplained
+          .values()
+          .removeIf(
+              senders ->
+                  senders.stream().distinct().count() == senders.size()
+                      && killedWriters.containsAll(senders.subList(0, senders.size() - 1)));
+      long eventsResent = repeats.size() - unexplained.size();
+      long extraCopies =
+          repeats.entrySet().stream()
+              .filter(e -> !unexplained.containsKey(e.getKey()))
+              .mapToLong(e -> e.getValue().size() - 1)
+              .sum();
+      long eventsDoubled = unexplained.size();
       String topicShape = topicShape(topics.flows().name());
       int injected = injector.injected.get() + apiProxy.injectedCount();
       int recovered = injector.recovered.get() + apiProxy.recovered();
@@ -274,6 +294,10 @@ class CrashFaultTest {
           eventRecords.values().stream().mapToLong(Long::longValue).sum(),
           expectedCounts.values().stream().mapToLong(Long::longValue).sum(),
           eventsLost);
+      System.out.printf(
+          "event ids sent again by the next leader after a writer's SIGKILL (crash window 1): %d%s%n",
+          eventsResent,
+          unexplained.isEmpty() ? "" : "; repeats not explained by it: " + unexplained);
 
       assertThat(flowsInTopic).as("committed flows in the topic").isEqualTo(flows.sent);
       assertThat(counts).as("violationCount per policy").isEqualTo(expectedCounts);
@@ -284,8 +308,13 @@ class CrashFaultTest {
           .isEqualTo(PARTITIONS + " partitions, replication factor 3, min.insync.replicas 2");
       assertThat(events.withoutUid(ViolationEvents.OBSERVED)).as("events without an id").isZero();
       assertThat(eventIds).as("distinct event ids per policy").isEqualTo(expectedCounts);
-      assertThat(eventRecords).as("events per policy at the collector").isEqualTo(expectedCounts);
-      assertThat(eventsDoubled).as("event ids received more than once").isZero();
+      assertThat(eventRecords.values().stream().mapToLong(Long::longValue).sum())
+          .as("events at the collector: one per violation, and the copies of crash window 1")
+          .isEqualTo(
+              expectedCounts.values().stream().mapToLong(Long::longValue).sum() + extraCopies);
+      assertThat(unexplained)
+          .as("event ids received more than once, not by crash window 1")
+          .isEmpty();
       assertThat(eventsLost).isZero();
       assertThat(lost).isZero();
       assertThat(doubled).isZero();
@@ -422,6 +451,17 @@ class CrashFaultTest {
     final Map<ChildJvm, Path> stateDirs = Collections.synchronizedMap(new HashMap<>());
     final List<ChildJvm> writers = Collections.synchronizedList(new ArrayList<>());
     final List<ChildJvm> dead = Collections.synchronizedList(new ArrayList<>());
+
+    /** The names of the writers SIGKILLed so far (their events' {@code service.instance.id}). */
+    Set<String> killedWriters() {
+      synchronized (dead) {
+        return dead.stream()
+            .map(ChildJvm::name)
+            .filter(n -> n.startsWith("writer-"))
+            .collect(Collectors.toSet());
+      }
+    }
+
     private int instances;
 
     void start() {

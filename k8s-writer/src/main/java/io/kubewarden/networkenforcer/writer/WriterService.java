@@ -48,7 +48,8 @@ public final class WriterService implements AutoCloseable {
   public static WriterService create(
       KubernetesClient client, WriterConfig config, MeterRegistry meters) {
     config.validate();
-    TelemetryExport telemetry = TelemetryExport.create(config.telemetry(), config.namespace());
+    TelemetryExport telemetry =
+        TelemetryExport.create(config.telemetry(), config.namespace(), config.identity());
     return new WriterService(
         client,
         config,

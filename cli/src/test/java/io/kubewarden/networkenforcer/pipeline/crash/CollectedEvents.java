@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.pipeline.crash;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -16,10 +17,14 @@ import java.util.regex.Pattern;
 public final class CollectedEvents {
   static final String UID = "log.record.uid";
   static final String POLICY = "policy.ref.name";
+  static final String INSTANCE = "service.instance.id";
   private static final Pattern ATTRIBUTE = Pattern.compile("^\\s*-> ([^:]+): \\w+\\((.*)\\)$");
 
-  /** One exported log record: its event name, id and the policy it names (null where absent). */
-  public record Event(String name, String uid, String policy) {}
+  /**
+   * One exported log record: its event name, id, the policy it names and the writer replica that
+   * sent it (its resource's {@code service.instance.id}); null where absent.
+   */
+  public record Event(String name, String uid, String policy, String instance) {}
 
   private final List<Event> events;
 
@@ -30,16 +35,29 @@ public final class CollectedEvents {
   static CollectedEvents parse(List<String> lines) {
     List<Event> events = new ArrayList<>();
     boolean inRecord = false;
+    boolean inResource = false;
     String name = null;
     Map<String, String> attributes = new HashMap<>();
+    Map<String, String> resource = new HashMap<>();
     for (String line : lines) {
       String l = line.strip();
       if (l.startsWith("LogRecord #")) {
         inRecord = true;
+        inResource = false;
         name = null;
         attributes.clear();
-      } else if (l.startsWith("ResourceLog #") || l.startsWith("ScopeLogs #")) {
+      } else if (l.startsWith("ResourceLog #")) {
         inRecord = false;
+        inResource = true;
+        resource.clear();
+      } else if (l.startsWith("ScopeLogs #")) {
+        inRecord = false;
+        inResource = false;
+      } else if (inResource && l.startsWith("->")) {
+        Matcher m = ATTRIBUTE.matcher(l);
+        if (m.matches()) {
+          resource.put(m.group(1), m.group(2));
+        }
       } else if (inRecord && l.startsWith("EventName: ")) {
         name = l.substring("EventName: ".length());
       } else if (inRecord && l.startsWith("->")) {
@@ -48,7 +66,8 @@ public final class CollectedEvents {
           attributes.put(m.group(1), m.group(2));
         }
       } else if (inRecord && l.startsWith("Flags: ")) {
-        events.add(new Event(name, attributes.get(UID), attributes.get(POLICY)));
+        events.add(
+            new Event(name, attributes.get(UID), attributes.get(POLICY), resource.get(INSTANCE)));
         inRecord = false;
       }
     }
@@ -69,13 +88,17 @@ public final class CollectedEvents {
         .count();
   }
 
-  /** Ids of that event the collector received more than once. */
-  public long doubledUids(String event) {
-    Map<String, Integer> times = new HashMap<>();
+  /**
+   * For each id of that event received more than once, the replicas that sent it, in the order the
+   * collector received the copies.
+   */
+  public Map<String, List<String>> repeatedUidSenders(String event) {
+    Map<String, List<String>> senders = new LinkedHashMap<>();
     events.stream()
         .filter(e -> event.equals(e.name()) && e.uid() != null)
-        .forEach(e -> times.merge(e.uid(), 1, Integer::sum));
-    return times.values().stream().filter(n -> n > 1).count();
+        .forEach(e -> senders.computeIfAbsent(e.uid(), k -> new ArrayList<>()).add(e.instance()));
+    senders.values().removeIf(s -> s.size() < 2);
+    return senders;
   }
 
   /** Records of that event without an id: none is the writer's contract. */

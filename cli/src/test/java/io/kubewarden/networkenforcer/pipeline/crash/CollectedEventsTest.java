@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CollectedEventsTest {
@@ -31,6 +32,10 @@ class CollectedEventsTest {
   }
 
   private static List<String> export(List<List<String>> records) {
+    return export("writer-0", records);
+  }
+
+  private static List<String> export(String instance, List<List<String>> records) {
     List<String> lines = new ArrayList<>();
     lines.add("Logs\t{\"resource logs\": 1, \"log records\": " + records.size() + "}");
     lines.add("ResourceLog #0");
@@ -38,6 +43,7 @@ class CollectedEventsTest {
     lines.add("Resource attributes:");
     lines.add("     -> log.record.uid: Str(not-a-record)");
     lines.add("     -> policy.ref.name: Str(not-a-record)");
+    lines.add("     -> service.instance.id: Str(" + instance + ")");
     lines.add("ScopeLogs #0");
     lines.add("ScopeLogs SchemaURL: ");
     lines.add("InstrumentationScope network-enforcer ");
@@ -56,9 +62,23 @@ class CollectedEventsTest {
     assertThat(events.records("policy_violation_observed", "web")).isEqualTo(3);
     assertThat(events.distinct("policy_violation_observed", "web")).isEqualTo(2);
     assertThat(events.distinct("policy_violation_observed", "api")).isEqualTo(1);
-    assertThat(events.doubledUids("policy_violation_observed")).isEqualTo(1);
+    assertThat(events.repeatedUidSenders("policy_violation_observed"))
+        .isEqualTo(Map.of("a", List.of("writer-0", "writer-0")));
     assertThat(events.withoutUid("policy_violation_observed")).isZero();
     assertThat(events.records("policy_violation_observed", "not-a-record")).isZero();
+  }
+
+  @Test
+  void namesTheReplicaThatSentEachCopyOfARepeatedId() {
+    List<String> lines = new ArrayList<>();
+    lines.addAll(export("writer-1", List.of(record(0, "a", "web"), record(1, "b", "web"))));
+    lines.addAll(export("writer-4", List.of(record(0, "a", "web"), record(1, "c", "api"))));
+    lines.addAll(export("writer-5", List.of(record(0, "a", "web"))));
+    CollectedEvents events = CollectedEvents.parse(lines);
+
+    assertThat(events.repeatedUidSenders("policy_violation_observed"))
+        .isEqualTo(Map.of("a", List.of("writer-1", "writer-4", "writer-5")));
+    assertThat(events.repeatedUidSenders("policy_violation_acknowledged")).isEmpty();
   }
 
   @Test

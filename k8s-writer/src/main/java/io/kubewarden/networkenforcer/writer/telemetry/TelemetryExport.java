@@ -24,6 +24,11 @@ import org.slf4j.LoggerFactory;
 public final class TelemetryExport implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryExport.class);
 
+  static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
+  static final AttributeKey<String> SERVICE_NAMESPACE = AttributeKey.stringKey("service.namespace");
+  static final AttributeKey<String> SERVICE_INSTANCE_ID =
+      AttributeKey.stringKey("service.instance.id");
+
   private final LoggerProvider provider;
   private final SdkLoggerProvider sdk;
 
@@ -33,6 +38,17 @@ public final class TelemetryExport implements AutoCloseable {
   }
 
   public static TelemetryExport create(TelemetrySettings settings, String namespace) {
+    return create(settings, namespace, null);
+  }
+
+  /**
+   * As {@link #create(TelemetrySettings, String)}, with this replica's name as the resource's
+   * {@code service.instance.id}: a collector or backend can tell which writer sent an event (after
+   * a writer's crash, the next leader may send an event again under the same {@code
+   * log.record.uid}; the instance tells the two copies apart).
+   */
+  public static TelemetryExport create(
+      TelemetrySettings settings, String namespace, String instance) {
     if (settings.strategy() == CollectorStrategy.none) {
       LOG.info(
           "telemetry export is off (strategy none); violations are recorded on the policy status only");
@@ -43,24 +59,40 @@ public final class TelemetryExport implements AutoCloseable {
         settings.protocol() == OtlpProtocol.grpc
             ? grpc(settings, endpoint)
             : http(settings, endpoint);
-    return withExporter(exporter, endpoint, settings.strategy());
+    return withExporter(exporter, endpoint, settings.strategy(), namespace, instance);
   }
 
   /** An SDK provider over any exporter (tests pass an in-memory one). */
   public static TelemetryExport withExporter(
       LogRecordExporter exporter, String endpoint, CollectorStrategy strategy) {
+    return withExporter(exporter, endpoint, strategy, null, null);
+  }
+
+  static TelemetryExport withExporter(
+      LogRecordExporter exporter,
+      String endpoint,
+      CollectorStrategy strategy,
+      String namespace,
+      String instance) {
     SdkLoggerProvider sdk =
         SdkLoggerProvider.builder()
-            .setResource(
-                Resource.getDefault()
-                    .merge(
-                        Resource.builder()
-                            .put(AttributeKey.stringKey("service.name"), "network-enforcer-writer")
-                            .build()))
+            .setResource(resource(namespace, instance))
             .addLogRecordProcessor(BatchLogRecordProcessor.builder(exporter).build())
             .build();
     LOG.info("telemetry events go to {} (strategy {})", endpoint, strategy);
     return new TelemetryExport(sdk, sdk);
+  }
+
+  /** The writer's resource: its service name, and where known its namespace and replica name. */
+  static Resource resource(String namespace, String instance) {
+    var own = Resource.builder().put(SERVICE_NAME, "network-enforcer-writer");
+    if (namespace != null && !namespace.isBlank()) {
+      own.put(SERVICE_NAMESPACE, namespace);
+    }
+    if (instance != null && !instance.isBlank()) {
+      own.put(SERVICE_INSTANCE_ID, instance);
+    }
+    return Resource.getDefault().merge(own.build());
   }
 
   private static LogRecordExporter grpc(TelemetrySettings s, String endpoint) {

@@ -111,6 +111,19 @@ class TelemetryExportTest {
   }
 
   @Test
+  void theResourceNamesTheServiceItsNamespaceAndTheReplica() {
+    var resource = TelemetryExport.resource("ne-system", "network-enforcer-writer-7c9d-x2");
+    assertThat(resource.getAttribute(TelemetryExport.SERVICE_NAME))
+        .isEqualTo("network-enforcer-writer");
+    assertThat(resource.getAttribute(TelemetryExport.SERVICE_NAMESPACE)).isEqualTo("ne-system");
+    assertThat(resource.getAttribute(TelemetryExport.SERVICE_INSTANCE_ID))
+        .isEqualTo("network-enforcer-writer-7c9d-x2");
+    var unnamed = TelemetryExport.resource(null, " ");
+    assertThat(unnamed.getAttribute(TelemetryExport.SERVICE_INSTANCE_ID)).isNull();
+    assertThat(unnamed.getAttribute(TelemetryExport.SERVICE_NAMESPACE)).isNull();
+  }
+
+  @Test
   void aKeyFileWithoutAKeyIsRefusedAtStartWithItsFileNamed() {
     Path notAKey =
         write("not-a-key.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
