@@ -197,8 +197,12 @@ public final class HistoryBenchmark {
       long started = System.nanoTime();
       long tenPercent = 0;
       long ninetyPercent = 0;
+      // Looked up once: a registry search walks every meter, and this loop polls every 10 ms.
+      Counter received = null;
       while (ninetyPercent == 0) {
-        Counter received = registry.find("network_enforcer.processor.flows.received").counter();
+        if (received == null) {
+          received = registry.find("network_enforcer.processor.flows.received").counter();
+        }
         long read = received == null ? 0 : (long) received.count();
         long now = System.nanoTime();
         if (tenPercent == 0 && read >= 0.1 * n) {

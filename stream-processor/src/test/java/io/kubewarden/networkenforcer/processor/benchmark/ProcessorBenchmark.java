@@ -534,13 +534,7 @@ public final class ProcessorBenchmark {
       app.start();
       waitUntil(app::isReady, Duration.ofMinutes(2));
       long start = System.nanoTime();
-      SteadyRate steady =
-          SteadyRate.start(
-              () -> {
-                Counter read = registry.find("network_enforcer.processor.flows.received").counter();
-                return read == null ? 0 : (long) read.count();
-              },
-              flows);
+      SteadyRate steady = SteadyRate.start(new FlowsReceived(registry), flows);
       waitUntil(
           () -> caughtUp(admin, config, flows) && learnedAll(registry, flows),
           Duration.ofMinutes(30));

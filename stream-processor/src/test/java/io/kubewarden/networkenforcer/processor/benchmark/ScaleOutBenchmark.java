@@ -17,7 +17,6 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -370,10 +369,9 @@ public final class ScaleOutBenchmark {
         reporter =
             new Thread(
                 () -> {
+                  FlowsReceived received = new FlowsReceived(registry);
                   while (!Thread.currentThread().isInterrupted()) {
-                    Counter c =
-                        registry.find("network_enforcer.processor.flows.received").counter();
-                    System.out.println("received " + (c == null ? 0 : (long) c.count()));
+                    System.out.println("received " + received.getAsLong());
                     System.out.flush();
                     peak[0] = Math.max(peak[0], memory.getHeapMemoryUsage().getUsed());
                     try {
