@@ -34,10 +34,12 @@ import java.util.Random;
  *       the policy's namespace, or that key is written out. namespaceSelector: its keys under
  *       {@code k8s:io.cilium.k8s.namespace.labels.} plus {@code k8s:io.kubernetes.pod.namespace
  *       Exists} to lift that limit; one naming {@code kubernetes.io/metadata.name} alone may become
- *       {@code k8s:io.kubernetes.pod.namespace: <name>}. Both in one peer: one selector.
- *   <li>ipBlock: from/toCIDRSet with except, or from/toCIDR when there is no except. Cilium refuses
- *       a rule that combines endpoint and CIDR peers, so each kind gets its own rule with the same
- *       toPorts (rules are OR-ed, so that is the same set of flows).
+ *       {@code k8s:io.kubernetes.pod.namespace: <name>} (or {@code In} the names). Both in one
+ *       peer: one selector.
+ *   <li>ipBlock: from/toCIDRSet with except, or from/toCIDR when there is no except. Cilium takes
+ *       one kind of peer per rule (from/toEndpoints, CIDR, CIDRSet and Entities are mutually
+ *       exclusive), so each kind gets its own rule with the same toPorts (rules are OR-ed, so that
+ *       is the same set of flows).
  *   <li>ports: toPorts, one port rule each, protocol written out (Kubernetes' default is TCP,
  *       Cilium's is ANY); no port: {@code "0"}, every port of that protocol. endPort: the range's
  *       ports one by one, as our CiliumPolicy model has no endPort (ranges stay under 12 ports,
@@ -81,10 +83,11 @@ final class NetworkPolicyToCilium {
         if (!peers.endpoints.isEmpty()) {
           rules.add(new IngressRule(peers.endpoints, null, null, toPorts));
         }
-        if (!peers.cidrs.isEmpty() || !peers.cidrSets.isEmpty()) {
-          rules.add(
-              new IngressRule(
-                  null, nullIfEmpty(peers.cidrs), nullIfEmpty(peers.cidrSets), toPorts));
+        if (!peers.cidrs.isEmpty()) {
+          rules.add(new IngressRule(null, peers.cidrs, null, toPorts));
+        }
+        if (!peers.cidrSets.isEmpty()) {
+          rules.add(new IngressRule(null, null, peers.cidrSets, toPorts));
         }
       }
       cnp.setIngress(rules.isEmpty() ? List.of(new IngressRule()) : rules);
@@ -103,10 +106,11 @@ final class NetworkPolicyToCilium {
         if (!peers.endpoints.isEmpty()) {
           rules.add(new EgressRule(peers.endpoints, null, null, null, toPorts));
         }
-        if (!peers.cidrs.isEmpty() || !peers.cidrSets.isEmpty()) {
-          rules.add(
-              new EgressRule(
-                  null, null, nullIfEmpty(peers.cidrs), nullIfEmpty(peers.cidrSets), toPorts));
+        if (!peers.cidrs.isEmpty()) {
+          rules.add(new EgressRule(null, null, peers.cidrs, null, toPorts));
+        }
+        if (!peers.cidrSets.isEmpty()) {
+          rules.add(new EgressRule(null, null, null, peers.cidrSets, toPorts));
         }
       }
       cnp.setEgress(rules.isEmpty() ? List.of(new EgressRule()) : rules);
@@ -145,12 +149,15 @@ final class NetworkPolicyToCilium {
       }
       LabelSelector namespaces = peer.getNamespaceSelector();
       String single = namespaces == null ? null : singleNamespace(namespaces);
+      List<String> named = namespaces == null ? null : namespacesIn(namespaces);
       if (namespaces == null) {
         if (random.nextBoolean()) {
           selector.labels.put(NAMESPACE, namespace); // what Cilium adds when it is left out
         }
       } else if (single != null && random.nextBoolean()) {
         selector.labels.put(NAMESPACE, single);
+      } else if (named != null && random.nextBoolean()) {
+        selector.expressions.add(new LabelSelectorRequirement(NAMESPACE, "In", named));
       } else {
         selector.add(namespaces, NAMESPACE_LABELS);
         selector.expressions.add(new LabelSelectorRequirement(NAMESPACE, "Exists", null));
@@ -167,6 +174,20 @@ final class NetworkPolicyToCilium {
         selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty();
     return noExpressions && labels != null && labels.size() == 1
         ? labels.get(LabelSelectorMatcher.NAMESPACE_NAME_LABEL)
+        : null;
+  }
+
+  /** The namespaces a selector names by {@code kubernetes.io/metadata.name In} alone, else null. */
+  private static List<String> namespacesIn(LabelSelector selector) {
+    List<LabelSelectorRequirement> expressions = selector.getMatchExpressions();
+    boolean noLabels = selector.getMatchLabels() == null || selector.getMatchLabels().isEmpty();
+    if (!noLabels || expressions == null || expressions.size() != 1) {
+      return null;
+    }
+    LabelSelectorRequirement only = expressions.get(0);
+    return only.getKey().equals(LabelSelectorMatcher.NAMESPACE_NAME_LABEL)
+            && only.getOperator().equals("In")
+        ? only.getValues()
         : null;
   }
 
@@ -223,9 +244,5 @@ final class NetworkPolicyToCilium {
 
   private static <T> List<T> orEmpty(List<T> list) {
     return list == null ? List.of() : list;
-  }
-
-  private static <T> List<T> nullIfEmpty(List<T> list) {
-    return list.isEmpty() ? null : List.copyOf(list);
   }
 }
