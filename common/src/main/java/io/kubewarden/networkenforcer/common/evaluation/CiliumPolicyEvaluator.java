@@ -241,10 +241,13 @@ public final class CiliumPolicyEvaluator {
           continue;
         }
         Integer number = number(p.getPort());
+        if (number != null && number == 0) {
+          return Match.YES; // Cilium: port 0 is every port, so an unknown one too
+        }
         if (number == null || port == 0) {
           unknown = true; // a named port, or a flow without its port
-        } else if (number == 0 || number == port) {
-          return Match.YES; // Cilium: port 0 is every port
+        } else if (number == port) {
+          return Match.YES;
         }
       }
     }

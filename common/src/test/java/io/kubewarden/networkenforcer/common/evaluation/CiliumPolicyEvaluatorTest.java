@@ -94,6 +94,16 @@ class CiliumPolicyEvaluatorTest {
         - ports: [{port: redis, protocol: TCP}]
       """;
 
+  /** Port 0: every UDP port, so a flow whose port the record does not know as well. */
+  static final String EVERY_UDP_PORT =
+      """
+      endpointSelector: {matchLabels: {app: web}}
+      egress:
+      - toEndpoints: [{matchLabels: {app: cache}}]
+        toPorts:
+        - ports: [{port: "0", protocol: UDP}]
+      """;
+
   /** Entities: anywhere outside the cluster on 443 out, the cluster's pods on 8080 in. */
   static final String ENTITIES =
       """
@@ -429,6 +439,24 @@ class CiliumPolicyEvaluatorTest {
             TCP,
             9090,
             ALLOWED),
+        row(
+            "port 0 allows an unknown port",
+            EVERY_UDP_PORT,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            UDP,
+            0,
+            ALLOWED),
+        row(
+            "port 0 of UDP, an unknown TCP port",
+            EVERY_UDP_PORT,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            TCP,
+            0,
+            DENIED),
         row(
             "named port",
             NAMED_PORT,
