@@ -20,6 +20,9 @@ import java.util.Objects;
  * @param lastSeen the latest time of the flows this record stands for; never before {@code time},
  *     equal to it for a single flow (null in the constructor or absent in old JSON reads as {@code
  *     time})
+ * @param seenAs which record proved the connection when the reporter alone does not say it (an L7
+ *     proxy's request); null: as {@code reporter} says ({@link #sighting()}), and in records of
+ *     older versions
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowRecord(
@@ -33,7 +36,8 @@ public record FlowRecord(
     PolicyRef denyingPolicy,
     long count,
     Reporter reporter,
-    Instant lastSeen) {
+    Instant lastSeen,
+    Sighting seenAs) {
 
   public FlowRecord {
     Objects.requireNonNull(time, "time");
@@ -52,6 +56,34 @@ public record FlowRecord(
     lastSeen = lastSeen == null || lastSeen.isBefore(time) ? time : lastSeen;
   }
 
+  /** A record whose reporter says how it was seen. */
+  public FlowRecord(
+      Instant time,
+      Provider provider,
+      Protocol protocol,
+      int dstPort,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Verdict verdict,
+      PolicyRef denyingPolicy,
+      long count,
+      Reporter reporter,
+      Instant lastSeen) {
+    this(
+        time,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        lastSeen,
+        null);
+  }
+
   /** A single flow, or an aggregate seen only at {@code time}. */
   public FlowRecord(
       Instant time,
@@ -68,6 +100,32 @@ public record FlowRecord(
         time, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count, reporter, null);
   }
 
+  /**
+   * Which record proved the connection: {@link #seenAs()} when set, else what the reporter's record
+   * is (null for an unknown reporter).
+   */
+  @JsonIgnore
+  public Sighting sighting() {
+    return seenAs != null ? seenAs : Sighting.ofReporter(reporter);
+  }
+
+  /** This record with other times and count; every other field is kept. */
+  public FlowRecord withTimes(Instant first, long count, Instant last) {
+    return new FlowRecord(
+        first,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        last,
+        seenAs);
+  }
+
   /** The earliest time of the flows this record stands for: {@link #time()}. */
   @JsonIgnore
   public Instant firstSeen() {
@@ -81,18 +139,7 @@ public record FlowRecord(
   public FlowRecord plus(FlowRecord other) {
     Instant first = other.time.isBefore(time) ? other.time : time;
     Instant last = other.lastSeen.isAfter(lastSeen) ? other.lastSeen : lastSeen;
-    return new FlowRecord(
-        first,
-        provider,
-        protocol,
-        dstPort,
-        src,
-        dst,
-        verdict,
-        denyingPolicy,
-        Counts.sum(count, other.count),
-        reporter,
-        last);
+    return withTimes(first, Counts.sum(count, other.count), last);
   }
 
   /**

@@ -24,7 +24,8 @@ import java.util.Map;
  * FlowRecord:   1 time seconds, 2 time nanos, 3 provider, 4 protocol, 5 dstPort, 6 src Endpoint,
  *               7 dst Endpoint, 8 verdict (absent: FORWARDED), 9 denyingPolicy PolicyRef,
  *               10 count (absent: 1), 11 reporter (absent: UNKNOWN),
- *               12 lastSeen - time in nanoseconds (absent: 0)
+ *               12 lastSeen - time in nanoseconds (absent: 0), 13 seenAs (absent: as the reporter
+ *               says)
  * Endpoint:     1 namespace, 2 workloadKind, 3 workloadName, 4 workloadSelector Selector,
  *               5 podLabels Label*, 6 namespaceLabels Label* (without kubernetes.io/metadata.name
  *               when it equals the namespace: then 7 = true), 8 ip, 9 identity, 10 namedPorts Port*,
@@ -39,7 +40,9 @@ import java.util.Map;
  * PolicyRef:    1 kind, 2 namespace, 3 name
  * enums:        provider istio=1 calico=2 cilium=3 file=4; protocol TCP=1 UDP=2 SCTP=3;
  *               verdict FORWARDED=1 DENIED=2 DRY_RUN_DENIED=3; reporter SOURCE=1 DESTINATION=2
- *               UNKNOWN=3; workloadKind Deployment=1 StatefulSet=2 DaemonSet=3
+ *               UNKNOWN=3; seenAs source-record=1 destination-record=2 l7-request=3 (a code
+ *               this version does not know reads as absent); workloadKind Deployment=1
+ *               StatefulSet=2 DaemonSet=3
  *               CronJob=4
  * </pre>
  *
@@ -66,6 +69,9 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
   static final Reporter[] REPORTERS = {
     null, Reporter.SOURCE, Reporter.DESTINATION, Reporter.UNKNOWN
   };
+  static final Sighting[] SIGHTINGS = {
+    null, Sighting.SOURCE_RECORD, Sighting.DESTINATION_RECORD, Sighting.L7_REQUEST
+  };
   static final WorkloadKind[] KINDS = {
     null,
     WorkloadKind.Deployment,
@@ -91,7 +97,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         r.denyingPolicy(),
         r.count(),
         r.reporter(),
-        r.lastSeen());
+        r.lastSeen(),
+        r.seenAs());
   }
 
   private static FlowEndpoint carried(FlowEndpoint e) {
@@ -135,6 +142,9 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       long seconds = r.lastSeen().getEpochSecond() - r.time().getEpochSecond();
       out.varint(12, seconds * 1_000_000_000L + r.lastSeen().getNano() - r.time().getNano());
     }
+    if (r.seenAs() != null) {
+      out.varint(13, code(SIGHTINGS, r.seenAs()));
+    }
   }
 
   @Override
@@ -151,6 +161,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     long count = 1;
     Reporter reporter = Reporter.UNKNOWN;
     long lastSeenDelta = 0;
+    Sighting seenAs = null;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -166,6 +177,11 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         case 10 -> count = in.readVarint();
         case 11 -> reporter = decode(REPORTERS, in.readInt(), "reporter");
         case 12 -> lastSeenDelta = in.readVarint();
+        case 13 -> {
+          // A sighting a newer version added: the reporter still says what it can.
+          int code = in.readInt();
+          seenAs = code >= 1 && code < SIGHTINGS.length ? SIGHTINGS[code] : null;
+        }
         default -> in.skip(tag);
       }
     }
@@ -175,7 +191,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     Instant time = Instant.ofEpochSecond(seconds, nanos);
     Instant lastSeen = lastSeenDelta == 0 ? time : time.plusNanos(lastSeenDelta);
     return new FlowRecord(
-        time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen);
+        time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen,
+        seenAs);
   }
 
   private static void writeEndpoint(WireWriter out, FlowEndpoint e) {

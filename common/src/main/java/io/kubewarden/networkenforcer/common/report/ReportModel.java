@@ -132,9 +132,17 @@ public record ReportModel(
   public record Rule(
       int index, String peer, String peerWorkload, String description, List<PortSeen> ports) {}
 
-  /** Evidence of one port of a rule. */
+  /**
+   * Evidence of one port of a rule; {@code seenAs}: the kinds of record that proved it (null when
+   * the data plane did not say).
+   */
   public record PortSeen(
-      String protocol, String port, String firstSeen, String lastSeen, long count) {}
+      String protocol,
+      String port,
+      String firstSeen,
+      String lastSeen,
+      long count,
+      List<String> seenAs) {}
 
   /** Records not learned at one stage for one reason, with samples when the stage keeps them. */
   public record Dropped(String stage, String reason, long count, List<String> samples) {}
@@ -320,7 +328,12 @@ public record ReportModel(
 
   private static PortSeen portSeen(PortEvidence p) {
     return new PortSeen(
-        p.getProtocol(), p.getPort(), p.getFirstSeen(), p.getLastSeen(), p.getCount());
+        p.getProtocol(),
+        p.getPort(),
+        p.getFirstSeen(),
+        p.getLastSeen(),
+        p.getCount(),
+        p.getSeenAs() == null || p.getSeenAs().isEmpty() ? null : List.copyOf(p.getSeenAs()));
   }
 
   /** A port for sorting: its number, named ports last. */

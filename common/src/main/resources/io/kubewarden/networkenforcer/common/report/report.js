@@ -403,7 +403,8 @@
             var ports = el('ul');
             r.ports.forEach(function (port) {
               ports.appendChild(el('li', portLabel(port) + ': ' + port.count + ' seen, first ' + port.firstSeen
-                + ', last ' + port.lastSeen, 'evidence'));
+                + ', last ' + port.lastSeen + (port.seenAs ? ' (seen as ' + port.seenAs.join(', ') + ')' : ''),
+                'evidence'));
             });
             li.appendChild(ports);
             list.appendChild(li);

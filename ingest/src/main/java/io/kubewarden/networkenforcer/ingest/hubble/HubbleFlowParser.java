@@ -14,6 +14,7 @@ import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.ingest.parsing.DropReason;
@@ -254,7 +255,9 @@ public final class HubbleFlowParser {
             verdict,
             denying,
             1,
-            reporter));
+            reporter,
+            null,
+            isL7(flow) ? Sighting.L7_REQUEST : null));
   }
 
   /**
@@ -284,10 +287,10 @@ public final class HubbleFlowParser {
    * proxy's access log reached); when both are seen, the connection counts once.
    */
   private static DropReason recordKindReason(Flow flow) {
-    int eventType = flow.hasEventType() ? flow.getEventType().getType() : -1;
-    if (flow.getTypeValue() == FlowType.L7_VALUE || eventType == L7_EVENT) {
+    if (isL7(flow)) {
       return isForwardedL7Request(flow) ? null : DropReason.L7_RECORD;
     }
+    int eventType = flow.hasEventType() ? flow.getEventType().getType() : -1;
     if (flow.getTypeValue() == FlowType.SOCK_VALUE || eventType == SOCKET_TRACE_EVENT) {
       return DropReason.SOCKET_TRACE;
     }
@@ -296,6 +299,15 @@ public final class HubbleFlowParser {
       return DropReason.NOT_A_POLICY_VERDICT;
     }
     return null;
+  }
+
+  /**
+   * A record of Cilium's L7 proxy; the one kind {@link #recordKindReason} lets through is marked
+   * {@link Sighting#L7_REQUEST} on its evidence.
+   */
+  private static boolean isL7(Flow flow) {
+    return flow.getTypeValue() == FlowType.L7_VALUE
+        || flow.hasEventType() && flow.getEventType().getType() == L7_EVENT;
   }
 
   /** An L7 request the proxy forwarded (an L7 deny is the proxy's, not a policy drop we read). */

@@ -117,17 +117,6 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
    * matches).
    */
   static FlowRecord timeless(FlowRecord r) {
-    return new FlowRecord(
-        Instant.EPOCH,
-        r.provider(),
-        r.protocol(),
-        r.dstPort(),
-        r.src(),
-        r.dst(),
-        r.verdict(),
-        r.denyingPolicy(),
-        1,
-        r.reporter(),
-        null);
+    return r.withTimes(Instant.EPOCH, 1, Instant.EPOCH);
   }
 }

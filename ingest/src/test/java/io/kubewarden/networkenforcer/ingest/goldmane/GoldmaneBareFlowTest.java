@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFormat;
@@ -53,6 +54,11 @@ class GoldmaneBareFlowTest {
             "frontend>backend:8080/SOURCE",
             "log-agent>backend:8080/SOURCE",
             "frontend>backend:8080/DESTINATION");
+    // A report is its end's record; a connection only the destination reported says so.
+    assertThat(records)
+        .extracting(FlowRecord::sighting)
+        .containsExactly(
+            Sighting.SOURCE_RECORD, Sighting.SOURCE_RECORD, Sighting.DESTINATION_RECORD);
     // Nothing in the (empty) cluster names them: inferred from the aggregated names and labels.
     FlowRecord fromDaemonSet = records.get(1);
     assertThat(fromDaemonSet.src().workload().orElseThrow().key())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
+import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
 import io.kubewarden.networkenforcer.ingest.file.CaptureFile;
@@ -99,6 +100,8 @@ class ZtunnelTextLogTest {
     FlowRecord allowed = records.get(0);
     assertThat(allowed.verdict()).isEqualTo(Verdict.FORWARDED);
     assertThat(allowed.dstPort()).isEqualTo(9080);
+    // ztunnel's inbound log is the destination's record.
+    assertThat(allowed.sighting()).isEqualTo(Sighting.DESTINATION_RECORD);
     assertThat(allowed.src().principal()).contains("cluster.local/ns/default/sa/curl");
     // The docs' line names the wrong namespace for the server; its pod IP still finds it.
     assertThat(allowed.dst().workload().orElseThrow().key())

@@ -84,7 +84,7 @@ class ApiServerProposalReconcilerTest {
     for (String name :
         List.of(
             "api", "web", "batch", "db", "gamma", "delta", "other", "front", "kappa", "lambda",
-            "omega", "sigma", "dns", "scraper")) {
+            "omega", "sigma", "dns", "scraper", "tau")) {
       cluster.admin().resource(Fixtures.deployment(name)).create();
     }
     writerClient = cluster.writerClient(RELEASE);
@@ -219,6 +219,40 @@ class ApiServerProposalReconcilerTest {
 
   private static double writerMeter(String name) {
     return METERS.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  @Test
+  void howEachPortWasSeenReachesTheStatusEvidenceThroughTheCrdSchema() {
+    ProposalSnapshot plain = snapshot("tau", List.of("web"));
+    PortEvidence seen =
+        new PortEvidence("TCP", "8080", "2026-01-01T00:00:00Z", "2026-01-01T00:05:00Z", 3);
+    seen.setSeenAs(List.of("destination-record", "l7-request"));
+    publish(
+        new ProposalSnapshot(
+            plain.name(),
+            plain.namespace(),
+            plain.spec(),
+            List.of(new RuleEvidence(0, NS + "/Deployment/web", List.of(seen))),
+            plain.updatedAt()));
+
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () ->
+                ready(proposal("deployment-tau-ingress"))
+                    .filter(c -> "True".equals(c.getStatus()))
+                    .isPresent());
+    // Not pruned by the API server: the schema in the chart declares it.
+    assertThat(
+            proposal("deployment-tau-ingress")
+                .getStatus()
+                .getEvidence()
+                .get(0)
+                .getPorts()
+                .get(0)
+                .getSeenAs())
+        .containsExactly("destination-record", "l7-request");
   }
 
   @Test

@@ -5,13 +5,18 @@ import io.kubewarden.networkenforcer.common.codec.MalformedRecordException;
 import io.kubewarden.networkenforcer.common.codec.WireReader;
 import io.kubewarden.networkenforcer.common.codec.WireWriter;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.topics.BinarySerde;
 import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * The binary form of {@link PortStats} in the evidence store (read and written once per
  * observation): {@code 1 protocol name, 2 port, 3/4 first seen seconds/nanos, 5/6 last seen
- * seconds/nanos, 7 count}. Values an older version wrote as JSON still read.
+ * seconds/nanos, 7 count, 8 seenAs}; seenAs is a bit set of the codes source-record=1,
+ * destination-record=2, l7-request=3 (bit {@code code - 1}; absent: none; bits this version does
+ * not know are ignored). Values an older version wrote as JSON still read.
  */
 public final class PortStatsCodec implements BinaryCodec<PortStats> {
   public static final PortStatsCodec INSTANCE = new PortStatsCodec();
@@ -31,6 +36,27 @@ public final class PortStatsCodec implements BinaryCodec<PortStats> {
     out.varint(5, s.lastSeen().getEpochSecond());
     out.varint(6, s.lastSeen().getNano());
     out.varint(7, s.count());
+    int bits = 0;
+    for (Sighting mark : s.seenAs()) {
+      bits |= 1 << codeOf(mark) - 1;
+    }
+    if (bits != 0) {
+      out.varint(8, bits);
+    }
+  }
+
+  /** Never renumbered: stored evidence keeps these codes. */
+  private static final Sighting[] SIGHTINGS = {
+    null, Sighting.SOURCE_RECORD, Sighting.DESTINATION_RECORD, Sighting.L7_REQUEST
+  };
+
+  private static int codeOf(Sighting mark) {
+    for (int i = 1; i < SIGHTINGS.length; i++) {
+      if (SIGHTINGS[i] == mark) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("no code for " + mark);
   }
 
   @Override
@@ -42,6 +68,7 @@ public final class PortStatsCodec implements BinaryCodec<PortStats> {
     long lastSeconds = 0;
     int lastNanos = 0;
     long count = 0;
+    Set<Sighting> seenAs = EnumSet.noneOf(Sighting.class);
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -52,6 +79,14 @@ public final class PortStatsCodec implements BinaryCodec<PortStats> {
         case 5 -> lastSeconds = in.readVarint();
         case 6 -> lastNanos = in.readInt();
         case 7 -> count = in.readVarint();
+        case 8 -> {
+          long bits = in.readVarint();
+          for (int code = 1; code < SIGHTINGS.length; code++) {
+            if ((bits & 1L << code - 1) != 0) {
+              seenAs.add(SIGHTINGS[code]);
+            }
+          }
+        }
         default -> in.skip(tag);
       }
     }
@@ -63,6 +98,7 @@ public final class PortStatsCodec implements BinaryCodec<PortStats> {
         port,
         Instant.ofEpochSecond(firstSeconds, firstNanos),
         Instant.ofEpochSecond(lastSeconds, lastNanos),
-        count);
+        count,
+        seenAs);
   }
 }

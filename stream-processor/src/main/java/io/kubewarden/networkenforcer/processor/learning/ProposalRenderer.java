@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.flow.Counts;
+import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.Labels;
@@ -92,13 +93,15 @@ public final class ProposalRenderer {
         if (stats == null) {
           continue;
         }
-        ports.add(
+        PortEvidence portEvidence =
             new PortEvidence(
                 stats.protocol().name(),
                 Integer.toString(stats.port()),
                 DateTimeFormatter.ISO_INSTANT.format(stats.firstSeen()),
                 DateTimeFormatter.ISO_INSTANT.format(stats.lastSeen()),
-                stats.count()));
+                stats.count());
+        portEvidence.setSeenAs(seenAs(stats));
+        ports.add(portEvidence);
         lastSeen = latest(lastSeen, stats.lastSeen());
         lastNew = latest(lastNew, stats.firstSeen());
         ruleFirst =
@@ -224,5 +227,19 @@ public final class ProposalRenderer {
 
   private static LabelSelector copy(LabelSelector selector) {
     return selector == null ? null : new LabelSelectorBuilder(selector).build();
+  }
+
+  /** The port's marks in {@link Sighting} order (equal sets give equal bytes); null for none. */
+  private static List<String> seenAs(PortStats stats) {
+    if (stats.seenAs().isEmpty()) {
+      return null;
+    }
+    List<String> labels = new ArrayList<>(stats.seenAs().size());
+    for (Sighting mark : Sighting.values()) {
+      if (stats.seenAs().contains(mark)) {
+        labels.add(mark.label());
+      }
+    }
+    return labels;
   }
 }

@@ -322,7 +322,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     if (stats == null) {
       return into;
     }
-    return into == null ? stats : into.observed(stats.firstSeen(), stats.lastSeen(), stats.count());
+    return into == null ? stats : into.plus(stats);
   }
 
   private void storeEvidence(String evidenceKey, PortStats stats) {
@@ -452,8 +452,13 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
         evidenceKey,
         stats == null
             ? PortStats.first(
-                flow.protocol(), flow.dstPort(), flow.firstSeen(), flow.lastSeen(), flow.count())
-            : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count()));
+                flow.protocol(),
+                flow.dstPort(),
+                flow.firstSeen(),
+                flow.lastSeen(),
+                flow.count(),
+                flow.sighting())
+            : stats.observed(flow.firstSeen(), flow.lastSeen(), flow.count(), flow.sighting()));
     if (result.allowListChanged() && emission == ProposalEmission.AT_FLUSH) {
       // Rendered by the next flush as of now. A later flow of this target either changes the
       // allow-list again (a newer "now") or marks its evidence dirty (the flush renders it anyway).
