@@ -7,7 +7,8 @@
 # the keys of the learned stores after each round (`processor memory under churn: heap MiB round1 /
 # roundN; store keys round1 / roundN`). BENCH_CHURN_FLOWS (flows per round, default 300000: five
 # simulated minutes) and BENCH_CHURN_ROUNDS (default 6) size it; BENCH_CHURN_RESETS=false sends no
-# ResetLearning for the workloads gone, as the writer does today (its finalizer skips them).
+# ResetLearning for the workloads gone, as the writer does today (its finalizer skips them);
+# BENCH_CHURN_JFR=1 writes a flight recording of the whole run to stream-processor/target/churn.jfr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 per_round=${BENCH_CHURN_FLOWS:-300000}
@@ -24,8 +25,12 @@ cp -r embedded-kafka/target/classes "$classes/embedded-kafka"
 deps=$(tr ':' '\n' < stream-processor/target/bench.classpath | grep -v '/target/classes$' | paste -sd: -)
 cp="$classes/processor-tests:$classes/processor:$classes/common:$classes/embedded-kafka:$deps"
 log=stream-processor/target/bench-churn.log
+jfr=()
+if [ "${BENCH_CHURN_JFR:-0}" = 1 ]; then
+  jfr=(-XX:StartFlightRecording=filename=stream-processor/target/churn.jfr,settings=profile)
+fi
 # A fixed, pre-touched heap: RSS then shows what grows outside the heap (RocksDB, buffers).
-java -Xms3g -Xmx3g -XX:+AlwaysPreTouch -cp "$cp" \
+java -Xms3g -Xmx3g -XX:+AlwaysPreTouch "${jfr[@]}" -cp "$cp" \
   io.kubewarden.networkenforcer.processor.benchmark.ChurnBenchmark "$per_round" "$rounds" "${BENCH_CHURN_RESETS:-true}" \
   > "$log" 2>&1 || { echo "churn benchmark failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
 grep -E '^[a-z][a-zA-Z0-9 /(),.-]+: [a-zA-Z0-9 /;.-]+$' "$log"
