@@ -145,19 +145,29 @@ public record FlowEndpoint(
         || workloadSelector.getMatchLabels().isEmpty()) {
       return Optional.empty();
     }
-    StringBuilder key =
-        new StringBuilder(namespace).append('/').append(LABEL_PEER_KIND).append('/');
-    String sep = "";
-    for (Map.Entry<String, String> l :
-        new TreeMap<>(workloadSelector.getMatchLabels()).entrySet()) {
-      key.append(sep).append(l.getKey()).append('=').append(l.getValue());
-      sep = ",";
-    }
-    return Optional.of(key.toString());
+    return Optional.of(labelPeerKey(namespace, workloadSelector.getMatchLabels()));
   }
 
   /** The kind a label-only peer's key names; no owner kind at all. */
   public static final String LABEL_PEER_KIND = "Labels";
+
+  /** The key of a label-only peer with these labels in {@code namespace}. */
+  public static String labelPeerKey(String namespace, Map<String, String> matchLabels) {
+    StringBuilder key =
+        new StringBuilder(namespace).append('/').append(LABEL_PEER_KIND).append('/');
+    String sep = "";
+    for (Map.Entry<String, String> l : new TreeMap<>(matchLabels).entrySet()) {
+      key.append(sep).append(l.getKey()).append('=').append(l.getValue());
+      sep = ",";
+    }
+    return key.toString();
+  }
+
+  /** Whether a peer key names a label-only peer ({@code <ns>/Labels/...}). */
+  public static boolean isLabelPeerKey(String peerKey) {
+    int first = peerKey.indexOf('/');
+    return first > 0 && peerKey.startsWith(LABEL_PEER_KIND + "/", first + 1);
+  }
 
   /**
    * The kind of what owns the pod: its workload's kind, {@code Job} for an opted-in Job peer, else
