@@ -58,7 +58,13 @@ class LearnRealCapturesTest {
     assertThat(LearnedProposals.kubernetesRules(proposals.get("shop/deployment-backend-ingress")))
         .containsExactly(
             "shop {app=frontend, tier=web} -> TCP/8080,TCP/9090",
-            "shop {app=worker, queue=orders} -> TCP/8080");
+            "shop {app=worker, queue=orders} -> TCP/8080",
+            // debug-x7k2p: no workload (a lone suffix, nothing says DaemonSet), known by its labels
+            "shop {run=debug} -> TCP/8080");
+    assertThat(proposals.get("shop/deployment-backend-ingress").getStatus().getEvidence())
+        .filteredOn(e -> "labels".equals(e.getPeerKnownBy()))
+        .extracting(e -> e.getPeer() + " " + e.getCount())
+        .containsExactly("shop/Labels/run=debug 1");
     assertThat(LearnedProposals.kubernetesRules(proposals.get("shop/deployment-backend-egress")))
         .containsExactly("shop {app=db} -> TCP/5432");
     // worker was never named by any record: its workload and selector were inferred.
@@ -78,9 +84,9 @@ class LearnRealCapturesTest {
 
     assertThat(run.out())
         .contains("records read:        16")
-        .contains("flows published:     4")
-        .contains("ambiguous-workload 1")
-        .contains("unresolved-deny 1")
+        .contains("flows published:     6")
+        .doesNotContain("ambiguous-workload")
+        .doesNotContain("unresolved-deny")
         .contains("remote-node 1")
         // the L7 request of a connection whose L3/L4 record was read: counted once
         .doesNotContain("l7-record")

@@ -9,8 +9,9 @@ import java.util.Objects;
 /**
  * Evidence for one rule of a proposal: {@code rule} is its index in the rules list; {@code peer}
  * names the peer ({@code ns/Kind/name} of the peer workload, the Istio principal, the address block
- * of a peer outside the cluster, or {@code outside-cluster} for the widened rule). The rule's
- * observation span and count summarise its ports.
+ * of a peer outside the cluster, {@code outside-cluster} for the widened rule, or {@code
+ * ns/Labels/k=v,...} for a peer known only by its labels). The rule's observation span and count
+ * summarise its ports.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public class RuleEvidence {
@@ -21,6 +22,11 @@ public class RuleEvidence {
   @JsonPropertyDescription(
       "Peer outside the cluster: the DNS names the data plane reported for its addresses.")
   private List<String> dnsNames;
+
+  @JsonPropertyDescription(
+      "labels: the peer is known only by its namespace and pod labels (no workload could be"
+          + " inferred); absent for a workload, principal or address.")
+  private String peerKnownBy;
 
   @JsonPropertyDescription("RFC 3339: the earliest first-seen of the rule's ports.")
   private String firstSeen;
@@ -71,6 +77,14 @@ public class RuleEvidence {
     this.dnsNames = dnsNames;
   }
 
+  public String getPeerKnownBy() {
+    return peerKnownBy;
+  }
+
+  public void setPeerKnownBy(String peerKnownBy) {
+    this.peerKnownBy = peerKnownBy;
+  }
+
   public String getFirstSeen() {
     return firstSeen;
   }
@@ -101,6 +115,7 @@ public class RuleEvidence {
         && rule == r.rule
         && count == r.count
         && Objects.equals(peer, r.peer)
+        && Objects.equals(peerKnownBy, r.peerKnownBy)
         && Objects.equals(ports, r.ports)
         && Objects.equals(emptyIsNull(dnsNames), emptyIsNull(r.dnsNames))
         && Objects.equals(firstSeen, r.firstSeen)
@@ -113,6 +128,7 @@ public class RuleEvidence {
 
   @Override
   public int hashCode() {
-    return Objects.hash(rule, peer, ports, emptyIsNull(dnsNames), firstSeen, lastSeen, count);
+    return Objects.hash(
+        rule, peer, peerKnownBy, ports, emptyIsNull(dnsNames), firstSeen, lastSeen, count);
   }
 }

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * One end of a flow, resolved at ingest time so that a replayed topic gives the same result even
@@ -26,6 +27,9 @@ import java.util.Optional;
  *     is not empty.
  * @param external set when this end is outside the cluster: no workload, {@code ip} is its address
  *     (null when the data plane gives none)
+ * @param labelsOnly this in-cluster end is known only by its namespace and pod labels: no workload
+ *     could be inferred, and {@code workloadSelector} holds its selectable labels (the peer of a
+ *     known workload; it gets no proposal of its own); omitted from JSON when false
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record FlowEndpoint(
@@ -42,7 +46,42 @@ public record FlowEndpoint(
     List<NamedPort> namedPorts,
     @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inferred,
     Boolean namedPortsKnown,
-    ExternalEndpoint external) {
+    ExternalEndpoint external,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean labelsOnly) {
+
+  /** An end without the label-only mark (the fields every version had). */
+  public FlowEndpoint(
+      String namespace,
+      WorkloadKind workloadKind,
+      String workloadName,
+      LabelSelector workloadSelector,
+      Map<String, String> podLabels,
+      Map<String, String> namespaceLabels,
+      String podName,
+      String ip,
+      String serviceAccount,
+      String identity,
+      List<NamedPort> namedPorts,
+      boolean inferred,
+      Boolean namedPortsKnown,
+      ExternalEndpoint external) {
+    this(
+        namespace,
+        workloadKind,
+        workloadName,
+        workloadSelector,
+        podLabels,
+        namespaceLabels,
+        podName,
+        ip,
+        serviceAccount,
+        identity,
+        namedPorts,
+        inferred,
+        namedPortsKnown,
+        external,
+        false);
+  }
 
   public FlowEndpoint {
     podLabels = podLabels == null ? Map.of() : Map.copyOf(podLabels);
@@ -91,6 +130,43 @@ public record FlowEndpoint(
             && external == null
         ? Optional.of(namespace + "/" + JOB_PEER_KIND + "/" + workloadName)
         : Optional.empty();
+  }
+
+  /**
+   * The peer key of an end known only by its labels ({@code <ns>/Labels/<k=v,...>}, labels sorted:
+   * the selector's matchLabels); empty otherwise.
+   */
+  @JsonIgnore
+  public Optional<String> labelPeerKey() {
+    if (!labelsOnly
+        || namespace == null
+        || workloadSelector == null
+        || workloadSelector.getMatchLabels() == null
+        || workloadSelector.getMatchLabels().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(labelPeerKey(namespace, workloadSelector.getMatchLabels()));
+  }
+
+  /** The kind a label-only peer's key names; no owner kind at all. */
+  public static final String LABEL_PEER_KIND = "Labels";
+
+  /** The key of a label-only peer with these labels in {@code namespace}. */
+  public static String labelPeerKey(String namespace, Map<String, String> matchLabels) {
+    StringBuilder key =
+        new StringBuilder(namespace).append('/').append(LABEL_PEER_KIND).append('/');
+    String sep = "";
+    for (Map.Entry<String, String> l : new TreeMap<>(matchLabels).entrySet()) {
+      key.append(sep).append(l.getKey()).append('=').append(l.getValue());
+      sep = ",";
+    }
+    return key.toString();
+  }
+
+  /** Whether a peer key names a label-only peer ({@code <ns>/Labels/...}). */
+  public static boolean isLabelPeerKey(String peerKey) {
+    int first = peerKey.indexOf('/');
+    return first > 0 && peerKey.startsWith(LABEL_PEER_KIND + "/", first + 1);
   }
 
   /**
@@ -161,7 +237,8 @@ public record FlowEndpoint(
         .namedPorts(namedPorts)
         .namedPortsKnown(Boolean.TRUE.equals(namedPortsKnown))
         .external(external)
-        .inferred(inferred);
+        .inferred(inferred)
+        .labelsOnly(labelsOnly);
   }
 
   /** Builder: endpoints have many optional fields. */
@@ -180,6 +257,7 @@ public record FlowEndpoint(
     private boolean namedPortsKnown;
     private ExternalEndpoint external;
     private boolean inferred;
+    private boolean labelsOnly;
 
     public Builder namespace(String v) {
       namespace = v;
@@ -248,6 +326,12 @@ public record FlowEndpoint(
       return this;
     }
 
+    /** Known only by namespace and labels (see {@link FlowEndpoint#labelsOnly()}). */
+    public Builder labelsOnly(boolean v) {
+      labelsOnly = v;
+      return this;
+    }
+
     public FlowEndpoint build() {
       return new FlowEndpoint(
           namespace,
@@ -263,7 +347,8 @@ public record FlowEndpoint(
           namedPorts,
           inferred,
           namedPortsKnown,
-          external);
+          external,
+          labelsOnly);
     }
   }
 }

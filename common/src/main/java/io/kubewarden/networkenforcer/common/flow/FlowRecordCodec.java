@@ -31,7 +31,8 @@ import java.util.Map;
  *               when it equals the namespace: then 7 = true), 8 ip, 9 identity, 10 namedPorts Port*,
  *               11 inferred (workload and selector inferred from the pod name; absent: false),
  *               12 namedPortsKnown (10 is the pod's complete list; absent: unknown),
- *               13 external External (the end is outside the cluster; absent: inside)
+ *               13 external External (the end is outside the cluster; absent: inside),
+ *               14 labelsOnly (known only by namespace and labels, 4 = their selector; absent: false)
  * External:     1 dnsNames*, 2 network
  * Selector:     1 matchLabels Label*, 2 matchExpressions Requirement*
  * Requirement:  1 key, 2 operator, 3 values*
@@ -240,6 +241,9 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       out.string(2, e.external().network());
       out.endMessage(m);
     }
+    if (e.labelsOnly()) {
+      out.bool(14, true);
+    }
   }
 
   private static FlowEndpoint readEndpoint(WireReader in) {
@@ -256,6 +260,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     boolean inferred = false;
     Boolean namedPortsKnown = null;
     ExternalEndpoint external = null;
+    boolean labelsOnly = false;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -277,6 +282,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         case 11 -> inferred = in.readBool();
         case 12 -> namedPortsKnown = in.readBool();
         case 13 -> external = readExternal(in.nested());
+        case 14 -> labelsOnly = in.readBool();
         default -> in.skip(tag);
       }
     }
@@ -297,7 +303,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         ports,
         inferred,
         namedPortsKnown,
-        external);
+        external,
+        labelsOnly);
   }
 
   private static ExternalEndpoint readExternal(WireReader in) {

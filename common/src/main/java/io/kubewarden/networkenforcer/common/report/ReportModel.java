@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.common.report;
 
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import java.util.ArrayList;
@@ -293,6 +294,17 @@ public record ReportModel(
    * The graph node a peer key stands for: a workload, an Istio service account, or the key itself.
    */
   public static Workload peerWorkload(String peer) {
+    if (FlowEndpoint.isLabelPeerKey(peer)) {
+      // Pods known only by their labels: in their namespace, named by the labels (which may hold
+      // a '/', so before the workload pattern).
+      int first = peer.indexOf('/');
+      return new Workload(
+          peer,
+          peer.substring(0, first),
+          FlowEndpoint.LABEL_PEER_KIND,
+          peer.substring(first + FlowEndpoint.LABEL_PEER_KIND.length() + 2),
+          false);
+    }
     Matcher w = WORKLOAD.matcher(peer);
     if (w.matches()) {
       return new Workload(peer, w.group(1), w.group(2), w.group(3), false);

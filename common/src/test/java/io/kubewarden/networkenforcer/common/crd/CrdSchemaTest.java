@@ -433,7 +433,9 @@ class CrdSchemaTest {
         .containsKeys(
             "type", "status", "reason", "message", "observedGeneration", "lastTransitionTime");
     assertThat(at(status, "evidence[]").getProperties())
-        .containsOnlyKeys("rule", "peer", "ports", "dnsNames", "firstSeen", "lastSeen", "count");
+        .containsOnlyKeys(
+            "rule", "peer", "peerKnownBy", "ports", "dnsNames", "firstSeen", "lastSeen", "count");
+    assertThat(at(status, "evidence[].peerKnownBy").getType()).isEqualTo("string");
     assertThat(at(status, "evidence[].count").getType()).isEqualTo("integer");
     assertThat(at(status, "evidence[].ports[]").getProperties())
         .containsOnlyKeys("protocol", "port", "firstSeen", "lastSeen", "count");

@@ -115,6 +115,44 @@ class FlowRecordCodecTest {
   }
 
   @Test
+  void aLabelOnlyPeerKeepsItsMarkInBinaryAndJsonAndOldJsonReadsUnmarked() throws Exception {
+    FlowEndpoint labelled =
+        FlowEndpoint.builder()
+            .namespace("default")
+            .workloadSelector(
+                new LabelSelectorBuilder()
+                    .addToMatchLabels("version", "v2")
+                    .addToMatchLabels("app", "reviews")
+                    .build())
+            .podLabels(Map.of("app", "reviews", "version", "v2", "pod-template-hash", "7d8f9c"))
+            .labelsOnly(true)
+            .build();
+    FlowRecord flow =
+        new FlowRecord(
+            T, Provider.cilium, Protocol.TCP, 9080, labelled, server(), null, null, 1, null);
+
+    FlowRecord back = serde.read("flows", serde.write(flow));
+    assertThat(back).isEqualTo(FlowRecordCodec.carried(flow));
+    assertThat(back.src().labelsOnly()).isTrue();
+    assertThat(back.src().labelPeerKey()).contains("default/Labels/app=reviews,version=v2");
+    assertThat(back.src().workload()).isEmpty();
+    assertThat(back.src().jobPeerKey()).isEmpty();
+    assertThat(back.dst().labelsOnly()).isFalse();
+    assertThat(back.dst().labelPeerKey()).isEmpty();
+
+    String written = new String(json.write(flow), StandardCharsets.UTF_8);
+    assertThat(written).contains("\"labelsOnly\":true").containsOnlyOnce("labelsOnly");
+    assertThat(serde.read("flows", json.write(flow))).isEqualTo(flow);
+    // An older version's JSON has no such field: read as before, unmarked.
+    var tree = (ObjectNode) Json.mapper().readTree(json.write(flow));
+    ((ObjectNode) tree.get("src")).remove("labelsOnly");
+    FlowRecord old = serde.read("flows", Json.mapper().writeValueAsBytes(tree));
+    assertThat(old.src().labelsOnly()).isFalse();
+    assertThat(old.src().labelPeerKey()).isEmpty();
+    assertThat(old.src().toBuilder().labelsOnly(true).build()).isEqualTo(flow.src());
+  }
+
+  @Test
   void anExternalEndpointKeepsItsAddressNamesAndNetwork() {
     FlowEndpoint outside =
         FlowEndpoint.outsideCluster(

@@ -20,6 +20,7 @@ import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowKey;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.FlowResult;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyHit;
 import io.kubewarden.networkenforcer.ingest.proto.goldmane.PolicyKind;
+import io.kubewarden.networkenforcer.ingest.resolution.LabelOnlyPeer;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadResolver;
@@ -99,13 +100,19 @@ public final class GoldmaneFlowParser {
         externalSource
             ? outside(key.getSourceNamespace(), key.getSourceName())
             : endpoint(key.getSourceNamespace(), key.getSourceName(), flow.getSourceLabelsList());
-    if (!src.resolved()) {
+    if (!src.resolved() && src.labelPeer() == null) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
     Resolution dst =
         externalDestination
             ? outside(key.getDestNamespace(), key.getDestName())
             : endpoint(key.getDestNamespace(), key.getDestName(), flow.getDestLabelsList());
+    // An end known only by its labels is kept as the peer of a known workload.
+    src = LabelOnlyPeer.asPeerOf(src, dst);
+    if (!src.resolved()) {
+      return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
+    }
+    dst = LabelOnlyPeer.asPeerOf(dst, src);
     if (!dst.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
     }

@@ -29,6 +29,7 @@ import io.kubewarden.networkenforcer.ingest.proto.hubble.flow.TrafficDirection;
 import io.kubewarden.networkenforcer.ingest.proto.hubble.observer.GetFlowsResponse;
 import io.kubewarden.networkenforcer.ingest.resolution.CronJobResolution;
 import io.kubewarden.networkenforcer.ingest.resolution.GeneratedPodLabels;
+import io.kubewarden.networkenforcer.ingest.resolution.LabelOnlyPeer;
 import io.kubewarden.networkenforcer.ingest.resolution.Resolution;
 import io.kubewarden.networkenforcer.ingest.resolution.StandaloneJobPeer;
 import io.kubewarden.networkenforcer.ingest.resolution.WorkloadInference;
@@ -223,10 +224,16 @@ public final class HubbleFlowParser {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     Resolution src = endpoint(flow.getSource(), srcIp, flow.getSourceNamesList());
-    if (!src.resolved()) {
+    if (!src.resolved() && src.labelPeer() == null) {
       return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
     }
     Resolution dst = endpoint(flow.getDestination(), dstIp, flow.getDestinationNamesList());
+    // An end known only by its labels is kept as the peer of a known workload.
+    src = LabelOnlyPeer.asPeerOf(src, dst);
+    if (!src.resolved()) {
+      return ParseOutcome.dropped(unresolvedReason(src.dropReason(), verdict));
+    }
+    dst = LabelOnlyPeer.asPeerOf(dst, src);
     if (!dst.resolved()) {
       return ParseOutcome.dropped(unresolvedReason(dst.dropReason(), verdict));
     }

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * DaemonSet only when the labels say so ({@code pod-template-generation}, {@code
  * controller-revision-hash}) and a Job when they say so; when they say neither, or nothing
  * selectable is left, the pod is dropped as {@link DropReason#AMBIGUOUS_WORKLOAD} rather than
- * learned under a guessed workload.
+ * learned under a guessed workload; such a drop carries the end as its labels know it ({@link
+ * LabelOnlyPeer}), which the parsers keep as the peer of a known workload.
  */
 public final class WorkloadInference {
   /**
@@ -176,7 +177,7 @@ public final class WorkloadInference {
           .orElseGet(() -> Resolution.dropped(guess.dropReason()));
     }
     if (!guess.found()) {
-      return Resolution.dropped(guess.dropReason());
+      return ambiguousOr(guess.dropReason(), namespace, podName, podLabels, ip, serviceAccount);
     }
     String name = confirmedDeploymentName(namespace, podName, guess);
     Optional<LabelSelector> known = selectorInView(namespace, guess.kind(), name);
@@ -193,8 +194,9 @@ public final class WorkloadInference {
     if (known.isPresent()) {
       if (!selects(known.get(), podLabels)) {
         // The name points at a workload whose selector does not match the pod: a guess is all it
-        // would be.
-        return Resolution.dropped(DropReason.AMBIGUOUS_WORKLOAD);
+        // would be. Its labels are still what they are.
+        return ambiguousOr(
+            DropReason.AMBIGUOUS_WORKLOAD, namespace, podName, podLabels, ip, serviceAccount);
       }
       return Resolution.of(endpoint.workloadSelector(known.get()).build(), null);
     }
@@ -208,6 +210,31 @@ public final class WorkloadInference {
             .inferred(true)
             .build(),
         null);
+  }
+
+  /**
+   * Dropped for {@code reason}; when no workload could be inferred ({@code ambiguous-workload}),
+   * with the end as its labels know it, for the flows whose other end is a known workload.
+   */
+  private Resolution ambiguousOr(
+      DropReason reason,
+      String namespace,
+      String podName,
+      Map<String, String> podLabels,
+      String ip,
+      String serviceAccount) {
+    if (reason != DropReason.AMBIGUOUS_WORKLOAD) {
+      return Resolution.dropped(reason);
+    }
+    return LabelOnlyPeer.endpoint(
+            namespace,
+            podLabels,
+            view.namespaceLabels(namespace),
+            podName.endsWith("*") ? null : podName,
+            ip,
+            serviceAccount)
+        .map(peer -> Resolution.droppedWithLabels(reason, peer))
+        .orElseGet(() -> Resolution.dropped(reason));
   }
 
   /** A Deployment pod's ReplicaSet, when the view still has it, names the Deployment for sure. */

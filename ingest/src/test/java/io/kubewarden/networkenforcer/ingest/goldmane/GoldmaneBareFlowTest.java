@@ -84,4 +84,41 @@ class GoldmaneBareFlowTest {
     assertThat(summary.dropped())
         .containsExactlyInAnyOrderEntriesOf(Map.of(DropReason.DUPLICATE_REPORT, 1L));
   }
+
+  @Test
+  void aSourceWhoseWorkloadCannotBeInferredIsTheDestinationsPeerByItsLabels() throws Exception {
+    // An operator's pods (generateName "loadtest-", no controller labels): no workload to infer.
+    String byLabels =
+        "{\"Key\":{\"source_name\":\"loadtest-*\",\"source_namespace\":\"shop\","
+            + "\"source_type\":\"WorkloadEndpoint\",\"dest_name\":\"backend-6c9d8f7b54-*\","
+            + "\"dest_namespace\":\"shop\",\"dest_type\":\"WorkloadEndpoint\",\"dest_port\":\"8080\","
+            + "\"proto\":\"tcp\",\"reporter\":\"Dst\",\"action\":\"Allow\"},"
+            + "\"start_time\":\"1785771630\",\"end_time\":\"1785771645\","
+            + "\"source_labels\":[\"app=loadtest\",\"k6.io/instance=nightly\","
+            + "\"pod-template-hash=7c9f\"],"
+            + "\"dest_labels\":[\"app=backend\",\"pod-template-hash=6c9d8f7b54\"],"
+            + "\"num_connections_started\":\"3\"}";
+    Path file = Files.write(dir.resolve("labels.jsonl"), List.of(byLabels));
+    List<FlowRecord> records = new ArrayList<>();
+    CaptureSummary summary =
+        CaptureFile.read(file, Optional.empty(), new ClusterIndex(), records::add);
+
+    assertThat(summary.dropped()).isEmpty();
+    assertThat(records).hasSize(1);
+    FlowRecord flow = records.get(0);
+    assertThat(flow.src().labelsOnly()).isTrue();
+    assertThat(flow.src().workload()).isEmpty();
+    assertThat(flow.src().podName()).isNull();
+    assertThat(flow.src().workloadSelector())
+        .isEqualTo(
+            new LabelSelectorBuilder()
+                .addToMatchLabels("app", "loadtest")
+                .addToMatchLabels("k6.io/instance", "nightly")
+                .build());
+    assertThat(flow.src().labelPeerKey())
+        .contains("shop/Labels/app=loadtest,k6.io/instance=nightly");
+    assertThat(flow.dst().workload().orElseThrow().key()).isEqualTo("shop/Deployment/backend");
+    assertThat(flow.count()).isEqualTo(3);
+    assertThat(flow.reporter()).isEqualTo(Reporter.DESTINATION);
+  }
 }

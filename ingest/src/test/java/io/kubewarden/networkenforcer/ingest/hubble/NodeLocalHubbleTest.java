@@ -169,16 +169,20 @@ class NodeLocalHubbleTest {
             .flatMap(List::stream)
             .map(NodeLocalHubbleTest::connection)
             .toList();
-    assertThat(relayFlows).hasSize(4);
+    assertThat(relayFlows).hasSize(6);
     assertThat(nodeLocalFlows).containsExactlyInAnyOrderElementsOf(relayFlows);
     // Who published what: the source's node its allowed calls, also those the other node saw.
     assertThat(publishedBy.get("kind-worker").stream().map(NodeLocalHubbleTest::connection))
         .containsExactlyInAnyOrder(
             "shop/frontend-5d8f7b9c6d-x7k2p>shop/backend-6c9d8f7b54-q2w4z:8080/TCP/FORWARDED",
-            "shop/frontend-5d8f7b9c6d-x7k2p>shop/backend-6c9d8f7b54-q2w4z:9090/TCP/FORWARDED");
-    // (debug-x7k2p's deny stays unresolved, as through Relay: a lone suffix names no workload.)
+            "shop/frontend-5d8f7b9c6d-x7k2p>shop/backend-6c9d8f7b54-q2w4z:9090/TCP/FORWARDED",
+            "shop/debug-x7k2p>shop/backend-6c9d8f7b54-q2w4z:8080/TCP/FORWARDED");
+    // debug-x7k2p (a lone suffix names no workload) is known by its labels, as through Relay; its
+    // deny stays with the node that enforced it.
     assertThat(publishedBy.get("kind-worker2").stream().map(NodeLocalHubbleTest::connection))
-        .containsExactly("shop/backend-6c9d8f7b54-q2w4z>shop/db-0:5432/TCP/FORWARDED");
+        .containsExactlyInAnyOrder(
+            "shop/backend-6c9d8f7b54-q2w4z>shop/db-0:5432/TCP/FORWARDED",
+            "shop/debug-x7k2p>shop/db-0:5432/TCP/DENIED");
     assertThat(publishedBy.get("kind-worker3").stream().map(NodeLocalHubbleTest::connection))
         .containsExactly(
             "shop/worker-7f6d5c4b9-n8m2x>shop/backend-6c9d8f7b54-q2w4z:8080/TCP/FORWARDED");

@@ -126,7 +126,9 @@ class RealCaptureRecordsTest {
 
     assertThat(summary.lines()).isEqualTo(16);
     assertThat(summary.badLines()).isZero();
-    assertThat(summary.published()).isEqualTo(4);
+    // debug-x7k2p (a lone suffix, nothing says DaemonSet: no workload) is known by its labels,
+    // the peer of backend (allowed) and of db (denied).
+    assertThat(summary.published()).isEqualTo(6);
     assertThat(summary.dropped())
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
@@ -136,22 +138,28 @@ class RealCaptureRecordsTest {
                 // seen
                 DropReason.REPLY,
                     4L, // SYN+ACK twice, an ACK towards an ephemeral port, trace reason REPLY
-                DropReason.AMBIGUOUS_WORKLOAD,
-                    1L, // debug-x7k2p: a lone suffix, nothing says DaemonSet
-                DropReason.UNRESOLVED_DENY, 1L, // the same pod's policy drop
                 DropReason.REMOTE_NODE, 1L));
     assertThat(summary.lostEvents()).isEqualTo(42);
-    assertThat(summary.inferredFlows()).isEqualTo(4);
+    assertThat(summary.inferredFlows()).isEqualTo(6);
 
     // No reply was learned: every port is a service port, never the client's ephemeral one.
     assertThat(records)
-        .extracting(r -> r.src().workloadName() + ">" + r.dst().workloadName() + ":" + r.dstPort())
+        .extracting(
+            r ->
+                r.src().labelPeerKey().orElse(r.src().workloadName())
+                    + ">"
+                    + r.dst().workloadName()
+                    + ":"
+                    + r.dstPort()
+                    + " "
+                    + r.verdict())
         .containsExactly(
-            "frontend>backend:8080",
-            "backend>db:5432",
-            "worker>backend:8080",
-            "frontend>backend:9090");
-    assertThat(records).extracting(FlowRecord::verdict).containsOnly(Verdict.FORWARDED);
+            "frontend>backend:8080 FORWARDED",
+            "backend>db:5432 FORWARDED",
+            "worker>backend:8080 FORWARDED",
+            "frontend>backend:9090 FORWARDED",
+            "shop/Labels/run=debug>backend:8080 FORWARDED",
+            "shop/Labels/run=debug>db:5432 DENIED");
     FlowRecord fromWorker = records.get(2);
     assertThat(fromWorker.src().inferred()).isTrue();
     assertThat(fromWorker.src().workloadSelector())
@@ -241,8 +249,14 @@ class RealCaptureRecordsTest {
     assertThat(parse(policyVerdictDrop).records())
         .extracting(FlowRecord::verdict)
         .containsExactly(Verdict.DENIED);
-    // The same deny from a pod nobody can place is a lost violation, not an unknown pod.
-    String unplaceable = policyVerdictDrop.replace("frontend-5d8f7b9c6d-x7k2p", "frontend-x7k2p");
+    // The same deny from a pod no workload can be inferred for: its labels name the peer of the
+    // known destination.
+    String byLabels = policyVerdictDrop.replace("frontend-5d8f7b9c6d-x7k2p", "frontend-x7k2p");
+    assertThat(parse(byLabels).records())
+        .extracting(r -> r.src().labelPeerKey().orElseThrow())
+        .containsExactly("shop/Labels/app=frontend");
+    // Neither end placeable: a lost violation, not an unknown pod.
+    String unplaceable = byLabels.replace("backend-6c9d8f7b54-q2w4z", "backend-q2w4z");
     assertThat(parse(unplaceable).dropReason()).isEqualTo(DropReason.UNRESOLVED_DENY);
     assertThat(
             parse(

@@ -146,4 +146,45 @@ class WorkloadInferenceTest {
                 .dropReason())
         .isEqualTo(DropReason.AMBIGUOUS_WORKLOAD);
   }
+
+  @Test
+  void anAmbiguousPodCarriesItsLabelOnlyFormAndANotAWorkloadOneDoesNot() {
+    WorkloadInference inference = new WorkloadInference(new ClusterIndex());
+    Resolution r =
+        inference.infer(
+            "logging",
+            "fluent-bit-x7k2p",
+            Map.of(
+                "app.kubernetes.io/name", "fluent-bit",
+                "controller-revision-hash", "6c4f8d9b7",
+                "statefulset.kubernetes.io/pod-name", "fluent-bit-x7k2p"),
+            "10.244.1.33",
+            "fluent-bit");
+    assertThat(r.resolved()).isFalse();
+    assertThat(r.dropReason()).isEqualTo(DropReason.AMBIGUOUS_WORKLOAD);
+    FlowEndpoint peer = r.labelPeer();
+    assertThat(peer.labelsOnly()).isTrue();
+    assertThat(peer.workload()).isEmpty();
+    assertThat(peer.workloadSelector())
+        .isEqualTo(
+            new LabelSelectorBuilder()
+                .addToMatchLabels("app.kubernetes.io/name", "fluent-bit")
+                .build());
+    assertThat(peer.labelPeerKey()).contains("logging/Labels/app.kubernetes.io/name=fluent-bit");
+    assertThat(peer.effectiveNamespaceLabels())
+        .containsExactly(Map.entry("kubernetes.io/metadata.name", "logging"));
+    assertThat(peer.podName()).isEqualTo("fluent-bit-x7k2p");
+    assertThat(peer.ip()).isEqualTo("10.244.1.33");
+
+    // A pod made by hand (no controller suffix) is no peer by labels either: not-a-workload stays.
+    Resolution byHand = inference.infer("logging", "debug", Map.of("run", "debug"), null, null);
+    assertThat(byHand.dropReason()).isEqualTo(DropReason.NOT_A_WORKLOAD);
+    assertThat(byHand.labelPeer()).isNull();
+    // Nothing selectable: no label-only form.
+    assertThat(
+            inference
+                .infer("logging", "fluent-bit-x7k2p", Map.of("pod-template-hash", "x"), null, null)
+                .labelPeer())
+        .isNull();
+  }
 }

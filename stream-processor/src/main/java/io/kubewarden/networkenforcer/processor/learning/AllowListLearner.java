@@ -12,6 +12,7 @@ import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -54,11 +55,32 @@ public final class AllowListLearner {
       String peerKey,
       String portKey,
       boolean peerEvidenceChanged,
-      List<String> widenedPeers)
+      List<String> widenedPeers,
+      String relabeledPeer,
+      List<String> relabeledPorts)
       implements Outcome {
 
     public Learned {
       widenedPeers = widenedPeers == null ? List.of() : List.copyOf(widenedPeers);
+      relabeledPorts = relabeledPorts == null ? List.of() : List.copyOf(relabeledPorts);
+    }
+
+    public Learned(
+        LearnedAllowList state,
+        boolean allowListChanged,
+        String peerKey,
+        String portKey,
+        boolean peerEvidenceChanged,
+        List<String> widenedPeers) {
+      this(
+          state,
+          allowListChanged,
+          peerKey,
+          portKey,
+          peerEvidenceChanged,
+          widenedPeers,
+          null,
+          List.of());
     }
 
     public Learned(
@@ -66,6 +88,9 @@ public final class AllowListLearner {
       this(state, allowListChanged, peerKey, portKey, false, List.of());
     }
   }
+
+  /** The reason an Istio flow from a peer known only by labels teaches nothing. */
+  public static final String PEER_KNOWN_BY_LABELS = "peer-known-by-labels";
 
   /**
    * The most peers one target learns; a flow from a new peer beyond is counted as not learned
@@ -122,24 +147,97 @@ public final class AllowListLearner {
     if (peer.isExternal()) {
       return learnOutside(current, own.workloadSelector(), own.inferred(), peer, flow);
     }
-    // A workload, or a Job without a CronJob that opted in as a peer (ns/Job/<name>).
-    Optional<String> peerKey = peer.workload().map(WorkloadRef::key).or(peer::jobPeerKey);
+    // A workload, a Job without a CronJob that opted in as a peer (ns/Job/<name>), or pods known
+    // only by their labels (ns/Labels/<k=v,...>).
+    Optional<String> peerKey =
+        peer.workload().map(WorkloadRef::key).or(peer::jobPeerKey).or(peer::labelPeerKey);
     if (peerKey.isEmpty()) {
       return new Skipped("peer-not-a-workload");
     }
     if (peer.workloadSelector() == null) {
       return new Skipped("no-peer-selector");
     }
-    return merge(
-        current,
-        own.workloadSelector(),
-        own.inferred(),
-        peerKey.get(),
-        peer.namespace(),
-        peer.workloadSelector(),
-        peer.inferred(),
-        null,
-        flow);
+    String key = peerKey.get();
+    boolean peerInferred = peer.inferred();
+    LearnedPeer relabeled = null;
+    String relabeledKey = null;
+    if (peer.labelsOnly() && current != null && !current.peers().containsKey(key)) {
+      // The same pods already learned as a workload: its rule allows them, no second rule.
+      Optional<Map.Entry<String, LearnedPeer>> sameWorkload =
+          sameSelectorWorkload(current, peer.namespace(), peer.workloadSelector());
+      if (sameWorkload.isPresent()) {
+        key = sameWorkload.get().getKey();
+        peerInferred = sameWorkload.get().getValue().inferred();
+      }
+    } else if (peer.workload().isPresent()
+        && current != null
+        && !current.peers().containsKey(key)
+        && onlyMatchLabels(peer.workloadSelector())) {
+      // A workload whose pods were learned by their labels before: the label-only rule becomes
+      // this workload's (same pods, same ports), its evidence moves with it.
+      relabeledKey =
+          FlowEndpoint.labelPeerKey(peer.namespace(), peer.workloadSelector().getMatchLabels());
+      relabeled = current.peers().get(relabeledKey);
+      if (relabeled != null && Objects.equals(relabeled.namespace(), peer.namespace())) {
+        current.peers().remove(relabeledKey);
+        current
+            .peers()
+            .put(
+                key,
+                new LearnedPeer(
+                    peer.namespace(), peer.workloadSelector(), relabeled.ports(), peerInferred));
+      } else {
+        relabeled = null;
+      }
+    }
+    Outcome merged =
+        merge(
+            current,
+            own.workloadSelector(),
+            own.inferred(),
+            key,
+            peer.namespace(),
+            peer.workloadSelector(),
+            peerInferred,
+            null,
+            flow);
+    if (relabeled == null || !(merged instanceof Learned learned)) {
+      return merged;
+    }
+    return new Learned(
+        learned.state(),
+        true,
+        learned.peerKey(),
+        learned.portKey(),
+        learned.peerEvidenceChanged(),
+        learned.widenedPeers(),
+        relabeledKey,
+        new ArrayList<>(relabeled.ports().keySet()));
+  }
+
+  private static boolean onlyMatchLabels(LabelSelector selector) {
+    return selector.getMatchLabels() != null
+        && !selector.getMatchLabels().isEmpty()
+        && (selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty());
+  }
+
+  /**
+   * A workload peer (not a label-only one) of this namespace whose selector equals {@code
+   * selector}: it selects the same pods. A scan: it runs only for the first flow of a label-only
+   * peer not learned yet.
+   */
+  private static Optional<Map.Entry<String, LearnedPeer>> sameSelectorWorkload(
+      LearnedAllowList current, String namespace, LabelSelector selector) {
+    LabelSelector sorted = SortedSelector.of(selector);
+    for (Map.Entry<String, LearnedPeer> e : current.peers().entrySet()) {
+      LearnedPeer p = e.getValue();
+      if (!FlowEndpoint.isLabelPeerKey(e.getKey())
+          && namespace.equals(p.namespace())
+          && Objects.equals(sorted, p.selector())) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
   }
 
   /**
@@ -306,6 +404,10 @@ public final class AllowListLearner {
       return new Skipped("istio-not-tcp");
     }
     Optional<String> principal = flow.src().principal();
+    if (principal.isEmpty() && flow.src().labelsOnly()) {
+      // An AuthorizationPolicy names principals; labels name no identity a rule could allow.
+      return new Skipped(PEER_KNOWN_BY_LABELS);
+    }
     if (principal.isEmpty()) {
       return new Skipped("no-source-identity");
     }

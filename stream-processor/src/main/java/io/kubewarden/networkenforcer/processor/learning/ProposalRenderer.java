@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposalSpec;
 import io.kubewarden.networkenforcer.common.flow.Counts;
+import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
@@ -38,6 +39,9 @@ import java.util.Map;
 public final class ProposalRenderer {
 
   private ProposalRenderer() {}
+
+  /** The evidence's {@code peerKnownBy} of a peer known only by its labels. */
+  public static final String PEER_KNOWN_BY_LABELS = "labels";
 
   /** Where the renderer finds the evidence of one port of one peer (null when there is none). */
   @FunctionalInterface
@@ -119,6 +123,9 @@ public final class ProposalRenderer {
       rule.setCount(ruleCount);
       if (!peer.getValue().dnsNames().isEmpty()) {
         rule.setDnsNames(new ArrayList<>(peer.getValue().dnsNames()));
+      }
+      if (FlowEndpoint.isLabelPeerKey(peer.getKey())) {
+        rule.setPeerKnownBy(PEER_KNOWN_BY_LABELS);
       }
       observations = Counts.sum(observations, ruleCount);
       rules.add(rule);

@@ -448,6 +448,19 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     for (String widened : result.widenedPeers()) {
       stats = foldEvidence(EvidenceKey.of(key, widened, result.portKey()), stats);
     }
+    // A label-only peer became its workload's: its evidence, every port, moves to the workload.
+    for (String port : result.relabeledPorts()) {
+      String from = EvidenceKey.of(key, result.relabeledPeer(), port);
+      if (port.equals(result.portKey())) {
+        stats = foldEvidence(from, stats);
+      } else {
+        String to = EvidenceKey.of(key, result.peerKey(), port);
+        PortStats moved = foldEvidence(from, evidence(to));
+        if (moved != null) {
+          storeEvidence(to, moved);
+        }
+      }
+    }
     storeEvidence(
         evidenceKey,
         stats == null
