@@ -438,8 +438,9 @@ class CrdSchemaTest {
     assertThat(at(status, "evidence[].peerKnownBy").getType()).isEqualTo("string");
     assertThat(at(status, "evidence[].count").getType()).isEqualTo("integer");
     assertThat(at(status, "evidence[].ports[]").getProperties())
-        .containsOnlyKeys("protocol", "port", "firstSeen", "lastSeen", "count");
+        .containsOnlyKeys("protocol", "port", "firstSeen", "lastSeen", "count", "seenAs");
     assertThat(at(status, "evidence[].ports[].count").getType()).isEqualTo("integer");
+    assertThat(at(status, "evidence[].ports[].seenAs").getType()).isEqualTo("array");
   }
 
   private static List<String> enumOf(JSONSchemaProps schema) {
