@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whose delete was it? Decided from the cluster and the topic: a policy for the target (promotion,
- * leftover), the promote label (promotion), a reset on the proposals topic (the processor's own
- * reset), or a workload that is gone (garbage collection) mean it was not a person's. Otherwise a
- * person deleted the proposal to start learning over, and learning of the target is reset.
+ * leftover), the promote label (promotion) or a reset on the proposals topic (the processor's own
+ * reset) mean learning goes on. A workload that is gone (garbage collection) or a person's delete
+ * (to start learning over) reset learning of the target.
  */
 final class WhoDeleted {
   private static final Logger LOG = LoggerFactory.getLogger(WhoDeleted.class);
@@ -48,8 +48,12 @@ final class WhoDeleted {
         .workload(target.get().workload())
         .filter(w -> w.getMetadata().getDeletionTimestamp() == null)
         .isEmpty()) {
-      why = "its workload is gone"; // the garbage collector, also in a foreground deletion of the
-      // workload
+      // The garbage collector (also in a foreground deletion of the workload): the processor drops
+      // what it learned of the target, or a cluster where workloads come and go (Jobs, preview
+      // environments) would keep every gone target's allow-list and evidence for good. A workload
+      // created again under the same name learns anew, as its new proposal shows.
+      publisher.resetLearning(target.get(), "the workload of proposal " + key + " was deleted");
+      return;
     } else {
       publisher.resetLearning(target.get(), "proposal " + key + " was deleted by hand");
       return;

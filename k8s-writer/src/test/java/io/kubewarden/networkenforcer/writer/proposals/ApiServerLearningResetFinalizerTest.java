@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
+import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topics;
@@ -126,9 +127,11 @@ class ApiServerLearningResetFinalizerTest {
       await("b leads").atMost(WAIT).until(b.service::isLeader);
       await("b lets the deleted proposal go").atMost(WAIT).until(() -> proposal("omega") == null);
       String omega = Fixtures.proposal("omega", "web").target().key();
+      String blocker = Fixtures.proposal("blocker", "web").target().key();
       assertThat(KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()))
           .as("one reset, for the proposal the person deleted")
           .extracting(r -> r.key())
+          .filteredOn(k -> k.equals(omega) || k.equals(blocker))
           .containsExactly(omega);
       await("b applies what a was stuck on").atMost(WAIT).until(() -> proposal("blocker") != null);
     } finally {
@@ -141,10 +144,10 @@ class ApiServerLearningResetFinalizerTest {
 
   /**
    * The garbage collector deletes the proposal of a deleted workload: the finalizer holds it until
-   * the writer has read that it was not a person's delete, so nothing is reset.
+   * the writer has sent one reset, so the processor drops what it learned of the gone target.
    */
   @Test
-  void aWorkloadsDeleteTakesItsProposalAlongAndResetsNothing() throws Exception {
+  void aWorkloadsDeleteTakesItsProposalAlongAndResetsItsLearningOnce() throws Exception {
     cluster.api().startControllerManager();
     cluster.admin().resource(Fixtures.deployment("gone")).create();
     List<AutoCloseable> toClose = new ArrayList<>();
@@ -162,9 +165,27 @@ class ApiServerLearningResetFinalizerTest {
           .atMost(WAIT)
           .until(() -> proposal("gone") == null);
       String gone = Fixtures.proposal("gone", "web").target().key();
-      assertThat(KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()))
-          .as("no reset for a proposal its workload took along")
-          .noneMatch(r -> gone.equals(r.key()));
+      List<ControlCommand> resets =
+          KafkaTopics.readAll(broker.bootstrapServers(), TOPICS.control().name()).stream()
+              .filter(r -> gone.equals(r.key()))
+              .map(
+                  r ->
+                      TOPICS
+                          .control()
+                          .valueSerde()
+                          .deserializer()
+                          .deserialize(TOPICS.control().name(), r.value()))
+              .toList();
+      assertThat(resets)
+          .as("one reset for the proposal its workload took along")
+          .singleElement()
+          .satisfies(
+              c -> {
+                assertThat(c.type()).isEqualTo(ControlCommand.Type.RESET_LEARNING);
+                assertThat(c.reason())
+                    .isEqualTo(
+                        "the workload of proposal " + NS + "/deployment-gone-ingress was deleted");
+              });
     } finally {
       for (int i = toClose.size() - 1; i >= 0; i--) {
         toClose.get(i).close();
