@@ -1,5 +1,6 @@
 package io.kubewarden.networkenforcer.writer;
 
+import io.kubewarden.networkenforcer.common.topics.IdempotentWrites;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -53,8 +54,7 @@ final class KafkaClients implements AutoCloseable {
 
   private Properties producerConfig() {
     Properties p = config.kafka().clientConfig();
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     // A proposal record refused as too large for the API server is parked on dead-letter as it
     // came.

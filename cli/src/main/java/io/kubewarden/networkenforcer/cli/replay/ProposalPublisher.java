@@ -4,6 +4,7 @@ import io.kubewarden.networkenforcer.cli.history.TimeWindow;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
+import io.kubewarden.networkenforcer.common.topics.IdempotentWrites;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -13,7 +14,6 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
@@ -38,8 +38,7 @@ final class ProposalPublisher {
   int publish(Map<String, ProposalSnapshot> proposals, TimeWindow window) {
     Topic<String, ProposalSnapshot> topic = kafka.topics().proposals();
     Properties p = kafka.clientConfig();
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     try (KafkaProducer<String, ProposalSnapshot> producer =
         new KafkaProducer<>(p, topic.keySerde().serializer(), topic.valueSerde().serializer())) {

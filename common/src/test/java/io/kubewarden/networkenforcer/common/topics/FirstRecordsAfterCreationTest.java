@@ -99,14 +99,13 @@ class FirstRecordsAfterCreationTest {
   }
 
   /**
-   * As ingest's flow publisher: idempotent, acks=all, lz4, small batches so that many are in
-   * flight.
+   * As the product's producers write ({@link IdempotentWrites}), with lz4 and small batches so that
+   * many wait behind each request.
    */
   private static KafkaProducer<String, byte[]> producer(String bootstrap) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "1");
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, "4096");

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.ingest.publishing;
 
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
+import io.kubewarden.networkenforcer.common.topics.IdempotentWrites;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.time.Duration;
 import java.util.Properties;
@@ -25,8 +26,7 @@ public final class DeadLetterPublisher implements DeadLetterSink, AutoCloseable 
     this.metrics = metrics;
     Properties p = kafka.clientConfig();
     p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-ingest-dead-letter");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
   }
 

@@ -2,6 +2,7 @@ package io.kubewarden.networkenforcer.ingest.publishing;
 
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.topics.IdempotentWrites;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -73,8 +74,7 @@ public final class FlowPublisher implements FlowSink, AutoCloseable {
         writer == null
             ? "network-enforcer-ingest"
             : "network-enforcer-ingest-" + writer.replace('/', '-'));
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, tuning.compression());
     p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(tuning.linger().toMillis()));
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(tuning.batchSizeBytes()));

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest.publishing;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
 import io.kubewarden.networkenforcer.common.retry.Backoff;
+import io.kubewarden.networkenforcer.common.topics.IdempotentWrites;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import java.time.Duration;
 import java.util.Properties;
@@ -46,8 +47,7 @@ public final class LossPublisher implements Consumer<DataPlaneLoss>, AutoCloseab
     this.metrics = metrics;
     Properties p = kafka.clientConfig();
     p.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, "network-enforcer-ingest-loss");
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    IdempotentWrites.apply(p);
     // Whatever --kafka-property says for the flows: with the flows' timeout (two minutes by
     // default), an outage longer than that lost the flows and then the record of their loss.
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE));
