@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param lastSeen the latest time of the flows this record stands for; never before {@code time},
  *     equal to it for a single flow (null in the constructor or absent in old JSON reads as {@code
  *     time})
+ * @param http the HTTP request of an L7 record (Cilium's proxy), method and path; null for a
+ *     connection without one (and in records of older versions)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowRecord(
@@ -33,7 +35,8 @@ public record FlowRecord(
     PolicyRef denyingPolicy,
     long count,
     Reporter reporter,
-    Instant lastSeen) {
+    Instant lastSeen,
+    HttpRequest http) {
 
   public FlowRecord {
     Objects.requireNonNull(time, "time");
@@ -50,6 +53,34 @@ public record FlowRecord(
       throw new IllegalArgumentException("dstPort out of range: " + dstPort);
     }
     lastSeen = lastSeen == null || lastSeen.isBefore(time) ? time : lastSeen;
+  }
+
+  /** A flow without an HTTP request. */
+  public FlowRecord(
+      Instant time,
+      Provider provider,
+      Protocol protocol,
+      int dstPort,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Verdict verdict,
+      PolicyRef denyingPolicy,
+      long count,
+      Reporter reporter,
+      Instant lastSeen) {
+    this(
+        time,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        lastSeen,
+        null);
   }
 
   /** A single flow, or an aggregate seen only at {@code time}. */
@@ -81,8 +112,13 @@ public record FlowRecord(
   public FlowRecord plus(FlowRecord other) {
     Instant first = other.time.isBefore(time) ? other.time : time;
     Instant last = other.lastSeen.isAfter(lastSeen) ? other.lastSeen : lastSeen;
+    return withTimes(first, Counts.sum(count, other.count), last);
+  }
+
+  /** This flow with other times and count (everything else kept, so new fields are never lost). */
+  public FlowRecord withTimes(Instant time, long count, Instant lastSeen) {
     return new FlowRecord(
-        first,
+        time,
         provider,
         protocol,
         dstPort,
@@ -90,9 +126,10 @@ public record FlowRecord(
         dst,
         verdict,
         denyingPolicy,
-        Counts.sum(count, other.count),
+        count,
         reporter,
-        last);
+        lastSeen,
+        http);
   }
 
   /**

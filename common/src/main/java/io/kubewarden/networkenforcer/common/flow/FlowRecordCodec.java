@@ -24,7 +24,7 @@ import java.util.Map;
  * FlowRecord:   1 time seconds, 2 time nanos, 3 provider, 4 protocol, 5 dstPort, 6 src Endpoint,
  *               7 dst Endpoint, 8 verdict (absent: FORWARDED), 9 denyingPolicy PolicyRef,
  *               10 count (absent: 1), 11 reporter (absent: UNKNOWN),
- *               12 lastSeen - time in nanoseconds (absent: 0)
+ *               12 lastSeen - time in nanoseconds (absent: 0), 14 http HttpRequest (absent: none)
  * Endpoint:     1 namespace, 2 workloadKind, 3 workloadName, 4 workloadSelector Selector,
  *               5 podLabels Label*, 6 namespaceLabels Label* (without kubernetes.io/metadata.name
  *               when it equals the namespace: then 7 = true), 8 ip, 9 identity, 10 namedPorts Port*,
@@ -32,6 +32,7 @@ import java.util.Map;
  *               12 namedPortsKnown (10 is the pod's complete list; absent: unknown),
  *               13 external External (the end is outside the cluster; absent: inside)
  * External:     1 dnsNames*, 2 network
+ * HttpRequest:  1 method, 2 path, 3 truncated (absent: false)
  * Selector:     1 matchLabels Label*, 2 matchExpressions Requirement*
  * Requirement:  1 key, 2 operator, 3 values*
  * Label:        1 key, 2 value
@@ -91,7 +92,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         r.denyingPolicy(),
         r.count(),
         r.reporter(),
-        r.lastSeen());
+        r.lastSeen(),
+        r.http());
   }
 
   private static FlowEndpoint carried(FlowEndpoint e) {
@@ -135,6 +137,15 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       long seconds = r.lastSeen().getEpochSecond() - r.time().getEpochSecond();
       out.varint(12, seconds * 1_000_000_000L + r.lastSeen().getNano() - r.time().getNano());
     }
+    if (r.http() != null) {
+      m = out.beginMessage(14);
+      out.string(1, r.http().method());
+      out.string(2, r.http().path());
+      if (r.http().truncated()) {
+        out.bool(3, true);
+      }
+      out.endMessage(m);
+    }
   }
 
   @Override
@@ -151,6 +162,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     long count = 1;
     Reporter reporter = Reporter.UNKNOWN;
     long lastSeenDelta = 0;
+    HttpRequest http = null;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -166,6 +178,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         case 10 -> count = in.readVarint();
         case 11 -> reporter = decode(REPORTERS, in.readInt(), "reporter");
         case 12 -> lastSeenDelta = in.readVarint();
+        case 14 -> http = readHttp(in.nested());
         default -> in.skip(tag);
       }
     }
@@ -175,7 +188,27 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     Instant time = Instant.ofEpochSecond(seconds, nanos);
     Instant lastSeen = lastSeenDelta == 0 ? time : time.plusNanos(lastSeenDelta);
     return new FlowRecord(
-        time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen);
+        time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen,
+        http);
+  }
+
+  private static HttpRequest readHttp(WireReader in) {
+    String method = null;
+    String path = null;
+    boolean truncated = false;
+    while (in.hasMore()) {
+      int tag = in.readTag();
+      switch (WireReader.field(tag)) {
+        case 1 -> method = in.readString();
+        case 2 -> path = in.readString();
+        case 3 -> truncated = in.readBool();
+        default -> in.skip(tag);
+      }
+    }
+    if (method == null || path == null) {
+      throw new MalformedRecordException("an HTTP request needs method and path");
+    }
+    return new HttpRequest(method, path, truncated);
   }
 
   private static void writeEndpoint(WireWriter out, FlowEndpoint e) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -210,10 +211,16 @@ public final class HubbleFlowParser {
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
     Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
+    HttpRequest http = httpRequest(flow);
     String connection =
         sourcePort == 0
             ? null
             : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
+    if (connection != null && http != null) {
+      // Each distinct request on a connection is news (its method and path are learned); the same
+      // request again on it is not. The connection then counts once more per distinct request.
+      connection += " " + http.method() + " " + http.path();
+    }
     // Checked before resolving: the connection was counted already, so this copy (the other node's,
     // a
     // later packet) adds nothing, even when its endpoints would not resolve, and resolving it is
@@ -254,7 +261,17 @@ public final class HubbleFlowParser {
             verdict,
             denying,
             1,
-            reporter));
+            reporter,
+            null,
+            http));
+  }
+
+  /** The method and URL path of a forwarded HTTP request; null for any other record. */
+  private static HttpRequest httpRequest(Flow flow) {
+    if (!isForwardedL7Request(flow) || !flow.getL7().hasHttp()) {
+      return null;
+    }
+    return HttpRequest.of(flow.getL7().getHttp().getMethod(), flow.getL7().getHttp().getUrl());
   }
 
   /**

@@ -27,17 +27,6 @@ public final class FlowTimeBound {
       return flow;
     }
     Instant first = flow.time().isAfter(bound) ? bound : flow.time();
-    return new FlowRecord(
-        first,
-        flow.provider(),
-        flow.protocol(),
-        flow.dstPort(),
-        flow.src(),
-        flow.dst(),
-        flow.verdict(),
-        flow.denyingPolicy(),
-        flow.count(),
-        flow.reporter(),
-        bound);
+    return flow.withTimes(first, flow.count(), bound);
   }
 }

@@ -393,17 +393,9 @@ public final class ObservationCombiner
       FlowRecord identity =
           FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow =
-          new FlowRecord(
+          identity.withTimes(
               instant(entry, FIRST_SECONDS, FIRST_NANOS),
-              identity.provider(),
-              identity.protocol(),
-              identity.dstPort(),
-              identity.src(),
-              identity.dst(),
-              identity.verdict(),
-              identity.denyingPolicy(),
               (long) LONGS.get(entry, COUNT),
-              identity.reporter(),
               instant(entry, LAST_SECONDS, LAST_NANOS));
       long records = (long) LONGS.get(entry, RECORDS);
       long timestamp = latestRecord(entry);
@@ -526,19 +518,7 @@ public final class ObservationCombiner
 
     Record<String, Decoded<Observation>> observation() {
       FlowRecord id = FlowRecordCodec.INSTANCE.read(new WireReader(identity, 0, identity.length));
-      FlowRecord flow =
-          new FlowRecord(
-              first,
-              id.provider(),
-              id.protocol(),
-              id.dstPort(),
-              id.src(),
-              id.dst(),
-              id.verdict(),
-              id.denyingPolicy(),
-              count,
-              id.reporter(),
-              last);
+      FlowRecord flow = id.withTimes(first, count, last);
       return new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp);
     }
   }
