@@ -14,16 +14,21 @@ import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
+import io.kubewarden.networkenforcer.processor.fixtures.Policies;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.streams.KeyValue;
 import org.junit.jupiter.api.Test;
 
 /**
  * The cilium backend with {@code --learn-l7-http}: the requests Cilium's proxy forwarded to a port
- * become its {@code rules.http}; without the option nothing changes.
+ * become its {@code rules.http}, and monitor mode reports a request they do not allow; without the
+ * option nothing changes.
  */
 class CiliumL7HttpLearningTest {
   private static final Instant T0 = Instant.parse("2026-08-03T15:40:10Z");
@@ -125,6 +130,33 @@ class CiliumL7HttpLearningTest {
                                              "k8s:io.kubernetes.pod.namespace":"demo"}}],
                          "toPorts":[{"ports":[{"port":"9090","protocol":"TCP"},
                                               {"port":"18080","protocol":"TCP"}]}]}]}"""));
+    }
+  }
+
+  @Test
+  void monitorModeReportsARequestToAnotherPathOnly() {
+    try (var driver = ProcessorTestDriver.cilium(L7_HTTP)) {
+      driver.pipe(connection(0, 18080), request(1, 18080, "GET", "/orders")).flushEvidence();
+      driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.monitor));
+      driver.newViolations();
+
+      driver.pipe(
+          connection(100, 18080),
+          request(101, 18080, "GET", "/orders?page=3"),
+          request(102, 18080, "GET", "/admin"),
+          request(103, 18080, "POST", "/orders"));
+
+      List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
+      assertThat(violations)
+          .extracting(v -> v.value.timestamp())
+          .containsExactlyInAnyOrder(T0.plusSeconds(102), T0.plusSeconds(103));
+      assertThat(violations)
+          .allSatisfy(
+              v -> {
+                assertThat(v.key).isEqualTo("demo/deployment-http-server-ingress");
+                assertThat(v.value.action()).isEqualTo(Mode.monitor);
+                assertThat(v.value.dstPort()).isEqualTo(18080);
+              });
     }
   }
 
