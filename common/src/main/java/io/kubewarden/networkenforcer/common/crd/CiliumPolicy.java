@@ -396,7 +396,7 @@ public class CiliumPolicy {
     }
   }
 
-  /** {@code toPorts[]}: L4 ports, and for the DNS proxy rule the DNS names it may resolve. */
+  /** {@code toPorts[]}: L4 ports, and the DNS names the DNS proxy resolves or the HTTP requests. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static class PortRule {
     private List<PortProtocol> ports;
