@@ -32,7 +32,7 @@ import java.util.Map;
  *               12 namedPortsKnown (10 is the pod's complete list; absent: unknown),
  *               13 external External (the end is outside the cluster; absent: inside)
  * External:     1 dnsNames*, 2 network
- * HttpRequest:  1 method, 2 path, 3 truncated (absent: false)
+ * HttpRequest:  1 method, 2 path, 3 truncated (absent: false), 4 connectionSeen (absent: false)
  * Selector:     1 matchLabels Label*, 2 matchExpressions Requirement*
  * Requirement:  1 key, 2 operator, 3 values*
  * Label:        1 key, 2 value
@@ -144,6 +144,9 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
       if (r.http().truncated()) {
         out.bool(3, true);
       }
+      if (r.http().connectionSeen()) {
+        out.bool(4, true);
+      }
       out.endMessage(m);
     }
   }
@@ -196,19 +199,21 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     String method = null;
     String path = null;
     boolean truncated = false;
+    boolean connectionSeen = false;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
         case 1 -> method = in.readString();
         case 2 -> path = in.readString();
         case 3 -> truncated = in.readBool();
+        case 4 -> connectionSeen = in.readBool();
         default -> in.skip(tag);
       }
     }
     if (method == null || path == null) {
       throw new MalformedRecordException("an HTTP request needs method and path");
     }
-    return new HttpRequest(method, path, truncated);
+    return new HttpRequest(method, path, truncated, connectionSeen);
   }
 
   private static void writeEndpoint(WireWriter out, FlowEndpoint e) {

@@ -13,9 +13,12 @@ import java.util.Objects;
  * @param method the request method, upper case ({@code GET})
  * @param path the URL's path, starting with {@code /}
  * @param truncated the path was longer and is only its first {@link #MAX_PATH} characters
+ * @param connectionSeen its connection was published already (its L3/L4 record or an earlier
+ *     request on it): this record adds only the request, and counts nothing where requests are not
+ *     learned
  */
 @JsonInclude(JsonInclude.Include.NON_DEFAULT)
-public record HttpRequest(String method, String path, boolean truncated) {
+public record HttpRequest(String method, String path, boolean truncated, boolean connectionSeen) {
   public static final int MAX_PATH = 256;
 
   /** Longer than any method in use; a longer "method" is not one. */
@@ -24,6 +27,16 @@ public record HttpRequest(String method, String path, boolean truncated) {
   public HttpRequest {
     Objects.requireNonNull(method, "method");
     Objects.requireNonNull(path, "path");
+  }
+
+  /** The first request seen of its connection. */
+  public HttpRequest(String method, String path, boolean truncated) {
+    this(method, path, truncated, false);
+  }
+
+  /** This request, on a connection published already. */
+  public HttpRequest onSeenConnection() {
+    return new HttpRequest(method, path, truncated, true);
   }
 
   /**

@@ -66,12 +66,14 @@ class HttpRequestTest {
             1,
             Reporter.DESTINATION,
             null,
-            new HttpRequest("GET", "/orders", true));
+            new HttpRequest("GET", "/orders", true, true));
     assertThat(serde.read("flows", serde.write(flow)).http())
-        .isEqualTo(new HttpRequest("GET", "/orders", true));
+        .isEqualTo(new HttpRequest("GET", "/orders", true, true));
     String text = new String(json.write(flow), StandardCharsets.UTF_8);
     assertThat(text)
-        .contains("\"http\":{\"method\":\"GET\",\"path\":\"/orders\",\"truncated\":true}");
+        .contains(
+            "\"http\":{\"method\":\"GET\",\"path\":\"/orders\",\"truncated\":true,"
+                + "\"connectionSeen\":true}");
     assertThat(json.read("flows", json.write(flow))).isEqualTo(flow);
 
     // Without a request: no field in either form, and JSON of older versions reads as none.

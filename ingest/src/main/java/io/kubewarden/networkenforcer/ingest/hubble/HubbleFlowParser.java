@@ -216,10 +216,19 @@ public final class HubbleFlowParser {
         sourcePort == 0
             ? null
             : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
+    String request = null;
     if (connection != null && http != null) {
       // Each distinct request on a connection is news (its method and path are learned); the same
-      // request again on it is not. The connection then counts once more per distinct request.
-      connection += " " + http.method() + " " + http.path();
+      // request again on it is not. One on a connection published already says so, and counts
+      // nothing where requests are not learned.
+      request = connection + " " + http.method() + " " + http.path();
+      if (sightings.counted(request, time)) {
+        return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+      }
+      if (sightings.counted(connection, time)) {
+        http = http.onSeenConnection();
+        connection = request;
+      }
     }
     // Checked before resolving: the connection was counted already, so this copy (the other node's,
     // a
@@ -248,6 +257,9 @@ public final class HubbleFlowParser {
         };
     if (connection != null && !sightings.firstSighting(connection, time)) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+    }
+    if (request != null) {
+      sightings.firstSighting(request, time);
     }
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
     return ParseOutcome.of(

@@ -70,9 +70,13 @@ class HubbleL7HttpTest {
             .replaceAll("\"l7\":\\{.*\\}\\},\"event_type\"", "\"event_type\"");
     ParseOutcome connection = parse(syn);
     assertThat(connection.records()).singleElement().satisfies(r -> assertThat(r.http()).isNull());
+    // Its connection was published: the request says so.
     assertThat(parse(REQUEST).records())
         .singleElement()
-        .satisfies(r -> assertThat(r.http().path()).isEqualTo("/api/orders/42"));
+        .satisfies(
+            r ->
+                assertThat(r.http())
+                    .isEqualTo(new HttpRequest("GET", "/api/orders/42", false, true)));
     // The same request again (another query string: the same path) on the same connection.
     assertThat(parse(REQUEST.replace("expand=items", "expand=none")).dropReason())
         .isEqualTo(DropReason.DUPLICATE_REPORT);
@@ -80,7 +84,28 @@ class HubbleL7HttpTest {
         .singleElement()
         .satisfies(
             r ->
-                assertThat(r.http()).isEqualTo(new HttpRequest("DELETE", "/api/orders/42", false)));
+                assertThat(r.http())
+                    .isEqualTo(new HttpRequest("DELETE", "/api/orders/42", false, true)));
+  }
+
+  @Test
+  void aRequestBeforeItsL3L4RecordIsItsConnection() throws Exception {
+    String first = REQUEST.replace("51834", "51900");
+    assertThat(parse(first).records())
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.http())
+                    .isEqualTo(new HttpRequest("GET", "/api/orders/42", false, false)));
+    String l3l4 =
+        first
+            .replace("\"Type\":\"L7\"", "\"Type\":\"L3_L4\"")
+            .replace("\"type\":129", "\"type\":4")
+            .replaceAll("\"l7\":\\{.*\\}\\},\"event_type\"", "\"event_type\"");
+    assertThat(parse(l3l4).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
+    assertThat(parse(first.replace("/api/orders/42", "/api/orders/43")).records())
+        .singleElement()
+        .satisfies(r -> assertThat(r.http().connectionSeen()).isTrue());
   }
 
   @Test

@@ -155,7 +155,7 @@ class RealCaptureRecordsTest {
             "worker>backend:8080",
             "frontend>backend:9090",
             "frontend>backend:9090");
-    assertThat(records.get(4).http()).isEqualTo(new HttpRequest("GET", "/orders", false));
+    assertThat(records.get(4).http()).isEqualTo(new HttpRequest("GET", "/orders", false, true));
     assertThat(records.get(3).http()).isNull();
     assertThat(records).extracting(FlowRecord::verdict).containsOnly(Verdict.FORWARDED);
     FlowRecord fromWorker = records.get(2);

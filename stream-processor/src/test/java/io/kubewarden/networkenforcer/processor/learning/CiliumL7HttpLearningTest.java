@@ -133,6 +133,46 @@ class CiliumL7HttpLearningTest {
     }
   }
 
+  /** Requests on a connection published already (as ingest marks them) after that connection. */
+  private static List<FlowRecord> connectionAndItsRequests() {
+    List<FlowRecord> flows = new ArrayList<>();
+    flows.add(connection(0, 18080));
+    for (String path : List.of("/a", "/b", "/c")) {
+      FlowRecord r = request(1, 18080, "GET", path);
+      flows.add(
+          new FlowRecord(
+              r.time(),
+              r.provider(),
+              r.protocol(),
+              r.dstPort(),
+              r.src(),
+              r.dst(),
+              r.verdict(),
+              null,
+              1,
+              r.reporter(),
+              null,
+              r.http().onSeenConnection()));
+    }
+    return flows;
+  }
+
+  @Test
+  void offARequestOnAConnectionSeenCountsNothingOnItCountsOnce() {
+    try (var off = ProcessorTestDriver.cilium();
+        var on = ProcessorTestDriver.cilium(L7_HTTP)) {
+      off.pipe(connectionAndItsRequests()).flushEvidence();
+      on.pipe(connectionAndItsRequests()).flushEvidence();
+
+      assertThat(off.latestProposals().get(SERVER_INGRESS).evidence())
+          .singleElement()
+          .satisfies(e -> assertThat(e.getCount()).isEqualTo(1));
+      assertThat(on.latestProposals().get(SERVER_INGRESS).evidence())
+          .singleElement()
+          .satisfies(e -> assertThat(e.getCount()).isEqualTo(4));
+    }
+  }
+
   @Test
   void monitorModeReportsARequestToAnotherPathOnly() {
     try (var driver = ProcessorTestDriver.cilium(L7_HTTP)) {
