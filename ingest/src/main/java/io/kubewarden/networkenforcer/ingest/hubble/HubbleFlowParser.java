@@ -205,13 +205,17 @@ public final class HubbleFlowParser {
     if (direction == ReplyDetection.Direction.UNKNOWN) {
       return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
     }
-    if (nodeLocalCluster != null && verdict == Verdict.FORWARDED && reportedAtTheSourceNode(flow)) {
+    HttpRequest http = httpRequest(flow);
+    // The source's node publishes the connection; an HTTP request only this (the server's) node
+    // saw is still news, on a connection published there.
+    boolean sourceNodePublishes =
+        nodeLocalCluster != null && verdict == Verdict.FORWARDED && reportedAtTheSourceNode(flow);
+    if (sourceNodePublishes && http == null) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
     String dstIp = flow.hasIP() ? flow.getIP().getDestination() : "";
     Instant time = time(flow.hasTime() ? flow.getTime() : responseTime);
-    HttpRequest http = httpRequest(flow);
     String connection =
         sourcePort == 0
             ? null
@@ -225,7 +229,7 @@ public final class HubbleFlowParser {
       if (sightings.counted(request, time)) {
         return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
       }
-      if (sightings.counted(connection, time)) {
+      if (sourceNodePublishes || sightings.counted(connection, time)) {
         http = http.onSeenConnection();
         connection = request;
       }
