@@ -404,6 +404,10 @@ secret:
 - name: NE_CILIUM_ENTITIES
   value: "true"
 {{- end }}
+{{- if .ctx.Values.processor.learning.l7Http }}
+- name: NE_LEARN_L7_HTTP
+  value: "true"
+{{- end }}
 {{- end }}
 - name: NE_APPLICATION_ID
   value: {{ .ctx.Values.processor.applicationId | quote }}

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -207,6 +208,25 @@ class ChartMatrixTest {
                 container(
                     HelmChart.render(values).get("StatefulSet", learnerName), learnerContainer)))
         .containsEntry("NE_CILIUM_ENTITIES", "true");
+  }
+
+  /**
+   * L7 HTTP rules are rules of the cilium backend: set only with it and the value, off by default.
+   */
+  @Test
+  void l7HttpLearningIsGivenOnlyWithTheCiliumPolicyBackendAndTheValue() {
+    Combination c = new Combination("cilium", "existingSecret", "none", "distributed");
+    Map<String, String> values = c.values();
+    values.put("controller.provider.cilium.policyBackend", "cilium");
+    String processor = FULLNAME + "-processor";
+    assertThat(env(container(HelmChart.render(values).get("StatefulSet", processor), "processor")))
+        .doesNotContainKey("NE_LEARN_L7_HTTP");
+    values.put("processor.learning.l7Http", "true");
+    assertThat(env(container(HelmChart.render(values).get("StatefulSet", processor), "processor")))
+        .containsEntry("NE_LEARN_L7_HTTP", "true");
+    values.put("controller.provider.cilium.policyBackend", "kubernetes");
+    assertThat(env(container(HelmChart.render(values).get("StatefulSet", processor), "processor")))
+        .doesNotContainKey("NE_LEARN_L7_HTTP");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -378,6 +378,18 @@ class CommandLineTest {
     assertThat(entities.exitCode()).isEqualTo(2);
     assertThat(entities.err())
         .contains("Cilium entities are rules of the cilium backend; backend 'kubernetes' has none");
+
+    // L7 HTTP learning (NE_LEARN_L7_HTTP, as the chart sets it) with the cilium backend only.
+    assertThat(
+            CliRun.run(Map.of("NE_BACKEND", "cilium", "NE_LEARN_L7_HTTP", "true"), processor)
+                .exitCode())
+        .isZero();
+    CliRun l7 = CliRun.run(Map.of("NE_LEARN_L7_HTTP", "true"), processor);
+    assertThat(l7.exitCode()).isEqualTo(2);
+    assertThat(l7.err())
+        .contains(
+            "L7 HTTP rules are rules of the cilium backend; backend 'kubernetes' has none: drop"
+                + " --learn-l7-http or choose --backend cilium");
   }
 
   @Test

@@ -50,6 +50,16 @@ public class LearningOptions {
   boolean ciliumEntities;
 
   @Option(
+      names = "--learn-l7-http",
+      description =
+          "With --backend cilium: learn on every ingress port that HTTP requests reached through "
+              + "Cilium's L7 proxy the method and path of each (toPorts[].rules.http, path as an "
+              + "anchored regex); more than "
+              + LearningSettings.MAX_HTTP_RULES_PER_PORT
+              + " on one port leave it L3/L4 only. Off by default.")
+  boolean l7Http;
+
+  @Option(
       names = "--convergence-quiet-period",
       paramLabel = "DURATION",
       defaultValue = "7d",
@@ -74,7 +84,8 @@ public class LearningOptions {
             quiet,
             minObservations,
             externalPeersWidenAbove,
-            ciliumEntities)
+            ciliumEntities,
+            l7Http)
         .validate();
   }
 }

@@ -170,15 +170,35 @@ record Connectivity(String pods, SortedSet<Grant> grants) {
         return List.of(ANY_PORT);
       }
       boolean dns = r.getRules() != null && r.getRules().getDns() != null;
+      String http = http(r.getRules());
       for (CiliumPolicy.PortProtocol p : r.getPorts()) {
         out.add(
             (p.getProtocol() == null ? "ANY" : p.getProtocol())
                 + "/"
                 + p.getPort()
-                + (dns ? " (DNS proxy)" : ""));
+                + (dns ? " (DNS proxy)" : "")
+                + http);
       }
     }
     return out;
+  }
+
+  /**
+   * A port entry's HTTP rules, sorted so that the order a reviewer wrote them in is no difference:
+   * {@code " (HTTP GET ^/a$ | POST ^/a$)"}, an absent field as {@code *}; empty without rules.
+   */
+  private static String http(CiliumPolicy.L7Rules rules) {
+    if (rules == null || rules.getHttp() == null) {
+      return "";
+    }
+    SortedSet<String> requests = new TreeSet<>();
+    for (CiliumPolicy.HttpRule h : rules.getHttp()) {
+      requests.add(
+          (h == null || h.getMethod() == null ? "*" : h.getMethod())
+              + " "
+              + (h == null || h.getPath() == null ? "*" : h.getPath()));
+    }
+    return " (HTTP " + String.join(" | ", requests) + ")";
   }
 
   private static void add(SortedSet<Grant> grants, List<String> peers, List<String> ports) {

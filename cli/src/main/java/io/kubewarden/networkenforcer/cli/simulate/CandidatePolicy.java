@@ -185,7 +185,7 @@ record CandidatePolicy(
       NetworkPolicySpec k8s, IstioPolicy ist, CiliumPolicy cil, FlowRecord flow, Direction side) {
     if (cil != null) {
       return CiliumPolicyEvaluator.evaluate(
-          cil, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort());
+          cil, side, flow.src(), flow.dst(), flow.protocol(), flow.dstPort(), flow.http());
     }
     if (k8s != null) {
       return NetworkPolicyEvaluator.evaluate(

@@ -393,6 +393,67 @@ class DiffCommandTest {
     assertThat(t.path("unchanged").asInt()).isEqualTo(1);
   }
 
+  @Test
+  void ciliumHttpRulesAreComparedPerPort() throws Exception {
+    String head =
+        """
+        metadata: {name: deployment-http-server-ingress, namespace: demo}
+        spec:
+          backend: cilium
+          targetRef: {kind: Deployment, name: http-server}
+          direction: Ingress
+        """;
+    String rule =
+        """
+          cilium:
+            endpointSelector: {matchLabels: {app: http-server}}
+            ingress:
+            - fromEndpoints: [{matchLabels: {app: http-client}}]
+              toPorts:
+              - ports: [{port: "9090", protocol: TCP}]
+              - ports: [{port: "8080", protocol: TCP}]
+                rules: {http: [%s]}
+              - ports: [{port: "7070", protocol: TCP}]
+                rules: {http: [%s]}
+        """;
+    String proposal =
+        "apiVersion: networkenforcer.kubewarden.io/v1alpha1\nkind: WorkloadNetworkPolicyProposal\n"
+            + head
+            + rule.formatted(
+                "{method: GET, path: \"^/a$\"}, {method: POST, path: \"^/a$\"}",
+                "{method: GET, path: \"^/b$\"}");
+    String policy =
+        "apiVersion: networkenforcer.kubewarden.io/v1alpha1\nkind: WorkloadNetworkPolicy\n"
+            + head
+            + "  mode: monitor\n"
+            + rule.formatted(
+                    "{method: POST, path: \"^/a$\"}, {method: GET, path: \"^/a$\"}",
+                    "{path: \"^/b$\"}")
+                .replace("\"9090\"", "\"9091\"");
+    CliRun run =
+        CliRun.run(
+            "diff",
+            "--proposal",
+            file("p.yaml", proposal),
+            "--policy",
+            file("q.yaml", policy),
+            "-o",
+            "json");
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(DiffCommand.EXIT_DIFFERENT);
+    JsonNode t = Json.mapper().readTree(run.out()).path("targets").get(0);
+    // 8080's rules differ only in order: unchanged; 7070's method differs.
+    assertThat(t.path("added").toString())
+        .isEqualTo(
+            "[{\"peer\":\"pods {app=http-client}\",\"ports\":[\"TCP/7070 (HTTP GET ^/b$)\","
+                + "\"TCP/9090\"]}]");
+    assertThat(t.path("removed").toString())
+        .isEqualTo(
+            "[{\"peer\":\"pods {app=http-client}\",\"ports\":[\"TCP/7070 (HTTP * ^/b$)\","
+                + "\"TCP/9091\"]}]");
+    assertThat(t.path("unchanged").asInt()).isEqualTo(1);
+  }
+
   private String file(String name, String content) throws Exception {
     return Files.writeString(dir.resolve(name), content).toString();
   }

@@ -128,6 +128,44 @@ class LearnCiliumTest {
                         Map.of("app", "http-client", "k8s:io.kubernetes.pod.namespace", "demo")));
   }
 
+  /**
+   * {@code --learn-l7-http} over the multi-node capture: the GET /orders Hubble's L7 record shows
+   * on backend's 9090 becomes that port's HTTP rule; 8080, which no L7 record reached, stays L4.
+   */
+  @Test
+  void l7HttpLearningWritesTheRequestsOfAnIngressPort() throws Exception {
+    CliRun run =
+        CliRun.run(
+            "learn",
+            "-f",
+            CliRun.repoRoot().resolve("samples/captures/hubble-multinode.jsonl").toString(),
+            "--backend",
+            "cilium",
+            "--learn-l7-http",
+            "--output-dir",
+            out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    assertThat(Files.readString(out.resolve("shop/deployment-backend-ingress.yaml")))
+        .contains(
+            """
+                  toPorts:
+                  - ports:
+                    - port: "8080"
+                      protocol: "TCP"
+                  - ports:
+                    - port: "9090"
+                      protocol: "TCP"
+                    rules:
+                      http:
+                      - method: "GET"
+                        path: "^/orders$"
+                - fromEndpoints:
+            """);
+    assertThat(Files.readString(out.resolve("shop/statefulset-db-ingress.yaml")))
+        .doesNotContain("rules:");
+  }
+
   @Test
   void theCiliumBackendNeedsTheCiliumProvider() {
     CliRun run =

@@ -189,6 +189,53 @@ class SimulateCommandTest {
   }
 
   /**
+   * Proposals learned with {@code --learn-l7-http}: the capture's GET /orders is allowed, a later
+   * request to another path on a new connection is the one denied flow.
+   */
+  @Test
+  void ciliumHttpRulesDenyARequestToAnotherPath() throws Exception {
+    Path capture = CliRun.repoRoot().resolve("samples/captures/hubble-multinode.jsonl");
+    Path proposals = dir.resolve("l7");
+    CliRun learned =
+        CliRun.run(
+            "learn",
+            "-f",
+            capture.toString(),
+            "--backend",
+            "cilium",
+            "--learn-l7-http",
+            "--output-dir",
+            proposals.toString());
+    assertThat(learned.exitCode()).as(learned.err()).isZero();
+
+    List<String> lines = new ArrayList<>(Files.readAllLines(capture));
+    String request = lines.stream().filter(l -> l.contains("\"l7\"")).findFirst().orElseThrow();
+    lines.add(
+        request
+            .replace("/orders", "/admin")
+            .replace("\"source_port\":45700", "\"source_port\":45800")
+            .replace("15:40:01.100012345Z", "15:41:01.100012345Z"));
+    CliRun run =
+        CliRun.run(
+            "simulate",
+            "-f",
+            proposals.toString(),
+            "--input",
+            Files.write(dir.resolve("later.jsonl"), lines).toString(),
+            "-o",
+            "json");
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(SimulateCommand.EXIT_WOULD_DENY);
+    JsonNode report = Json.mapper().readTree(run.out());
+    assertThat(report.path("denied")).hasSize(1);
+    JsonNode denied = report.path("denied").get(0);
+    assertThat(denied.path("target").asText()).isEqualTo("shop/Deployment/backend");
+    assertThat(denied.path("direction").asText()).isEqualTo("Ingress");
+    assertThat(denied.path("port").asInt()).isEqualTo(9090);
+    assertThat(denied.path("count").asLong()).isEqualTo(1);
+  }
+
+  /**
    * Cilium-backend proposals are simulated with Cilium's semantics: the name's next address is
    * allowed, an address without a name is denied, and a NetworkPolicy beside them adds its allows
    * (Cilium enforces both).

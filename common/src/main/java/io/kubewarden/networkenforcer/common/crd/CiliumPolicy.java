@@ -396,12 +396,14 @@ public class CiliumPolicy {
     }
   }
 
-  /** {@code toPorts[]}: L4 ports, and for the DNS proxy rule the DNS names it may resolve. */
+  /** {@code toPorts[]}: L4 ports, and the DNS names the DNS proxy resolves or the HTTP requests. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static class PortRule {
     private List<PortProtocol> ports;
 
-    @JsonPropertyDescription("L7 rules; only dns (the names the DNS proxy lets through).")
+    @JsonPropertyDescription(
+        "L7 rules: dns (the names the DNS proxy lets through) or http (the requests the L7 proxy"
+            + " lets through).")
     private L7Rules rules;
 
     public PortRule() {}
@@ -486,15 +488,37 @@ public class CiliumPolicy {
     }
   }
 
-  /** {@code toPorts[].rules}: the DNS names the DNS proxy lets the pod resolve. */
+  /**
+   * {@code toPorts[].rules}: the DNS names the DNS proxy lets the pod resolve, or the HTTP requests
+   * the L7 proxy lets through to the port.
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static class L7Rules {
     private List<FqdnSelector> dns;
+
+    @JsonPropertyDescription(
+        "HTTP requests allowed on these ports (through Cilium's L7 proxy); any other request is"
+            + " refused.")
+    private List<HttpRule> http;
 
     public L7Rules() {}
 
     public L7Rules(List<FqdnSelector> dns) {
       this.dns = dns;
+    }
+
+    public static L7Rules http(List<HttpRule> http) {
+      L7Rules rules = new L7Rules();
+      rules.http = http;
+      return rules;
+    }
+
+    public List<HttpRule> getHttp() {
+      return http;
+    }
+
+    public void setHttp(List<HttpRule> http) {
+      this.http = http;
     }
 
     public List<FqdnSelector> getDns() {
@@ -507,12 +531,66 @@ public class CiliumPolicy {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof L7Rules r && Objects.equals(dns, r.dns);
+      return o instanceof L7Rules r && Objects.equals(dns, r.dns) && Objects.equals(http, r.http);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hashCode(dns);
+      return Objects.hash(dns, http);
+    }
+  }
+
+  /**
+   * {@code rules.http[]}: a request Cilium's L7 proxy allows. Both fields are regular expressions
+   * Cilium matches against the whole method and path; an absent one matches anything.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonPropertyOrder({"method", "path"})
+  public static class HttpRule {
+    @JsonPropertyDescription("The request method, a regular expression (GET).")
+    private String method;
+
+    @JsonPropertyDescription("The URL path, a regular expression matched in full (^/orders$).")
+    private String path;
+
+    public HttpRule() {}
+
+    public HttpRule(String method, String path) {
+      this.method = method;
+      this.path = path;
+    }
+
+    public String getMethod() {
+      return method;
+    }
+
+    public void setMethod(String method) {
+      this.method = method;
+    }
+
+    public String getPath() {
+      return path;
+    }
+
+    public void setPath(String path) {
+      this.path = path;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof HttpRule r
+          && Objects.equals(method, r.method)
+          && Objects.equals(path, r.path);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(method, path);
+    }
+
+    @Override
+    public String toString() {
+      return method + " " + path;
     }
   }
 }

@@ -8,6 +8,7 @@ import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.CidrRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortRule;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.util.ArrayList;
@@ -45,6 +46,14 @@ import java.util.Objects;
  *
  * {@code rules.dns} only filters DNS lookups through Cilium's DNS proxy; at L4 its port rule allows
  * the connection like any other.
+ *
+ * <p>{@code rules.http}: a flow that carries its HTTP request (Hubble's L7 record, {@link
+ * HttpRequest}) is allowed by the port entry only when one of its HTTP rules matches: {@code
+ * method} and {@code path} are regular expressions matched against the whole method and path, an
+ * absent one matches anything (Cilium: a request is allowed when at least one rule matches; a port
+ * allowed elsewhere without L7 rules allows every request). A flow without its request (the L3/L4
+ * record of the connection) is allowed at L3/L4 as Cilium does, which hands the connection to its
+ * proxy. An expression Java cannot read leaves that entry UNDETERMINED.
  */
 public final class CiliumPolicyEvaluator {
   static final String NAMESPACE_KEY = "io.kubernetes.pod.namespace";
@@ -59,6 +68,21 @@ public final class CiliumPolicyEvaluator {
       FlowEndpoint dst,
       Protocol protocol,
       int port) {
+    return evaluate(spec, direction, src, dst, protocol, port, null);
+  }
+
+  /**
+   * @param http the flow's HTTP request, matched against {@code rules.http}; null when it carries
+   *     none
+   */
+  public static Decision evaluate(
+      CiliumPolicy spec,
+      Direction direction,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Protocol protocol,
+      int port,
+      HttpRequest http) {
     Objects.requireNonNull(spec, "spec");
     Objects.requireNonNull(direction, "direction");
     Objects.requireNonNull(src, "src");
@@ -83,7 +107,7 @@ public final class CiliumPolicyEvaluator {
             anyEndpoint(rule.getFromEndpoints(), peer, namespace)
                 || anyEntity(rule.getFromEntities(), peer)
                 || anyCidr(rule.getFromCIDR(), rule.getFromCIDRSet(), peer);
-        Match m = peerMatches ? ports(rule.getToPorts(), protocol, port) : Match.NO;
+        Match m = peerMatches ? ports(rule.getToPorts(), protocol, port, http) : Match.NO;
         if (m == Match.YES) {
           return Decision.ALLOWED;
         }
@@ -100,7 +124,7 @@ public final class CiliumPolicyEvaluator {
                 || anyCidr(rule.getToCIDR(), rule.getToCIDRSet(), peer)
                 || peer.isExternal()
                     && FqdnMatcher.anyMatches(rule.getToFQDNs(), peer.external().dnsNames());
-        Match m = peerMatches ? ports(rule.getToPorts(), protocol, port) : Match.NO;
+        Match m = peerMatches ? ports(rule.getToPorts(), protocol, port, http) : Match.NO;
         if (m == Match.YES) {
           return Decision.ALLOWED;
         }
@@ -227,14 +251,25 @@ public final class CiliumPolicyEvaluator {
     return false;
   }
 
-  private static Match ports(List<PortRule> rules, Protocol protocol, int port) {
+  private static Match ports(List<PortRule> rules, Protocol protocol, int port, HttpRequest http) {
     if (rules == null || rules.isEmpty()) {
       return Match.YES;
     }
     boolean unknown = false;
     for (PortRule rule : rules) {
-      if (rule == null || rule.getPorts() == null || rule.getPorts().isEmpty()) {
-        return Match.YES; // a port rule without ports: every port (its L7 part aside)
+      if (rule == null) {
+        return Match.YES; // an empty entry: every port
+      }
+      Match l7 = HttpRuleMatcher.matches(rule.getRules(), http);
+      if (l7 == Match.NO) {
+        continue; // its requests are not this one
+      }
+      if (rule.getPorts() == null || rule.getPorts().isEmpty()) {
+        if (l7 == Match.YES) {
+          return Match.YES; // a port rule without ports: every port
+        }
+        unknown = true;
+        continue;
       }
       for (PortProtocol p : rule.getPorts()) {
         if (p == null || !protocolMatches(p.getProtocol(), protocol)) {
@@ -242,12 +277,20 @@ public final class CiliumPolicyEvaluator {
         }
         Integer number = number(p.getPort());
         if (number != null && number == 0) {
-          return Match.YES; // Cilium: port 0 is every port, so an unknown one too
+          // Cilium: port 0 is every port, so an unknown one too.
+          if (l7 == Match.YES) {
+            return Match.YES;
+          }
+          unknown = true;
+          continue;
         }
         if (number == null || port == 0) {
           unknown = true; // a named port, or a flow without its port
         } else if (number == port) {
-          return Match.YES;
+          if (l7 == Match.YES) {
+            return Match.YES;
+          }
+          unknown = true;
         }
       }
     }

@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param seenAs which record proved the connection when the reporter alone does not say it (an L7
  *     proxy's request); null: as {@code reporter} says ({@link #sighting()}), and in records of
  *     older versions
+ * @param http the HTTP request of an L7 record (Cilium's proxy), method and path; null for a
+ *     connection without one (and in records of older versions)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record FlowRecord(
@@ -37,7 +39,8 @@ public record FlowRecord(
     long count,
     Reporter reporter,
     Instant lastSeen,
-    Sighting seenAs) {
+    Sighting seenAs,
+    HttpRequest http) {
 
   public FlowRecord {
     Objects.requireNonNull(time, "time");
@@ -56,7 +59,67 @@ public record FlowRecord(
     lastSeen = lastSeen == null || lastSeen.isBefore(time) ? time : lastSeen;
   }
 
-  /** A record whose reporter says how it was seen. */
+  /** A record whose reporter says how it was seen, with the HTTP request of an L7 record. */
+  public FlowRecord(
+      Instant time,
+      Provider provider,
+      Protocol protocol,
+      int dstPort,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Verdict verdict,
+      PolicyRef denyingPolicy,
+      long count,
+      Reporter reporter,
+      Instant lastSeen,
+      HttpRequest http) {
+    this(
+        time,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        lastSeen,
+        null,
+        http);
+  }
+
+  /** A record without an HTTP request, seen as {@code seenAs} says. */
+  public FlowRecord(
+      Instant time,
+      Provider provider,
+      Protocol protocol,
+      int dstPort,
+      FlowEndpoint src,
+      FlowEndpoint dst,
+      Verdict verdict,
+      PolicyRef denyingPolicy,
+      long count,
+      Reporter reporter,
+      Instant lastSeen,
+      Sighting seenAs) {
+    this(
+        time,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        lastSeen,
+        seenAs,
+        null);
+  }
+
+  /** A record whose reporter says how it was seen, without an HTTP request. */
   public FlowRecord(
       Instant time,
       Provider provider,
@@ -81,6 +144,7 @@ public record FlowRecord(
         count,
         reporter,
         lastSeen,
+        null,
         null);
   }
 
@@ -97,7 +161,19 @@ public record FlowRecord(
       long count,
       Reporter reporter) {
     this(
-        time, provider, protocol, dstPort, src, dst, verdict, denyingPolicy, count, reporter, null);
+        time,
+        provider,
+        protocol,
+        dstPort,
+        src,
+        dst,
+        verdict,
+        denyingPolicy,
+        count,
+        reporter,
+        null,
+        null,
+        null);
   }
 
   /**
@@ -123,7 +199,8 @@ public record FlowRecord(
         count,
         reporter,
         last,
-        seenAs);
+        seenAs,
+        http);
   }
 
   /** The earliest time of the flows this record stands for: {@link #time()}. */

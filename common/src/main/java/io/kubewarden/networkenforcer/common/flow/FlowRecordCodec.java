@@ -25,7 +25,7 @@ import java.util.Map;
  *               7 dst Endpoint, 8 verdict (absent: FORWARDED), 9 denyingPolicy PolicyRef,
  *               10 count (absent: 1), 11 reporter (absent: UNKNOWN),
  *               12 lastSeen - time in nanoseconds (absent: 0), 13 seenAs (absent: as the reporter
- *               says)
+ *               says), 14 http HttpRequest (absent: none)
  * Endpoint:     1 namespace, 2 workloadKind, 3 workloadName, 4 workloadSelector Selector,
  *               5 podLabels Label*, 6 namespaceLabels Label* (without kubernetes.io/metadata.name
  *               when it equals the namespace: then 7 = true), 8 ip, 9 identity, 10 namedPorts Port*,
@@ -34,6 +34,7 @@ import java.util.Map;
  *               13 external External (the end is outside the cluster; absent: inside),
  *               14 labelsOnly (known only by namespace and labels, 4 = their selector; absent: false)
  * External:     1 dnsNames*, 2 network
+ * HttpRequest:  1 method, 2 path, 3 truncated (absent: false), 4 connectionSeen (absent: false)
  * Selector:     1 matchLabels Label*, 2 matchExpressions Requirement*
  * Requirement:  1 key, 2 operator, 3 values*
  * Label:        1 key, 2 value
@@ -99,7 +100,8 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
         r.count(),
         r.reporter(),
         r.lastSeen(),
-        r.seenAs());
+        r.seenAs(),
+        r.http());
   }
 
   private static FlowEndpoint carried(FlowEndpoint e) {
@@ -146,6 +148,18 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     if (r.seenAs() != null) {
       out.varint(13, code(SIGHTINGS, r.seenAs()));
     }
+    if (r.http() != null) {
+      m = out.beginMessage(14);
+      out.string(1, r.http().method());
+      out.string(2, r.http().path());
+      if (r.http().truncated()) {
+        out.bool(3, true);
+      }
+      if (r.http().connectionSeen()) {
+        out.bool(4, true);
+      }
+      out.endMessage(m);
+    }
   }
 
   @Override
@@ -163,6 +177,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     Reporter reporter = Reporter.UNKNOWN;
     long lastSeenDelta = 0;
     Sighting seenAs = null;
+    HttpRequest http = null;
     while (in.hasMore()) {
       int tag = in.readTag();
       switch (WireReader.field(tag)) {
@@ -183,6 +198,7 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
           int code = in.readInt();
           seenAs = code >= 1 && code < SIGHTINGS.length ? SIGHTINGS[code] : null;
         }
+        case 14 -> http = readHttp(in.nested());
         default -> in.skip(tag);
       }
     }
@@ -193,7 +209,28 @@ public final class FlowRecordCodec implements BinaryCodec<FlowRecord> {
     Instant lastSeen = lastSeenDelta == 0 ? time : time.plusNanos(lastSeenDelta);
     return new FlowRecord(
         time, provider, protocol, port, src, dst, verdict, denying, count, reporter, lastSeen,
-        seenAs);
+        seenAs, http);
+  }
+
+  private static HttpRequest readHttp(WireReader in) {
+    String method = null;
+    String path = null;
+    boolean truncated = false;
+    boolean connectionSeen = false;
+    while (in.hasMore()) {
+      int tag = in.readTag();
+      switch (WireReader.field(tag)) {
+        case 1 -> method = in.readString();
+        case 2 -> path = in.readString();
+        case 3 -> truncated = in.readBool();
+        case 4 -> connectionSeen = in.readBool();
+        default -> in.skip(tag);
+      }
+    }
+    if (method == null || path == null) {
+      throw new MalformedRecordException("an HTTP request needs method and path");
+    }
+    return new HttpRequest(method, path, truncated, connectionSeen);
   }
 
   private static void writeEndpoint(WireWriter out, FlowEndpoint e) {

@@ -104,6 +104,21 @@ final class CiliumRules {
       if (r.getRules() != null && r.getRules().getDns() != null) {
         out.add("(DNS proxy)");
       }
+      if (r.getRules() != null && r.getRules().getHttp() != null) {
+        // Each request the L7 proxy lets through; an absent field matches anything.
+        out.add(
+            "(HTTP "
+                + String.join(
+                    " | ",
+                    r.getRules().getHttp().stream()
+                        .map(
+                            h ->
+                                (h == null || h.getMethod() == null ? "*" : h.getMethod())
+                                    + " "
+                                    + (h == null || h.getPath() == null ? "*" : h.getPath()))
+                        .toList())
+                + ")");
+      }
     }
     return String.join(", ", out);
   }

@@ -286,6 +286,8 @@ class CrdSchemaTest {
       assertThat(at(cilium, "egress[].toPorts[].rules.dns[]").getProperties())
           .containsOnlyKeys("matchName", "matchPattern");
       assertThat(at(cilium, "egress[].toPorts[].ports[]").getRequired()).containsExactly("port");
+      assertThat(at(cilium, "ingress[].toPorts[].rules.http[]").getProperties())
+          .containsOnlyKeys("method", "path");
     }
   }
 

@@ -19,6 +19,12 @@ class CiliumRulesTest {
                 ingress:
                 - fromEntities: [cluster]
                   toPorts: [{ports: [{port: "8080", protocol: TCP}]}]
+                - fromEndpoints: [{matchLabels: {app: client}}]
+                  toPorts:
+                  - ports: [{port: "9090", protocol: TCP}]
+                  - ports: [{port: "8081", protocol: TCP}]
+                    rules:
+                      http: [{method: GET, path: "^/orders$"}, {path: "/v1/.*"}]
                 egress:
                 - toEndpoints: [{matchLabels: {app: db, k8s:io.kubernetes.pod.namespace: data}}]
                   toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
@@ -33,6 +39,8 @@ class CiliumRulesTest {
     assertThat(CiliumRules.describe("prod/web", policy))
         .containsExactly(
             "prod/web <- entity cluster on TCP 8080",
+            "prod/web <- pods {app=client} in the policy's namespace on TCP 9090, TCP 8081, (HTTP GET"
+                + " ^/orders$ | * /v1/.*)",
             "prod/web -> pods {app=db} in data on TCP 5432",
             "prod/web -> entity world on TCP 443",
             "prod/web -> name api.example.com | addresses 0.0.0.0/0 except 10.0.0.0/8 on TCP 443");

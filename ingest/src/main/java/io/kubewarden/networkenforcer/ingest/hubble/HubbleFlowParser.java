@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.ExternalEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
@@ -206,7 +207,12 @@ public final class HubbleFlowParser {
     if (direction == ReplyDetection.Direction.UNKNOWN) {
       return ParseOutcome.dropped(DropReason.UNKNOWN_DIRECTION);
     }
-    if (nodeLocalCluster != null && verdict == Verdict.FORWARDED && reportedAtTheSourceNode(flow)) {
+    HttpRequest http = httpRequest(flow);
+    // The source's node publishes the connection; an HTTP request only this (the server's) node
+    // saw is still news, on a connection published there.
+    boolean sourceNodePublishes =
+        nodeLocalCluster != null && verdict == Verdict.FORWARDED && reportedAtTheSourceNode(flow);
+    if (sourceNodePublishes && http == null) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
     String srcIp = flow.hasIP() ? flow.getIP().getSource() : "";
@@ -216,6 +222,20 @@ public final class HubbleFlowParser {
         sourcePort == 0
             ? null
             : srcIp + ":" + sourcePort + ">" + dstIp + ":" + port + "/" + protocol + "/" + verdict;
+    String request = null;
+    if (connection != null && http != null) {
+      // Each distinct request on a connection is news (its method and path are learned); the same
+      // request again on it is not. One on a connection published already says so, and counts
+      // nothing where requests are not learned.
+      request = connection + " " + http.method() + " " + http.path();
+      if (sightings.counted(request, time)) {
+        return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
+      }
+      if (sourceNodePublishes || sightings.counted(connection, time)) {
+        http = http.onSeenConnection();
+        connection = request;
+      }
+    }
     // Checked before resolving: the connection was counted already, so this copy (the other node's,
     // a
     // later packet) adds nothing, even when its endpoints would not resolve, and resolving it is
@@ -250,6 +270,9 @@ public final class HubbleFlowParser {
     if (connection != null && !sightings.firstSighting(connection, time)) {
       return ParseOutcome.dropped(DropReason.DUPLICATE_REPORT);
     }
+    if (request != null) {
+      sightings.firstSighting(request, time);
+    }
     PolicyRef denying = verdict == Verdict.FORWARDED ? null : denyingPolicy(flow, reporter);
     return ParseOutcome.of(
         new FlowRecord(
@@ -264,7 +287,16 @@ public final class HubbleFlowParser {
             1,
             reporter,
             null,
-            isL7(flow) ? Sighting.L7_REQUEST : null));
+            isL7(flow) ? Sighting.L7_REQUEST : null,
+            http));
+  }
+
+  /** The method and URL path of a forwarded HTTP request; null for any other record. */
+  private static HttpRequest httpRequest(Flow flow) {
+    if (!isForwardedL7Request(flow) || !flow.getL7().hasHttp()) {
+      return null;
+    }
+    return HttpRequest.of(flow.getL7().getHttp().getMethod(), flow.getL7().getHttp().getUrl());
   }
 
   /**

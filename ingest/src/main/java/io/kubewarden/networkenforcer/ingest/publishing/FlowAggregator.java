@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Aggregation at the edge: folds repeated flows into one record per window before they are
  * published, as Goldmane does with its 15 s windows. Two flows fold when they differ only in time
  * and count (same source and destination workload and pod, port, protocol, verdict, reporter,
- * denying policy, provider): the folded record has the earliest time, the latest {@link
- * FlowRecord#lastSeen()} and the summed count, so learning and violations count the same. Pods of
- * one workload stay apart: monitor-mode evaluation reads the peer pod's labels and IP.
+ * denying policy, provider, HTTP request): the folded record has the earliest time, the latest
+ * {@link FlowRecord#lastSeen()} and the summed count, so learning and violations count the same.
+ * Pods of one workload stay apart: monitor-mode evaluation reads the peer pod's labels and IP.
  *
  * <p>Records leave every {@code window} (a timer), when {@code maxPending} different flows wait
  * (memory stays bounded under any load), and on {@link #flush()}/{@link #close()}. A window of 0

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
@@ -169,7 +170,10 @@ class NodeLocalHubbleTest {
             .flatMap(List::stream)
             .map(NodeLocalHubbleTest::connection)
             .toList();
-    assertThat(relayFlows).hasSize(6);
+    // Four connections, debug-x7k2p's two by its labels, and the HTTP request on one of them (the
+    // L7
+    // record at backend's node).
+    assertThat(relayFlows).hasSize(7);
     assertThat(nodeLocalFlows).containsExactlyInAnyOrderElementsOf(relayFlows);
     // Who published what: the source's node its allowed calls, also those the other node saw.
     assertThat(publishedBy.get("kind-worker").stream().map(NodeLocalHubbleTest::connection))
@@ -178,11 +182,18 @@ class NodeLocalHubbleTest {
             "shop/frontend-5d8f7b9c6d-x7k2p>shop/backend-6c9d8f7b54-q2w4z:9090/TCP/FORWARDED",
             "shop/debug-x7k2p>shop/backend-6c9d8f7b54-q2w4z:8080/TCP/FORWARDED");
     // debug-x7k2p (a lone suffix names no workload) is known by its labels, as through Relay; its
-    // deny stays with the node that enforced it.
+    // deny stays with the node that enforced it. The server's node publishes the request its proxy
+    // saw, on the connection the source's node published.
     assertThat(publishedBy.get("kind-worker2").stream().map(NodeLocalHubbleTest::connection))
         .containsExactlyInAnyOrder(
             "shop/backend-6c9d8f7b54-q2w4z>shop/db-0:5432/TCP/FORWARDED",
-            "shop/debug-x7k2p>shop/db-0:5432/TCP/DENIED");
+            "shop/debug-x7k2p>shop/db-0:5432/TCP/DENIED",
+            "shop/frontend-5d8f7b9c6d-x7k2p>shop/backend-6c9d8f7b54-q2w4z:9090/TCP/FORWARDED");
+    assertThat(publishedBy.get("kind-worker2"))
+        .filteredOn(f -> f.http() != null)
+        .singleElement()
+        .satisfies(
+            f -> assertThat(f.http()).isEqualTo(new HttpRequest("GET", "/orders", false, true)));
     assertThat(publishedBy.get("kind-worker3").stream().map(NodeLocalHubbleTest::connection))
         .containsExactly(
             "shop/worker-7f6d5c4b9-n8m2x>shop/backend-6c9d8f7b54-q2w4z:8080/TCP/FORWARDED");

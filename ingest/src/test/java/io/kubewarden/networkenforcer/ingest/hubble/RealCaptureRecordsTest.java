@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
@@ -83,7 +84,8 @@ class RealCaptureRecordsTest {
                 .dropReason())
         .isEqualTo(DropReason.L7_RECORD);
 
-    // The request and the L3/L4 record of its connection: one flow.
+    // The request and the L3/L4 record of its connection: two records, the request's with its
+    // method and path (learned from it); a repeat of either counts once (HubbleL7HttpTest).
     HubbleFlowParser parser =
         new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
     List<ParseOutcome> both = new ArrayList<>();
@@ -94,7 +96,9 @@ class RealCaptureRecordsTest {
       both.add(parser.parse(HubbleJson.decode(line, Json.mapper().readTree(line))));
     }
     assertThat(both.get(0).records()).hasSize(1);
-    assertThat(both.get(1).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
+    assertThat(both.get(1).records())
+        .singleElement()
+        .satisfies(r -> assertThat(r.http().path()).isEqualTo("/"));
   }
 
   private static String tcp(int srcPort, int dstPort, String flagsJson, String extra) {
@@ -127,20 +131,19 @@ class RealCaptureRecordsTest {
     assertThat(summary.lines()).isEqualTo(16);
     assertThat(summary.badLines()).isZero();
     // debug-x7k2p (a lone suffix, nothing says DaemonSet: no workload) is known by its labels,
-    // the peer of backend (allowed) and of db (denied).
-    assertThat(summary.published()).isEqualTo(6);
+    // the peer of backend (allowed) and of db (denied); the L7 request of a connection seen is
+    // published too: it carries its method and path.
+    assertThat(summary.published()).isEqualTo(7);
     assertThat(summary.dropped())
         .containsExactlyInAnyOrderEntriesOf(
             Map.of(
                 DropReason.NOT_A_FLOW, 2L, // node status, lost events
-                DropReason.DUPLICATE_REPORT,
-                    3L, // the other node's copy, a later packet, the L7 request of a connection
-                // seen
+                DropReason.DUPLICATE_REPORT, 2L, // the other node's copy, a later packet
                 DropReason.REPLY,
                     4L, // SYN+ACK twice, an ACK towards an ephemeral port, trace reason REPLY
                 DropReason.REMOTE_NODE, 1L));
     assertThat(summary.lostEvents()).isEqualTo(42);
-    assertThat(summary.inferredFlows()).isEqualTo(6);
+    assertThat(summary.inferredFlows()).isEqualTo(7);
 
     // No reply was learned: every port is a service port, never the client's ephemeral one.
     assertThat(records)
@@ -158,8 +161,11 @@ class RealCaptureRecordsTest {
             "backend>db:5432 FORWARDED",
             "worker>backend:8080 FORWARDED",
             "frontend>backend:9090 FORWARDED",
+            "frontend>backend:9090 FORWARDED",
             "shop/Labels/run=debug>backend:8080 FORWARDED",
             "shop/Labels/run=debug>db:5432 DENIED");
+    assertThat(records.get(4).http()).isEqualTo(new HttpRequest("GET", "/orders", false, true));
+    assertThat(records.get(3).http()).isNull();
     FlowRecord fromWorker = records.get(2);
     assertThat(fromWorker.src().inferred()).isTrue();
     assertThat(fromWorker.src().workloadSelector())

@@ -20,6 +20,9 @@ import java.util.Locale;
  * @param ciliumEntities cilium backend: the widened rule is Cilium's entity {@code world} (every
  *     end outside the cluster, whatever its ranges) instead of {@code 0.0.0.0/0} and {@code ::/0}
  *     except {@code clusterCidrs}
+ * @param l7Http cilium backend: an ingress port that HTTP requests reached through Cilium's proxy
+ *     is learned with the method and path of each ({@code toPorts[].rules.http}), at most {@link
+ *     #MAX_HTTP_RULES_PER_PORT} per port, beyond which the port stays L3/L4 only; off by default
  */
 public record LearningSettings(
     List<String> clusterCidrs,
@@ -27,7 +30,14 @@ public record LearningSettings(
     Duration quietPeriod,
     long minObservations,
     int externalPeersWidenAbove,
-    boolean ciliumEntities) {
+    boolean ciliumEntities,
+    boolean l7Http) {
+
+  /**
+   * A service has a handful of endpoints; more distinct paths on one port are ids in paths or a
+   * crawler, which one rule per request would only chase: the port then allows every request.
+   */
+  public static final int MAX_HTTP_RULES_PER_PORT = 32;
 
   public static final Duration DEFAULT_QUIET_PERIOD = Duration.ofDays(7);
   public static final long DEFAULT_MIN_OBSERVATIONS = 100;
@@ -45,6 +55,24 @@ public record LearningSettings(
 
   public static final LearningSettings DEFAULTS =
       new LearningSettings(null, null, null, DEFAULT_MIN_OBSERVATIONS);
+
+  /** Without L7 HTTP rules. */
+  public LearningSettings(
+      List<String> clusterCidrs,
+      ExternalPeers externalPeers,
+      Duration quietPeriod,
+      long minObservations,
+      int externalPeersWidenAbove,
+      boolean ciliumEntities) {
+    this(
+        clusterCidrs,
+        externalPeers,
+        quietPeriod,
+        minObservations,
+        externalPeersWidenAbove,
+        ciliumEntities,
+        false);
+  }
 
   /** Without Cilium entities. */
   public LearningSettings(
@@ -116,7 +144,8 @@ public record LearningSettings(
         quietPeriod,
         minObservations,
         externalPeersWidenAbove,
-        ciliumEntities);
+        ciliumEntities,
+        l7Http);
   }
 
   public LearningSettings validate() {

@@ -252,6 +252,12 @@ public record ProcessorConfig(
               + backend
               + "' has none: drop --cilium-entities or choose --backend cilium");
     }
+    if (learning.l7Http() && backend != Backend.cilium) {
+      throw new ConfigException(
+          "L7 HTTP rules are rules of the cilium backend; backend '"
+              + backend
+              + "' has none: drop --learn-l7-http or choose --backend cilium");
+    }
     return this;
   }
 

@@ -93,7 +93,8 @@ public final class MonitorModeEvaluation {
                   flow.src(),
                   flow.dst(),
                   flow.protocol(),
-                  flow.dstPort())
+                  flow.dstPort(),
+                  flow.http())
               : NetworkPolicyEvaluator.evaluate(
                   policy.spec().getKubernetes(),
                   direction,

@@ -106,6 +106,9 @@ public final class AllowListLearner {
   private final ExternalPeerRule externalPeers;
   private final int maxPeers;
 
+  /** Cilium backend with L7 HTTP learning: ingress ports learn the requests seen on them. */
+  private final boolean l7Http;
+
   public AllowListLearner(Backend backend) {
     this(backend, LearningSettings.DEFAULTS);
   }
@@ -118,6 +121,7 @@ public final class AllowListLearner {
     this.backend = backend;
     this.externalPeers = new ExternalPeerRule(settings);
     this.maxPeers = maxPeers;
+    this.l7Http = backend == Backend.cilium && settings.l7Http();
   }
 
   /**
@@ -145,7 +149,8 @@ public final class AllowListLearner {
       return new Skipped("no-own-selector");
     }
     if (peer.isExternal()) {
-      return learnOutside(current, own.workloadSelector(), own.inferred(), peer, flow);
+      return learnOutside(
+          current, own.workloadSelector(), own.inferred(), peer, flow, route(ingress, flow));
     }
     // A workload, a Job without a CronJob that opted in as a peer (ns/Job/<name>), or pods known
     // only by their labels (ns/Labels/<k=v,...>).
@@ -200,7 +205,8 @@ public final class AllowListLearner {
             peer.workloadSelector(),
             peerInferred,
             null,
-            flow);
+            flow,
+            route(ingress, flow));
     if (relabeled == null || !(merged instanceof Learned learned)) {
       return merged;
     }
@@ -241,6 +247,15 @@ public final class AllowListLearner {
   }
 
   /**
+   * The HTTP request to learn on the flow's port: an ingress flow carrying one, with L7 HTTP
+   * learning on (Cilium's proxy sees requests at the server; an egress HTTP rule would need the
+   * client's proxy too). Null otherwise.
+   */
+  private String route(boolean ingress, FlowRecord flow) {
+    return l7Http && ingress && flow.http() != null ? LearnedPort.route(flow.http()) : null;
+  }
+
+  /**
    * A peer outside the cluster becomes an ipBlock peer; the DNS names the data plane reported are
    * kept on it as evidence (a new name is no allow-list change, only evidence).
    *
@@ -255,7 +270,8 @@ public final class AllowListLearner {
       LabelSelector ownSelector,
       boolean ownInferred,
       FlowEndpoint peer,
-      FlowRecord flow) {
+      FlowRecord flow,
+      String route) {
     ExternalPeerRule.Peer outside = externalPeers.peerFor(peer);
     if (outside.skipReason() != null) {
       return new Skipped(outside.skipReason());
@@ -305,7 +321,8 @@ public final class AllowListLearner {
             null,
             false,
             outside.ipBlocks(),
-            flow);
+            flow,
+            route);
     if (!(merged instanceof Learned learned)) {
       return merged;
     }
@@ -423,9 +440,13 @@ public final class AllowListLearner {
         null,
         false,
         null,
-        flow);
+        flow,
+        null);
   }
 
+  /**
+   * @param route an HTTP request to learn on the port ({@link LearnedPort#route}), or null
+   */
   private Outcome merge(
       LearnedAllowList current,
       LabelSelector ownSelector,
@@ -435,7 +456,8 @@ public final class AllowListLearner {
       LabelSelector peerSelector,
       boolean peerInferred,
       List<LearnedIpBlock> ipBlocks,
-      FlowRecord flow) {
+      FlowRecord flow,
+      String route) {
     List<LearnedIpBlock> blocks = ipBlocks == null ? List.of() : ipBlocks;
     LearnedPort port = new LearnedPort(flow.protocol(), flow.dstPort());
     String portKey = port.key();
@@ -449,7 +471,8 @@ public final class AllowListLearner {
           && Objects.equals(known.selector(), peerSelector)
           && known.ipBlocks().equals(blocks)
           && known.inferred() == peerInferred
-          && known.ports().containsKey(portKey)) {
+          && known.ports().containsKey(portKey)
+          && (route == null || !known.ports().get(portKey).wouldLearn(route))) {
         return new Learned(current, false, peerKey, portKey);
       }
     }
@@ -465,6 +488,14 @@ public final class AllowListLearner {
         peer == null ? new TreeMap<>() : new TreeMap<>(peer.ports());
     // Kept keys: one copy each across all targets (a workload is the peer of every target it talks
     // to).
+    LearnedPort before = ports.get(portKey);
+    boolean newRoute = route != null && (before == null || before.wouldLearn(route));
+    if (before != null) {
+      port = before; // keeps the requests learned on it
+    }
+    if (route != null) {
+      port = port.withRoute(route, LearningSettings.MAX_HTTP_RULES_PER_PORT);
+    }
     ports.put(portKey.intern(), port);
     // The inferred marks follow the latest flow: a workload the cluster later confirms loses its
     // mark.
@@ -486,7 +517,8 @@ public final class AllowListLearner {
             && Objects.equals(peer.namespace(), peerNamespace)
             && Objects.equals(peer.selector(), peerSelector)
             && peer.ipBlocks().equals(blocks)
-            && peer.ports().containsKey(portKey);
+            && peer.ports().containsKey(portKey)
+            && !newRoute;
     if (onlyMarks) {
       return new Learned(
           new LearnedAllowList(

@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.CidrRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.FqdnSelector;
+import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.HttpRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.IngressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.L7Rules;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
@@ -242,12 +243,49 @@ final class CiliumRendering {
     return sets.isEmpty() ? null : sets;
   }
 
+  /**
+   * The ports without HTTP requests as one entry (as always), then each port with learned requests
+   * as an entry of its own with its {@code rules.http} (Cilium's HTTP rules hold for every port of
+   * their entry).
+   */
   private static List<PortRule> ports(Map<String, LearnedPort> ports) {
-    List<PortProtocol> out = new ArrayList<>();
+    List<PortProtocol> plain = new ArrayList<>();
+    List<PortRule> withHttp = new ArrayList<>();
     for (LearnedPort p : ports.values()) {
-      out.add(new PortProtocol(Integer.toString(p.port()), p.protocol().name()));
+      PortProtocol port = new PortProtocol(Integer.toString(p.port()), p.protocol().name());
+      if (p.http().isEmpty()) {
+        plain.add(port);
+      } else {
+        withHttp.add(
+            new PortRule(
+                List.of(port),
+                L7Rules.http(p.http().stream().map(CiliumRendering::httpRule).toList())));
+      }
     }
-    return List.of(new PortRule(out, null));
+    if (withHttp.isEmpty()) {
+      return List.of(new PortRule(plain, null));
+    }
+    List<PortRule> out = new ArrayList<>();
+    if (!plain.isEmpty()) {
+      out.add(new PortRule(plain, null));
+    }
+    out.addAll(withHttp);
+    return out;
+  }
+
+  /**
+   * A learned request ({@link LearnedPort#route}) as Cilium's rule: the method as it is, the path
+   * as a regular expression for exactly that path, or for a cut path every path that starts so.
+   */
+  static HttpRule httpRule(String route) {
+    int space = route.indexOf(' ');
+    String path = route.substring(space + 1);
+    boolean truncated = path.endsWith(LearnedPort.TRUNCATED);
+    if (truncated) {
+      path = path.substring(0, path.length() - LearnedPort.TRUNCATED.length());
+    }
+    return new HttpRule(
+        route.substring(0, space), "^" + RegexEscape.literal(path) + (truncated ? ".*" : "") + "$");
   }
 
   private static LabelSelector copy(LabelSelector selector) {

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.processor.topology;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
@@ -65,6 +66,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final AllowListLearner learner;
   private final ConvergenceRule convergence;
   private final boolean ciliumEntities;
+
+  /** L7 HTTP learning on: a request on a connection published already is news. */
+  private final boolean l7Http;
 
   /** How far flow time must move before targets are checked for a quiet period that ended. */
   private final Duration convergenceSweepStep;
@@ -173,6 +177,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.learner = learner;
     this.convergence = new ConvergenceRule(learning);
     this.ciliumEntities = learning.ciliumEntities();
+    this.l7Http = learning.l7Http();
     Duration step = learning.quietPeriod().dividedBy(100);
     this.convergenceSweepStep =
         step.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : step;
@@ -389,6 +394,12 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
 
   private void observed(
       Record<String, TargetEvent> record, TargetKey target, Observation observation) {
+    HttpRequest http = observation.flow().http();
+    if (!l7Http && http != null && http.connectionSeen()) {
+      // Only its request is new, and requests are not learned: counting it would count its
+      // connection twice (evidence, violations), unlike before requests were published.
+      return;
+    }
     FlowRecord flow = FlowTimeBound.clamp(observation.flow(), record.timestamp());
     if (flow != observation.flow()) {
       metrics.futureFlowClamped();
