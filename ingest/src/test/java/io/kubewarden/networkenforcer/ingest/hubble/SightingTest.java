@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.ingest.hubble;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Sighting;
 import io.kubewarden.networkenforcer.common.json.Json;
@@ -143,8 +144,13 @@ class SightingTest {
     FlowRecord first = only(EGRESS);
 
     assertThat(parse(INGRESS).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
-    assertThat(parse(L7_REQUEST).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
+    // The HTTP request is published for its method and path, marked as on a connection already
+    // published: the processor counts it only with L7 HTTP learning on, and then as its request.
+    FlowRecord request = only(L7_REQUEST);
+    assertThat(request.http()).isEqualTo(new HttpRequest("GET", "/api/orders", false, true));
+    assertThat(request.sighting()).isEqualTo(Sighting.L7_REQUEST);
     assertThat(first.count()).isEqualTo(1);
+    assertThat(first.http()).isNull();
     assertThat(first.sighting()).isEqualTo(Sighting.SOURCE_RECORD);
   }
 
