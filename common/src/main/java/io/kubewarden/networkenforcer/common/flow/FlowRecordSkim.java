@@ -149,6 +149,8 @@ public final class FlowRecordSkim {
           lastSeenDelta = in.readVarint();
           identity = false;
         }
+        case 13 -> in.readInt(); // seenAs: part of the identity
+        case 14 -> in.skipLengthDelimited(); // the HTTP request: part of the identity
         default -> in.skip(tag);
       }
       if (identity) {
@@ -182,7 +184,7 @@ public final class FlowRecordSkim {
             end.kind = FlowRecordCodec.decode(FlowRecordCodec.KINDS, in.readInt(), "workload kind");
         case 3 -> end.name = in.readSpan();
         case 4, 5, 6, 8, 9, 10, 13 -> in.skipLengthDelimited();
-        case 7, 11, 12 -> in.readBool();
+        case 7, 11, 12, 14 -> in.readBool();
         default -> in.skip(tag);
       }
     }
