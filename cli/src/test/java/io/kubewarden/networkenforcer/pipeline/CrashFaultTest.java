@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -45,10 +46,12 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -633,8 +636,15 @@ class CrashFaultTest {
             Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
         Instant deadline = Instant.now().plusSeconds(60);
         while (Instant.now().isBefore(deadline)) {
-          for (TransactionListing t :
-              admin.listTransactions(ongoing).all().get(10, TimeUnit.SECONDS)) {
+          Collection<TransactionListing> open;
+          try {
+            open = admin.listTransactions(ongoing).all().get(10, TimeUnit.SECONDS);
+          } catch (ExecutionException | TimeoutException e) {
+            // A broker still coming back from an earlier fault cannot answer yet: ask again.
+            Thread.sleep(200);
+            continue;
+          }
+          for (TransactionListing t : open) {
             Matcher m = uuid.matcher(t.transactionalId());
             if (!t.transactionalId().startsWith(APP_ID) || !m.find()) {
               continue;

@@ -91,6 +91,8 @@ class LearnExternalWideningTest {
                 "      firstSeen: \"2026-08-03T15:40:10Z\"",
                 "      lastSeen: \"2026-08-03T15:41:10Z\"",
                 "      count: 11",
+                "      seenAs:",
+                "      - \"source-record\"",
                 "    dnsNames:",
                 "    - \"api.stripe.com\"",
                 "    - \"bucket.s3.amazonaws.com\""))
