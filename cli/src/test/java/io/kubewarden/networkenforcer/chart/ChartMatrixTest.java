@@ -148,7 +148,8 @@ class ChartMatrixTest {
           .containsEntry("NE_DATA_DIR", "/var/lib/network-enforcer")
           .containsEntry("NE_KAFKA_REPLICATION_FACTOR", "1")
           .containsEntry("NE_NUM_STANDBY_REPLICAS", "0")
-          .doesNotContainKey("NE_GROUP_INSTANCE_ID")
+          // Static membership here too: a restart does not wait out the dead member's session.
+          .containsEntry("NE_GROUP_INSTANCE_ID", "fieldRef:metadata.name")
           .doesNotContainKey("NE_LEADER_ELECTION")
           // The single writer still takes the Lease, and RBAC allows exactly this name.
           .containsEntry("NE_LEASE_NAME", FULLNAME + "-writer")
