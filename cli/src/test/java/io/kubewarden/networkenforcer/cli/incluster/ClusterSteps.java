@@ -23,7 +23,9 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -192,12 +194,15 @@ final class ClusterSteps {
     assertThat(expectedCount).as("observations in learn's proposals").isPositive();
     KubernetesSerialization json = cluster.client().getKubernetesSerialization();
     List<String> last = new ArrayList<>();
+    List<String> difference = new ArrayList<>();
     try {
       cluster.await(
           what,
           deadline,
           () -> {
             Map<String, WorkloadNetworkPolicyProposal> now = stored.get();
+            difference.clear();
+            difference.add(differenceOf(expected, now));
             last.clear();
             last.add(
                 now.keySet()
@@ -217,8 +222,13 @@ final class ClusterSteps {
             return same && count == expectedCount;
           });
     } catch (IllegalStateException e) {
+      // The difference leads: CI shows only the head of a long message.
       throw new AssertionError(
-          e.getMessage()
+          what
+              + ": "
+              + difference
+              + "\n"
+              + e.getMessage()
               + "\nlast seen: "
               + last
               + "\nlearned: "
@@ -227,6 +237,61 @@ final class ClusterSteps {
               + diagnostics.get(),
           e);
     }
+  }
+
+  /**
+   * What the stored proposals lack or have too much of, per proposal: keys missing or extra, a
+   * different allow-list, and each evidence count that differs (peer, rule, expected, stored).
+   */
+  static String differenceOf(
+      Map<String, WorkloadNetworkPolicyProposal> expected,
+      Map<String, WorkloadNetworkPolicyProposal> stored) {
+    List<String> lines = new ArrayList<>();
+    expected.keySet().stream()
+        .filter(k -> !stored.containsKey(k))
+        .forEach(k -> lines.add("missing " + k));
+    stored.keySet().stream()
+        .filter(k -> !expected.containsKey(k))
+        .forEach(k -> lines.add("extra " + k));
+    expected.forEach(
+        (key, want) -> {
+          WorkloadNetworkPolicyProposal got = stored.get(key);
+          if (got == null) {
+            return;
+          }
+          if (!got.getSpec().sameAllowListAs(want.getSpec())) {
+            lines.add(key + ": allow-list differs");
+          }
+          Map<String, Long> wanted = countsByPeer(want);
+          Map<String, Long> have = countsByPeer(got);
+          Set<String> peers = new TreeSet<>(wanted.keySet());
+          peers.addAll(have.keySet());
+          peers.stream()
+              .filter(peer -> !wanted.getOrDefault(peer, 0L).equals(have.getOrDefault(peer, 0L)))
+              .forEach(
+                  peer ->
+                      lines.add(
+                          key
+                              + " "
+                              + peer
+                              + ": expected "
+                              + wanted.getOrDefault(peer, 0L)
+                              + ", stored "
+                              + have.getOrDefault(peer, 0L)));
+        });
+    return lines.isEmpty() ? "no difference in proposals or counts" : String.join("; ", lines);
+  }
+
+  private static Map<String, Long> countsByPeer(WorkloadNetworkPolicyProposal proposal) {
+    if (proposal.getStatus() == null || proposal.getStatus().getEvidence() == null) {
+      return Map.of();
+    }
+    return proposal.getStatus().getEvidence().stream()
+        .collect(
+            Collectors.groupingBy(
+                e -> "rule " + e.getRule() + " " + e.getPeer(),
+                TreeMap::new,
+                Collectors.summingLong(RuleEvidence::getCount)));
   }
 
   /** Every observation the proposals' evidence counts. */
@@ -335,21 +400,27 @@ final class ClusterSteps {
     StringBuilder out = new StringBuilder();
     for (Pod pod : releasePods(cluster.client())) {
       String name = pod.getMetadata().getName();
-      try {
-        out.append("--- logs of ")
-            .append(name)
-            .append(" ---\n")
-            .append(
-                cluster.kubectl(
-                    "logs",
-                    "--namespace",
-                    InClusterIT.NAMESPACE,
-                    name,
-                    "--all-containers",
-                    "--tail",
-                    Integer.toString(lines)));
-      } catch (RuntimeException e) {
-        out.append("(no logs: ").append(e.getMessage()).append(")\n");
+      // The previous container's too: after a kill, that is where the cause usually is.
+      for (String which : List.of("--previous=true", "--previous=false")) {
+        try {
+          out.append("--- logs of ")
+              .append(name)
+              .append(" ")
+              .append(which)
+              .append(" ---\n")
+              .append(
+                  cluster.kubectl(
+                      "logs",
+                      "--namespace",
+                      InClusterIT.NAMESPACE,
+                      name,
+                      "--all-containers",
+                      which,
+                      "--tail",
+                      Integer.toString(lines)));
+        } catch (RuntimeException e) {
+          out.append("(no logs: ").append(e.getMessage()).append(")\n");
+        }
       }
     }
     return out.toString();

@@ -954,7 +954,7 @@ class InClusterIT {
           lost = l;
           doubled = d;
         },
-        () -> "");
+        () -> ClusterSteps.releaseLogs(cluster, 120));
   }
 
   private static Map<String, WorkloadNetworkPolicyProposal> learnedFromTheSample()
