@@ -7,7 +7,7 @@
 # the keys of the learned stores after each round (`processor memory under churn: heap MiB round1 /
 # roundN; store keys round1 / roundN`). BENCH_CHURN_FLOWS (flows per round, default 300000: five
 # simulated minutes) and BENCH_CHURN_ROUNDS (default 6) size it; BENCH_CHURN_RESETS=false sends no
-# ResetLearning for the workloads gone, as the writer does today (its finalizer skips them);
+# ResetLearning for the workloads gone (the writer before it reset them: their state stayed);
 # BENCH_CHURN_JFR=1 writes a flight recording of the whole run to stream-processor/target/churn.jfr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -111,7 +111,6 @@ public final class FlowAggregator implements FlowSink, AutoCloseable {
     return out;
   }
 
-  /** What two flows must share to fold: everything but their times and count. */
   /**
    * A record's identity: everything but its times and count (what folds, and what a resume
    * matches).

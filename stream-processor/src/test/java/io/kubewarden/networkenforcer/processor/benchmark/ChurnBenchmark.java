@@ -12,11 +12,8 @@ import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
 import io.kubewarden.networkenforcer.processor.progress.Progress;
 import io.kubewarden.networkenforcer.processor.store.StoreNames;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -111,31 +108,10 @@ public final class ChurnBenchmark {
       app.start();
       waitUntil(app::isReady, Duration.ofMinutes(2), 50);
       long start = System.nanoTime();
-      long[] marks = new long[2];
-      Thread sampler =
-          new Thread(
-              () -> {
-                while (marks[1] == 0) {
-                  long n = received(registry);
-                  if (marks[0] == 0 && n >= 0.1 * flows) {
-                    marks[0] = System.nanoTime();
-                  }
-                  if (n >= 0.9 * flows) {
-                    marks[1] = System.nanoTime();
-                  }
-                  try {
-                    Thread.sleep(10);
-                  } catch (InterruptedException e) {
-                    return;
-                  }
-                }
-              },
-              "churn-steady-sampler");
-      sampler.start();
+      SteadyRate steady = SteadyRate.start(new FlowsReceived(registry), flows);
       waitUntil(() -> committed(admin, config, flows), Duration.ofMinutes(30), 50);
       double endToEnd = flows / ((System.nanoTime() - start) / 1e9);
-      sampler.join();
-      return new double[] {0.8 * flows / ((marks[1] - marks[0]) / 1e9), endToEnd};
+      return new double[] {steady.flowsPerSecond(), endToEnd};
     }
   }
 
@@ -158,7 +134,7 @@ public final class ChurnBenchmark {
             () -> app.progress().map(Progress::caughtUp).orElse(false),
             Duration.ofMinutes(10),
             500);
-        long[] memory = memoryNow();
+        long[] memory = ProcessMemory.afterCollections();
         // Without resets, "gone" is what the mix retired; with them, what was reset.
         long[] keys = storeKeys(bootstrap, run, resets ? mix.reset() : mix.gone());
         figures.add(new long[] {memory[0], memory[1], keys[0], keys[1], keys[2], keys[3]});
@@ -333,27 +309,6 @@ public final class ChurnBenchmark {
       producer.flush();
       return System.nanoTime() - start;
     }
-  }
-
-  private static long received(SimpleMeterRegistry registry) {
-    Counter c = registry.find("network_enforcer.processor.flows.received").counter();
-    return c == null ? 0 : (long) c.count();
-  }
-
-  /** Heap used after full collections, and the process's resident set, in bytes. */
-  private static long[] memoryNow() throws Exception {
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      Thread.sleep(200);
-    }
-    long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    long rss = 0;
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("VmRSS:")) {
-        rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    return new long[] {heap, rss};
   }
 
   private static String mib(double bytes) {

@@ -36,7 +36,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -225,12 +224,12 @@ public final class ProcessorBenchmark {
       try (StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
         app.start();
         waitUntil(app::isReady, Duration.ofMinutes(2));
-        long[] base = memoryNow();
+        long[] base = ProcessMemory.afterCollections();
         long sent = produce(bootstrap, topics, distinctPairFlows(pairs, 0), 0);
         waitUntil(
             () -> caughtUp(admin, config, sent) && learnedAll(registry, sent),
             Duration.ofMinutes(30));
-        long[] learned = memoryNow();
+        long[] learned = ProcessMemory.afterCollections();
         long more = sent;
         for (int round = 1; round <= 2; round++) {
           more += produce(bootstrap, topics, distinctPairFlows(pairs, round), 0);
@@ -239,7 +238,7 @@ public final class ProcessorBenchmark {
               () -> caughtUp(admin, config, target) && learnedAll(registry, target),
               Duration.ofMinutes(30));
         }
-        long[] after = memoryNow();
+        long[] after = ProcessMemory.afterCollections();
         double per10k = 10_000.0 / targets;
         line(
             "processor targets learned",
@@ -451,22 +450,6 @@ public final class ProcessorBenchmark {
         .getProcessCpuTime();
   }
 
-  /** Heap used after full collections, and the process's resident set, in bytes. */
-  private static long[] memoryNow() throws Exception {
-    for (int i = 0; i < 3; i++) {
-      System.gc();
-      Thread.sleep(200);
-    }
-    long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    long rss = 0;
-    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-      if (line.startsWith("VmRSS:")) {
-        rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    return new long[] {heap, rss};
-  }
-
   private static String mib(double bytes) {
     return String.format("%.1f", bytes / (1024.0 * 1024.0));
   }
@@ -574,53 +557,6 @@ public final class ProcessorBenchmark {
             "pass-through saw " + seen.get() + " of " + flows + " flows");
       }
       return steady.flowsPerSecond();
-    }
-  }
-
-  /**
-   * Flows processed per second between 10 % and 90 % of a backlog, from a count sampled every 10 ms
-   * on a thread of its own: the steady rate, without start-up and the last timer waits.
-   */
-  private static final class SteadyRate {
-    private final LongSupplier processed;
-    private final long flows;
-    private final Thread sampler;
-    private long tenPercent;
-    private long ninetyPercent;
-
-    private SteadyRate(LongSupplier processed, long flows) {
-      this.processed = processed;
-      this.flows = flows;
-      this.sampler = new Thread(this::sample, "steady-rate-sampler");
-    }
-
-    static SteadyRate start(LongSupplier processed, long flows) {
-      SteadyRate rate = new SteadyRate(processed, flows);
-      rate.sampler.start();
-      return rate;
-    }
-
-    private void sample() {
-      while (ninetyPercent == 0) {
-        long n = processed.getAsLong();
-        if (tenPercent == 0 && n >= 0.1 * flows) {
-          tenPercent = System.nanoTime();
-        }
-        if (n >= 0.9 * flows) {
-          ninetyPercent = System.nanoTime();
-        }
-        try {
-          Thread.sleep(10);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    /** Waits for the 90 % mark (the sampler's own thread, joined: its marks are then visible). */
-    double flowsPerSecond() throws InterruptedException {
-      sampler.join();
-      return 0.8 * flows / ((ninetyPercent - tenPercent) / 1e9);
     }
   }
 
