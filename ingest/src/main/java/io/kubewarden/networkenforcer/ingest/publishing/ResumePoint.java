@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -55,6 +56,14 @@ public final class ResumePoint {
 
   /** Record timestamps are the producer's clock, flow times the data plane's: allow for skew. */
   static final Duration CLOCK_SKEW = Duration.ofMinutes(1);
+
+  /**
+   * Reads tried before giving up on a topic that times out or cannot be read to its end in time (a
+   * broker still starting, a pod throttled while its other services restore their state). Giving up
+   * early cost a silent gap (from now) or flows published twice (a span read in part); waiting is
+   * cheap: the stream is not open, so ingest is not Ready meanwhile.
+   */
+  static final int ATTEMPTS = 4;
 
   /**
    * Where to resume and what the topic holds from there.
@@ -120,6 +129,42 @@ public final class ResumePoint {
       Duration aggregationWindow,
       Duration timeout,
       boolean withPublished) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return read(
+            kafka,
+            provider,
+            writer,
+            aggregationWindow,
+            timeout,
+            withPublished,
+            attempt == ATTEMPTS);
+      } catch (TryAgain e) {
+        LOG.warn(
+            "cannot read where {} stops yet (attempt {} of {}): {}; trying again",
+            kafka.topics().flows().name(),
+            attempt,
+            ATTEMPTS,
+            e.getMessage());
+      }
+    }
+  }
+
+  /** A read that may work when tried again. */
+  private static final class TryAgain extends RuntimeException {
+    TryAgain(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static Optional<Resume> read(
+      KafkaSettings kafka,
+      Provider provider,
+      String writer,
+      Duration aggregationWindow,
+      Duration timeout,
+      boolean withPublished,
+      boolean lastAttempt) {
     byte[] wanted = writer == null ? null : writer.getBytes(StandardCharsets.UTF_8);
     Topic<String, FlowRecord> topic = kafka.topics().flows();
     Properties p = kafka.clientConfig();
@@ -128,7 +173,6 @@ public final class ResumePoint {
     p.remove(ConsumerConfig.GROUP_ID_CONFIG);
     try (KafkaConsumer<String, byte[]> c =
         new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-      long deadline = System.nanoTime() + timeout.toNanos();
       List<TopicPartition> parts =
           c.partitionsFor(topic.name(), timeout).stream()
               .map(i -> new TopicPartition(topic.name(), i.partition()))
@@ -139,19 +183,23 @@ public final class ResumePoint {
       Map<TopicPartition, Long> from = new HashMap<>();
       parts.forEach(tp -> from.put(tp, Math.max(begin.get(tp), end.get(tp) - TAIL)));
       Instant[] newest = {null};
-      readRange(
-          c,
-          topic,
-          wanted,
-          from,
-          end,
-          deadline,
-          flow -> {
-            if (flow.provider() == provider
-                && (newest[0] == null || flow.lastSeen().isAfter(newest[0]))) {
-              newest[0] = flow.lastSeen();
-            }
-          });
+      boolean tailRead =
+          readRange(
+              c,
+              topic,
+              wanted,
+              from,
+              end,
+              System.nanoTime() + timeout.toNanos(),
+              flow -> {
+                if (flow.provider() == provider
+                    && (newest[0] == null || flow.lastSeen().isAfter(newest[0]))) {
+                  newest[0] = flow.lastSeen();
+                }
+              });
+      if (!tailRead && !lastAttempt) {
+        throw new TryAgain("the last records of " + topic.name() + " were not read in " + timeout);
+      }
       if (newest[0] == null) {
         return Optional.empty();
       }
@@ -176,12 +224,15 @@ public final class ResumePoint {
               wanted,
               spanFrom,
               end,
-              deadline,
+              System.nanoTime() + timeout.toNanos(),
               flow -> {
                 if (flow.provider() == provider && !flow.lastSeen().isBefore(since)) {
                   published.add(flow);
                 }
               });
+      if (!complete && !lastAttempt) {
+        throw new TryAgain("the records from " + since + " on were not all read in " + timeout);
+      }
       if (!complete) {
         LOG.warn(
             "could not read all of {} from {} in time: flows resent from there may be published twice",
@@ -196,6 +247,15 @@ public final class ResumePoint {
           published.stream().mapToLong(FlowRecord::count).sum(),
           topic.name());
       return Optional.of(new Resume(since, published));
+    } catch (RetriableException e) {
+      if (!lastAttempt) {
+        throw new TryAgain(e.toString());
+      }
+      LOG.warn(
+          "cannot read where the flows topic ends, the stream starts from now: {}", e.toString());
+      return Optional.empty();
+    } catch (TryAgain e) {
+      throw e;
     } catch (RuntimeException e) {
       LOG.warn(
           "cannot read where the flows topic ends, the stream starts from now: {}", e.toString());

@@ -12,14 +12,20 @@ import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The resume point of a restarted ingest, read from the flows topic of a real broker. */
 class ResumePointTest {
@@ -126,6 +132,52 @@ class ResumePointTest {
         .contains(t0.plusSeconds(65).minus(WINDOW).minus(ResumePoint.MARGIN));
     assertThat(ResumePoint.of(nodes, Provider.cilium, "node/kind-worker3", WINDOW, TIMEOUT))
         .isEmpty();
+  }
+
+  /**
+   * A restarted pod whose broker is still starting (the standalone pod's own, or Kafka restarted
+   * with it): the first reads time out. The resume waits for the broker instead of starting the
+   * stream from now (a gap) or with part of the span (flows published twice).
+   */
+  @Test
+  void aResumeWaitsForABrokerThatIsStillStarting(@TempDir Path dir) throws Exception {
+    int port;
+    try (ServerSocket free = new ServerSocket(0)) {
+      port = free.getLocalPort();
+    }
+    EmbeddedKafkaBroker.Builder restartable =
+        EmbeddedKafkaBroker.builder().dataDir(dir.resolve("kafka")).port(port);
+    Instant t0 = Instant.parse("2026-08-03T15:40:00Z");
+    KafkaSettings settings;
+    try (EmbeddedKafkaBroker first = restartable.build().start()) {
+      settings =
+          new KafkaSettings(first.bootstrapServers(), "resume-late.", 3, (short) 1, Map.of());
+      try (Admin admin = Admin.create(settings.clientConfig())) {
+        admin.createTopics(List.of(settings.topics().flows().newTopic(3, (short) 1))).all().get();
+      }
+      try (FlowPublisher publisher =
+          new FlowPublisher(
+              settings, ProducerTuning.defaults(), new IngestMetrics(new SimpleMeterRegistry()))) {
+        for (int i = 0; i < 12; i++) {
+          publisher.accept(flow(Provider.cilium, "client-" + i, t0, t0.plusSeconds(i)));
+        }
+        assertThat(publisher.settle()).isTrue();
+      }
+    }
+    // The broker is down when the restarted ingest asks, and back within the attempts' time.
+    Duration attempt = Duration.ofSeconds(8);
+    CompletableFuture<Optional<ResumePoint.Resume>> resumed =
+        CompletableFuture.supplyAsync(
+            () -> ResumePoint.resume(settings, Provider.cilium, WINDOW, attempt));
+    Thread.sleep(attempt.toMillis() + 2_000); // the first attempt has timed out by now
+    assertThat(resumed).as("the first attempt timed out; the resume still waits").isNotDone();
+    try (EmbeddedKafkaBroker again = restartable.build().start()) {
+      ResumePoint.Resume resume =
+          resumed.get(ResumePoint.ATTEMPTS * 60L, TimeUnit.SECONDS).orElseThrow();
+      Instant since = t0.plusSeconds(11).minus(WINDOW).minus(ResumePoint.MARGIN);
+      assertThat(resume.since()).isEqualTo(since);
+      assertThat(resume.published()).hasSize(12);
+    }
   }
 
   private static FlowRecord flow(Provider provider, String client, Instant first, Instant last) {
