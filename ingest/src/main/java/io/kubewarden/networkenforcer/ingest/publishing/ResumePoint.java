@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -100,7 +101,9 @@ public final class ResumePoint {
       String writer,
       Duration aggregationWindow,
       Duration timeout) {
-    return read(kafka, provider, writer, aggregationWindow, timeout, false).map(Resume::since);
+    return withAttempts(
+            kafka, last -> read(kafka, provider, writer, aggregationWindow, timeout, false, last))
+        .map(Resume::since);
   }
 
   /** As {@link #of}, with the provider's records already in the topic from that point on. */
@@ -119,26 +122,16 @@ public final class ResumePoint {
       String writer,
       Duration aggregationWindow,
       Duration timeout) {
-    return read(kafka, provider, writer, aggregationWindow, timeout, true);
+    return withAttempts(
+        kafka, last -> read(kafka, provider, writer, aggregationWindow, timeout, true, last));
   }
 
-  private static Optional<Resume> read(
-      KafkaSettings kafka,
-      Provider provider,
-      String writer,
-      Duration aggregationWindow,
-      Duration timeout,
-      boolean withPublished) {
+  /** Reads until a read needs no retry or the last attempt is made ({@code read(lastAttempt)}). */
+  private static Optional<Resume> withAttempts(
+      KafkaSettings kafka, Function<Boolean, Optional<Resume>> read) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return read(
-            kafka,
-            provider,
-            writer,
-            aggregationWindow,
-            timeout,
-            withPublished,
-            attempt == ATTEMPTS);
+        return read.apply(attempt == ATTEMPTS);
       } catch (TryAgain e) {
         LOG.warn(
             "cannot read where {} stops yet (attempt {} of {}): {}; trying again",
