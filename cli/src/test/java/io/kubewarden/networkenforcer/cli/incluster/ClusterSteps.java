@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -192,24 +193,16 @@ final class ClusterSteps {
       Supplier<String> diagnostics) {
     long expectedCount = evidenceCount(expected.values());
     assertThat(expectedCount).as("observations in learn's proposals").isPositive();
-    KubernetesSerialization json = cluster.client().getKubernetesSerialization();
-    List<String> last = new ArrayList<>();
-    List<String> difference = new ArrayList<>();
+    // Only the last answer is kept; what it shows is written out if the wait fails.
+    AtomicReference<Map<String, WorkloadNetworkPolicyProposal>> last =
+        new AtomicReference<>(Map.of());
     try {
       cluster.await(
           what,
           deadline,
           () -> {
             Map<String, WorkloadNetworkPolicyProposal> now = stored.get();
-            difference.clear();
-            difference.add(differenceOf(expected, now));
-            last.clear();
-            last.add(
-                now.keySet()
-                    + " "
-                    + now.values().stream()
-                        .map(p -> json.asJson(p.getStatus()))
-                        .collect(Collectors.joining("\n")));
+            last.set(now);
             if (!now.keySet().equals(expected.keySet())) {
               return false;
             }
@@ -223,14 +216,20 @@ final class ClusterSteps {
           });
     } catch (IllegalStateException e) {
       // The difference leads: CI shows only the head of a long message.
+      KubernetesSerialization json = cluster.client().getKubernetesSerialization();
+      Map<String, WorkloadNetworkPolicyProposal> seen = last.get();
       throw new AssertionError(
           what
               + ": "
-              + difference
+              + differenceOf(expected, seen)
               + "\n"
               + e.getMessage()
               + "\nlast seen: "
-              + last
+              + seen.keySet()
+              + " "
+              + seen.values().stream()
+                  .map(p -> json.asJson(p.getStatus()))
+                  .collect(Collectors.joining("\n"))
               + "\nlearned: "
               + expected.keySet()
               + "\n"

@@ -240,16 +240,12 @@ public final class ResumePoint {
           published.stream().mapToLong(FlowRecord::count).sum(),
           topic.name());
       return Optional.of(new Resume(since, published));
-    } catch (RetriableException e) {
-      if (!lastAttempt) {
-        throw new TryAgain(e.toString());
-      }
-      LOG.warn(
-          "cannot read where the flows topic ends, the stream starts from now: {}", e.toString());
-      return Optional.empty();
     } catch (TryAgain e) {
       throw e;
     } catch (RuntimeException e) {
+      if (e instanceof RetriableException && !lastAttempt) {
+        throw new TryAgain(e.toString());
+      }
       LOG.warn(
           "cannot read where the flows topic ends, the stream starts from now: {}", e.toString());
       return Optional.empty();
