@@ -17,6 +17,12 @@ public final class StoreNames {
   /** Known policies, keyed by target. */
   public static final String POLICIES = "known-policies";
 
+  /**
+   * Targets reset lately, with the reset's time in epoch milliseconds: their observations last seen
+   * before it are late (see {@code TargetProcessor}).
+   */
+  public static final String RESET_FENCES = "reset-fences";
+
   /** Every Kubernetes NetworkPolicy of the cluster, keyed {@code ns/name} (global store). */
   public static final String NATIVE_POLICIES = "native-policies";
 

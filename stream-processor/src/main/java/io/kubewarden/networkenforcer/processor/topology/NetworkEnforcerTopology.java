@@ -108,6 +108,12 @@ public final class NetworkEnforcerTopology {
                     Serdes.String(),
                     new JsonSerde<>(PolicySnapshot.class))
                 .withCachingEnabled()));
+    // A few entries (targets reset in the last minutes of flow time): no cache.
+    builder.addStateStore(
+        changelogged(
+            config,
+            Stores.keyValueStoreBuilder(
+                store(config, StoreNames.RESET_FENCES), Serdes.String(), Serdes.Long())));
     // Global: monitor mode needs the NetworkPolicies of a target's namespace, wherever they are
     // keyed.
     builder.globalTable(
@@ -201,7 +207,8 @@ public final class NetworkEnforcerTopology {
                 Named.as("targets"),
                 StoreNames.LEARNED,
                 StoreNames.EVIDENCE,
-                StoreNames.POLICIES)
+                StoreNames.POLICIES,
+                StoreNames.RESET_FENCES)
             .split(Named.as("output-"))
             .branch((key, out) -> out instanceof TargetOutput.Proposal, Branched.as("proposals"))
             .branch((key, out) -> out instanceof TargetOutput.Violation, Branched.as("violations"))

@@ -55,12 +55,23 @@ import org.slf4j.LoggerFactory;
  *   <li>A policy: learning stops. Denies become violations with the action of the deny; Kubernetes
  *       monitor mode evaluates forwarded flows in software.
  *   <li>Policy upsert clears the learned state; a policy delete lets the next flow start afresh;
- *       ResetLearning clears the state and tombstones the proposal.
+ *       ResetLearning clears the state and tombstones the proposal, and observations last seen
+ *       before the reset are not learned for a while (they were on their way through the combiner
+ *       and the repartition topic while the reset took the shorter control topic).
  * </ul>
  */
 public final class TargetProcessor implements Processor<String, TargetEvent, String, TargetOutput> {
   private static final Logger LOG = LoggerFactory.getLogger(TargetProcessor.class);
   private static final int CACHE_ENTRIES = 10_000;
+
+  /** Why an observation last seen before its target's reset is not learned. */
+  public static final String BEFORE_RESET = "before-reset";
+
+  /**
+   * How long, in flow time, a reset's fence is kept: longer than any observation takes to reach its
+   * target behind the reset (the combiner holds one for seconds).
+   */
+  static final Duration RESET_FENCE_HORIZON = Duration.ofMinutes(10);
 
   private final Duration evidenceFlushInterval;
   private final AllowListLearner learner;
@@ -139,10 +150,14 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final DeserializedCache<PolicySnapshot> knownPolicies =
       new DeserializedCache<>(CACHE_ENTRIES);
 
+  /** The stored reset fences, read once at init; usually empty. */
+  private final Map<String, Instant> fences = new HashMap<>();
+
   private ProcessorContext<String, TargetOutput> context;
   private KeyValueStore<String, LearnedAllowList> learned;
   private KeyValueStore<String, PortStats> evidence;
   private KeyValueStore<String, PolicySnapshot> policies;
+  private KeyValueStore<String, Long> resetFences;
   private NativePolicies nativePolicies;
 
   public TargetProcessor(
@@ -191,6 +206,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     this.learned = context.getStateStore(StoreNames.LEARNED);
     this.evidence = context.getStateStore(StoreNames.EVIDENCE);
     this.policies = context.getStateStore(StoreNames.POLICIES);
+    this.resetFences = context.getStateStore(StoreNames.RESET_FENCES);
     this.nativePolicies = new NativePolicies(context.getStateStore(StoreNames.NATIVE_POLICIES));
     allowLists.clear();
     knownPolicies.clear();
@@ -204,6 +220,15 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     latestFlowTime = null;
     lastSweepFlowTime = null;
     unconverged.clear();
+    fences.clear();
+    try (KeyValueIterator<String, Long> all = resetFences.all()) {
+      all.forEachRemaining(
+          e -> {
+            if (e.value != null) {
+              fences.put(e.key, Instant.ofEpochMilli(e.value));
+            }
+          });
+    }
     try (KeyValueIterator<String, LearnedAllowList> all = learned.all()) {
       while (all.hasNext()) {
         KeyValue<String, LearnedAllowList> e = all.next();
@@ -385,6 +410,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private void command(Record<String, TargetEvent> record, ControlCommand command) {
     if (command.type() == ControlCommand.Type.RESET_LEARNING) {
       forget(record.key());
+      if (command.at() != null) {
+        fences.put(record.key(), command.at());
+        resetFences.put(record.key(), command.at().toEpochMilli());
+      }
       metrics.proposalReset();
       LOG.info("learning of {} reset ({})", record.key(), command.reason());
       context.forward(
@@ -410,7 +439,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     }
     PolicySnapshot policy = policy(record.key());
     if (flow.verdict() == Verdict.FORWARDED) {
-      if (policy == null) {
+      if (policy == null && beforeReset(record.key(), flow)) {
+        metrics.learningSkipped(BEFORE_RESET);
+      } else if (policy == null) {
         learn(record, target, flow);
       } else if (MonitorModeEvaluation.applies(policy)
           && monitor.denies(
@@ -435,6 +466,30 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     } else {
       metrics.unattributed("target-has-no-policy");
     }
+  }
+
+  /** Whether the flow was last seen before its target's reset: late, not learned again. */
+  private boolean beforeReset(String key, FlowRecord flow) {
+    Instant fence = fences.isEmpty() ? null : fences.get(key);
+    return fence != null && flow.lastSeen().isBefore(fence);
+  }
+
+  /** Drops the fences that flow time has left behind by the horizon. */
+  private void expireFences() {
+    if (fences.isEmpty() || latestFlowTime == null) {
+      return;
+    }
+    Instant oldest = latestFlowTime.minus(RESET_FENCE_HORIZON);
+    fences
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (!e.getValue().isBefore(oldest)) {
+                return false;
+              }
+              resetFences.delete(e.getKey());
+              return true;
+            });
   }
 
   private void learn(Record<String, TargetEvent> record, TargetKey target, FlowRecord flow) {
@@ -577,6 +632,7 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       metrics.evidenceFlushed();
     }
     dirty.clear();
+    expireFences();
     // The sweep reads the whole store.
     writeUnwritten();
     sweepConvergence(now);

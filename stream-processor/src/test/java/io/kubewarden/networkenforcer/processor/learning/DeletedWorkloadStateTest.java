@@ -17,6 +17,8 @@ import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.processor.fixtures.ProcessorTestDriver;
 import io.kubewarden.networkenforcer.processor.store.StoreNames;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.streams.KeyValue;
@@ -27,8 +29,9 @@ import org.junit.jupiter.api.Test;
 /**
  * What is left of a deleted workload in the stores once the writer has reset learning of its two
  * targets (the churn of issue #36: workloads come and go). Its own allow-lists and evidence are
- * dropped; its entry as a peer of the workloads it called stays (no record tells their partitions
- * it is gone: see BENCHMARKS.md "Churn").
+ * dropped, and its flows still on their way when the reset came do not learn them again; its entry
+ * as a peer of the workloads it called stays, on purpose (stream-processor README, "Workloads that
+ * go").
  */
 class DeletedWorkloadStateTest {
   private static final String CLIENT_PEER = "demo/Deployment/http-client";
@@ -73,6 +76,63 @@ class DeletedWorkloadStateTest {
           .as("the deleted client stays a peer of the server it called")
           .containsExactly(CLIENT_PEER);
     }
+  }
+
+  @Test
+  void flowsSeenBeforeTheResetOfTheirTargetDoNotLearnItAgain() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      driver.pipe(flow(CLIENT, SERVER, Protocol.TCP, 8080));
+      Instant reset = ProcessorTestDriver.START.plusSeconds(30);
+      driver.resetLearning(CLIENT_EGRESS, reset).resetLearning(CLIENT_INGRESS, reset);
+      assertThat(keys(driver, StoreNames.RESET_FENCES).keySet())
+          .containsExactly(CLIENT_EGRESS, CLIENT_INGRESS);
+
+      // Still on its way through the combiner and the repartition topic when the reset came: the
+      // deleted client's last flow, seen ten seconds before the reset.
+      driver.pipe(at(reset.minusSeconds(10), flow(CLIENT, COREDNS, Protocol.UDP, 53)));
+      assertThat(keys(driver, StoreNames.LEARNED).keySet())
+          .as("the late flow is learned by the target that was not reset only")
+          .containsExactly(SERVER_INGRESS, COREDNS_INGRESS);
+      assertThat(
+              driver
+                  .meterRegistry()
+                  .counter("network_enforcer.processor.learning.skipped", "reason", "before-reset")
+                  .count())
+          .isEqualTo(1.0);
+
+      // A client of the same name, created after the reset, is learned anew.
+      driver.pipe(at(reset.plusSeconds(1), flow(CLIENT, COREDNS, Protocol.UDP, 53)));
+      assertThat(keys(driver, StoreNames.LEARNED).keySet())
+          .containsExactly(CLIENT_EGRESS, SERVER_INGRESS, COREDNS_INGRESS);
+      assertThat(keys(driver, StoreNames.EVIDENCE).keySet())
+          .contains(EvidenceKey.of(CLIENT_EGRESS, COREDNS_PEER, UDP_53))
+          .doesNotContain(EvidenceKey.of(CLIENT_EGRESS, SERVER_PEER, TCP_8080));
+    }
+  }
+
+  @Test
+  void aResetFenceIsDroppedOnceFlowTimeHasLeftItBehind() {
+    try (var driver = ProcessorTestDriver.kubernetes()) {
+      driver.pipe(flow(CLIENT, SERVER, Protocol.TCP, 8080));
+      driver.resetLearning(CLIENT_EGRESS, ProcessorTestDriver.START.plusSeconds(30));
+      driver.pipeAndFlush(
+          at(
+              ProcessorTestDriver.START.plus(Duration.ofMinutes(11)),
+              flow(SERVER, COREDNS, Protocol.UDP, 53)));
+      assertThat(keys(driver, StoreNames.RESET_FENCES)).isEmpty();
+    }
+  }
+
+  private static FlowRecord at(Instant time, FlowRecord flow) {
+    return forwarded(
+        flow.provider(),
+        time,
+        flow.src(),
+        flow.dst(),
+        flow.protocol(),
+        flow.dstPort(),
+        flow.count(),
+        flow.reporter());
   }
 
   /** Every key of a store with its value, in key order. */
