@@ -111,6 +111,8 @@ class ChartMatrixTest {
           // Lost events hold Converged false for the processor's quiet period.
           .containsEntry("NE_CONVERGENCE_QUIET_PERIOD", "7d")
           .containsEntry("NE_POD_NAME", "fieldRef:metadata.name")
+          // Static members: a leader restarted in its pod takes its partitions back at once.
+          .containsEntry("NE_GROUP_INSTANCE_ID", "fieldRef:metadata.name")
           .doesNotContainKeys("NE_PROVIDER_TLS_MODE", "NE_NUM_STANDBY_REPLICAS");
       assertThat(env(container(ingest, "ingest")))
           .doesNotContainKeys(

@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -41,11 +43,14 @@ final class KafkaClients implements AutoCloseable {
         producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
   }
 
-  /** A consumer of the group {@code <consumerGroup>-<what>}, its metrics bound to the registry. */
+  /**
+   * A consumer of the group {@code <consumerGroup>-<what>}, its metrics bound to the registry. It
+   * leaves its group when closed, a static member too: the session ends because leadership moved,
+   * and the next leader (another replica, another member name) must not wait out this member's
+   * session for the partitions.
+   */
   KafkaConsumer<String, byte[]> consumer(String what) {
-    KafkaConsumer<String, byte[]> consumer =
-        new KafkaConsumer<>(
-            consumerConfig(what), new StringDeserializer(), new ByteArrayDeserializer());
+    KafkaConsumer<String, byte[]> consumer = new LeavingConsumer(consumerConfig(what));
     KafkaClientMetrics metrics = new KafkaClientMetrics(consumer, Tags.of("group", groupId(what)));
     metrics.bindTo(meters);
     consumerMetrics.add(metrics);
@@ -70,6 +75,10 @@ final class KafkaClients implements AutoCloseable {
   private Properties consumerConfig(String what) {
     Properties p = config.kafka().clientConfig();
     p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId(what));
+    if (config.groupInstanceId() != null) {
+      // Static: a leader restarted in place (same pod) takes its dead member's place at once.
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.groupInstanceId() + "-" + what);
+    }
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     // The processor writes in transactions: records of one that aborts (a crash, a fenced zombie)
     // must not be counted, the processor writes them again. The client's default reads them.
@@ -81,6 +90,18 @@ final class KafkaClients implements AutoCloseable {
         ConsumerConfig.CLIENT_ID_CONFIG,
         "network-enforcer-writer-" + what + "-" + config.identity());
     return p;
+  }
+
+  /** A consumer whose {@link #close()} leaves the group, whatever its membership. */
+  private static final class LeavingConsumer extends KafkaConsumer<String, byte[]> {
+    LeavingConsumer(Properties config) {
+      super(config, new StringDeserializer(), new ByteArrayDeserializer());
+    }
+
+    @Override
+    public void close() {
+      close(CloseOptions.groupMembershipOperation(GroupMembershipOperation.LEAVE_GROUP));
+    }
   }
 
   /**

@@ -24,6 +24,10 @@ import java.util.Objects;
  * @param liveView serve the read-only live view page on the management port (off by default)
  * @param convergenceQuietPeriod the processor's quiet period: events lost by the data plane hold a
  *     proposal's {@code Converged} false until this long has passed without loss
+ * @param groupInstanceId this replica's stable name in its consumer groups (Kafka static
+ *     membership; each group adds {@code -<group>}), or null for dynamic membership: a leader
+ *     restarted in place (SIGKILL, OOM) gets its partitions back at once instead of after its dead
+ *     members' session timeout
  */
 public record WriterConfig(
     String namespace,
@@ -40,7 +44,8 @@ public record WriterConfig(
     TelemetrySettings telemetry,
     KafkaSettings kafka,
     boolean liveView,
-    Duration convergenceQuietPeriod) {
+    Duration convergenceQuietPeriod,
+    String groupInstanceId) {
 
   public static final String DEFAULT_LEASE_NAME = "network-enforcer-writer";
   public static final String DEFAULT_FIELD_MANAGER = "network-enforcer";
@@ -66,7 +71,8 @@ public record WriterConfig(
         .telemetry(telemetry)
         .kafka(kafka)
         .liveView(liveView)
-        .convergenceQuietPeriod(convergenceQuietPeriod);
+        .convergenceQuietPeriod(convergenceQuietPeriod)
+        .groupInstanceId(groupInstanceId);
   }
 
   /** Checks every value; returns this. */
@@ -106,6 +112,12 @@ public record WriterConfig(
     }
     if (consumerGroup == null || consumerGroup.isBlank()) {
       throw new ConfigException("kafka consumer group of the writer is empty");
+    }
+    if (groupInstanceId != null && (groupInstanceId.isBlank() || groupInstanceId.length() > 200)) {
+      throw new ConfigException(
+          "group instance id must be unset (dynamic membership) or 1 to 200 characters, got '"
+              + groupInstanceId
+              + "'");
     }
     if (maxBufferedViolations < 1) {
       throw new ConfigException(
@@ -155,6 +167,7 @@ public record WriterConfig(
     private KafkaSettings kafka;
     private boolean liveView;
     private Duration convergenceQuietPeriod = Duration.ofDays(7);
+    private String groupInstanceId;
 
     private static String defaultIdentity() {
       String pod = System.getenv("POD_NAME");
@@ -243,6 +256,11 @@ public record WriterConfig(
       return this;
     }
 
+    public Builder groupInstanceId(String v) {
+      groupInstanceId = v;
+      return this;
+    }
+
     public WriterConfig build() {
       return new WriterConfig(
           namespace,
@@ -259,7 +277,8 @@ public record WriterConfig(
           telemetry,
           kafka,
           liveView,
-          convergenceQuietPeriod);
+          convergenceQuietPeriod,
+          groupInstanceId);
     }
   }
 }

@@ -24,6 +24,7 @@ class WriterConfigTest {
     assertThat(c.fieldManager()).isEqualTo("network-enforcer");
     assertThat(c.leaseName()).isEqualTo("network-enforcer-writer");
     assertThat(c.telemetry().strategy()).isEqualTo(CollectorStrategy.none);
+    assertThat(c.groupInstanceId()).as("dynamic membership unless a name is given").isNull();
   }
 
   @Test
@@ -38,6 +39,8 @@ class WriterConfigTest {
     assertThatThrownBy(() -> valid().renewDeadline(Duration.ofSeconds(20)).build().validate())
         .hasMessageContaining("renew deadline");
     assertThatThrownBy(() -> valid().kafka(null).build().validate()).hasMessageContaining("kafka");
+    assertThatThrownBy(() -> valid().groupInstanceId(" ").build().validate())
+        .hasMessageContaining("group instance id");
     assertThatThrownBy(
             () ->
                 valid()

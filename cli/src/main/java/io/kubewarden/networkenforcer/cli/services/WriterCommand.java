@@ -43,6 +43,16 @@ public final class WriterCommand implements Callable<Integer> {
               + "until this long has passed without loss (default: ${DEFAULT-VALUE}).")
   String quietPeriod;
 
+  @Option(
+      names = "--group-instance-id",
+      paramLabel = "ID",
+      description =
+          "This replica's stable name in its consumer groups (Kafka static membership, group.instance.id; "
+              + "each group adds -<group>): a leader restarted in place gets its partitions back without waiting "
+              + "out its dead members' session. Unique per running replica; the chart sets the pod name. "
+              + "Default: none (dynamic membership).")
+  String groupInstanceId;
+
   @Option(names = "--check-config", description = "Validate the configuration and exit.")
   boolean checkConfig;
 
@@ -53,6 +63,8 @@ public final class WriterCommand implements Callable<Integer> {
     WriterConfig config =
         writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
             .convergenceQuietPeriod(Durations.parse("--convergence-quiet-period", quietPeriod))
+            .groupInstanceId(
+                groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId)
             .build()
             .validate();
     provider.validate();

@@ -166,6 +166,8 @@ public final class StandaloneCommand implements Callable<Integer> {
       WriterConfig writerConfig =
           writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
               .convergenceQuietPeriod(processorConfig.learning().quietPeriod())
+              // One name for the pod's members: the writer's groups add their own suffix.
+              .groupInstanceId(processorConfig.groupInstanceId())
               .build()
               .validate();
       WriterService writerService =

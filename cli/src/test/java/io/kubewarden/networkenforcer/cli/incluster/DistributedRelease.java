@@ -398,7 +398,64 @@ final class DistributedRelease {
 
     killAndAwaitReady(admin, InClusterIT.NAMESPACE, writerLeader(admin));
     awaitExact(admin, learned);
+    writerGroupsHeldByTheLeader(admin);
     countRestarts(admin);
+  }
+
+  /**
+   * Each of the writer's consumer groups has one member, the leader's, named by its pod (the
+   * chart's static membership): nothing is left of the killed leader's members.
+   */
+  private void writerGroupsHeldByTheLeader(KubernetesClient admin) throws Exception {
+    Map<String, List<String>> members = new TreeMap<>();
+    Map<String, List<String>> expected = new TreeMap<>();
+    try (Admin kafka = Admin.create(adminProperties())) {
+      cluster.await(
+          "the writer's groups held by the leader's static members",
+          READY,
+          () -> {
+            String leader;
+            try {
+              leader = writerLeader(admin);
+            } catch (AssertionError noLeaderYet) {
+              return false;
+            }
+            expected.clear();
+            // The loss consumer reads by assignment, in no group.
+            for (String group : List.of("proposals", "violations")) {
+              expected.put(WRITER_GROUPS + "-" + group, List.of(leader + "-" + group));
+            }
+            members.clear();
+            try {
+              kafka
+                  .describeConsumerGroups(expected.keySet())
+                  .all()
+                  .get(30, TimeUnit.SECONDS)
+                  .forEach(
+                      (name, group) ->
+                          members.put(
+                              name,
+                              group.members().stream()
+                                  .map(m -> m.groupInstanceId().orElse("dynamic " + m.consumerId()))
+                                  .sorted()
+                                  .toList()));
+            } catch (Exception e) {
+              return false;
+            }
+            return members.equals(expected);
+          });
+    } catch (IllegalStateException e) {
+      // What differs leads: CI shows only the head of a long message.
+      throw new AssertionError(
+          "the writer's group members "
+              + members
+              + ", expected "
+              + expected
+              + "\n"
+              + e.getMessage(),
+          e);
+    }
+    System.out.printf("in-cluster (distributed): the writer's group members %s%n", members);
   }
 
   /**
