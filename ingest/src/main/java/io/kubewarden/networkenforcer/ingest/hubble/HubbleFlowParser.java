@@ -287,7 +287,7 @@ public final class HubbleFlowParser {
             1,
             reporter,
             null,
-            isL7(flow) ? Sighting.L7_REQUEST : null,
+            isL7(flow) && verdict == Verdict.FORWARDED ? Sighting.L7_REQUEST : null,
             http));
   }
 
@@ -323,11 +323,12 @@ public final class HubbleFlowParser {
    * Socket and other non-packet records carry no connection of their own to learn, nor do L7
    * replies and samples. An L7 request the proxy let through proves its connection like the L3/L4
    * record of it (which Hubble may not have kept: a capture's filter, a node whose agent only the
-   * proxy's access log reached); when both are seen, the connection counts once.
+   * proxy's access log reached); when both are seen, the connection counts once. An L7 request the
+   * proxy refused is a policy's deny below the port: the connection was allowed, the request not.
    */
   private static DropReason recordKindReason(Flow flow) {
     if (isL7(flow)) {
-      return isForwardedL7Request(flow) ? null : DropReason.L7_RECORD;
+      return isForwardedL7Request(flow) || isRefusedL7Request(flow) ? null : DropReason.L7_RECORD;
     }
     int eventType = flow.hasEventType() ? flow.getEventType().getType() : -1;
     if (flow.getTypeValue() == FlowType.SOCK_VALUE || eventType == SOCKET_TRACE_EVENT) {
@@ -349,12 +350,23 @@ public final class HubbleFlowParser {
         || flow.hasEventType() && flow.getEventType().getType() == L7_EVENT;
   }
 
-  /** An L7 request the proxy forwarded (an L7 deny is the proxy's, not a policy drop we read). */
+  /** An L7 request the proxy forwarded. */
   static boolean isForwardedL7Request(Flow flow) {
     return flow.hasL7()
         && flow.getL7().getType() == L7FlowType.REQUEST
         && (flow.getVerdictValue() == FORWARDED_VALUE
             || flow.getVerdictValue() == REDIRECTED_VALUE);
+  }
+
+  /**
+   * An L7 request the proxy refused ({@code http-request DROPPED}: a policy's L7 rules, such as
+   * method and path, did not allow it; the client got 403). The proxy drops for policy only, so no
+   * drop reason is needed; Hubble often gives none.
+   */
+  static boolean isRefusedL7Request(Flow flow) {
+    return flow.hasL7()
+        && flow.getL7().getType() == L7FlowType.REQUEST
+        && flow.getVerdictValue() == DROPPED_VALUE;
   }
 
   /**
@@ -367,7 +379,7 @@ public final class HubbleFlowParser {
       case FORWARDED_VALUE, REDIRECTED_VALUE:
         return Verdict.FORWARDED;
       case DROPPED_VALUE:
-        return isPolicyDrop(flow) ? Verdict.DENIED : null;
+        return isPolicyDrop(flow) || isRefusedL7Request(flow) ? Verdict.DENIED : null;
       case AUDIT_VALUE:
         // Policy audit mode: the policy would have dropped this flow.
         return Verdict.DRY_RUN_DENIED;

@@ -57,9 +57,8 @@ public enum DropReason {
   /** A packet dropped for a reason other than policy (conntrack, routing, invalid source, ...). */
   NON_POLICY_DROP("non-policy-drop"),
   /**
-   * An L7 proxy record (HTTP, DNS, Kafka) other than a forwarded request (which is learned as its
-   * connection): a reply or sample adds no connection, and an L7 deny is a rule below the port
-   * level that the proposals do not model.
+   * An L7 proxy record (HTTP, DNS, Kafka) other than a request: a reply or sample adds no
+   * connection. A forwarded request is learned as its connection; a refused one is a deny.
    */
   L7_RECORD("l7-record"),
   /**

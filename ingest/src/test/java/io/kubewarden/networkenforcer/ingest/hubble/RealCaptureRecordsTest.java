@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.HttpRequest;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.ingest.Fixtures;
@@ -70,18 +71,12 @@ class RealCaptureRecordsTest {
                 .records())
         .singleElement()
         .satisfies(r -> assertThat(r.dstPort()).isEqualTo(53));
-    // Replies, samples, records without their kind and requests the proxy refused are not.
+    // Replies, samples and records without their kind are not.
     assertThat(
             parse(l7(tcp(8080, 45678, null, ",\"is_reply\":true"), "RESPONSE", HTTP_GET))
                 .dropReason())
         .isEqualTo(DropReason.L7_RECORD);
     assertThat(parse(l7(tcp(45678, 8080, null, ""), "SAMPLE", HTTP_GET)).dropReason())
-        .isEqualTo(DropReason.L7_RECORD);
-    assertThat(
-            parse(
-                    l7(tcp(45678, 8080, null, ""), "REQUEST", HTTP_GET)
-                        .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"DROPPED\""))
-                .dropReason())
         .isEqualTo(DropReason.L7_RECORD);
 
     // The request and the L3/L4 record of its connection: two records, the request's with its
@@ -99,6 +94,46 @@ class RealCaptureRecordsTest {
     assertThat(both.get(1).records())
         .singleElement()
         .satisfies(r -> assertThat(r.http().path()).isEqualTo("/"));
+  }
+
+  @Test
+  void aRequestTheProxyRefusedIsADenyOnItsConnectionOnce() throws Exception {
+    // hubble observe: "http-request DROPPED (HTTP/1.1 PUT http://b/v1/exhaust-port)" at the
+    // server's proxy (ingress), no drop reason; the L3/L4 record of the connection was REDIRECTED.
+    String put = "\"http\":{\"method\":\"PUT\",\"url\":\"http://b/v1/exhaust-port\"}";
+    String refused =
+        l7(tcp(45678, 8080, null, ",\"traffic_direction\":\"INGRESS\""), "REQUEST", put)
+            .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"DROPPED\"");
+    HubbleFlowParser parser =
+        new HubbleFlowParser(new WorkloadResolver(new ClusterIndex()), Clock.systemUTC());
+    List<ParseOutcome> outcomes = new ArrayList<>();
+    for (String line :
+        List.of(
+            tcp(45678, 8080, "{\"SYN\":true}", "")
+                .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"REDIRECTED\""),
+            refused,
+            // A second refused request on the same connection (keep-alive): one deny per
+            // connection, as for packets.
+            refused.replace("exhaust-port", "other-port"))) {
+      outcomes.add(parser.parse(HubbleJson.decode(line, Json.mapper().readTree(line))));
+    }
+    assertThat(outcomes.get(0).records())
+        .singleElement()
+        .satisfies(r -> assertThat(r.verdict()).isEqualTo(Verdict.FORWARDED));
+    assertThat(outcomes.get(1).records())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.verdict()).isEqualTo(Verdict.DENIED);
+              assertThat(r.src().workloadName()).isEqualTo("frontend");
+              assertThat(r.dst().workloadName()).isEqualTo("backend");
+              assertThat(r.dstPort()).isEqualTo(8080);
+              // The server's proxy refused it: the server's ingress policy, a protect violation.
+              assertThat(r.reporter()).isEqualTo(Reporter.DESTINATION);
+              assertThat(r.http()).as("a deny is not learned: no request carried").isNull();
+              assertThat(r.seenAs()).as("not a request the proxy let through").isNull();
+            });
+    assertThat(outcomes.get(2).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
   }
 
   private static String tcp(int srcPort, int dstPort, String flagsJson, String extra) {

@@ -13,6 +13,7 @@ import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.flow.Reporter;
+import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
@@ -195,6 +196,43 @@ class CiliumL7HttpLearningTest {
               v -> {
                 assertThat(v.key).isEqualTo("demo/deployment-http-server-ingress");
                 assertThat(v.value.action()).isEqualTo(Mode.monitor);
+                assertThat(v.value.dstPort()).isEqualTo(18080);
+              });
+    }
+  }
+
+  @Test
+  void protectModeReportsEachConnectionWithARequestTheProxyRefused() {
+    try (var driver = ProcessorTestDriver.cilium(L7_HTTP)) {
+      driver.pipe(connection(0, 18080), request(1, 18080, "GET", "/orders")).flushEvidence();
+      driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.protect));
+      driver.newViolations();
+
+      // As ingest publishes "http-request DROPPED" of the server's proxy: a deny at the
+      // destination, without its request (HubbleFlowParser, RealCaptureRecordsTest). The
+      // connection itself was allowed (REDIRECTED to the proxy): no violation in protect mode.
+      FlowRecord allowed = connection(100, 18080);
+      FlowRecord refused =
+          new FlowRecord(
+              T0.plusSeconds(101),
+              Provider.cilium,
+              Protocol.TCP,
+              18080,
+              CLIENT,
+              SERVER,
+              Verdict.DENIED,
+              null,
+              1,
+              Reporter.DESTINATION);
+      driver.pipe(allowed, refused);
+
+      assertThat(driver.newViolations())
+          .singleElement()
+          .satisfies(
+              v -> {
+                assertThat(v.key).isEqualTo("demo/deployment-http-server-ingress");
+                assertThat(v.value.action()).isEqualTo(Mode.protect);
+                assertThat(v.value.timestamp()).isEqualTo(T0.plusSeconds(101));
                 assertThat(v.value.dstPort()).isEqualTo(18080);
               });
     }
