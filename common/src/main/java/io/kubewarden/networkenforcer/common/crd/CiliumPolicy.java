@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.List;
@@ -13,8 +15,8 @@ import java.util.Objects;
  * The reduced CiliumNetworkPolicy (cilium.io/v2) model of {@code spec.cilium}: an endpoint selector
  * and allow rules of endpoints, CIDRs and (egress) DNS names on L4 ports, plus the DNS proxy rule
  * that {@code toFQDNs} needs. Field names are Cilium's, so the payload is the CNP's {@code spec} as
- * it is. Entities ({@code to/fromEntities}) are kept as Cilium names them. No deny rules, L7 HTTP
- * rules or node selectors.
+ * it is. Entities ({@code to/fromEntities}) are kept as Cilium names them, and so are port ranges
+ * ({@code endPort}) and L7 rules of DNS and HTTP. No deny rules or node selectors.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonPropertyOrder({"endpointSelector", "ingress", "egress"})
@@ -442,12 +444,24 @@ public class CiliumPolicy {
     }
   }
 
-  /** {@code toPorts[].ports[]}: a port number as a string and its protocol (absent: ANY). */
+  /**
+   * {@code toPorts[].ports[]}: a port number as a string, the last port of a range starting there
+   * ({@code endPort}, as Cilium's own field; a reviewer widening a port writes it), and its
+   * protocol (absent: ANY).
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonPropertyOrder({"port", "endPort", "protocol"})
   public static class PortProtocol {
     @Required
     @JsonPropertyDescription("A port number, 1-65535, as a string.")
     private String port;
+
+    @Min(0)
+    @Max(65535)
+    @JsonPropertyDescription(
+        "The last port of the range port..endPort, both included; a value not above port (or"
+            + " port 0 or a named port) leaves the single port.")
+    private Integer endPort;
 
     @JsonPropertyDescription("TCP, UDP, SCTP or ANY (absent: ANY).")
     private String protocol;
@@ -455,8 +469,34 @@ public class CiliumPolicy {
     public PortProtocol() {}
 
     public PortProtocol(String port, String protocol) {
+      this(port, null, protocol);
+    }
+
+    public PortProtocol(String port, Integer endPort, String protocol) {
       this.port = port;
+      this.endPort = endPort;
       this.protocol = protocol;
+    }
+
+    public Integer getEndPort() {
+      return endPort;
+    }
+
+    /** The port as people read it: {@code 8080}, or {@code 8080-8089} for a range. */
+    public String portOrRange() {
+      Integer first = null;
+      try {
+        first = port == null ? null : Integer.valueOf(port);
+      } catch (NumberFormatException named) {
+        // a named port takes no range
+      }
+      return first != null && first > 0 && endPort != null && endPort > first
+          ? port + "-" + endPort
+          : port;
+    }
+
+    public void setEndPort(Integer endPort) {
+      this.endPort = endPort;
     }
 
     public String getPort() {
@@ -479,12 +519,13 @@ public class CiliumPolicy {
     public boolean equals(Object o) {
       return o instanceof PortProtocol p
           && Objects.equals(port, p.port)
+          && Objects.equals(endPort, p.endPort)
           && Objects.equals(protocol, p.protocol);
     }
 
     @Override
     public int hashCode() {
-      return Objects.hash(port, protocol);
+      return Objects.hash(port, endPort, protocol);
     }
   }
 

@@ -39,9 +39,9 @@ import java.util.Objects;
  *       {@code cluster} any pod, {@code all} either; the other entities (host, remote-node,
  *       kube-apiserver, cluster-mesh, ...) name ends that are never evaluated here (nodes are not
  *       learned), so they match no flow.
- *   <li>Ports: a number as a string with protocol TCP, UDP, SCTP or ANY/absent (any of them).
- *       Unknown port (0) or a named port against a rule with ports: UNDETERMINED unless another
- *       rule allows the flow.
+ *   <li>Ports: a number as a string with protocol TCP, UDP, SCTP or ANY/absent (any of them); with
+ *       {@code endPort} above it, the range of both. Unknown port (0) or a named port against a
+ *       rule with ports: UNDETERMINED unless another rule allows the flow.
  * </ul>
  *
  * {@code rules.dns} only filters DNS lookups through Cilium's DNS proxy; at L4 its port rule allows
@@ -286,7 +286,7 @@ public final class CiliumPolicyEvaluator {
         }
         if (number == null || port == 0) {
           unknown = true; // a named port, or a flow without its port
-        } else if (number == port) {
+        } else if (port >= number && port <= last(number, p.getEndPort())) {
           if (l7 == Match.YES) {
             return Match.YES;
           }
@@ -302,6 +302,11 @@ public final class CiliumPolicyEvaluator {
         || wanted.isEmpty()
         || wanted.equalsIgnoreCase("ANY")
         || wanted.equalsIgnoreCase(protocol.name());
+  }
+
+  /** The last port of an entry: its endPort when above the port (Cilium ignores one below). */
+  private static int last(int port, Integer endPort) {
+    return endPort != null && endPort > port ? endPort : port;
   }
 
   private static Integer number(String port) {

@@ -99,7 +99,9 @@ final class CiliumRules {
             .forEach(
                 p ->
                     out.add(
-                        (p.getProtocol() == null ? "ANY" : p.getProtocol()) + " " + p.getPort()));
+                        (p.getProtocol() == null ? "ANY" : p.getProtocol())
+                            + " "
+                            + p.portOrRange()));
       }
       if (r.getRules() != null && r.getRules().getDns() != null) {
         out.add("(DNS proxy)");

@@ -272,6 +272,38 @@ class ApiServerCrdTest {
         .hasMessageContaining("toFQDNs[0]");
   }
 
+  /**
+   * A port range a reviewer wrote ({@code endPort}, Cilium's own field) is kept by our CRDs (an
+   * unknown field would be pruned, and the rendered CiliumNetworkPolicy would allow the first port
+   * only) and admitted by Cilium's CRD as it is.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aCiliumPortRangeIsKeptAndAdmittedByCilium(Kind kind) throws Exception {
+    String ranged =
+        CILIUM_SPEC.replace(
+            "- ports: [{port: \"443\", protocol: TCP}]",
+            "- ports: [{port: \"443\", protocol: TCP}, {port: \"8080\", endPort: 8089, protocol: TCP}]");
+    assertThat(ranged).contains("endPort: 8089");
+    GenericKubernetesResource stored = create(kind, TestManifests.uniqueName("range"), "", ranged);
+
+    CiliumPolicy payload =
+        Json.mapper()
+            .convertValue(spec(stored), WorkloadNetworkPolicyProposalSpec.class)
+            .getCilium();
+    assertThat(payload.getEgress().get(0).getToPorts().get(0).getPorts())
+        .extracting(p -> p.getPort() + "-" + p.getEndPort())
+        .containsExactly("443-null", "8080-8089");
+
+    @SuppressWarnings("unchecked")
+    Map<String, Object> cnpSpec = Json.mapper().convertValue(payload, Map.class);
+    GenericKubernetesResource cnp = createCnp(TestManifests.uniqueName("cnp"), cnpSpec);
+    assertThat(
+            Json.mapper()
+                .convertValue(cnp.getAdditionalProperties().get("spec"), CiliumPolicy.class))
+        .isEqualTo(payload);
+  }
+
   private static GenericKubernetesResource createCnp(String name, Map<String, Object> spec) {
     GenericKubernetesResource cnp = new GenericKubernetesResource();
     cnp.setApiVersion("cilium.io/v2");

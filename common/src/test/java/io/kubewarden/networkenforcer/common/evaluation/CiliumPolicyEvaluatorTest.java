@@ -94,6 +94,16 @@ class CiliumPolicyEvaluatorTest {
         - ports: [{port: redis, protocol: TCP}]
       """;
 
+  /** A range (a reviewer widened 8080 to 8080-8089), and an endPort below its port: 9000 only. */
+  static final String PORT_RANGE =
+      """
+      endpointSelector: {matchLabels: {app: web}}
+      egress:
+      - toEndpoints: [{matchLabels: {app: cache}}]
+        toPorts:
+        - ports: [{port: "8080", endPort: 8089, protocol: TCP}, {port: "9000", endPort: 10}]
+      """;
+
   /** Port 0: every UDP port, so a flow whose port the record does not know as well. */
   static final String EVERY_UDP_PORT =
       """
@@ -456,6 +466,60 @@ class CiliumPolicyEvaluatorTest {
             pod("prod", "app", "cache"),
             TCP,
             0,
+            DENIED),
+        row(
+            "port range: its first port",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            TCP,
+            8080,
+            ALLOWED),
+        row(
+            "port range: its last port",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            TCP,
+            8089,
+            ALLOWED),
+        row(
+            "port range: just past it",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            TCP,
+            8090,
+            DENIED),
+        row(
+            "port range: another protocol",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            UDP,
+            8085,
+            DENIED),
+        row(
+            "endPort below port: the port alone",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            UDP,
+            9000,
+            ALLOWED),
+        row(
+            "endPort below port: nothing below it",
+            PORT_RANGE,
+            Direction.Egress,
+            WEB,
+            pod("prod", "app", "cache"),
+            TCP,
+            10,
             DENIED),
         row(
             "named port",

@@ -41,9 +41,9 @@ import java.util.Random;
  *       exclusive), so each kind gets its own rule with the same toPorts (rules are OR-ed, so that
  *       is the same set of flows).
  *   <li>ports: toPorts, one port rule each, protocol written out (Kubernetes' default is TCP,
- *       Cilium's is ANY); no port: {@code "0"}, every port of that protocol. endPort: the range's
- *       ports one by one, as our CiliumPolicy model has no endPort (ranges stay under 12 ports,
- *       below Cilium's limit of ports per rule).
+ *       Cilium's is ANY); no port: {@code "0"}, every port of that protocol. endPort: Cilium's
+ *       endPort or, drawn at random, the range's ports one by one (ranges stay under 12 ports,
+ *       below Cilium's limit of ports per rule), so both spellings meet the Kubernetes evaluator.
  * </ul>
  */
 final class NetworkPolicyToCilium {
@@ -196,7 +196,7 @@ final class NetworkPolicyToCilium {
     return into;
   }
 
-  private static List<PortRule> toPorts(List<NetworkPolicyPort> ports) {
+  private List<PortRule> toPorts(List<NetworkPolicyPort> ports) {
     if (ports == null || ports.isEmpty()) {
       return null;
     }
@@ -209,8 +209,12 @@ final class NetworkPolicyToCilium {
       } else {
         int first = port.getPort().getIntVal();
         int last = port.getEndPort() == null ? first : port.getEndPort();
-        for (int p = first; p <= last; p++) {
-          list.add(new PortProtocol(Integer.toString(p), protocol));
+        if (port.getEndPort() != null && random.nextBoolean()) {
+          list.add(new PortProtocol(Integer.toString(first), last, protocol));
+        } else {
+          for (int p = first; p <= last; p++) {
+            list.add(new PortProtocol(Integer.toString(p), protocol));
+          }
         }
       }
       rules.add(new PortRule(list, null));

@@ -27,7 +27,7 @@ class CiliumRulesTest {
                       http: [{method: GET, path: "^/orders$"}, {path: "/v1/.*"}]
                 egress:
                 - toEndpoints: [{matchLabels: {app: db, k8s:io.kubernetes.pod.namespace: data}}]
-                  toPorts: [{ports: [{port: "5432", protocol: TCP}]}]
+                  toPorts: [{ports: [{port: "5432", protocol: TCP}, {port: "6000", endPort: 6009}, {port: "7000", endPort: 10}]}]
                 - toEntities: [world]
                   toPorts: [{ports: [{port: "443", protocol: TCP}]}]
                 - toFQDNs: [{matchName: api.example.com}]
@@ -41,7 +41,7 @@ class CiliumRulesTest {
             "prod/web <- entity cluster on TCP 8080",
             "prod/web <- pods {app=client} in the policy's namespace on TCP 9090, TCP 8081, (HTTP GET"
                 + " ^/orders$ | * /v1/.*)",
-            "prod/web -> pods {app=db} in data on TCP 5432",
+            "prod/web -> pods {app=db} in data on TCP 5432, ANY 6000-6009, ANY 7000",
             "prod/web -> entity world on TCP 443",
             "prod/web -> name api.example.com | addresses 0.0.0.0/0 except 10.0.0.0/8 on TCP 443");
   }

@@ -132,7 +132,9 @@ final class CiliumPeers {
               p ->
                   out.add(
                       new PortCount(
-                          p.getProtocol() == null ? "any" : p.getProtocol(), p.getPort(), null)));
+                          p.getProtocol() == null ? "any" : p.getProtocol(),
+                          p.portOrRange(),
+                          null)));
     }
     return out;
   }
