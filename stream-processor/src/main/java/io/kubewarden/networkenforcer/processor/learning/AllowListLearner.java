@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
+import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Direction;
 import io.kubewarden.networkenforcer.common.policy.TargetKey;
@@ -247,12 +248,16 @@ public final class AllowListLearner {
   }
 
   /**
-   * The HTTP request to learn on the flow's port: an ingress flow carrying one, with L7 HTTP
-   * learning on (Cilium's proxy sees requests at the server; an egress HTTP rule would need the
-   * client's proxy too). Null otherwise.
+   * The HTTP request to learn on the flow's port, with L7 HTTP learning on: on ingress any request
+   * Cilium's proxy saw; on egress only one the source's own proxy saw (an egress L7 policy or
+   * visibility there already). A request seen only at the server's proxy leaves the client's egress
+   * at L3/L4: an HTTP rule would send the client's traffic through its node's proxy, which it does
+   * not pass today. Null otherwise.
    */
   private String route(boolean ingress, FlowRecord flow) {
-    return l7Http && ingress && flow.http() != null ? LearnedPort.route(flow.http()) : null;
+    return l7Http && flow.http() != null && (ingress || flow.reporter() == Reporter.SOURCE)
+        ? LearnedPort.route(flow.http())
+        : null;
   }
 
   /**

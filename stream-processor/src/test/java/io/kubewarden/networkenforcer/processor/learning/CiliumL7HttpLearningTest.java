@@ -106,10 +106,60 @@ class CiliumL7HttpLearningTest {
                              {"method":"GET","path":"^/a\\\\.b\\\\+c\\\\(1\\\\)$"},
                              {"method":"GET","path":"^/orders$"},
                              {"method":"POST","path":"^/orders$"}]}}]}]}"""));
-      // Egress is learned as before: Cilium's proxy saw the requests at the server.
+      // Egress stays L3/L4: Cilium's proxy saw the requests at the server, not at the client.
       assertThat(Json.mapper().writeValueAsString(proposals.get(CLIENT_EGRESS).spec().getCilium()))
           .doesNotContain("rules");
     }
+  }
+
+  @Test
+  void requestsTheClientsOwnProxySawAreItsEgressHttpRules() throws Exception {
+    try (var driver = ProcessorTestDriver.cilium(L7_HTTP)) {
+      // Seen at the client's node (an egress L7 policy there): reporter SOURCE.
+      driver
+          .pipe(
+              atTheClient(request(1, 18080, "GET", "/orders")),
+              atTheClient(request(2, 18080, "DELETE", "/orders/7")),
+              atTheClient(connection(3, 9090)))
+          .flushEvidence();
+
+      var proposals = driver.latestProposals();
+      assertThat(
+              (JsonNode) Json.mapper().valueToTree(proposals.get(CLIENT_EGRESS).spec().getCilium()))
+          .isEqualTo(
+              Json.mapper()
+                  .readTree(
+                      """
+                      {"endpointSelector":{"matchLabels":{"app":"http-client"}},
+                       "egress":[
+                        {"toEndpoints":[{"matchLabels":{"app":"http-server",
+                                           "k8s:io.kubernetes.pod.namespace":"demo"}}],
+                         "toPorts":[
+                          {"ports":[{"port":"9090","protocol":"TCP"}]},
+                          {"ports":[{"port":"18080","protocol":"TCP"}],
+                           "rules":{"http":[
+                             {"method":"DELETE","path":"^/orders/7$"},
+                             {"method":"GET","path":"^/orders$"}]}}]}]}"""));
+      // The server's ingress learns them too: requests are requests wherever the proxy saw them.
+      assertThat(Json.mapper().writeValueAsString(proposals.get(SERVER_INGRESS).spec().getCilium()))
+          .contains("^/orders/7$");
+    }
+  }
+
+  private static FlowRecord atTheClient(FlowRecord f) {
+    return new FlowRecord(
+        f.time(),
+        f.provider(),
+        f.protocol(),
+        f.dstPort(),
+        f.src(),
+        f.dst(),
+        f.verdict(),
+        null,
+        1,
+        Reporter.SOURCE,
+        null,
+        f.http());
   }
 
   @Test
