@@ -106,12 +106,12 @@ public final class ProcessorMetrics {
     tagged(ignored, "flows.ignored", "reason", reason).increment();
   }
 
-  /** An observation that a target could not learn from. */
   /** A flow the monitored policy denies but another NetworkPolicy of the namespace allows. */
   public void allowedByAnotherPolicy() {
     registry.counter(PREFIX + "evaluations.allowed.by.other.policy").increment();
   }
 
+  /** An observation that a target could not learn from, with the reason. */
   public void learningSkipped(String reason) {
     tagged(skipped, "learning.skipped", "reason", reason).increment();
   }
