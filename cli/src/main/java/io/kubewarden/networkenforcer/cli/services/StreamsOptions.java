@@ -79,14 +79,7 @@ public class StreamsOptions {
               + "0 publishes every change at once (default: ${DEFAULT-VALUE}).")
   String proposalInterval;
 
-  @Option(
-      names = "--group-instance-id",
-      paramLabel = "ID",
-      description =
-          "This instance's stable name in the consumer group (Kafka static membership, group.instance.id; "
-              + "each stream thread adds -<n>): a restart within the session timeout gets its tasks back without a "
-              + "rebalance. Unique per running instance; the chart sets the pod name. Default: none (dynamic membership).")
-  String groupInstanceId;
+  @Mixin GroupInstanceIdOption groupInstanceId = new GroupInstanceIdOption();
 
   @Option(
       names = "--backend",
@@ -138,8 +131,7 @@ public class StreamsOptions {
         .backend(backend(provider))
         .createTopics(createTopics)
         .learning(learning.settings())
-        .groupInstanceId(
-            groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId)
+        .groupInstanceId(groupInstanceId.value())
         .build()
         .validate();
   }

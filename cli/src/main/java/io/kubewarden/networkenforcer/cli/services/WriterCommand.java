@@ -33,6 +33,7 @@ public final class WriterCommand implements Callable<Integer> {
   @Mixin WriterOptions writer;
   @Mixin ProviderNameOption provider;
   @Mixin ConfigFileOption configFile;
+  @Mixin GroupInstanceIdOption groupInstanceId;
 
   @Option(
       names = "--convergence-quiet-period",
@@ -42,16 +43,6 @@ public final class WriterCommand implements Callable<Integer> {
           "The processor's quiet period: events the data plane lost hold a proposal's Converged false "
               + "until this long has passed without loss (default: ${DEFAULT-VALUE}).")
   String quietPeriod;
-
-  @Option(
-      names = "--group-instance-id",
-      paramLabel = "ID",
-      description =
-          "This replica's stable name in its consumer groups (Kafka static membership, group.instance.id; "
-              + "each group adds -<group>): a leader restarted in place gets its partitions back without waiting "
-              + "out its dead members' session. Unique per running replica; the chart sets the pod name. "
-              + "Default: none (dynamic membership).")
-  String groupInstanceId;
 
   @Option(names = "--check-config", description = "Validate the configuration and exit.")
   boolean checkConfig;
@@ -63,8 +54,7 @@ public final class WriterCommand implements Callable<Integer> {
     WriterConfig config =
         writer.config(settings, service.podNamespace(), service.podName()).toBuilder()
             .convergenceQuietPeriod(Durations.parse("--convergence-quiet-period", quietPeriod))
-            .groupInstanceId(
-                groupInstanceId == null || groupInstanceId.isBlank() ? null : groupInstanceId)
+            .groupInstanceId(groupInstanceId.value())
             .build()
             .validate();
     provider.validate();

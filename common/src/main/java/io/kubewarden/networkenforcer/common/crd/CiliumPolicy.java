@@ -482,21 +482,26 @@ public class CiliumPolicy {
       return endPort;
     }
 
-    /** The port as people read it: {@code 8080}, or {@code 8080-8089} for a range. */
-    public String portOrRange() {
-      Integer first = null;
-      try {
-        first = port == null ? null : Integer.valueOf(port);
-      } catch (NumberFormatException named) {
-        // a named port takes no range
-      }
-      return first != null && first > 0 && endPort != null && endPort > first
-          ? port + "-" + endPort
-          : port;
-    }
-
     public void setEndPort(Integer endPort) {
       this.endPort = endPort;
+    }
+
+    /**
+     * The last port of this entry when it starts at {@code first} (its port as a number): the
+     * endPort when above it, else {@code first} (Cilium ignores an endPort not above the port).
+     */
+    public int lastPort(int first) {
+      return endPort != null && endPort > first ? endPort : first;
+    }
+
+    /** The port as people read it: {@code 8080}, or {@code 8080-8089} for a range. */
+    public String portOrRange() {
+      try {
+        int first = Integer.parseInt(port);
+        return first > 0 && lastPort(first) > first ? port + "-" + endPort : port;
+      } catch (NumberFormatException named) {
+        return port; // a named port (or none) takes no range
+      }
     }
 
     public String getPort() {

@@ -286,7 +286,7 @@ public final class CiliumPolicyEvaluator {
         }
         if (number == null || port == 0) {
           unknown = true; // a named port, or a flow without its port
-        } else if (port >= number && port <= last(number, p.getEndPort())) {
+        } else if (port >= number && port <= p.lastPort(number)) {
           if (l7 == Match.YES) {
             return Match.YES;
           }
@@ -302,11 +302,6 @@ public final class CiliumPolicyEvaluator {
         || wanted.isEmpty()
         || wanted.equalsIgnoreCase("ANY")
         || wanted.equalsIgnoreCase(protocol.name());
-  }
-
-  /** The last port of an entry: its endPort when above the port (Cilium ignores one below). */
-  private static int last(int port, Integer endPort) {
-    return endPort != null && endPort > port ? endPort : port;
   }
 
   private static Integer number(String port) {

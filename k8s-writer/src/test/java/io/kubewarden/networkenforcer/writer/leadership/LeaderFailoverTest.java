@@ -29,12 +29,23 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,7 +53,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Two writers, one lease. The leader is killed while it holds read but unwritten violations; the
  * other takes over and every violation, before and after, ends up in the status exactly once, also
- * when the leader died between its status write and its offset commit.
+ * when the leader died between its status write and its offset commit. With static members (the
+ * chart gives each replica its pod name), a leader restarted in its pod takes its dead members'
+ * places at once, and a leader that stops leaves its groups so that another replica does not wait
+ * out its session (45 s).
  */
 class LeaderFailoverTest {
   static EmbeddedKafkaBroker broker;
@@ -77,13 +91,32 @@ class LeaderFailoverTest {
   }
 
   WriterService writer(KubernetesClient client, String identity, SimpleMeterRegistry meters) {
+    return writer(client, config(identity), meters);
+  }
+
+  static WriterService writer(
+      KubernetesClient client, WriterConfig config, SimpleMeterRegistry meters) {
     return new WriterService(
         client,
-        config(identity),
+        config,
         new MockClusterWriter(client),
         TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
         meters,
         Clock.systemUTC());
+  }
+
+  /**
+   * A writer whose consumers are static members named by its pod, as the chart runs it (the
+   * consumers' groups {@code <group>-proposals} and {@code -violations}).
+   */
+  WriterService staticWriter(KubernetesClient client, String prefix, String group, String pod) {
+    return writer(
+        client,
+        config(pod, prefix, group).toBuilder()
+            .groupInstanceId(pod)
+            .statusUpdateInterval(Duration.ofMillis(300))
+            .build(),
+        new SimpleMeterRegistry());
   }
 
   @Test
@@ -277,15 +310,12 @@ class LeaderFailoverTest {
       KubernetesClient client = cluster.newClient();
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
       WriterService a =
-          new WriterService(
+          writer(
               client,
               config("writer-a", "stolen.", "stolen-writer").toBuilder()
                   .statusUpdateInterval(Duration.ofMillis(300))
                   .build(),
-              new MockClusterWriter(client),
-              TelemetryExport.create(TelemetrySettings.disabled(), "network-enforcer"),
-              meters,
-              Clock.systemUTC());
+              meters);
       try {
         a.start();
         await().atMost(Duration.ofSeconds(30)).until(a::isLeader);
@@ -327,6 +357,121 @@ class LeaderFailoverTest {
         a.close();
         client.close();
       }
+    }
+  }
+
+  @Test
+  void aLeaderRestartedInItsPodTakesItsDeadMembersPlaceAtOnce() throws Exception {
+    String bootstrap = broker.bootstrapServers();
+    Topics topics = new Topics("restarted.");
+    KafkaTopics.create(bootstrap, topics, 1);
+    // The member the killed process left behind: it holds the partition and never polls again.
+    // Its session has not ended (it still heartbeats), as in the seconds after a SIGKILL.
+    Properties p = new Properties();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, "restarted-writer-violations");
+    p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "writer-0-violations");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    try (KafkaConsumer<String, byte[]> dead =
+            new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        MockCluster cluster = MockCluster.start()) {
+      dead.subscribe(List.of(topics.violations().name()));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                dead.poll(Duration.ofMillis(100));
+                return !dead.assignment().isEmpty();
+              });
+      cluster.client().resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
+      KubernetesClient client = cluster.newClient();
+      WriterService restarted = staticWriter(client, "restarted.", "restarted-writer", "writer-0");
+      try {
+        restarted.start();
+        await().atMost(Duration.ofSeconds(30)).until(restarted::isLeader);
+        KafkaTopics.produce(
+            bootstrap,
+            topics.violations(),
+            NS + "/deployment-api-ingress",
+            Fixtures.violation("api", "web", 9090, Instant.parse("2026-03-01T10:00:00Z")));
+        // A dynamic member would wait for the dead one to rejoin a rebalance (up to
+        // max.poll.interval.ms, 5 min) or for its session to end; this one replaces it.
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> status(cluster).getViolationCount() == 1);
+        // The loss consumer reads every partition by assignment, in no group.
+        assertThat(instanceIds("restarted-writer"))
+            .containsExactlyInAnyOrderEntriesOf(
+                Map.of(
+                    "restarted-writer-proposals", List.of("writer-0-proposals"),
+                    "restarted-writer-violations", List.of("writer-0-violations")));
+      } finally {
+        restarted.close();
+        client.close();
+      }
+    }
+  }
+
+  @Test
+  void aLeaderThatStopsLeavesItsGroupsAtOnce() throws Exception {
+    String bootstrap = broker.bootstrapServers();
+    Topics topics = new Topics("leaving.");
+    KafkaTopics.create(bootstrap, topics, 1);
+    try (MockCluster cluster = MockCluster.start()) {
+      KubernetesClient client = cluster.newClient();
+      WriterService leader = staticWriter(client, "leaving.", "leaving-writer", "writer-a");
+      try {
+        leader.start();
+        await().atMost(Duration.ofSeconds(30)).until(leader::isLeader);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    instanceIds("leaving-writer")
+                        .equals(
+                            Map.of(
+                                "leaving-writer-proposals", List.of("writer-a-proposals"),
+                                "leaving-writer-violations", List.of("writer-a-violations"))));
+      } finally {
+        leader.close();
+        client.close();
+      }
+      // A static member that only closed would stay for its session (45 s) and hold its
+      // partitions from the next leader.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> instanceIds("leaving-writer").values().stream().allMatch(List::isEmpty));
+    }
+  }
+
+  /**
+   * The group instance ids of each of the writer's groups (none: not created yet). The loss
+   * consumer reads by assignment, in no group.
+   */
+  private static Map<String, List<String>> instanceIds(String prefix) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      Map<String, List<String>> ids = new TreeMap<>();
+      for (var group :
+          admin
+              .describeConsumerGroups(List.of(prefix + "-proposals", prefix + "-violations"))
+              .describedGroups()
+              .entrySet()) {
+        try {
+          ids.put(
+              group.getKey(),
+              group.getValue().get().members().stream()
+                  .map(MemberDescription::groupInstanceId)
+                  .map(id -> id.orElse("dynamic"))
+                  .sorted()
+                  .toList());
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof GroupIdNotFoundException)) {
+            throw e;
+          }
+          ids.put(group.getKey(), List.of());
+        }
+      }
+      return ids;
     }
   }
 

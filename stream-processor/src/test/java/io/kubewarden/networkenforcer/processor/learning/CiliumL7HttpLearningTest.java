@@ -16,6 +16,7 @@ import io.kubewarden.networkenforcer.common.flow.Reporter;
 import io.kubewarden.networkenforcer.common.flow.Verdict;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.policy.Mode;
+import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.processor.config.LearningSettings;
 import io.kubewarden.networkenforcer.processor.fixtures.Policies;
@@ -36,20 +37,23 @@ class CiliumL7HttpLearningTest {
   private static final LearningSettings L7_HTTP =
       new LearningSettings(null, null, null, 100, 10, false, true);
 
+  /** A connection seen at the server's node (its proxy, for a request). */
   private static FlowRecord connection(int second, int port) {
+    return connection(second, port, Reporter.DESTINATION);
+  }
+
+  private static FlowRecord connection(int second, int port, Reporter seenAt) {
     return forwarded(
-        Provider.cilium,
-        T0.plusSeconds(second),
-        CLIENT,
-        SERVER,
-        Protocol.TCP,
-        port,
-        1,
-        Reporter.DESTINATION);
+        Provider.cilium, T0.plusSeconds(second), CLIENT, SERVER, Protocol.TCP, port, 1, seenAt);
   }
 
   private static FlowRecord request(int second, int port, String method, String url) {
-    FlowRecord f = connection(second, port);
+    return request(second, port, method, url, Reporter.DESTINATION);
+  }
+
+  private static FlowRecord request(
+      int second, int port, String method, String url, Reporter seenAt) {
+    FlowRecord f = connection(second, port, seenAt);
     return new FlowRecord(
         f.time(),
         f.provider(),
@@ -63,6 +67,15 @@ class CiliumL7HttpLearningTest {
         f.reporter(),
         null,
         HttpRequest.of(method, url));
+  }
+
+  /** A proposal's CiliumNetworkPolicy spec as JSON, to compare with {@link #json}. */
+  private static JsonNode ciliumOf(ProposalSnapshot proposal) {
+    return Json.mapper().valueToTree(proposal.spec().getCilium());
+  }
+
+  private static JsonNode json(String text) throws Exception {
+    return Json.mapper().readTree(text);
   }
 
   /**
@@ -88,13 +101,10 @@ class CiliumL7HttpLearningTest {
       driver.pipe(flows()).flushEvidence();
 
       var proposals = driver.latestProposals();
-      assertThat(
-              (JsonNode)
-                  Json.mapper().valueToTree(proposals.get(SERVER_INGRESS).spec().getCilium()))
+      assertThat(ciliumOf(proposals.get(SERVER_INGRESS)))
           .isEqualTo(
-              Json.mapper()
-                  .readTree(
-                      """
+              json(
+                  """
                       {"endpointSelector":{"matchLabels":{"app":"http-server"}},
                        "ingress":[
                         {"fromEndpoints":[{"matchLabels":{"app":"http-client",
@@ -118,18 +128,16 @@ class CiliumL7HttpLearningTest {
       // Seen at the client's node (an egress L7 policy there): reporter SOURCE.
       driver
           .pipe(
-              atTheClient(request(1, 18080, "GET", "/orders")),
-              atTheClient(request(2, 18080, "DELETE", "/orders/7")),
-              atTheClient(connection(3, 9090)))
+              request(1, 18080, "GET", "/orders", Reporter.SOURCE),
+              request(2, 18080, "DELETE", "/orders/7", Reporter.SOURCE),
+              connection(3, 9090, Reporter.SOURCE))
           .flushEvidence();
 
       var proposals = driver.latestProposals();
-      assertThat(
-              (JsonNode) Json.mapper().valueToTree(proposals.get(CLIENT_EGRESS).spec().getCilium()))
+      assertThat(ciliumOf(proposals.get(CLIENT_EGRESS)))
           .isEqualTo(
-              Json.mapper()
-                  .readTree(
-                      """
+              json(
+                  """
                       {"endpointSelector":{"matchLabels":{"app":"http-client"}},
                        "egress":[
                         {"toEndpoints":[{"matchLabels":{"app":"http-server",
@@ -146,35 +154,15 @@ class CiliumL7HttpLearningTest {
     }
   }
 
-  private static FlowRecord atTheClient(FlowRecord f) {
-    return new FlowRecord(
-        f.time(),
-        f.provider(),
-        f.protocol(),
-        f.dstPort(),
-        f.src(),
-        f.dst(),
-        f.verdict(),
-        null,
-        1,
-        Reporter.SOURCE,
-        null,
-        f.http());
-  }
-
   @Test
   void offByDefaultTheSameFlowsGiveL4RulesOnly() throws Exception {
     try (var driver = ProcessorTestDriver.cilium()) {
       driver.pipe(flows()).flushEvidence();
 
-      assertThat(
-              (JsonNode)
-                  Json.mapper()
-                      .valueToTree(driver.latestProposals().get(SERVER_INGRESS).spec().getCilium()))
+      assertThat(ciliumOf(driver.latestProposals().get(SERVER_INGRESS)))
           .isEqualTo(
-              Json.mapper()
-                  .readTree(
-                      """
+              json(
+                  """
                       {"endpointSelector":{"matchLabels":{"app":"http-server"}},
                        "ingress":[
                         {"fromEndpoints":[{"matchLabels":{"app":"http-client",
