@@ -1,5 +1,8 @@
 package io.kubewarden.networkenforcer.testing;
 
+import io.fabric8.kubernetes.api.model.ContainerState;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -566,10 +569,15 @@ public final class KubeCluster implements AutoCloseable {
             + diagnostics());
   }
 
-  /** Pods, events and the end of the node's logs: what a failed wait needs to be understood. */
+  /**
+   * Pods, events and the end of the node's logs: what a failed wait needs to be understood. The
+   * containers that are not ready come first, with their last log lines (the previous, crashed
+   * container's too): CI shows only the head of a failure message.
+   */
   public String diagnostics() {
     StringBuilder text = new StringBuilder();
     if (api != null) {
+      text.append(unreadyContainers());
       text.append("--- pods ---\n").append(runKubectl("get", "pods", "-A", "-o", "wide").output());
       text.append("--- events ---\n")
           .append(runKubectl("get", "events", "-A", "--sort-by=.lastTimestamp").output());
@@ -581,6 +589,78 @@ public final class KubeCluster implements AutoCloseable {
       text.append("\n--- containerd ---\n").append(containerd.logTail());
     }
     return text.toString();
+  }
+
+  /** Each container not ready: its state, its last exit and the end of its logs. */
+  private String unreadyContainers() {
+    StringBuilder text = new StringBuilder();
+    List<Pod> pods;
+    try {
+      pods = client().pods().inAnyNamespace().list().getItems();
+    } catch (KubernetesClientException e) {
+      return "--- containers not ready: cannot list pods: " + e.getMessage() + " ---\n";
+    }
+    for (Pod pod : pods) {
+      if (pod.getStatus() == null || "Succeeded".equals(pod.getStatus().getPhase())) {
+        continue;
+      }
+      String namespace = pod.getMetadata().getNamespace();
+      String name = pod.getMetadata().getName();
+      for (ContainerStatus container : pod.getStatus().getContainerStatuses()) {
+        if (Boolean.TRUE.equals(container.getReady())) {
+          continue;
+        }
+        text.append("--- not ready: ")
+            .append(namespace)
+            .append('/')
+            .append(name)
+            .append(' ')
+            .append(container.getName())
+            .append(", restarts ")
+            .append(container.getRestartCount())
+            .append(", state ")
+            .append(describe(container.getState()))
+            .append(", last ")
+            .append(describe(container.getLastState()))
+            .append(" ---\n");
+        if (container.getRestartCount() != null && container.getRestartCount() > 0) {
+          text.append("(previous container)\n")
+              .append(containerLog(namespace, name, container.getName(), true));
+        }
+        text.append("(current container)\n")
+            .append(containerLog(namespace, name, container.getName(), false));
+      }
+    }
+    return text.toString();
+  }
+
+  private String containerLog(String namespace, String pod, String container, boolean previous) {
+    List<String> args =
+        new ArrayList<>(List.of("logs", "-n", namespace, pod, "-c", container, "--tail=25"));
+    if (previous) {
+      args.add("--previous");
+    }
+    String output = runKubectl(args.toArray(String[]::new)).output();
+    return output.endsWith("\n") ? output : output + "\n";
+  }
+
+  private static String describe(ContainerState state) {
+    if (state == null) {
+      return "none";
+    }
+    if (state.getTerminated() != null) {
+      ContainerStateTerminated end = state.getTerminated();
+      return "terminated (exit "
+          + end.getExitCode()
+          + ", "
+          + end.getReason()
+          + (end.getMessage() == null ? "" : ": " + end.getMessage().strip())
+          + ")";
+    }
+    if (state.getWaiting() != null) {
+      return "waiting (" + state.getWaiting().getReason() + ")";
+    }
+    return state.getRunning() != null ? "running" : "none";
   }
 
   private Path componentKubeconfig(String name, String user, String... groups) {
