@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -32,6 +33,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -136,6 +138,28 @@ type driver struct {
 	csi.UnimplementedNodeServer
 	nodeID string
 	client cmclient.Interface
+	// One call at a time per target path: the kubelet retries a call it gave up on while the first
+	// may still be running, and two writers would leave one's key beside the other's certificate.
+	targets sync.Map
+}
+
+func (d *driver) lock(target string) func() {
+	m, _ := d.targets.LoadOrStore(target, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	return m.(*sync.Mutex).Unlock
+}
+
+// published reports whether an earlier call already wrote the volume: NodePublishVolume must be
+// idempotent (CSI spec), and a second key would replace a certificate a container may have read.
+func published(dir string) bool {
+	crt, crtErr := os.ReadFile(filepath.Join(dir, "tls.crt"))
+	key, keyErr := os.ReadFile(filepath.Join(dir, "tls.key"))
+	_, caErr := os.Stat(filepath.Join(dir, "ca.crt"))
+	if crtErr != nil || keyErr != nil || caErr != nil {
+		return false
+	}
+	_, err := tls.X509KeyPair(crt, key)
+	return err == nil
 }
 
 func (d *driver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
@@ -166,6 +190,11 @@ func (d *driver) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolu
 	}
 	if attrs[attr+"issuer-name"] == "" {
 		return nil, status.Error(codes.InvalidArgument, attr+"issuer-name is required")
+	}
+	defer d.lock(req.GetTargetPath())()
+	if published(req.GetTargetPath()) {
+		log.Printf("already published to %s", req.GetTargetPath())
+		return &csi.NodePublishVolumeResponse{}, nil
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -239,6 +268,7 @@ func (d *driver) awaitSigned(ctx context.Context, namespace, name string) (*cmap
 }
 
 func (d *driver) NodeUnpublishVolume(_ context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
+	defer d.lock(req.GetTargetPath())()
 	if err := os.RemoveAll(req.GetTargetPath()); err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
