@@ -26,6 +26,9 @@ fluent-bit.conf: |
       multiline.parser  cri
       DB                /var/lib/fluent-bit/ztunnel.db
       DB.locking        true
+      # A stored offset holds only for the same inode and name: the runtime reuses the inode of a
+      # removed log for a new one, which would otherwise start at the old file's offset and skip lines.
+      DB.compare_filename true
       storage.type      filesystem
       Mem_Buf_Limit     32MB
       Skip_Long_Lines   On

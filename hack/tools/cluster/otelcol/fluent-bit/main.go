@@ -47,6 +47,12 @@ type section struct {
 	values map[string][]string
 }
 
+// on reads a fluent-bit boolean: on/true/yes.
+func on(value string) bool {
+	v := strings.ToLower(value)
+	return v == "on" || v == "true" || v == "yes"
+}
+
 func (s section) get(key, fallback string) string {
 	if v := s.values[strings.ToLower(key)]; len(v) > 0 {
 		return v[len(v)-1]
@@ -127,7 +133,8 @@ func main() {
 		log.Fatalf("[error] [output:opentelemetry] %v", err)
 	}
 	client := plogotlp.NewGRPCClient(conn)
-	tail := newTail(inputs[0].get("Path", ""), inputs[0].get("DB", ""))
+	tail := newTail(inputs[0].get("Path", ""), inputs[0].get("DB", ""),
+		on(inputs[0].get("DB.compare_filename", "false")))
 	log.Printf("[info] [stand-in] tail %s -> %s:%s (grpc, tls %s)", tail.pattern, out.get("Host", ""), out.get("Port", ""), out.get("tls", "off"))
 	var pending []record
 	var pendingOffsets map[string]int64
@@ -266,24 +273,46 @@ func put(v pcommon.Value, value any) {
 	}
 }
 
-// tail follows the files of a glob from the offsets of its DB file (one "inode offset" line a file).
+// tail follows the files of a glob from the offsets of its DB file, one "inode offset path" line a
+// file. With DB.compare_filename a stored offset applies only to a file of the same inode and name,
+// as in fluent-bit: the runtime reuses the inode of a removed log for a new one. Entries of files
+// gone from the glob are dropped, as fluent-bit does when it sees a file removed.
 type tail struct {
-	pattern, db string
-	offsets     map[string]int64
+	pattern, db     string
+	compareFilename bool
+	offsets         map[string]int64
+	paths           map[string]string
 }
 
-func newTail(pattern, db string) *tail {
-	t := &tail{pattern: pattern, db: db, offsets: map[string]int64{}}
+func newTail(pattern, db string, compareFilename bool) *tail {
+	t := &tail{pattern: pattern, db: db, compareFilename: compareFilename, offsets: map[string]int64{}, paths: map[string]string{}}
 	if data, err := os.ReadFile(db); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
-			var inode string
-			var offset int64
-			if _, err := fmt.Sscan(line, &inode, &offset); err == nil {
-				t.offsets[inode] = offset
+			fields := strings.SplitN(line, " ", 3)
+			if len(fields) < 2 {
+				continue
 			}
+			offset, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				continue
+			}
+			path := ""
+			if len(fields) == 3 {
+				path = fields[2]
+			}
+			key := t.key(fields[0], path)
+			t.offsets[key] = offset
+			t.paths[key] = fields[0] + " " + path
 		}
 	}
 	return t
+}
+
+func (t *tail) key(inode, path string) string {
+	if t.compareFilename {
+		return inode + " " + path
+	}
+	return inode
 }
 
 func inode(path string) (string, bool) {
@@ -303,11 +332,15 @@ func (t *tail) read() ([]record, map[string]int64) {
 	files, _ := filepath.Glob(t.pattern)
 	next := map[string]int64{}
 	var records []record
+	present := map[string]bool{}
 	for _, path := range files {
-		id, ok := inode(path)
+		ino, ok := inode(path)
 		if !ok {
 			continue
 		}
+		id := t.key(ino, path)
+		present[id] = true
+		t.paths[id] = ino + " " + path
 		f, err := os.Open(path)
 		if err != nil {
 			continue
@@ -321,6 +354,12 @@ func (t *tail) read() ([]record, map[string]int64) {
 		}
 		f.Close()
 	}
+	for id := range t.offsets {
+		if !present[id] {
+			delete(t.offsets, id)
+			delete(t.paths, id)
+		}
+	}
 	return records, next
 }
 
@@ -333,7 +372,8 @@ func (t *tail) commit(offsets map[string]int64) {
 	}
 	var b strings.Builder
 	for id, offset := range t.offsets {
-		fmt.Fprintf(&b, "%s %d\n", id, offset)
+		inode, path, _ := strings.Cut(t.paths[id], " ")
+		fmt.Fprintf(&b, "%s %d %s\n", inode, offset, path)
 	}
 	_ = os.MkdirAll(filepath.Dir(t.db), 0o755)
 	if err := os.WriteFile(t.db+".tmp", []byte(b.String()), 0o644); err == nil {
