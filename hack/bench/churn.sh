@@ -3,11 +3,13 @@
 # with workloads that come and go (a tenth of 2,000 Deployments replaced every simulated minute,
 # short-lived workloads, the writer's ResetLearning records of those gone), from
 # stream-processor/src/test/.../benchmark/ChurnBenchmark on one embedded broker. Prints the
-# processor/producer ratios (realistic, churn; steady and end to end), then heap after GC, RSS and
-# the keys of the learned stores after each round (`processor memory under churn: heap MiB round1 /
-# roundN; store keys round1 / roundN`). BENCH_CHURN_FLOWS (flows per round, default 300000: five
-# simulated minutes) and BENCH_CHURN_ROUNDS (default 6) size it; BENCH_CHURN_RESETS=false sends no
-# ResetLearning for the workloads gone (the writer before it reset them: their state stayed);
+# processor/producer ratios (realistic, churn; steady and end to end), the rate phase's longest
+# punctuation (ms; a punctuation runs inside the exactly-once transaction, aborted after 10 s),
+# then heap after GC, RSS and the keys of the learned stores after each round (`processor memory
+# under churn: heap MiB round1 / roundN; store keys round1 / roundN`). BENCH_CHURN_FLOWS (flows per
+# round, default 300000: five simulated minutes) and BENCH_CHURN_ROUNDS (default 6) size it;
+# BENCH_CHURN_RESETS=false sends no ResetLearning for the workloads gone (the writer before it reset
+# them: their state stayed);
 # BENCH_CHURN_JFR=1 writes a flight recording of the whole run to stream-processor/target/churn.jfr.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.DoubleAccumulator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -94,14 +95,20 @@ public final class ChurnBenchmark {
       line(
           "processor/producer ratio (realistic, churn, end to end)",
           String.format("%.2f", rates[1] / producer));
+      line("processor longest punctuation ms (realistic, churn)", String.format("%.0f", rates[2]));
       memory(bootstrap, perRound, rounds, resets);
     }
     System.exit(0);
   }
 
-  /** The processor over the run's backlog: {steady, end to end} flows/s. */
+  /**
+   * The processor over the run's backlog: {steady, end to end} flows/s and the longest punctuation
+   * (ms) its stream threads reported: a punctuation runs inside a transaction, which the broker
+   * aborts after transaction.timeout.ms (10 s under exactly-once).
+   */
   private static double[] process(String bootstrap, String run, int flows) throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    DoubleAccumulator longest = new DoubleAccumulator(Math::max, 0);
     ProcessorConfig config = config(bootstrap, run);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
         StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
@@ -109,9 +116,19 @@ public final class ChurnBenchmark {
       waitUntil(app::isReady, Duration.ofMinutes(2), 50);
       long start = System.nanoTime();
       SteadyRate steady = SteadyRate.start(new FlowsReceived(registry), flows);
-      waitUntil(() -> committed(admin, config, flows), Duration.ofMinutes(30), 50);
+      waitUntil(
+          () -> {
+            // A windowed maximum (two 30 s samples): read often enough to see every peak.
+            registry.find("kafka.stream.thread.punctuate.latency.max").gauges().stream()
+                .mapToDouble(g -> g.value())
+                .filter(Double::isFinite)
+                .forEach(longest::accumulate);
+            return committed(admin, config, flows);
+          },
+          Duration.ofMinutes(30),
+          50);
       double endToEnd = flows / ((System.nanoTime() - start) / 1e9);
-      return new double[] {steady.flowsPerSecond(), endToEnd};
+      return new double[] {steady.flowsPerSecond(), endToEnd, longest.get()};
     }
   }
 
