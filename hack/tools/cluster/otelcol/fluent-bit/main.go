@@ -137,7 +137,7 @@ func main() {
 		on(inputs[0].get("DB.compare_filename", "false")))
 	log.Printf("[info] [stand-in] tail %s -> %s:%s (grpc, tls %s)", tail.pattern, out.get("Host", ""), out.get("Port", ""), out.get("tls", "off"))
 	var pending []record
-	var pendingOffsets map[string]int64
+	var pendingOffsets map[string]position
 	for {
 		if len(pending) == 0 {
 			pending, pendingOffsets = tail.read()
@@ -280,12 +280,17 @@ func put(v pcommon.Value, value any) {
 type tail struct {
 	pattern, db     string
 	compareFilename bool
-	offsets         map[string]int64
-	paths           map[string]string
+	files           map[string]position
+}
+
+// position is how far one file was read.
+type position struct {
+	inode, path string
+	offset      int64
 }
 
 func newTail(pattern, db string, compareFilename bool) *tail {
-	t := &tail{pattern: pattern, db: db, compareFilename: compareFilename, offsets: map[string]int64{}, paths: map[string]string{}}
+	t := &tail{pattern: pattern, db: db, compareFilename: compareFilename, files: map[string]position{}}
 	if data, err := os.ReadFile(db); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			fields := strings.SplitN(line, " ", 3)
@@ -296,23 +301,21 @@ func newTail(pattern, db string, compareFilename bool) *tail {
 			if err != nil {
 				continue
 			}
-			path := ""
+			p := position{inode: fields[0], offset: offset}
 			if len(fields) == 3 {
-				path = fields[2]
+				p.path = fields[2]
 			}
-			key := t.key(fields[0], path)
-			t.offsets[key] = offset
-			t.paths[key] = fields[0] + " " + path
+			t.files[t.key(p)] = p
 		}
 	}
 	return t
 }
 
-func (t *tail) key(inode, path string) string {
+func (t *tail) key(p position) string {
 	if t.compareFilename {
-		return inode + " " + path
+		return p.inode + " " + p.path
 	}
-	return inode
+	return p.inode
 }
 
 func inode(path string) (string, bool) {
@@ -327,10 +330,10 @@ func inode(path string) (string, bool) {
 	return strconv.FormatUint(st.Ino, 10), true
 }
 
-// read returns the complete records after each file's offset, and the offsets after them.
-func (t *tail) read() ([]record, map[string]int64) {
+// read returns the complete records after each file's offset, and the positions after them.
+func (t *tail) read() ([]record, map[string]position) {
 	files, _ := filepath.Glob(t.pattern)
-	next := map[string]int64{}
+	next := map[string]position{}
 	var records []record
 	present := map[string]bool{}
 	for _, path := range files {
@@ -338,42 +341,41 @@ func (t *tail) read() ([]record, map[string]int64) {
 		if !ok {
 			continue
 		}
-		id := t.key(ino, path)
+		p := position{inode: ino, path: path}
+		id := t.key(p)
 		present[id] = true
-		t.paths[id] = ino + " " + path
 		f, err := os.Open(path)
 		if err != nil {
 			continue
 		}
-		offset := t.offsets[id]
-		if _, err := f.Seek(offset, io.SeekStart); err == nil {
+		p.offset = t.files[id].offset
+		if _, err := f.Seek(p.offset, io.SeekStart); err == nil {
 			data, _ := io.ReadAll(f)
 			consumed, recs := parseCri(data)
 			records = append(records, recs...)
-			next[id] = offset + int64(consumed)
+			p.offset += int64(consumed)
+			next[id] = p
 		}
 		f.Close()
 	}
-	for id := range t.offsets {
+	for id := range t.files {
 		if !present[id] {
-			delete(t.offsets, id)
-			delete(t.paths, id)
+			delete(t.files, id)
 		}
 	}
 	return records, next
 }
 
-func (t *tail) commit(offsets map[string]int64) {
-	for id, offset := range offsets {
-		t.offsets[id] = offset
+func (t *tail) commit(positions map[string]position) {
+	for id, p := range positions {
+		t.files[id] = p
 	}
 	if t.db == "" {
 		return
 	}
 	var b strings.Builder
-	for id, offset := range t.offsets {
-		inode, path, _ := strings.Cut(t.paths[id], " ")
-		fmt.Fprintf(&b, "%s %d %s\n", inode, offset, path)
+	for _, p := range t.files {
+		fmt.Fprintf(&b, "%s %d %s\n", p.inode, p.offset, p.path)
 	}
 	_ = os.MkdirAll(filepath.Dir(t.db), 0o755)
 	if err := os.WriteFile(t.db+".tmp", []byte(b.String()), 0o644); err == nil {

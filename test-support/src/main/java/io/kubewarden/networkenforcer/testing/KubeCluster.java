@@ -625,21 +625,26 @@ public final class KubeCluster implements AutoCloseable {
             .append(" ---\n");
         if (container.getRestartCount() != null && container.getRestartCount() > 0) {
           text.append("(previous container)\n")
-              .append(containerLog(namespace, name, container.getName(), true));
+              .append(containerLogs(namespace, name, container.getName(), true, 25));
         }
         text.append("(current container)\n")
-            .append(containerLog(namespace, name, container.getName(), false));
+            .append(containerLogs(namespace, name, container.getName(), false, 25));
       }
     }
     return text.toString();
   }
 
-  private String containerLog(String namespace, String pod, String container, boolean previous) {
+  /**
+   * The last {@code lines} log lines of a pod's container ({@code null}: every container), of the
+   * previous (crashed or killed) one when {@code previous}; kubectl's error text when there are
+   * none.
+   */
+  public String containerLogs(
+      String namespace, String pod, String container, boolean previous, int lines) {
     List<String> args =
-        new ArrayList<>(List.of("logs", "-n", namespace, pod, "-c", container, "--tail=25"));
-    if (previous) {
-      args.add("--previous");
-    }
+        new ArrayList<>(
+            List.of("logs", "-n", namespace, pod, "--tail=" + lines, "--previous=" + previous));
+    args.addAll(container == null ? List.of("--all-containers") : List.of("-c", container));
     String output = runKubectl(args.toArray(String[]::new)).output();
     return output.endsWith("\n") ? output : output + "\n";
   }

@@ -400,26 +400,13 @@ final class ClusterSteps {
     for (Pod pod : releasePods(cluster.client())) {
       String name = pod.getMetadata().getName();
       // The previous container's too: after a kill, that is where the cause usually is.
-      for (String which : List.of("--previous=true", "--previous=false")) {
-        try {
-          out.append("--- logs of ")
-              .append(name)
-              .append(" ")
-              .append(which)
-              .append(" ---\n")
-              .append(
-                  cluster.kubectl(
-                      "logs",
-                      "--namespace",
-                      InClusterIT.NAMESPACE,
-                      name,
-                      "--all-containers",
-                      which,
-                      "--tail",
-                      Integer.toString(lines)));
-        } catch (RuntimeException e) {
-          out.append("(no logs: ").append(e.getMessage()).append(")\n");
-        }
+      for (boolean previous : List.of(true, false)) {
+        out.append("--- logs of ")
+            .append(name)
+            .append(" --previous=")
+            .append(previous)
+            .append(" ---\n")
+            .append(cluster.containerLogs(InClusterIT.NAMESPACE, name, null, previous, lines));
       }
     }
     return out.toString();
