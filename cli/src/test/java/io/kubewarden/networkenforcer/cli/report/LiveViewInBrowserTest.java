@@ -183,10 +183,13 @@ class LiveViewInBrowserTest {
               T2);
       produce(topics.proposals(), proposal.target().key(), proposal);
       // ... and three violations of api's policy by batch: TCP 9090 twice (one record, last seen
-      // T2), TCP 9091 once.
+      // T2), and once a request on TCP 9091 outside the policy's HTTP rules.
       produce(topics.violations(), NS + "/deployment-api-ingress", violation(9090, T1));
       produce(topics.violations(), NS + "/deployment-api-ingress", violation(9090, T2));
-      produce(topics.violations(), NS + "/deployment-api-ingress", violation(9091, T1));
+      produce(
+          topics.violations(),
+          NS + "/deployment-api-ingress",
+          withRequest(violation(9091, T1), "POST", "/admin"));
       KubernetesClient admin = api.client();
       await()
           .atMost(WAIT)
@@ -282,6 +285,7 @@ class LiveViewInBrowserTest {
                               + r.getId()
                               + "|shop/batch|shop/api|TCP/"
                               + r.getDstPort()
+                              + (r.getDstPort() == 9091 ? " POST /admin" : "")
                               + "|monitor|"
                               + r.getTimestamp())
                   .toList());
@@ -527,6 +531,28 @@ class LiveViewInBrowserTest {
         Backend.kubernetes,
         Direction.Ingress,
         1);
+  }
+
+  /** The violation of one request on its connection (its method and path). */
+  private static ViolationObservation withRequest(
+      ViolationObservation o, String method, String path) {
+    return new ViolationObservation(
+        o.policyNamespace(),
+        o.policyName(),
+        o.timestamp(),
+        o.source(),
+        o.dest(),
+        o.protocol(),
+        o.dstPort(),
+        o.action(),
+        o.denyingPolicyNamespace(),
+        o.denyingPolicyName(),
+        o.provider(),
+        o.backend(),
+        o.direction(),
+        o.count(),
+        o.observations(),
+        new io.kubewarden.networkenforcer.common.flow.HttpRequest(method, path, false));
   }
 
   private static ViolationEndpoint endpoint(String workload) {

@@ -3,6 +3,7 @@ package io.kubewarden.networkenforcer.common.crd;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import java.util.Objects;
@@ -34,6 +35,16 @@ public class ViolationRecord {
   private String denyingPolicyNamespace;
   private String denyingPolicyName;
 
+  @JsonPropertyDescription(
+      "The HTTP request's method, when the violation is one request on an allowed connection: Cilium's"
+          + " proxy refused it, or monitor mode found it outside the policy's HTTP rules. Absent for a"
+          + " violation of the connection itself.")
+  private String httpMethod;
+
+  @JsonPropertyDescription(
+      "The HTTP request's URL path (no query string), with httpMethod; at most 256 characters.")
+  private String httpPath;
+
   public ViolationRecord() {}
 
   public ViolationRecord copy() {
@@ -47,10 +58,12 @@ public class ViolationRecord {
     r.action = action;
     r.denyingPolicyNamespace = denyingPolicyNamespace;
     r.denyingPolicyName = denyingPolicyName;
+    r.httpMethod = httpMethod;
+    r.httpPath = httpPath;
     return r;
   }
 
-  /** Same source, dest, protocol, port, action and denying policy: a repeat. */
+  /** Same source, dest, protocol, port, action, denying policy and HTTP request: a repeat. */
   @JsonIgnore
   public boolean sameViolationAs(ViolationRecord o) {
     return Objects.equals(source, o.source)
@@ -59,7 +72,9 @@ public class ViolationRecord {
         && dstPort == o.dstPort
         && action == o.action
         && Objects.equals(denyingPolicyNamespace, o.denyingPolicyNamespace)
-        && Objects.equals(denyingPolicyName, o.denyingPolicyName);
+        && Objects.equals(denyingPolicyName, o.denyingPolicyName)
+        && Objects.equals(httpMethod, o.httpMethod)
+        && Objects.equals(httpPath, o.httpPath);
   }
 
   public long getId() {
@@ -134,6 +149,30 @@ public class ViolationRecord {
     this.denyingPolicyName = v;
   }
 
+  public String getHttpMethod() {
+    return httpMethod;
+  }
+
+  public void setHttpMethod(String httpMethod) {
+    this.httpMethod = httpMethod;
+  }
+
+  public String getHttpPath() {
+    return httpPath;
+  }
+
+  public void setHttpPath(String httpPath) {
+    this.httpPath = httpPath;
+  }
+
+  /** The refused HTTP request, or null for a violation of the connection itself. */
+  @JsonIgnore
+  public HttpRequest httpRequest() {
+    return httpMethod == null || httpPath == null
+        ? null
+        : new HttpRequest(httpMethod, httpPath, false);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof ViolationRecord r
@@ -153,6 +192,8 @@ public class ViolationRecord {
         dstPort,
         action,
         denyingPolicyNamespace,
-        denyingPolicyName);
+        denyingPolicyName,
+        httpMethod,
+        httpPath);
   }
 }

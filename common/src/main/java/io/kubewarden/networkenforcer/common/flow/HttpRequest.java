@@ -45,19 +45,27 @@ public record HttpRequest(String method, String path, boolean truncated, boolean
    * token of letters.
    */
   public static HttpRequest of(String method, String url) {
-    if (method == null || method.isEmpty() || method.length() > MAX_METHOD) {
+    if (!isMethod(method)) {
       return null;
-    }
-    for (int i = 0; i < method.length(); i++) {
-      char c = method.charAt(i);
-      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z')) {
-        return null;
-      }
     }
     String path = path(url == null ? "" : url);
     boolean truncated = path.length() > MAX_PATH;
     return new HttpRequest(
         method.toUpperCase(Locale.ROOT), truncated ? path.substring(0, MAX_PATH) : path, truncated);
+  }
+
+  /** Whether {@code method} can be one: 1 to {@link #MAX_METHOD} letters. */
+  public static boolean isMethod(String method) {
+    if (method == null || method.isEmpty() || method.length() > MAX_METHOD) {
+      return false;
+    }
+    for (int i = 0; i < method.length(); i++) {
+      char c = method.charAt(i);
+      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The path of a URL: after scheme and authority, before query and fragment; "/" when empty. */

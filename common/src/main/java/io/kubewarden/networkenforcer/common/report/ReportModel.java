@@ -114,7 +114,11 @@ public record ReportModel(
       long violationCount,
       List<Command> commands) {}
 
-  /** One active violation record of a policy, with the command that acknowledges it. */
+  /**
+   * One active violation record of a policy, with the command that acknowledges it; {@code
+   * request}: the refused HTTP request ({@code PUT /admin}), null for a violation of the
+   * connection.
+   */
   public record Violation(
       String policy,
       long id,
@@ -122,6 +126,7 @@ public record ReportModel(
       String target,
       String protocol,
       int port,
+      String request,
       String action,
       String lastSeen,
       Command acknowledge) {}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
@@ -24,6 +25,8 @@ import java.util.Objects;
  *     for: more than one when the processor combined repeated flow records before the repartition.
  *     The writer adds this to {@code violationCount} and sends this many events, so combining
  *     changes no count. Records of older versions carry none and stand for one.
+ * @param http the HTTP request an L7 proxy refused (Cilium), or one monitor mode found outside the
+ *     policy's HTTP rules: its method and path. Null for a violation of the connection itself.
  */
 public record ViolationObservation(
     String policyNamespace,
@@ -40,7 +43,8 @@ public record ViolationObservation(
     Backend backend,
     Direction direction,
     long count,
-    long observations) {
+    long observations,
+    HttpRequest http) {
 
   @JsonCreator // the canonical one, also for records of older versions without observations
   public ViolationObservation {
@@ -54,6 +58,46 @@ public record ViolationObservation(
     if (observations <= 0) {
       observations = 1;
     }
+    if (http != null && http.connectionSeen()) {
+      // Which record of the connection came first is ingest's business, not the violation's.
+      http = new HttpRequest(http.method(), http.path(), http.truncated());
+    }
+  }
+
+  /** A violation of the connection itself (no HTTP request). */
+  public ViolationObservation(
+      String policyNamespace,
+      String policyName,
+      Instant timestamp,
+      ViolationEndpoint source,
+      ViolationEndpoint dest,
+      Protocol protocol,
+      int dstPort,
+      Mode action,
+      String denyingPolicyNamespace,
+      String denyingPolicyName,
+      Provider provider,
+      Backend backend,
+      Direction direction,
+      long count,
+      long observations) {
+    this(
+        policyNamespace,
+        policyName,
+        timestamp,
+        source,
+        dest,
+        protocol,
+        dstPort,
+        action,
+        denyingPolicyNamespace,
+        denyingPolicyName,
+        provider,
+        backend,
+        direction,
+        count,
+        observations,
+        null);
   }
 
   /** One observation: a record of one flow record. */
@@ -107,6 +151,10 @@ public record ViolationObservation(
     r.setAction(action);
     r.setDenyingPolicyNamespace(denyingPolicyNamespace);
     r.setDenyingPolicyName(denyingPolicyName);
+    if (http != null) {
+      r.setHttpMethod(http.method());
+      r.setHttpPath(http.path());
+    }
     return r;
   }
 }

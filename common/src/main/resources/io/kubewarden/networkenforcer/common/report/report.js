@@ -382,7 +382,7 @@
         violations.filter(function (v) { return v.policy === p.namespace + '/' + p.name; }).forEach(function (v) {
           var li = el('li', null, 'violation');
           li.appendChild(el('div', '#' + v.id + ' ' + shortName(v.source) + ' \u2192 ' + shortName(v.target) + ' '
-            + v.protocol + '/' + v.port + ' (' + v.action + '), last ' + v.lastSeen));
+            + portAndRequest(v) + ' (' + v.action + '), last ' + v.lastSeen));
           li.appendChild(commandList([v.acknowledge]));
           vs.appendChild(li);
         });
@@ -457,13 +457,18 @@
       tr.className = 'violation';
       tr.dataset.workload = v.target;
       tr.dataset.peer = v.source;
-      [v.policy, v.id, shortName(v.source), shortName(v.target), v.protocol + '/' + v.port, v.action, v.lastSeen]
+      [v.policy, v.id, shortName(v.source), shortName(v.target), portAndRequest(v), v.action, v.lastSeen]
         .forEach(function (x, i) { tr.appendChild(el('td', x, i === 1 ? 'num' : '')); });
       var td = el('td');
       td.appendChild(commandList([v.acknowledge]));
       tr.appendChild(td);
       vbody.appendChild(tr);
     });
+  }
+
+  // A refused HTTP request names its method and path after the port.
+  function portAndRequest(v) {
+    return v.protocol + '/' + v.port + (v.request ? ' ' + v.request : '');
   }
 
   function showView(table) {

@@ -403,7 +403,11 @@ class CrdSchemaTest {
             "dstPort",
             "action",
             "denyingPolicyNamespace",
-            "denyingPolicyName");
+            "denyingPolicyName",
+            // Ours: the HTTP request of a violation of one request (Cilium's L7 proxy).
+            "httpMethod",
+            "httpPath");
+    assertThat(at(record, "httpPath").getType()).isEqualTo("string");
     assertThat(at(record, "id").getType()).isEqualTo("integer");
     assertThat(at(record, "dstPort").getType()).isEqualTo("integer");
     assertThat(enumOf(at(record, "protocol"))).contains("TCP", "UDP");

@@ -291,9 +291,12 @@ public final class HubbleFlowParser {
             http));
   }
 
-  /** The method and URL path of a forwarded HTTP request; null for any other record. */
+  /**
+   * The method and URL path of an HTTP request the proxy forwarded or refused (a refused one names
+   * its violation's request); null for any other record.
+   */
   private static HttpRequest httpRequest(Flow flow) {
-    if (!isForwardedL7Request(flow) || !flow.getL7().hasHttp()) {
+    if (!(isForwardedL7Request(flow) || isRefusedL7Request(flow)) || !flow.getL7().hasHttp()) {
       return null;
     }
     return HttpRequest.of(flow.getL7().getHttp().getMethod(), flow.getL7().getHttp().getUrl());

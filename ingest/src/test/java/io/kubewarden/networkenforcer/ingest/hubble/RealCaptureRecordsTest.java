@@ -97,7 +97,7 @@ class RealCaptureRecordsTest {
   }
 
   @Test
-  void aRequestTheProxyRefusedIsADenyOnItsConnectionOnce() throws Exception {
+  void aRequestTheProxyRefusedIsADenyOfItsMethodAndPathOnItsConnection() throws Exception {
     // hubble observe: "http-request DROPPED (HTTP/1.1 PUT http://b/v1/exhaust-port)" at the
     // server's proxy (ingress), no drop reason; the L3/L4 record of the connection was REDIRECTED.
     String put = "\"http\":{\"method\":\"PUT\",\"url\":\"http://b/v1/exhaust-port\"}";
@@ -112,9 +112,11 @@ class RealCaptureRecordsTest {
             tcp(45678, 8080, "{\"SYN\":true}", "")
                 .replace("\"verdict\":\"FORWARDED\"", "\"verdict\":\"REDIRECTED\""),
             refused,
-            // A second refused request on the same connection (keep-alive): one deny per
-            // connection, as for packets.
-            refused.replace("exhaust-port", "other-port"))) {
+            // Another refused request on the same connection (keep-alive): news only where
+            // requests are learned, so marked as on a connection published already.
+            refused.replace("exhaust-port", "other-port"),
+            // The first request again on it: nothing new.
+            refused)) {
       outcomes.add(parser.parse(HubbleJson.decode(line, Json.mapper().readTree(line))));
     }
     assertThat(outcomes.get(0).records())
@@ -130,10 +132,20 @@ class RealCaptureRecordsTest {
               assertThat(r.dstPort()).isEqualTo(8080);
               // The server's proxy refused it: the server's ingress policy, a protect violation.
               assertThat(r.reporter()).isEqualTo(Reporter.DESTINATION);
-              assertThat(r.http()).as("a deny is not learned: no request carried").isNull();
+              assertThat(r.http())
+                  .as("the refused request, named in its violation")
+                  .isEqualTo(new HttpRequest("PUT", "/v1/exhaust-port", false));
               assertThat(r.seenAs()).as("not a request the proxy let through").isNull();
             });
-    assertThat(outcomes.get(2).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
+    assertThat(outcomes.get(2).records())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.verdict()).isEqualTo(Verdict.DENIED);
+              assertThat(r.http())
+                  .isEqualTo(new HttpRequest("PUT", "/v1/other-port", false).onSeenConnection());
+            });
+    assertThat(outcomes.get(3).dropReason()).isEqualTo(DropReason.DUPLICATE_REPORT);
   }
 
   private static String tcp(int srcPort, int dstPort, String flagsJson, String extra) {

@@ -52,6 +52,7 @@ public final class Principals {
         o.backend(),
         o.direction(),
         o.count(),
-        o.observations());
+        o.observations(),
+        o.http());
   }
 }

@@ -58,7 +58,13 @@ public final class SpecAllowance {
       return spec.getCilium() == null
           ? Decision.UNDETERMINED
           : CiliumPolicyEvaluator.evaluate(
-              spec.getCilium(), spec.getDirection(), src, dst, protocol, r.getDstPort());
+              spec.getCilium(),
+              spec.getDirection(),
+              src,
+              dst,
+              protocol,
+              r.getDstPort(),
+              r.httpRequest());
     }
     return spec.getKubernetes() == null
         ? Decision.UNDETERMINED

@@ -1,14 +1,16 @@
 package io.kubewarden.networkenforcer.writer.status;
 
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * What a violation record must hold before the writer buffers it: a policy it can name to the API
- * server (an empty namespace or name once killed the consumer thread), a port that exists, and a
- * bounded number of observations (each is one event, sent one by one). A record that fails goes to
- * {@code dead-letter} with the reason this returns.
+ * server (an empty namespace or name once killed the consumer thread), a port that exists, a
+ * bounded number of observations (each is one event, sent one by one), and an HTTP request, when
+ * there is one, of a method and a path as ingest makes them. A record that fails goes to {@code
+ * dead-letter} with the reason this returns.
  */
 public final class ViolationCheck {
   /**
@@ -42,6 +44,19 @@ public final class ViolationCheck {
     if (o.observations() > MAX_OBSERVATIONS) {
       return Optional.of(
           "observations " + o.observations() + " is over the bound of " + MAX_OBSERVATIONS);
+    }
+    HttpRequest http = o.http();
+    if (http != null && !HttpRequest.isMethod(http.method())) {
+      return Optional.of("http method '" + http.method() + "' is not an HTTP method");
+    }
+    if (http != null
+        && (!http.path().startsWith("/") || http.path().length() > HttpRequest.MAX_PATH)) {
+      // Ingest cuts longer paths: a longer one would only grow the status object.
+      return Optional.of(
+          "http path of "
+              + http.path().length()
+              + " characters is not a path of at most "
+              + HttpRequest.MAX_PATH);
     }
     return Optional.empty();
   }

@@ -70,7 +70,9 @@ final class ViolationRecords {
       int port,
       Object action,
       String policyNamespace,
-      String policyName) {
+      String policyName,
+      String httpMethod,
+      String httpPath) {
     static Signature of(ViolationRecord r) {
       return new Signature(
           r.getSource(),
@@ -79,7 +81,9 @@ final class ViolationRecords {
           r.getDstPort(),
           r.getAction(),
           r.getDenyingPolicyNamespace(),
-          r.getDenyingPolicyName());
+          r.getDenyingPolicyName(),
+          r.getHttpMethod(),
+          r.getHttpPath());
     }
   }
 }

@@ -85,6 +85,9 @@ public final class ViolationEvents {
     a.put("destination.port", (long) o.dstPort());
     put(a, "policy.ref.namespace", o.policyNamespace());
     put(a, "policy.ref.name", o.policyName());
+    // Beyond the contract: the refused request's semantic-convention attributes, when there is one.
+    put(a, "http.request.method", o.http() == null ? null : o.http().method());
+    put(a, "url.path", o.http() == null ? null : o.http().path());
     emit(OBSERVED, Severity.WARN, o.timestamp(), a.build());
   }
 
@@ -118,6 +121,8 @@ public final class ViolationEvents {
     put(a, "action", r.getAction() == null ? null : r.getAction().value());
     put(a, "denyingPolicy.namespace", r.getDenyingPolicyNamespace());
     put(a, "denyingPolicy.name", r.getDenyingPolicyName());
+    put(a, "httpMethod", r.getHttpMethod());
+    put(a, "httpPath", r.getHttpPath());
     emit(ACKNOWLEDGED, Severity.INFO, Instant.now(), a.build());
   }
 

@@ -101,6 +101,9 @@ final class PolicyGraph {
             to.id(),
             protocol,
             r.getDstPort(),
+            r.httpRequest() == null
+                ? null
+                : r.httpRequest().method() + " " + r.httpRequest().path(),
             r.getAction() == null ? "" : r.getAction().name(),
             r.getTimestamp(),
             KubectlCommands.acknowledge(ns, name, r.getId())));

@@ -3,7 +3,9 @@ package io.kubewarden.networkenforcer.writer.proposals;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.json.Json;
 import io.kubewarden.networkenforcer.common.loss.DataPlaneLoss;
@@ -59,7 +61,9 @@ class WriterRecordsFuzzingTest {
     seed = Long.getLong("fuzz.seed", 20_261_207L);
     int records = Integer.getInteger("fuzz.records", 3_000);
     Random random = new Random(seed);
-    JsonNode violation = Json.mapper().valueToTree(Fixtures.violation("api", "web", 8080, T));
+    // A refused request's violation, so its method and path are mutated too.
+    ObjectNode violation = Json.mapper().valueToTree(Fixtures.violation("api", "web", 8080, T));
+    violation.set("http", Json.mapper().valueToTree(new HttpRequest("PUT", "/admin", false)));
     JsonNode proposal = Json.mapper().readTree(PROPOSAL);
     JsonNode loss =
         Json.mapper()

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.DeadLetterHeaders;
 import io.kubewarden.networkenforcer.common.topics.Topics;
@@ -78,7 +79,9 @@ class BadViolationRecordsTest {
             with(good, "", good.policyName(), good.dstPort(), 1),
             with(good, NS, "", good.dstPort(), 1),
             with(good, NS, good.policyName(), 70_000, 1),
-            with(good, NS, good.policyName(), good.dstPort(), 1_000_000_000_000L));
+            with(good, NS, good.policyName(), good.dstPort(), 1_000_000_000_000L),
+            withRequest(good, "GET", "/" + "a".repeat(5_000)),
+            withRequest(good, "GET /admin HTTP/1.1", "/admin"));
     try (MockCluster cluster = MockCluster.start();
         WriterService writer =
             new WriterService(
@@ -116,7 +119,7 @@ class BadViolationRecordsTest {
               () ->
                   KafkaTopics.committed(
                           bootstrap, PREFIX + "writer-violations", TOPICS.violations().name())
-                      == 5);
+                      == 7);
       List<ConsumerRecord<String, byte[]>> dead =
           KafkaTopics.readAll(bootstrap, TOPICS.deadLetter().name());
       assertThat(dead)
@@ -125,9 +128,32 @@ class BadViolationRecordsTest {
               r -> assertThat(r).contains("policyNamespace ''"),
               r -> assertThat(r).contains("policyName ''"),
               r -> assertThat(r).contains("dstPort 70000"),
-              r -> assertThat(r).contains("observations 1000000000000"));
+              r -> assertThat(r).contains("observations 1000000000000"),
+              r -> assertThat(r).contains("http path of 5001 characters"),
+              r -> assertThat(r).contains("http method 'GET /admin HTTP/1.1'"));
       assertThat(writer.isLeader()).isTrue();
     }
+  }
+
+  private static ViolationObservation withRequest(
+      ViolationObservation o, String method, String path) {
+    return new ViolationObservation(
+        o.policyNamespace(),
+        o.policyName(),
+        o.timestamp(),
+        o.source(),
+        o.dest(),
+        o.protocol(),
+        o.dstPort(),
+        o.action(),
+        o.denyingPolicyNamespace(),
+        o.denyingPolicyName(),
+        o.provider(),
+        o.backend(),
+        o.direction(),
+        o.count(),
+        o.observations(),
+        new HttpRequest(method, path, false));
   }
 
   private static ViolationObservation with(

@@ -2,12 +2,16 @@ package io.kubewarden.networkenforcer.writer.status;
 
 import static io.kubewarden.networkenforcer.writer.Fixtures.violation;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.json.Json;
+import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
+import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
@@ -227,6 +231,27 @@ class StatusMergerTest {
                   assertThat(r.status().getActiveViolationCount()).isEqualTo(1);
                 })),
         Arguments.of(
+            "refused requests on one connection are one record per method and path",
+            new Row(
+                null,
+                List.of(
+                    refused("PUT", "/admin", T0),
+                    refused("GET", "/orders/7", T0.plusSeconds(1)),
+                    refused("PUT", "/admin", T0.plusSeconds(2))),
+                Map.of(),
+                null,
+                r -> {
+                  assertThat(r.status().getViolations())
+                      .extracting(
+                          ViolationRecord::getHttpMethod,
+                          ViolationRecord::getHttpPath,
+                          ViolationRecord::getTimestamp)
+                      .containsExactlyInAnyOrder(
+                          tuple("PUT", "/admin", T0.plusSeconds(2).toString()),
+                          tuple("GET", "/orders/7", T0.plusSeconds(1).toString()));
+                  assertThat(r.status().getViolationCount()).isEqualTo(3);
+                })),
+        Arguments.of(
             "nothing new, nothing to clear, nothing acknowledged: unchanged, no write",
             new Row(
                 status(record(0, "web", 8080, T0)),
@@ -285,6 +310,28 @@ class StatusMergerTest {
         .isEqualTo(result.status().getViolations().size());
     // The merge is pure: the live status it started from is untouched.
     assertThat(row.current()).isEqualTo(before);
+  }
+
+  /** web's request the server's proxy refused, against api's ingress policy. */
+  static ViolationObservation refused(String method, String path, Instant at) {
+    ViolationObservation o = violation("api", "web", 8080, at);
+    return new ViolationObservation(
+        o.policyNamespace(),
+        o.policyName(),
+        o.timestamp(),
+        o.source(),
+        o.dest(),
+        o.protocol(),
+        o.dstPort(),
+        Mode.protect,
+        null,
+        null,
+        o.provider(),
+        Backend.cilium,
+        o.direction(),
+        1,
+        1,
+        new HttpRequest(method, path, false));
   }
 
   static List<Long> ids(StatusMerger.Result r) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kubewarden.networkenforcer.common.crd.AcknowledgedViolation;
 import io.kubewarden.networkenforcer.common.crd.ViolationEndpoint;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
 import io.kubewarden.networkenforcer.common.flow.Provider;
 import io.kubewarden.networkenforcer.common.policy.Backend;
@@ -183,6 +184,37 @@ class ViolationEventsTest {
     assertThat(r.getAttributes().get(AttributeKey.stringKey("enforcement.provider")))
         .isEqualTo("kubernetes");
     assertThat(r.getAttributes().get(AttributeKey.stringKey("action"))).isEqualTo("monitor");
+  }
+
+  @Test
+  void aRefusedRequestAddsItsMethodAndPathByTheSemanticConventions() {
+    ViolationObservation o =
+        new ViolationObservation(
+            "shop",
+            "deployment-api-ingress",
+            Instant.parse("2026-03-01T10:00:00Z"),
+            new ViolationEndpoint("shop", "Deployment", "web", null, null),
+            new ViolationEndpoint("shop", "Deployment", "api", null, null),
+            Protocol.TCP,
+            8080,
+            Mode.protect,
+            null,
+            null,
+            Provider.cilium,
+            Backend.cilium,
+            Direction.Ingress,
+            1,
+            1,
+            new HttpRequest("PUT", "/v1/exhaust-port", false));
+    events.observed(SourcedObservation.unsourced(o));
+
+    LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("http.request.method")))
+        .isEqualTo("PUT");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("url.path")))
+        .isEqualTo("/v1/exhaust-port");
+    assertThat(r.getAttributes().get(AttributeKey.stringKey("enforcement.provider")))
+        .isEqualTo("cilium");
   }
 
   @Test

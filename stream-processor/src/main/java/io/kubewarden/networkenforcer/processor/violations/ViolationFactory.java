@@ -49,7 +49,8 @@ public final class ViolationFactory {
         policy.backend(),
         direction,
         flow.count(),
-        records);
+        records,
+        flow.http());
   }
 
   /**

@@ -6,6 +6,7 @@ import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.SERV
 import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.SERVER_INGRESS;
 import static io.kubewarden.networkenforcer.processor.fixtures.BasicFixture.forwarded;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
@@ -227,8 +228,10 @@ class CiliumL7HttpLearningTest {
 
       List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
       assertThat(violations)
-          .extracting(v -> v.value.timestamp())
-          .containsExactlyInAnyOrder(T0.plusSeconds(102), T0.plusSeconds(103));
+          .extracting(v -> v.value.timestamp(), v -> v.value.http())
+          .containsExactlyInAnyOrder(
+              tuple(T0.plusSeconds(102), new HttpRequest("GET", "/admin", false)),
+              tuple(T0.plusSeconds(103), new HttpRequest("POST", "/orders", false)));
       assertThat(violations)
           .allSatisfy(
               v -> {
@@ -240,40 +243,75 @@ class CiliumL7HttpLearningTest {
   }
 
   @Test
-  void protectModeReportsEachConnectionWithARequestTheProxyRefused() {
+  void protectModeReportsEachRequestTheProxyRefusedWithItsMethodAndPath() {
     try (var driver = ProcessorTestDriver.cilium(L7_HTTP)) {
       driver.pipe(connection(0, 18080), request(1, 18080, "GET", "/orders")).flushEvidence();
       driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.protect));
       driver.newViolations();
 
       // As ingest publishes "http-request DROPPED" of the server's proxy: a deny at the
-      // destination, without its request (HubbleFlowParser, RealCaptureRecordsTest). The
-      // connection itself was allowed (REDIRECTED to the proxy): no violation in protect mode.
-      FlowRecord allowed = connection(100, 18080);
-      FlowRecord refused =
-          new FlowRecord(
-              T0.plusSeconds(101),
-              Provider.cilium,
-              Protocol.TCP,
-              18080,
-              CLIENT,
-              SERVER,
-              Verdict.DENIED,
-              null,
-              1,
-              Reporter.DESTINATION);
-      driver.pipe(allowed, refused);
+      // destination with its request (HubbleFlowParser, RealCaptureRecordsTest). The connection
+      // itself was allowed (REDIRECTED to the proxy): no violation of its own in protect mode.
+      driver.pipe(
+          connection(100, 18080),
+          refused(101, "PUT", "/v1/exhaust-port", false),
+          refused(102, "DELETE", "/orders/7", true));
+
+      List<KeyValue<String, ViolationObservation>> violations = driver.newViolations();
+      assertThat(violations)
+          .allSatisfy(
+              v -> {
+                assertThat(v.key).isEqualTo("demo/deployment-http-server-ingress");
+                assertThat(v.value.action()).isEqualTo(Mode.protect);
+                assertThat(v.value.dstPort()).isEqualTo(18080);
+              });
+      assertThat(violations)
+          .extracting(v -> v.value.timestamp(), v -> v.value.http())
+          .containsExactly(
+              tuple(T0.plusSeconds(101), new HttpRequest("PUT", "/v1/exhaust-port", false)),
+              // Its connection had a refusal already: news only because requests are learned,
+              // and the violation does not say which record came first.
+              tuple(T0.plusSeconds(102), new HttpRequest("DELETE", "/orders/7", false)));
+    }
+  }
+
+  @Test
+  void offOnlyTheFirstRefusedRequestOfAConnectionIsAViolation() {
+    try (var driver = ProcessorTestDriver.cilium()) {
+      driver.pipe(connection(0, 18080)).flushEvidence();
+      driver.policy(Policies.promoted(driver.latestProposals().get(SERVER_INGRESS), Mode.protect));
+      driver.newViolations();
+
+      driver.pipe(
+          refused(101, "PUT", "/v1/exhaust-port", false),
+          refused(102, "DELETE", "/orders/7", true));
 
       assertThat(driver.newViolations())
           .singleElement()
           .satisfies(
-              v -> {
-                assertThat(v.key).isEqualTo("demo/deployment-http-server-ingress");
-                assertThat(v.value.action()).isEqualTo(Mode.protect);
-                assertThat(v.value.timestamp()).isEqualTo(T0.plusSeconds(101));
-                assertThat(v.value.dstPort()).isEqualTo(18080);
-              });
+              v ->
+                  assertThat(v.value.http())
+                      .isEqualTo(new HttpRequest("PUT", "/v1/exhaust-port", false)));
     }
+  }
+
+  /** A request the server's proxy refused, as ingest publishes it. */
+  private static FlowRecord refused(
+      int second, String method, String path, boolean connectionSeen) {
+    HttpRequest http = HttpRequest.of(method, path);
+    return new FlowRecord(
+        T0.plusSeconds(second),
+        Provider.cilium,
+        Protocol.TCP,
+        18080,
+        CLIENT,
+        SERVER,
+        Verdict.DENIED,
+        null,
+        1,
+        Reporter.DESTINATION,
+        null,
+        connectionSeen ? http.onSeenConnection() : http);
   }
 
   @Test
