@@ -5,7 +5,8 @@
 # `processor 2 instances/1 instance ratio` (steady and end to end), the CPU per flow of the
 # instance processes, and one instance against the raw producer on the same mix
 # (`processor/producer ratio (realistic, end to end)`, and steady). BENCH_SCALE_FLOWS (default 1000000) sizes the backlog;
-# BENCH_SCALE_JFR=1 writes a flight recording per instance to stream-processor/target/scaleout-jfr/.
+# BENCH_SCALE_JFR=1 writes a flight recording per instance to stream-processor/target/scaleout-jfr/;
+# BENCH_SCALE_PROPOSAL_INTERVAL=N runs the instances with a proposal interval of N seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 flows=${BENCH_SCALE_FLOWS:-1000000}

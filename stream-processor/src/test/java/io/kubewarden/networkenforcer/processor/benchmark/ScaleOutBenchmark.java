@@ -59,8 +59,9 @@ import org.apache.kafka.streams.StreamsConfig;
  * (realistic, end to end)} of the one instance.
  *
  * <p>The mix: 2,000 Deployments in 200 namespaces, 10,000 client/server pairs drawn Zipf-like (pair
- * rank r with weight 1/r), 5 % of the flows a new pair (a workload not seen before calling a
- * server), 3 % denies, 5 % calls to an outside address, ports 8080/8443/5432.
+ * rank r with weight 1/r), 5 % of the flows a new pair of known workloads, 3 % denies, 5 % calls to
+ * an outside address, ports 8080/8443/5432, and a tenth of the Deployments rolled out to a new
+ * ReplicaSet every simulated minute (one flow per millisecond).
  *
  * <p>Arguments: {@code [flows]} (default 1,000,000). {@code instance <bootstrap> <run> <stateDir>}
  * is the child process.
@@ -237,12 +238,18 @@ public final class ScaleOutBenchmark {
 
   static ProcessorConfig config(String bootstrap, String run, Path stateDir) {
     KafkaSettings kafka = new KafkaSettings(bootstrap, run + ".", PARTITIONS, (short) 1, PATIENT);
+    // BENCH_SCALE_PROPOSAL_INTERVAL (seconds): the processor's proposal interval, for comparing.
+    String interval = System.getenv("BENCH_SCALE_PROPOSAL_INTERVAL");
     return ProcessorConfig.builder(kafka)
         .applicationId(run)
         .provider(Provider.calico)
         .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2)
         .streamThreads(1)
         .stateDir(stateDir)
+        .proposalInterval(
+            interval == null || interval.isBlank()
+                ? ProcessorConfig.DEFAULT_PROPOSAL_INTERVAL
+                : Duration.ofSeconds(Long.parseLong(interval)))
         .build();
   }
 
@@ -399,23 +406,32 @@ public final class ScaleOutBenchmark {
     }
   }
 
-  /** The realistic mix of issue #36 (a smaller cousin of its 10,000 pairs in 200 namespaces). */
+  /**
+   * The realistic mix of issue #36 (a smaller cousin of its 10,000 pairs in 200 namespaces): 2,000
+   * Deployments, 10,000 ranked pairs, 5 % of the flows a new pair of known workloads, and each
+   * simulated minute a tenth of the Deployments rolled out to a new ReplicaSet (new pods: name,
+   * {@code pod-template-hash}, address). New workload keys, and the state they leave behind, are
+   * {@link ChurnMix}'s part.
+   */
   static final class RealisticMix {
     private static final int NAMESPACES = 200;
     private static final int WORKLOADS = 2_000;
     private static final int PAIRS = 10_000;
+    private static final int FLOWS_PER_MINUTE = 60_000;
+    private static final int ROLLED_OUT_PER_MINUTE = WORKLOADS / 10;
 
     static List<byte[]> records(int flows, Random random) {
-      List<FlowEndpoint> workloads = new ArrayList<>();
+      FlowEndpoint[] workloads = new FlowEndpoint[WORKLOADS];
+      int[] replicaSet = new int[WORKLOADS];
       for (int w = 0; w < WORKLOADS; w++) {
-        workloads.add(endpoint("ns-" + (w % NAMESPACES), "app-" + w, w, w % 4 == 0));
+        workloads[w] = endpoint(w, 0);
       }
       int[][] pairs = new int[PAIRS][2];
       double[] cumulative = new double[PAIRS];
       double total = 0;
       for (int r = 0; r < PAIRS; r++) {
         pairs[r][0] = random.nextInt(WORKLOADS);
-        pairs[r][1] = (pairs[r][0] + 1 + random.nextInt(WORKLOADS - 1)) % WORKLOADS;
+        pairs[r][1] = other(pairs[r][0], random);
         total += 1.0 / (r + 1);
         cumulative[r] = total;
       }
@@ -423,24 +439,31 @@ public final class ScaleOutBenchmark {
       var serializer = topics("x").flows().valueSerde().serializer();
       List<byte[]> out = new ArrayList<>(flows * 2);
       for (int i = 0; i < flows; i++) {
+        if (i > 0 && i % FLOWS_PER_MINUTE == 0) {
+          for (int k = 0; k < ROLLED_OUT_PER_MINUTE; k++) {
+            int w = random.nextInt(WORKLOADS);
+            workloads[w] = endpoint(w, ++replicaSet[w]);
+          }
+        }
         double pick = random.nextDouble();
         FlowEndpoint src;
         FlowEndpoint dst;
         if (pick < 0.05) {
-          // A new pair: a workload not seen before (a new ReplicaSet's Deployment, a new job) calls
-          // a server.
-          src = endpoint("ns-" + (i % NAMESPACES), "new-" + i, 100_000 + i, false);
-          dst = workloads.get(random.nextInt(WORKLOADS));
+          // A new pair: two known workloads, almost never one of the 10,000 ranked (4 million
+          // ordered pairs), so one new peer each for the client's egress and the server's ingress.
+          int client = random.nextInt(WORKLOADS);
+          src = workloads[client];
+          dst = workloads[other(client, random)];
         } else if (pick < 0.10) {
-          src = workloads.get(random.nextInt(WORKLOADS));
+          src = workloads[random.nextInt(WORKLOADS)];
           dst =
               FlowEndpoint.outsideCluster(
                   "203.0.113." + random.nextInt(250),
                   new ExternalEndpoint(List.of("api" + random.nextInt(20) + ".example.com"), null));
         } else {
           int r = rank(cumulative, random.nextDouble() * total);
-          src = workloads.get(pairs[r][0]);
-          dst = workloads.get(pairs[r][1]);
+          src = workloads[pairs[r][0]];
+          dst = workloads[pairs[r][1]];
         }
         Verdict verdict = random.nextDouble() < 0.03 ? Verdict.DENIED : Verdict.FORWARDED;
         FlowRecord flow =
@@ -461,30 +484,34 @@ public final class ScaleOutBenchmark {
       return out;
     }
 
+    private static int other(int workload, Random random) {
+      return (workload + 1 + random.nextInt(WORKLOADS - 1)) % WORKLOADS;
+    }
+
     private static int rank(double[] cumulative, double x) {
       int i = Arrays.binarySearch(cumulative, x);
       return Math.min(cumulative.length - 1, i >= 0 ? i : -i - 1);
     }
 
-    private static FlowEndpoint endpoint(String namespace, String name, int n, boolean server) {
+    /** Workload {@code w}'s pods of its ReplicaSet number {@code replicaSet}. */
+    private static FlowEndpoint endpoint(int w, int replicaSet) {
+      String namespace = "ns-" + (w % NAMESPACES);
+      String name = "app-" + w;
+      String hash = String.format("%09x", (long) w * 7919 + replicaSet);
+      int n = replicaSet * WORKLOADS + w;
       return FlowEndpoint.builder()
           .namespace(namespace)
           .workload(WorkloadKind.Deployment, name)
           .workloadSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", name)).build())
           .podLabels(
               Map.of(
-                  "app",
-                  name,
-                  "app.kubernetes.io/part-of",
-                  namespace,
-                  "pod-template-hash",
-                  "5d8f9c7b6"))
+                  "app", name, "app.kubernetes.io/part-of", namespace, "pod-template-hash", hash))
           .namespaceLabels(Map.of("kubernetes.io/metadata.name", namespace))
-          .podName(name + "-5d8f9c7b6-abcde")
+          .podName(name + "-" + hash + "-abcde")
           .ip("10." + (n / 62500) % 250 + "." + (n / 250) % 250 + "." + n % 250)
           .serviceAccount(name)
           .identity("spiffe://cluster.local/ns/" + namespace + "/sa/" + name)
-          .namedPorts(server ? List.of(new NamedPort("http", 8080, Protocol.TCP)) : List.of())
+          .namedPorts(w % 4 == 0 ? List.of(new NamedPort("http", 8080, Protocol.TCP)) : List.of())
           .build();
     }
   }
