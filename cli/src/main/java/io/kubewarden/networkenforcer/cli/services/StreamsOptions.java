@@ -72,7 +72,7 @@ public class StreamsOptions {
   @Option(
       names = "--proposal-interval",
       paramLabel = "DURATION",
-      defaultValue = "1s",
+      defaultValue = "10s",
       description =
           "A target's proposal is published when its allow-list changes, then at most once per interval "
               + "with every change since (a target gaining many peers at once is rendered once, not once per peer); "
