@@ -189,7 +189,10 @@ class LiveViewInBrowserTest {
       produce(
           topics.violations(),
           NS + "/deployment-api-ingress",
-          withRequest(violation(9091, T1), "POST", "/admin"));
+          violation(9091, T1)
+              .withHttp(
+                  new io.kubewarden.networkenforcer.common.flow.HttpRequest(
+                      "POST", "/admin", false)));
       KubernetesClient admin = api.client();
       await()
           .atMost(WAIT)
@@ -531,28 +534,6 @@ class LiveViewInBrowserTest {
         Backend.kubernetes,
         Direction.Ingress,
         1);
-  }
-
-  /** The violation of one request on its connection (its method and path). */
-  private static ViolationObservation withRequest(
-      ViolationObservation o, String method, String path) {
-    return new ViolationObservation(
-        o.policyNamespace(),
-        o.policyName(),
-        o.timestamp(),
-        o.source(),
-        o.dest(),
-        o.protocol(),
-        o.dstPort(),
-        o.action(),
-        o.denyingPolicyNamespace(),
-        o.denyingPolicyName(),
-        o.provider(),
-        o.backend(),
-        o.direction(),
-        o.count(),
-        o.observations(),
-        new io.kubewarden.networkenforcer.common.flow.HttpRequest(method, path, false));
   }
 
   private static ViolationEndpoint endpoint(String workload) {

@@ -64,42 +64,6 @@ public record ViolationObservation(
     }
   }
 
-  /** A violation of the connection itself (no HTTP request). */
-  public ViolationObservation(
-      String policyNamespace,
-      String policyName,
-      Instant timestamp,
-      ViolationEndpoint source,
-      ViolationEndpoint dest,
-      Protocol protocol,
-      int dstPort,
-      Mode action,
-      String denyingPolicyNamespace,
-      String denyingPolicyName,
-      Provider provider,
-      Backend backend,
-      Direction direction,
-      long count,
-      long observations) {
-    this(
-        policyNamespace,
-        policyName,
-        timestamp,
-        source,
-        dest,
-        protocol,
-        dstPort,
-        action,
-        denyingPolicyNamespace,
-        denyingPolicyName,
-        provider,
-        backend,
-        direction,
-        count,
-        observations,
-        null);
-  }
-
   /** One observation: a record of one flow record. */
   public ViolationObservation(
       String policyNamespace,
@@ -131,7 +95,39 @@ public record ViolationObservation(
         backend,
         direction,
         count,
-        1);
+        1,
+        null);
+  }
+
+  /** This violation, of the HTTP request {@code http} (null: of the connection itself). */
+  public ViolationObservation withHttp(HttpRequest http) {
+    return copy(source, dest, http);
+  }
+
+  /** This violation between other ends. */
+  public ViolationObservation withEndpoints(ViolationEndpoint source, ViolationEndpoint dest) {
+    return copy(source, dest, http);
+  }
+
+  private ViolationObservation copy(
+      ViolationEndpoint source, ViolationEndpoint dest, HttpRequest http) {
+    return new ViolationObservation(
+        policyNamespace,
+        policyName,
+        timestamp,
+        source,
+        dest,
+        protocol,
+        dstPort,
+        action,
+        denyingPolicyNamespace,
+        denyingPolicyName,
+        provider,
+        backend,
+        direction,
+        count,
+        observations,
+        http);
   }
 
   /** {@code ns/name} of the policy: the key of the violations topic. */

@@ -18,6 +18,7 @@ import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.flow.FlowEndpoint;
 import io.kubewarden.networkenforcer.common.flow.FlowRecord;
 import io.kubewarden.networkenforcer.common.flow.FlowRecordCodec;
+import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.flow.NamedPort;
 import io.kubewarden.networkenforcer.common.flow.PolicyRef;
 import io.kubewarden.networkenforcer.common.flow.Protocol;
@@ -301,6 +302,9 @@ class JsonSerdeTest {
     assertThat(back).isEqualTo(v);
     assertThat(back.policyKey()).isEqualTo("shop/statefulset-db-ingress");
     assertThat(back.toRecord().getTimestamp()).isEqualTo("2026-03-01T10:15:30.123456789Z");
+    ViolationObservation refused = v.withHttp(new HttpRequest("DELETE", "/orders/7", true));
+    assertThat(roundTrip(topics.violations(), refused)).isEqualTo(refused);
+    assertThat(refused.toRecord().getHttpPath()).isEqualTo("/orders/7");
   }
 
   @Test
@@ -321,7 +325,8 @@ class JsonSerdeTest {
             Backend.kubernetes,
             Direction.Ingress,
             9,
-            4);
+            4,
+            null);
     assertThat(roundTrip(topics.violations(), v).observations()).isEqualTo(4);
 
     String older =

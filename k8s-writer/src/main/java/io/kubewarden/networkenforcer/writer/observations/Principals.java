@@ -37,22 +37,6 @@ public final class Principals {
     if (source == o.source() && dest == o.dest()) {
       return o;
     }
-    return new ViolationObservation(
-        o.policyNamespace(),
-        o.policyName(),
-        o.timestamp(),
-        source,
-        dest,
-        o.protocol(),
-        o.dstPort(),
-        o.action(),
-        o.denyingPolicyNamespace(),
-        o.denyingPolicyName(),
-        o.provider(),
-        o.backend(),
-        o.direction(),
-        o.count(),
-        o.observations(),
-        o.http());
+    return o.withEndpoints(source, dest);
   }
 }

@@ -80,8 +80,8 @@ class BadViolationRecordsTest {
             with(good, NS, "", good.dstPort(), 1),
             with(good, NS, good.policyName(), 70_000, 1),
             with(good, NS, good.policyName(), good.dstPort(), 1_000_000_000_000L),
-            withRequest(good, "GET", "/" + "a".repeat(5_000)),
-            withRequest(good, "GET /admin HTTP/1.1", "/admin"));
+            good.withHttp(new HttpRequest("GET", "/" + "a".repeat(5_000), false)),
+            good.withHttp(new HttpRequest("GET /admin HTTP/1.1", "/admin", false)));
     try (MockCluster cluster = MockCluster.start();
         WriterService writer =
             new WriterService(
@@ -135,27 +135,6 @@ class BadViolationRecordsTest {
     }
   }
 
-  private static ViolationObservation withRequest(
-      ViolationObservation o, String method, String path) {
-    return new ViolationObservation(
-        o.policyNamespace(),
-        o.policyName(),
-        o.timestamp(),
-        o.source(),
-        o.dest(),
-        o.protocol(),
-        o.dstPort(),
-        o.action(),
-        o.denyingPolicyNamespace(),
-        o.denyingPolicyName(),
-        o.provider(),
-        o.backend(),
-        o.direction(),
-        o.count(),
-        o.observations(),
-        new HttpRequest(method, path, false));
-  }
-
   private static ViolationObservation with(
       ViolationObservation o, String namespace, String name, int port, long observations) {
     return new ViolationObservation(
@@ -173,6 +152,7 @@ class BadViolationRecordsTest {
         o.backend(),
         o.direction(),
         o.count(),
-        observations);
+        observations,
+        o.http());
   }
 }

@@ -9,9 +9,7 @@ import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
 import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.json.Json;
-import io.kubewarden.networkenforcer.common.policy.Backend;
 import io.kubewarden.networkenforcer.common.policy.Labels;
-import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.writer.conditions.StatusConditions;
 import io.kubewarden.networkenforcer.writer.observations.SourcedObservation;
@@ -77,7 +75,8 @@ class StatusMergerTest {
         o.backend(),
         o.direction(),
         o.count(),
-        records);
+        records,
+        o.http());
   }
 
   static Stream<Arguments> rows() {
@@ -312,26 +311,9 @@ class StatusMergerTest {
     assertThat(row.current()).isEqualTo(before);
   }
 
-  /** web's request the server's proxy refused, against api's ingress policy. */
+  /** web's request outside api's HTTP rules, against api's ingress policy. */
   static ViolationObservation refused(String method, String path, Instant at) {
-    ViolationObservation o = violation("api", "web", 8080, at);
-    return new ViolationObservation(
-        o.policyNamespace(),
-        o.policyName(),
-        o.timestamp(),
-        o.source(),
-        o.dest(),
-        o.protocol(),
-        o.dstPort(),
-        Mode.protect,
-        null,
-        null,
-        o.provider(),
-        Backend.cilium,
-        o.direction(),
-        1,
-        1,
-        new HttpRequest(method, path, false));
+    return violation("api", "web", 8080, at).withHttp(new HttpRequest(method, path, false));
   }
 
   static List<Long> ids(StatusMerger.Result r) {

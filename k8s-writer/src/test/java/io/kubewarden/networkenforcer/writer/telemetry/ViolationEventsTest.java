@@ -143,7 +143,8 @@ class ViolationEventsTest {
             Backend.kubernetes,
             Direction.Ingress,
             6,
-            3);
+            3,
+            null);
     events.observed(new SourcedObservation("violations", 1, 7, o));
     events.observed(new SourcedObservation("violations", 1, 7, o)); // read again after a failover
 
@@ -190,22 +191,21 @@ class ViolationEventsTest {
   void aRefusedRequestAddsItsMethodAndPathByTheSemanticConventions() {
     ViolationObservation o =
         new ViolationObservation(
-            "shop",
-            "deployment-api-ingress",
-            Instant.parse("2026-03-01T10:00:00Z"),
-            new ViolationEndpoint("shop", "Deployment", "web", null, null),
-            new ViolationEndpoint("shop", "Deployment", "api", null, null),
-            Protocol.TCP,
-            8080,
-            Mode.protect,
-            null,
-            null,
-            Provider.cilium,
-            Backend.cilium,
-            Direction.Ingress,
-            1,
-            1,
-            new HttpRequest("PUT", "/v1/exhaust-port", false));
+                "shop",
+                "deployment-api-ingress",
+                Instant.parse("2026-03-01T10:00:00Z"),
+                null,
+                null,
+                Protocol.TCP,
+                8080,
+                Mode.protect,
+                null,
+                null,
+                Provider.cilium,
+                Backend.cilium,
+                Direction.Ingress,
+                1)
+            .withHttp(new HttpRequest("PUT", "/v1/exhaust-port", false));
     events.observed(SourcedObservation.unsourced(o));
 
     LogRecordData r = exporter.getFinishedLogRecordItems().get(0);
