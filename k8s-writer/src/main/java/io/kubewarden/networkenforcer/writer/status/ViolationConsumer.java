@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,6 +58,16 @@ public final class ViolationConsumer implements Runnable {
   private final MeterRegistry meters;
   private final Clock clock;
   private final AtomicInteger buffered;
+
+  /**
+   * Per partition, the offset after the last record whose event this consumer sent. A partition
+   * lost or revoked before the status holds its records (a broker hung past the session timeout, a
+   * rebalance) is read again from its committed offset: the records are merged then, but their
+   * events were sent already. Only this consumer's: a new leader cannot know, which is crash window
+   * (1) of the README.
+   */
+  private final Map<TopicPartition, Long> eventsSentUpTo = new HashMap<>();
+
   private volatile boolean running = true;
   private boolean paused;
 
@@ -167,7 +178,12 @@ public final class ViolationConsumer implements Runnable {
     }
     o = Principals.withoutScheme(o);
     meters.counter("network.enforcer.writer.violations.consumed").increment(o.observations());
-    events.observed(new SourcedObservation(tp.topic(), tp.partition(), r.offset(), o));
+    if (r.offset() >= eventsSentUpTo.getOrDefault(tp, 0L)) {
+      events.observed(new SourcedObservation(tp.topic(), tp.partition(), r.offset(), o));
+      eventsSentUpTo.put(tp, r.offset() + 1);
+    } else {
+      meters.counter("network.enforcer.writer.violations.reread").increment();
+    }
     buffer.add(tp, r.offset(), o);
     return true;
   }
