@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpecBuilder;
+import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
 import io.kubewarden.networkenforcer.common.crd.IstioPolicy;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
@@ -26,6 +27,7 @@ import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
 import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -239,5 +241,22 @@ public final class Fixtures {
         Backend.kubernetes,
         Direction.Ingress,
         1);
+  }
+
+  /**
+   * A writer in namespace {@code network-enforcer} that takes and loses its lease within seconds,
+   * reading the topics of {@code prefix} ({@code partitions} each) in the group {@code
+   * <prefix>writer} and writing statuses every 300 ms; tests change what they need.
+   */
+  public static WriterConfig.Builder quickWriter(String bootstrap, String prefix, int partitions) {
+    return WriterConfig.builder()
+        .namespace("network-enforcer")
+        .identity("writer-0")
+        .leaseDuration(Duration.ofSeconds(3))
+        .renewDeadline(Duration.ofSeconds(2))
+        .retryPeriod(Duration.ofMillis(300))
+        .statusUpdateInterval(Duration.ofMillis(300))
+        .consumerGroup(prefix + "writer")
+        .kafka(new KafkaSettings(bootstrap, prefix, partitions, (short) 1, Map.of()));
   }
 }

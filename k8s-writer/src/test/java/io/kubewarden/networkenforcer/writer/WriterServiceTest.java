@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.control.ControlCommand;
 import io.kubewarden.networkenforcer.common.crd.PolicySnapshot;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
@@ -54,15 +53,8 @@ class WriterServiceTest {
   }
 
   static WriterConfig config(String prefix, String identity) {
-    return WriterConfig.builder()
-        .namespace("network-enforcer")
+    return Fixtures.quickWriter(broker.bootstrapServers(), prefix, 1)
         .identity(identity)
-        .leaseDuration(Duration.ofSeconds(3))
-        .renewDeadline(Duration.ofSeconds(2))
-        .retryPeriod(Duration.ofMillis(300))
-        .statusUpdateInterval(Duration.ofMillis(300))
-        .consumerGroup(prefix + "writer")
-        .kafka(new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1, Map.of()))
         .build()
         .validate();
   }

@@ -46,17 +46,18 @@ public final class ViolationCheck {
           "observations " + o.observations() + " is over the bound of " + MAX_OBSERVATIONS);
     }
     HttpRequest http = o.http();
-    if (http != null && !HttpRequest.isMethod(http.method())) {
-      return Optional.of("http method '" + http.method() + "' is not an HTTP method");
-    }
-    if (http != null
-        && (!http.path().startsWith("/") || http.path().length() > HttpRequest.MAX_PATH)) {
-      // Ingest cuts longer paths: a longer one would only grow the status object.
-      return Optional.of(
-          "http path of "
-              + http.path().length()
-              + " characters is not a path of at most "
-              + HttpRequest.MAX_PATH);
+    if (http != null) {
+      if (!HttpRequest.isMethod(http.method())) {
+        return Optional.of("http method '" + http.method() + "' is not an HTTP method");
+      }
+      if (!http.path().startsWith("/") || http.path().length() > HttpRequest.MAX_PATH) {
+        // Ingest cuts longer paths: a longer one would only grow the status object.
+        return Optional.of(
+            "http path of "
+                + http.path().length()
+                + " characters is not a path of at most "
+                + HttpRequest.MAX_PATH);
+      }
     }
     return Optional.empty();
   }

@@ -101,9 +101,7 @@ final class PolicyGraph {
             to.id(),
             protocol,
             r.getDstPort(),
-            r.httpRequest() == null
-                ? null
-                : r.httpRequest().method() + " " + r.httpRequest().path(),
+            r.getHttpMethod() == null ? null : r.getHttpMethod() + " " + r.getHttpPath(),
             r.getAction() == null ? "" : r.getAction().name(),
             r.getTimestamp(),
             KubectlCommands.acknowledge(ns, name, r.getId())));

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.ViolationRecord;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyStatus;
@@ -76,16 +75,11 @@ class LeaderFailoverTest {
   }
 
   WriterConfig config(String identity, String prefix, String group) {
-    return WriterConfig.builder()
-        .namespace("network-enforcer")
+    return Fixtures.quickWriter(broker.bootstrapServers(), prefix, 1)
         .identity(identity)
-        .leaseDuration(Duration.ofSeconds(3))
-        .renewDeadline(Duration.ofSeconds(2))
-        .retryPeriod(Duration.ofMillis(300))
         // Long enough that the leader dies holding observations it has not written yet.
         .statusUpdateInterval(Duration.ofSeconds(8))
         .consumerGroup(group)
-        .kafka(new KafkaSettings(broker.bootstrapServers(), prefix, 1, (short) 1, Map.of()))
         .build()
         .validate();
   }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.flow.HttpRequest;
 import io.kubewarden.networkenforcer.common.policy.Mode;
@@ -27,7 +26,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,18 +59,7 @@ class BadViolationRecordsTest {
   @Test
   void uncountableRecordsAreDeadLetteredWithTheirReasonAndTheConsumerCarriesOn() throws Exception {
     String bootstrap = broker.bootstrapServers();
-    WriterConfig config =
-        WriterConfig.builder()
-            .namespace("network-enforcer")
-            .identity("writer-0")
-            .leaseDuration(Duration.ofSeconds(3))
-            .renewDeadline(Duration.ofSeconds(2))
-            .retryPeriod(Duration.ofMillis(300))
-            .statusUpdateInterval(Duration.ofMillis(300))
-            .consumerGroup(PREFIX + "writer")
-            .kafka(new KafkaSettings(bootstrap, PREFIX, 1, (short) 1, Map.of()))
-            .build()
-            .validate();
+    WriterConfig config = Fixtures.quickWriter(bootstrap, PREFIX, 1).build().validate();
     ViolationObservation good = Fixtures.violation("api", "batch", 9090, T);
     List<ViolationObservation> bad =
         List.of(

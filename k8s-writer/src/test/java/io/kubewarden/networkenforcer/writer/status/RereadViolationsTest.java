@@ -3,7 +3,6 @@ package io.kubewarden.networkenforcer.writer.status;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
 import io.kubewarden.networkenforcer.common.violation.ViolationObservation;
@@ -54,17 +53,10 @@ class RereadViolationsTest {
       String bootstrap = broker.bootstrapServers();
       KafkaTopics.create(bootstrap, TOPICS, 2);
       WriterConfig config =
-          WriterConfig.builder()
-              .namespace("network-enforcer")
-              .identity("writer-0")
-              .leaseDuration(Duration.ofSeconds(3))
-              .renewDeadline(Duration.ofSeconds(2))
-              .retryPeriod(Duration.ofMillis(300))
+          Fixtures.quickWriter(bootstrap, PREFIX, 2)
               // No status write during the test: nothing is committed, so what is lost is read
               // again from the start.
               .statusUpdateInterval(Duration.ofHours(1))
-              .consumerGroup(PREFIX + "writer")
-              .kafka(new KafkaSettings(bootstrap, PREFIX, 2, (short) 1, Map.of()))
               .build()
               .validate();
       InMemoryLogRecordExporter exporter = InMemoryLogRecordExporter.create();
