@@ -21,6 +21,12 @@ public final class KubeTools {
   public static final String KUBE_PROXY = "kube-proxy";
   public static final String KUBECTL = "kubectl";
 
+  /** Cilium's policy engine behind a JSON-lines protocol (hack/tools/cilium-policy-oracle). */
+  public static final String CILIUM_POLICY_ORACLE = "cilium-policy-oracle";
+
+  public static final String CILIUM_POLICY_ORACLE_BUILD_SCRIPT =
+      "hack/tools/cilium-policy-oracle.sh";
+
   /** The chart's default OpenTelemetry collector, as a host binary. */
   public static final String OTELCOL = "otelcol";
 
@@ -60,12 +66,15 @@ public final class KubeTools {
       String how =
           HELM.equals(binary)
               ? HELM_BUILD_SCRIPT + "` (builds helm from source;"
-              : CLUSTER_BINARIES.contains(binary)
-                  ? CLUSTER_BUILD_SCRIPT
-                      + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl, otelcol and the cluster's"
-                      + " images;"
-                  : BUILD_SCRIPT
-                      + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
+              : CILIUM_POLICY_ORACLE.equals(binary)
+                  ? CILIUM_POLICY_ORACLE_BUILD_SCRIPT
+                      + "` (builds Cilium's policy engine from its Go module;"
+                  : CLUSTER_BINARIES.contains(binary)
+                      ? CLUSTER_BUILD_SCRIPT
+                          + "` (builds kubelet, kube-scheduler, kube-proxy, kubectl, otelcol and the cluster's"
+                          + " images;"
+                      : BUILD_SCRIPT
+                          + "` (builds kube-apiserver, kube-controller-manager and etcd from source;";
       throw new IllegalStateException(
           binary
               + " not found at "
