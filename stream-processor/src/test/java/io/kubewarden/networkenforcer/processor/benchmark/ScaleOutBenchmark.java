@@ -17,6 +17,7 @@ import io.kubewarden.networkenforcer.common.workload.WorkloadKind;
 import io.kubewarden.networkenforcer.embedded.EmbeddedKafkaBroker;
 import io.kubewarden.networkenforcer.processor.app.StreamProcessorApp;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.metrics.ProcessorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -144,12 +145,31 @@ public final class ScaleOutBenchmark {
       line(
           "processor peak heap used per instance (MiB, 1 instance / 2 instances)",
           String.format("%.0f / %.0f", one.peakHeapMib(), two.peakHeapMib()));
+      // Where one instance's work goes: renderings and the records the combiner lets through.
+      double perMillion = 1e6 / flows;
+      line(
+          "processor observations / proposals / evidence flushes per million flows (realistic, 1 instance)",
+          String.format(
+              "%.0f / %.0f / %.0f",
+              one.observations() * perMillion,
+              one.proposals() * perMillion,
+              one.flushes() * perMillion));
     }
     System.exit(0);
   }
 
+  /**
+   * Proposals and evidence flushes are renderings; observations are the records that reach the
+   * targets after the combiner (all instances' sums).
+   */
   private record Result(
-      double steady, double endToEnd, double cpuMicrosPerFlow, double peakHeapMib) {}
+      double steady,
+      double endToEnd,
+      double cpuMicrosPerFlow,
+      double peakHeapMib,
+      long proposals,
+      long flushes,
+      long observations) {}
 
   /**
    * Starts {@code n} instance processes on the run's backlog and waits until it is learned and
@@ -195,13 +215,25 @@ public final class ScaleOutBenchmark {
     double endToEnd = flows / ((System.nanoTime() - start) / 1e9);
     long cpu = 0;
     double heap = 0;
+    long proposals = 0;
+    long flushes = 0;
+    long observations = 0;
     for (Child c : children) {
       c.stop();
       cpu += c.cpuNanos;
       heap = Math.max(heap, c.peakHeapMib);
+      proposals += c.proposals;
+      flushes += c.flushes;
+      observations += c.observations;
     }
     return new Result(
-        0.8 * flows / ((ninetyPercent - tenPercent) / 1e9), endToEnd, cpu / 1e3 / flows, heap);
+        0.8 * flows / ((ninetyPercent - tenPercent) / 1e9),
+        endToEnd,
+        cpu / 1e3 / flows,
+        heap,
+        proposals,
+        flushes,
+        observations);
   }
 
   /** The group has committed the end of the flows topic and the processor's other input topics. */
@@ -297,6 +329,9 @@ public final class ScaleOutBenchmark {
     volatile long received;
     volatile long cpuNanos;
     volatile double peakHeapMib;
+    volatile long proposals;
+    volatile long flushes;
+    volatile long observations;
     private final Thread reader;
 
     private Child(Process process) {
@@ -337,6 +372,11 @@ public final class ScaleOutBenchmark {
           String[] f = line.split(" ");
           switch (f[0]) {
             case "received" -> received = Long.parseLong(f[1]);
+            case "counts" -> {
+              proposals = Long.parseLong(f[1]);
+              flushes = Long.parseLong(f[2]);
+              observations = Long.parseLong(f[3]);
+            }
             case "cpu" -> {
               peakHeapMib = Double.parseDouble(f[2]);
               cpuNanos = Long.parseLong(f[1]);
@@ -400,6 +440,14 @@ public final class ScaleOutBenchmark {
         peakHeap = peak[0];
       }
       var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      ProcessorMetrics metrics = new ProcessorMetrics(registry);
+      System.out.println(
+          "counts "
+              + (long) metrics.count("proposals.emitted")
+              + " "
+              + (long) metrics.count("evidence.flushed")
+              + " "
+              + (long) metrics.count("observations"));
       System.out.println("cpu " + os.getProcessCpuTime() + " " + peakHeap / (1024.0 * 1024.0));
       System.out.flush();
       System.exit(0);
