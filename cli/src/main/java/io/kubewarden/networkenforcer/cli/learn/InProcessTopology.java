@@ -5,6 +5,7 @@ import io.kubewarden.networkenforcer.common.proposal.ProposalSnapshot;
 import io.kubewarden.networkenforcer.common.topics.Topic;
 import io.kubewarden.networkenforcer.ingest.publishing.FlowSink;
 import io.kubewarden.networkenforcer.processor.config.ProcessorConfig;
+import io.kubewarden.networkenforcer.processor.observation.FlowBatch;
 import io.kubewarden.networkenforcer.processor.topology.NetworkEnforcerTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +43,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
  * ({@link io.kubewarden.networkenforcer.processor.config.ProcessorConfig#observationsShuffled}).
  *
  * <p>The driver runs on its own thread, fed in batches through a bounded queue, so resolving the
- * next flows overlaps with processing the last ones; the flow is serialized (as the ingest
+ * next flows overlaps with processing the last ones; each batch enters the topology as one record
+ * ({@link FlowBatch}), which the combiner takes apart; the flow is serialized (as the ingest
  * publisher would) on the caller's thread. Memory stays bounded: the driver keeps every record
  * written to any topic until it is read, so the outputs are drained after every batch, keeping only
  * the latest proposal bytes per target.
@@ -124,6 +126,9 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
         .combineInterval(QUIET_STEP)
         .combineMaxPending(COMBINED_MAX)
         .observationsShuffled(false)
+        // Only flows are handed in (see ProcessorConfig#policyInputs), a batch at a time.
+        .policyInputs(false)
+        .flowBatches(true)
         .build()
         .validate();
   }
@@ -239,9 +244,13 @@ public final class InProcessTopology implements FlowSink, AutoCloseable {
         if (next == END) {
           return;
         }
+        // One record per batch: the driver commits and checks every record it is handed, which
+        // cost more than combining a repeated flow (ProcessorConfig#flowBatches).
+        List<FlowBatch.Entry> entries = new ArrayList<>(next.size());
         for (Flow f : next) {
-          flows.pipeInput(f.key(), f.value(), f.time());
+          entries.add(new FlowBatch.Entry(f.key(), f.value(), f.time().toEpochMilli()));
         }
+        flows.pipeInput(null, FlowBatch.encode(entries), next.get(next.size() - 1).time());
         drain();
       }
     } catch (InterruptedException e) {

@@ -55,6 +55,16 @@ import org.apache.kafka.streams.StreamsConfig;
  *     one process: the in-process driver of offline learning), where the combiner hands each
  *     observation straight to the target processor: the same processors see the same records,
  *     without a serialization and a topic round trip per observation
+ * @param policyInputs read the policies and control topics and re-attribute denies through their
+ *     topic (default). Off only for a run that is handed flows alone (the in-process driver of
+ *     offline learning and replay), where no target has a policy: a deny is counted as its
+ *     re-attribution would have been. The driver checks each record it is given against the name of
+ *     every other source topic, compiling each as a pattern: three unused sources were 40 % of the
+ *     driver's time
+ * @param flowBatches the flows topic's records are {@link
+ *     io.kubewarden.networkenforcer.processor.observation.FlowBatch}es of flow records. Only the
+ *     in-process driver of offline learning and replay, which commits and checks every record it is
+ *     handed, hands over batches; never on with the observations shuffled (the service)
  * @param groupInstanceId this instance's stable name in the consumer group (Kafka's static
  *     membership, {@code group.instance.id}; Kafka Streams adds {@code -<thread>} per stream
  *     thread), or null for dynamic membership. An instance that restarts under the same name within
@@ -83,6 +93,8 @@ public record ProcessorConfig(
     Duration proposalInterval,
     boolean storeChangelogs,
     boolean observationsShuffled,
+    boolean policyInputs,
+    boolean flowBatches,
     String groupInstanceId) {
 
   public static final String DEFAULT_APPLICATION_ID = "network-enforcer-processor";
@@ -171,6 +183,8 @@ public record ProcessorConfig(
         .proposalInterval(proposalInterval)
         .storeChangelogs(storeChangelogs)
         .observationsShuffled(observationsShuffled)
+        .policyInputs(policyInputs)
+        .flowBatches(flowBatches)
         .groupInstanceId(groupInstanceId);
   }
 
@@ -206,6 +220,11 @@ public record ProcessorConfig(
       throw new ConfigException(
           "observations can skip the repartition only with one partition, got "
               + kafka.partitions());
+    }
+    if (flowBatches && (observationsShuffled || combineInterval.isZero())) {
+      throw new ConfigException(
+          "flow batches are read by the combiner of the in-process driver only (one partition, "
+              + "observations not shuffled, a combine interval)");
     }
     if (groupInstanceId != null && (groupInstanceId.isBlank() || groupInstanceId.length() > 200)) {
       throw new ConfigException(
@@ -344,6 +363,8 @@ public record ProcessorConfig(
     private Duration proposalInterval;
     private boolean storeChangelogs = true;
     private boolean observationsShuffled = true;
+    private boolean policyInputs = true;
+    private boolean flowBatches;
     private String groupInstanceId;
 
     private Builder(KafkaSettings kafka) {
@@ -445,6 +466,16 @@ public record ProcessorConfig(
       return this;
     }
 
+    public Builder policyInputs(boolean v) {
+      policyInputs = v;
+      return this;
+    }
+
+    public Builder flowBatches(boolean v) {
+      flowBatches = v;
+      return this;
+    }
+
     public Builder observationsShuffled(boolean v) {
       observationsShuffled = v;
       return this;
@@ -478,6 +509,8 @@ public record ProcessorConfig(
           proposalInterval,
           storeChangelogs,
           observationsShuffled,
+          policyInputs,
+          flowBatches,
           groupInstanceId);
     }
   }

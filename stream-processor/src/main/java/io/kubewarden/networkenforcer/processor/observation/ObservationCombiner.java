@@ -70,6 +70,7 @@ public final class ObservationCombiner
   /** Combinations per task before they are forwarded early: bounds the store and the cache. */
   private final int maxPending;
 
+  private final boolean batches;
   private final FlowRecordSkim skim = new FlowRecordSkim();
   private final ObservationMapper.Targets targets = new ObservationMapper.Targets();
   private ProcessorContext<String, Decoded<Observation>> context;
@@ -87,6 +88,22 @@ public final class ObservationCombiner
       ProcessorMetrics metrics,
       Duration interval,
       int maxPending) {
+    this(topic, serde, mapper, metrics, interval, maxPending, false);
+  }
+
+  /**
+   * @param batches each record is a {@link FlowBatch} of flow records (the in-process driver), each
+   *     taken as the record it stands for
+   */
+  public ObservationCombiner(
+      String topic,
+      BinarySerde<FlowRecord> serde,
+      ObservationMapper mapper,
+      ProcessorMetrics metrics,
+      Duration interval,
+      int maxPending,
+      boolean batches) {
+    this.batches = batches;
     this.topic = topic;
     this.maxPending = maxPending;
     this.serde = serde;
@@ -111,6 +128,21 @@ public final class ObservationCombiner
 
   @Override
   public void process(Record<byte[], byte[]> record) {
+    if (!batches) {
+      processOne(record);
+      return;
+    }
+    try {
+      FlowBatch.forEach(
+          record.value(),
+          (key, value, timestamp) ->
+              processOne(new Record<>(key, value, timestamp, record.headers())));
+    } catch (MalformedRecordException e) {
+      deadLetter(record, e);
+    }
+  }
+
+  private void processOne(Record<byte[], byte[]> record) {
     byte[] value = record.value();
     if (value == null) {
       return; // a tombstone on the flows topic means nothing

@@ -89,25 +89,28 @@ public final class NetworkEnforcerTopology {
         changelogged(
             config,
             WrittenAtCommitStore.builder(
-                Stores.keyValueStoreBuilder(
+                cached(
+                    config,
+                    Stores.keyValueStoreBuilder(
                         store(config, StoreNames.LEARNED),
                         Serdes.String(),
-                        new JsonSerde<>(LearnedAllowList.class))
-                    .withCachingEnabled())));
+                        new JsonSerde<>(LearnedAllowList.class))))));
     builder.addStateStore(
         changelogged(
             config,
-            Stores.keyValueStoreBuilder(
-                    store(config, StoreNames.EVIDENCE), Serdes.String(), PortStatsCodec.serde())
-                .withCachingEnabled()));
+            cached(
+                config,
+                Stores.keyValueStoreBuilder(
+                    store(config, StoreNames.EVIDENCE), Serdes.String(), PortStatsCodec.serde()))));
     builder.addStateStore(
         changelogged(
             config,
-            Stores.keyValueStoreBuilder(
+            cached(
+                config,
+                Stores.keyValueStoreBuilder(
                     store(config, StoreNames.POLICIES),
                     Serdes.String(),
-                    new JsonSerde<>(PolicySnapshot.class))
-                .withCachingEnabled()));
+                    new JsonSerde<>(PolicySnapshot.class)))));
     // A few entries (targets reset in the last minutes of flow time): no cache.
     builder.addStateStore(
         changelogged(
@@ -151,7 +154,8 @@ public final class NetworkEnforcerTopology {
                           mapper,
                           metrics,
                           config.combineInterval(),
-                          config.combineMaxPending()),
+                          config.combineMaxPending(),
+                          config.flowBatches()),
                   Named.as("observe-and-combine-per-target"),
                   StoreNames.COMBINER)
               .split(Named.as("flows-"))
@@ -174,27 +178,35 @@ public final class NetworkEnforcerTopology {
     KStream<String, TargetEvent> observations =
         atTarget.mapValues(TargetEvent.Observed::new, Named.as("observation-event"));
 
-    KStream<String, TargetEvent> policies =
-        decoded(builder, topics.policies(), TargetKey::parse, "policies", deadLetter, metrics)
-            .mapValues(TargetEvent.PolicyChanged::new, Named.as("policy-event"));
-
-    KStream<String, TargetEvent> control =
-        decoded(builder, topics.control(), TargetKey::parse, "control", deadLetter, metrics)
-            .filter((key, command) -> command != null, Named.as("skip-control-tombstones"))
-            .mapValues(TargetEvent.Command::new, Named.as("control-event"));
-
-    KStream<String, TargetEvent> reattributed =
-        decoded(builder, reattribution, TargetKey::parse, "reattributed", deadLetter, metrics)
-            .filter(
-                (key, observation) -> observation != null,
-                Named.as("skip-reattribution-tombstones"))
-            .mapValues(TargetEvent.Observed::new, Named.as("reattributed-event"));
+    // Built in this order (policies, control, re-attributions) so the service's topology, its
+    // sub-topologies and task ids, stay as they were. Without policies (offline learning: flows are
+    // the one input) a deny has nowhere to be re-attributed, and the loop is left out.
+    KStream<String, TargetEvent> events = observations;
+    if (config.policyInputs()) {
+      KStream<String, TargetEvent> policies =
+          decoded(builder, topics.policies(), TargetKey::parse, "policies", deadLetter, metrics)
+              .mapValues(TargetEvent.PolicyChanged::new, Named.as("policy-event"));
+      KStream<String, TargetEvent> control =
+          decoded(builder, topics.control(), TargetKey::parse, "control", deadLetter, metrics)
+              .filter((key, command) -> command != null, Named.as("skip-control-tombstones"))
+              .mapValues(TargetEvent.Command::new, Named.as("control-event"));
+      events =
+          events
+              .merge(policies, Named.as("merge-policies"))
+              .merge(control, Named.as("merge-control"));
+      // Denies of a target without a policy go on to their fallback target, wherever it is.
+      events =
+          events.merge(
+              decoded(builder, reattribution, TargetKey::parse, "reattributed", deadLetter, metrics)
+                  .filter(
+                      (key, observation) -> observation != null,
+                      Named.as("skip-reattribution-tombstones"))
+                  .mapValues(TargetEvent.Observed::new, Named.as("reattributed-event")),
+              Named.as("merge-reattributed"));
+    }
 
     Map<String, KStream<String, TargetOutput>> outputs =
-        observations
-            .merge(policies, Named.as("merge-policies"))
-            .merge(control, Named.as("merge-control"))
-            .merge(reattributed, Named.as("merge-reattributed"))
+        events
             .process(
                 () ->
                     new TargetProcessor(
@@ -203,7 +215,8 @@ public final class NetworkEnforcerTopology {
                         config.learning(),
                         metrics,
                         config.proposalEmission(),
-                        config.proposalInterval()),
+                        config.proposalInterval(),
+                        config.policyInputs()),
                 Named.as("targets"),
                 StoreNames.LEARNED,
                 StoreNames.EVIDENCE,
@@ -238,6 +251,16 @@ public final class NetworkEnforcerTopology {
             Produced.with(reattribution.keySerde(), reattribution.valueSerde())
                 .withName("write-reattributions"));
     return builder.build();
+  }
+
+  /**
+   * Behind Kafka Streams' record cache, unless the state ends with the run (offline learning): the
+   * in-process driver commits after every record, so the cache would be flushed per record, all
+   * cost and no saving.
+   */
+  private static <T extends StateStore> StoreBuilder<T> cached(
+      ProcessorConfig config, StoreBuilder<T> store) {
+    return config.storeChangelogs() ? store.withCachingEnabled() : store;
   }
 
   /** Changelogged unless the configuration says the state ends with the run (offline learning). */

@@ -92,6 +92,9 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private final ProcessorMetrics metrics;
   private final ProposalEmission emission;
 
+  /** False where no target can have a policy (offline learning): see the constructor. */
+  private final boolean policiesRead;
+
   /**
    * {@link ProposalEmission#EVERY_CHANGE}: a target's allow-list changes are published at most once
    * per this much wall-clock time, the first at once (zero: every change at once).
@@ -186,6 +189,23 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
       ProcessorMetrics metrics,
       ProposalEmission emission,
       Duration proposalInterval) {
+    this(evidenceFlushInterval, learner, learning, metrics, emission, proposalInterval, true);
+  }
+
+  /**
+   * @param policiesRead whether policies reach this processor at all ({@link
+   *     io.kubewarden.networkenforcer.processor.config.ProcessorConfig#policyInputs}): without them
+   *     a deny is never re-attributed, only counted as its re-attribution would have been
+   */
+  public TargetProcessor(
+      Duration evidenceFlushInterval,
+      AllowListLearner learner,
+      LearningSettings learning,
+      ProcessorMetrics metrics,
+      ProposalEmission emission,
+      Duration proposalInterval,
+      boolean policiesRead) {
+    this.policiesRead = policiesRead;
     this.emission = emission;
     this.proposalInterval = proposalInterval;
     this.evidenceFlushInterval = evidenceFlushInterval;
@@ -456,6 +476,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
     Mode action = flow.verdict() == Verdict.DENIED ? Mode.protect : Mode.monitor;
     if (policy != null) {
       violation(record, policy, target, observation, action);
+    } else if (observation.fallbackTarget() != null && !policiesRead) {
+      // The fallback target has no policy either: counted as it would be there, with no loop.
+      metrics.reattributed();
+      metrics.unattributed("target-has-no-policy");
     } else if (observation.fallbackTarget() != null) {
       metrics.reattributed();
       context.forward(

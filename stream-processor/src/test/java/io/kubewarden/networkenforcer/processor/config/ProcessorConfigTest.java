@@ -38,6 +38,9 @@ class ProcessorConfigTest {
     assertThat(config.observationsShuffled()).isTrue();
     assertThat(config.toBuilder().observationsShuffled(false).build().observationsShuffled())
         .isFalse();
+    // The service reads policies and single flow records; only the in-process driver does not.
+    assertThat(config.policyInputs()).isTrue();
+    assertThat(config.flowBatches()).isFalse();
   }
 
   @Test
@@ -142,6 +145,16 @@ class ProcessorConfigTest {
         .hasMessageContaining("only with one partition, got 6");
     ProcessorConfig.builder(new KafkaSettings("kafka:9092", null, 1, (short) 1, Map.of()))
         .observationsShuffled(false)
+        .build()
+        .validate();
+    // Batches of flows are the in-process driver's: never the service's topic.
+    assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).flowBatches(true).build().validate())
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "flow batches are read by the combiner of the in-process driver only");
+    ProcessorConfig.builder(new KafkaSettings("kafka:9092", null, 1, (short) 1, Map.of()))
+        .observationsShuffled(false)
+        .flowBatches(true)
         .build()
         .validate();
     assertThatThrownBy(() -> ProcessorConfig.builder(KAFKA).applicationId("a b").build().validate())
