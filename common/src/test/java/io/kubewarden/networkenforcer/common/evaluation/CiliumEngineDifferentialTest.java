@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
@@ -118,8 +117,8 @@ class CiliumEngineDifferentialTest {
           Stream.of(Direction.Ingress, Direction.Egress)
               .filter(d -> NetworkPolicyToCilium.covers(np, d.name()))
               .toList();
-      List<String> cidrs = cidrs(np);
-      List<NetworkPolicyPort> ports = ports(np);
+      List<String> cidrs = RandomNetworkPolicies.cidrs(np);
+      List<NetworkPolicyPort> ports = RandomNetworkPolicies.ports(np);
       List<FlowEndpoint> local = cluster.podsIn(namespace);
       for (int f = 0; f < FLOWS_PER_POLICY; f++) {
         Direction direction = covered.get(random.nextInt(covered.size()));
@@ -294,40 +293,5 @@ class CiliumEngineDifferentialTest {
         .as("the oracle refused %s: %s", query, answer.path("error").asText())
         .isFalse();
     return answer.path("decision").asText();
-  }
-
-  /** The policy's ipBlocks, so that external addresses land inside them often. */
-  private static List<String> cidrs(NetworkPolicySpec np) {
-    List<String> cidrs = new ArrayList<>();
-    Stream.concat(
-            np.getIngress() == null
-                ? Stream.empty()
-                : np.getIngress().stream().map(r -> r.getFrom()),
-            np.getEgress() == null ? Stream.empty() : np.getEgress().stream().map(r -> r.getTo()))
-        .filter(peers -> peers != null)
-        .flatMap(List::stream)
-        .map(NetworkPolicyPeer::getIpBlock)
-        .filter(block -> block != null)
-        .forEach(
-            block -> {
-              cidrs.add(block.getCidr());
-              if (block.getExcept() != null) {
-                cidrs.addAll(block.getExcept());
-              }
-            });
-    return cidrs;
-  }
-
-  private static List<NetworkPolicyPort> ports(NetworkPolicySpec np) {
-    return Stream.concat(
-            np.getIngress() == null
-                ? Stream.empty()
-                : np.getIngress().stream().map(r -> r.getPorts()),
-            np.getEgress() == null
-                ? Stream.empty()
-                : np.getEgress().stream().map(r -> r.getPorts()))
-        .filter(ports -> ports != null)
-        .flatMap(List::stream)
-        .toList();
   }
 }

@@ -3,7 +3,6 @@ package io.kubewarden.networkenforcer.common.evaluation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy;
@@ -57,8 +56,8 @@ class CiliumNetworkPolicyDifferentialTest {
       String namespace = NAMESPACES.get(random.nextInt(NAMESPACES.size()));
       CiliumPolicy cnp = translator.translate(np, namespace);
       List<Direction> covered = covered(np);
-      List<String> cidrs = cidrs(np);
-      List<NetworkPolicyPort> ports = ports(np);
+      List<String> cidrs = RandomNetworkPolicies.cidrs(np);
+      List<NetworkPolicyPort> ports = RandomNetworkPolicies.ports(np);
       List<FlowEndpoint> local = cluster.podsIn(namespace);
       for (int f = 0; f < FLOWS_PER_POLICY; f++, flows++) {
         Direction direction = covered.get(random.nextInt(covered.size()));
@@ -120,41 +119,6 @@ class CiliumNetworkPolicyDifferentialTest {
   private static List<Direction> covered(NetworkPolicySpec np) {
     return Stream.of(Direction.Ingress, Direction.Egress)
         .filter(d -> NetworkPolicyToCilium.covers(np, d.name()))
-        .toList();
-  }
-
-  /** The policy's ipBlocks, so that external addresses land inside them often. */
-  private static List<String> cidrs(NetworkPolicySpec np) {
-    List<String> cidrs = new ArrayList<>();
-    Stream.concat(
-            np.getIngress() == null
-                ? Stream.empty()
-                : np.getIngress().stream().map(r -> r.getFrom()),
-            np.getEgress() == null ? Stream.empty() : np.getEgress().stream().map(r -> r.getTo()))
-        .filter(peers -> peers != null)
-        .flatMap(List::stream)
-        .map(NetworkPolicyPeer::getIpBlock)
-        .filter(block -> block != null)
-        .forEach(
-            block -> {
-              cidrs.add(block.getCidr());
-              if (block.getExcept() != null) {
-                cidrs.addAll(block.getExcept());
-              }
-            });
-    return cidrs;
-  }
-
-  private static List<NetworkPolicyPort> ports(NetworkPolicySpec np) {
-    return Stream.concat(
-            np.getIngress() == null
-                ? Stream.empty()
-                : np.getIngress().stream().map(r -> r.getPorts()),
-            np.getEgress() == null
-                ? Stream.empty()
-                : np.getEgress().stream().map(r -> r.getPorts()))
-        .filter(ports -> ports != null)
-        .flatMap(List::stream)
         .toList();
   }
 

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 
 /**
  * Random NetworkPolicy specs from the subset Cilium can say as well: selectors over {@link
@@ -169,5 +170,41 @@ final class RandomNetworkPolicies {
 
   private <T> T pick(List<T> values) {
     return values.get(random.nextInt(values.size()));
+  }
+
+  /** The policy's ipBlocks, so that external addresses land inside them often. */
+  static List<String> cidrs(NetworkPolicySpec np) {
+    List<String> cidrs = new ArrayList<>();
+    Stream.concat(
+            np.getIngress() == null
+                ? Stream.empty()
+                : np.getIngress().stream().map(r -> r.getFrom()),
+            np.getEgress() == null ? Stream.empty() : np.getEgress().stream().map(r -> r.getTo()))
+        .filter(peers -> peers != null)
+        .flatMap(List::stream)
+        .map(NetworkPolicyPeer::getIpBlock)
+        .filter(block -> block != null)
+        .forEach(
+            block -> {
+              cidrs.add(block.getCidr());
+              if (block.getExcept() != null) {
+                cidrs.addAll(block.getExcept());
+              }
+            });
+    return cidrs;
+  }
+
+  /** Every port of the policy's rules, so that flows often use them. */
+  static List<NetworkPolicyPort> ports(NetworkPolicySpec np) {
+    return Stream.concat(
+            np.getIngress() == null
+                ? Stream.empty()
+                : np.getIngress().stream().map(r -> r.getPorts()),
+            np.getEgress() == null
+                ? Stream.empty()
+                : np.getEgress().stream().map(r -> r.getPorts()))
+        .filter(ports -> ports != null)
+        .flatMap(List::stream)
+        .toList();
   }
 }

@@ -80,18 +80,6 @@ public final class ObservationCombiner
   /**
    * @param topic the flows topic (for dead-letter headers and messages)
    * @param serde the flows topic's value serde: binary with the JSON fallback
-   */
-  public ObservationCombiner(
-      String topic,
-      BinarySerde<FlowRecord> serde,
-      ObservationMapper mapper,
-      ProcessorMetrics metrics,
-      Duration interval,
-      int maxPending) {
-    this(topic, serde, mapper, metrics, interval, maxPending, false);
-  }
-
-  /**
    * @param batches each record is a {@link FlowBatch} of flow records (the in-process driver), each
    *     taken as the record it stands for
    */

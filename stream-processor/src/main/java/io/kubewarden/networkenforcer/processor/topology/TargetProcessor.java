@@ -163,36 +163,10 @@ public final class TargetProcessor implements Processor<String, TargetEvent, Str
   private KeyValueStore<String, Long> resetFences;
   private NativePolicies nativePolicies;
 
-  public TargetProcessor(
-      Duration evidenceFlushInterval, AllowListLearner learner, ProcessorMetrics metrics) {
-    this(evidenceFlushInterval, learner, LearningSettings.DEFAULTS, metrics);
-  }
-
-  public TargetProcessor(
-      Duration evidenceFlushInterval,
-      AllowListLearner learner,
-      LearningSettings learning,
-      ProcessorMetrics metrics) {
-    this(
-        evidenceFlushInterval,
-        learner,
-        learning,
-        metrics,
-        ProposalEmission.EVERY_CHANGE,
-        Duration.ZERO);
-  }
-
-  public TargetProcessor(
-      Duration evidenceFlushInterval,
-      AllowListLearner learner,
-      LearningSettings learning,
-      ProcessorMetrics metrics,
-      ProposalEmission emission,
-      Duration proposalInterval) {
-    this(evidenceFlushInterval, learner, learning, metrics, emission, proposalInterval, true);
-  }
-
   /**
+   * @param emission when a changed allow-list is published
+   * @param proposalInterval with {@link ProposalEmission#EVERY_CHANGE}: at most one publication of
+   *     a target's changes per this much wall-clock time, the first at once (zero: every change)
    * @param policiesRead whether policies reach this processor at all ({@link
    *     io.kubewarden.networkenforcer.processor.config.ProcessorConfig#policyInputs}): without them
    *     a deny is never re-attributed, only counted as its re-attribution would have been
