@@ -10,6 +10,7 @@ import io.kubewarden.networkenforcer.writer.apply.NotLeaderException;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -147,7 +148,16 @@ public final class PolicyPublisher {
 
   /** A person deleted the proposal of this target: learning for it starts over. */
   public void resetLearning(TargetKey target, String why) {
-    ControlCommand reset = ControlCommand.resetLearning(target.key(), clock.instant(), why);
+    resetLearning(target, why, Duration.ZERO);
+  }
+
+  /**
+   * Resets learning of the target; the processor learns nothing of it last seen before now plus
+   * {@code fencedAhead} (flows still on their way from pods that are going).
+   */
+  public void resetLearning(TargetKey target, String why, Duration fencedAhead) {
+    ControlCommand reset =
+        ControlCommand.resetLearning(target.key(), clock.instant().plus(fencedAhead), why);
     Sends.await(
         send(
             control.name(),

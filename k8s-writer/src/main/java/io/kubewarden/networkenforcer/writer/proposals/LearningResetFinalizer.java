@@ -5,7 +5,12 @@ import io.kubewarden.networkenforcer.common.policy.Labels;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
 import io.kubewarden.networkenforcer.writer.reconcile.Result;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +31,34 @@ public final class LearningResetFinalizer {
 
   public static final String NAME = Labels.PREFIX + "learning-reset";
 
-  private final ClusterWriter writer;
-  private final WhoDeleted whoDeleted;
+  /** Enough for every proposal of a large cluster deleted within the cache's lag. */
+  private static final int FINISHED_REMEMBERED = 10_000;
 
-  LearningResetFinalizer(ClusterWriter writer, WhoDeleted whoDeleted) {
+  private final ClusterWriter writer;
+  private final BiConsumer<ObjectKey, WorkloadNetworkPolicyProposal> whoDeleted;
+
+  /**
+   * Proposals (by uid) whose finalizer this process removed: the cache may still hold them with it
+   * for a moment, and a reconcile of such a stale copy would send the reset again. Kubernetes'
+   * controllers keep the same kind of "expectations" of their own writes; nothing here must outlive
+   * the process (a new leader reads the finalizer from the cluster).
+   */
+  private final Set<String> finished =
+      Collections.synchronizedSet(
+          Collections.newSetFromMap(
+              new LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                  return size() > FINISHED_REMEMBERED;
+                }
+              }));
+
+  /**
+   * @param whoDeleted decides whose delete it was and sends the reset if it resets learning ({@link
+   *     WhoDeleted#decide})
+   */
+  LearningResetFinalizer(
+      ClusterWriter writer, BiConsumer<ObjectKey, WorkloadNetworkPolicyProposal> whoDeleted) {
     this.writer = writer;
     this.whoDeleted = whoDeleted;
   }
@@ -48,8 +77,15 @@ public final class LearningResetFinalizer {
     if (!held(deleted)) {
       return Result.done(); // another finalizer holds it, or ours is removed already
     }
-    whoDeleted.decide(key, deleted);
+    String uid = deleted.getMetadata().getUid();
+    if (uid != null && finished.contains(uid)) {
+      return Result.done(); // a cached copy from before our removal
+    }
+    whoDeleted.accept(key, deleted);
     writer.removeFinalizer(deleted, NAME);
+    if (uid != null) {
+      finished.add(uid);
+    }
     LOG.debug("proposal {} deleted: finalizer {} removed", key, NAME);
     return Result.done();
   }

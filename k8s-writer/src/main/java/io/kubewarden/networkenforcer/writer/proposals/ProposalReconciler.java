@@ -104,7 +104,8 @@ public final class ProposalReconciler implements Reconciler<ObjectKey> {
     this.meters = meters;
     this.clock = clock;
     ProposalStatus status = new ProposalStatus(writer, losses, clock);
-    this.finalizer = new LearningResetFinalizer(writer, new WhoDeleted(cache, desired, publisher));
+    this.finalizer =
+        new LearningResetFinalizer(writer, new WhoDeleted(cache, desired, publisher)::decide);
     this.learned = new LearnedApply(writer, desired, status, session, meters);
     this.failures = new PermanentFailures(cache, desired, deadLetters, events, status, session);
   }

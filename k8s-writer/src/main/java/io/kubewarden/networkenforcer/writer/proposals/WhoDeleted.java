@@ -6,6 +6,7 @@ import io.kubewarden.networkenforcer.common.policy.TargetKey;
 import io.kubewarden.networkenforcer.writer.cache.ClusterCache;
 import io.kubewarden.networkenforcer.writer.policies.PolicyPublisher;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -19,6 +20,14 @@ import org.slf4j.LoggerFactory;
  */
 final class WhoDeleted {
   private static final Logger LOG = LoggerFactory.getLogger(WhoDeleted.class);
+
+  /**
+   * How long the pods of a deleted workload may go on sending flows: they terminate within their
+   * grace period (30 s by default), and their flows reach the processor seconds later. The reset of
+   * a gone workload is dated this much ahead, so those flows do not learn the gone target again. A
+   * workload created again under the same name within it learns from its flows after that.
+   */
+  static final Duration TERMINATING_PODS = Duration.ofMinutes(2);
 
   private final ClusterCache cache;
   private final DesiredProposals desired;
@@ -52,7 +61,8 @@ final class WhoDeleted {
       // what it learned of the target, or a cluster where workloads come and go (Jobs, preview
       // environments) would keep every gone target's allow-list and evidence for good. A workload
       // created again under the same name learns anew, as its new proposal shows.
-      publisher.resetLearning(target.get(), "the workload of proposal " + key + " was deleted");
+      publisher.resetLearning(
+          target.get(), "the workload of proposal " + key + " was deleted", TERMINATING_PODS);
       return;
     } else {
       publisher.resetLearning(target.get(), "proposal " + key + " was deleted by hand");

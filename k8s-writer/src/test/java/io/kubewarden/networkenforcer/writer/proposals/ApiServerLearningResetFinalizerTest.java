@@ -30,6 +30,7 @@ import io.kubewarden.networkenforcer.writer.telemetry.TelemetrySettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,6 +161,7 @@ class ApiServerLearningResetFinalizerTest {
           .atMost(WAIT)
           .until(() -> proposal("gone") != null && LearningResetFinalizer.held(proposal("gone")));
 
+      Instant deleted = Instant.now();
       cluster.admin().apps().deployments().inNamespace(NS).withName("gone").delete();
       await("the garbage collector's delete finished")
           .atMost(WAIT)
@@ -185,6 +187,10 @@ class ApiServerLearningResetFinalizerTest {
                 assertThat(c.reason())
                     .isEqualTo(
                         "the workload of proposal " + NS + "/deployment-gone-ingress was deleted");
+                // Dated ahead: flows of its terminating pods do not learn it again.
+                assertThat(c.at())
+                    .isAfterOrEqualTo(deleted.plus(WhoDeleted.TERMINATING_PODS))
+                    .isBefore(Instant.now().plus(WhoDeleted.TERMINATING_PODS));
               });
     } finally {
       for (int i = toClose.size() - 1; i >= 0; i--) {
