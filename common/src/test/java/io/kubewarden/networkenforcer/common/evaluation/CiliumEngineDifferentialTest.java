@@ -113,10 +113,7 @@ class CiliumEngineDifferentialTest {
         addHttpRules(cnp, random);
       }
       JsonNode spec = JSON.valueToTree(cnp);
-      List<Direction> covered =
-          Stream.of(Direction.Ingress, Direction.Egress)
-              .filter(d -> NetworkPolicyToCilium.covers(np, d.name()))
-              .toList();
+      List<Direction> covered = NetworkPolicyToCilium.directions(np);
       List<String> cidrs = RandomNetworkPolicies.cidrs(np);
       List<NetworkPolicyPort> ports = RandomNetworkPolicies.ports(np);
       List<FlowEndpoint> local = cluster.podsIn(namespace);
@@ -135,20 +132,10 @@ class CiliumEngineDifferentialTest {
         if (random.nextInt(4) > 0) {
           port = DifferentialCluster.PORTS.get(random.nextInt(DifferentialCluster.PORTS.size()));
         }
-        if (!ports.isEmpty() && random.nextBoolean()) {
-          // One of the policy's own ports, its range's edges or just past them.
-          NetworkPolicyPort wanted = ports.get(random.nextInt(ports.size()));
-          if (wanted.getProtocol() != null && random.nextInt(5) > 0) {
-            protocol = Protocol.valueOf(wanted.getProtocol());
-          } else if (random.nextInt(5) > 0) {
-            protocol = Protocol.TCP;
-          }
-          if (wanted.getPort() != null) {
-            int first = wanted.getPort().getIntVal();
-            int last = wanted.getEndPort() == null ? first : wanted.getEndPort();
-            port = Math.max(1, first - 1 + random.nextInt(last - first + 3));
-          }
-        }
+        RandomNetworkPolicies.Wire wire =
+            RandomNetworkPolicies.nearPolicyPorts(random, ports, protocol, port);
+        protocol = wire.protocol();
+        port = Math.max(1, wire.port()); // Cilium needs a port
         FlowEndpoint src = direction == Direction.Ingress ? peer : subject;
         FlowEndpoint dst = direction == Direction.Ingress ? subject : peer;
         Decision ours = CiliumPolicyEvaluator.evaluate(cnp, direction, src, dst, protocol, port);

@@ -15,7 +15,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,7 +54,7 @@ class CiliumNetworkPolicyDifferentialTest {
       NetworkPolicySpec np = policies.next();
       String namespace = NAMESPACES.get(random.nextInt(NAMESPACES.size()));
       CiliumPolicy cnp = translator.translate(np, namespace);
-      List<Direction> covered = covered(np);
+      List<Direction> covered = NetworkPolicyToCilium.directions(np);
       List<String> cidrs = RandomNetworkPolicies.cidrs(np);
       List<NetworkPolicyPort> ports = RandomNetworkPolicies.ports(np);
       List<FlowEndpoint> local = cluster.podsIn(namespace);
@@ -69,22 +68,10 @@ class CiliumNetworkPolicyDifferentialTest {
         FlowEndpoint src = direction == Direction.Ingress ? peer : policyPod;
         FlowEndpoint dst = direction == Direction.Ingress ? policyPod : peer;
         Protocol protocol = Protocol.values()[random.nextInt(Protocol.values().length)];
-        int port = port(random);
-        if (!ports.isEmpty() && random.nextBoolean()) {
-          // One of the policy's own ports, its range's edges or just past them: the interesting
-          // cases, which random ports would reach rarely.
-          NetworkPolicyPort wanted = ports.get(random.nextInt(ports.size()));
-          if (wanted.getProtocol() != null && random.nextInt(5) > 0) {
-            protocol = Protocol.valueOf(wanted.getProtocol());
-          } else if (random.nextInt(5) > 0) {
-            protocol = Protocol.TCP;
-          }
-          if (wanted.getPort() != null && port != 0) {
-            int first = wanted.getPort().getIntVal();
-            int last = wanted.getEndPort() == null ? first : wanted.getEndPort();
-            port = first - 1 + random.nextInt(last - first + 3);
-          }
-        }
+        RandomNetworkPolicies.Wire wire =
+            RandomNetworkPolicies.nearPolicyPorts(random, ports, protocol, port(random));
+        protocol = wire.protocol();
+        int port = wire.port();
         Decision kubernetes =
             NetworkPolicyEvaluator.evaluate(np, direction, src, dst, protocol, port);
         Decision cilium = CiliumPolicyEvaluator.evaluate(cnp, direction, src, dst, protocol, port);
@@ -114,12 +101,6 @@ class CiliumNetworkPolicyDifferentialTest {
         .isZero();
     // The run must reach every outcome, or agreeing would prove little.
     assertThat(decisions.keySet()).containsExactlyInAnyOrder(Decision.values());
-  }
-
-  private static List<Direction> covered(NetworkPolicySpec np) {
-    return Stream.of(Direction.Ingress, Direction.Egress)
-        .filter(d -> NetworkPolicyToCilium.covers(np, d.name()))
-        .toList();
   }
 
   /** Mostly near the policies' ports (ranges and their edges), sometimes any, sometimes 0. */

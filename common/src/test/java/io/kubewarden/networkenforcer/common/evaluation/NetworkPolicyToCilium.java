@@ -12,11 +12,13 @@ import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.EgressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.IngressRule;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortProtocol;
 import io.kubewarden.networkenforcer.common.crd.CiliumPolicy.PortRule;
+import io.kubewarden.networkenforcer.common.policy.Direction;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.stream.Stream;
 
 /**
  * Writes a NetworkPolicy spec of {@link RandomNetworkPolicies}' subset as the CiliumNetworkPolicy
@@ -64,6 +66,13 @@ final class NetworkPolicyToCilium {
       return type.equals("Ingress") || spec.getEgress() != null && !spec.getEgress().isEmpty();
     }
     return types.contains(type);
+  }
+
+  /** The directions the policy covers: the ones its CiliumNetworkPolicy has a section for. */
+  static List<Direction> directions(NetworkPolicySpec spec) {
+    return Stream.of(Direction.Ingress, Direction.Egress)
+        .filter(d -> covers(spec, d.name()))
+        .toList();
   }
 
   CiliumPolicy translate(NetworkPolicySpec spec, String namespace) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicySpec;
+import io.kubewarden.networkenforcer.common.flow.Protocol;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -206,5 +207,32 @@ final class RandomNetworkPolicies {
         .filter(ports -> ports != null)
         .flatMap(List::stream)
         .toList();
+  }
+
+  /** A flow's protocol and port. */
+  record Wire(Protocol protocol, int port) {}
+
+  /**
+   * Half the time (when the policy has ports) one of the policy's own ports, its range's edges or
+   * just past them: the interesting cases, which random ports would reach rarely. Otherwise, and
+   * for an unknown port (0), the protocol and port given.
+   */
+  static Wire nearPolicyPorts(
+      Random random, List<NetworkPolicyPort> ports, Protocol protocol, int port) {
+    if (ports.isEmpty() || !random.nextBoolean()) {
+      return new Wire(protocol, port);
+    }
+    NetworkPolicyPort wanted = ports.get(random.nextInt(ports.size()));
+    if (wanted.getProtocol() != null && random.nextInt(5) > 0) {
+      protocol = Protocol.valueOf(wanted.getProtocol());
+    } else if (random.nextInt(5) > 0) {
+      protocol = Protocol.TCP;
+    }
+    if (wanted.getPort() != null && port != 0) {
+      int first = wanted.getPort().getIntVal();
+      int last = wanted.getEndPort() == null ? first : wanted.getEndPort();
+      port = first - 1 + random.nextInt(last - first + 3);
+    }
+    return new Wire(protocol, port);
   }
 }

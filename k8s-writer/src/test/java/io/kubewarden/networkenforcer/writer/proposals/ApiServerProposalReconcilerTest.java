@@ -17,7 +17,6 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPortBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.PortEvidence;
 import io.kubewarden.networkenforcer.common.crd.RuleEvidence;
 import io.kubewarden.networkenforcer.common.crd.TargetRef;
@@ -89,16 +88,12 @@ class ApiServerProposalReconcilerTest {
     }
     writerClient = cluster.writerClient(RELEASE);
     WriterConfig config =
-        WriterConfig.builder()
+        Fixtures.quickWriter(broker.bootstrapServers(), PREFIX, 1)
             .namespace(ChartedApiServer.RELEASE_NAMESPACE)
             .leaseName(ChartedApiServer.leaseName(RELEASE))
-            .identity("writer-0")
             .leaseDuration(Duration.ofSeconds(4))
             .renewDeadline(Duration.ofSeconds(3))
-            .retryPeriod(Duration.ofMillis(300))
             .statusUpdateInterval(Duration.ofMillis(500))
-            .consumerGroup(PREFIX + "writer")
-            .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
             .build()
             .validate();
     writer =

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.kubewarden.networkenforcer.common.config.KafkaSettings;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicy;
 import io.kubewarden.networkenforcer.common.policy.Mode;
 import io.kubewarden.networkenforcer.common.topics.Topics;
@@ -26,7 +25,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -73,16 +71,11 @@ class ApiServerAbortedTransactionTest {
     admin.resource(Fixtures.deployment("api")).create();
     admin.resource(Fixtures.wnp("api", "web", Mode.monitor)).create();
     WriterConfig config =
-        WriterConfig.builder()
+        Fixtures.quickWriter(broker.bootstrapServers(), PREFIX, 1)
             .namespace(ChartedApiServer.RELEASE_NAMESPACE)
             .leaseName(ChartedApiServer.leaseName(ChartedApiServer.KUBERNETES))
-            .identity("writer-0")
             .leaseDuration(Duration.ofSeconds(4))
             .renewDeadline(Duration.ofSeconds(3))
-            .retryPeriod(Duration.ofMillis(300))
-            .statusUpdateInterval(Duration.ofMillis(300))
-            .consumerGroup(PREFIX + "writer")
-            .kafka(new KafkaSettings(broker.bootstrapServers(), PREFIX, 1, (short) 1, Map.of()))
             .build()
             .validate();
     InMemoryLogRecordExporter otel = InMemoryLogRecordExporter.create();
