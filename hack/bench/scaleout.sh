@@ -6,7 +6,8 @@
 # instance processes, and one instance against the raw producer on the same mix
 # (`processor/producer ratio (realistic, end to end)`, and steady). BENCH_SCALE_FLOWS (default 1000000) sizes the backlog;
 # BENCH_SCALE_JFR=1 writes a flight recording per instance to stream-processor/target/scaleout-jfr/;
-# BENCH_SCALE_PROPOSAL_INTERVAL=N runs the instances with a proposal interval of N seconds.
+# BENCH_SCALE_PROPOSAL_INTERVAL=N and BENCH_SCALE_COMBINE_INTERVAL=N run the instances with a proposal or
+# combine interval of N seconds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 flows=${BENCH_SCALE_FLOWS:-1000000}

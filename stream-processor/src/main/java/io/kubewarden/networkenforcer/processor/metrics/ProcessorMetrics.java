@@ -28,6 +28,7 @@ public final class ProcessorMetrics {
   private final Counter learned;
   private final Counter ingressObservations;
   private final Counter egressObservations;
+  private final Counter combinedObservations;
   private final Map<String, Counter> ignored = new ConcurrentHashMap<>();
   private final Map<String, Counter> skipped = new ConcurrentHashMap<>();
   private final Map<String, Counter> violations = new ConcurrentHashMap<>();
@@ -68,6 +69,12 @@ public final class ProcessorMetrics {
             .register(registry);
     ingressObservations = registry.counter(PREFIX + "observations", "direction", "Ingress");
     egressObservations = registry.counter(PREFIX + "observations", "direction", "Egress");
+    combinedObservations =
+        Counter.builder(PREFIX + "observations.combined")
+            .description(
+                "observation records the combiner sent to their targets, each standing for one or"
+                    + " more flow records' observations")
+            .register(registry);
   }
 
   private Counter tagged(Map<String, Counter> cache, String name, String tag, String value) {
@@ -99,6 +106,14 @@ public final class ProcessorMetrics {
       case "Egress" -> egressObservations.increment();
       default -> registry.counter(PREFIX + "observations", "direction", direction).increment();
     }
+  }
+
+  /**
+   * One combined observation sent on to its target: against {@code observations}, how well the
+   * combiner folds.
+   */
+  public void observationCombined() {
+    combinedObservations.increment();
   }
 
   /** A flow (or one side of it) that produced no observation. */

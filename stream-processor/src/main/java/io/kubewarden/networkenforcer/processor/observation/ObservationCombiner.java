@@ -269,9 +269,10 @@ public final class ObservationCombiner
 
   private void forward(byte[] entry) {
     if (Entry.isCurrent(entry)) {
-      Entry.forward(entry, context);
+      Entry.forward(entry, context, metrics);
     } else {
       context.forward(LegacyEntry.read(entry).observation());
+      metrics.observationCombined();
     }
   }
 
@@ -409,7 +410,10 @@ public final class ObservationCombiner
     }
 
     /** Forwards one observation per target of {@code entry}. */
-    static void forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
+    static void forward(
+        byte[] entry,
+        ProcessorContext<String, Decoded<Observation>> context,
+        ProcessorMetrics metrics) {
       FlowRecord identity =
           FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow =
@@ -433,6 +437,7 @@ public final class ObservationCombiner
         at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
         context.forward(
             new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp));
+        metrics.observationCombined();
       }
     }
 

@@ -145,13 +145,16 @@ public final class ScaleOutBenchmark {
       line(
           "processor peak heap used per instance (MiB, 1 instance / 2 instances)",
           String.format("%.0f / %.0f", one.peakHeapMib(), two.peakHeapMib()));
-      // Where one instance's work goes: renderings and the records the combiner lets through.
+      // Where one instance's work goes: the observations the flows make, the records the combiner
+      // lets through to the targets, and renderings.
       double perMillion = 1e6 / flows;
       line(
-          "processor observations / proposals / evidence flushes per million flows (realistic, 1 instance)",
+          "processor observations / combined observations sent / proposals / evidence flushes per"
+              + " million flows (realistic, 1 instance)",
           String.format(
-              "%.0f / %.0f / %.0f",
+              "%.0f / %.0f / %.0f / %.0f",
               one.observations() * perMillion,
+              one.combined() * perMillion,
               one.proposals() * perMillion,
               one.flushes() * perMillion));
     }
@@ -159,8 +162,8 @@ public final class ScaleOutBenchmark {
   }
 
   /**
-   * Proposals and evidence flushes are renderings; observations are the records that reach the
-   * targets after the combiner (all instances' sums).
+   * Proposals and evidence flushes are renderings; observations are those the flows make (one per
+   * target of a flow), combined those the combiner sends on to the targets (all instances' sums).
    */
   private record Result(
       double steady,
@@ -169,7 +172,8 @@ public final class ScaleOutBenchmark {
       double peakHeapMib,
       long proposals,
       long flushes,
-      long observations) {}
+      long observations,
+      long combined) {}
 
   /**
    * Starts {@code n} instance processes on the run's backlog and waits until it is learned and
@@ -218,6 +222,7 @@ public final class ScaleOutBenchmark {
     long proposals = 0;
     long flushes = 0;
     long observations = 0;
+    long combined = 0;
     for (Child c : children) {
       c.stop();
       cpu += c.cpuNanos;
@@ -225,6 +230,7 @@ public final class ScaleOutBenchmark {
       proposals += c.proposals;
       flushes += c.flushes;
       observations += c.observations;
+      combined += c.combined;
     }
     return new Result(
         0.8 * flows / ((ninetyPercent - tenPercent) / 1e9),
@@ -233,7 +239,8 @@ public final class ScaleOutBenchmark {
         heap,
         proposals,
         flushes,
-        observations);
+        observations,
+        combined);
   }
 
   /** The group has committed the end of the flows topic and the processor's other input topics. */
@@ -270,9 +277,15 @@ public final class ScaleOutBenchmark {
 
   static ProcessorConfig config(String bootstrap, String run, Path stateDir) {
     KafkaSettings kafka = new KafkaSettings(bootstrap, run + ".", PARTITIONS, (short) 1, PATIENT);
-    // BENCH_SCALE_PROPOSAL_INTERVAL (seconds): the processor's proposal interval, for comparing.
+    // BENCH_SCALE_PROPOSAL_INTERVAL and BENCH_SCALE_COMBINE_INTERVAL (seconds): the processor's
+    // proposal and combine intervals, for comparing.
     String interval = System.getenv("BENCH_SCALE_PROPOSAL_INTERVAL");
+    String combine = System.getenv("BENCH_SCALE_COMBINE_INTERVAL");
     return ProcessorConfig.builder(kafka)
+        .combineInterval(
+            combine == null || combine.isBlank()
+                ? ProcessorConfig.DEFAULT_COMBINE_INTERVAL
+                : Duration.ofMillis((long) (1000 * Double.parseDouble(combine))))
         .applicationId(run)
         .provider(Provider.calico)
         .processingGuarantee(StreamsConfig.EXACTLY_ONCE_V2)
@@ -332,6 +345,7 @@ public final class ScaleOutBenchmark {
     volatile long proposals;
     volatile long flushes;
     volatile long observations;
+    volatile long combined;
     private final Thread reader;
 
     private Child(Process process) {
@@ -376,6 +390,7 @@ public final class ScaleOutBenchmark {
               proposals = Long.parseLong(f[1]);
               flushes = Long.parseLong(f[2]);
               observations = Long.parseLong(f[3]);
+              combined = Long.parseLong(f[4]);
             }
             case "cpu" -> {
               peakHeapMib = Double.parseDouble(f[2]);
@@ -447,7 +462,9 @@ public final class ScaleOutBenchmark {
               + " "
               + (long) metrics.count("evidence.flushed")
               + " "
-              + (long) metrics.count("observations"));
+              + (long) metrics.count("observations")
+              + " "
+              + (long) metrics.count("observations.combined"));
       System.out.println("cpu " + os.getProcessCpuTime() + " " + peakHeap / (1024.0 * 1024.0));
       System.out.flush();
       System.exit(0);

@@ -24,6 +24,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -70,15 +72,26 @@ class ObservationCombinerTest {
     Map<String, byte[]> single;
     try (var driver =
         ProcessorTestDriver.kubernetesInMemory(ProcessorTestDriver.COMBINE_INTERVAL)) {
+      String repartition = NetworkEnforcerTopology.observationsRepartitionTopic(driver.config());
+      var sent =
+          driver
+              .driver()
+              .createOutputTopic(
+                  repartition, new StringDeserializer(), new ByteArrayDeserializer());
       driver.pipe(flows).flushEvidence();
       combined = driver.latestProposalBytes();
-      // 600 flows, two observations each, folded into one per target, peer, port and reporter.
-      String repartition = NetworkEnforcerTopology.observationsRepartitionTopic(driver.config());
-      assertThat(driver.driver().producedTopicNames()).contains(repartition);
+      // 600 flows, two observations each, folded into one per target, peer, port and reporter:
+      // the metric says how many records the repartition carried.
+      long records = sent.readValuesToList().size();
+      assertThat(records).isEqualTo(12);
+      assertThat(driver.metrics().count("observations.combined")).isEqualTo(records);
+      assertThat(driver.metrics().count("observations")).isEqualTo(1200.0);
     }
     try (var driver = ProcessorTestDriver.kubernetesInMemory(Duration.ZERO)) {
       driver.pipe(flows).flushEvidence();
       single = driver.latestProposalBytes();
+      // Nothing combined: every observation is sent as it is.
+      assertThat(driver.metrics().count("observations.combined")).isEqualTo(1200.0);
     }
     assertThat(combined.keySet())
         .containsExactlyInAnyOrder(
