@@ -3,8 +3,9 @@
 # with workloads that come and go (a tenth of 2,000 Deployments replaced every simulated minute,
 # short-lived workloads, the writer's ResetLearning records of those gone), from
 # stream-processor/src/test/.../benchmark/ChurnBenchmark on one embedded broker. Prints the
-# processor/producer ratios (realistic, churn; steady and end to end), the rate phase's longest
-# punctuation (ms; a punctuation runs inside the exactly-once transaction, aborted after 10 s),
+# processor/producer ratios (realistic, churn; steady and end to end), the longest punctuation and
+# commit (ms; both run inside the exactly-once transaction, aborted after 10 s) of the rate phase and
+# of the memory rounds, how often a stream thread was fenced,
 # then heap after GC, RSS and the keys of the learned stores after each round (`processor memory
 # under churn: heap MiB round1 / roundN; store keys round1 / roundN`). BENCH_CHURN_FLOWS (flows per
 # round, default 300000: five simulated minutes) and BENCH_CHURN_ROUNDS (default 6) size it;
@@ -36,4 +37,7 @@ java -Xms3g -Xmx3g -XX:+AlwaysPreTouch "${jfr[@]}" -cp "$cp" \
   io.kubewarden.networkenforcer.processor.benchmark.ChurnBenchmark "$per_round" "$rounds" "${BENCH_CHURN_RESETS:-true}" \
   > "$log" 2>&1 || { echo "churn benchmark failed, see $log" >&2; tail -20 "$log" >&2; exit 1; }
 grep -E '^[a-z][a-zA-Z0-9 /(),.-]+: [a-zA-Z0-9 /;.-]+$' "$log"
+# A stream thread whose transaction the broker aborted (or that missed a rebalance) rejoins, closing
+# its tasks dirty and restoring them: how often that happened in the run.
+echo "processor stream thread fenced (times, all phases): $(grep -c 'Detected that the thread is being fenced' "$log" || true)"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -96,19 +96,20 @@ public final class ChurnBenchmark {
           "processor/producer ratio (realistic, churn, end to end)",
           String.format("%.2f", rates[1] / producer));
       line("processor longest punctuation ms (realistic, churn)", String.format("%.0f", rates[2]));
+      line("processor longest commit ms (realistic, churn)", String.format("%.0f", rates[3]));
       memory(bootstrap, perRound, rounds, resets);
     }
     System.exit(0);
   }
 
   /**
-   * The processor over the run's backlog: {steady, end to end} flows/s and the longest punctuation
-   * (ms) its stream threads reported: a punctuation runs inside a transaction, which the broker
-   * aborts after transaction.timeout.ms (10 s under exactly-once).
+   * The processor over the run's backlog: {steady, end to end} flows/s, the longest punctuation and
+   * the longest commit (ms) its stream threads reported: both run inside a transaction, which the
+   * broker aborts after transaction.timeout.ms (10 s under exactly-once).
    */
   private static double[] process(String bootstrap, String run, int flows) throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    DoubleAccumulator longest = new DoubleAccumulator(Math::max, 0);
+    Longest longest = new Longest(registry);
     ProcessorConfig config = config(bootstrap, run);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
         StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
@@ -118,17 +119,41 @@ public final class ChurnBenchmark {
       SteadyRate steady = SteadyRate.start(new FlowsReceived(registry), flows);
       waitUntil(
           () -> {
-            // A windowed maximum (two 30 s samples): read often enough to see every peak.
-            registry.find("kafka.stream.thread.punctuate.latency.max").gauges().stream()
-                .mapToDouble(g -> g.value())
-                .filter(Double::isFinite)
-                .forEach(longest::accumulate);
+            longest.read();
             return committed(admin, config, flows);
           },
           Duration.ofMinutes(30),
           50);
       double endToEnd = flows / ((System.nanoTime() - start) / 1e9);
-      return new double[] {steady.flowsPerSecond(), endToEnd, longest.get()};
+      return new double[] {
+        steady.flowsPerSecond(), endToEnd, longest.punctuation.get(), longest.commit.get()
+      };
+    }
+  }
+
+  /**
+   * The longest punctuation and commit the stream threads reported. Kafka Streams gives windowed
+   * maxima (two 30 s samples): read often enough to see every peak.
+   */
+  private static final class Longest {
+    final DoubleAccumulator punctuation = new DoubleAccumulator(Math::max, 0);
+    final DoubleAccumulator commit = new DoubleAccumulator(Math::max, 0);
+    private final SimpleMeterRegistry registry;
+
+    Longest(SimpleMeterRegistry registry) {
+      this.registry = registry;
+    }
+
+    void read() {
+      read("kafka.stream.thread.punctuate.latency.max", punctuation);
+      read("kafka.stream.thread.commit.latency.max", commit);
+    }
+
+    private void read(String gauge, DoubleAccumulator into) {
+      registry.find(gauge).gauges().stream()
+          .mapToDouble(g -> g.value())
+          .filter(Double::isFinite)
+          .forEach(into::accumulate);
     }
   }
 
@@ -139,16 +164,27 @@ public final class ChurnBenchmark {
     ProcessorConfig config = config(bootstrap, run);
     createTopics(bootstrap, run);
     List<long[]> figures = new ArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    Longest longest = new Longest(registry);
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap));
-        StreamProcessorApp app = new StreamProcessorApp(config, new SimpleMeterRegistry())) {
+        StreamProcessorApp app = new StreamProcessorApp(config, registry)) {
       app.start();
       waitUntil(app::isReady, Duration.ofMinutes(2), 50);
       for (int round = 1; round <= rounds; round++) {
         produce(bootstrap, run, mix.next(perRound));
         long sent = (long) round * perRound;
-        waitUntil(() -> committed(admin, config, sent), Duration.ofMinutes(30), 50);
         waitUntil(
-            () -> app.progress().map(Progress::caughtUp).orElse(false),
+            () -> {
+              longest.read();
+              return committed(admin, config, sent);
+            },
+            Duration.ofMinutes(30),
+            50);
+        waitUntil(
+            () -> {
+              longest.read();
+              return app.progress().map(Progress::caughtUp).orElse(false);
+            },
             Duration.ofMinutes(10),
             500);
         long[] memory = ProcessMemory.afterCollections();
@@ -174,6 +210,9 @@ public final class ChurnBenchmark {
     line(
         "processor RSS under churn (MiB, round 1 / round " + figures.size() + ")",
         mib(first[1]) + " / " + mib(last[1]));
+    line(
+        "processor longest punctuation / commit ms (realistic, churn, memory rounds)",
+        String.format("%.0f / %.0f", longest.punctuation.get(), longest.commit.get()));
   }
 
   /**
