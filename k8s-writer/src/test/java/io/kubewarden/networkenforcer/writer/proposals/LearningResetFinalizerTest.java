@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.kubewarden.networkenforcer.common.crd.WorkloadNetworkPolicyProposal;
 import io.kubewarden.networkenforcer.writer.apply.ClusterWriter;
 import io.kubewarden.networkenforcer.writer.reconcile.ObjectKey;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +21,7 @@ class LearningResetFinalizerTest {
   private final List<String> decided = new ArrayList<>();
   private final List<String> removed = new ArrayList<>();
   private final LearningResetFinalizer finalizer =
-      new LearningResetFinalizer(new RemovalsOnly(), (key, p) -> decided.add(key.name()));
+      new LearningResetFinalizer(removalsOnly(), (key, p) -> decided.add(key.name()));
 
   private static WorkloadNetworkPolicyProposal deleted(String name, String uid) {
     WorkloadNetworkPolicyProposal p = new WorkloadNetworkPolicyProposal();
@@ -59,41 +59,18 @@ class LearningResetFinalizerTest {
     assertThat(decided).containsExactly("deployment-web-ingress", "deployment-web-ingress");
   }
 
-  /** Records finalizer removals; the finalizer makes no other write. */
-  private final class RemovalsOnly implements ClusterWriter {
-    @Override
-    public void removeFinalizer(HasMetadata object, String name) {
-      removed.add(object.getMetadata().getName());
-    }
-
-    @Override
-    public <T extends HasMetadata> T apply(T desired) {
-      throw new AssertionError("no apply expected");
-    }
-
-    @Override
-    public <T extends HasMetadata> T create(T object) {
-      throw new AssertionError("no create expected");
-    }
-
-    @Override
-    public <T extends HasMetadata> T applyStatus(T desired) {
-      throw new AssertionError("no status expected");
-    }
-
-    @Override
-    public <T extends HasMetadata> T updateStatus(T withStatus) {
-      throw new AssertionError("no status expected");
-    }
-
-    @Override
-    public boolean delete(HasMetadata object) {
-      throw new AssertionError("no delete expected");
-    }
-
-    @Override
-    public void removeAnnotations(HasMetadata object, Collection<String> keys) {
-      throw new AssertionError("no annotation removal expected");
-    }
+  /** Records finalizer removals; any other write fails the test: the finalizer makes none. */
+  private ClusterWriter removalsOnly() {
+    return (ClusterWriter)
+        Proxy.newProxyInstance(
+            ClusterWriter.class.getClassLoader(),
+            new Class<?>[] {ClusterWriter.class},
+            (proxy, method, args) -> {
+              if (!method.getName().equals("removeFinalizer")) {
+                throw new AssertionError("no " + method.getName() + " expected");
+              }
+              removed.add(((HasMetadata) args[0]).getMetadata().getName());
+              return null;
+            });
   }
 }

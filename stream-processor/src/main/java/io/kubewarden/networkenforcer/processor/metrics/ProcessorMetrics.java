@@ -109,11 +109,11 @@ public final class ProcessorMetrics {
   }
 
   /**
-   * One combined observation sent on to its target: against {@code observations}, how well the
+   * Combined observations sent on to their targets: against {@code observations}, how well the
    * combiner folds.
    */
-  public void observationCombined() {
-    combinedObservations.increment();
+  public void observationsCombined(int n) {
+    combinedObservations.increment(n);
   }
 
   /** A flow (or one side of it) that produced no observation. */

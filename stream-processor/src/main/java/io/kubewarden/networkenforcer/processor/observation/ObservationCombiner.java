@@ -269,10 +269,10 @@ public final class ObservationCombiner
 
   private void forward(byte[] entry) {
     if (Entry.isCurrent(entry)) {
-      Entry.forward(entry, context, metrics);
+      metrics.observationsCombined(Entry.forward(entry, context));
     } else {
       context.forward(LegacyEntry.read(entry).observation());
-      metrics.observationCombined();
+      metrics.observationsCombined(1);
     }
   }
 
@@ -409,11 +409,8 @@ public final class ObservationCombiner
       return (long) LONGS.get(entry, TIMESTAMP);
     }
 
-    /** Forwards one observation per target of {@code entry}. */
-    static void forward(
-        byte[] entry,
-        ProcessorContext<String, Decoded<Observation>> context,
-        ProcessorMetrics metrics) {
+    /** Forwards one observation per target of {@code entry}; returns how many. */
+    static int forward(byte[] entry, ProcessorContext<String, Decoded<Observation>> context) {
       FlowRecord identity =
           FlowRecordCodec.INSTANCE.read(new WireReader(entry, identityStart(entry), entry.length));
       FlowRecord flow =
@@ -437,8 +434,8 @@ public final class ObservationCombiner
         at += 2 + (fallbackLength == NO_FALLBACK ? 0 : fallbackLength);
         context.forward(
             new Record<>(target, Decoded.ok(new Observation(flow, fallback, records)), timestamp));
-        metrics.observationCombined();
       }
+      return entry[targetsAt];
     }
 
     private static int identityStart(byte[] entry) {

@@ -138,7 +138,7 @@ public final class NetworkEnforcerTopology {
           decoded(builder, topics.flows(), null, "flows", deadLetter, metrics)
               .filter((key, flow) -> flow != null, Named.as("skip-flow-tombstones"))
               .flatMap((key, flow) -> mapper.observe(flow), Named.as("observe-per-target"))
-              .peek((key, observation) -> metrics.observationCombined(), Named.as("count-sent"));
+              .peek((key, observation) -> metrics.observationsCombined(1), Named.as("count-sent"));
     } else {
       // The combiner reads the flow records as bytes (it decodes a record only when it starts a
       // combination) and keeps its buffer in a changelogged store (see ObservationCombiner).
